@@ -1,0 +1,135 @@
+"""The Diagnostic record every stage reports with, severities, and the input checks.
+
+Budget rules are data (rules/*.yaml); the checks on the input itself (can the file be read, is it
+valid YAML, does it follow the schema, are the GPU and model known) are listed here, with stable
+codes, so that they can be selected, explained and reported exactly like rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from .yamlsrc import Span
+
+DOCS_URL = "https://github.com/hbmlint/hbmlint/blob/main/docs/rules.md"
+
+
+class Severity(IntEnum):
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls[text.strip().upper()]
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    file: str
+    span: Span = field(default_factory=lambda: Span(1, 1))
+    fixes: list[str] = field(default_factory=list)
+    deployment: str | None = None
+
+    @property
+    def help_uri(self) -> str:
+        return f"{DOCS_URL}#{self.code.lower()}-{self.name}"
+
+    def sort_key(self) -> tuple:
+        return (self.file, self.span.line, self.span.column, self.code)
+
+
+@dataclass(frozen=True)
+class InputCheck:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+
+
+INPUT_CHECKS: dict[str, InputCheck] = {
+    check.code: check
+    for check in (
+        InputCheck(
+            "HBM001", "unreadable-file", Severity.ERROR, "The file cannot be read as UTF-8 text."
+        ),
+        InputCheck(
+            "HBM002",
+            "yaml-syntax",
+            Severity.ERROR,
+            "The file is not valid YAML, or uses a tag hbmlint does not read.",
+        ),
+        InputCheck(
+            "HBM003",
+            "schema-violation",
+            Severity.ERROR,
+            "The manifest does not follow its JSON Schema.",
+        ),
+        InputCheck(
+            "HBM004",
+            "invalid-value",
+            Severity.ERROR,
+            "A value has the wrong unit or is out of range (memory: 80 seconds).",
+        ),
+        InputCheck(
+            "HBM005",
+            "unknown-gpu",
+            Severity.ERROR,
+            "The GPU type is not in the catalog and no memory size is given.",
+        ),
+        InputCheck(
+            "HBM006",
+            "unknown-model",
+            Severity.ERROR,
+            "The model is not in the catalog and no readable config.json is given.",
+        ),
+        InputCheck(
+            "HBM007",
+            "inconsistent-parallelism",
+            Severity.ERROR,
+            "GPU count, tensor and pipeline parallelism do not agree.",
+        ),
+        InputCheck(
+            "HBM008",
+            "approximate-architecture",
+            Severity.INFO,
+            "The model uses a feature hbmlint does not model yet; figures are approximate.",
+        ),
+        InputCheck(
+            "HBM009",
+            "broken-rule",
+            Severity.ERROR,
+            "A rule file is invalid or its expression failed; the rule did not run.",
+        ),
+    )
+}
+
+
+def input_diagnostic(
+    code: str,
+    message: str,
+    file: str,
+    span: Span | None = None,
+    deployment: str | None = None,
+    fixes: list[str] | None = None,
+) -> Diagnostic:
+    """A diagnostic for one of the input checks above."""
+    check = INPUT_CHECKS[code]
+    return Diagnostic(
+        code=code,
+        name=check.name,
+        severity=check.severity,
+        message=message,
+        file=file,
+        span=span or Span(1, 1),
+        fixes=list(fixes or []),
+        deployment=deployment,
+    )

@@ -1,0 +1,116 @@
+"""The hbmlint ServingManifest (apiVersion hbmlint/v1), validated by schemas/manifest.schema.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..schema import validate
+from ..spec import (
+    Deployment,
+    GpuSpec,
+    ModelRef,
+    ParallelSpec,
+    ServingSpec,
+    SpeculativeSpec,
+    WorkloadSpec,
+)
+from ..units import UnitError, parse_quantity
+from ..yamlsrc import YamlDocument
+
+NAME = "hbmlint"
+
+
+def detect(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and str(data.get("apiVersion", "")).startswith("hbmlint/")
+        and data.get("kind") == "ServingManifest"
+    )
+
+
+def to_deployments(
+    document: YamlDocument, path: Path, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    findings = validate(document, "manifest", display)
+    if findings:
+        return [], findings
+    data = document.data
+    spec = data["spec"]
+    name = (data.get("metadata") or {}).get("name") or f"{Path(display).stem}[{document.index}]"
+    locations = {
+        ".".join(str(p) for p in key[1:]): span
+        for key, span in document.spans.items()
+        if key[:1] == ("spec",)
+    }
+    locations[""] = document.span(("metadata", "name")) if "metadata" in data else document.span(())
+
+    gpu = spec["gpu"]
+    memory = None
+    if "memory" in gpu:
+        try:
+            memory = parse_quantity(gpu["memory"], "[information]")
+        except UnitError as exc:
+            findings.append(
+                input_diagnostic(
+                    "HBM004", f"gpu.memory: {exc}", display, document.span("spec.gpu.memory"), name
+                )
+            )
+        else:
+            if memory.magnitude <= 0:
+                findings.append(
+                    input_diagnostic(
+                        "HBM004",
+                        f"gpu.memory: {gpu['memory']} must be more than zero",
+                        display,
+                        document.span("spec.gpu.memory"),
+                        name,
+                    )
+                )
+                memory = None
+    if findings:
+        return [], findings
+
+    base = path.parent
+    serving = spec.get("serving", {})
+    parallel = spec.get("parallel", {})
+    speculative = spec.get("speculative")
+    workload = spec.get("workload")
+    deployment = Deployment(
+        name=str(name),
+        file=display,
+        document=document.index,
+        engine=spec.get("engine", "vllm"),
+        engine_version=spec.get("engine_version"),
+        gpu=GpuSpec(type=gpu.get("type"), memory=memory, count=gpu.get("count")),
+        model=_model_ref(spec["model"], base),
+        parallel=ParallelSpec(tensor=parallel.get("tensor"), pipeline=parallel.get("pipeline")),
+        serving=ServingSpec(**{k: serving.get(k) for k in ServingSpec.__dataclass_fields__}),
+        speculative=_speculative(speculative, base),
+        workload=WorkloadSpec(**workload) if workload else None,
+        locations=locations,
+    )
+    return [deployment], []
+
+
+def _model_ref(entry: dict, base: Path) -> ModelRef:
+    config = entry.get("config")
+    return ModelRef(
+        name=entry.get("name") if "name" in entry else entry.get("model"),
+        config=(base / config) if config else None,
+        dtype=entry.get("dtype"),
+        quantization=entry.get("quantization"),
+    )
+
+
+def _speculative(entry: dict | None, base: Path) -> SpeculativeSpec:
+    if not entry:
+        return SpeculativeSpec()
+    has_model = "model" in entry or "config" in entry
+    return SpeculativeSpec(
+        method=entry["method"],
+        model=_model_ref(entry, base) if has_model else None,
+        num_speculative_tokens=entry.get("num_speculative_tokens"),
+        tensor_parallel=entry.get("tensor_parallel"),
+    )

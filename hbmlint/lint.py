@@ -1,0 +1,156 @@
+"""The pipeline, stage by stage: discover files -> load YAML with positions -> recognise the
+format -> Deployments -> resolve against the catalogs -> Budget -> rules -> Diagnostics.
+
+Each file is linted alone: whatever goes wrong in one file becomes a finding in that file and
+the others are still linted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import budget as budget_stage
+from .budget import Budget
+from .diagnostics import Diagnostic, input_diagnostic
+from .expressions import ExpressionError
+from .formats import detect_format
+from .resolve import resolve
+from .rules import Rule, evaluate_rule
+from .spec import Deployment
+from .yamlsrc import load_documents
+
+YAML_SUFFIXES = (".yaml", ".yml")
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox"}
+# Larger files are refused with a finding rather than read (see docs: hostile input).
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class DeploymentResult:
+    deployment: Deployment
+    budget: Budget | None = None
+    error: str | None = None
+
+
+@dataclass
+class FileResult:
+    path: Path
+    display: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    deployments: list[DeploymentResult] = field(default_factory=list)
+    is_manifest: bool = False
+
+
+def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str, bool]]:
+    """YAML files under ``paths`` in a stable order, as (path, display name, explicit).
+
+    Files named explicitly are linted whatever their suffix; directories are searched for
+    .yaml/.yml files, skipping VCS and virtualenv folders, without following symlinked
+    directories (no loops)."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, names in os.walk(path, followlinks=False):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+                for name in sorted(names):
+                    if name.endswith(YAML_SUFFIXES):
+                        child = Path(root) / name
+                        yield child, _display(child), False
+        else:
+            yield path, _display(path), True
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def lint_file(path: Path, display: str, rules: list[Rule], explicit: bool = True) -> FileResult:
+    """Every finding and budget of one file."""
+    result = FileResult(path=path, display=display)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            result.diagnostics.append(
+                input_diagnostic(
+                    "HBM001",
+                    f"file is {size / 2**20:.0f} MiB, over hbmlint's "
+                    f"{MAX_FILE_BYTES // 2**20} MiB limit for a manifest; not read",
+                    display,
+                )
+            )
+            return result
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        result.diagnostics.append(input_diagnostic("HBM001", "no such file", display))
+        return result
+    except UnicodeDecodeError as exc:
+        result.diagnostics.append(
+            input_diagnostic(
+                "HBM001", f"not UTF-8 text (byte {exc.start} cannot be decoded)", display
+            )
+        )
+        return result
+    except OSError as exc:
+        result.diagnostics.append(
+            input_diagnostic("HBM001", f"cannot read file: {exc.strerror or exc}", display)
+        )
+        return result
+
+    documents, error = load_documents(text)
+    if error is not None and (explicit or _looks_like_manifest(text)):
+        result.diagnostics.append(input_diagnostic("HBM002", error.message, display, error.span))
+    for document in documents:
+        module = detect_format(document.data)
+        if module is None:
+            continue  # YAML that is not a manifest hbmlint knows: skipped silently
+        result.is_manifest = True
+        deployments, findings = module.to_deployments(document, path, display)
+        result.diagnostics.extend(findings)
+        for deployment in deployments:
+            result.deployments.append(_lint_deployment(deployment, rules, result.diagnostics))
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+    return result
+
+
+def _looks_like_manifest(text: str) -> bool:
+    """A broken file in a directory walk is reported only if it seems to be one of ours."""
+    return "hbmlint/" in text or "ServingManifest" in text
+
+
+def _lint_deployment(
+    deployment: Deployment, rules: list[Rule], findings: list[Diagnostic]
+) -> DeploymentResult:
+    resolved, problems = resolve(deployment)
+    findings.extend(problems)
+    if resolved is None:
+        first_error = next((p.message for p in problems), "could not be resolved")
+        return DeploymentResult(deployment, error=first_error)
+    budget = budget_stage.build(resolved)
+    for rule in rules:
+        try:
+            finding = evaluate_rule(rule, budget)
+        except ExpressionError as exc:
+            findings.append(
+                input_diagnostic(
+                    "HBM009",
+                    f"rule {rule.id} failed on {deployment.name}: {exc}",
+                    rule.file,
+                    rule.span("check"),
+                )
+            )
+            continue
+        if finding is not None:
+            findings.append(finding)
+    return DeploymentResult(deployment, budget=budget)
+
+
+def lint_paths(paths: Iterable[str], rules: list[Rule]) -> list[FileResult]:
+    return [
+        lint_file(path, display, rules, explicit) for path, display, explicit in discover(paths)
+    ]

@@ -1,0 +1,155 @@
+"""The budget report: where every GiB of one GPU goes, as a table with a bar, or as JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..budget import Budget
+from ..lint import DeploymentResult, FileResult
+from ..units import Q, bytes_of, format_bytes
+
+BAR_WIDTH = 50
+_OVERHEAD_LABELS = {
+    "non_torch": "non-torch",
+    "activation": "activations",
+    "cuda_graphs": "CUDA graphs",
+}
+_SEGMENTS = (
+    ("W", "target weights"),
+    ("D", "draft weights"),
+    ("o", "overhead"),
+    ("K", "KV cache"),
+    (".", "held back"),
+)
+
+
+def budget_dict(result: FileResult, item: DeploymentResult) -> dict[str, Any]:
+    dep = item.deployment
+    if item.budget is None:
+        return {"file": result.display, "name": dep.name, "error": item.error}
+    b = item.budget
+    s = b.settings
+    workload = b.workload_tokens
+    return {
+        "file": result.display,
+        "name": dep.name,
+        "engine": s.engine,
+        "gpu": b.resolved.gpu.name,
+        "gpu_count": b.resolved.gpu_count,
+        "tensor_parallel": s.tensor_parallel,
+        "pipeline_parallel": s.pipeline_parallel,
+        "total_bytes": bytes_of(b.total),
+        "usable_bytes": bytes_of(b.usable),
+        "weights_bytes": bytes_of(b.weights),
+        "draft_weights_bytes": bytes_of(b.draft_weights),
+        "overhead_bytes": bytes_of(b.overhead_total),
+        "overhead": {name: bytes_of(value) for name, value in b.overhead.items()},
+        "kv_cache_bytes": bytes_of(b.kv_cache),
+        "kv_bytes_per_token": int(b.kv_bytes_per_token.to("byte/token").magnitude),
+        "kv_cache_tokens": int(b.kv_tokens.to("token").magnitude),
+        "block_size": s.block_size,
+        "max_model_len": s.max_model_len,
+        "max_concurrency": round(b.max_concurrency, 4),
+        "workload_tokens": None if workload is None else int(workload.magnitude),
+        "assumed": dict(b.assumed),
+    }
+
+
+def render_json(results: list[FileResult]) -> str:
+    items = [budget_dict(r, d) for r in results for d in r.deployments]
+    return json.dumps(items, indent=2) + "\n"
+
+
+def render_text(results: list[FileResult]) -> str:
+    blocks = []
+    for result in results:
+        for item in result.deployments:
+            if item.budget is None:
+                blocks.append(
+                    f"{result.display}: {item.deployment.name}\n"
+                    f"  cannot compute a budget: {item.error}\n"
+                )
+            else:
+                blocks.append(_table(result.display, item.budget))
+    if not blocks:
+        return "No deployments found.\n"
+    return "\n".join(blocks)
+
+
+def _bar(b: Budget) -> str:
+    total = b.total.to("byte").magnitude
+    kv = max(b.kv_cache.to("byte").magnitude, 0)
+    parts = [
+        b.weights.to("byte").magnitude,
+        b.draft_weights.to("byte").magnitude,
+        b.overhead_total.to("byte").magnitude,
+        kv,
+    ]
+    used = sum(parts)
+    parts.append(max(total - used, 0))
+    scale = BAR_WIDTH / max(total, used)
+    cells = ""
+    for (symbol, _), value in zip(_SEGMENTS, parts, strict=True):
+        cells += symbol * round(value * scale)
+    cells = cells[:BAR_WIDTH] if used <= total else cells
+    over = (
+        " needs " + format_bytes(Q(used - total, "byte")) + " more than the GPU has"
+        if used > total
+        else ""
+    )
+    return f"[{cells.ljust(BAR_WIDTH)}]{over}"
+
+
+def _table(display: str, b: Budget) -> str:
+    s = b.settings
+    unit = b.byte_unit
+    gpu = b.resolved.gpu
+    dep = b.deployment
+
+    def size(q: Any) -> str:
+        return format_bytes(q, unit).rjust(12)
+
+    overhead_parts = ", ".join(
+        f"{_OVERHEAD_LABELS.get(name, name)} {format_bytes(v, unit)}"
+        for name, v in b.overhead.items()
+    )
+    kv_target = int(b.kv_bytes_per_token_target.magnitude)
+    kv_draft = int(b.kv_bytes_per_token_draft.magnitude)
+    per_token = f"{kv_target + kv_draft:,} bytes"
+    if kv_draft:
+        per_token += f" (target {kv_target:,} + draft {kv_draft:,})"
+    lines = [
+        f"{display}: {dep.name}",
+        f"  {s.engine} on {b.resolved.gpu_count} x {gpu.name} ({format_bytes(b.total, unit)} "
+        f"each), TP {s.tensor_parallel} x PP {s.pipeline_parallel}; per GPU:",
+        f"  {_bar(b)}",
+        "  " + "  ".join(f"{sym} {label}" for sym, label in _SEGMENTS),
+        f"    usable           {size(b.usable)}   {s.memory_fraction:.0%} of "
+        f"{format_bytes(b.total, unit)}",
+        f"    target weights   {size(b.weights)}   {b.resolved.target.name}"
+        f"{' (' + s.quantization + ')' if s.quantization else ''}",
+    ]
+    if b.draft_weights.magnitude or kv_draft:
+        draft = b.resolved.draft.name if b.resolved.draft else s.speculative_method
+        lines.append(
+            f"    draft weights    {size(b.draft_weights)}   {draft}"
+            f"{' (' + s.draft_quantization + ')' if s.draft_quantization else ''}"
+        )
+    lines += [
+        f"    overhead         {size(b.overhead_total)}   {overhead_parts}",
+        f"    KV cache         {size(b.kv_cache)}   {s.kv_cache_dtype}",
+        f"    KV per token     {per_token}",
+        f"    KV capacity      {int(b.kv_tokens.magnitude):,} tokens (blocks of {s.block_size})",
+        f"    max concurrency  {b.max_concurrency:.2f} sequences of {s.max_model_len:,} tokens",
+    ]
+    if b.workload_tokens is not None:
+        w = dep.workload
+        lines.append(
+            f"    workload needs   {int(b.workload_tokens.magnitude):,} tokens "
+            f"({w.concurrency} x {w.context_tokens:,})"
+        )
+    if b.assumed:
+        lines.append("  assumed:")
+        lines += [f"    {key} = {why}" for key, why in b.assumed.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,166 @@
+"""Resolve a Deployment against the catalogs: which GPU, which target and draft architectures,
+how many GPUs and how they are split. Problems become located findings."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+
+from . import catalog
+from .catalog import Architecture, ConfigError, GpuInfo
+from .diagnostics import Diagnostic, input_diagnostic
+from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef
+
+
+@dataclass
+class Resolved:
+    deployment: Deployment
+    gpu: GpuInfo
+    target: Architecture
+    draft: Architecture | None
+    tensor_parallel: int
+    pipeline_parallel: int
+    gpu_count: int
+
+
+def resolve(deployment: Deployment) -> tuple[Resolved | None, list[Diagnostic]]:
+    findings: list[Diagnostic] = []
+    gpu = _resolve_gpu(deployment, findings)
+    target = _resolve_model(deployment, deployment.model, "model", findings)
+    draft = None
+    spec = deployment.speculative
+    if spec.model is not None and spec.method in (*DRAFT_MODEL_METHODS, *HEAD_METHODS):
+        draft = _resolve_model(deployment, spec.model, "speculative", findings)
+    parallel = _resolve_parallel(deployment, findings)
+    if (
+        gpu is None
+        or target is None
+        or parallel is None
+        or (spec.model is not None and draft is None and spec.method != "mtp")
+    ):
+        return None, findings
+    for arch, where in ((target, "model"), (draft, "speculative.model")):
+        for note in arch.approximations if arch else ():
+            findings.append(
+                input_diagnostic(
+                    "HBM008",
+                    f"{arch.name}: {note}",
+                    deployment.file,
+                    deployment.location(where),
+                    deployment.name,
+                )
+            )
+    tp, pp, count = parallel
+    return Resolved(deployment, gpu, target, draft, tp, pp, count), findings
+
+
+def _resolve_gpu(deployment: Deployment, findings: list[Diagnostic]) -> GpuInfo | None:
+    spec = deployment.gpu
+    info = catalog.find_gpu(spec.type) if spec.type else None
+    if info is None and spec.memory is None:
+        close = difflib.get_close_matches(spec.type or "", catalog.gpu_names(), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        findings.append(
+            input_diagnostic(
+                "HBM005",
+                f"unknown GPU type '{spec.type}'{hint} Give gpu.memory (for example '80 GiB') to "
+                "lint it anyway; `hbmlint gpus` lists the catalog",
+                deployment.file,
+                deployment.location("gpu.type"),
+                deployment.name,
+            )
+        )
+        return None
+    if spec.memory is not None:
+        name = info.name if info else (spec.type or "custom GPU")
+        return GpuInfo(
+            name=name,
+            memory=spec.memory,
+            fp8=info.fp8 if info else False,
+            vendor=info.vendor if info else "unknown",
+            source="the manifest",
+        )
+    return info
+
+
+def _resolve_model(
+    deployment: Deployment, ref: ModelRef, where: str, findings: list[Diagnostic]
+) -> Architecture | None:
+    if ref.config is not None:
+        field = f"{where}.config"
+        try:
+            config = catalog.read_config_file(ref.config)
+            arch = catalog.architecture_from_config(config, ref.label, str(ref.config))
+        except ConfigError as exc:
+            findings.append(
+                input_diagnostic(
+                    "HBM006",
+                    f"{field}: {exc}",
+                    deployment.file,
+                    deployment.location(field),
+                    deployment.name,
+                )
+            )
+            return None
+        return arch
+    field = f"{where}.name" if where == "model" else f"{where}.model"
+    entry = catalog.find_model(ref.name or "")
+    if entry is None:
+        close = difflib.get_close_matches(ref.name or "", catalog.model_ids(), n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        findings.append(
+            input_diagnostic(
+                "HBM006",
+                f"model '{ref.name}' is not in hbmlint's catalog.{hint} Point {where}.config at the "
+                "model's Hugging Face config.json (a path relative to this manifest) so hbmlint can "
+                "read its architecture",
+                deployment.file,
+                deployment.location(field),
+                deployment.name,
+            )
+        )
+        return None
+    try:
+        return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+    except ConfigError as exc:  # a broken catalog entry is our bug, but report it, not crash
+        findings.append(
+            input_diagnostic(
+                "HBM006",
+                f"catalog entry {entry['id']}: {exc}",
+                deployment.file,
+                deployment.location(field),
+                deployment.name,
+            )
+        )
+        return None
+
+
+def _resolve_parallel(
+    deployment: Deployment, findings: list[Diagnostic]
+) -> tuple[int, int, int] | None:
+    count = deployment.gpu.count
+    pp = deployment.parallel.pipeline or 1
+    tp = deployment.parallel.tensor or (count // pp if count and count % pp == 0 else 1)
+    if count is not None and count != tp * pp:
+        findings.append(
+            input_diagnostic(
+                "HBM007",
+                f"gpu.count is {count} but tensor x pipeline parallelism is {tp} x {pp} = {tp * pp}; "
+                "a replica uses exactly tensor x pipeline GPUs",
+                deployment.file,
+                deployment.location("gpu.count"),
+                deployment.name,
+                fixes=[
+                    f"Set gpu.count to {tp * pp}, or parallel.tensor to {count // pp}"
+                    if count % pp == 0
+                    else f"Set gpu.count to {tp * pp}"
+                ],
+            )
+        )
+        return None
+    return tp, pp, tp * pp
+
+
+def with_changes(resolved: Resolved, **changes: object) -> Resolved:
+    """A copy with some settings changed, for what-if budgets (see budget.whatif)."""
+    return replace(resolved, **changes)

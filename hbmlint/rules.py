@@ -1,0 +1,314 @@
+"""Declarative rules: load YAML rule files, validate them, evaluate them against a Budget.
+
+A rule is data (see rules/*.yaml and schemas/rule.schema.json). Its expressions see the names
+built by ``budget_names`` below and may call ``whatif(...)`` to ask what the budget would be
+with some settings changed; the arithmetic itself lives once, in budget.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from .budget import Budget
+from .diagnostics import Diagnostic, Severity, input_diagnostic
+from .expressions import ExpressionError, Lazy, evaluate, parse, render, template_fields
+from .schema import validate
+from .units import Q, UnitError, parse_quantity
+from .yamlsrc import Span, load_documents
+
+
+@dataclass
+class Fix:
+    text: str
+    when: str | None = None
+
+
+@dataclass
+class Rule:
+    id: str
+    name: str
+    summary: str
+    severity: Severity
+    check: str
+    at: str
+    message: str
+    when: str | None = None
+    description: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    fixes: list[Fix] = field(default_factory=list)
+    file: str = ""
+    spans: dict[str, Span] = field(default_factory=dict)
+
+    def span(self, key: str) -> Span:
+        return self.spans.get(key, Span(1, 1))
+
+
+def builtin_rule_files() -> list[Path]:
+    return sorted(
+        Path(str(p))
+        for p in files("hbmlint.builtin_rules").iterdir()
+        if p.name.endswith((".yaml", ".yml"))
+    )
+
+
+def load_rules(paths: list[Path] | None = None) -> tuple[list[Rule], list[Diagnostic]]:
+    """Load rule files (the built-in ones by default); broken files become findings at their
+    own file and line, and every other rule still loads."""
+    rules: list[Rule] = []
+    findings: list[Diagnostic] = []
+    for path in builtin_rule_files() if paths is None else paths:
+        rule, problems = load_rule_file(path)
+        findings.extend(problems)
+        if rule is not None:
+            rules.append(rule)
+    seen: dict[str, Rule] = {}
+    for rule in rules:
+        if rule.id in seen:
+            findings.append(
+                input_diagnostic(
+                    "HBM009",
+                    f"rule id {rule.id} is also used by {seen[rule.id].file}",
+                    rule.file,
+                    rule.span("id"),
+                )
+            )
+        seen.setdefault(rule.id, rule)
+    return list(seen.values()), findings
+
+
+def load_rule_file(path: Path) -> tuple[Rule | None, list[Diagnostic]]:
+    display = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [input_diagnostic("HBM009", f"cannot read rule file: {exc}", display)]
+    documents, error = load_documents(text)
+    if error is not None:
+        return None, [input_diagnostic("HBM009", error.message, display, error.span)]
+    if len(documents) != 1:
+        return None, [input_diagnostic("HBM009", "a rule file holds exactly one rule", display)]
+    document = documents[0]
+    problems = validate(document, "rule", display, code="HBM009")
+    if problems:
+        return None, problems
+    data = document.data
+    spans = {str(key[0]): span for key, span in document.spans.items() if len(key) == 1}
+    params: dict[str, Any] = {}
+    for name, value in (data.get("params") or {}).items():
+        try:
+            params[name] = parse_param(value)
+        except UnitError as exc:
+            problems.append(
+                input_diagnostic(
+                    "HBM009", f"params.{name}: {exc}", display, document.span(("params", name))
+                )
+            )
+    fixes = [
+        Fix(text=f) if isinstance(f, str) else Fix(text=f["text"], when=f.get("when"))
+        for f in data.get("fixes") or []
+    ]
+    rule = Rule(
+        id=data["id"],
+        name=data["name"],
+        summary=data["summary"],
+        severity=Severity.parse(data["severity"]),
+        check=data["check"],
+        at=data["at"],
+        message=" ".join(data["message"].split()),
+        when=data.get("when"),
+        description=data.get("description", ""),
+        params=params,
+        fixes=fixes,
+        file=display,
+        spans=spans,
+    )
+    # Parse every expression now, so a typo is reported at load time with its line.
+    expressions = [("check", rule.check), ("when", rule.when)]
+    expressions += [("message", e) for e, _ in template_fields(rule.message)]
+    for i, fix in enumerate(rule.fixes):
+        expressions += [(f"fixes.{i}", fix.when)]
+        expressions += [(f"fixes.{i}", e) for e, _ in template_fields(fix.text)]
+    for key, expression in expressions:
+        if expression is None:
+            continue
+        try:
+            parse(expression)
+        except ExpressionError as exc:
+            problems.append(input_diagnostic("HBM009", str(exc), display, document.span(key)))
+    return (None if problems else rule), problems
+
+
+def parse_param(value: Any) -> Any:
+    """A parameter: a number, a boolean, or a quantity with a unit ("10 percent", "2 GiB")."""
+    if isinstance(value, (bool, int, float)):
+        return value
+    for dimension in ("[]", "[information]", "[token]"):
+        try:
+            return parse_quantity(value, dimension)
+        except UnitError:
+            continue
+    raise UnitError(f"'{value}' is not a number, a ratio, a memory size or a token count")
+
+
+def budget_names(budget: Budget) -> dict[str, Any]:
+    """The names a rule expression can use. Documented in the README's rule section."""
+    s = budget.settings
+    resolved = budget.resolved
+    dep = budget.deployment
+    target, draft = resolved.target, resolved.draft
+    max_model_len = budget.max_model_len
+    kv_tokens = budget.kv_tokens
+    block = s.block_size
+
+    def tokens_without_draft() -> Any:
+        return budget.whatif(speculative_method="none").kv_tokens
+
+    def displaced_tokens() -> Any:
+        return tokens_without_draft() - kv_tokens
+
+    def whole_sequences(tokens: Any) -> int:
+        return max(0, math.floor((tokens / max_model_len).to("dimensionless").magnitude))
+
+    workload = dep.workload
+    workload_names: dict[str, Any] = {"declared": workload is not None}
+    if workload is not None:
+        context = Q(workload.context_tokens, "token")
+        per_sequence = kv_tokens / workload.concurrency
+        workload_names.update(
+            concurrency=workload.concurrency,
+            context_tokens=context,
+            tokens_needed=budget.workload_tokens,
+            concurrency_fit=max(0, math.floor((kv_tokens / context).to("").magnitude)),
+            context_fit=Q(math.floor(per_sequence.to("token").magnitude / block) * block, "token"),
+        )
+    has_draft = budget.draft_weights.magnitude > 0 or budget.kv_bytes_per_token_draft.magnitude > 0
+    return {
+        "gpu": Lazy(
+            {
+                "name": resolved.gpu.name,
+                "total": budget.total,
+                "usable": budget.usable,
+                "count": resolved.gpu_count,
+                "fp8": resolved.gpu.fp8,
+                "memory_fraction": s.memory_fraction,
+            }
+        ),
+        "model": Lazy(
+            {
+                "name": target.name,
+                "weights": budget.weights,
+                "parameters": target.parameters,
+                "layers": target.num_layers,
+                "quantization": s.quantization or "none",
+                "dtype": s.dtype,
+            }
+        ),
+        "draft": Lazy(
+            {
+                "present": has_draft,
+                "name": draft.name if draft else "",
+                "weights": budget.draft_weights,
+                "parameters": draft.parameters if draft else 0,
+                "quantization": s.draft_quantization or "none",
+                "tensor_parallel": s.draft_tensor_parallel,
+                "kv_bytes_per_token": budget.kv_bytes_per_token_draft,
+            }
+        ),
+        "speculative": Lazy(
+            {
+                "method": s.speculative_method,
+                "num_speculative_tokens": s.num_speculative_tokens,
+            }
+        ),
+        "parallel": Lazy(
+            {
+                "tensor": s.tensor_parallel,
+                "pipeline": s.pipeline_parallel,
+                "next_tensor": _next_tensor_parallel(target.num_attention_heads, s.tensor_parallel),
+            }
+        ),
+        "serving": Lazy(
+            {
+                "max_model_len": max_model_len,
+                "max_num_seqs": s.max_num_seqs,
+                "max_num_batched_tokens": s.max_num_batched_tokens,
+                "block_size": block,
+                "kv_cache_dtype": s.kv_cache_dtype,
+                "memory_fraction": s.memory_fraction,
+                "engine": s.engine,
+            }
+        ),
+        "overhead": Lazy({"total": budget.overhead_total, **budget.overhead}),
+        "weights": Lazy({"total": budget.weights + budget.draft_weights}),
+        "kv": Lazy(
+            {
+                "bytes": budget.kv_cache,
+                "bytes_per_token": budget.kv_bytes_per_token,
+                "tokens": kv_tokens,
+                "max_concurrency": budget.max_concurrency,
+                "max_model_len_fit": kv_tokens,
+                "fp8": s.kv_cache_dtype.startswith("fp8"),
+                "tokens_without_draft": tokens_without_draft,
+                "tokens_displaced_by_draft": displaced_tokens,
+                "sequences_displaced_by_draft": lambda: whole_sequences(displaced_tokens()),
+            }
+        ),
+        "workload": Lazy(workload_names),
+    }
+
+
+def _next_tensor_parallel(attention_heads: int, current: int, limit: int = 8) -> int | None:
+    """The next TP size the engine accepts (it must divide the attention heads), within a node."""
+    size = current + 1
+    while size <= limit:
+        if attention_heads % size == 0 and size & (size - 1) == 0:
+            return size
+        size += 1
+    return None
+
+
+def rule_functions(budget: Budget) -> dict[str, Any]:
+    cache: dict[tuple, Any] = {}
+
+    def whatif(**changes: Any) -> Lazy:
+        """The budget with settings changed: whatif(speculative_method="ngram").kv.tokens"""
+        key = tuple(sorted(changes.items()))
+        if key not in cache:
+            cache[key] = Lazy(budget_names(budget.whatif(**changes)))
+        return cache[key]
+
+    return {"whatif": whatif}
+
+
+def evaluate_rule(
+    rule: Rule, budget: Budget, params: dict[str, Any] | None = None
+) -> Diagnostic | None:
+    """The rule's finding for this budget, or None when it holds. Raises ExpressionError."""
+    names = {**budget_names(budget), **rule.params, **(params or {})}
+    functions = rule_functions(budget)
+    if rule.when and not evaluate(rule.when, names, functions):
+        return None
+    if evaluate(rule.check, names, functions):
+        return None
+    unit = budget.byte_unit
+    message = render(rule.message, names, functions, unit)
+    fixes = [
+        render(fix.text, names, functions, unit)
+        for fix in rule.fixes
+        if not fix.when or evaluate(fix.when, names, functions)
+    ]
+    dep = budget.deployment
+    return Diagnostic(
+        code=rule.id,
+        name=rule.name,
+        severity=rule.severity,
+        message=message,
+        file=dep.file,
+        span=dep.location(rule.at),
+        fixes=fixes,
+        deployment=dep.name,
+    )

@@ -1,0 +1,101 @@
+"""The Deployment: one normalised, engine-neutral description of a serving replica.
+
+Every format adapter produces Deployments; nothing after the adapter knows which file format the
+values came from. ``locations`` maps a field path such as ``"speculative.model"`` to the span in
+the user's file that set it, so a rule can point there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .yamlsrc import Span
+
+ENGINES = ("vllm", "sglang", "trtllm", "tgi")
+
+# Speculative methods, grouped by what they cost in HBM.
+DRAFT_MODEL_METHODS = ("draft_model",)
+HEAD_METHODS = ("eagle", "eagle3", "medusa", "mtp")
+WEIGHTLESS_METHODS = ("ngram", "suffix", "prompt_lookup")
+SPECULATIVE_METHODS = (*DRAFT_MODEL_METHODS, *HEAD_METHODS, *WEIGHTLESS_METHODS, "none")
+
+
+@dataclass
+class ModelRef:
+    """A model named by catalog id and/or a Hugging Face config.json."""
+
+    name: str | None = None
+    config: Path | None = None
+    dtype: str | None = None
+    quantization: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        return str(self.config) if self.config else "(unnamed model)"
+
+
+@dataclass
+class GpuSpec:
+    type: str | None = None
+    memory: Any = None  # pint Quantity of bytes, overriding the catalog's figure
+    count: int | None = None
+
+
+@dataclass
+class ParallelSpec:
+    tensor: int | None = None
+    pipeline: int | None = None
+
+
+@dataclass
+class ServingSpec:
+    max_model_len: int | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    gpu_memory_utilization: float | None = None
+    kv_cache_dtype: str | None = None
+    block_size: int | None = None
+    enforce_eager: bool | None = None
+
+
+@dataclass
+class SpeculativeSpec:
+    method: str = "none"
+    model: ModelRef | None = None
+    num_speculative_tokens: int | None = None
+    tensor_parallel: int | None = None
+
+
+@dataclass
+class WorkloadSpec:
+    concurrency: int | None = None
+    context_tokens: int | None = None
+
+
+@dataclass
+class Deployment:
+    name: str
+    file: str
+    document: int = 0
+    engine: str = "vllm"
+    engine_version: str | None = None
+    gpu: GpuSpec = field(default_factory=GpuSpec)
+    model: ModelRef = field(default_factory=ModelRef)
+    parallel: ParallelSpec = field(default_factory=ParallelSpec)
+    serving: ServingSpec = field(default_factory=ServingSpec)
+    speculative: SpeculativeSpec = field(default_factory=SpeculativeSpec)
+    workload: WorkloadSpec | None = None
+    # field path ("serving.max_model_len") -> where the user's file sets it; "" is the document
+    locations: dict[str, Span] = field(default_factory=dict)
+
+    def location(self, path: str) -> Span:
+        """Where ``path`` is set, else its nearest set parent, else the document itself."""
+        while path:
+            if path in self.locations:
+                return self.locations[path]
+            path = path.rpartition(".")[0]
+        return self.locations.get("", Span(1, 1))

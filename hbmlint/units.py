@@ -1,0 +1,164 @@
+"""The one pint UnitRegistry hbmlint uses, and helpers to parse and print quantities.
+
+Every memory figure in hbmlint is a pint Quantity from the manifest to the report. The registry
+is defined in units.txt: bytes have their own dimension, and ``token`` (a KV-cache slot) and
+``sequence`` (one request) are units too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pint
+
+_registry: pint.UnitRegistry | None = None
+
+
+def ureg() -> pint.UnitRegistry:
+    """The shared registry, built on first use (pint's registry is the slowest import we pay)."""
+    global _registry
+    if _registry is None:
+        definitions = Path(__file__).with_name("units.txt")
+        _registry = pint.UnitRegistry(str(definitions), cache_folder=None)
+    return _registry
+
+
+def Q(value: Any, unit: str | None = None) -> pint.Quantity:
+    """Build a quantity in the shared registry."""
+    reg = ureg()
+    return reg.Quantity(value, unit) if unit is not None else reg.Quantity(value)
+
+
+@lru_cache(maxsize=32)
+def dimensionality(name: str) -> Any:
+    """pint's dimensionality for ``"[information]"``, ``"[token]/[sequence]"`` or ``"[]"``."""
+    if name == "[]":
+        return Q(1).dimensionality
+    return ureg().get_dimensionality(name)
+
+
+def is_quantity(value: Any) -> bool:
+    return isinstance(value, pint.Quantity)
+
+
+class UnitError(ValueError):
+    """A value that is not a quantity of the expected dimension."""
+
+
+_NUMBER_UNIT = re.compile(
+    r"^\s*([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%][\w%/*^ ]*)?\s*$"
+)
+
+
+@lru_cache(maxsize=512)
+def _parse_cached(text: str) -> tuple[float, str]:
+    match = _NUMBER_UNIT.match(text)
+    if not match:
+        raise UnitError(f"'{text}' is not a number followed by a unit")
+    number, unit = match.groups()
+    unit = (unit or "").strip()
+    if unit == "%":
+        unit = "percent"
+    reg = ureg()
+    try:
+        reg.parse_units(unit) if unit else None
+    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, ValueError) as exc:
+        raise UnitError(f"'{unit}' is not a unit hbmlint knows") from exc
+    return float(number.replace("_", "")), unit
+
+
+def parse_quantity(value: Any, dimension: str, default_unit: str | None = None) -> pint.Quantity:
+    """Parse ``"80 GiB"``, ``"10 percent"`` or a bare number into a quantity of ``dimension``.
+
+    ``dimension`` is a pint dimensionality such as ``"[information]"`` or ``"[]"``. A bare number
+    takes ``default_unit``; without one it is an error for dimensioned quantities, so that
+    ``memory: 80`` is never silently read as 80 bytes.
+    """
+    if isinstance(value, bool):
+        raise UnitError(f"expected a quantity, got the boolean {value!r}")
+    if is_quantity(value):
+        quantity = value
+    elif isinstance(value, (int, float)):
+        if default_unit is None and dimension != "[]":
+            raise UnitError(f"{value!r} has no unit; write it with one, for example '{value} GiB'")
+        quantity = Q(value, default_unit or "dimensionless")
+    elif isinstance(value, str):
+        number, unit = _parse_cached(value)
+        if not unit:
+            if default_unit is None and dimension != "[]":
+                raise UnitError(
+                    f"'{value}' has no unit; write it with one, for example '{value} GiB'"
+                )
+            unit = default_unit or "dimensionless"
+        quantity = Q(number, unit)
+    else:
+        raise UnitError(f"expected a quantity such as '80 GiB', got {type(value).__name__}")
+    if not math.isfinite(float(quantity.magnitude)):
+        raise UnitError(f"'{value}' is not a finite number")
+    if quantity.dimensionality != dimensionality(dimension):
+        raise UnitError(
+            f"'{value}' is measured in {quantity.units:~} ({quantity.dimensionality}), "
+            f"not in a unit of {_DIMENSION_WORDS.get(dimension, dimension)}"
+        )
+    return quantity
+
+
+_DIMENSION_WORDS = {"[information]": "memory (bytes)", "[]": "a ratio", "[token]": "tokens"}
+
+# Decimal byte units a user may write; when an input uses one, output keeps decimal units.
+DECIMAL_BYTE_UNITS = {"kB", "KB", "MB", "GB", "TB", "kilobyte", "megabyte", "gigabyte", "terabyte"}
+
+
+def bytes_of(quantity: pint.Quantity) -> int:
+    """A byte quantity as an integer number of bytes (for JSON output)."""
+    return int(round(float(quantity.to("byte").magnitude)))
+
+
+def format_bytes(quantity: pint.Quantity, unit: str = "GiB") -> str:
+    """``"67.66 GiB"``; negative values keep their sign."""
+    return f"{float(quantity.to(unit).magnitude):,.2f} {unit}"
+
+
+def format_quantity(value: Any, spec: str = "", byte_unit: str = "GiB") -> str:
+    """Print any value a rule template can produce, in the units a reader expects.
+
+    Bytes print in ``byte_unit``, ratios as percent when ``spec`` is ``%`` (or their unit is
+    percent), tokens and sequences as integers, other numbers plainly.
+    """
+    if is_quantity(value):
+        dim = value.dimensionality
+        if dim == dimensionality("[information]"):
+            return format_bytes(value, byte_unit)
+        if dim == dimensionality("[information]/[token]"):
+            return f"{float(value.to('byte/token').magnitude):,.0f} bytes/token"
+        if dim == dimensionality("[token]"):
+            return f"{math.floor(float(value.to('token').magnitude) + 1e-9):,} tokens"
+        if dim == dimensionality("[sequence]"):
+            return f"{float(value.to('sequence').magnitude):,.2f} sequences"
+        if dim == dimensionality("[token]/[sequence]"):
+            return f"{math.floor(float(value.to('token/sequence').magnitude) + 1e-9):,} tokens per sequence"
+        if not dim:
+            ratio = float(value.to("dimensionless").magnitude)
+            if spec == "%" or str(value.units) == "percent":
+                return f"{ratio * 100:.1f}%"
+            return _format_number(ratio, spec)
+        return f"{value:~.4g}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        if spec == "%":
+            return f"{value * 100:.1f}%"
+        return _format_number(value, spec)
+    return "" if value is None else str(value)
+
+
+def _format_number(value: float, spec: str) -> str:
+    if spec and spec != "%":
+        return format(value, spec)
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.2f}"

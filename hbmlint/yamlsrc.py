@@ -1,0 +1,163 @@
+"""Load YAML and keep the position of every node, so findings can point at the line that causes them.
+
+PyYAML's composer gives each node a start and end mark; we build the plain Python data with the
+safe constructor (no tags that run code) and keep a map from each value's path to its span.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+# The C loader is several times faster where libyaml is installed; same behaviour otherwise.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# A document that expands, through aliases, to more nodes than this is refused ("billion laughs").
+MAX_EXPANDED_NODES = 1_000_000
+
+Path = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a file, 1-based lines and columns; the end column is exclusive."""
+
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+
+    @classmethod
+    def of_node(cls, node: yaml.Node) -> Span:
+        start, end = node.start_mark, node.end_mark
+        return cls(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+    @classmethod
+    def of_mark(cls, mark: Any) -> Span:
+        if mark is None:
+            return cls(1, 1)
+        return cls(mark.line + 1, mark.column + 1)
+
+
+@dataclass
+class YamlDocument:
+    """One document of a YAML file: its data and where each value sits."""
+
+    data: Any
+    index: int
+    spans: dict[Path, Span] = field(default_factory=dict)
+    key_spans: dict[Path, Span] = field(default_factory=dict)
+
+    def span(self, path: Path | str) -> Span:
+        """The span of the value at ``path`` (a tuple or a dotted string), or of its nearest
+        ancestor that exists, so a missing field points at the mapping that should hold it."""
+        path = _normalise(path)
+        while path and path not in self.spans:
+            path = path[:-1]
+        return self.spans.get(path, Span(1, 1))
+
+    def key_span(self, path: Path | str) -> Span:
+        """The span of the mapping key at ``path`` where there is one, else of its value."""
+        path = _normalise(path)
+        return self.key_spans.get(path) or self.span(path)
+
+
+def _normalise(path: Path | str) -> Path:
+    if isinstance(path, str):
+        path = tuple(int(part) if part.isdigit() else part for part in path.split(".") if part)
+    return tuple(p if isinstance(p, int) else str(p) for p in path)
+
+
+class YamlLoadError(Exception):
+    """The YAML could not be parsed or constructed; ``span`` says where."""
+
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]:
+    """Parse every document of ``text``. Documents before a syntax error are still returned,
+    with the error, so a broken second document does not hide findings in the first."""
+    documents: list[YamlDocument] = []
+    loader = _Loader(text)
+    try:
+        index = 0
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                break
+            _check_expansion(node)
+            data = loader.construct_document(node)
+            document = YamlDocument(data=data, index=index)
+            _record_spans(node, (), document, set())
+            documents.append(document)
+            index += 1
+    except yaml.constructor.ConstructorError as exc:
+        # Typically a !!python/... tag: hbmlint reads plain data and never builds objects.
+        return documents, YamlLoadError(
+            f"YAML tag not allowed: {exc.problem}; manifests may only hold plain data",
+            Span.of_mark(exc.problem_mark),
+        )
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or str(exc)
+        if exc.context and exc.problem:
+            problem = f"{exc.problem} ({exc.context})"
+        return documents, YamlLoadError(f"YAML syntax error: {problem}", Span.of_mark(mark))
+    except yaml.YAMLError as exc:
+        return documents, YamlLoadError(f"YAML error: {exc}", Span(1, 1))
+    except YamlLoadError as exc:
+        return documents, exc
+    except RecursionError:
+        return documents, YamlLoadError("YAML document is nested too deeply to read", Span(1, 1))
+    finally:
+        loader.dispose()
+    return documents, None
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Refuse documents whose aliases expand to an absurd size before anything walks them."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        sizes[key] = 1  # guards against recursive aliases while this node is being measured
+        total = 1
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                total += size(k) + size(v)
+        elif isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                total += size(item)
+        sizes[key] = total
+        if total > MAX_EXPANDED_NODES:
+            raise YamlLoadError(
+                f"YAML document expands to more than {MAX_EXPANDED_NODES:,} nodes through "
+                "aliases; refusing to read it",
+                Span.of_node(node),
+            )
+        return total
+
+    size(root)
+
+
+def _record_spans(node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> None:
+    doc.spans.setdefault(path, Span.of_node(node))
+    if id(node) in seen:  # an alias to a node already walked: its children are recorded
+        return
+    seen.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
+            child = (*path, str(key))
+            doc.key_spans.setdefault(child, Span.of_node(key_node))
+            _record_spans(value_node, child, doc, seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _record_spans(item, (*path, i), doc, seen)
