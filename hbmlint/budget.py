@@ -189,7 +189,7 @@ def build(resolved: Resolved) -> Budget:
 
 
 def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = None) -> Budget:
-    target, draft = resolved.target, resolved.draft
+    target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = resolved.gpu.memory.to("byte")
     weights = target.weight_bytes_per_rank(tp, pp, s.quantization, s.dtype)

@@ -111,9 +111,9 @@ def _resolve_model(
         findings.append(
             input_diagnostic(
                 "HBM006",
-                f"model '{ref.name}' is not in hbmlint's catalog.{hint} Point {where}.config at the "
-                "model's Hugging Face config.json (a path relative to this manifest) so hbmlint can "
-                "read its architecture",
+                f"model '{ref.name}' is not in hbmlint's catalog.{hint} Point {where}.config "
+                "at the model's Hugging Face config.json (a path relative to this manifest) so "
+                "hbmlint can read its architecture",
                 deployment.file,
                 deployment.location(field),
                 deployment.name,
@@ -145,8 +145,8 @@ def _resolve_parallel(
         findings.append(
             input_diagnostic(
                 "HBM007",
-                f"gpu.count is {count} but tensor x pipeline parallelism is {tp} x {pp} = {tp * pp}; "
-                "a replica uses exactly tensor x pipeline GPUs",
+                f"gpu.count is {count} but tensor x pipeline parallelism is {tp} x {pp} = "
+                f"{tp * pp}; a replica uses exactly tensor x pipeline GPUs",
                 deployment.file,
                 deployment.location("gpu.count"),
                 deployment.name,

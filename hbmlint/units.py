@@ -140,7 +140,8 @@ def format_quantity(value: Any, spec: str = "", byte_unit: str = "GiB") -> str:
         if dim == dimensionality("[sequence]"):
             return f"{float(value.to('sequence').magnitude):,.2f} sequences"
         if dim == dimensionality("[token]/[sequence]"):
-            return f"{math.floor(float(value.to('token/sequence').magnitude) + 1e-9):,} tokens per sequence"
+            per_sequence = math.floor(float(value.to("token/sequence").magnitude) + 1e-9)
+            return f"{per_sequence:,} tokens per sequence"
         if not dim:
             ratio = float(value.to("dimensionless").magnitude)
             if spec == "%" or str(value.units) == "percent":

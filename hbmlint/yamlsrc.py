@@ -1,4 +1,4 @@
-"""Load YAML and keep the position of every node, so findings can point at the line that causes them.
+"""Load YAML and keep the position of every node, so findings point at the line that causes them.
 
 PyYAML's composer gives each node a start and end mark; we build the plain Python data with the
 safe constructor (no tags that run code) and keep a map from each value's path to its span.

@@ -1,4 +1,5 @@
-"""The hbmlint ServingManifest (apiVersion hbmlint/v1), validated by schemas/manifest.schema.json."""
+"""The hbmlint ServingManifest (apiVersion hbmlint/v1), validated by its JSON Schema
+(schemas/manifest.schema.json)."""
 
 from __future__ import annotations
 
