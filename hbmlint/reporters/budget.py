@@ -89,10 +89,11 @@ def _bar(b: Budget) -> str:
     used = sum(parts)
     parts.append(max(total - used, 0))
     scale = BAR_WIDTH / max(total, used)
-    cells = ""
+    cells, edge, drawn = "", 0.0, 0
     for (symbol, _), value in zip(_SEGMENTS, parts, strict=True):
-        cells += symbol * round(value * scale)
-    cells = cells[:BAR_WIDTH] if used <= total else cells
+        edge += value * scale  # round the running edge, so the segments always fill the bar
+        cells += symbol * (round(edge) - drawn)
+        drawn = round(edge)
     over = (
         " needs " + format_bytes(Q(used - total, "byte")) + " more than the GPU has"
         if used > total

@@ -1,0 +1,41 @@
+"""Fixtures: write small manifests to a temporary directory and run the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hbmlint.cli import main
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    def _write(text: str, name: str = "deploy.yaml") -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text) if not text.startswith("apiVersion") else text)
+        return path
+
+    return _write
+
+
+class Run:
+    def __init__(self, result):
+        self.exit_code = result.exit_code
+        self.output = result.output
+        self.stderr = result.stderr if result.stderr_bytes is not None else ""
+
+    def json(self):
+        return json.loads(self.output)
+
+
+@pytest.fixture
+def cli():
+    def _run(*args: str) -> Run:
+        return Run(CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False))
+
+    return _run

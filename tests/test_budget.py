@@ -1,0 +1,243 @@
+"""The memory model against figures computed by hand from the models' config.json values."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import manifest
+
+from hbmlint import budget as budget_stage
+from hbmlint.formats import native
+from hbmlint.resolve import resolve
+from hbmlint.yamlsrc import load_documents
+
+GIB = 2**30
+
+
+def budget_of(spec: str, tmp_path=None):
+    from pathlib import Path
+
+    documents, error = load_documents(manifest(spec))
+    assert error is None
+    deployments, findings = native.to_deployments(documents[0], Path("x.yaml"), "x.yaml")
+    assert not findings, findings
+    resolved, problems = resolve(deployments[0])
+    assert resolved is not None, problems
+    return budget_stage.build(resolved)
+
+
+def per_token(b) -> int:
+    return int(b.kv_bytes_per_token.to("byte/token").magnitude)
+
+
+def as_bytes(q) -> float:
+    return float(q.to("byte").magnitude)
+
+
+# Llama-3.1-8B: 32 layers, 8 KV heads of 128, hidden 4096, MLP 14336, vocab 128256, untied.
+LLAMA8B_PARAMS = (
+    32 * (2 * 4096 * 32 * 128 + 2 * 4096 * 8 * 128 + 3 * 4096 * 14336 + 2 * 4096)
+    + 2 * 128256 * 4096
+    + 4096
+)
+# Llama-3.1-70B: 80 layers, 64 heads, 8 KV heads of 128, hidden 8192, MLP 28672.
+LLAMA70B_LINEAR = 80 * (2 * 8192 * 64 * 128 + 2 * 8192 * 8 * 128 + 3 * 8192 * 28672)
+LLAMA70B_DENSE = 80 * 2 * 8192 + 8192 + 2 * 128256 * 8192  # norms, embeddings, lm_head
+
+
+def test_llama8b_bf16_kv_is_128_kib_per_token():
+    b = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    assert per_token(b) == 32 * 2 * 8 * 128 * 2 == 131_072
+
+
+def test_llama70b_tp8_kv_per_gpu_and_replication_beyond_kv_heads():
+    tp8 = budget_of("""
+        gpu: {type: H100, count: 8}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct}
+    """)
+    assert per_token(tp8) == 40_960
+    # 16 ranks share 8 KV heads: each rank still holds a whole head, so no further saving.
+    tp16 = tp8.whatif(tensor_parallel=16)
+    assert per_token(tp16) == 40_960
+
+
+def test_weights_per_gpu_by_hand():
+    b = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    assert pytest.approx(8.03e9, rel=0.001) == LLAMA8B_PARAMS
+    assert as_bytes(b.weights) == pytest.approx(LLAMA8B_PARAMS * 2)
+    # vocab-parallel embeddings and TP-split linear layers halve at TP=2 (norms replicate)
+    tp2 = b.whatif(tensor_parallel=2)
+    norms = 32 * 2 * 4096 + 4096
+    assert as_bytes(tp2.weights) == pytest.approx((LLAMA8B_PARAMS - norms) * 2 / 2 + norms * 2)
+
+
+def test_fp8_quantizes_linear_layers_but_not_embeddings():
+    b = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
+    """)
+    assert as_bytes(b.weights) == pytest.approx(LLAMA70B_LINEAR * 1 + LLAMA70B_DENSE * 2)
+    assert as_bytes(b.weights) / GIB == pytest.approx(67.67, abs=0.01)
+
+
+def test_motivating_case_by_hand():
+    """Llama-3.1-70B FP8 + Llama-3.1-8B BF16 draft on one H100 at 0.95 utilization."""
+    b = budget_of("""
+        gpu: {type: NVIDIA-H100-80GB-HBM3, count: 1}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
+        serving: {max_model_len: 8192, max_num_batched_tokens: 4096, gpu_memory_utilization: 0.95}
+        speculative: {method: draft_model, model: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    total = as_bytes(b.total)
+    assert total / GIB == pytest.approx(79.18, abs=0.01)  # what an "80 GB" H100 reports
+    assert as_bytes(b.usable) == pytest.approx(0.95 * total)
+    assert as_bytes(b.draft_weights) == pytest.approx(LLAMA8B_PARAMS * 2)
+    assert as_bytes(b.weights + b.draft_weights) > as_bytes(b.usable)
+    assert int(b.kv_tokens.magnitude) == 0
+    # per token: the target's 80 layers and the draft's 32, both BF16 K and V
+    assert per_token(b) == 80 * 2 * 8 * 128 * 2 + 32 * 2 * 8 * 128 * 2 == 458_752
+
+    # Without the draft: usable - weights - overhead, in whole blocks of 16 tokens.
+    ngram = b.whatif(speculative_method="ngram")
+    activation = 4096 * (128256 * 4 + 4 * 28672 * 2)
+    overhead = 0.15 * GIB + activation + 0.5 * GIB
+    kv = 0.95 * total - (LLAMA70B_LINEAR + LLAMA70B_DENSE * 2) - overhead
+    assert as_bytes(ngram.kv_cache) == pytest.approx(kv)
+    assert int(ngram.kv_tokens.magnitude) == int(kv // (327_680 * 16)) * 16
+
+
+def test_overhead_parts_are_separate_lines():
+    b = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_num_batched_tokens: 8192}
+    """)
+    assert set(b.overhead) == {"non_torch", "activation", "cuda_graphs"}
+    # fp32 logits of every batched token dominate the activation peak (calibrated on
+    # llmd-llama31-8b-h100: 4.76 GiB measured)
+    assert as_bytes(b.overhead["activation"]) / GIB == pytest.approx(4.76, rel=0.02)
+    eager = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {enforce_eager: true}
+    """)
+    assert "cuda_graphs" not in eager.overhead
+
+
+def test_defaults_are_assumed_and_said():
+    b = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    assert b.settings.memory_fraction == 0.92
+    assert b.settings.max_model_len == 131072
+    assert b.settings.block_size == 16
+    assert {"gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs"} <= set(
+        b.assumed
+    )
+    assert "max_position_embeddings" in b.assumed["max_model_len"]
+    old = budget_of("""
+        engine_version: "0.8.5"
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {gpu_memory_utilization: 0.8, max_model_len: 4096}
+    """)
+    assert old.settings.memory_fraction == 0.8
+    assert "gpu_memory_utilization" not in old.assumed
+    assert "max_model_len" not in old.assumed
+    older = budget_of("""
+        engine_version: "0.11.0"
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    assert older.settings.memory_fraction == 0.9
+    assert "before 0.21" in older.assumed["gpu_memory_utilization"]
+    # before v0.21 CUDA graphs were captured outside vLLM's budget
+    assert "cuda_graphs" not in older.overhead
+
+
+def test_kv_capacity_is_whole_blocks_and_concurrency_follows():
+    b = budget_of("""
+        gpu: {type: L4}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 8192, block_size: 32}
+    """)
+    tokens = int(b.kv_tokens.magnitude)
+    assert tokens % 32 == 0
+    assert tokens * 131_072 <= as_bytes(b.kv_cache) < (tokens + 32) * 131_072
+    assert b.max_concurrency == pytest.approx(tokens / 8192)
+
+
+def test_fp8_kv_cache_doubles_capacity():
+    b = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    fp8 = b.whatif(kv_cache_dtype="fp8")
+    assert per_token(fp8) == per_token(b) // 2
+    assert fp8.kv_tokens.magnitude == pytest.approx(2 * b.kv_tokens.magnitude, abs=32)
+
+
+def test_draft_on_every_rank_with_draft_tp_1():
+    spec = """
+        gpu: {type: H100, count: 4}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct}
+        speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
+                      tensor_parallel: %d}
+    """
+    whole = budget_of(spec % 1)
+    split = budget_of(spec % 4)
+    assert as_bytes(whole.draft_weights) > 3 * as_bytes(split.draft_weights)
+    assert whole.kv_bytes_per_token_draft > split.kv_bytes_per_token_draft
+
+
+def test_ngram_costs_no_memory():
+    b = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        speculative: {method: ngram, num_speculative_tokens: 3}
+    """)
+    assert as_bytes(b.draft_weights) == 0
+    assert b.kv_bytes_per_token_draft.magnitude == 0
+
+
+def test_gpu_memory_override_and_decimal_units_print_decimal():
+    b = budget_of("""
+        gpu: {type: H100, memory: 80 GB}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    assert as_bytes(b.total) == 80e9
+    assert b.byte_unit == "GB"
+
+
+def test_sglang_fraction_covers_weights_and_kv_only():
+    vllm = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {gpu_memory_utilization: 0.85}
+    """)
+    sglang = budget_of("""
+        engine: sglang
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {gpu_memory_utilization: 0.85}
+    """)
+    # SGLang's mem_fraction_static is weights + KV pool: overhead is not taken from it
+    assert as_bytes(sglang.kv_cache) == pytest.approx(
+        0.85 * as_bytes(sglang.total) - as_bytes(sglang.weights)
+    )
+    assert as_bytes(sglang.kv_cache) > as_bytes(vllm.kv_cache)
+
+
+def test_pipeline_parallel_splits_layers():
+    pp1 = budget_of("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    pp2 = pp1.whatif(pipeline_parallel=2)
+    assert per_token(pp2) == per_token(pp1) // 2
