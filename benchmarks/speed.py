@@ -1,0 +1,360 @@
+"""Time the installed ``hbmlint`` command on generated manifests.
+
+Generates ``--count`` varied, valid ServingManifests (seeded, so every run lints the same
+files) into a temporary directory, then runs the ``hbmlint`` console script as a child
+process and measures, per scenario:
+
+* ``python -c pass``: the interpreter's own start-up, for context;
+* one manifest: the start-up cost a pre-commit hook pays, median of 10 runs;
+* the whole directory: throughput, median of ``--runs`` runs.
+
+For each it reports wall time, CPU time (user + sys of the child, from ``os.wait4``) and the
+child's peak resident memory. Each scenario gets one untimed warm-up run first. Exit code 1
+from hbmlint (findings) is expected; exit code 2, or any input finding (HBM0xx) on the
+generated manifests, is a failure.
+
+Usage::
+
+    python benchmarks/speed.py [--count 1000] [--runs 3] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SEED = 20240601
+SINGLE_RUNS = 10
+
+# Catalog models: (name, billions of parameters, draft model of the same tokenizer or None).
+LLAMA_DRAFT = "meta-llama/Llama-3.2-1B-Instruct"
+MODELS: list[tuple[str, float, str | None]] = [
+    ("meta-llama/Llama-3.1-8B-Instruct", 8.0, LLAMA_DRAFT),
+    ("meta-llama/Llama-3.1-70B-Instruct", 70.6, LLAMA_DRAFT),
+    ("meta-llama/Llama-3.3-70B-Instruct", 70.6, LLAMA_DRAFT),
+    ("meta-llama/Llama-3.2-3B-Instruct", 3.2, LLAMA_DRAFT),
+    ("meta-llama/Meta-Llama-3-8B-Instruct", 8.0, LLAMA_DRAFT),
+    ("Qwen/Qwen2.5-7B-Instruct", 7.6, "Qwen/Qwen2.5-0.5B-Instruct"),
+    ("Qwen/Qwen2.5-14B-Instruct", 14.8, "Qwen/Qwen2.5-0.5B-Instruct"),
+    ("Qwen/Qwen2.5-32B-Instruct", 32.8, "Qwen/Qwen2.5-1.5B-Instruct"),
+    ("Qwen/Qwen2.5-72B-Instruct", 72.7, "Qwen/Qwen2.5-1.5B-Instruct"),
+    ("Qwen/Qwen3-8B", 8.2, "Qwen/Qwen3-0.6B"),
+    ("Qwen/Qwen3-14B", 14.8, "Qwen/Qwen3-0.6B"),
+    ("Qwen/Qwen3-32B", 32.8, "Qwen/Qwen3-1.7B"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", 7.2, None),
+    ("mistralai/Mistral-7B-Instruct-v0.2", 7.2, None),
+]
+
+# GPU aliases as written in manifests: (alias, usable GiB, has FP8).
+GPUS: list[tuple[str, float, bool]] = [
+    ("H100", 79.2, True),
+    ("H100-PCIe", 79.1, True),
+    ("A100-80GB", 79.2, False),
+    ("A100", 39.6, False),
+    ("L4", 22.2, True),
+    ("L40S", 44.4, True),
+    ("H200", 139.8, True),
+    ("H200-NVL", 139.8, True),
+    ("B200", 178.4, True),
+    ("MI300X-192GB", 192.0, True),
+]
+
+TENSOR_SIZES = (1, 2, 4, 8)
+
+
+@dataclass
+class Scenario:
+    """The figures for one timed scenario (medians over its runs; peak RSS is the maximum)."""
+
+    name: str
+    files: int
+    runs: int
+    wall_s: float
+    cpu_s: float
+    peak_mib: float
+    files_per_s: float | None
+    wall_s_all: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Sample:
+    """One child process run."""
+
+    wall_s: float
+    cpu_s: float
+    peak_mib: float
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+# --------------------------------------------------------------------------- generation
+
+
+def _yaml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a valid YAML scalar
+    return str(value)
+
+
+def _to_yaml(data: dict[str, Any], indent: int = 0) -> str:
+    """Block-style YAML for nested dicts of scalars (enough for manifests, no dependency)."""
+    lines: list[str] = []
+    pad = "  " * indent
+    for key, value in data.items():
+        if isinstance(value, dict):
+            lines.append(f"{pad}{key}:")
+            lines.append(_to_yaml(value, indent + 1))
+        else:
+            lines.append(f"{pad}{key}: {_yaml_value(value)}")
+    return "\n".join(lines)
+
+
+def _manifest(rng: random.Random, index: int) -> dict[str, Any]:
+    """One manifest; about 5% are deliberately too big for their GPUs."""
+    model, params_b, draft = rng.choice(MODELS)
+    gpu, gib, fp8 = rng.choice(GPUS)
+    quantization = "fp8" if fp8 and rng.random() < 0.2 else None
+    weights_gib = params_b * (1.0 if quantization else 2.0) * 1e9 / 2**30
+    if rng.random() < 0.05:
+        # Deliberately broken: a 70B-class model on one small card.
+        model, params_b, draft = rng.choice([m for m in MODELS if m[1] > 60])
+        gpu, gib, fp8 = "L4", 22.2, True
+        quantization, tensor = None, 1
+    else:
+        fitting = [tp for tp in TENSOR_SIZES if weights_gib / tp < 0.6 * gib]
+        tensor = rng.choice(fitting[:2]) if fitting else 8
+
+    spec: dict[str, Any] = {}
+    if rng.random() < 0.7:
+        spec["engine"] = "vllm"
+    spec["gpu"] = {"type": gpu, "count": tensor}
+    spec["model"] = {"name": model}
+    if quantization:
+        spec["model"]["quantization"] = quantization
+    if tensor > 1 or rng.random() < 0.5:
+        spec["parallel"] = {"tensor": tensor}
+
+    roll = rng.random()
+    if roll < 0.2:
+        pass  # serving omitted entirely: the engine's defaults apply
+    else:
+        serving: dict[str, Any] = {}
+        if rng.random() < 0.8:
+            serving["max_model_len"] = rng.choice([2048, 4096, 8192, 16384, 32768])
+        if rng.random() < 0.6:
+            serving["max_num_seqs"] = rng.choice([16, 32, 64, 128, 256])
+        if rng.random() < 0.6:
+            serving["gpu_memory_utilization"] = rng.choice([0.8, 0.85, 0.9, 0.92, 0.95])
+        if fp8 and rng.random() < 0.25:
+            serving["kv_cache_dtype"] = "fp8"
+        if rng.random() < 0.1:
+            serving["enforce_eager"] = True
+        if serving:
+            spec["serving"] = serving
+
+    roll = rng.random()
+    if roll < 0.25 and draft:
+        spec["speculative"] = {
+            "method": "draft_model",
+            "model": draft,
+            "num_speculative_tokens": rng.choice([3, 4, 5]),
+        }
+    elif roll < 0.4:
+        spec["speculative"] = {"method": "ngram", "num_speculative_tokens": rng.choice([3, 5])}
+
+    if rng.random() < 0.3:
+        spec["workload"] = {
+            "concurrency": rng.choice([1, 4, 16, 32]),
+            "context_tokens": rng.choice([1024, 2048, 4096]),
+        }
+
+    short = model.split("/")[-1].lower()
+    return {
+        "apiVersion": "hbmlint/v1",
+        "kind": "ServingManifest",
+        "metadata": {"name": f"bench-{index:05d}-{short}"},
+        "spec": spec,
+    }
+
+
+def generate(directory: Path, count: int, seed: int = SEED) -> list[Path]:
+    """Write ``count`` files into ``directory``; the last holds three documents."""
+    rng = random.Random(seed)
+    paths: list[Path] = []
+    for index in range(count):
+        if index == count - 1:
+            documents = [_manifest(rng, index * 10 + k) for k in range(3)]
+            name = f"m{index:05d}-multi.yaml"
+        else:
+            documents = [_manifest(rng, index)]
+            name = f"m{index:05d}.yaml"
+        path = directory / name
+        path.write_text("\n---\n".join(_to_yaml(d) for d in documents) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+# --------------------------------------------------------------------------- measurement
+
+
+def find_hbmlint() -> str:
+    """The ``hbmlint`` script next to this interpreter, or the one on PATH."""
+    for name in ("hbmlint", "hbmlint.exe"):
+        candidate = Path(sys.executable).with_name(name)
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which("hbmlint")
+    if not found:
+        sys.exit("speed.py: no hbmlint script next to the interpreter or on PATH")
+    return found
+
+
+def run_child(argv: list[str]) -> Sample:
+    """Run ``argv`` once; its own CPU time and peak RSS come from ``os.wait4``."""
+    # Files, not pipes: a large report would otherwise fill the pipe while we wait4.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        proc.returncode = code  # reaped by wait4; tell Popen so it never waits again
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    # ru_maxrss is KiB on Linux, bytes on macOS.
+    rss_bytes = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    return Sample(wall, usage.ru_utime + usage.ru_stime, rss_bytes / 2**20, code, stdout, stderr)
+
+
+def _check(sample: Sample, argv: list[str], allowed: tuple[int, ...]) -> None:
+    if sample.exit_code not in allowed:
+        sys.stderr.write(sample.stderr)
+        sys.exit(f"speed.py: {' '.join(argv)} exited {sample.exit_code}")
+
+
+def measure(
+    name: str, argv: list[str], files: int, runs: int, allowed: tuple[int, ...]
+) -> Scenario:
+    """One untimed warm-up run, then ``runs`` timed ones."""
+    _check(run_child(argv), argv, allowed)
+    samples = []
+    for _ in range(runs):
+        sample = run_child(argv)
+        _check(sample, argv, allowed)
+        samples.append(sample)
+    wall = statistics.median(s.wall_s for s in samples)
+    return Scenario(
+        name=name,
+        files=files,
+        runs=runs,
+        wall_s=round(wall, 4),
+        cpu_s=round(statistics.median(s.cpu_s for s in samples), 4),
+        peak_mib=round(max(s.peak_mib for s in samples), 1),
+        files_per_s=round(files / wall, 1) if files else None,
+        wall_s_all=[round(s.wall_s, 4) for s in samples],
+    )
+
+
+def validate_corpus(hbmlint: str, directory: Path) -> dict[str, Any]:
+    """Lint once with JSON output: no input findings allowed; summarise the rest."""
+    argv = [hbmlint, "lint", "--format", "json", str(directory)]
+    sample = run_child(argv)
+    _check(sample, argv, (0, 1))
+    findings = json.loads(sample.stdout or "[]")
+    codes = Counter(f["code"] for f in findings)
+    bad = sorted(c for c in codes if c.startswith("HBM0"))
+    if bad:
+        sys.exit(f"speed.py: generated manifests have input findings {bad}; fix the generator")
+    return {
+        "findings": len(findings),
+        "files_with_findings": len({f["file"] for f in findings}),
+        "by_code": dict(sorted(codes.items())),
+    }
+
+
+def print_table(scenarios: list[Scenario]) -> None:
+    header = (
+        f"{'scenario':<22} {'files':>6} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9} {'files/s':>8}"
+    )
+    print(header)
+    print("-" * len(header))
+    for s in scenarios:
+        rate = f"{s.files_per_s:8.0f}" if s.files_per_s is not None else f"{'-':>8}"
+        print(f"{s.name:<22} {s.files:>6} {s.wall_s:8.3f} {s.cpu_s:8.3f} {s.peak_mib:9.1f} {rate}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=1000, help="manifests to generate")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of the directory")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="also write figures as JSON")
+    args = parser.parse_args(argv)
+    if args.count < 1 or args.runs < 1:
+        parser.error("--count and --runs must be at least 1")
+
+    hbmlint = find_hbmlint()
+    version = run_child([hbmlint, "--version"]).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="hbmlint-bench-") as tmp:
+        directory = Path(tmp) / "manifests"
+        directory.mkdir()
+        paths = generate(directory, args.count)
+        corpus = validate_corpus(hbmlint, directory)
+        scenarios = [
+            measure("python -c pass", [sys.executable, "-c", "pass"], 0, SINGLE_RUNS, (0,)),
+            measure("hbmlint 1 file", [hbmlint, str(paths[0])], 1, SINGLE_RUNS, (0, 1)),
+            measure(
+                f"hbmlint dir ({args.count})",
+                [hbmlint, str(directory)],
+                args.count,
+                args.runs,
+                (0, 1),
+            ),
+        ]
+
+    machine = {
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+    }
+    print(f"{version}; Python {machine['python']}; {machine['nproc']} CPUs; {machine['platform']}")
+    print(
+        f"corpus: {args.count} files (seed {SEED}), {corpus['files_with_findings']} with findings, "
+        f"{corpus['findings']} findings"
+    )
+    print_table(scenarios)
+    if args.json:
+        report = {
+            "hbmlint": version,
+            "command": hbmlint,
+            "machine": machine,
+            "count": args.count,
+            "runs": args.runs,
+            "seed": SEED,
+            "corpus": corpus,
+            "scenarios": [asdict(s) for s in scenarios],
+        }
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

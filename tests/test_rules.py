@@ -1,0 +1,353 @@
+"""Each built-in rule with a small manifest that trips it and one that does not; rule loading,
+validation and the safety of the expression language."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import manifest
+
+from hbmlint.expressions import ExpressionError, evaluate, render
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rule_file, load_rules
+from hbmlint.units import Q
+
+
+def findings(write, spec: str, rules=None):
+    path = write(manifest(spec))
+    loaded, problems = load_rules() if rules is None else (rules, [])
+    assert not problems
+    return lint_file(path, path.name, loaded).diagnostics
+
+
+def codes(diagnostics) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+def only(diagnostics, code):
+    [found] = [d for d in diagnostics if d.code == code]
+    return found
+
+
+# --- HBM101 weights-exceed-hbm -------------------------------------------------------------
+
+
+def test_hbm101_trips_when_weights_exceed_usable(write):
+    result = findings(
+        write,
+        """
+        gpu: {type: L4}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct}
+    """,
+    )
+    finding = only(result, "HBM101")
+    assert finding.severity.name == "ERROR"
+    assert finding.span.line == 6  # the `model:` line of the manifest
+    assert re.search(r"weights need 131\.\d\d GiB per GPU", finding.message)
+    assert "short by" in finding.message
+    assert any(fix.startswith("Raise tensor parallelism to 2") for fix in finding.fixes)
+
+
+def test_hbm101_quiet_when_weights_fit(write):
+    assert "HBM101" not in codes(
+        findings(
+            write,
+            """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """,
+        )
+    )
+
+
+def test_hbm101_fixes_compute_fp8_and_ngram_draft(write):
+    result = findings(
+        write,
+        """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
+        serving: {max_model_len: 8192, max_num_batched_tokens: 4096,
+                  gpu_memory_utilization: 0.95}
+        speculative: {method: draft_model, model: meta-llama/Llama-3.1-8B-Instruct}
+    """,
+    )
+    fixes = only(result, "HBM101").fixes
+    fp8 = next(f for f in fixes if f.startswith("Quantize the draft to FP8"))
+    # BF16 -> FP8 halves the 6.98 B linear parameters of Llama-3.1-8B: 6.50 GiB freed
+    assert "frees 6.50 GiB" in fp8
+    ngram = next(f for f in fixes if "n-gram" in f)
+    assert "frees 14.96 GiB" in ngram
+    assert re.search(r"KV cache then [\d,]+ tokens", ngram)
+
+
+# --- HBM102 kv-below-one-sequence ----------------------------------------------------------
+
+
+def test_hbm102_trips_and_gives_largest_max_model_len(write):
+    result = findings(
+        write,
+        """
+        gpu: {type: A10G}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving:
+          max_model_len: 131072
+    """,
+    )
+    finding = only(result, "HBM102")
+    assert (finding.span.line, finding.span.column) == (8, 20)  # the 131072 value
+    match = re.search(r"largest max_model_len that fits is ([\d,]+) tokens", finding.message)
+    fit = int(match.group(1).replace(",", ""))
+    assert 0 < fit < 131072 and fit % 16 == 0
+    assert f"Lower max_model_len to {fit:,} tokens" in finding.fixes[0]
+
+
+def test_hbm102_quiet_when_one_sequence_fits(write):
+    assert "HBM102" not in codes(
+        findings(
+            write,
+            """
+        gpu: {type: A10G}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 8192}
+    """,
+        )
+    )
+
+
+def test_hbm102_defers_to_hbm101_when_weights_do_not_fit(write):
+    result = codes(
+        findings(
+            write,
+            """
+        gpu: {type: L4}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct}
+    """,
+        )
+    )
+    assert "HBM101" in result and "HBM102" not in result
+
+
+# --- HBM103 kv-below-workload --------------------------------------------------------------
+
+
+def test_hbm103_trips_with_what_fits(write):
+    result = findings(
+        write,
+        """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 32768}
+        workload:
+          concurrency: 64
+          context_tokens: 32768
+    """,
+    )
+    finding = only(result, "HBM103")
+    assert finding.severity.name == "WARNING"
+    assert finding.span.line == 9  # the first line inside `workload:`
+    assert "needs 2,097,152 tokens" in finding.message
+    assert re.search(r"(\d+) sequences fit at that context", finding.message)
+    assert re.search(r"or 64 sequences of [\d,]+ tokens each", finding.message)
+
+
+def test_hbm103_quiet_without_workload_or_when_it_fits(write):
+    assert "HBM103" not in codes(
+        findings(
+            write,
+            """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """,
+        )
+    )
+    assert "HBM103" not in codes(
+        findings(
+            write,
+            """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        workload: {concurrency: 4, context_tokens: 8192}
+    """,
+        )
+    )
+
+
+# --- HBM201 draft-weights-share ------------------------------------------------------------
+
+
+def test_hbm201_trips_on_large_draft_and_points_at_it(write):
+    result = findings(
+        write,
+        """
+        gpu: {type: H100}
+        model: {name: Qwen/Qwen2.5-32B-Instruct, quantization: fp8}
+        serving: {max_model_len: 8192}
+        speculative:
+          method: draft_model
+          model: Qwen/Qwen2.5-7B-Instruct
+    """,
+    )
+    finding = only(result, "HBM201")
+    assert finding.span.line == 10 and finding.span.column == 12
+    assert "limit 10.0%" in finding.message
+    share = float(re.search(r"are ([\d.]+)% of usable HBM", finding.message).group(1))
+    assert 15 < share < 25
+    displaced = re.search(r"displaces ([\d,]+) tokens", finding.message).group(1)
+    assert int(displaced.replace(",", "")) > 0
+
+
+def test_hbm201_quiet_for_small_draft_and_ngram(write):
+    assert "HBM201" not in codes(
+        findings(
+            write,
+            """
+        gpu: {type: H200}
+        model: {name: Qwen/Qwen3-32B}
+        speculative: {method: draft_model, model: Qwen/Qwen3-0.6B}
+    """,
+        )
+    )
+    assert "HBM201" not in codes(
+        findings(
+            write,
+            """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        speculative: {method: ngram}
+    """,
+        )
+    )
+
+
+def test_rule_parameter_override(write, tmp_path):
+    rules, _ = load_rules()
+    [rule] = [r for r in rules if r.id == "HBM201"]
+    rule.params["max_share"] = Q(0.5, "percent")
+    result = findings(
+        write,
+        """
+        gpu: {type: H200}
+        model: {name: Qwen/Qwen3-32B}
+        speculative: {method: draft_model, model: Qwen/Qwen3-0.6B}
+    """,
+        rules=[rule],
+    )
+    assert "limit 0.5%" in only(result, "HBM201").message
+
+
+# --- loading rules -------------------------------------------------------------------------
+
+
+def test_builtin_rules_load_cleanly():
+    rules, problems = load_rules()
+    assert not problems
+    assert {"HBM101", "HBM102", "HBM103", "HBM201"} <= {r.id for r in rules}
+
+
+def write_rule(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "rules" / "mine.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+GOOD_RULE = """\
+id: HBM901
+name: tiny-kv
+summary: Fewer than a million KV tokens.
+severity: info
+params:
+  min_tokens: 1000000 tokens
+check: kv.tokens >= min_tokens
+at: serving
+message: only {kv.tokens} of KV cache on {gpu.name}
+"""
+
+
+def test_team_rule_runs_like_a_builtin(write, tmp_path):
+    rule, problems = load_rule_file(write_rule(tmp_path, GOOD_RULE))
+    assert not problems
+    result = findings(
+        write,
+        """
+        gpu: {type: L4}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """,
+        rules=[rule],
+    )
+    finding = only(result, "HBM901")
+    assert re.fullmatch(r"only [\d,]+ tokens of KV cache on L4-24GB", finding.message)
+
+
+def test_rule_schema_violation_is_located(tmp_path):
+    broken = GOOD_RULE.replace("severity: info", "severity: loud")
+    rule, problems = load_rule_file(write_rule(tmp_path, broken))
+    assert rule is None
+    [problem] = problems
+    assert problem.code == "HBM009"
+    assert problem.file.endswith("mine.yaml")
+    assert problem.span.line == 4 and "loud" in problem.message
+
+
+def test_rule_expression_syntax_error_is_located(tmp_path):
+    broken = GOOD_RULE.replace("check: kv.tokens >= min_tokens", "check: kv.tokens >=")
+    rule, problems = load_rule_file(write_rule(tmp_path, broken))
+    assert rule is None
+    assert problems[0].span.line == 7
+    assert "invalid expression" in problems[0].message
+
+
+def test_rule_failing_at_runtime_is_reported_and_others_still_run(write, tmp_path):
+    broken, _ = load_rule_file(
+        write_rule(
+            tmp_path,
+            GOOD_RULE.replace("check: kv.tokens >= min_tokens", "check: kv.tokens >= no_such_name"),
+        )
+    )
+    builtin, _ = load_rules()
+    result = findings(
+        write,
+        """
+        gpu: {type: L4}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct}
+    """,
+        rules=[broken, *builtin],
+    )
+    problem = only(result, "HBM009")
+    assert problem.file.endswith("mine.yaml") and "no_such_name" in problem.message
+    assert "HBM101" in codes(result)
+
+
+# --- the expression language ---------------------------------------------------------------
+
+
+class Thing:
+    def __init__(self):
+        self.size = Q(3, "GiB")
+        self._secret = 1
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "__import__('os').system('true')",
+        "thing._secret",
+        "thing.__class__",
+        "thing.size.to('MiB')",  # methods of values in scope are not callable
+        "open('/etc/passwd')",
+        "10 ** 10 ** 10",
+        "'x' * 10**9",
+        "lambda: 1",
+    ],
+)
+def test_hostile_expressions_are_refused(expression):
+    with pytest.raises(ExpressionError):
+        evaluate(expression, {"thing": Thing()}, {})
+
+
+def test_expressions_keep_units():
+    names = {"thing": Thing(), "share": Q(10, "percent")}
+    assert evaluate("thing.size * share < 1 * thing.size", names, {})
+    assert render("{thing.size * share} is {share:%}", names, {}) == "0.30 GiB is 10.0%"
