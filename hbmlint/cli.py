@@ -113,7 +113,7 @@ def lint(
     from .reporters import text as text_reporter
 
     results, diagnostics, internal = _lint(paths, rules_dirs)
-    files = sum(1 for r in results if r.is_manifest)
+    files = sum(1 for r in results if r.is_manifest or r.diagnostics)
     deployments = sum(len(r.deployments) for r in results)
     if output_format == "json":
         click.echo(json_reporter.render(diagnostics), nl=False)

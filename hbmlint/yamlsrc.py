@@ -148,7 +148,9 @@ def _check_expansion(root: yaml.Node) -> None:
 
 
 def _record_spans(node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> None:
-    doc.spans.setdefault(path, Span.of_node(node))
+    # Later keys overwrite earlier ones, as in the data: a duplicate key's last value wins, and
+    # a key of the mapping itself wins over one merged in with `<<` (merged pairs come first).
+    doc.spans[path] = Span.of_node(node)
     if id(node) in seen:  # an alias to a node already walked: its children are recorded
         return
     seen.add(id(node))
@@ -156,7 +158,7 @@ def _record_spans(node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
             child = (*path, str(key))
-            doc.key_spans.setdefault(child, Span.of_node(key_node))
+            doc.key_spans[child] = Span.of_node(key_node)
             _record_spans(value_node, child, doc, seen)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):

@@ -146,7 +146,7 @@ def test_hbm103_trips_with_what_fits(write):
     )
     finding = only(result, "HBM103")
     assert finding.severity.name == "WARNING"
-    assert finding.span.line == 9  # the first line inside `workload:`
+    assert finding.span.line == 8  # the `workload:` line
     assert "needs 2,097,152 tokens" in finding.message
     assert re.search(r"(\d+) sequences fit at that context", finding.message)
     assert re.search(r"or 64 sequences of [\d,]+ tokens each", finding.message)

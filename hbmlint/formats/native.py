@@ -40,8 +40,10 @@ def to_deployments(
     data = document.data
     spec = data["spec"]
     name = (data.get("metadata") or {}).get("name") or f"{Path(display).stem}[{document.index}]"
+    # A scalar field points at its value; a mapping such as `workload:` at its key's line.
+    containers = {key[:-1] for key in document.spans}
     locations = {
-        ".".join(str(p) for p in key[1:]): span
+        ".".join(str(p) for p in key[1:]): document.key_span(key) if key in containers else span
         for key, span in document.spans.items()
         if key[:1] == ("spec",)
     }

@@ -1,0 +1,201 @@
+"""catalog: GPU and model data, and reading Hugging Face config.json files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hbmlint import catalog
+from hbmlint.units import parse_quantity
+
+CATALOG = Path(catalog.__file__).parent
+GPUS = yaml.safe_load((CATALOG / "gpus.yaml").read_text(encoding="utf-8"))["gpus"]
+MODELS = yaml.safe_load((CATALOG / "models.yaml").read_text(encoding="utf-8"))["models"]
+
+LLAMA_8B = "meta-llama/Llama-3.1-8B-Instruct"
+LLAMA_70B = "meta-llama/Llama-3.1-70B-Instruct"
+
+
+def architecture(model_id: str) -> catalog.Architecture:
+    entry = catalog.find_model(model_id)
+    assert entry is not None, model_id
+    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+
+
+def gib(quantity) -> float:
+    return float(quantity.to("GiB").magnitude)
+
+
+# --------------------------------------------------------------------------------------- GPUs
+
+
+@pytest.mark.parametrize("entry", GPUS, ids=lambda e: e["name"])
+def test_gpu_reports_less_than_its_marketing_figure_and_names_a_source(entry):
+    memory = parse_quantity(entry["memory"], "[information]")
+    marketing = parse_quantity(entry["marketing_memory"], "[information]")
+    # Vendors print the nominal size ("80 GB"); the device reports a little less than that
+    # number of GiB once the driver and ECC take their share.
+    nominal = float(marketing.to("GB").magnitude)
+    assert 0.9 * nominal < gib(memory) < nominal
+    assert str(entry.get("source", "")).strip()
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("H100", "H100-SXM-80GB"),
+        ("NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
+        ("nvidia h100 80gb hbm3", "H100-SXM-80GB"),
+        ("A100-80GB", "A100-SXM4-80GB"),
+        ("NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"),
+        ("L4", "L4-24GB"),
+        ("NVIDIA-L4", "L4-24GB"),
+        ("nvidia-l4", "L4-24GB"),
+        ("MI300X", "MI300X-192GB"),
+    ],
+)
+def test_find_gpu_by_name_or_alias(name, expected):
+    gpu = catalog.find_gpu(name)
+    assert gpu is not None
+    assert gpu.name == expected
+
+
+def test_unknown_gpu_is_none():
+    assert catalog.find_gpu("H900") is None
+
+
+def test_h100_has_the_memory_the_device_reports_not_80():
+    memory = gib(catalog.find_gpu("H100").memory)
+    assert 79.0 < memory < 79.5
+
+
+def test_a100_80gb_is_not_confused_with_the_40gb_part():
+    assert gib(catalog.find_gpu("A100-80GB").memory) > 79
+    assert gib(catalog.find_gpu("A100").memory) < 40
+
+
+# ------------------------------------------------------------------------------------- models
+
+
+@pytest.mark.parametrize("entry", MODELS, ids=lambda e: e["id"])
+def test_model_parameter_count_matches_the_published_figure(entry):
+    assert str(entry.get("source", "")).strip()
+    arch = catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+    assert arch.parameters == pytest.approx(entry["parameters"], rel=0.025)
+
+
+def test_llama_31_8b_architecture():
+    arch = architecture(LLAMA_8B)
+    assert arch.num_layers == 32
+    assert arch.num_kv_heads == 8
+    assert arch.head_dim == 128  # derived: Llama 3.1's config has no head_dim
+    assert arch.approximations == ()
+
+
+def test_model_aliases_resolve_case_insensitively():
+    assert catalog.find_model("meta-llama/llama-3.1-8b")["id"] == LLAMA_8B
+    assert catalog.find_model("meta-llama/Llama-9-1T") is None
+
+
+def test_qwen3_head_dim_comes_from_config():
+    assert architecture("Qwen/Qwen3-8B").head_dim == 128
+    # Qwen3-4B: hidden_size / heads would give 80; its config says 128
+    config = catalog.find_model("Qwen/Qwen3-4B")["config"]
+    assert config["hidden_size"] // config["num_attention_heads"] != 128
+    assert architecture("Qwen/Qwen3-4B").head_dim == 128
+
+
+# --------------------------------------------------------------------------------- config.json
+
+SMALL_CONFIG = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 1024,
+    "intermediate_size": 4096,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 4,
+    "vocab_size": 32000,
+    "tie_word_embeddings": False,
+    "torch_dtype": "float16",
+}
+
+
+def test_architecture_from_a_config_file(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(SMALL_CONFIG), encoding="utf-8")
+    arch = catalog.architecture_from_config(catalog.read_config_file(path), "tiny", str(path))
+    assert (arch.num_layers, arch.num_kv_heads, arch.head_dim) == (4, 4, 64)
+    assert arch.dtype == "float16"
+    assert arch.source == str(path)
+    # 4 layers x (attention 2*1024*1024 + 2*1024*256, MLP 3*1024*4096, 2 norms)
+    # + untied embeddings and lm_head + final norm
+    layer = 2 * 1024 * 1024 + 2 * 1024 * 256 + 3 * 1024 * 4096 + 2 * 1024
+    assert arch.parameters == 4 * layer + 2 * 32000 * 1024 + 1024
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (None, "does not exist"),
+        ("{not json", "not valid JSON"),
+        ("[1, 2, 3]", "JSON object"),
+    ],
+    ids=["missing", "invalid-json", "not-an-object"],
+)
+def test_read_config_file_errors_name_the_file(tmp_path, content, reason):
+    path = tmp_path / "config.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(catalog.ConfigError) as caught:
+        catalog.read_config_file(path)
+    assert str(path) in str(caught.value)
+    assert reason in str(caught.value)
+
+
+def test_config_without_hidden_size_names_the_field():
+    config = {k: v for k, v in SMALL_CONFIG.items() if k != "hidden_size"}
+    with pytest.raises(catalog.ConfigError, match="hidden_size"):
+        catalog.architecture_from_config(config, "broken", "test")
+
+
+def test_mla_config_is_flagged_as_approximate():
+    config = {**SMALL_CONFIG, "kv_lora_rank": 512, "qk_rope_head_dim": 64}
+    notes = catalog.architecture_from_config(config, "mla", "test").approximations
+    assert any("MLA" in note for note in notes)
+
+
+def test_moe_config_is_flagged_as_approximate():
+    config = {**SMALL_CONFIG, "num_local_experts": 8, "num_experts_per_tok": 2}
+    notes = catalog.architecture_from_config(config, "moe", "test").approximations
+    assert any("8 experts" in note for note in notes)
+
+
+# ------------------------------------------------------------------------------ KV per token
+
+
+def test_kv_bytes_per_token_llama_8b_bf16_tp1():
+    per_token = architecture(LLAMA_8B).kv_bytes_per_token_per_rank(1, 1, 2)
+    # 32 layers x K and V x 8 heads x 128 x 2 bytes
+    assert per_token.to("byte/token").magnitude == 131072
+
+
+def test_kv_bytes_per_token_llama_70b_split_over_tp8():
+    per_token = architecture(LLAMA_70B).kv_bytes_per_token_per_rank(8, 1, 2)
+    # 80 layers x K and V x 1 head x 128 x 2 bytes
+    assert per_token.to("byte/token").magnitude == 40960
+
+
+def test_kv_heads_are_replicated_when_tp_exceeds_them():
+    arch = architecture(LLAMA_70B)
+    tp8 = arch.kv_bytes_per_token_per_rank(8, 1, 2)
+    tp16 = arch.kv_bytes_per_token_per_rank(16, 1, 2)
+    assert tp16.to("byte/token").magnitude == tp8.to("byte/token").magnitude == 40960
+
+
+def test_kv_bytes_per_token_split_over_pipeline_stages():
+    per_token = architecture(LLAMA_8B).kv_bytes_per_token_per_rank(1, 2, 2)
+    assert per_token.to("byte/token").magnitude == 131072 / 2
