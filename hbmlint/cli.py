@@ -52,9 +52,9 @@ def _lint(paths: tuple[str, ...], rules_dirs: tuple[str, ...]) -> tuple[list, li
 
     rules, rule_findings = _load_rules(rules_dirs)
     results, internal = [], False
-    for path, display, explicit in discover(paths or (".",)):
+    for path, display in discover(paths or (".",)):
         try:
-            results.append(lint_file(path, display, rules, explicit))
+            results.append(lint_file(path, display, rules))
         except Exception as exc:  # a bug of ours: say so, keep going, exit 2
             internal = True
             detail = traceback.format_exception_only(type(exc), exc)[-1].strip()

@@ -44,8 +44,8 @@ class FileResult:
     is_manifest: bool = False
 
 
-def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str, bool]]:
-    """YAML files under ``paths`` in a stable order, as (path, display name, explicit).
+def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
+    """YAML files under ``paths`` in a stable order, as (path, display name).
 
     Files named explicitly are linted whatever their suffix; directories are searched for
     .yaml/.yml files, skipping VCS and virtualenv folders, without following symlinked
@@ -58,9 +58,9 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str, bool]]:
                 for name in sorted(names):
                     if name.endswith(YAML_SUFFIXES):
                         child = Path(root) / name
-                        yield child, _display(child), False
+                        yield child, _display(child)
         else:
-            yield path, _display(path), True
+            yield path, _display(path)
 
 
 def _display(path: Path) -> str:
@@ -70,7 +70,7 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def lint_file(path: Path, display: str, rules: list[Rule], explicit: bool = True) -> FileResult:
+def lint_file(path: Path, display: str, rules: list[Rule]) -> FileResult:
     """Every finding and budget of one file."""
     result = FileResult(path=path, display=display)
     try:
@@ -103,7 +103,9 @@ def lint_file(path: Path, display: str, rules: list[Rule], explicit: bool = True
         return result
 
     documents, error = load_documents(text)
-    if error is not None and (explicit or _looks_like_manifest(text)):
+    # Broken YAML is reported only where it seems to be a manifest of ours: repositories hold
+    # many YAML-like files (Helm templates with {{ }}) that are not ours to judge.
+    if error is not None and _looks_like_manifest(text):
         result.diagnostics.append(input_diagnostic("HBM002", error.message, display, error.span))
     for document in documents:
         module = detect_format(document.data)
@@ -119,7 +121,6 @@ def lint_file(path: Path, display: str, rules: list[Rule], explicit: bool = True
 
 
 def _looks_like_manifest(text: str) -> bool:
-    """A broken file in a directory walk is reported only if it seems to be one of ours."""
     return "hbmlint/" in text or "ServingManifest" in text
 
 
@@ -151,6 +152,4 @@ def _lint_deployment(
 
 
 def lint_paths(paths: Iterable[str], rules: list[Rule]) -> list[FileResult]:
-    return [
-        lint_file(path, display, rules, explicit) for path, display, explicit in discover(paths)
-    ]
+    return [lint_file(path, display, rules) for path, display in discover(paths)]

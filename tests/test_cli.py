@@ -279,3 +279,14 @@ def test_console_script_on_examples():
     assert done.returncode == 1, done.stderr
     assert "HBM101 [weights-exceed-hbm]" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_yaml_that_is_not_ours_is_skipped_even_when_broken(cli, tmp_path):
+    """pre-commit passes every YAML file; Helm templates are not valid YAML and not ours."""
+    template = tmp_path / "templates" / "deployment.yaml"
+    template.parent.mkdir()
+    template.write_text("spec:\n  replicas: {{ .Values.replicas }}\n  {{- if .Values.x }}\n")
+    (tmp_path / "compose.yaml").write_text("services:\n  web:\n    image: nginx\n")
+    run = cli(template, tmp_path / "compose.yaml")
+    assert run.exit_code == 0
+    assert "no findings in 0 files" in run.output

@@ -1,0 +1,63 @@
+"""What hbmlint says about the shipped examples, checked against figures worked out by hand.
+
+The motivating case, Llama-3.1-70B FP8 + Llama-3.1-8B BF16 draft on one H100 at 0.95:
+  usable   = 79.18 GiB x 0.95                                   = 75.22 GiB
+  target   = 68.45 B linear params x 1 B + 2.10 B dense x 2 B   = 67.67 GiB
+  draft    = 8.03 B params x 2 B                                = 14.96 GiB
+  weights  = 82.62 GiB > 75.22 GiB: short by 7.40 GiB (HBM101, error)
+  draft share = 14.96 / 75.22                                   = 19.9% > 10% (HBM201)
+  n-gram instead: KV = 75.22 - 67.67 - 3.48 overhead            = 4.07 GiB
+                  / 327,680 bytes per token, whole blocks of 16 = 13,344 tokens
+  TP=2: weights 48.79 GiB per GPU (the 8B draft still whole on each rank, draft TP 1)
+"""
+
+from __future__ import annotations
+
+from helpers import EXAMPLES
+
+from hbmlint.lint import lint_paths
+from hbmlint.rules import load_rules
+
+
+def lint(name: str):
+    rules, _ = load_rules()
+    [result] = lint_paths([str(EXAMPLES / name)], rules)
+    return result
+
+
+def test_motivating_case_says_what_we_worked_out():
+    result = lint("llama70b-fp8-h100-8b-draft.yaml")
+    by_code = {d.code: d for d in result.diagnostics}
+    assert set(by_code) == {"HBM101", "HBM201"}
+
+    weights = by_code["HBM101"]
+    assert weights.severity.name == "ERROR"
+    assert weights.span.line == 14  # `model:` in the example
+    assert weights.message.startswith(
+        "weights need 82.62 GiB per GPU (67.67 GiB target + 14.96 GiB draft) but the engine "
+        "may use 75.22 GiB (95.0% of 79.18 GiB on H100-SXM-80GB); short by 7.40 GiB"
+    )
+    fixes = "\n".join(weights.fixes)
+    assert "frees 6.50 GiB; weights then 76.12 GiB of 75.22 GiB usable" in fixes
+    assert "frees 14.96 GiB; KV cache then 13,344 tokens" in fixes
+    assert "Raise tensor parallelism to 2 (2 GPUs): weights 48.79 GiB per GPU" in fixes
+
+    draft = by_code["HBM201"]
+    assert draft.span.line == 24  # the draft `model:` line
+    assert "draft weights 14.96 GiB are 19.9% of usable HBM (limit 10.0%)" in draft.message
+    assert "displaces 13,344 tokens" in draft.message
+
+
+def test_examples_cover_clean_and_failing_cases():
+    for name in ("llama8b-l4-ngram.yaml", "qwen3-32b-h200-small-draft.yaml"):
+        clean = lint(name)
+        assert clean.diagnostics == [] and clean.deployments[0].budget is not None
+    too_long = lint("llama8b-a10g-full-context.yaml")
+    assert [d.code for d in too_long.diagnostics] == ["HBM102"]
+    workload = lint("qwen25-72b-h100-tp4-workload.yaml")
+    assert [d.code for d in workload.diagnostics] == ["HBM103"]
+    multi = lint("mistral-small/deployments.yaml")
+    assert [d.deployment for d in multi.diagnostics] == [
+        "mistral-small-staging",
+        "mistral-small-production",
+    ]
