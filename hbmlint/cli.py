@@ -47,7 +47,7 @@ def _load_rules(rules_dirs: tuple[str, ...]) -> tuple[list, list]:
 def _lint(paths: tuple[str, ...], rules_dirs: tuple[str, ...]) -> tuple[list, list, bool]:
     """Lint every file; an unexpected error in one file is reported on that file and the
     others are still linted. Returns (results, all diagnostics, internal error seen)."""
-    from .diagnostics import Diagnostic, Severity
+    from .diagnostics import input_diagnostic
     from .lint import FileResult, discover, lint_file
 
     rules, rule_findings = _load_rules(rules_dirs)
@@ -58,22 +58,10 @@ def _lint(paths: tuple[str, ...], rules_dirs: tuple[str, ...]) -> tuple[list, li
         except Exception as exc:  # a bug of ours: say so, keep going, exit 2
             internal = True
             detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            results.append(
-                FileResult(
-                    path,
-                    display,
-                    is_manifest=True,
-                    diagnostics=[
-                        Diagnostic(
-                            "HBM000",
-                            "internal-error",
-                            Severity.ERROR,
-                            f"hbmlint failed on this file ({detail}); please report it",
-                            display,
-                        )
-                    ],
-                )
+            finding = input_diagnostic(
+                "HBM000", f"hbmlint failed on this file ({detail}); please report it", display
             )
+            results.append(FileResult(path, display, diagnostics=[finding], is_manifest=True))
     diagnostics = list(rule_findings)
     for result in results:
         diagnostics.extend(result.diagnostics)

@@ -59,6 +59,12 @@ INPUT_CHECKS: dict[str, InputCheck] = {
     check.code: check
     for check in (
         InputCheck(
+            "HBM000",
+            "internal-error",
+            Severity.ERROR,
+            "hbmlint itself failed on this file (a bug: please report it); exit code 2.",
+        ),
+        InputCheck(
             "HBM001", "unreadable-file", Severity.ERROR, "The file cannot be read as UTF-8 text."
         ),
         InputCheck(

@@ -290,3 +290,22 @@ def test_yaml_that_is_not_ours_is_skipped_even_when_broken(cli, tmp_path):
     run = cli(template, tmp_path / "compose.yaml")
     assert run.exit_code == 0
     assert "no findings in 0 files" in run.output
+
+
+def test_internal_error_in_one_file_is_reported_and_exits_two(cli, tmp_path, monkeypatch):
+    import hbmlint.lint
+
+    real = hbmlint.lint.lint_file
+
+    def flaky(path, display, rules):
+        if path.name == "a.yaml":
+            raise ZeroDivisionError("simulated bug")
+        return real(path, display, rules)
+
+    monkeypatch.setattr(hbmlint.lint, "lint_file", flaky)
+    (tmp_path / "a.yaml").write_text(GOOD)
+    (tmp_path / "b.yaml").write_text(GOOD.replace("H100", "H900"))
+    run = cli("--format", "json", tmp_path)
+    assert run.exit_code == 2
+    found = {(Path(f["file"]).name, f["code"]) for f in run.json()}
+    assert found == {("a.yaml", "HBM000"), ("b.yaml", "HBM005")}
