@@ -127,12 +127,14 @@ def budget(paths: tuple[str, ...], output_format: str) -> None:
     from .reporters import budget as budget_reporter
 
     results, diagnostics, internal = _lint(paths, ())
-    results = [r for r in results if r.deployments or r.is_manifest]
+    results = [r for r in results if r.deployments or r.diagnostics]
     if output_format == "json":
         click.echo(budget_reporter.render_json(results), nl=False)
     else:
         click.echo(budget_reporter.render_text(results), nl=False)
-    failed = any(item.budget is None for r in results for item in r.deployments)
+    failed = any(item.budget is None for r in results for item in r.deployments) or any(
+        budget_reporter.file_error(r) for r in results
+    )
     sys.exit(EXIT_ERROR if internal else EXIT_FINDINGS if failed else EXIT_OK)
 
 

@@ -309,3 +309,28 @@ def test_internal_error_in_one_file_is_reported_and_exits_two(cli, tmp_path, mon
     assert run.exit_code == 2
     found = {(Path(f["file"]).name, f["code"]) for f in run.json()}
     assert found == {("a.yaml", "HBM000"), ("b.yaml", "HBM005")}
+
+
+def test_budget_of_a_broken_file_says_why_and_fails(cli, tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("apiVersion: hbmlint/v1\nkind: ServingManifest\nspec: {gpu: [\n")
+    run = cli("budget", "--format", "json", broken)
+    assert run.exit_code == 1
+    [entry] = run.json()
+    assert entry["error"].startswith("HBM002 at line 4")
+    text = cli("budget", broken)
+    assert "cannot compute a budget: HBM002" in text.output and text.exit_code == 1
+
+
+def test_parallelism_must_match_gpu_count(cli, write):
+    path = write(
+        manifest("""
+        gpu: {type: H100, count: 4}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        parallel: {tensor: 2}
+    """)
+    )
+    [finding] = cli("--format", "json", path).json()
+    assert finding["code"] == "HBM007" and finding["line"] == 5
+    assert "2 x 1 = 2" in finding["message"]
+    assert finding["fixes"] == ["Set gpu.count to 2, or parallel.tensor to 4"]

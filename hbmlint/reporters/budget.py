@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..budget import Budget
+from ..diagnostics import Severity
 from ..lint import DeploymentResult, FileResult
 from ..units import Q, bytes_of, format_bytes
 
@@ -56,14 +57,33 @@ def budget_dict(result: FileResult, item: DeploymentResult) -> dict[str, Any]:
     }
 
 
+def file_error(result: FileResult) -> str | None:
+    """Why a file yielded no deployment at all (unreadable, not YAML, schema errors)."""
+    if result.deployments:
+        return None
+    errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
+    if not errors:
+        return None
+    first = errors[0]
+    return f"{first.code} at line {first.span.line}, column {first.span.column}: {first.message}"
+
+
 def render_json(results: list[FileResult]) -> str:
-    items = [budget_dict(r, d) for r in results for d in r.deployments]
+    items = []
+    for result in results:
+        error = file_error(result)
+        if error:
+            items.append({"file": result.display, "name": None, "error": error})
+        items.extend(budget_dict(result, item) for item in result.deployments)
     return json.dumps(items, indent=2) + "\n"
 
 
 def render_text(results: list[FileResult]) -> str:
     blocks = []
     for result in results:
+        error = file_error(result)
+        if error:
+            blocks.append(f"{result.display}\n  cannot compute a budget: {error}\n")
         for item in result.deployments:
             if item.budget is None:
                 blocks.append(
