@@ -120,6 +120,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     engine = dep.engine
     defaults = catalog.engine_defaults(engine)
     assumed: dict[str, str] = {}
+    if resolved.gpu_from_default:
+        assumed["gpu"] = f"{resolved.gpu.name} (the default GPU; the manifest names none)"
     serving = dep.serving
 
     fraction = serving.gpu_memory_utilization

@@ -13,6 +13,7 @@ import click
 from . import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+GPU_HELP = "GPU type for manifests that name none (a catalog name or alias, e.g. H100)."
 
 
 class _DefaultToLint(click.Group):
@@ -44,17 +45,20 @@ def _load_rules(rules_dirs: tuple[str, ...]) -> tuple[list, list]:
     return load_rules(paths)
 
 
-def _lint(paths: tuple[str, ...], rules_dirs: tuple[str, ...]) -> tuple[list, list, bool]:
+def _lint(
+    paths: tuple[str, ...], rules_dirs: tuple[str, ...], default_gpu: str | None = None
+) -> tuple[list, list, bool]:
     """Lint every file; an unexpected error in one file is reported on that file and the
     others are still linted. Returns (results, all diagnostics, internal error seen)."""
     from .diagnostics import input_diagnostic
-    from .lint import FileResult, discover, lint_file
+    from .lint import FileResult, LintOptions, discover, lint_file
 
     rules, rule_findings = _load_rules(rules_dirs)
+    options = LintOptions(default_gpu=default_gpu)
     results, internal = [], False
     for path, display in discover(paths or (".",)):
         try:
-            results.append(lint_file(path, display, rules))
+            results.append(lint_file(path, display, rules, options))
         except Exception as exc:  # a bug of ours: say so, keep going, exit 2
             internal = True
             detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
@@ -92,15 +96,20 @@ def _lint(paths: tuple[str, ...], rules_dirs: tuple[str, ...]) -> tuple[list, li
     type=click.Path(file_okay=False, exists=True),
     help="A directory of your own rule files (repeatable).",
 )
+@click.option("--gpu", "default_gpu", help=GPU_HELP)
 def lint(
-    paths: tuple[str, ...], output_format: str, fail_on: str, rules_dirs: tuple[str, ...]
+    paths: tuple[str, ...],
+    output_format: str,
+    fail_on: str,
+    rules_dirs: tuple[str, ...],
+    default_gpu: str | None,
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files."""
     from .diagnostics import Severity
     from .reporters import json as json_reporter
     from .reporters import text as text_reporter
 
-    results, diagnostics, internal = _lint(paths, rules_dirs)
+    results, diagnostics, internal = _lint(paths, rules_dirs, default_gpu)
     files = sum(1 for r in results if r.is_manifest or r.diagnostics)
     deployments = sum(len(r.deployments) for r in results)
     if output_format == "json":
@@ -122,11 +131,12 @@ def lint(
     default="text",
     show_default=True,
 )
-def budget(paths: tuple[str, ...], output_format: str) -> None:
+@click.option("--gpu", "default_gpu", help=GPU_HELP)
+def budget(paths: tuple[str, ...], output_format: str, default_gpu: str | None) -> None:
     """Show where every GiB of each GPU goes, per deployment."""
     from .reporters import budget as budget_reporter
 
-    results, diagnostics, internal = _lint(paths, ())
+    results, diagnostics, internal = _lint(paths, (), default_gpu)
     results = [r for r in results if r.deployments or r.diagnostics]
     if output_format == "json":
         click.echo(budget_reporter.render_json(results), nl=False)

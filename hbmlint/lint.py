@@ -28,6 +28,13 @@ SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache_
 MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
+@dataclass(frozen=True)
+class LintOptions:
+    """Settings from the command line or configuration that change how files are read."""
+
+    default_gpu: str | None = None  # for manifests that name no GPU (--gpu)
+
+
 @dataclass
 class DeploymentResult:
     deployment: Deployment
@@ -70,8 +77,11 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def lint_file(path: Path, display: str, rules: list[Rule]) -> FileResult:
+def lint_file(
+    path: Path, display: str, rules: list[Rule], options: LintOptions | None = None
+) -> FileResult:
     """Every finding and budget of one file."""
+    options = options or LintOptions()
     result = FileResult(path=path, display=display)
     try:
         size = path.stat().st_size
@@ -115,7 +125,9 @@ def lint_file(path: Path, display: str, rules: list[Rule]) -> FileResult:
         deployments, findings = module.to_deployments(document, path, display)
         result.diagnostics.extend(findings)
         for deployment in deployments:
-            result.deployments.append(_lint_deployment(deployment, rules, result.diagnostics))
+            result.deployments.append(
+                _lint_deployment(deployment, rules, result.diagnostics, options)
+            )
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
@@ -125,9 +137,9 @@ def _looks_like_manifest(text: str) -> bool:
 
 
 def _lint_deployment(
-    deployment: Deployment, rules: list[Rule], findings: list[Diagnostic]
+    deployment: Deployment, rules: list[Rule], findings: list[Diagnostic], options: LintOptions
 ) -> DeploymentResult:
-    resolved, problems = resolve(deployment)
+    resolved, problems = resolve(deployment, options.default_gpu)
     findings.extend(problems)
     if resolved is None:
         first_error = next((p.message for p in problems), "could not be resolved")
@@ -151,5 +163,7 @@ def _lint_deployment(
     return DeploymentResult(deployment, budget=budget)
 
 
-def lint_paths(paths: Iterable[str], rules: list[Rule]) -> list[FileResult]:
-    return [lint_file(path, display, rules) for path, display in discover(paths)]
+def lint_paths(
+    paths: Iterable[str], rules: list[Rule], options: LintOptions | None = None
+) -> list[FileResult]:
+    return [lint_file(path, display, rules, options) for path, display in discover(paths)]

@@ -21,11 +21,15 @@ class Resolved:
     tensor_parallel: int
     pipeline_parallel: int
     gpu_count: int
+    gpu_from_default: bool = False  # the manifest named no GPU; --gpu / default-gpu was used
 
 
-def resolve(deployment: Deployment) -> tuple[Resolved | None, list[Diagnostic]]:
+def resolve(
+    deployment: Deployment, default_gpu: str | None = None
+) -> tuple[Resolved | None, list[Diagnostic]]:
+    """``default_gpu`` (from --gpu or the configuration) is used when the manifest names none."""
     findings: list[Diagnostic] = []
-    gpu = _resolve_gpu(deployment, findings)
+    gpu = _resolve_gpu(deployment, findings, default_gpu)
     target = _resolve_model(deployment, deployment.model, "model", findings)
     draft = None
     spec = deployment.speculative
@@ -51,11 +55,29 @@ def resolve(deployment: Deployment) -> tuple[Resolved | None, list[Diagnostic]]:
                 )
             )
     tp, pp, count = parallel
-    return Resolved(deployment, gpu, target, draft, tp, pp, count), findings
+    gpu_from_default = deployment.gpu.type is None and deployment.gpu.memory is None
+    resolved = Resolved(deployment, gpu, target, draft, tp, pp, count, gpu_from_default)
+    return resolved, findings
 
 
-def _resolve_gpu(deployment: Deployment, findings: list[Diagnostic]) -> GpuInfo | None:
+def _resolve_gpu(
+    deployment: Deployment, findings: list[Diagnostic], default_gpu: str | None
+) -> GpuInfo | None:
     spec = deployment.gpu
+    if spec.type is None and spec.memory is None:
+        if default_gpu is None:
+            findings.append(
+                input_diagnostic(
+                    "HBM005",
+                    "the manifest names no GPU type; set one in the manifest, run hbmlint with "
+                    "--gpu TYPE (for example --gpu H100), or set default-gpu in the configuration",
+                    deployment.file,
+                    deployment.location("gpu"),
+                    deployment.name,
+                )
+            )
+            return None
+        spec = replace(spec, type=default_gpu)
     info = catalog.find_gpu(spec.type) if spec.type else None
     if info is None and spec.memory is None:
         close = difflib.get_close_matches(spec.type or "", catalog.gpu_names(), n=3, cutoff=0.5)

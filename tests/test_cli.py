@@ -297,10 +297,10 @@ def test_internal_error_in_one_file_is_reported_and_exits_two(cli, tmp_path, mon
 
     real = hbmlint.lint.lint_file
 
-    def flaky(path, display, rules):
+    def flaky(path, display, rules, options=None):
         if path.name == "a.yaml":
             raise ZeroDivisionError("simulated bug")
-        return real(path, display, rules)
+        return real(path, display, rules, options)
 
     monkeypatch.setattr(hbmlint.lint, "lint_file", flaky)
     (tmp_path / "a.yaml").write_text(GOOD)
@@ -334,3 +334,17 @@ def test_parallelism_must_match_gpu_count(cli, write):
     assert finding["code"] == "HBM007" and finding["line"] == 5
     assert "2 x 1 = 2" in finding["message"]
     assert finding["fixes"] == ["Set gpu.count to 2, or parallel.tensor to 4"]
+
+
+def test_manifest_without_gpu_needs_gpu_flag(cli, write):
+    path = write(
+        manifest("""
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 8192}
+    """)
+    )
+    [finding] = cli("--format", "json", path).json()
+    assert finding["code"] == "HBM005" and "--gpu" in finding["message"]
+    assert cli("--gpu", "L4", path).exit_code == 0
+    [entry] = cli("budget", "--format", "json", "--gpu", "L4", path).json()
+    assert entry["gpu"] == "L4-24GB" and "gpu" in entry["assumed"]

@@ -49,7 +49,7 @@ def to_deployments(
     }
     locations[""] = document.span(("metadata", "name")) if "metadata" in data else document.span(())
 
-    gpu = spec["gpu"]
+    gpu = spec.get("gpu", {})
     memory = None
     if "memory" in gpu:
         try:
