@@ -8,6 +8,7 @@ the others are still linted.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,10 +72,10 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
 
 
 def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
+    """The path relative to the working directory where it is below it; symlinks are not
+    resolved (a symlink loop must still get a name)."""
+    relative = os.path.relpath(os.path.abspath(path))
+    return str(path) if relative.startswith("..") else relative
 
 
 def lint_file(
@@ -84,7 +85,14 @@ def lint_file(
     options = options or LintOptions()
     result = FileResult(path=path, display=display)
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        size = info.st_size
+        if not stat.S_ISREG(info.st_mode):
+            # a FIFO or device named *.yaml would block or never end; never open one
+            result.diagnostics.append(
+                input_diagnostic("HBM001", "not a regular file; not read", display)
+            )
+            return result
         if size > MAX_FILE_BYTES:
             result.diagnostics.append(
                 input_diagnostic(

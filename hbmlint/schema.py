@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -31,14 +32,37 @@ def validate(
     document: YamlDocument, schema_name: str, display: str, code: str = "HBM003"
 ) -> list[Diagnostic]:
     """Every schema violation in ``document``, as findings at the node that violates it."""
-    findings = []
+    non_finite = dict(_non_finite(document.data, ()))
+    findings = [
+        input_diagnostic(
+            code, f"{_dotted(path)}: {value!r} is not a finite number", display, document.span(path)
+        )
+        for path, value in non_finite.items()
+    ]
     for error in _validator(schema_name).iter_errors(document.data):
         path = tuple(error.absolute_path)
+        if path in non_finite:
+            continue  # already reported, more plainly
         message, span = _describe(error, path, document)
-        where = ".".join(str(p) for p in path) or "document"
-        findings.append(input_diagnostic(code, f"{where}: {message}", display, span))
+        findings.append(input_diagnostic(code, f"{_dotted(path)}: {message}", display, span))
     findings.sort(key=lambda d: (d.span.line, d.span.column))
     return findings
+
+
+def _dotted(path: tuple) -> str:
+    return ".".join(str(p) for p in path) or "document"
+
+
+def _non_finite(data: Any, path: tuple) -> list[tuple[tuple, float]]:
+    """NaN and infinities: YAML has them, JSON Schema cannot refuse them (NaN compares false
+    with every bound), and no manifest field means them."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return [(path, data)]
+    if isinstance(data, dict):
+        return [hit for k, v in data.items() for hit in _non_finite(v, (*path, str(k)))]
+    if isinstance(data, list):
+        return [hit for i, v in enumerate(data) for hit in _non_finite(v, (*path, i))]
+    return []
 
 
 def _describe(error: Any, path: tuple, document: YamlDocument) -> tuple[str, Any]:
