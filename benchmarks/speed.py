@@ -213,6 +213,14 @@ def generate(directory: Path, count: int, seed: int = SEED) -> list[Path]:
 # --------------------------------------------------------------------------- measurement
 
 
+def find_tool(name: str) -> str | None:
+    """A console script next to this interpreter, or on PATH."""
+    candidate = Path(sys.executable).with_name(name)
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
+    return shutil.which(name)
+
+
 def find_hbmlint() -> str:
     """The ``hbmlint`` script next to this interpreter, or the one on PATH."""
     for name in ("hbmlint", "hbmlint.exe"):
@@ -303,31 +311,52 @@ def print_table(scenarios: list[Scenario]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--count", type=int, default=1000, help="manifests to generate")
+    parser.add_argument(
+        "--count",
+        type=int,
+        action="append",
+        help="manifests to generate (repeat for several sizes; default 1000)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="timed runs of the directory")
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write figures as JSON")
     args = parser.parse_args(argv)
-    if args.count < 1 or args.runs < 1:
+    args.count = args.count or [1000]
+    if min(args.count) < 1 or args.runs < 1:
         parser.error("--count and --runs must be at least 1")
 
     hbmlint = find_hbmlint()
     version = run_child([hbmlint, "--version"]).stdout.strip()
-    with tempfile.TemporaryDirectory(prefix="hbmlint-bench-") as tmp:
-        directory = Path(tmp) / "manifests"
-        directory.mkdir()
-        paths = generate(directory, args.count)
-        corpus = validate_corpus(hbmlint, directory)
-        scenarios = [
-            measure("python -c pass", [sys.executable, "-c", "pass"], 0, SINGLE_RUNS, (0,)),
-            measure("hbmlint 1 file", [hbmlint, str(paths[0])], 1, SINGLE_RUNS, (0, 1)),
-            measure(
-                f"hbmlint dir ({args.count})",
-                [hbmlint, str(directory)],
-                args.count,
-                args.runs,
-                (0, 1),
-            ),
-        ]
+    # check-jsonschema, the usual pre-commit YAML validator, validating hbmlint's own schema on
+    # the same files: the yardstick the issue sets (install it to compare; it is not a dependency)
+    checker = find_tool("check-jsonschema")
+    schema = str(Path(__file__).resolve().parent.parent / "schemas" / "manifest.schema.json")
+    scenarios = [measure("python -c pass", [sys.executable, "-c", "pass"], 0, SINGLE_RUNS, (0,))]
+    ratios: list[tuple[str, float]] = []
+    corpus: dict[str, Any] = {}
+    for count in sorted(set(args.count)):
+        with tempfile.TemporaryDirectory(prefix="hbmlint-bench-") as tmp:
+            directory = Path(tmp) / "manifests"
+            directory.mkdir()
+            paths = generate(directory, count)
+            corpus = validate_corpus(hbmlint, directory)
+            plain = [str(p) for p in paths if not p.name.endswith("-multi.yaml")]
+            pairs = []
+            if count == min(args.count):  # start-up, as pre-commit pays it per call
+                pairs.append(("1 file", [str(paths[0])], [plain[0]], 1, SINGLE_RUNS))
+            pairs.append((f"dir ({count})", [str(directory)], plain, count, args.runs))
+            for label, lint_args, check_args, files, runs in pairs:
+                ours = measure(f"hbmlint {label}", [hbmlint, *lint_args], files, runs, (0, 1))
+                scenarios.append(ours)
+                if checker:
+                    theirs = measure(
+                        f"check-jsonschema {label}",
+                        [checker, "--schemafile", schema, *check_args],
+                        len(check_args),
+                        runs,
+                        (0, 1),
+                    )
+                    scenarios.append(theirs)
+                    ratios.append((label, ours.wall_s / theirs.wall_s))
 
     machine = {
         "nproc": os.cpu_count(),
@@ -337,10 +366,17 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"{version}; Python {machine['python']}; {machine['nproc']} CPUs; {machine['platform']}")
     print(
-        f"corpus: {args.count} files (seed {SEED}), {corpus['files_with_findings']} with findings, "
-        f"{corpus['findings']} findings"
+        f"corpus: {max(args.count)} files (seed {SEED}), {corpus['files_with_findings']} with "
+        f"findings, {corpus['findings']} findings"
     )
     print_table(scenarios)
+    if ratios:
+        print(
+            "hbmlint / check-jsonschema wall time: "
+            + ", ".join(f"{label} x{ratio:.2f}" for label, ratio in ratios)
+        )
+    else:
+        print("check-jsonschema not installed: no comparison (pip install check-jsonschema)")
     if args.json:
         report = {
             "hbmlint": version,
@@ -351,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
             "seed": SEED,
             "corpus": corpus,
             "scenarios": [asdict(s) for s in scenarios],
+            "ratios_wall": {label: round(ratio, 3) for label, ratio in ratios},
         }
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
