@@ -127,13 +127,30 @@ def _resolve_model(
         return arch
     field = f"{where}.name" if where == "model" else f"{where}.model"
     entry = catalog.find_model(ref.name or "")
+    cached = catalog.hf_cache_config(ref.name or "") if entry is None else None
+    if cached is not None:  # in the local Hugging Face cache: read it, no network
+        try:
+            config = catalog.read_config_file(cached)
+            return catalog.architecture_from_config(config, ref.name or "", str(cached))
+        except ConfigError as exc:
+            findings.append(
+                input_diagnostic(
+                    "HBM006",
+                    f"{field}: {exc}",
+                    deployment.file,
+                    deployment.location(field),
+                    deployment.name,
+                )
+            )
+            return None
     if entry is None:
         close = difflib.get_close_matches(ref.name or "", catalog.model_ids(), n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         findings.append(
             input_diagnostic(
                 "HBM006",
-                f"model '{ref.name}' is not in hbmlint's catalog.{hint} Point {where}.config "
+                f"model '{ref.name}' is not in hbmlint's catalog nor in the local Hugging Face "
+                f"cache.{hint} Point {where}.config "
                 "at the model's Hugging Face config.json (a path relative to this manifest) so "
                 "hbmlint can read its architecture",
                 deployment.file,

@@ -8,15 +8,19 @@ so both go through the same code.
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..units import Q, parse_quantity
+from ..units import parse_quantity
+from .architecture import Architecture, ConfigError, WeightFormat, architecture_from_config
+
+__all__ = ["Architecture", "ConfigError", "WeightFormat", "architecture_from_config"]
 
 _HERE = Path(__file__).parent
 
@@ -24,6 +28,29 @@ _HERE = Path(__file__).parent
 def _load(name: str) -> Any:
     with open(_HERE / name, encoding="utf-8") as handle:
         return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+# A team's own catalog files (configuration key `catalogs`): read after ours, so theirs win.
+_EXTRA_FILES: tuple[Path, ...] = ()
+
+
+def use_extra_files(paths: list[Path]) -> None:
+    """Read these YAML files' ``gpus:`` and ``models:`` lists too (same shape as ours)."""
+    global _EXTRA_FILES
+    if tuple(paths) != _EXTRA_FILES:
+        _EXTRA_FILES = tuple(paths)
+        _gpu_index.cache_clear()
+        _model_index.cache_clear()
+
+
+def _entries(builtin: str, section: str) -> list[dict]:
+    entries = list(_load(builtin)[section])
+    for path in _EXTRA_FILES:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # an entry's source defaults to the team's file, where a reader would look
+        entries += [{"source": str(path), **e} for e in (data or {}).get(section) or []]
+    return entries
 
 
 def _key(name: str) -> str:
@@ -43,7 +70,7 @@ class GpuInfo:
 @cache
 def _gpu_index() -> dict[str, GpuInfo]:
     index: dict[str, GpuInfo] = {}
-    for entry in _load("gpus.yaml")["gpus"]:
+    for entry in _entries("gpus.yaml", "gpus"):
         info = GpuInfo(
             name=entry["name"],
             memory=parse_quantity(entry["memory"], "[information]"),
@@ -68,15 +95,42 @@ def gpu_names() -> list[str]:
 @cache
 def _model_index() -> dict[str, dict]:
     index: dict[str, dict] = {}
-    for entry in _load("models.yaml")["models"]:
+    for entry in _entries("models.yaml", "models"):
         for alias in [entry["id"], *entry.get("aliases", [])]:
             index[_key(alias)] = entry
     return index
 
 
 def find_model(name: str) -> dict | None:
-    """The catalog entry (id, source, config) for a Hugging Face id or alias, or None."""
-    return _model_index().get(_key(name))
+    """The catalog entry (id, source, config) for a Hugging Face id or alias, or None. An entry
+    with ``base:`` (a quantized or re-uploaded checkpoint) takes its base's config and
+    overrides the fields it lists."""
+    entry = _model_index().get(_key(name))
+    if entry is None or "base" not in entry:
+        return entry
+    base = find_model(entry["base"])
+    if base is None:
+        raise ConfigError(
+            f"catalog entry {entry['id']}: base {entry['base']} is not in the catalog"
+        )
+    return {**entry, "config": {**base["config"], **(entry.get("config") or {})}}
+
+
+def hf_cache_config(model_id: str) -> Path | None:
+    """config.json of a model in the local Hugging Face cache (``$HF_HUB_CACHE``, else
+    ``$HF_HOME/hub``, else ``~/.cache/huggingface/hub``): no network call. The newest snapshot
+    wins."""
+    if "/" not in model_id or model_id.count("/") > 1 or ".." in model_id:
+        return None
+    hub = os.environ.get("HF_HUB_CACHE")
+    if not hub:
+        home = os.environ.get("HF_HOME") or os.path.join("~", ".cache", "huggingface")
+        hub = os.path.join(home, "hub")
+    folder = Path(hub).expanduser() / ("models--" + model_id.replace("/", "--"))
+    candidates = sorted(
+        folder.glob("snapshots/*/config.json"), key=lambda p: p.stat().st_mtime, reverse=True
+    )
+    return candidates[0] if candidates else None
 
 
 def model_ids() -> list[str]:
@@ -94,14 +148,12 @@ def _formats() -> dict:
 
 def weight_format_bytes(quantization: str | None) -> float | None:
     """Bytes per parameter of a quantized linear layer, or None for the model dtype."""
-    if not quantization or quantization == "none":
-        return None
-    value = _formats()["formats"].get(quantization)
-    return None if value is None else float(value)
+    fmt = weight_format(quantization)
+    return None if fmt is None else fmt.bytes_per_param
 
 
-def kv_dtype_bytes(kv_cache_dtype: str) -> int:
-    return int(_formats()["kv_cache_dtypes"][kv_cache_dtype])
+def kv_dtype_bytes(kv_cache_dtype: str) -> float:
+    return _formats()["kv_cache_dtypes"][kv_cache_dtype]
 
 
 @cache
@@ -109,159 +161,114 @@ def engine_defaults(engine: str) -> dict:
     return _load("engines.yaml")[engine]
 
 
-class ConfigError(ValueError):
-    """A config.json that cannot be read as a transformer model."""
+def weight_format(
+    quantization: str | WeightFormat | None, arch: Architecture | None = None
+) -> WeightFormat | None:
+    """The weight format a quantization name stands for, or None for the model dtype. When the
+    name is the checkpoint's own format, the checkpoint's group size and bits are used."""
+    if isinstance(quantization, WeightFormat):
+        return quantization
+    if not quantization or quantization == "none":
+        return None
+    if arch is not None and arch.weight_format and arch.weight_format.name == quantization:
+        return arch.weight_format
+    spec = _formats()["formats"].get(quantization)
+    if spec is None:
+        return None
+    return WeightFormat(
+        name=quantization,
+        bits=float(spec["bits"]),
+        group=int(spec.get("group", 0)),
+        scale_bytes=float(spec.get("scale_bytes", 0)),
+        zero_bits=float(spec.get("zero_bits", 0)),
+    )
 
 
-@dataclass(frozen=True)
-class Architecture:
-    """What hbmlint needs to know of a decoder-only transformer, from its config.json."""
+def expert_alignment(fmt: WeightFormat | None) -> int:
+    """The multiple MoE kernels round each expert's per-rank width up to, for this format."""
+    if fmt is None:
+        return 0
+    return int((_formats()["formats"].get(fmt.name) or {}).get("expert_align", 0))
 
-    name: str
-    source: str
-    hidden_size: int
-    num_layers: int
-    num_attention_heads: int
-    num_kv_heads: int
-    head_dim: int
-    intermediate_size: int
-    vocab_size: int
-    tie_word_embeddings: bool
-    dtype: str
-    max_position_embeddings: int | None = None
-    attention_bias: bool = False
-    quantization: str | None = None  # from config.json's quantization_config
-    # features present in the config that this version does not model (MLA, MoE, ...)
-    approximations: tuple[str, ...] = ()
 
-    @property
-    def parameters(self) -> int:
-        """Total parameters, as a model card counts them."""
-        layer = self._attention_params(1) + self._mlp_params() + 2 * self.hidden_size
-        embed = self.vocab_size * self.hidden_size
-        lm_head = 0 if self.tie_word_embeddings else embed
-        return self.num_layers * layer + embed + lm_head + self.hidden_size
-
-    def _attention_params(self, kv_heads_share: float) -> float:
-        h, hd = self.hidden_size, self.head_dim
-        q_and_o = 2 * h * self.num_attention_heads * hd
-        k_and_v = 2 * h * self.num_kv_heads * hd * kv_heads_share
-        bias = (self.num_attention_heads + 2 * self.num_kv_heads * kv_heads_share) * hd
-        return q_and_o + k_and_v + (bias if self.attention_bias else 0)
-
-    def _mlp_params(self) -> int:
-        return 3 * self.hidden_size * self.intermediate_size  # gate, up and down projections
-
-    def kv_heads_per_rank(self, tensor_parallel: int) -> int:
-        """KV heads each TP rank holds: replicated once TP exceeds the KV head count."""
-        return max(1, self.num_kv_heads // tensor_parallel)
-
-    def weight_bytes_per_rank(
-        self,
-        tensor_parallel: int,
-        pipeline_parallel: int,
-        quantization: str | None,
-        dtype: str | None = None,
-    ) -> Any:
-        """Bytes of weights on the busiest GPU: linear layers split over TP (KV projections
-        replicated when TP exceeds the KV heads), embeddings vocab-parallel, layers over PP."""
-        tp, pp = tensor_parallel, pipeline_parallel
-        dense_bytes = dtype_bytes(dtype or self.dtype)
-        linear_bytes = weight_format_bytes(quantization) or dense_bytes
-        kv_share = self.kv_heads_per_rank(tp) / self.num_kv_heads  # of the k/v projections
-        layers = -(-self.num_layers // pp)
-        attention = (
-            2 * self.hidden_size * self.num_attention_heads * self.head_dim / tp
-            + 2 * self.hidden_size * self.num_kv_heads * self.head_dim * kv_share
+def checkpoint_format(
+    qconfig: Any,
+) -> tuple[WeightFormat | None, frozenset[str], str | None]:
+    """A config.json quantization_config read as (weight format, parts left unquantized, the
+    KV-cache dtype it implies)."""
+    if not isinstance(qconfig, dict):
+        return None, frozenset(), None
+    method = str(qconfig.get("quant_method", "")).lower()
+    name = _formats()["config_quant_methods"].get(method)
+    bits = qconfig.get("bits", qconfig.get("w_bit"))
+    group = qconfig.get("group_size", qconfig.get("q_group_size"))
+    scale_bytes = None
+    kv_dtype = None
+    if method == "fp8" and isinstance(qconfig.get("weight_block_size"), list):
+        rows, cols = qconfig["weight_block_size"]
+        group, scale_bytes = rows * cols, 4  # one fp32 scale per block
+    elif method == "bitsandbytes":
+        if qconfig.get("load_in_8bit"):
+            name = "int8"
+        elif qconfig.get("bnb_4bit_use_double_quant"):
+            scale_bytes = 1 + 4 / 256  # 8-bit absmax, with an fp32 scale per 256 of them
+    elif method == "modelopt":
+        algo = str(qconfig.get("quant_algo", "")).upper()
+        name = "fp8" if "FP8" in algo and "FP4" not in algo else "nvfp4"
+        if qconfig.get("kv_cache_quant_algo"):
+            kv_dtype = "fp8"
+    elif method == "compressed-tensors":
+        weights = (
+            next(
+                (
+                    g.get("weights")
+                    for g in (qconfig.get("config_groups") or {}).values()
+                    if isinstance(g, dict) and isinstance(g.get("weights"), dict)
+                ),
+                None,
+            )
+            or {}
         )
-        linear = layers * (attention + self._mlp_params() / tp)
-        norms = layers * 2 * self.hidden_size + self.hidden_size
-        embed = self.vocab_size * self.hidden_size / tp
-        lm_head = 0 if self.tie_word_embeddings else embed
-        # with PP the first stage holds the embedding and the last the lm_head
-        vocab_params = embed + lm_head if pp == 1 else max(embed, lm_head)
-        total = linear * linear_bytes + (norms + vocab_params) * dense_bytes
-        return Q(total, "byte")
+        bits = weights.get("num_bits", 8)
+        group = weights.get("group_size")
+        if weights.get("type") == "float":
+            name = "fp8" if bits == 8 else "nvfp4"
+        else:
+            name = "w8a8" if bits == 8 else "int4"
+        if isinstance(weights.get("block_structure"), list):
+            rows, cols = weights["block_structure"]
+            group, scale_bytes = rows * cols, 4
+        if qconfig.get("kv_cache_scheme"):
+            kv_dtype = "fp8"
+    if name is None:
+        return None, frozenset(), kv_dtype
+    fmt = weight_format(name)
+    if fmt is not None:
+        if isinstance(bits, int) and bits != fmt.bits and name in ("awq", "gptq", "int4"):
+            fmt = replace(fmt, bits=float(bits))
+        if isinstance(group, int) and group > 0:
+            fmt = replace(fmt, group=group)
+        if scale_bytes is not None:
+            fmt = replace(fmt, scale_bytes=float(scale_bytes))
+    skipped = [
+        str(m)
+        for key in ("modules_to_not_convert", "ignore", "llm_int8_skip_modules", "exclude_modules")
+        for m in (qconfig.get(key) or [])
+    ]
+    return fmt, _unquantized_parts(skipped), kv_dtype
 
-    def kv_bytes_per_token_per_rank(
-        self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: int
-    ) -> Any:
-        """K and V for every attention layer of the busiest PP stage, this rank's heads."""
-        layers = -(-self.num_layers // pipeline_parallel)
-        heads = self.kv_heads_per_rank(tensor_parallel)
-        return Q(layers * 2 * heads * self.head_dim * kv_bytes, "byte / token")
 
-
-def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
-    """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
-    if not isinstance(config, dict):
-        raise ConfigError("config.json must hold a JSON object")
-    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-    approximations: list[str] = []
-    if text is not config:
-        approximations.append("multimodal model: the vision tower's weights are not counted")
-
-    def need(field: str) -> int:
-        value = text.get(field)
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ConfigError(f"config.json has no positive integer '{field}'")
-        return value
-
-    hidden = need("hidden_size")
-    heads = need("num_attention_heads")
-    layers = need("num_hidden_layers")
-    kv_heads = text.get("num_key_value_heads") or heads
-    head_dim = text.get("head_dim") or hidden // heads
-    intermediate = text.get("intermediate_size") or 4 * hidden
-    vocab = need("vocab_size")
-    if not all(isinstance(v, int) and v > 0 for v in (kv_heads, head_dim, intermediate)):
-        raise ConfigError(
-            "config.json has a non-integer num_key_value_heads, head_dim or intermediate_size"
-        )
-    if text.get("kv_lora_rank"):
-        approximations.append("MLA attention (kv_lora_rank) is counted as standard attention")
-    experts = (
-        text.get("num_local_experts")
-        or text.get("num_experts")
-        or text.get("n_routed_experts")
-        or 0
-    )
-    if isinstance(experts, int) and experts > 1:
-        approximations.append(f"mixture of experts ({experts} experts) is counted as one dense MLP")
-    window_layers = text.get("layer_types") or []
-    if (text.get("sliding_window") and text.get("use_sliding_window", True)) or any(
-        "sliding" in str(t) for t in window_layers
-    ):
-        approximations.append("sliding-window layers are charged the full context")
-    quant = None
-    qconfig = config.get("quantization_config")
-    if isinstance(qconfig, dict):
-        method = str(qconfig.get("quant_method", "")).lower()
-        quant = _formats()["config_quant_methods"].get(method)
-    dtype = str(
-        config.get("torch_dtype") or config.get("dtype") or text.get("torch_dtype") or "bfloat16"
-    )
-    if dtype not in _formats()["dtypes"]:
-        dtype = "bfloat16"
-    return Architecture(
-        name=name,
-        source=source,
-        hidden_size=hidden,
-        num_layers=layers,
-        num_attention_heads=heads,
-        num_kv_heads=kv_heads,
-        head_dim=head_dim,
-        intermediate_size=intermediate,
-        vocab_size=vocab,
-        tie_word_embeddings=bool(
-            config.get("tie_word_embeddings", text.get("tie_word_embeddings", False))
-        ),
-        dtype=dtype,
-        max_position_embeddings=text.get("max_position_embeddings"),
-        attention_bias=bool(text.get("attention_bias", text.get("model_type") == "qwen2")),
-        quantization=quant,
-        approximations=tuple(approximations),
-    )
+def _unquantized_parts(modules: list[str]) -> frozenset[str]:
+    """Which parts of a layer a format's skip list leaves in the model dtype."""
+    parts = set()
+    for module in modules:
+        if re.search(r"self_attn|attention|\.attn", module):
+            parts.add("attention")
+        if "shared_expert" in module:
+            parts.add("shared_experts")
+        if re.search(r"\.mlp(\.|$|\*)", module) and not re.search(r"expert|router|gate$", module):
+            parts.add("dense_mlp")
+    return frozenset(parts)
 
 
 def read_config_file(path: Path) -> dict:

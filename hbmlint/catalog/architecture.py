@@ -1,0 +1,564 @@
+"""What hbmlint needs to know of a model, read from a Hugging Face config.json.
+
+A model is a stack of layers. Each layer has a *mixer* (full attention, sliding-window
+attention, or a fixed-size recurrent state as in Mamba / gated delta-net layers, or none) and a
+*feed-forward* part (a dense MLP, a mixture of experts, or none). Attention is standard
+(GQA/MQA/MHA with its own head_dim) or MLA (a latent of kv_lora_rank + qk_rope_head_dim, one
+"head" replicated on every TP rank). Weights are counted per part so that a quantized format
+touches only the parts it quantizes, and per rank the way vLLM shards them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..units import Q
+
+FULL, SLIDING, STATE, NO_MIXER = "full", "sliding", "state", "none"
+DENSE, MOE, NO_FFN = "dense", "moe", "none"
+# fp8_ds_mla: vLLM's FlashMLA layout, 512 fp8 latent values, 4 fp32 scales and the 64-wide
+# rope part in bf16 = 656 bytes per token and layer (vllm/v1/kv_cache_interface.py).
+FP8_DS_MLA_BYTES = 656
+
+
+class ConfigError(ValueError):
+    """A config.json that cannot be read as a transformer model."""
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    """Bytes per parameter of a quantized layer: packed values plus one scale (and zero) per
+    group of ``group`` values."""
+
+    name: str
+    bits: float
+    group: int = 0
+    scale_bytes: float = 0.0
+    zero_bits: float = 0.0
+
+    @property
+    def bytes_per_param(self) -> float:
+        extra = (self.scale_bytes + self.zero_bits / 8) / self.group if self.group else 0.0
+        return self.bits / 8 + extra
+
+
+@dataclass(frozen=True)
+class KvLayout:
+    """Per-rank KV cost of one pipeline stage, split the way vLLM's hybrid manager splits it."""
+
+    full_per_token: int  # bytes a token costs in the full-attention layers
+    windows: tuple[tuple[int, int], ...] = ()  # (window, bytes a token) per window size
+    state_per_sequence: int = 0  # recurrent state of the state-space layers, per sequence
+
+    @property
+    def all_layers_per_token(self) -> int:
+        """Bytes a token costs when every attention layer keeps the whole context."""
+        return self.full_per_token + sum(b for _, b in self.windows)
+
+    def request_bytes(
+        self, tokens: int, batched_tokens: int, block: int, hybrid: bool = True
+    ) -> float:
+        """Worst-case bytes of one request of ``tokens`` tokens (vLLM's max_memory_usage_bytes):
+        window layers keep min(window - 1 + max_num_batched_tokens, tokens) tokens plus one
+        block; without the hybrid manager they keep everything."""
+        total = float(self.full_per_token * tokens + self.state_per_sequence)
+        for window, per_token in self.windows:
+            if not hybrid:
+                total += per_token * tokens
+                continue
+            kept = min(window - 1 + batched_tokens, tokens)
+            total += per_token * (math.ceil(kept / block) + 1) * block
+        return total
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A decoder-only model (plus an optional vision tower), from its config.json."""
+
+    name: str
+    source: str
+    hidden_size: int
+    num_layers: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    dtype: str
+    max_position_embeddings: int | None = None
+    attention_bias: bool = False
+    quantization: str | None = None  # the checkpoint's own format (quantization_config)
+    # features present in the config that hbmlint still approximates
+    approximations: tuple[str, ...] = ()
+    # per layer: FULL / SLIDING / STATE / NO_MIXER; empty means every layer is FULL
+    mixers: tuple[str, ...] = ()
+    # per layer: DENSE / MOE / NO_FFN; empty means every layer is DENSE
+    ffns: tuple[str, ...] = ()
+    sliding_window: int = 0
+    # MLA (DeepSeek-V2/V3, Kimi K2): latent KV, replicated on every TP rank
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    q_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    v_head_dim: int = 0
+    # mixture of experts: every expert is resident
+    num_experts: int = 0
+    experts_per_token: int = 0
+    moe_intermediate_size: int = 0
+    shared_intermediate_size: int = 0  # all shared experts of one MoE layer together
+    mlp_matrices: int = 3  # gate, up, down (2 for a plain up/down MLP)
+    # state-space / linear-attention layers: parameters of one mixer, and its state elements
+    state_mixer_params: int = 0
+    state_conv_elements: int = 0
+    state_ssm_elements: int = 0
+    state_ssm_dtype: str | None = None
+    vision_params: int = 0  # vision tower and projector, kept in the model dtype
+    mtp_layers: int = 0  # multi-token-prediction layers shipped in the checkpoint
+    draft_vocab_size: int = 0  # EAGLE-3 heads: the reduced vocabulary of their lm_head
+    weight_format: WeightFormat | None = None  # the checkpoint's format, with its group size
+    # parts the checkpoint's format leaves unquantized: "attention", "shared_experts", "dense_mlp"
+    unquantized: frozenset[str] = field(default_factory=frozenset)
+    kv_cache_dtype: str | None = None  # what kv_cache_dtype "auto" means for this checkpoint
+
+    # ----------------------------------------------------------------- layer structure
+    def mixer(self, layer: int) -> str:
+        return self.mixers[layer] if self.mixers else FULL
+
+    def ffn(self, layer: int) -> str:
+        return self.ffns[layer] if self.ffns else DENSE
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 1
+
+    def _stage_layers(self, pipeline_parallel: int) -> range:
+        """The layers of the busiest pipeline stage (the first, which gets the remainder)."""
+        per_stage = -(-self.num_layers // pipeline_parallel)
+        return range(min(per_stage, self.num_layers))
+
+    # ----------------------------------------------------------------- parameters
+    def _attention_parts(self) -> tuple[float, float, float]:
+        """(split over TP, K/V projections, replicated) parameters of one attention layer."""
+        h = self.hidden_size
+        heads = self.num_attention_heads
+        if self.is_mla:
+            qk_dim = self.qk_nope_head_dim + self.qk_rope_head_dim
+            q = self.q_lora_rank * heads * qk_dim if self.q_lora_rank else h * heads * qk_dim
+            kv_b = self.kv_lora_rank * heads * (self.qk_nope_head_dim + self.v_head_dim)
+            o = heads * self.v_head_dim * h
+            # q_a and kv_a projections are replicated linear layers in vLLM
+            replicated = h * (self.kv_lora_rank + self.qk_rope_head_dim)
+            if self.q_lora_rank:
+                replicated += h * self.q_lora_rank + self.q_lora_rank
+            return q + kv_b + o, 0.0, replicated + self.kv_lora_rank
+        hd = self.head_dim
+        split = 2 * h * heads * hd
+        kv = 2 * h * self.num_kv_heads * hd
+        if self.attention_bias:
+            split += heads * hd
+            kv += 2 * self.num_kv_heads * hd
+        return split, kv, 0.0
+
+    def _ffn_parts(self, kind: str) -> tuple[float, float, float]:
+        """(experts, shared experts or dense MLP, router) parameters of one layer's FFN."""
+        h = self.hidden_size
+        if kind == MOE:
+            experts = self.num_experts * self.mlp_matrices * h * self.moe_intermediate_size
+            shared = self.mlp_matrices * h * self.shared_intermediate_size
+            return experts, shared, h * self.num_experts
+        if kind == DENSE:
+            return 0.0, self.mlp_matrices * h * self.intermediate_size, 0.0
+        return 0.0, 0.0, 0.0
+
+    @property
+    def parameters(self) -> int:
+        """Total parameters, as a model card counts them (every expert, the vision tower;
+        MTP layers excluded)."""
+        total = 0.0
+        for layer in range(self.num_layers):
+            mixer = self.mixer(layer)
+            if mixer in (FULL, SLIDING):
+                total += sum(self._attention_parts())
+            elif mixer == STATE:
+                total += self.state_mixer_params
+            total += sum(self._ffn_parts(self.ffn(layer))) + 2 * self.hidden_size
+        embed = self.vocab_size * self.hidden_size
+        lm_head = 0 if self.tie_word_embeddings else embed
+        return int(total + embed + lm_head + self.hidden_size + self.vision_params)
+
+    @property
+    def active_intermediate_size(self) -> int:
+        """The MLP width one token goes through (routed experts plus shared ones for MoE)."""
+        if self.is_moe:
+            moe = self.experts_per_token * self.moe_intermediate_size
+            moe += self.shared_intermediate_size
+            return max(moe, self.intermediate_size if DENSE in self.ffns else 0)
+        return self.intermediate_size
+
+    def kv_heads_per_rank(self, tensor_parallel: int) -> int:
+        """KV heads each TP rank holds: replicated once TP exceeds the KV head count."""
+        return max(1, self.num_kv_heads // tensor_parallel)
+
+    def weight_bytes_per_rank(
+        self,
+        tensor_parallel: int,
+        pipeline_parallel: int,
+        quantization: str | WeightFormat | None,
+        dtype: str | None = None,
+        expert_parallel: int = 1,
+    ) -> Any:
+        """Bytes of weights on the busiest GPU. Linear layers are split over TP (K/V projections
+        replicated once TP exceeds the KV heads, MLA's down-projections on every rank), experts
+        over EP when expert parallelism is on (each rank holding whole experts) and over TP
+        otherwise, embeddings vocab-parallel, layers over PP. The format quantizes the linear
+        layers it covers; embeddings, lm_head, norms, routers and the vision tower stay in the
+        model dtype."""
+        from . import dtype_bytes, weight_format
+
+        tp, pp = tensor_parallel, pipeline_parallel
+        dense = dtype_bytes(dtype or self.dtype)
+        fmt = weight_format(quantization, self)
+        quant = fmt.bytes_per_param if fmt else dense
+
+        def linear(part: str) -> float:
+            return dense if part in self.unquantized else quant
+
+        kv_share = self.kv_heads_per_rank(tp) / self.num_kv_heads
+        split, kv, replicated = self._attention_parts()
+        attention = (split / tp + kv * kv_share) * linear("attention") + replicated * dense
+        expert_ranks = expert_parallel if expert_parallel > 1 else tp
+        experts_here = (
+            math.ceil(self.num_experts / expert_ranks) / self.num_experts
+            if expert_parallel > 1
+            else 1 / tp
+        )
+        total = 0.0
+        for layer in self._stage_layers(pp):
+            mixer = self.mixer(layer)
+            if mixer in (FULL, SLIDING):
+                total += attention
+            elif mixer == STATE:
+                total += self.state_mixer_params / tp * linear("attention")
+            kind = self.ffn(layer)
+            experts, shared, router = self._ffn_parts(kind)
+            expert_bytes = self._padded_experts(experts, fmt, expert_ranks)
+            shared_part = "shared_experts" if kind == MOE else "dense_mlp"
+            total += expert_bytes * experts_here * quant
+            total += shared / tp * linear(shared_part) + router * dense
+            total += 2 * self.hidden_size * dense  # norms
+        total += self.hidden_size * dense
+        embed = self.vocab_size * self.hidden_size / tp
+        lm_head = 0 if self.tie_word_embeddings else embed
+        # with PP the first stage holds the embedding and the last the lm_head
+        total += (embed + lm_head if pp == 1 else max(embed, lm_head)) * dense
+        total += self.vision_params / tp * dense  # on the first stage with PP
+        return Q(total, "byte")
+
+    def _padded_experts(self, experts: float, fmt: WeightFormat | None, ranks: int) -> float:
+        """Some MoE kernels pad each expert's intermediate size per rank (vLLM's MXFP4 kernels
+        round it up to a multiple of 256; gpt-oss 2880 becomes 3072)."""
+        from . import expert_alignment
+
+        align = expert_alignment(fmt)
+        if not experts or not align:
+            return experts
+        per_rank = self.moe_intermediate_size / ranks
+        return experts * math.ceil(per_rank / align) * align / per_rank
+
+    # ----------------------------------------------------------------- KV cache
+    def _attention_bytes_per_token(self, tensor_parallel: int, kv_bytes: float, mla_fp8: bool):
+        if self.is_mla:  # one latent "head", replicated on every rank
+            if mla_fp8:
+                return FP8_DS_MLA_BYTES
+            return (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes
+        return 2 * self.kv_heads_per_rank(tensor_parallel) * self.head_dim * kv_bytes
+
+    def kv_layout(
+        self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str = ""
+    ) -> KvLayout:
+        """The KV cost of the busiest PP stage on one TP rank."""
+        per_layer = self._attention_bytes_per_token(
+            tensor_parallel, kv_bytes, kv_dtype == "fp8_ds_mla"
+        )
+        full = 0.0
+        window = 0.0
+        state = 0.0
+        for layer in self._stage_layers(pipeline_parallel):
+            mixer = self.mixer(layer)
+            if mixer == FULL:
+                full += per_layer
+            elif mixer == SLIDING:
+                window += per_layer
+            elif mixer == STATE:
+                state += self.state_bytes_per_layer(tensor_parallel)
+        windows = ((self.sliding_window, int(window)),) if window else ()
+        return KvLayout(int(full), windows, int(state))
+
+    def state_bytes_per_layer(self, tensor_parallel: int) -> float:
+        """Conv and SSM state of one state-space layer, for one sequence, on one rank."""
+        from . import dtype_bytes
+
+        ssm = dtype_bytes(self.state_ssm_dtype or self.dtype)
+        conv = dtype_bytes(self.dtype)
+        return (self.state_conv_elements * conv + self.state_ssm_elements * ssm) / tensor_parallel
+
+    def kv_bytes_per_token_per_rank(
+        self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float
+    ) -> Any:
+        """K and V of every attention layer of the busiest PP stage, this rank's share, as if
+        each layer kept the whole context (window layers and state are in kv_layout)."""
+        layout = self.kv_layout(tensor_parallel, pipeline_parallel, kv_bytes)
+        return Q(layout.all_layers_per_token, "byte / token")
+
+
+# --------------------------------------------------------------------------- config.json
+
+
+def _int(config: dict, *names: str, default: int = 0) -> int:
+    for name in names:
+        value = config.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return default
+
+
+def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[str]]:
+    """Per-layer mixer kinds, the sliding window, and notes on what is approximated."""
+    notes: list[str] = []
+    window = _int(text, "sliding_window")
+    kinds: list[str] = []
+    types = text.get("layer_types")
+    pattern = text.get("hybrid_override_pattern")
+    if isinstance(types, list) and len(types) == layers:
+        for kind in types:
+            kind = str(kind)
+            if "sliding" in kind or kind == "chunked_attention":
+                kinds.append(SLIDING)
+            elif "linear" in kind or "mamba" in kind or kind in ("kda", "deltanet"):
+                kinds.append(STATE)
+            elif "attention" in kind:
+                kinds.append(FULL)
+            else:
+                kinds.append(NO_MIXER)
+    elif isinstance(pattern, str) and len(pattern) == layers:  # Nemotron-H: M, *, -, E
+        kinds = [STATE if c == "M" else FULL if c == "*" else NO_MIXER for c in pattern]
+    elif isinstance(text.get("layers_block_type"), list):  # Jamba-style
+        kinds = [STATE if t == "mamba" else FULL for t in text["layers_block_type"]]
+    elif _int(text, "attn_layer_period"):  # Jamba: one attention layer per period
+        period, offset = _int(text, "attn_layer_period"), _int(text, "attn_layer_offset")
+        kinds = [FULL if i % period == offset else STATE for i in range(layers)]
+    elif _int(text, "full_attention_interval") and text.get("linear_num_value_heads"):
+        every = _int(text, "full_attention_interval")  # Qwen3-Next
+        kinds = [FULL if (i + 1) % every == 0 else STATE for i in range(layers)]
+    elif window and _int(text, "sliding_window_pattern"):  # Gemma 3: every Nth layer global
+        every = _int(text, "sliding_window_pattern")
+        kinds = [FULL if (i + 1) % every == 0 else SLIDING for i in range(layers)]
+    elif window and text.get("model_type") in ("gemma2", "cohere2"):  # alternating
+        kinds = [SLIDING if i % 2 == 0 else FULL for i in range(layers)]
+    elif window and text.get("use_sliding_window", True) and not text.get("max_window_layers"):
+        kinds = [SLIDING] * layers  # Mistral-7B-v0.1, Phi-3: every layer windowed
+    if kinds and len(kinds) != layers:
+        notes.append("layer pattern does not match num_hidden_layers; all layers counted full")
+        kinds = []
+    if SLIDING in kinds and not window:
+        kinds = [FULL if k == SLIDING else k for k in kinds]
+    return tuple(kinds) if any(k != FULL for k in kinds) else (), window, notes
+
+
+def _moe(text: dict, layers: int) -> dict[str, Any]:
+    experts = _int(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+    if experts <= 1:
+        return {}
+    inter = _int(text, "moe_intermediate_size", "expert_intermediate_size")
+    inter = inter or _int(text, "intermediate_size")
+    shared = _int(text, "shared_expert_intermediate_size")
+    if not shared and _int(text, "n_shared_experts", "num_shared_experts"):
+        shared = _int(text, "n_shared_experts", "num_shared_experts") * inter
+    if text.get("model_type", "").startswith("llama4"):
+        shared = inter  # Llama 4: one shared expert of intermediate_size beside the routed ones
+    first_dense = _int(text, "first_k_dense_replace")
+    step = _int(text, "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq")
+    step = max(step, 1)
+    dense_only = set(text.get("mlp_only_layers") or [])
+    ffns = []
+    for i in range(layers):
+        if i < first_dense or i in dense_only or (i + 1) % step != 0:
+            ffns.append(DENSE)
+        else:
+            ffns.append(MOE)
+    return {
+        "num_experts": experts,
+        "experts_per_token": _int(text, "num_experts_per_tok", "experts_per_token", "moe_topk"),
+        "moe_intermediate_size": inter,
+        "shared_intermediate_size": shared,
+        "ffns": tuple(ffns),
+    }
+
+
+def _state(text: dict, hidden: int) -> dict[str, Any]:
+    """State-space / linear-attention mixer: its parameters and state sizes (all ranks)."""
+    if text.get("linear_num_value_heads"):  # gated delta-net (Qwen3-Next, Qwen3.5)
+        kh, vh = _int(text, "linear_num_key_heads"), _int(text, "linear_num_value_heads")
+        kd, vd = _int(text, "linear_key_head_dim"), _int(text, "linear_value_head_dim")
+        kernel = _int(text, "linear_conv_kernel_dim", default=4)
+        key, value = kh * kd, vh * vd
+        conv_dim = 2 * key + value
+        params = hidden * (2 * key + 2 * value + 2 * vh) + conv_dim * kernel + value * hidden
+        return {
+            "state_mixer_params": params,
+            "state_conv_elements": (kernel - 1) * conv_dim,
+            "state_ssm_elements": vh * kd * vd,
+        }
+    if _int(text, "mamba_num_heads"):  # Mamba-2 (Nemotron-H)
+        heads, head_dim = _int(text, "mamba_num_heads"), _int(text, "mamba_head_dim")
+        groups, d_state = _int(text, "n_groups", default=1), _int(text, "ssm_state_size")
+        kernel = _int(text, "conv_kernel", default=4)
+        inner = heads * head_dim
+        conv_dim = inner + 2 * groups * d_state
+        params = hidden * (2 * inner + 2 * groups * d_state + heads) + conv_dim * kernel
+        return {
+            "state_mixer_params": params + inner * hidden,
+            "state_conv_elements": (kernel - 1) * conv_dim,
+            "state_ssm_elements": heads * head_dim * d_state,
+        }
+    if _int(text, "mamba_d_state"):  # Mamba-1 (Jamba)
+        inner = _int(text, "mamba_expand", default=2) * hidden
+        d_state, kernel = _int(text, "mamba_d_state"), _int(text, "mamba_d_conv", default=4)
+        dt_rank = _int(text, "mamba_dt_rank") or math.ceil(hidden / 16)
+        params = hidden * 2 * inner + inner * kernel + inner * (dt_rank + 2 * d_state)
+        params += dt_rank * inner + inner * d_state + inner * hidden
+        return {
+            "state_mixer_params": params,
+            "state_conv_elements": (kernel - 1) * inner,
+            "state_ssm_elements": inner * d_state,
+        }
+    return {}
+
+
+# model types whose MLP is a plain up/down projection rather than a gated one
+PLAIN_MLP_TYPES = {"starcoder2", "gpt2", "gpt_bigcode", "falcon", "phi", "gpt_neox", "opt", "bloom"}
+
+
+def _plain_mlp(text: dict) -> bool:
+    act = str(text.get("mlp_hidden_act") or text.get("hidden_act") or "")
+    return act == "relu2" or str(text.get("model_type", "")) in PLAIN_MLP_TYPES
+
+
+def _vision_params(vision: dict) -> int:
+    """Parameters of a ViT-style vision tower and its projector, from vision_config."""
+    width = _int(vision, "hidden_size", "embed_dim", "width")
+    depth = _int(vision, "depth", "num_hidden_layers", "num_layers")
+    depth += _int(vision, "num_global_layers")  # Llama 3.2 Vision's global encoder
+    if not width or not depth:
+        return 0
+    inter = _int(vision, "intermediate_size") or int(width * float(vision.get("mlp_ratio", 4)))
+    gated = str(vision.get("hidden_act", "")) in ("silu", "swish")
+    per_layer = 4 * width * width + (3 if gated else 2) * width * inter + 4 * width
+    patch = _int(vision, "patch_size", default=14)
+    channels = _int(vision, "in_channels", "num_channels", default=3)
+    temporal = _int(vision, "temporal_patch_size", default=1)
+    out = _int(vision, "out_hidden_size", "projection_dim") or width
+    merge = _int(vision, "spatial_merge_size", default=1) ** 2
+    projector = width * merge * width * merge + width * merge * out
+    return depth * per_layer + channels * temporal * patch * patch * width + projector
+
+
+def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
+    """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
+    from . import checkpoint_format
+
+    if not isinstance(config, dict):
+        raise ConfigError("config.json must hold a JSON object")
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    approximations: list[str] = []
+
+    def need(field: str) -> int:
+        value = text.get(field)
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ConfigError(f"config.json has no positive integer '{field}'")
+        return value
+
+    hidden = need("hidden_size")
+    heads = need("num_attention_heads")
+    layers = need("num_hidden_layers")
+    kv_heads = text.get("num_key_value_heads") or heads
+    head_dim = text.get("head_dim") or text.get("attention_head_dim") or hidden // heads
+    intermediate = text.get("intermediate_size") or 4 * hidden
+    if isinstance(intermediate, list):  # per-layer widths (some hybrids): the widest
+        intermediate = max(intermediate)
+    vocab = need("vocab_size")
+    if not all(isinstance(v, int) and v > 0 for v in (kv_heads, head_dim, intermediate)):
+        raise ConfigError(
+            "config.json has a non-integer num_key_value_heads, head_dim or intermediate_size"
+        )
+    mixers, window, notes = _layer_mixers(text, layers)
+    approximations += notes
+    moe = _moe(text, layers)
+    pattern = text.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and len(pattern) == layers:  # Nemotron-H: one part per layer
+        moe["ffns"] = tuple(MOE if c == "E" else DENSE if c == "-" else NO_FFN for c in pattern)
+    state = _state(text, hidden) if STATE in mixers else {}
+    if STATE in mixers and not state:
+        approximations.append(
+            "linear-attention / state-space layers of an unknown kind: their state is not counted"
+        )
+    vision = config.get("vision_config")
+    vision_params = _vision_params(vision) if isinstance(vision, dict) else 0
+    if text is not config and not vision_params and isinstance(vision, dict):
+        approximations.append("multimodal model: the vision tower's size could not be read")
+    dtype = str(
+        config.get("torch_dtype")
+        or config.get("dtype")
+        or text.get("torch_dtype")
+        or text.get("dtype")
+        or "bfloat16"
+    )
+    from . import _formats
+
+    if dtype not in _formats()["dtypes"]:
+        dtype = "bfloat16"
+    fmt, unquantized, kv_dtype = checkpoint_format(config.get("quantization_config"))
+    ssm_dtype = text.get("mamba_ssm_dtype")
+    return Architecture(
+        name=name,
+        source=source,
+        hidden_size=hidden,
+        num_layers=layers,
+        num_attention_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate_size=intermediate,
+        vocab_size=vocab,
+        tie_word_embeddings=bool(
+            config.get("tie_word_embeddings", text.get("tie_word_embeddings", False))
+        ),
+        dtype=dtype,
+        max_position_embeddings=text.get("max_position_embeddings"),
+        attention_bias=bool(text.get("attention_bias", text.get("model_type") == "qwen2")),
+        quantization=fmt.name if fmt else None,
+        approximations=tuple(approximations),
+        mixers=mixers,
+        sliding_window=window,
+        kv_lora_rank=_int(text, "kv_lora_rank"),
+        qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
+        q_lora_rank=_int(text, "q_lora_rank"),
+        qk_nope_head_dim=_int(text, "qk_nope_head_dim"),
+        v_head_dim=_int(text, "v_head_dim"),
+        mlp_matrices=2 if _plain_mlp(text) else 3,
+        state_ssm_dtype=ssm_dtype if ssm_dtype in _formats()["dtypes"] else None,
+        vision_params=vision_params,
+        mtp_layers=_int(text, "num_nextn_predict_layers", "mtp_num_hidden_layers"),
+        draft_vocab_size=_int(text, "draft_vocab_size"),
+        weight_format=fmt,
+        unquantized=unquantized,
+        kv_cache_dtype=kv_dtype,
+        **moe,
+        **state,
+    )
