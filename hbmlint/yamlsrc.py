@@ -49,6 +49,9 @@ class YamlDocument:
     index: int
     spans: dict[Path, Span] = field(default_factory=dict)
     key_spans: dict[Path, Span] = field(default_factory=dict)
+    # The whole file's text, so format adapters can locate words inside a scalar (a shell
+    # script in a block scalar) on their own line.
+    text: str = ""
 
     def span(self, path: Path | str) -> Span:
         """The span of the value at ``path`` (a tuple or a dotted string), or of its nearest
@@ -92,7 +95,7 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
                 break
             _check_expansion(node)
             data = loader.construct_document(node)
-            document = YamlDocument(data=data, index=index)
+            document = YamlDocument(data=data, index=index, text=text)
             _record_spans(node, (), document, set())
             documents.append(document)
             index += 1

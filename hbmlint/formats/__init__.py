@@ -7,12 +7,19 @@ A format module provides ``NAME``, ``detect(data) -> bool`` and
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
 from typing import Any
 
-from . import native
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..yamlsrc import Span
+from . import compose, helm_values, kubernetes, native, vllm_config
+from .args import RENDER_HINT
+from .engines import ENGINE_WORDS
 
-FORMATS: tuple[ModuleType, ...] = (native,)
+# Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
+# then plain workloads, then shapes recognised by their keys alone.
+FORMATS: tuple[ModuleType, ...] = (native, kubernetes, helm_values, compose, vllm_config)
 
 
 def detect_format(data: Any) -> ModuleType | None:
@@ -21,3 +28,83 @@ def detect_format(data: Any) -> ModuleType | None:
         if module.detect(data):
             return module
     return None
+
+
+def mentions_engine(text: str) -> bool:
+    """Whether a file's text runs an engine or configures one: broken YAML in such a file is
+    ours to report, and a Helm template among them is ours to ask to be rendered."""
+    return "servingEngineSpec" in text or any(word in text for word in ENGINE_WORDS)
+
+
+_TEMPLATE = re.compile(r"\{\{-?\s*[.$\w(]")
+
+
+def render_first(text: str, display: str) -> Diagnostic | None:
+    """One "render first" finding for a Helm template (``{{ .Values... }}``), at its first
+    template action; None when the text is not a template."""
+    match = _TEMPLATE.search(text)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start()) + 1
+    column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    return input_diagnostic(
+        "HBM012",
+        "this is a Helm template, not YAML until it is rendered; hbmlint cannot read it as is",
+        display,
+        Span(line, column),
+        fixes=[RENDER_HINT],
+    )
+
+
+def describe(text: str, path: Any, display: str) -> str:
+    """`hbmlint formats`: which format each document was read as, and for each deployment
+    every field that was read, with its value and the line it came from."""
+    from ..yamlsrc import load_documents
+
+    out: list[str] = []
+    documents, error = load_documents(text)
+    for document in documents:
+        module = detect_format(document.data)
+        line = document.span(()).line
+        where = f"{display}: document {document.index + 1} (line {line})"
+        if module is None:
+            out.append(f"{where}: not a manifest hbmlint reads; skipped")
+            continue
+        out.append(f"{where}: read as {module.NAME}")
+        deployments, findings = module.to_deployments(document, path, display)
+        for deployment in deployments:
+            out.append(f"  deployment {deployment.name} ({deployment.engine})")
+            names = [n for n in deployment.locations if n and _value(deployment, n) is not None]
+            # a group set as a whole (`model`) is shown through its fields when they are listed
+            fields = [
+                (deployment.locations[name], name)
+                for name in names
+                if not any(other.startswith(name + ".") for other in names)
+            ]
+            for span, name in sorted(fields, key=lambda f: (f[0].line, f[0].column, f[1])):
+                value = _value(deployment, name)
+                out.append(f"    {name:38} {value!s:40} line {span.line}")
+        for finding in findings:
+            out.append(
+                f"  {finding.severity} {finding.code} line {finding.span.line}: {finding.message}"
+            )
+    if error is not None:
+        finding = (mentions_engine(text) and render_first(text, display)) or None
+        message = finding.message if finding else error.message
+        out.append(f"{display}: line {error.span.line}: {message}")
+    if not documents and error is None:
+        out.append(f"{display}: no YAML documents")
+    return "\n".join(out) + "\n"
+
+
+def _value(deployment: Any, name: str) -> Any:
+    value = deployment
+    for part in name.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return None
+    if hasattr(value, "label") and not isinstance(value, str):
+        return value.label
+    if not isinstance(value, (str, int, float, bool)) and not hasattr(value, "magnitude"):
+        return None  # a group such as `gpu` or `speculative`: its fields are listed instead
+    return value

@@ -1,0 +1,404 @@
+"""What every engine command-line parser shares: words that remember where they sit in the
+user's file, a flag table, value parsers, and the EngineCommand a parser fills in.
+
+An EngineCommand holds the settings read from one engine invocation as Deployment field paths
+("serving.max_model_len") with the span of the flag that set each one; build.py turns it into a
+Deployment. Nothing here computes memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..yamlsrc import Span
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word of a command line, after quote removal and variable expansion."""
+
+    text: str
+    span: Span
+    unresolved: tuple[str, ...] = ()  # variables in the word that could not be expanded
+
+    @property
+    def readable(self) -> bool:
+        return not self.unresolved
+
+
+@dataclass(frozen=True)
+class Note:
+    """A finding an adapter will report: an input-check code, a message and where."""
+
+    code: str
+    message: str
+    span: Span
+    fixes: tuple[str, ...] = ()
+
+
+@dataclass
+class EngineCommand:
+    """The settings one engine invocation sets, as Deployment field paths."""
+
+    engine: str
+    span: Span  # where the invocation starts (the launcher word)
+    values: dict[str, Any] = field(default_factory=dict)
+    locations: dict[str, Span] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
+    nodes: int | None = None  # hosts one instance spans (SGLang --nnodes), for GPU counting
+    model_unreadable: bool = False  # the model is a variable: no budget can be made
+
+    def set(self, path: str, value: Any, span: Span) -> None:
+        self.values[path] = value
+        self.locations[path] = span
+
+    def note(self, code: str, message: str, span: Span, *fixes: str) -> None:
+        self.notes.append(Note(code, message, span, tuple(fixes)))
+
+
+class BadValue(ValueError):
+    """A flag's value is malformed; the message says what was expected."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One flag an engine parser reads. ``parse`` None means a boolean switch."""
+
+    names: tuple[str, ...]  # with their dashes: ("--tensor-parallel-size", "-tp")
+    field: str | None = None  # Deployment field path it sets, or None (handled by the parser)
+    parse: Callable[[str], Any] | None = None
+    multi: bool = False  # takes every following word up to the next flag (argparse nargs="+")
+
+
+class FlagTable:
+    """Flags by every spelling; long names match with ``_`` or ``-`` and by unique prefix, as
+    argparse does (published manifests rely on both)."""
+
+    def __init__(self, flags: Sequence[Flag], switches: Sequence[str] = ()):
+        self.by_name: dict[str, Flag] = {}
+        for flag in flags:
+            for name in flag.names:
+                self.by_name[normalise(name)] = flag
+                if flag.parse is None and name.startswith("--"):  # argparse BooleanOptionalAction
+                    self.by_name[normalise("--no-" + name[2:])] = flag
+        # Boolean flags of the engine that hbmlint ignores: they never take the next word.
+        self.switches = {normalise(s) for s in switches}
+
+    def lookup(self, name: str) -> Flag | None:
+        name = normalise(name)
+        if name in self.by_name:
+            return self.by_name[name]
+        if name.startswith("--") and len(name) >= 8:
+            matches = {id(f): f for n, f in self.by_name.items() if n.startswith(name)}
+            if len(matches) == 1:
+                return next(iter(matches.values()))
+        return None
+
+
+def normalise(name: str) -> str:
+    if name.startswith("--"):
+        return "--" + name[2:].replace("_", "-")
+    return name
+
+
+def is_flag(text: str) -> bool:
+    return text.startswith("-") and len(text) > 1 and not _NUMBER.fullmatch(text)
+
+
+_NUMBER = re.compile(r"-?\d+(\.\d*)?([eE][-+]?\d+)?")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One step of a scanned command line: a flag with its value, or a positional word."""
+
+    flag: Flag | None
+    name: str  # the flag as written, normalised ("" for a positional word)
+    word: Token  # the flag word (or the positional word)
+    value: Token | None = None  # None for a switch
+    values: tuple[Token, ...] = ()  # for multi-valued flags
+
+
+def scan(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:
+    """Walk an argv: ``--flag value``, ``--flag=value``, switches, positionals."""
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        i += 1
+        if not word.readable and not is_flag(word.text):
+            yield Item(None, "", word)
+            continue
+        if not is_flag(word.text) or word.text == "--":
+            yield Item(None, "", word)
+            continue
+        name, eq, inline = word.text.partition("=")
+        name = normalise(name)
+        flag = table.lookup(name)
+        if eq:
+            value = Token(inline, word.span, word.unresolved)
+            yield Item(flag, name, word, value, (value,))
+            continue
+        if flag is not None and flag.parse is None:
+            # a switch; `--enforce-eager true` is accepted where the next word is a boolean
+            if i < len(tokens) and tokens[i].text.lower() in ("true", "false"):
+                yield Item(flag, name, word, tokens[i], (tokens[i],))
+                i += 1
+            else:
+                yield Item(flag, name, word)
+            continue
+        if flag is None and name in table.switches:
+            yield Item(None, name, word)
+            continue
+        if flag is not None and flag.multi:
+            values = []
+            while i < len(tokens) and not is_flag(tokens[i].text):
+                values.append(tokens[i])
+                i += 1
+            yield Item(flag, name, word, values[0] if values else None, tuple(values))
+            continue
+        # a flag with a value (known, or unknown: assume it takes the next word)
+        if i < len(tokens) and not is_flag(tokens[i].text):
+            yield Item(flag, name, word, tokens[i], (tokens[i],))
+            i += 1
+        else:
+            yield Item(flag, name, word)
+
+
+# --- value parsers: each returns the value or raises BadValue --------------------------------
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise BadValue(f"'{text}' is not a whole number") from None
+    if value <= 0:
+        raise BadValue(f"{value} must be more than zero")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise BadValue(f"'{text}' is not a number") from None
+    if value < 0:
+        raise BadValue(f"{text} must not be negative")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A memory fraction: a number in (0, 1]."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise BadValue(f"'{text}' is not a number between 0 and 1") from None
+    if not 0 < value <= 1:
+        hint = f" (did you mean {value / 100:g}?)" if 1 < value <= 100 else ""
+        raise BadValue(f"{text} is not a fraction between 0 and 1{hint}")
+    return value
+
+
+_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgG]?)")
+_HUMAN_UNITS = {"": 1, "k": 10**3, "K": 2**10, "m": 10**6, "M": 2**20, "g": 10**9, "G": 2**30}
+
+
+def human_int(text: str) -> int:
+    """vLLM's human-readable integers: 32k = 32,000; 32K = 32,768 (vllm/utils/argparse_utils)."""
+    match = _HUMAN.fullmatch(text.strip())
+    if not match:
+        raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
+    number, unit = match.groups()
+    if "." in number and unit in ("K", "M", "G"):
+        raise BadValue(f"'{text}': binary suffixes take whole numbers")
+    value = int(float(number) * _HUMAN_UNITS[unit])
+    if value <= 0:
+        raise BadValue(f"{text} must be more than zero")
+    return value
+
+
+def boolean(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "no", "off"):
+        return False
+    raise BadValue(f"'{text}' is not true or false")
+
+
+def choice(mapping: dict[str, Any], what: str) -> Callable[[str], Any]:
+    """A value from a fixed set, mapped to hbmlint's spelling (case-insensitive)."""
+
+    def parse(text: str) -> Any:
+        key = text.strip().lower()
+        if key in mapping:
+            return mapping[key]
+        raise BadValue(f"'{text}' is not a {what} ({', '.join(sorted(mapping))})")
+
+    return parse
+
+
+class Unsupported(Exception):
+    """The engine accepts this value but hbmlint cannot model it (an info, not an error)."""
+
+
+# Weight formats by the names engines use, mapped onto quantization.yaml's formats. None means
+# "the checkpoint says": the budget reads config.json's quantization_config.
+QUANTIZATION = {
+    "fp8": "fp8",
+    "ptpc_fp8": "fp8",
+    "fbgemm_fp8": "fp8",
+    "modelopt": "fp8",
+    "modelopt_fp4": "nvfp4",
+    "nvfp4": "nvfp4",
+    "mxfp4": "mxfp4",
+    "awq": "awq",
+    "awq_marlin": "awq",
+    "gptq": "gptq",
+    "gptq_marlin": "gptq",
+    "marlin": "gptq",
+    "bitsandbytes": "bitsandbytes",
+    "experts_int8": "int8",
+    "w8a8_int8": "w8a8",
+    "w8a8_fp8": "fp8",
+    "compressed-tensors": None,
+    "none": "none",
+}
+
+# Weight dtypes by engine spelling; "auto" means the checkpoint's own dtype.
+DTYPES = {
+    "auto": None,
+    "half": "float16",
+    "float16": "float16",
+    "fp16": "float16",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float": "float32",
+    "float32": "float32",
+    "fp32": "float32",
+}
+
+# KV cache dtypes hbmlint sizes, by engine spelling.
+KV_DTYPES = {
+    "auto": "auto",
+    "fp8": "fp8",
+    "fp8_e4m3": "fp8_e4m3",
+    "fp8_e5m2": "fp8_e5m2",
+    "fp8_inc": "fp8",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+    "float32": "float32",
+}
+# Accepted by vLLM but not sized by hbmlint yet (FP4 KV, per-head scales, DeepSeek's MLA FP8).
+KV_DTYPES_UNSUPPORTED = ("fp8_ds_mla", "nvfp4", "int8_per_token_head", "fp8_per_token_head")
+
+
+def quantization(text: str) -> str | None:
+    key = text.strip().lower()
+    if key in QUANTIZATION:
+        return QUANTIZATION[key]
+    raise Unsupported(
+        f"quantization '{text}' is not a format hbmlint sizes; the checkpoint's own format "
+        "(config.json) is assumed"
+    )
+
+
+def kv_cache_dtype(text: str) -> str:
+    key = text.strip().lower()
+    if key in KV_DTYPES:
+        return KV_DTYPES[key]
+    if key in KV_DTYPES_UNSUPPORTED:
+        raise Unsupported(f"KV cache dtype '{text}' is not sized by hbmlint yet; auto is assumed")
+    raise BadValue(f"'{text}' is not a KV cache dtype ({', '.join(sorted(KV_DTYPES))})")
+
+
+dtype = choice(DTYPES, "weight dtype")
+
+# Placeholders left for a templating step: Helm, envsubst, "REPLACE_ME", "<your model>".
+_PLACEHOLDER = re.compile(
+    r"\{\{.*?\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|^\$[A-Za-z_][\w.]*$|REPLACE[_-]?\w*|<[^<>\s][^<>]*>"
+)
+
+
+def placeholder(value: Any) -> str | None:
+    """The placeholder in ``value`` if it is a template left unrendered, else None."""
+    if not isinstance(value, str):
+        return None
+    match = _PLACEHOLDER.search(value)
+    return match.group(0) if match else None
+
+
+RENDER_HINT = (
+    "Render the template first and lint the output: "
+    "`helm template RELEASE CHART -f values.yaml | hbmlint -` (or envsubst < FILE | hbmlint -)"
+)
+
+
+def unreadable_message(
+    shown: str, token: Token, what: str = "the engine default is assumed"
+) -> str:
+    refs = ", ".join(dict.fromkeys(token.unresolved))
+    return (
+        f"{shown} is {token.text}, which hbmlint cannot read without running anything "
+        f"({refs} is not set in the container's env or earlier in the script); {what}"
+    )
+
+
+def apply(command: EngineCommand, item: Item) -> bool:
+    """Set the field ``item``'s flag names from its value; a malformed value is a finding at its
+    line. False when the flag has no field of its own (the engine parser handles it)."""
+    flag = item.flag
+    if flag is None or flag.field is None:
+        return False
+    shown = item.name
+    value = item.value
+    if flag.parse is None:
+        on = not item.name.startswith("--no-")
+        if value is not None:
+            if not value.readable:
+                command.note("HBM011", unreadable_message(shown, value), value.span)
+                return True
+            try:
+                on = boolean(value.text) == on
+            except BadValue as exc:
+                command.note("HBM004", f"{shown}: {exc}", value.span)
+                return True
+        command.set(flag.field, on, item.word.span)
+        return True
+    if value is None:
+        command.note("HBM004", f"{shown} needs a value", item.word.span)
+        return True
+    if not value.readable:
+        if flag.field == "model.name":
+            command.model_unreadable = True
+            message = unreadable_message(shown, value, "this deployment cannot be checked")
+        else:
+            message = unreadable_message(shown, value)
+        command.note("HBM011", message, value.span)
+        return True
+    try:
+        parsed = flag.parse(value.text)
+    except BadValue as exc:
+        command.note("HBM004", f"{shown}: {exc}", value.span)
+    except Unsupported as exc:
+        command.note("HBM011", f"{shown}: {exc}", value.span)
+    else:
+        if flag.field == "nodes":  # not a Deployment field: it says how GPUs are counted
+            command.nodes = parsed
+        else:
+            command.set(flag.field, parsed, item.word.span)
+    return True
+
+
+def model_name(text: str) -> str:
+    """A model as engines take it: ``hf://org/name`` and ``org/name`` alike."""
+    for prefix in ("hf://", "huggingface://"):
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+    return text

@@ -1,0 +1,134 @@
+"""SGLang's command line: ``python -m sglang.launch_server --model-path ...`` and
+``sglang serve --model-path ...``.
+
+``--mem-fraction-static`` is SGLang's share of the whole card for weights and the KV pool; it is
+carried as the deployment's memory fraction with engine "sglang", and the budget applies the
+engine's own meaning (catalog/engines.yaml).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..yamlsrc import Span
+from .args import (
+    EngineCommand,
+    Flag,
+    FlagTable,
+    Token,
+    Unsupported,
+    apply,
+    dtype,
+    fraction,
+    kv_cache_dtype,
+    model_name,
+    positive_int,
+    quantization,
+    scan,
+)
+
+NAME = "sglang"
+
+# --speculative-algorithm values by what they cost (spec.py). EAGLE without a draft path uses
+# the model's own NextN (MTP) layers.
+ALGORITHMS = {
+    "eagle": "eagle",
+    "eagle3": "eagle3",
+    "nextn": "mtp",
+    "standalone": "draft_model",
+    "ngram": "ngram",
+}
+
+
+def _algorithm(text: str) -> str:
+    key = text.strip().lower()
+    if key in ALGORITHMS:
+        return ALGORITHMS[key]
+    raise Unsupported(
+        f"speculative algorithm '{text}' is not one hbmlint sizes yet "
+        f"({', '.join(a.upper() for a in ALGORITHMS)}); the drafter is left out of the budget"
+    )
+
+
+FLAGS = FlagTable(
+    [
+        Flag(("--model-path", "--model"), "model.name", model_name),
+        Flag(("--dtype",), "model.dtype", dtype),
+        Flag(("--quantization",), "model.quantization", quantization),
+        Flag(("--tp-size", "--tp", "--tensor-parallel-size"), "parallel.tensor", positive_int),
+        Flag(("--pp-size", "--pipeline-parallel-size"), "parallel.pipeline", positive_int),
+        Flag(("--dp-size", "--dp", "--data-parallel-size"), "parallel.data", positive_int),
+        Flag(("--ep-size", "--ep", "--expert-parallel-size"), "parallel.ep_size", positive_int),
+        Flag(("--nnodes",), "nodes", positive_int),
+        Flag(("--context-length",), "serving.max_model_len", positive_int),
+        Flag(("--max-running-requests",), "serving.max_num_seqs", positive_int),
+        Flag(("--chunked-prefill-size",), "serving.max_num_batched_tokens", positive_int),
+        Flag(("--mem-fraction-static",), "serving.gpu_memory_utilization", fraction),
+        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
+        Flag(("--page-size",), "serving.block_size", positive_int),
+        Flag(("--disable-cuda-graph",), "serving.enforce_eager"),
+        Flag(("--max-total-tokens",), "serving.kv_cache_max_tokens", positive_int),
+        Flag(("--speculative-algorithm",), "speculative.method", _algorithm),
+        Flag(("--speculative-draft-model-path",), "speculative.model", model_name),
+        Flag(("--speculative-num-steps",), "speculative.num_speculative_tokens", positive_int),
+        Flag(("--speculative-num-draft-tokens",), "speculative.num_draft_tokens", positive_int),
+        Flag(("--speculative-draft-model-quantization",), "speculative.quantization", quantization),
+    ],
+    switches=[
+        "--trust-remote-code",
+        "--enable-dp-attention",
+        "--disable-radix-cache",
+        "--enable-torch-compile",
+        "--enable-metrics",
+        "--skip-server-warmup",
+        "--enable-mixed-chunk",
+        "--disable-overlap-schedule",
+    ],
+)
+
+
+def find(argv: list[Token]) -> int | None:
+    """The index of the first engine argument when ``argv`` runs SGLang's server, else None."""
+    for i, token in enumerate(argv):
+        if token.text == "sglang.launch_server" and i > 0 and argv[i - 1].text == "-m":
+            return i + 1
+        is_sglang = token.text.rsplit("/", 1)[-1] == "sglang"
+        if is_sglang and i + 1 < len(argv) and argv[i + 1].text == "serve":
+            return i + 2
+    return None
+
+
+def parse(
+    tokens: list[Token], launcher: Span, env: Mapping[str, Token] | None = None
+) -> EngineCommand:
+    command = EngineCommand(engine=NAME, span=launcher)
+    for item in scan(tokens, FLAGS):
+        if item.flag is None and not item.name and item.word.text.startswith("$"):
+            command.note(
+                "HBM011",
+                f"{item.word.text} is not set in the container's env or earlier in the script; "
+                "any flags it holds are not checked",
+                item.word.span,
+            )
+            continue
+        apply(command, item)
+    values = command.values
+    # Keys the Deployment does not have: --ep-size says expert
+    # parallelism is on, and draft tokens stand in for steps when only they are given.
+    ep = values.pop("parallel.ep_size", None)
+    ep_span = command.locations.pop("parallel.ep_size", None)
+    if ep is not None and ep_span is not None:
+        command.set("parallel.expert", ep > 1, ep_span)
+    draft_tokens = values.pop("speculative.num_draft_tokens", None)
+    draft_span = command.locations.pop("speculative.num_draft_tokens", None)
+    if "speculative.num_speculative_tokens" not in values and draft_tokens and draft_span:
+        command.set("speculative.num_speculative_tokens", max(draft_tokens - 1, 1), draft_span)
+    method = values.get("speculative.method")
+    if method == "eagle" and "speculative.model" not in values:
+        values["speculative.method"] = "mtp"  # EAGLE with no draft: the model's NextN layers
+    if method is None:
+        for key in [k for k in values if k.startswith("speculative.")]:
+            values.pop(key)  # draft settings without an algorithm do nothing in SGLang
+    else:
+        command.locations.setdefault("speculative", command.locations["speculative.method"])
+    return command

@@ -1,0 +1,130 @@
+"""Hugging Face TGI: ``text-generation-launcher`` flags and the environment variables it reads
+(each flag has an env twin, MODEL_ID for --model-id; the flag wins over the variable).
+
+TGI's ``--max-total-tokens`` is the longest sequence (prompt + output), which is what hbmlint
+calls max_model_len; ``--cuda-memory-fraction`` is a share of the whole card, as vLLM's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..yamlsrc import Span
+from .args import (
+    BadValue,
+    EngineCommand,
+    Flag,
+    FlagTable,
+    Token,
+    Unsupported,
+    apply,
+    dtype,
+    fraction,
+    kv_cache_dtype,
+    model_name,
+    positive_int,
+    scan,
+)
+
+NAME = "tgi"
+LAUNCHER = "text-generation-launcher"
+IMAGES = ("text-generation-inference",)
+
+# TGI's --quantize values onto hbmlint's formats: "bitsandbytes" is 8-bit LLM.int8 there.
+_QUANTIZE = {
+    "awq": "awq",
+    "gptq": "gptq",
+    "marlin": "gptq",
+    "eetq": "int8",
+    "bitsandbytes": "int8",
+    "bitsandbytes-nf4": "bitsandbytes",
+    "bitsandbytes-fp4": "bitsandbytes",
+    "fp8": "fp8",
+    "compressed-tensors": None,
+}
+
+
+def _quantize(text: str) -> str | None:
+    key = text.strip().lower()
+    if key in _QUANTIZE:
+        return _QUANTIZE[key]
+    if key == "exl2":
+        raise Unsupported("quantize exl2 is not a format hbmlint sizes; bfloat16 is assumed")
+    raise BadValue(f"'{text}' is not a TGI quantization ({', '.join(sorted(_QUANTIZE))} or exl2)")
+
+
+def _cuda_graphs(text: str) -> bool:
+    # --cuda-graphs 0 turns graphs off; a list of batch sizes keeps them on
+    sizes = [s for s in text.replace(",", " ").split() if s]
+    try:
+        return [int(s) for s in sizes] == [0]
+    except ValueError:
+        raise BadValue(f"'{text}' is not a list of batch sizes") from None
+
+
+FLAGS = FlagTable(
+    [
+        Flag(("--model-id",), "model.name", model_name),
+        Flag(("--dtype",), "model.dtype", dtype),
+        Flag(("--quantize",), "model.quantization", _quantize),
+        Flag(("--num-shard",), "parallel.tensor", positive_int),
+        Flag(("--max-total-tokens",), "serving.max_model_len", positive_int),
+        Flag(("--max-concurrent-requests",), "serving.concurrent", positive_int),
+        Flag(("--max-batch-size",), "serving.max_num_seqs", positive_int),
+        Flag(("--max-batch-prefill-tokens",), "serving.max_num_batched_tokens", positive_int),
+        Flag(("--max-batch-total-tokens",), "serving.kv_cache_max_tokens", positive_int),
+        Flag(("--cuda-memory-fraction",), "serving.gpu_memory_utilization", fraction),
+        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
+        Flag(("--cuda-graphs",), "serving.enforce_eager", _cuda_graphs),
+        Flag(("--speculate",), "speculative.num_speculative_tokens", positive_int),
+    ],
+    switches=["--trust-remote-code", "--disable-custom-kernels", "--json-output"],
+)
+
+ENV = {
+    "MODEL_ID": "--model-id",
+    "DTYPE": "--dtype",
+    "QUANTIZE": "--quantize",
+    "NUM_SHARD": "--num-shard",
+    "MAX_TOTAL_TOKENS": "--max-total-tokens",
+    "MAX_CONCURRENT_REQUESTS": "--max-concurrent-requests",
+    "MAX_BATCH_SIZE": "--max-batch-size",
+    "MAX_BATCH_PREFILL_TOKENS": "--max-batch-prefill-tokens",
+    "MAX_BATCH_TOTAL_TOKENS": "--max-batch-total-tokens",
+    "CUDA_MEMORY_FRACTION": "--cuda-memory-fraction",
+    "KV_CACHE_DTYPE": "--kv-cache-dtype",
+    "CUDA_GRAPHS": "--cuda-graphs",
+    "SPECULATE": "--speculate",
+}
+
+
+def find(argv: list[Token]) -> int | None:
+    for i, token in enumerate(argv):
+        if token.text.rsplit("/", 1)[-1] == LAUNCHER:
+            return i + 1
+    return None
+
+
+def parse(
+    tokens: list[Token], launcher: Span, env: Mapping[str, Token] | None = None
+) -> EngineCommand:
+    command = EngineCommand(engine=NAME, span=launcher)
+    # The env twins come first so that a flag on the command line wins, as in TGI.
+    argv: list[Token] = []
+    for name, flag in ENV.items():
+        if env and name in env:
+            argv += [Token(flag, env[name].span), env[name]]
+    for item in scan(argv + list(tokens), FLAGS):
+        apply(command, item)
+    values = command.values
+    # --max-batch-size caps the batch outright; else the concurrency limit bounds it
+    concurrent = values.pop("serving.concurrent", None)
+    where = command.locations.pop("serving.concurrent", None)
+    if "serving.max_num_seqs" not in values and concurrent and where:
+        command.set("serving.max_num_seqs", concurrent, where)
+    if "speculative.num_speculative_tokens" in values:
+        # n-gram speculation, or Medusa heads that ship inside the checkpoint
+        where = command.locations["speculative.num_speculative_tokens"]
+        command.set("speculative.method", "ngram", where)
+        command.locations["speculative"] = where
+    return command

@@ -1,0 +1,349 @@
+"""vLLM's command line: ``vllm serve MODEL ...`` and
+``python -m vllm.entrypoints.openai.api_server --model ...``.
+
+Follows vLLM's own argparse rules: ``--flag value`` and ``--flag=value``, ``_`` and ``-`` alike,
+unique prefixes, the last of a repeated flag wins, ``--no-`` switches, human-readable lengths
+(``32k``). ``--speculative-config`` is read as JSON, as dotted keys, and from the legacy flags
+that vLLM has removed (each of which is also a finding). Unknown flags are ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..yamlsrc import Span
+from .args import (
+    BadValue,
+    EngineCommand,
+    Flag,
+    FlagTable,
+    Item,
+    Token,
+    Unsupported,
+    apply,
+    dtype,
+    fraction,
+    human_int,
+    kv_cache_dtype,
+    model_name,
+    nonnegative_float,
+    positive_int,
+    quantization,
+    scan,
+    unreadable_message,
+)
+
+NAME = "vllm"
+SERVER_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+
+
+def _model_len(text: str) -> int:
+    if text.strip().lower() in ("auto", "-1"):
+        raise Unsupported(
+            "auto: the engine picks the longest length that fits; hbmlint assumes the "
+            "model's own maximum"
+        )
+    return human_int(text)
+
+
+FLAGS = FlagTable(
+    [
+        Flag(("--model",), "model.name", model_name),
+        Flag(("--dtype",), "model.dtype", dtype),
+        Flag(("--quantization", "-q"), "model.quantization", quantization),
+        Flag(("--tensor-parallel-size", "-tp"), "parallel.tensor", positive_int),
+        Flag(("--pipeline-parallel-size", "-pp"), "parallel.pipeline", positive_int),
+        Flag(("--data-parallel-size", "-dp"), "parallel.data", positive_int),
+        Flag(("--enable-expert-parallel", "-ep"), "parallel.expert"),
+        Flag(("--nnodes", "-n"), "nodes", positive_int),
+        Flag(("--max-model-len",), "serving.max_model_len", _model_len),
+        Flag(("--max-num-seqs",), "serving.max_num_seqs", positive_int),
+        Flag(("--max-num-batched-tokens",), "serving.max_num_batched_tokens", human_int),
+        Flag(("--gpu-memory-utilization",), "serving.gpu_memory_utilization", fraction),
+        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
+        Flag(("--block-size",), "serving.block_size", positive_int),
+        Flag(("--enforce-eager",), "serving.enforce_eager"),
+        Flag(("--kv-cache-memory-bytes",), "serving.kv_cache_memory_bytes", human_int),
+        Flag(("--cpu-offload-gb",), "serving.cpu_offload_gb", nonnegative_float),
+        Flag(("--speculative-config", "-sc"), parse=str),
+        # newer shorthands for the common speculative keys
+        Flag(("--spec-method",), parse=str),
+        Flag(("--spec-model",), parse=str),
+        Flag(("--spec-tokens",), parse=str),
+        # removed from vLLM (legacy speculative decoding); read as their replacement
+        Flag(("--speculative-model",), parse=str),
+        Flag(("--num-speculative-tokens",), parse=str),
+        Flag(("--speculative-draft-tensor-parallel-size",), parse=str),
+        Flag(("--ngram-prompt-lookup-max",), parse=str),
+        Flag(("--ngram-prompt-lookup-min",), parse=str),
+        Flag(("--speculative-max-model-len",), parse=str),
+        Flag(("--speculative-disable-by-batch-size",), parse=str),
+        Flag(("--spec-decoding-acceptance-method",), parse=str),
+        Flag(("--use-v2-block-manager",)),
+        # take several words: the positional model must not be mistaken for one of them
+        Flag(("--served-model-name",), multi=True),
+        Flag(("--lora-modules",), multi=True),
+        Flag(("--middleware",), multi=True),
+    ],
+    switches=[
+        "--trust-remote-code",
+        "--enable-prefix-caching",
+        "--no-enable-prefix-caching",
+        "--enable-chunked-prefill",
+        "--no-enable-chunked-prefill",
+        "--disable-log-requests",
+        "--disable-log-stats",
+        "--enable-auto-tool-choice",
+        "--enable-lora",
+        "--disable-custom-all-reduce",
+        "--enable-reasoning",
+        "--disable-frontend-multiprocessing",
+        "--enable-log-requests",
+        "--headless",
+        "--enable-sleep-mode",
+        "--skip-tokenizer-init",
+        "--disable-sliding-window",
+        "--disable-hybrid-kv-cache-manager",
+        "--enable-prompt-tokens-details",
+        "--enable-force-include-usage",
+        "--enable-server-load-tracking",
+        "--enable-dbo",
+        "--enable-eplb",
+        "--async-scheduling",
+    ],
+)
+
+_SPEC_KEYS = {
+    # JSON key -> how to read it (None: kept as text)
+    "method": None,
+    "model": None,
+    "num_speculative_tokens": positive_int,
+    "draft_tensor_parallel_size": positive_int,
+    "quantization": quantization,
+}
+
+# Removed flags: the --speculative-config key they became (None: dropped without a successor).
+_LEGACY = {
+    "--speculative-model": "model",
+    "--num-speculative-tokens": "num_speculative_tokens",
+    "--speculative-draft-tensor-parallel-size": "draft_tensor_parallel_size",
+    "--ngram-prompt-lookup-max": "prompt_lookup_max",
+    "--ngram-prompt-lookup-min": "prompt_lookup_min",
+    "--speculative-max-model-len": "max_model_len",
+    "--speculative-disable-by-batch-size": "disable_by_batch_size",
+    "--spec-decoding-acceptance-method": None,
+    "--use-v2-block-manager": None,
+}
+_SHORTHANDS = {
+    "--spec-method": "method",
+    "--spec-model": "model",
+    "--spec-tokens": "num_speculative_tokens",
+}
+
+# vLLM's method names, by what they cost in HBM (spec.py); every "*_mtp" is MTP.
+METHODS = {
+    "draft_model": "draft_model",
+    "eagle": "eagle",
+    "eagle3": "eagle3",
+    "medusa": "medusa",
+    "mlp_speculator": "medusa",  # heads with weights and no KV cache, as Medusa
+    "mtp": "mtp",
+    "ngram": "ngram",
+    "ngram_gpu": "ngram",
+    "suffix": "suffix",
+    "prompt_lookup": "prompt_lookup",
+}
+
+
+def find(argv: list[Token]) -> int | None:
+    """The index of the first engine argument when ``argv`` runs vLLM's server, else None."""
+    for i, token in enumerate(argv):
+        is_vllm = token.text.rsplit("/", 1)[-1] == "vllm"
+        if is_vllm and i + 1 < len(argv) and argv[i + 1].text == "serve":
+            return i + 2
+        if token.text in SERVER_MODULES and i > 0 and argv[i - 1].text == "-m":
+            return i + 1
+    return None
+
+
+def parse(
+    tokens: list[Token], launcher: Span, env: Mapping[str, Token] | None = None
+) -> EngineCommand:
+    """Read vLLM's engine arguments (what follows ``vllm serve``)."""
+    command = EngineCommand(engine=NAME, span=launcher)
+    spec: dict[str, tuple[Any, Span]] = {}
+    spec_span: Span | None = None
+    legacy: list[Item] = []
+    positional: Token | None = None
+    for item in scan(tokens, FLAGS):
+        if item.flag is None and not item.name:
+            if positional is None and not item.word.text.startswith("-"):
+                positional = item.word  # `vllm serve MODEL`: the first positional is the model
+            elif not item.word.readable and item.word.text.startswith("$"):
+                command.note(
+                    "HBM011",
+                    f"{item.word.text} is not set in the container's env or earlier in the "
+                    "script; any flags it holds are not checked",
+                    item.word.span,
+                )
+            continue
+        if item.name.startswith("--speculative-config."):
+            key = item.name[len("--speculative-config.") :].replace("-", "_")
+            if item.value is None or not item.value.readable:
+                _unreadable_or_missing(command, item)
+                continue
+            spec[key] = (item.value.text, item.word.span)
+            spec_span = spec_span or item.word.span
+            continue
+        if apply(command, item):
+            continue
+        flag = item.flag
+        if flag is None:
+            continue  # an unknown flag: not ours to judge
+        long = flag.names[0]
+        if long == "--speculative-config":
+            if item.value is None or not item.value.readable:
+                _unreadable_or_missing(command, item)
+                continue
+            loaded = _spec_json(command, item)
+            if loaded is not None:
+                # each key is located at the JSON (which may sit on the line after the flag)
+                spec = {k: (v, item.value.span) for k, v in loaded.items()}  # type: ignore[union-attr]
+                spec_span = item.word.span
+        elif long in _SHORTHANDS:
+            if item.value is None or not item.value.readable:
+                _unreadable_or_missing(command, item)
+                continue
+            spec[_SHORTHANDS[long]] = (item.value.text, item.word.span)
+            spec_span = spec_span or item.word.span
+        elif long in _LEGACY:
+            legacy.append(item)
+    for item in legacy:
+        key = _LEGACY[item.flag.names[0]]  # type: ignore[union-attr]
+        if key and item.value is not None and item.value.readable:
+            spec.setdefault(key, (item.value.text, item.word.span))
+            spec_span = spec_span or item.word.span
+    _report_legacy(command, legacy, spec)
+    if positional is not None:
+        # `vllm serve MODEL` wins over --model, as in vLLM
+        if positional.readable:
+            command.set("model.name", model_name(positional.text), positional.span)
+        else:
+            command.model_unreadable = True
+            command.note(
+                "HBM011",
+                unreadable_message("the model", positional, "this deployment cannot be checked"),
+                positional.span,
+            )
+    if spec:
+        _speculative(command, spec, spec_span or launcher)
+    return command
+
+
+def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:
+    if item.value is None:
+        command.note("HBM004", f"{item.name} needs a value", item.word.span)
+    else:
+        command.note("HBM011", unreadable_message(item.name, item.value), item.value.span)
+
+
+def _spec_json(command: EngineCommand, item: Item) -> dict | None:
+    value = item.value
+    assert value is not None
+    try:
+        loaded = json.loads(value.text)
+    except json.JSONDecodeError as exc:
+        command.note(
+            "HBM004",
+            f"{item.name}: not valid JSON ({exc.msg} at character {exc.pos}): {value.text[:80]}",
+            value.span,
+        )
+        return None
+    if not isinstance(loaded, dict):
+        command.note("HBM004", f"{item.name}: expected a JSON object, got {value.text}", value.span)
+        return None
+    return loaded
+
+
+def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> None:
+    if not legacy:
+        return
+    replacement = {k: v for k, (v, _) in spec.items()}
+    if str(replacement.get("model", "")).strip("[]") == "ngram":
+        replacement.pop("model")
+        replacement = {"method": "ngram", **replacement}
+    for key in ("num_speculative_tokens", "draft_tensor_parallel_size", "prompt_lookup_max"):
+        if key in replacement:
+            with contextlib.suppress(TypeError, ValueError):
+                replacement[key] = int(replacement[key])
+    fix = (
+        f"Use --speculative-config '{json.dumps(replacement)}' instead"
+        if replacement
+        else "Remove it: current vLLM releases do not take it"
+    )
+    for item in legacy:
+        command.note(
+            "HBM010",
+            f"{item.name} was removed from vLLM (speculative decoding is configured with "
+            "--speculative-config since v0.8); current releases refuse to start with it",
+            item.word.span,
+            fix,
+        )
+
+
+def _speculative(command: EngineCommand, spec: dict[str, tuple[Any, Span]], span: Span) -> None:
+    """Map --speculative-config's keys onto the Deployment's speculative fields."""
+    values: dict[str, Any] = {}
+    for key, read in _SPEC_KEYS.items():
+        if key not in spec:
+            continue
+        raw, where = spec[key]
+        if read is None or raw is None:
+            values[key] = raw
+            continue
+        try:
+            values[key] = read(str(raw))
+        except BadValue as exc:
+            command.note("HBM004", f"speculative-config {key}: {exc}", where)
+        except Unsupported as exc:
+            command.note("HBM011", f"speculative-config {key}: {exc}", where)
+    model = values.get("model")
+    method = values.get("method")
+    if isinstance(model, str) and model.strip("[]") == "ngram":  # legacy "[ngram]" drafter
+        model, method = None, method or "ngram"
+    if method is None and model:
+        # vLLM infers the method from the drafter's name when none is given
+        lowered = str(model).lower()
+        method = next((m for m in ("eagle3", "eagle", "medusa") if m in lowered), "draft_model")
+    if method is None:
+        command.note(
+            "HBM004",
+            "speculative-config sets neither a method nor a model; vLLM refuses it",
+            span,
+        )
+        return
+    text = str(method).strip().lower()
+    mapped = METHODS.get(text) or ("mtp" if text.endswith("_mtp") else None)
+    where = spec.get("method", (None, span))[1]
+    if mapped is None:
+        command.note(
+            "HBM011",
+            f"speculative method '{method}' is not one hbmlint sizes yet "
+            f"({', '.join(sorted(METHODS))}, *_mtp); the drafter is left out of the budget",
+            where,
+        )
+        return
+    command.locations["speculative"] = span
+    command.set("speculative.method", mapped, where)
+    if model and mapped not in ("mtp", "ngram", "suffix", "prompt_lookup"):
+        command.set("speculative.model", model_name(str(model)), spec["model"][1])
+    for key, path in (
+        ("num_speculative_tokens", "speculative.num_speculative_tokens"),
+        ("draft_tensor_parallel_size", "speculative.tensor_parallel"),
+        ("quantization", "speculative.quantization"),
+    ):
+        if key in values and values[key] is not None:
+            command.set(path, values[key], spec[key][1])

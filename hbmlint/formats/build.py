@@ -1,0 +1,134 @@
+"""Turn an EngineCommand (what an engine invocation sets) plus what the surrounding manifest
+says about GPUs into a Deployment, with every field located in the user's file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..spec import (
+    Deployment,
+    GpuSpec,
+    ModelRef,
+    ParallelSpec,
+    ServingSpec,
+    SpeculativeSpec,
+)
+from ..yamlsrc import Span
+from .args import EngineCommand
+
+_NO_MODEL = {
+    "vllm": "give it as `vllm serve MODEL` or --model",
+    "sglang": "give it with --model-path",
+    "tgi": "give it with --model-id or the MODEL_ID variable",
+}
+
+
+@dataclass
+class GpuFacts:
+    """What a manifest says about the GPUs of one replica, with where it says it."""
+
+    type: str | None = None
+    type_span: Span | None = None
+    memory: Any = None  # pint Quantity of bytes
+    memory_span: Span | None = None
+    count: int | None = None  # GPUs of one engine instance (the pod, or the LWS group)
+    count_span: Span | None = None
+
+
+def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[Diagnostic]:
+    return [
+        input_diagnostic(n.code, n.message, display, n.span, name, list(n.fixes))
+        for n in command.notes
+    ]
+
+
+def build(
+    command: EngineCommand,
+    *,
+    name: str,
+    display: str,
+    document: int,
+    gpu: GpuFacts,
+    where: Span,
+    engine_version: tuple[str, Span] | None = None,
+) -> tuple[Deployment | None, list[Diagnostic]]:
+    """The Deployment, or None (with the reason as a finding) when it has no readable model."""
+    findings = notes_as_findings(command, display, name)
+    v = command.values
+    if command.model_unreadable:
+        return None, findings  # the finding that says why is already among the notes
+    if not v.get("model.name"):
+        findings.append(
+            input_diagnostic(
+                "HBM003",
+                f"the {command.engine} command names no model; {_NO_MODEL[command.engine]}",
+                display,
+                command.span,
+                name,
+            )
+        )
+        return None, findings
+
+    count = gpu.count
+    data = v.get("parallel.data")
+    if count and data and data > 1 and count % data == 0:
+        # data-parallel ranks are replicas inside one engine: one replica is count / data GPUs
+        count //= data
+    locations = dict(command.locations)
+    locations[""] = where
+    locations["gpu"] = gpu.type_span or gpu.count_span or where
+    for path, span in (
+        ("gpu.type", gpu.type_span),
+        ("gpu.memory", gpu.memory_span),
+        ("gpu.count", gpu.count_span),
+    ):
+        if span is not None:
+            locations[path] = span
+    if "model.name" in locations:
+        locations.setdefault("model", locations["model.name"])
+    if engine_version is not None:
+        locations["engine_version"] = engine_version[1]
+
+    speculative = SpeculativeSpec()
+    method = v.get("speculative.method")
+    if method:
+        draft = v.get("speculative.model")
+        speculative = SpeculativeSpec(
+            method=method,
+            model=ModelRef(name=draft, quantization=v.get("speculative.quantization"))
+            if draft
+            else None,
+            num_speculative_tokens=v.get("speculative.num_speculative_tokens"),
+            tensor_parallel=v.get("speculative.tensor_parallel"),
+        )
+    deployment = Deployment(
+        name=name,
+        file=display,
+        document=document,
+        engine=command.engine,
+        engine_version=engine_version[0] if engine_version else None,
+        gpu=GpuSpec(type=gpu.type, memory=gpu.memory, count=count),
+        model=ModelRef(
+            name=v["model.name"],
+            dtype=v.get("model.dtype"),
+            quantization=v.get("model.quantization"),
+        ),
+        parallel=ParallelSpec(
+            tensor=v.get("parallel.tensor"),
+            pipeline=v.get("parallel.pipeline"),
+            data=data,
+            expert=v.get("parallel.expert"),
+        ),
+        serving=ServingSpec(
+            **{
+                key: v.get(f"serving.{key}")
+                for key in ServingSpec.__dataclass_fields__
+                if f"serving.{key}" in v
+            }
+        ),
+        speculative=speculative,
+        locations=locations,
+    )
+    return deployment, findings

@@ -1,0 +1,115 @@
+"""Find the engine invocation in a container's command line and read it with that engine's
+parser: a plain argv, a ``sh -c`` script (the serve line among ``;``, ``&&``, ``exec``...), or an
+image whose own entrypoint is the engine (``vllm/vllm-openai`` with only ``args``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+
+from ..yamlsrc import Span
+from . import argv_sglang, argv_tgi, argv_vllm
+from .args import EngineCommand, Token
+from .shell import Locator, expand_k8s, shell_script, split_script
+
+ENGINES: tuple[ModuleType, ...] = (argv_vllm, argv_sglang, argv_tgi)
+
+# Images whose entrypoint runs the engine, so that `args` alone are its flags.
+_IMAGE_ENTRYPOINTS = (
+    ("vllm-openai", argv_vllm),
+    ("vllm/vllm", argv_vllm),
+    ("text-generation-inference", argv_tgi),
+)
+
+# Words that name an engine anywhere in a file: enough to say a file is one of ours.
+ENGINE_WORDS = (
+    "vllm serve",
+    "vllm.entrypoints",
+    "sglang.launch_server",
+    "sglang serve",
+    "text-generation-launcher",
+    "vllm/vllm-openai",
+    "text-generation-inference",
+)
+
+
+def image_engine(image: str | None) -> ModuleType | None:
+    if not isinstance(image, str):
+        return None
+    name = image.rsplit("@", 1)[0].lower()
+    for marker, module in _IMAGE_ENTRYPOINTS:
+        if marker in name:
+            return module
+    return None
+
+
+def _find(argv: Sequence[Token]) -> tuple[ModuleType, int] | None:
+    for module in ENGINES:
+        start = module.find(list(argv))
+        if start is not None:
+            return module, start
+    return None
+
+
+def mentions_engine(argv: Sequence[Token], image: str | None = None) -> bool:
+    """Cheap check for format detection: does this command (or image) run an engine?"""
+    if image_engine(image):
+        return True
+    text = " ".join(t.text for t in argv)
+    return any(word in text for word in ENGINE_WORDS) or bool(_find(argv))
+
+
+def read_invocation(
+    argv: Sequence[Token],
+    env: Mapping[str, Token],
+    text: str,
+    image: str | None = None,
+    image_span: Span | None = None,
+    k8s_expansion: bool = True,
+) -> EngineCommand | None:
+    """The engine command in ``argv`` (command + args), or None when it runs no engine we know.
+
+    ``env`` is the container's environment (values with where they are set); ``text`` the
+    whole file, to place words of a shell script on their own lines."""
+    env_text = {name: token.text for name, token in env.items() if token.readable}
+    script = shell_script(list(argv))
+    if script is not None:
+        token, _ = script
+        locator = Locator(text, token.span)
+        for command in split_script(token.text, env_text, locator, token.span):
+            found = _find(command)
+            if found:
+                module, start = found
+                return module.parse(command[start:], command[start - 1].span, env)
+        return None
+    if k8s_expansion:
+        argv = [expand_k8s(t, env_text) for t in argv]
+    found = _find(argv)
+    if found:
+        module, start = found
+        return module.parse(list(argv[start:]), argv[start - 1].span, env)
+    module = image_engine(image)
+    if module is None:
+        return None
+    if not argv:
+        # the image's own defaults: TGI is often configured by env alone (MODEL_ID, NUM_SHARD)
+        if module is argv_tgi and "MODEL_ID" in env:
+            return module.parse([], image_span or env["MODEL_ID"].span, env)
+        return None
+    first = argv[0].text
+    if first.startswith("-") or (module is argv_vllm and not first.endswith((".py", ".sh"))):
+        return module.parse(list(argv), image_span or argv[0].span, env)
+    return None
+
+
+_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?)")
+
+
+def image_version(image: str | None) -> str | None:
+    """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``)."""
+    if not isinstance(image, str) or image_engine(image) is None:
+        return None
+    tag = image.rsplit("@", 1)[0].rpartition(":")[2]
+    match = _VERSION.match(tag)
+    return match.group(1) if match else None

@@ -1,0 +1,124 @@
+"""Helm values for vLLM's production-stack chart (``servingEngineSpec.modelSpec[]``).
+
+The chart renders each model as ``vllm serve MODEL_URL`` followed by flags from ``vllmConfig``
+(in the template's order) and then ``vllmConfig.extraArgs`` verbatim, so a flag in ``extraArgs``
+overrides the same setting in ``vllmConfig`` (vLLM keeps the last). ``requestGPU`` is the GPU
+count; ``nodeSelectorTerms`` may name the GPU type.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..spec import Deployment
+from ..yamlsrc import YamlDocument
+from . import argv_vllm
+from .args import RENDER_HINT, Token, placeholder
+from .build import build
+from .engines import image_version
+from .kubernetes import gpu_from_labels, node_labels
+
+NAME = "production-stack"
+
+# vllmConfig keys in the order the chart's deployment template emits them, with their flags
+# (the chart writes --gpu_memory_utilization with underscores; vLLM reads both).
+_VLLM_CONFIG = (
+    ("maxModelLen", "--max-model-len"),
+    ("dtype", "--dtype"),
+    ("tensorParallelSize", "--tensor-parallel-size"),
+    ("pipelineParallelSize", "--pipeline-parallel-size"),
+    ("maxNumSeqs", "--max-num-seqs"),
+    ("gpuMemoryUtilization", "--gpu_memory_utilization"),
+)
+
+
+def detect(data: Any) -> bool:
+    spec = data.get("servingEngineSpec") if isinstance(data, dict) else None
+    return isinstance(spec, dict) and isinstance(spec.get("modelSpec"), list)
+
+
+def to_deployments(
+    document: YamlDocument, path: Path, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    deployments: list[Deployment] = []
+    findings: list[Diagnostic] = []
+    rendered_reported = False
+    for i, model_spec in enumerate(document.data["servingEngineSpec"]["modelSpec"]):
+        if not isinstance(model_spec, dict):
+            continue
+        mpath = ("servingEngineSpec", "modelSpec", i)
+        name = str(model_spec.get("name") or f"modelSpec[{i}]")
+        url = model_spec.get("modelURL")
+        if url is None:
+            continue
+        if placeholder(url):
+            if not rendered_reported:
+                rendered_reported = True
+                findings.append(
+                    input_diagnostic(
+                        "HBM012",
+                        f"modelURL '{url}' is a placeholder: fill it in (or render the values) "
+                        "before linting",
+                        display,
+                        document.span((*mpath, "modelURL")),
+                        name,
+                        [RENDER_HINT],
+                    )
+                )
+            continue
+        argv = [Token(str(url), document.span((*mpath, "modelURL")))]
+        config = (
+            model_spec.get("vllmConfig") if isinstance(model_spec.get("vllmConfig"), dict) else {}
+        )
+        cpath = (*mpath, "vllmConfig")
+        for key, flag in _VLLM_CONFIG:
+            if config.get(key) is not None:
+                argv += [
+                    Token(flag, document.key_span((*cpath, key))),
+                    Token(str(config[key]), document.span((*cpath, key))),
+                ]
+        extra = config.get("extraArgs")
+        if isinstance(extra, list):
+            argv += [
+                Token(str(v), document.span((*cpath, "extraArgs", j))) for j, v in enumerate(extra)
+            ]
+        command = argv_vllm.parse(argv, document.span((*mpath, "modelURL")))
+        gpu = gpu_from_labels(node_labels(document, None, (*mpath, "nodeSelectorTerms")))
+        gpu.count, gpu.count_span = _request_gpu(document, mpath, model_spec, findings, display)
+        tag = model_spec.get("tag")
+        version = image_version(f"vllm/vllm-openai:{tag}") if tag is not None else None
+        deployment, found = build(
+            command,
+            name=name,
+            display=display,
+            document=document.index,
+            gpu=gpu,
+            where=document.span((*mpath, "name")) if "name" in model_spec else document.span(mpath),
+            engine_version=(version, document.span((*mpath, "tag"))) if version else None,
+        )
+        findings.extend(found)
+        if deployment is not None:
+            deployments.append(deployment)
+    return deployments, findings
+
+
+def _request_gpu(
+    document: YamlDocument, mpath: tuple, model_spec: dict, findings: list, display: str
+) -> tuple[int | None, Any]:
+    if "requestGPU" not in model_spec:
+        return None, None
+    value = model_spec["requestGPU"]
+    span = document.span((*mpath, "requestGPU"))
+    try:
+        number = float(str(value))
+    except ValueError:
+        findings.append(
+            input_diagnostic(
+                "HBM004", f"requestGPU: '{value}' is not a number", display, span, None
+            )
+        )
+        return None, span
+    # a fraction of a GPU (shared card): the replica still sees one card's memory
+    return (int(number) if number >= 1 and number == int(number) else None), span

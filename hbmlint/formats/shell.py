@@ -1,0 +1,282 @@
+"""Commands written as one shell string (``sh -c "...; exec vllm serve ..."``, block scalars,
+line continuations): split them into words the way a POSIX shell would, expand the variables we
+can know (the container's ``env``, assignments earlier in the script, ``${VAR:-default}``), mark
+the ones we cannot, and place each word on its line in the user's file.
+
+This is a reader, not a shell: it runs nothing. Command substitution and arithmetic are left
+unresolved, and the words that hold them say so.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..yamlsrc import Span
+from .args import Token
+
+SHELLS = ("sh", "bash", "dash", "zsh", "ash", "ksh")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+
+
+class Locator:
+    """Finds where a word of a scalar's value sits in the file: the scalar may be a literal or
+    folded block, a quoted string with escapes, or a plain multi-line scalar, so each word is
+    searched for, in order, in the scalar's own source text."""
+
+    def __init__(self, text: str, span: Span):
+        self.text = text
+        self.span = span
+        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.cursor = self._offset(span.line, span.column)
+        end_line = span.end_line or span.line
+        self.end = self._offset(end_line, span.end_column or 1) if span.end_line else len(text)
+        self.last = Span(span.line, span.column)
+
+    def _offset(self, line: int, column: int) -> int:
+        if not self.text or line - 1 >= len(self._starts):
+            return len(self.text)
+        return min(self._starts[line - 1] + column - 1, len(self.text))
+
+    def _span(self, offset: int, length: int) -> Span:
+        line = bisect.bisect_right(self._starts, offset)
+        column = offset - self._starts[line - 1] + 1
+        return Span(line, column, line, column + length)
+
+    def locate(self, raw: str) -> Span:
+        # A word's own characters up to the first quote, escape or expansion appear verbatim in
+        # the source whatever the scalar's style; later ones may be escaped or folded.
+        probe = re.split(r"[\"'\\$\n]", raw.lstrip("\"'"), maxsplit=1)[0][:60]
+        if probe and self.text:
+            found = self.text.find(probe, self.cursor, self.end)
+            if found >= 0:
+                self.cursor = found + len(probe)
+                self.last = self._span(found, len(probe))
+                return self.last
+        return self.last
+
+
+@dataclass
+class Word:
+    text: str = ""
+    raw_start: int = 0
+    raw_end: int = 0
+    unresolved: list[str] = field(default_factory=list)
+    quoted: bool = False  # any part was quoted (an empty quoted word is still a word)
+
+
+class _Splitter:
+    """Splits a script into simple commands of words, expanding variables as it goes."""
+
+    def __init__(self, script: str, env: Mapping[str, str]):
+        self.s = script
+        self.env = dict(env)
+        self.i = 0
+        self.commands: list[list[Word]] = []
+
+    def run(self) -> list[list[Word]]:
+        current: list[Word] = []
+        s = self.s
+        while self.i < len(s):
+            c = s[self.i]
+            if c == "\\" and s[self.i + 1 : self.i + 2] == "\n":  # line continuation
+                self.i += 2
+            elif c in " \t\r":
+                self.i += 1
+            elif c == "#":
+                while self.i < len(s) and s[self.i] != "\n":
+                    self.i += 1
+            elif c in ";&|\n()":
+                self.i += 1
+                self._end_command(current)
+                current = []
+            else:
+                current.extend(self._word())
+        self._end_command(current)
+        return self.commands
+
+    def _end_command(self, words: list[Word]) -> None:
+        if not words:
+            return
+        # `NAME=value` alone (or after `export`) sets a variable later words can use
+        rest = words[1:] if words[0].text in ("export", "local", "declare", "readonly") else words
+        if rest and all(_ASSIGNMENT.fullmatch(w.text) for w in rest):
+            for w in rest:
+                name, value = w.text.split("=", 1)
+                if w.unresolved:
+                    self.env.pop(name, None)
+                else:
+                    self.env[name] = value
+            return
+        self.commands.append(words)
+
+    def _word(self) -> list[Word]:
+        """One shell word, which unquoted expansions may split into several."""
+        s = self.s
+        words = [Word(raw_start=self.i)]
+        while self.i < len(s):
+            c = s[self.i]
+            if c in " \t\r\n;&|()":
+                break
+            if c == "\\":
+                if s[self.i + 1 : self.i + 2] == "\n":
+                    self.i += 2
+                    continue
+                words[-1].text += s[self.i + 1 : self.i + 2]
+                self.i += 2
+            elif c == "'":
+                end = s.find("'", self.i + 1)
+                end = len(s) if end < 0 else end
+                words[-1].text += s[self.i + 1 : end]
+                words[-1].quoted = True
+                self.i = end + 1
+            elif c == '"':
+                self.i += 1
+                words[-1].quoted = True
+                while self.i < len(s) and s[self.i] != '"':
+                    if s[self.i] == "\\" and s[self.i + 1 : self.i + 2] in ('"', "\\", "$", "`"):
+                        words[-1].text += s[self.i + 1]
+                        self.i += 2
+                    elif s[self.i] == "\\" and s[self.i + 1 : self.i + 2] == "\n":
+                        self.i += 2
+                    elif s[self.i] == "$":
+                        text, missing = self._expansion()
+                        words[-1].text += text
+                        words[-1].unresolved += missing
+                    else:
+                        words[-1].text += s[self.i]
+                        self.i += 1
+                self.i += 1
+            elif c == "$":
+                text, missing = self._expansion()
+                words[-1].unresolved += missing
+                # an unquoted expansion splits on whitespace into several words
+                parts = re.split(r"\s+", text) if not missing else [text]
+                words[-1].text += parts[0]
+                for part in parts[1:]:
+                    words.append(Word(text=part, raw_start=words[-1].raw_start))
+            elif c == "`":
+                end = s.find("`", self.i + 1)
+                end = len(s) if end < 0 else end
+                words[-1].unresolved.append(s[self.i : end + 1])
+                words[-1].text += s[self.i : end + 1]
+                self.i = end + 1
+            else:
+                words[-1].text += c
+                self.i += 1
+        for w in words:
+            w.raw_end = self.i
+        return [w for w in words if w.text or w.quoted or w.unresolved]
+
+    def _expansion(self) -> tuple[str, list[str]]:
+        """Expand ``$...`` at self.i: (text, [unresolved references])."""
+        s = self.s
+        start = self.i
+        if s.startswith("$((", start):
+            end = _closing(s, start + 1)
+            self.i = end
+            return s[start:end], [s[start:end]]
+        if s.startswith("$(", start):
+            end = _closing(s, start + 1)
+            self.i = end
+            inner = s[start + 2 : end - 1]
+            # Kubernetes expands $(NAME) from the container env before the shell runs
+            if _NAME.fullmatch(inner) and inner in self.env:
+                return self.env[inner], []
+            return s[start:end], [s[start:end]]
+        if s.startswith("${", start):
+            end = s.find("}", start)
+            end = len(s) - 1 if end < 0 else end
+            self.i = end + 1
+            body = s[start + 2 : end]
+            match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?::?([-=])(.*))?", body, re.S)
+            if match:
+                name, op, default = match.groups()
+                if name in self.env and (self.env[name] or not op):
+                    return self.env[name], []
+                if op:
+                    return default, []
+            return s[start : end + 1], [s[start : end + 1]]
+        match = _NAME.match(s, start + 1)
+        if match:
+            self.i = match.end()
+            name = match.group(0)
+            if name in self.env:
+                return self.env[name], []
+            return "$" + name, ["$" + name]
+        self.i += 1
+        return "$", []
+
+
+def _closing(s: str, open_at: int) -> int:
+    """The index after the parenthesis that closes the one at ``open_at``."""
+    depth = 0
+    for i in range(open_at, len(s)):
+        if s[i] == "(":
+            depth += 1
+        elif s[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(s)
+
+
+def split_script(
+    script: str, env: Mapping[str, str], locator: Locator | None, span: Span
+) -> list[list[Token]]:
+    """The simple commands of ``script`` as tokens placed in the file."""
+    commands = []
+    for words in _Splitter(script, env).run():
+        tokens = []
+        for w in words:
+            where = locator.locate(script[w.raw_start : w.raw_end]) if locator else span
+            tokens.append(Token(w.text, where, tuple(w.unresolved)))
+        commands.append(tokens)
+    return commands
+
+
+def split_words(
+    text: str, env: Mapping[str, str], locator: Locator | None, span: Span
+) -> list[Token]:
+    """A flag string (``VLLM_ADDITIONAL_ARGS``, a Compose ``command``) as one list of words."""
+    return [token for command in split_script(text, env, locator, span) for token in command]
+
+
+def shell_script(argv: list[Token]) -> tuple[Token, int] | None:
+    """For ``sh -c SCRIPT`` (``bash -lc``, ``/bin/sh -ec --``...): the script word and its index."""
+    if not argv or argv[0].text.rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    i = 1
+    saw_c = False
+    while i < len(argv) and argv[i].text.startswith("-"):
+        option = argv[i].text
+        if option == "--":
+            i += 1
+            break
+        if not option.startswith("--") and "c" in option:
+            saw_c = True
+        i += 1
+    if saw_c and i < len(argv):
+        return argv[i], i
+    return None
+
+
+def expand_k8s(token: Token, env: Mapping[str, str]) -> Token:
+    """Kubernetes' own ``$(NAME)`` expansion in command/args (no shell): from the container's
+    env; ``$$`` escapes; an unknown name stays as written, and unreadable."""
+    missing: list[str] = []
+
+    def repl(match: re.Match) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name = match.group(1)
+        if name in env:
+            return env[name]
+        missing.append(match.group(0))
+        return match.group(0)
+
+    text = re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)", repl, token.text)
+    return Token(text, token.span, token.unresolved + tuple(missing))

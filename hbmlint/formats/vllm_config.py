@@ -1,0 +1,95 @@
+"""vLLM ``--config`` YAML files: the keys are vLLM's long flag names (``max-model-len`` or
+``max_model_len``), ``true`` is the bare switch and ``false`` its ``--no-`` form, and a map
+(``speculative-config``) is passed as JSON, as vLLM's own FlexibleArgumentParser does.
+
+Such a file names no GPU: it takes the GPU from ``--gpu`` or the configuration. It is recognised
+only when it has ``model`` and at least one other vLLM serving key, so that unrelated YAML with a
+``model`` key is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..spec import Deployment
+from ..yamlsrc import YamlDocument
+from . import argv_vllm
+from .args import Token, normalise
+from .build import GpuFacts, build
+
+NAME = "vllm-config"
+
+# Keys that say "this is a vLLM serving config" (beyond model).
+_SERVING_KEYS = {
+    normalise("--" + key)
+    for key in (
+        "tensor-parallel-size",
+        "pipeline-parallel-size",
+        "max-model-len",
+        "max-num-seqs",
+        "max-num-batched-tokens",
+        "gpu-memory-utilization",
+        "kv-cache-dtype",
+        "speculative-config",
+        "quantization",
+        "enforce-eager",
+        "block-size",
+        "served-model-name",
+    )
+}
+
+
+def _flag(key: Any) -> str:
+    return normalise("--" + str(key))
+
+
+def detect(data: Any) -> bool:
+    if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
+        return False
+    if not isinstance(data.get("model"), str):
+        return False
+    return any(_flag(key) in _SERVING_KEYS for key in data)
+
+
+def to_deployments(
+    document: YamlDocument, path: Path, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    argv: list[Token] = []
+    problems: list[Diagnostic] = []
+    for key, value in document.data.items():
+        flag = _flag(key)
+        where = document.key_span((key,))
+        at = document.span((key,))
+        if value is None:
+            continue
+        if value is True:
+            argv.append(Token(flag, where))
+        elif value is False:
+            argv.append(Token("--no-" + flag[2:], where))
+        elif isinstance(value, dict):
+            argv += [Token(flag, where), Token(json.dumps(value), at)]
+        elif isinstance(value, list):
+            known = argv_vllm.FLAGS.lookup(flag)
+            if known is not None and not known.multi:
+                problems.append(
+                    input_diagnostic("HBM004", f"{key}: takes one value, not a list", display, at)
+                )
+                continue
+            argv.append(Token(flag, where))
+            argv += [Token(str(v), document.span((key, i))) for i, v in enumerate(value)]
+        else:
+            argv += [Token(flag, where), Token(str(value), at)]
+    command = argv_vllm.parse(argv, document.span(()))
+    name = Path(display).stem if document.index == 0 else f"{Path(display).stem}[{document.index}]"
+    deployment, findings = build(
+        command,
+        name=name,
+        display=display,
+        document=document.index,
+        gpu=GpuFacts(),
+        where=document.key_span(("model",)),
+    )
+    return ([deployment] if deployment else []), problems + findings

@@ -1,0 +1,205 @@
+"""docker-compose services and vLLM production-stack Helm values, read as their hand-written
+native twins; Helm templates and standard input.
+
+Shapes follow public examples: compose files with `image: vllm/vllm-openai` and a folded
+`command: >` of flags, sglang's compose.yaml (entrypoint as a string, `command` as a multi-line
+plain scalar), and production-stack's tutorial values (vllmConfig plus extraArgs)."""
+
+from __future__ import annotations
+
+from format_helpers import budgets, findings, line_of, native, rule_findings, run, write
+
+COMPOSE = """
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    runtime: nvidia
+    ipc: host
+    environment:
+      - HF_TOKEN=${HF_TOKEN}
+    command: >
+      --model meta-llama/Llama-3.1-8B-Instruct
+      --max-model-len 65536
+      --gpu-memory-utilization 0.9
+      --speculative-config {"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":4}
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 1
+              capabilities: [gpu]
+  sglang:
+    image: lmsysorg/sglang:latest
+    entrypoint: python3 -m sglang.launch_server
+    command:
+      --model-path Qwen/Qwen3-8B
+      --tp 2
+      --context-length 32768
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, device_ids: ["0", "1"], capabilities: [gpu]}]
+  webui:
+    image: ghcr.io/open-webui/open-webui:main
+"""
+
+
+def test_compose_services_read_as_their_native_twins(tmp_path):
+    compose = write(tmp_path, "compose.yaml", COMPOSE)
+    vllm = native(
+        tmp_path,
+        """
+        engine_version: "0.11.0"
+        gpu: {type: A10G, count: 1}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 65536, gpu_memory_utilization: 0.9}
+        speculative: {method: ngram, num_speculative_tokens: 3}
+        """,
+        "vllm.yaml",
+    )
+    sglang = native(
+        tmp_path,
+        """
+        engine: sglang
+        gpu: {type: A10G, count: 2}
+        model: {name: Qwen/Qwen3-8B}
+        parallel: {tensor: 2}
+        serving: {max_model_len: 32768}
+        """,
+        "sglang.yaml",
+    )
+    read = budgets(compose, "--gpu", "A10G")
+    for item in read:
+        item["assumed"].pop("gpu")
+    assert read == budgets(vllm) + budgets(sglang)  # webui runs no engine: not a deployment
+    assert rule_findings(compose, "--gpu", "A10G") == rule_findings(vllm) + rule_findings(sglang)
+    kv = [f for f in findings(compose, "--gpu", "A10G") if f["code"] == "HBM102"]
+    assert kv[0]["line"] == line_of(compose, "--max-model-len 65536")
+
+
+def test_compose_names_no_gpu_so_each_service_asks_for_one(tmp_path):
+    compose = write(tmp_path, "compose.yaml", COMPOSE)
+    missing = [f for f in findings(compose) if f["code"] == "HBM005"]
+    assert [f["deployment"] for f in missing] == ["vllm", "sglang"]
+
+
+VALUES = """
+servingEngineSpec:
+  runtimeClassName: ""
+  modelSpec:
+  - name: "llama3"
+    repository: "vllm/vllm-openai"
+    tag: "v0.11.0"
+    modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+    replicaCount: 2
+    requestCPU: 10
+    requestMemory: "16Gi"
+    requestGPU: 1
+    nodeSelectorTerms:
+      - matchExpressions:
+        - key: nvidia.com/gpu.product
+          operator: "In"
+          values: ["NVIDIA-L4"]
+    vllmConfig:
+      enableChunkedPrefill: false
+      enablePrefixCaching: false
+      maxModelLen: 131072
+      tensorParallelSize: 1
+      dtype: "bfloat16"
+      gpuMemoryUtilization: 0.95
+      extraArgs: ["--disable-log-requests", "--gpu-memory-utilization", "0.8"]
+    hf_token: <YOUR HF TOKEN>
+"""
+
+
+def test_production_stack_values_extra_args_override_vllm_config(tmp_path):
+    values = write(tmp_path, "values.yaml", VALUES)
+    twin = native(
+        tmp_path,
+        """
+        engine_version: "0.11.0"
+        gpu: {type: L4, count: 1}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct, dtype: bfloat16}
+        parallel: {tensor: 1}
+        serving: {max_model_len: 131072, gpu_memory_utilization: 0.8}
+        """,
+    )
+    assert budgets(values) == budgets(twin)  # 0.8 from extraArgs, not vllmConfig's 0.95
+    assert rule_findings(values) == rule_findings(twin)
+    kv = [f for f in findings(values) if f["code"] == "HBM102"]
+    assert kv[0]["line"] == line_of(values, "maxModelLen")
+
+
+def test_production_stack_gpu_count_mismatch_points_at_request_gpu(tmp_path):
+    values = write(tmp_path, "values.yaml", VALUES.replace("requestGPU: 1", "requestGPU: 2"))
+    [mismatch] = [f for f in findings(values) if f["code"] == "HBM007"]
+    assert mismatch["line"] == line_of(values, "requestGPU")
+
+
+HELM_TEMPLATE = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-vllm
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: "vllm/vllm-openai:{{ .Values.image.tag }}"
+        command: ["vllm", "serve", "{{ .Values.model }}"]
+        resources:
+          limits:
+            {{- toYaml .Values.resources.limits | nindent 12 }}
+"""
+
+
+def test_helm_template_is_reported_once_as_render_first(tmp_path):
+    template = write(tmp_path, "deployment.yaml", HELM_TEMPLATE)
+    [render] = findings(template)
+    assert render["code"] == "HBM012" and render["severity"] == "warning"
+    assert render["line"] == line_of(template, "{{ .Release.Name }}")
+    assert "helm template" in render["fixes"][0]
+
+
+def test_helm_templates_that_run_no_engine_are_left_alone(tmp_path):
+    template = write(
+        tmp_path,
+        "ingress.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n"
+        "spec:\n  ports:\n    {{- toYaml .Values.ports | nindent 4 }}\n",
+    )
+    result = run(template)
+    assert result.exit_code == 0 and "HBM" not in result.output
+
+
+def test_standard_input_is_read_with_dash(tmp_path):
+    values = write(tmp_path, "values.yaml", VALUES)
+    twin = native(
+        tmp_path,
+        """
+        engine_version: "0.11.0"
+        gpu: {type: L4, count: 1}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct, dtype: bfloat16}
+        parallel: {tensor: 1}
+        serving: {max_model_len: 131072, gpu_memory_utilization: 0.8}
+        """,
+    )
+    piped = run("budget", "--format", "json", "-", stdin=values.read_text())
+    assert piped.output.count('"file": "<stdin>"') == 1
+    assert '"kv_cache_tokens"' in piped.output
+    lint = run("-", stdin=values.read_text())
+    assert lint.output.startswith("<stdin>:")
+    assert "HBM102" in lint.output and budgets(twin)
+
+
+def test_formats_command_says_how_each_document_was_read(tmp_path):
+    path = write(tmp_path, "mixed.yaml", "kind: ConfigMap\napiVersion: v1\n---\n" + VALUES)
+    result = run("formats", path)
+    lines = result.output.splitlines()
+    assert lines[0].endswith("document 1 (line 1): not a manifest hbmlint reads; skipped")
+    assert lines[1].endswith("read as production-stack")
+    assert "deployment llama3 (vllm)" in lines[2]
+    row = next(line for line in lines if "serving.gpu_memory_utilization" in line).split()
+    assert row[1] == "0.8" and int(row[-1]) == line_of(path, '"--gpu-memory-utilization", "0.8"')
