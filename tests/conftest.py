@@ -12,6 +12,14 @@ from click.testing import CliRunner
 from hbmlint.cli import main
 
 
+@pytest.fixture(autouse=True)
+def _outside_github_actions(monkeypatch):
+    """Tests see the same defaults on a laptop and in a GitHub Actions job: --format auto
+    would otherwise print workflow commands, and every run would append a job summary."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def write(tmp_path: Path):
     def _write(text: str, name: str = "deploy.yaml") -> Path:

@@ -1,0 +1,99 @@
+"""The GitHub job summary: Markdown appended to the file named by $GITHUB_STEP_SUMMARY.
+
+The runner shows only ten annotations of each kind per step; the summary shows every finding,
+and for each deployment where one GPU's memory goes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostic, Severity
+from ..lint import FileResult
+from ..units import format_bytes
+from . import text
+
+_ICONS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "info"}
+
+
+def _cell(value: Any) -> str:
+    """A table cell: pipes escaped, one line."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def _share(part: Any, whole: Any) -> str:
+    total = whole.to("byte").magnitude
+    return f"{part.to('byte').magnitude / total:.0%}" if total else ""
+
+
+def deployment_table(display: str, budget: Any) -> str:
+    s = budget.settings
+    unit = budget.byte_unit
+    gpu = budget.resolved.gpu
+    draft = budget.resolved.draft.name if budget.resolved.draft else s.speculative_method
+    rows = [
+        ("weights", budget.weights, budget.resolved.target.name),
+        ("draft", budget.draft_weights, draft),
+    ]
+    parts = ", ".join(
+        f"{name.replace('_', ' ')} {format_bytes(v, unit)}" for name, v in budget.overhead.items()
+    )
+    rows.append(("overhead", budget.overhead_total, parts))
+    rows.append(("KV cache", budget.kv_cache, s.kv_cache_dtype))
+    lines = [
+        f"#### `{_cell(display)}`: {_cell(budget.deployment.name)}",
+        "",
+        f"{s.engine} on {budget.resolved.gpu_count} x {_cell(gpu.name)}, TP "
+        f"{s.tensor_parallel} x PP {s.pipeline_parallel}; per GPU, "
+        f"{format_bytes(budget.usable, unit)} usable of {format_bytes(budget.total, unit)} "
+        f"({s.memory_fraction:.0%}).",
+        "",
+        "| | size | share of usable | |",
+        "|---|---:|---:|---|",
+    ]
+    lines += [
+        f"| {label} | {format_bytes(q, unit)} | {_share(q, budget.usable)} | {_cell(note)} |"
+        for label, q, note in rows
+    ]
+    tokens = int(budget.kv_tokens.to("token").magnitude)
+    lines += [
+        "",
+        f"KV capacity **{tokens:,} tokens**; max concurrency **{budget.max_concurrency:.2f}** "
+        f"sequences of {s.max_model_len:,} tokens.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def render(results: list[FileResult], diagnostics: list[Diagnostic]) -> str:
+    files = sum(1 for r in results if r.is_manifest or r.diagnostics)
+    deployments = sum(len(r.deployments) for r in results)
+    lines = ["## hbmlint", "", text.summary(diagnostics, files, deployments), ""]
+    if diagnostics:
+        lines += ["### Findings", "", "| | code | where | message |", "|---|---|---|---|"]
+        for d in diagnostics:
+            where = f"{d.file}:{d.span.line}:{d.span.column}"
+            message = d.message + "".join(f"<br>fix: {fix}" for fix in d.fixes)
+            lines.append(
+                f"| {_ICONS[d.severity]} | [{d.code}]({d.help_uri}) {d.name} | "
+                f"`{_cell(where)}` | {_cell(message)} |"
+            )
+        lines.append("")
+    tables = [
+        deployment_table(result.display, item.budget)
+        for result in results
+        for item in result.deployments
+        if item.budget is not None
+    ]
+    if tables:
+        lines += ["### Where the HBM goes", "", *tables]
+    return "\n".join(lines) + "\n"
+
+
+def append(path: str, markdown: str) -> str | None:
+    """Append to the summary file; returns why it failed, if it did (never fatal)."""
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(markdown)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    return None
