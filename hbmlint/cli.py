@@ -4,9 +4,14 @@ that need them, to keep start-up fast for pre-commit."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,6 +19,10 @@ from . import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 GPU_HELP = "GPU type for manifests that name none (a catalog name or alias, e.g. H100)."
+CONFIG_HELP = (
+    "Configuration file (default: the nearest .hbmlint.yaml, or pyproject.toml with "
+    "[tool.hbmlint], from the working directory up to the repository root)."
+)
 
 
 class _DefaultToLint(click.Group):
@@ -45,18 +54,43 @@ def _load_rules(rules_dirs: tuple[str, ...]) -> tuple[list, list]:
     return load_rules(paths)
 
 
-def _lint(
-    paths: tuple[str, ...], rules_dirs: tuple[str, ...], default_gpu: str | None = None
-) -> tuple[list, list, bool]:
+@dataclass
+class _Run:
+    """What the pipeline produced, before the filter stage."""
+
+    results: list
+    diagnostics: list  # every finding, unfiltered
+    internal: bool  # hbmlint itself failed on some file (exit 2)
+    rules: list  # the rules that ran
+    filter: Any  # config.Filter: what is reported, where, how severe
+
+
+def _run(
+    paths: tuple[str, ...],
+    rules_dirs: tuple[str, ...],
+    default_gpu: str | None = None,
+    config: Any = None,
+    selection: Any = None,
+) -> _Run:
     """Lint every file; an unexpected error in one file is reported on that file and the
-    others are still linted. Returns (results, all diagnostics, internal error seen)."""
-    from .diagnostics import input_diagnostic
+    others are still linted. Raises config.ConfigError for an unusable configuration."""
+    from . import catalog
+    from .config import Config, Filter
+    from .diagnostics import INPUT_CHECKS, input_diagnostic
     from .lint import FileResult, LintOptions, discover, lint_file
 
-    rules, rule_findings = _load_rules(rules_dirs)
-    options = LintOptions(default_gpu=default_gpu)
+    config = config or Config()
+    catalog.use_extra_files(config.catalogs)
+    rules, rule_findings = _load_rules((*(str(d) for d in config.rules_dirs), *rules_dirs))
+    known = {c.code: c.name for c in INPUT_CHECKS.values()} | {r.id: r.name for r in rules}
+    selected = Filter(config, known, selection)
+    params = selected.rule_params(rules)
+    rules = [r for r in rules if selected.is_enabled(r.id)]  # an ignored rule does not run
+    options = LintOptions(default_gpu=default_gpu or config.default_gpu, rule_params=params)
     results, internal = [], False
     for path, display in discover(paths or (".",)):
+        if config.is_excluded(display):
+            continue
         try:
             results.append(lint_file(path, display, rules, options))
         except Exception as exc:  # a bug of ours: say so, keep going, exit 2
@@ -69,7 +103,67 @@ def _lint(
     diagnostics = list(rule_findings)
     for result in results:
         diagnostics.extend(result.diagnostics)
-    return results, diagnostics, internal
+    return _Run(results, diagnostics, internal, rules, selected)
+
+
+def _lint(
+    paths: tuple[str, ...],
+    rules_dirs: tuple[str, ...],
+    default_gpu: str | None = None,
+    config: Any = None,
+) -> tuple[list, list, bool]:
+    """(results, all diagnostics, internal error seen), as the budget views need them."""
+    run = _run(paths, rules_dirs, default_gpu, config)
+    return run.results, run.diagnostics, run.internal
+
+
+def _load_config(config_file: str | None) -> Any:
+    """The configuration in effect; an unusable one ends the command with exit 2."""
+    from .config import ConfigError, load
+
+    try:
+        return load(config_file)
+    except ConfigError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _filter(run: _Run) -> tuple[list, list]:
+    """The filter stage: configuration (select, ignore, per-file-ignores, severity), then inline
+    suppressions. Returns (reported findings, [(suppressed finding, its suppression)])."""
+    from .suppressions import apply
+
+    diagnostics = run.filter.apply(run.diagnostics)
+    suppressions = [s for r in run.results for s in r.suppressions]
+    problems = [p for r in run.results for p in r.suppression_problems]
+    kept, suppressed = apply(
+        diagnostics, suppressions, problems, run.filter.known, run.filter.is_enabled
+    )
+    return run.filter.apply(kept), suppressed  # again, for the unused-suppression findings
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Readers never see half a report: write a temporary file beside it, then rename."""
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes it private; a report is not
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    """Repeatable, comma-separated selector options: --select HBM1,HBM2 --select HBM201."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 @main.command()
@@ -77,17 +171,22 @@ def _lint(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
+    type=click.Choice(["auto", "text", "json", "github", "sarif"]),
+    default="auto",
     show_default=True,
-    help="Output format.",
+    help="Output format; auto is github inside GitHub Actions (GITHUB_ACTIONS=true), else text.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    help="Write the report to this file (atomically) instead of standard output.",
 )
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
-    default="error",
-    show_default=True,
-    help="Lowest severity that makes the exit code 1.",
+    default=None,
+    help="Lowest severity that makes the exit code 1.  [default: error]",
 )
 @click.option(
     "--rules-dir",
@@ -97,29 +196,93 @@ def _lint(
     help="A directory of your own rule files (repeatable).",
 )
 @click.option("--gpu", "default_gpu", help=GPU_HELP)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help=CONFIG_HELP)
+@click.option(
+    "--select",
+    multiple=True,
+    help="Codes, code prefixes or rule names to report, replacing the configuration's "
+    "(comma-separated, repeatable; ALL for every one).",
+)
+@click.option("--extend-select", multiple=True, help="Report these too.")
+@click.option("--ignore", multiple=True, help="Do not report these.")
 def lint(
     paths: tuple[str, ...],
     output_format: str,
-    fail_on: str,
+    output: str | None,
+    fail_on: str | None,
     rules_dirs: tuple[str, ...],
     default_gpu: str | None,
+    config_file: str | None,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files."""
+    from .config import CommandLine, ConfigError
     from .diagnostics import Severity
-    from .reporters import json as json_reporter
-    from .reporters import text as text_reporter
 
-    results, diagnostics, internal = _lint(paths, rules_dirs, default_gpu)
-    files = sum(1 for r in results if r.is_manifest or r.diagnostics)
-    deployments = sum(len(r.deployments) for r in results)
-    if output_format == "json":
-        click.echo(json_reporter.render(diagnostics), nl=False)
+    config = _load_config(config_file)
+    selection = CommandLine(
+        select=_split(select) if select else None,
+        extend_select=_split(extend_select),
+        ignore=_split(ignore),
+    )
+    try:
+        run = _run(paths, rules_dirs, default_gpu, config, selection)
+    except ConfigError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_ERROR)
+    diagnostics, suppressed = _filter(run)
+    report = _render(run, diagnostics, suppressed, _resolve_format(output_format))
+    if output:
+        try:
+            _write_atomically(output, report)
+        except OSError as exc:
+            click.echo(f"hbmlint: cannot write {output}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_ERROR)
     else:
-        click.echo(text_reporter.render(diagnostics, files, deployments), nl=False)
-    threshold = Severity.parse(fail_on)
-    if internal:
+        click.echo(report, nl=False)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        from .reporters import summary
+
+        problem = summary.append(summary_file, summary.render(run.results, diagnostics))
+        if problem:
+            click.echo(f"hbmlint: cannot append the job summary: {problem}", err=True)
+    threshold = Severity.parse(fail_on) if fail_on else (config.fail_on or Severity.ERROR)
+    if run.internal:
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FINDINGS if any(d.severity >= threshold for d in diagnostics) else EXIT_OK)
+
+
+def _resolve_format(output_format: str) -> str:
+    if output_format != "auto":
+        return output_format
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def _render(run: _Run, diagnostics: list, suppressed: list, output_format: str) -> str:
+    files = sum(1 for r in run.results if r.is_manifest or r.diagnostics)
+    deployments = sum(len(r.deployments) for r in run.results)
+    if output_format == "json":
+        from .reporters import json as json_reporter
+
+        return json_reporter.render(diagnostics)
+    if output_format == "github":
+        from .reporters import github
+
+        return github.render(diagnostics, files, deployments)
+    if output_format == "sarif":
+        from . import ruledoc
+        from .diagnostics import INPUT_CHECKS
+        from .reporters import sarif
+
+        checks = [c for c in INPUT_CHECKS.values() if run.filter.is_enabled(c.code)]
+        docs = ruledoc.all_docs(run.rules, checks)
+        return sarif.render(diagnostics, docs, suppressed, successful=not run.internal)
+    from .reporters import text as text_reporter
+
+    return text_reporter.render(diagnostics, files, deployments)
 
 
 @main.command()
@@ -132,11 +295,20 @@ def lint(
     show_default=True,
 )
 @click.option("--gpu", "default_gpu", help=GPU_HELP)
-def budget(paths: tuple[str, ...], output_format: str, default_gpu: str | None) -> None:
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help=CONFIG_HELP)
+def budget(
+    paths: tuple[str, ...], output_format: str, default_gpu: str | None, config_file: str | None
+) -> None:
     """Show where every GiB of each GPU goes, per deployment."""
+    from .config import ConfigError
     from .reporters import budget as budget_reporter
 
-    results, diagnostics, internal = _lint(paths, (), default_gpu)
+    config = _load_config(config_file)
+    try:
+        results, diagnostics, internal = _lint(paths, (), default_gpu, config)
+    except ConfigError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_ERROR)
     results = [r for r in results if r.deployments or r.diagnostics]
     if output_format == "json":
         click.echo(budget_reporter.render_json(results), nl=False)
@@ -170,13 +342,49 @@ def list_rules(rules_dirs: tuple[str, ...]) -> None:
 
 
 @main.command()
-@click.argument("codes", nargs=-1, required=True)
-def explain(codes: tuple[str, ...]) -> None:
+@click.argument("codes", nargs=-1)
+@click.option("--all", "everything", is_flag=True, help="Every check and rule.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="json: a list of objects; markdown: docs/rules.md (with --all, the whole file).",
+)
+@click.option(
+    "--rules-dir", "rules_dirs", multiple=True, type=click.Path(file_okay=False, exists=True)
+)
+def explain(
+    codes: tuple[str, ...], everything: bool, output_format: str, rules_dirs: tuple[str, ...]
+) -> None:
     """Explain rules by code or name: what they check, their parameters and fixes."""
+    from . import ruledoc
     from .diagnostics import INPUT_CHECKS
     from .units import format_quantity
 
-    rules, _ = _load_rules(())
+    if not codes and not everything:
+        raise click.UsageError("name a code or rule (or give --all)")
+    rules, _ = _load_rules(rules_dirs)
+    if output_format != "text":
+        docs = ruledoc.all_docs(rules)
+        if not everything:
+            wanted = {code.upper() for code in codes}
+            unknown = wanted - {d.code.upper() for d in docs} - {d.name.upper() for d in docs}
+            for code in sorted(unknown):
+                click.echo(f"hbmlint: no rule or check called '{code}'", err=True)
+            docs = [d for d in docs if d.code.upper() in wanted or d.name.upper() in wanted]
+        if output_format == "json":
+            import json
+
+            click.echo(json.dumps([d.as_dict() for d in docs], indent=2))
+        elif everything:
+            click.echo(ruledoc.rules_markdown(docs), nl=False)
+        else:
+            click.echo("\n".join(d.markdown_section() for d in docs), nl=False)
+        sys.exit(EXIT_ERROR if not everything and unknown else EXIT_OK)
+    if everything:
+        codes = tuple(d.code for d in ruledoc.all_docs(rules))
     by_key = {r.id.upper(): r for r in rules} | {r.name.upper(): r for r in rules}
     checks = {c.code: c for c in INPUT_CHECKS.values()} | {
         c.name.upper(): c for c in INPUT_CHECKS.values()
@@ -229,6 +437,29 @@ def models() -> None:
 
     for model_id in catalog.model_ids():
         click.echo(model_id)
+
+
+@main.command(name="formats")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+def formats_command(paths: tuple[str, ...]) -> None:
+    """Show which format each document was read as, and how each field was read (value and
+    line). `-` reads standard input."""
+    from .formats import describe
+    from .lint import discover
+
+    status = EXIT_OK
+    for path, display in discover(paths):
+        try:
+            if str(path) == "-":
+                text = sys.stdin.buffer.read().decode("utf-8-sig")
+            else:
+                text = path.read_bytes().decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            click.echo(f"{display}: cannot read: {exc}", err=True)
+            status = EXIT_ERROR
+            continue
+        click.echo(describe(text, path, display), nl=False)
+    sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ class InputCheck:
     name: str
     severity: Severity
     summary: str
+    description: str = ""  # longer prose for docs/rules.md and SARIF help, where useful
 
 
 INPUT_CHECKS: dict[str, InputCheck] = {
@@ -114,6 +115,48 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "broken-rule",
             Severity.ERROR,
             "A rule file is invalid or its expression failed; the rule did not run.",
+        ),
+        InputCheck(
+            "HBM010",
+            "removed-flag",
+            Severity.WARNING,
+            "An engine flag that current releases have removed (vLLM's --speculative-model "
+            "family); hbmlint reads it as its replacement, but the engine refuses it.",
+            "An engine flag that current releases have removed (vLLM's `--speculative-model`, "
+            "`--num-speculative-tokens`, `--ngram-prompt-lookup-max`, ...). hbmlint reads it as "
+            "its `--speculative-config` replacement, but a current engine refuses to start.",
+        ),
+        InputCheck(
+            "HBM011",
+            "unreadable-value",
+            Severity.INFO,
+            "A value hbmlint cannot read without running anything (a shell variable the "
+            "container does not set, a setting it does not know); the engine default is assumed.",
+            "A value hbmlint cannot read without running anything: a shell variable the "
+            "container does not set in its `env`, or a setting it does not know. The engine "
+            "default is assumed, and the finding says which.",
+        ),
+        InputCheck(
+            "HBM012",
+            "render-first",
+            Severity.WARNING,
+            "A template or placeholder (Helm {{ }}, ${VAR}, REPLACE_ME) that is not a manifest "
+            "until rendered; render it and lint the output (helm template ... | hbmlint -).",
+            "A Helm template (`{{ .Values... }}`) or a placeholder (`${VAR}`, `REPLACE_ME`) that "
+            "is not a manifest until rendered. Render it and lint the output: "
+            "`helm template RELEASE CHART -f values.yaml | hbmlint -`.",
+        ),
+        InputCheck(
+            "HBM090",
+            "unused-suppression",
+            Severity.INFO,
+            "A suppression comment or annotation suppresses no finding, or names an unknown code.",
+            "A suppression comment or annotation suppresses no finding, or names an unknown "
+            "code (as ruff's RUF100). Remove it, or the codes in it that no longer apply; a "
+            "suppression of a code the configuration does not run is not reported. Inline "
+            "suppressions read `# hbmlint: disable=HBM201 -- reason` (on the line), "
+            "`# hbmlint: disable-next-line=...`, `# hbmlint: disable-file`, or the annotation "
+            "`hbmlint.io/disable: HBM201,HBM202`; see the README.",
         ),
     )
 }

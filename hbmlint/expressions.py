@@ -161,6 +161,9 @@ def render(
     def substitute(match: re.Match) -> str:
         [(expression, spec)] = template_fields(match.group(0))
         value = evaluate(expression, names, functions)
-        return format_quantity(value, spec, byte_unit)
+        try:
+            return format_quantity(value, spec, byte_unit)
+        except (ValueError, TypeError) as exc:
+            raise ExpressionError(f"'{match.group(0)}': cannot format: {exc}") from exc
 
     return _FIELD.sub(substitute, template).strip()

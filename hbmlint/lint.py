@@ -9,21 +9,27 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import budget as budget_stage
 from .budget import Budget
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
-from .formats import detect_format
+from .formats import detect_format, mentions_engine, render_first
 from .resolve import resolve
 from .rules import Rule, evaluate_rule
 from .spec import Deployment
+from .suppressions import Problem as SuppressionProblem
+from .suppressions import Suppression
+from .suppressions import scan as scan_suppressions
 from .yamlsrc import load_documents
 
 YAML_SUFFIXES = (".yaml", ".yml")
+STDIN = "-"
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox"}
 # Larger files are refused with a finding rather than read (see docs: hostile input).
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -34,6 +40,8 @@ class LintOptions:
     """Settings from the command line or configuration that change how files are read."""
 
     default_gpu: str | None = None  # for manifests that name no GPU (--gpu)
+    # rule id -> parameter values from the configuration, overriding the rule's own
+    rule_params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -50,6 +58,9 @@ class FileResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     deployments: list[DeploymentResult] = field(default_factory=list)
     is_manifest: bool = False
+    # inline comments and annotations, for the filter stage (see suppressions.py)
+    suppressions: list[Suppression] = field(default_factory=list)
+    suppression_problems: list[SuppressionProblem] = field(default_factory=list)
 
 
 def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
@@ -59,6 +70,9 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
     .yaml/.yml files, skipping VCS and virtualenv folders, without following symlinked
     directories (no loops)."""
     for raw in paths:
+        if raw == STDIN:  # standard input: `helm template ... | hbmlint -`
+            yield Path(STDIN), "<stdin>"
+            continue
         path = Path(raw)
         if path.is_dir():
             for root, dirs, names in os.walk(path, followlinks=False):
@@ -84,6 +98,15 @@ def lint_file(
     """Every finding and budget of one file."""
     options = options or LintOptions()
     result = FileResult(path=path, display=display)
+    if str(path) == STDIN:
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            result.diagnostics.append(
+                input_diagnostic("HBM001", f"not UTF-8 text (byte {exc.start})", display)
+            )
+            return result
+        return _lint_text(text, result, rules, options)
     try:
         info = path.stat()
         size = info.st_size
@@ -119,12 +142,24 @@ def lint_file(
             input_diagnostic("HBM001", f"cannot read file: {exc.strerror or exc}", display)
         )
         return result
+    return _lint_text(text, result, rules, options)
 
+
+def _lint_text(
+    text: str, result: FileResult, rules: list[Rule], options: LintOptions
+) -> FileResult:
+    path, display = result.path, result.display
     documents, error = load_documents(text)
+    result.suppressions, result.suppression_problems = scan_suppressions(text, documents, display)
     # Broken YAML is reported only where it seems to be a manifest of ours: repositories hold
-    # many YAML-like files (Helm templates with {{ }}) that are not ours to judge.
+    # many YAML-like files (Helm templates with {{ }}) that are not ours to judge. A template
+    # that runs an engine is reported once, as "render first".
     if error is not None and _looks_like_manifest(text):
-        result.diagnostics.append(input_diagnostic("HBM002", error.message, display, error.span))
+        result.is_manifest = True
+        result.diagnostics.append(
+            render_first(text, display)
+            or input_diagnostic("HBM002", error.message, display, error.span)
+        )
     for document in documents:
         module = detect_format(document.data)
         if module is None:
@@ -133,6 +168,7 @@ def lint_file(
         deployments, findings = module.to_deployments(document, path, display)
         result.diagnostics.extend(findings)
         for deployment in deployments:
+            deployment.source_format = module.NAME
             result.deployments.append(
                 _lint_deployment(deployment, rules, result.diagnostics, options)
             )
@@ -141,7 +177,7 @@ def lint_file(
 
 
 def _looks_like_manifest(text: str) -> bool:
-    return "hbmlint/" in text or "ServingManifest" in text
+    return "hbmlint/" in text or "ServingManifest" in text or mentions_engine(text)
 
 
 def _lint_deployment(
@@ -155,7 +191,7 @@ def _lint_deployment(
     budget = budget_stage.build(resolved)
     for rule in rules:
         try:
-            finding = evaluate_rule(rule, budget)
+            finding = evaluate_rule(rule, budget, options.rule_params.get(rule.id))
         except ExpressionError as exc:
             findings.append(
                 input_diagnostic(

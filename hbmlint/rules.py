@@ -173,6 +173,15 @@ def budget_names(budget: Budget) -> dict[str, Any]:
     def whole_sequences(tokens: Any) -> int:
         return max(0, math.floor((tokens / max_model_len).to("dimensionless").magnitude))
 
+    def tensor_to_fit() -> int | None:
+        """The smallest larger TP size at which one max_model_len sequence fits, if any."""
+        size = _next_tensor_parallel(target.num_attention_heads, s.tensor_parallel)
+        while size is not None:
+            if budget.whatif(tensor_parallel=size).kv_tokens >= max_model_len:
+                return size
+            size = _next_tensor_parallel(target.num_attention_heads, size)
+        return None
+
     workload = dep.workload
     workload_names: dict[str, Any] = {"declared": workload is not None}
     if workload is not None:
@@ -229,6 +238,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "tensor": s.tensor_parallel,
                 "pipeline": s.pipeline_parallel,
                 "next_tensor": _next_tensor_parallel(target.num_attention_heads, s.tensor_parallel),
+                "tensor_to_fit": tensor_to_fit,
             }
         ),
         "serving": Lazy(

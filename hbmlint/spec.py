@@ -49,6 +49,9 @@ class GpuSpec:
 class ParallelSpec:
     tensor: int | None = None
     pipeline: int | None = None
+    # Read from engine flags; the budget does not use these yet (one replica = tensor x pipeline).
+    data: int | None = None  # data-parallel replicas inside one engine instance
+    expert: bool | None = None  # expert parallelism on (MoE)
 
 
 @dataclass
@@ -60,6 +63,10 @@ class ServingSpec:
     kv_cache_dtype: str | None = None
     block_size: int | None = None
     enforce_eager: bool | None = None
+    # Read from engine flags; the budget does not use these yet.
+    kv_cache_memory_bytes: int | None = None  # vLLM --kv-cache-memory-bytes (bypasses the fraction)
+    cpu_offload_gb: float | None = None  # vLLM --cpu-offload-gb: weights kept in host memory
+    kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens
 
 
 @dataclass
@@ -91,6 +98,8 @@ class Deployment:
     workload: WorkloadSpec | None = None
     # field path ("serving.max_model_len") -> where the user's file sets it; "" is the document
     locations: dict[str, Span] = field(default_factory=dict)
+    # which format module read it (formats/*.NAME), for `hbmlint formats`
+    source_format: str | None = None
 
     def location(self, path: str) -> Span:
         """Where ``path`` is set, else its nearest set parent, else the document itself."""

@@ -40,6 +40,7 @@ def test_hbm101_trips_when_weights_exceed_usable(write):
         """
         gpu: {type: L4}
         model: {name: meta-llama/Llama-3.1-70B-Instruct}
+        serving: {max_model_len: 8192}
     """,
     )
     finding = only(result, "HBM101")
@@ -47,7 +48,20 @@ def test_hbm101_trips_when_weights_exceed_usable(write):
     assert finding.span.line == 6  # the `model:` line of the manifest
     assert re.search(r"weights need 131\.\d\d GiB per GPU", finding.message)
     assert "short by" in finding.message
-    assert any(fix.startswith("Raise tensor parallelism to 2") for fix in finding.fixes)
+    # TP 2 and 4 still leave no room for an 8k sequence on 24 GB cards; 8 does
+    [tp] = [fix for fix in finding.fixes if fix.startswith("Raise tensor parallelism")]
+    assert tp.startswith("Raise tensor parallelism to 8 (8 GPUs): weights 16.")
+
+
+def test_hbm101_offers_no_tensor_parallelism_that_would_not_fit(write):
+    result = findings(
+        write,
+        """
+        gpu: {type: L4}
+        model: {name: meta-llama/Llama-3.1-405B-Instruct}
+    """,
+    )
+    assert not [f for f in only(result, "HBM101").fixes if "tensor parallelism" in f]
 
 
 def test_hbm101_quiet_when_weights_fit(write):
