@@ -8,7 +8,6 @@ import contextlib
 import os
 import sys
 import tempfile
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,13 +70,14 @@ def _run(
     default_gpu: str | None = None,
     config: Any = None,
     selection: Any = None,
+    jobs: int = 1,
 ) -> _Run:
     """Lint every file; an unexpected error in one file is reported on that file and the
     others are still linted. Raises config.ConfigError for an unusable configuration."""
     from . import catalog
     from .config import Config, Filter
-    from .diagnostics import INPUT_CHECKS, input_diagnostic
-    from .lint import FileResult, LintOptions, discover, lint_file
+    from .diagnostics import INPUT_CHECKS
+    from .lint import LintOptions, discover, lint_many
 
     config = config or Config()
     catalog.use_extra_files(config.catalogs)
@@ -87,19 +87,14 @@ def _run(
     params = selected.rule_params(rules)
     rules = [r for r in rules if selected.is_enabled(r.id)]  # an ignored rule does not run
     options = LintOptions(default_gpu=default_gpu or config.default_gpu, rule_params=params)
-    results, internal = [], False
-    for path, display in discover(paths or (".",)):
-        if config.is_excluded(display):
-            continue
-        try:
-            results.append(lint_file(path, display, rules, options))
-        except Exception as exc:  # a bug of ours: say so, keep going, exit 2
-            internal = True
-            detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            finding = input_diagnostic(
-                "HBM000", f"hbmlint failed on this file ({detail}); please report it", display
-            )
-            results.append(FileResult(path, display, diagnostics=[finding], is_manifest=True))
+    items = [
+        (path, display)
+        for path, display in discover(paths or (".",))
+        if not config.is_excluded(display)
+    ]
+    linted = lint_many(items, rules, options, jobs, tuple(config.catalogs))
+    results = [result for result, _ in linted]
+    internal = any(failed for _, failed in linted)
     diagnostics = list(rule_findings)
     for result in results:
         diagnostics.extend(result.diagnostics)
@@ -205,6 +200,14 @@ def _split(values: tuple[str, ...]) -> list[str]:
 )
 @click.option("--extend-select", multiple=True, help="Report these too.")
 @click.option("--ignore", multiple=True, help="Do not report these.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes to lint with; the output is the same whatever the number.  "
+    "[default: the cores available]",
+)
 def lint(
     paths: tuple[str, ...],
     output_format: str,
@@ -216,10 +219,12 @@ def lint(
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
+    jobs: int | None,
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files."""
     from .config import CommandLine, ConfigError
     from .diagnostics import Severity
+    from .lint import available_cores
 
     config = _load_config(config_file)
     selection = CommandLine(
@@ -228,7 +233,7 @@ def lint(
         ignore=_split(ignore),
     )
     try:
-        run = _run(paths, rules_dirs, default_gpu, config, selection)
+        run = _run(paths, rules_dirs, default_gpu, config, selection, jobs or available_cores())
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
 from .formats import detect_format, mentions_engine, render_first
 from .resolve import resolve
-from .rules import Rule, evaluate_rule
+from .rules import Rule, evaluate_rule, forget_scope
 from .spec import Deployment
 from .suppressions import Problem as SuppressionProblem
 from .suppressions import Suppression
@@ -211,3 +212,80 @@ def lint_paths(
     paths: Iterable[str], rules: list[Rule], options: LintOptions | None = None
 ) -> list[FileResult]:
     return [lint_file(path, display, rules, options) for path, display in discover(paths)]
+
+
+def lint_one(
+    path: Path, display: str, rules: list[Rule], options: LintOptions | None = None
+) -> tuple[FileResult, bool]:
+    """``lint_file``, except that a bug of ours becomes an HBM000 finding on this file (and the
+    second value says so, for exit code 2) while every other file is still linted."""
+    try:
+        return lint_file(path, display, rules, options), False
+    except Exception as exc:
+        detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        finding = input_diagnostic(
+            "HBM000", f"hbmlint failed on this file ({detail}); please report it", display
+        )
+        return FileResult(path, display, diagnostics=[finding], is_manifest=True), True
+
+
+# Below this many files a process pool costs more than it saves (pre-commit passes a few).
+PARALLEL_MIN_FILES = 64
+_worker: dict[str, Any] = {}
+
+
+def _start_worker(rules: list[Rule], options: LintOptions, catalogs: tuple) -> None:
+    from . import catalog
+
+    catalog.use_extra_files(list(catalogs))
+    _worker.update(rules=rules, options=options)
+
+
+def _lint_in_worker(item: tuple[Path, str]) -> tuple[FileResult, bool]:
+    result, failed = lint_one(item[0], item[1], _worker["rules"], _worker["options"])
+    for deployment in result.deployments:
+        if deployment.budget is not None:
+            forget_scope(deployment.budget)  # closures do not travel back to the parent
+    return result, failed
+
+
+def lint_many(
+    items: list[tuple[Path, str]],
+    rules: list[Rule],
+    options: LintOptions | None = None,
+    jobs: int = 1,
+    catalogs: tuple = (),
+) -> list[tuple[FileResult, bool]]:
+    """Lint ``items`` with up to ``jobs`` processes; results come back in the order given, so
+    the output is the same whatever ``jobs`` is. Standard input is always read here."""
+    options = options or LintOptions()
+    if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or any(str(p) == STDIN for p, _ in items):
+        return [lint_one(path, display, rules, options) for path, display in items]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .units import ureg
+
+    ureg()  # the parent's registry must exist before budgets are unpickled into it
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    chunk = max(1, len(items) // (jobs * 8))
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(rules, options, catalogs),
+        ) as pool:
+            return list(pool.map(_lint_in_worker, items, chunksize=chunk))
+    except Exception as exc:  # the pool itself failed (no /dev/shm, a pickling bug): lint here
+        sys.stderr.write(f"hbmlint: parallel linting failed ({exc!r}); linting in one process\n")
+        return [lint_one(path, display, rules, options) for path, display in items]
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity), not all the machine has."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

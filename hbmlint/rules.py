@@ -304,6 +304,11 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
     return scope
 
 
+def forget_scope(budget: Budget) -> None:
+    """Drop the cached scope (it holds closures), e.g. before a budget crosses processes."""
+    budget.__dict__.pop("_rule_scope", None)
+
+
 def evaluate_rule(
     rule: Rule, budget: Budget, params: dict[str, Any] | None = None
 ) -> Diagnostic | None:

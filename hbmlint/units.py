@@ -24,6 +24,9 @@ def ureg() -> pint.UnitRegistry:
     if _registry is None:
         definitions = Path(__file__).with_name("units.txt")
         _registry = pint.UnitRegistry(str(definitions), cache_folder=None)
+        # Quantities unpickle into the application registry: make it ours, so budgets computed
+        # in --jobs worker processes come back with their units (token, sequence) intact.
+        pint.set_application_registry(_registry)
     return _registry
 
 
