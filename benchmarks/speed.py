@@ -193,8 +193,61 @@ def _manifest(rng: random.Random, index: int) -> dict[str, Any]:
     }
 
 
+_FLAGS = {
+    "max_model_len": "--max-model-len",
+    "max_num_seqs": "--max-num-seqs",
+    "gpu_memory_utilization": "--gpu-memory-utilization",
+    "kv_cache_dtype": "--kv-cache-dtype",
+}
+
+
+def _kubernetes(document: dict[str, Any]) -> str:
+    """The same deployment as a Kubernetes Deployment running `vllm serve` with flags, the way
+    most repositories write it (GPU type from a node label, count from the GPU limit)."""
+    spec = document["spec"]
+    tensor = spec["gpu"]["count"]
+    args = [spec["model"]["name"], "--tensor-parallel-size", str(tensor)]
+    if spec["model"].get("quantization"):
+        args += ["--quantization", spec["model"]["quantization"]]
+    for key, value in spec.get("serving", {}).items():
+        if key == "enforce_eager":
+            args.append("--enforce-eager")
+        else:
+            args += [_FLAGS[key], str(value)]
+    speculative = spec.get("speculative")
+    if speculative:
+        config = {k: v for k, v in speculative.items()}
+        args += ["--speculative-config", json.dumps(config)]
+    arg_lines = "\n".join(f"            - {json.dumps(a)}" for a in args)
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {document["metadata"]["name"]}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {{app: {document["metadata"]["name"]}}}
+  template:
+    metadata:
+      labels: {{app: {document["metadata"]["name"]}}}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: {spec["gpu"]["type"]}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:latest
+          command: ["vllm", "serve"]
+          args:
+{arg_lines}
+          resources:
+            limits:
+              nvidia.com/gpu: {tensor}
+"""
+
+
 def generate(directory: Path, count: int, seed: int = SEED) -> list[Path]:
-    """Write ``count`` files into ``directory``; the last holds three documents."""
+    """Write ``count`` files into ``directory``: two in three native manifests, one in three
+    Kubernetes Deployments with engine flags; the last file holds three documents."""
     rng = random.Random(seed)
     paths: list[Path] = []
     for index in range(count):
@@ -205,7 +258,11 @@ def generate(directory: Path, count: int, seed: int = SEED) -> list[Path]:
             documents = [_manifest(rng, index)]
             name = f"m{index:05d}.yaml"
         path = directory / name
-        path.write_text("\n---\n".join(_to_yaml(d) for d in documents) + "\n", encoding="utf-8")
+        if index % 3 == 2 and index != count - 1:
+            text = _kubernetes(documents[0])
+        else:
+            text = "\n---\n".join(_to_yaml(d) for d in documents) + "\n"
+        path.write_text(text, encoding="utf-8")
         paths.append(path)
     return paths
 
