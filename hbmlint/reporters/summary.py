@@ -5,6 +5,7 @@ and for each deployment where one GPU's memory goes."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..diagnostics import Diagnostic, Severity
@@ -90,10 +91,23 @@ def render(results: list[FileResult], diagnostics: list[Diagnostic]) -> str:
 
 
 def append(path: str, markdown: str) -> str | None:
-    """Append to the summary file; returns why it failed, if it did (never fatal)."""
+    """Append to the summary file, never overwriting what other steps wrote, and completely or
+    not at all: a write that fails half way (a full disk) is cut back to the old end. Returns
+    why it failed, if it did (never fatal)."""
+    data = markdown.encode("utf-8")
     try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(markdown)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:
         return str(exc.strerror or exc)
+    try:
+        end = os.fstat(fd).st_size
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+        except OSError as exc:
+            os.ftruncate(fd, end)
+            return str(exc.strerror or exc)
+    finally:
+        os.close(fd)
     return None
