@@ -131,7 +131,23 @@ def gpu_of(record: dict) -> tuple[str | None, Any]:
     memory = Q(float(match.group(1)), "GiB") if match else None
     if name == "RTX-5090" and str(record.get("engine", "")).startswith("tensorrt"):
         memory = None  # TensorRT-LLM prints nvidia-smi's total, not what CUDA can allocate
+    if memory is None and engine_of(record) == "sglang":
+        memory = sglang_total(record.get("memory") or {})
     return name, memory
+
+
+def sglang_total(memory: dict) -> Any:
+    """The memory SGLang sizes mem_fraction_static against: the 'avail mem' it logs when weight
+    loading begins (its total_gpu_memory), or the 'avail mem' plus 'mem usage' of the load-end
+    line. Read only where the record states these figures (SGLang's "GB" are GiB)."""
+    before = memory.get("avail_mem_before_weights_gb")
+    if isinstance(before, (int, float)):
+        return Q(float(before), "GiB")
+    line = str(memory.get("load_weight_end_line") or "")
+    match = re.search(r"avail mem=([\d.]+) GB, mem usage=([\d.]+) GB", line)
+    if match:
+        return Q(float(match.group(1)) + float(match.group(2)), "GiB")
+    return None
 
 
 def quantization_of(record: dict) -> str | None:

@@ -7,6 +7,7 @@ import importlib.util
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,8 @@ def test_mixtral_total_weights_count_every_expert():
     params = 32 * layer + 2 * 32000 * 4096 + 4096
     assert mixtral.parameters == params
     weights = mixtral.weight_bytes_per_rank(1, 1, None)
-    assert weights.magnitude == params * 2
+    rope = 32768 * 128 * 2  # the RoPE cos/sin cache: max_position_embeddings x head_dim, BF16
+    assert weights.magnitude == params * 2 + rope
     # calibration mi300x-mixtral-8x7b-tp1: "Loading model weights took 86.9985 GB"
     assert weights.magnitude / GIB == pytest.approx(86.9985, rel=0.001)
 
@@ -169,7 +171,8 @@ def test_w8a8_keeps_embeddings_and_lm_head_in_bf16():
     w8a8 = arch("neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8")
     linear = 80 * (2 * 8192 * 64 * 128 + 2 * 8192 * 8 * 128 + 3 * 8192 * 28672)
     dense = 80 * 2 * 8192 + 8192 + 2 * 128256 * 8192
-    assert w8a8.weight_bytes_per_rank(1, 1, "w8a8").magnitude == linear + dense * 2
+    rope = 131072 * 128 * 2
+    assert w8a8.weight_bytes_per_rank(1, 1, "w8a8").magnitude == linear + dense * 2 + rope
 
 
 def test_checkpoint_kv_scheme_makes_auto_fp8():
@@ -204,6 +207,57 @@ def test_vision_tower_weights_count():
     assert vl.weight_bytes_per_rank(1, 1, None).magnitude == pytest.approx(
         text_only.weight_bytes_per_rank(1, 1, None).magnitude + vl.vision_params * 2
     )
+
+
+def test_rope_cache_is_a_buffer_of_positions_by_rotary_dims():
+    # vLLM's get_rope builds a cos/sin cache in the model dtype at load ("Model loading took")
+    llama = arch("meta-llama/Llama-3.2-1B-Instruct")
+    assert (llama.rotary_positions, llama.rotary_dim) == (131_072, 64)
+    without = replace(llama, rotary_positions=0)
+    extra = llama.weight_bytes_per_rank(2, 1, None).magnitude
+    extra -= without.weight_bytes_per_rank(2, 1, None).magnitude
+    assert extra == 131_072 * 64 * 2  # whole on every rank
+    deepseek = arch("deepseek-ai/DeepSeek-V3")  # MLA: only the 64-wide rope part rotates
+    assert (deepseek.rotary_positions, deepseek.rotary_dim) == (163_840, 64)
+    yarn = {**catalog.find_model("Qwen/Qwen3-8B")["config"], "partial_rotary_factor": 0.5}
+    yarn["rope_scaling"] = {
+        "rope_type": "yarn",
+        "factor": 4.0,
+        "original_max_position_embeddings": 32768,
+    }
+    qwen = catalog.architecture_from_config(yarn, "yarn", "test")
+    assert (qwen.rotary_positions, qwen.rotary_dim) == (131_072, 64)
+
+
+def test_vision_profile_holds_pixels_and_image_embeddings():
+    # unsloth-qwen25-vl-7b-bnb-t4: V0, max_num_seqs 1, a 16,384-token profile sequence filled
+    # by one largest image: 16,384 tokens = 65,536 patches of 3 x 2 x 14 x 14 fp32 pixels
+    b, _ = budget_of("""
+        engine_version: "0.9.2 (V0 engine)"
+        gpu: {type: T4}
+        model: {name: unsloth/qwen2.5-vl-7b-instruct-unsloth-bnb-4bit, dtype: float16}
+        serving: {max_model_len: 16384, max_num_seqs: 1, gpu_memory_utilization: 0.77}
+    """)
+    forward = 16384 * 4 * 18944 * 2
+    pixels = 65536 * 3 * 2 * 14 * 14 * 4
+    embeddings = 16384 * 3584 * 2
+    assert b.overhead["activation"].magnitude == pytest.approx(forward + pixels + embeddings)
+    assert (forward + pixels + embeddings) / GIB == pytest.approx(2.71, abs=0.01)  # measured
+
+
+def test_v0_cross_attention_profile_gives_every_sequence_an_image():
+    # vllm-pr12126 (and vllm#9163): the V0 encoder-decoder runner profiles max_num_seqs dummy
+    # sequences, each with a 4-tile 560 px image: 128 x 4 x 40 x 40 patches through the
+    # 5120-wide MLP of the vision encoder
+    b, _ = budget_of("""
+        engine_version: "0.7.0"
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.2-11B-Vision}
+        serving: {max_model_len: 65536, max_num_seqs: 128, gpu_memory_utilization: 0.9}
+    """)
+    patches = 128 * 4 * 40 * 40
+    expected = patches * 4 * 5120 * 2 + patches * 3 * 14 * 14 * 4
+    assert b.overhead["activation"].magnitude == pytest.approx(expected)
 
 
 # ------------------------------------------------------------------------------ versions
@@ -290,5 +344,7 @@ def test_calibration_benchmark_meets_the_issue_targets():
     assert totals["weights"]["median_abs_error"] <= 0.02
     assert totals["kv_bytes"]["median_abs_error"] <= 0.05
     assert totals["kv_tokens"]["within_10pct"] >= 0.8
+    assert totals["weights"]["worst_abs_error"] <= 0.05
+    assert totals["kv_bytes"]["within_10pct"] >= 0.8
     # the KV layout alone (tokens in the bytes the engine measured) is near exact
     assert totals["layout_tokens"]["median_abs_error"] <= 0.01

@@ -73,6 +73,44 @@ class KvLayout:
         return total
 
 
+# Dynamic-resolution vision towers (Qwen2-VL / Qwen2.5-VL) have no fixed image size: their
+# processors cap an image at max_pixels 12,845,056 = 16,384 tokens after the 2 x 2 merge.
+DYNAMIC_IMAGE_MAX_TOKENS = 16384
+
+
+@dataclass(frozen=True)
+class VisionTower:
+    """The shape of a vision encoder, for the images of vLLM's multimodal profile run."""
+
+    width: int
+    intermediate: int
+    patch: int
+    channels: int = 3
+    temporal: int = 1  # frames per patch (Qwen-VL patches video in pairs; images repeat)
+    merge: int = 1  # patches merged into one language-model token (2 x 2 -> 4)
+    image_size: int = 0  # fixed input resolution; 0: dynamic resolution
+    tiles: int = 1  # tiles of one image (Llama 3.2 Vision: 4)
+    tokens_per_image: int = 0  # language-model tokens of one image, when the config says
+    cross_attention: bool = False  # features enter through cross-attention layers
+
+    def image_patches(self, max_model_len: int) -> int:
+        """Patches the encoder sees for one image of the largest size."""
+        if self.image_size:
+            return self.tiles * (self.image_size // self.patch) ** 2
+        return min(DYNAMIC_IMAGE_MAX_TOKENS, max_model_len) * self.merge
+
+    def image_tokens(self, max_model_len: int) -> int:
+        """Language-model tokens (or cross-attention states) of one largest image."""
+        if self.tokens_per_image:
+            return self.tokens_per_image
+        return max(1, self.image_patches(max_model_len) // self.merge)
+
+    @property
+    def pixel_bytes_per_patch(self) -> int:
+        """Pixel values of one patch, in float32 as the processors hand them over."""
+        return self.channels * self.temporal * self.patch * self.patch * 4
+
+
 @dataclass(frozen=True)
 class Architecture:
     """A decoder-only model (plus an optional vision tower), from its config.json."""
@@ -116,12 +154,21 @@ class Architecture:
     state_ssm_elements: int = 0
     state_ssm_dtype: str | None = None
     vision_params: int = 0  # vision tower and projector, kept in the model dtype
+    # the vision tower's shape, for the activations of vLLM's multimodal profile run
+    vision: VisionTower | None = None
+    # RoPE's cos/sin cache, a buffer built at load time in the model dtype: positions x
+    # rotary dims (vLLM's get_rope; counted in "Model loading took")
+    rotary_positions: int = 0
+    rotary_dim: int = 0
     mtp_layers: int = 0  # multi-token-prediction layers shipped in the checkpoint
     draft_vocab_size: int = 0  # EAGLE-3 heads: the reduced vocabulary of their lm_head
     weight_format: WeightFormat | None = None  # the checkpoint's format, with its group size
     # parts the checkpoint's format leaves unquantized: "attention", "shared_experts", "dense_mlp"
     unquantized: frozenset[str] = field(default_factory=frozenset)
     kv_cache_dtype: str | None = None  # what kv_cache_dtype "auto" means for this checkpoint
+    # Medusa checkpoints: heads, and residual blocks per head (config medusa_num_heads / _layers)
+    medusa_heads: int = 0
+    medusa_layers: int = 0
 
     # ----------------------------------------------------------------- layer structure
     def mixer(self, layer: int) -> str:
@@ -259,6 +306,10 @@ class Architecture:
         # with PP the first stage holds the embedding and the last the lm_head
         total += (embed + lm_head if pp == 1 else max(embed, lm_head)) * dense
         total += self.vision_params / tp * dense  # on the first stage with PP
+        # the RoPE cache, whole on every rank; parts without embeddings of their own (MTP
+        # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
+        if self.vocab_size:
+            total += self.rotary_positions * self.rotary_dim * dense
         return Q(total, "byte")
 
     def _padded_experts(self, experts: float, fmt: WeightFormat | None, ranks: int) -> float:
@@ -470,6 +521,51 @@ def _vision_params(vision: dict) -> int:
     return depth * per_layer + channels * temporal * patch * patch * width + projector
 
 
+def _vision_tower(config: dict, vision: dict) -> VisionTower | None:
+    width = _int(vision, "hidden_size", "embed_dim", "width")
+    if not width:
+        return None
+    inter = _int(vision, "intermediate_size") or int(width * float(vision.get("mlp_ratio", 4)))
+    return VisionTower(
+        width=width,
+        intermediate=inter,
+        patch=_int(vision, "patch_size", default=14),
+        channels=_int(vision, "in_channels", "num_channels", "in_chans", default=3),
+        temporal=_int(vision, "temporal_patch_size", default=1),
+        merge=_int(vision, "spatial_merge_size", default=1) ** 2,
+        image_size=_int(vision, "image_size"),
+        tiles=_int(vision, "max_num_tiles", default=1),
+        tokens_per_image=_int(config, "mm_tokens_per_image"),
+        cross_attention=bool((config.get("text_config") or {}).get("cross_attention_layers")),
+    )
+
+
+def _rotary(text: dict, head_dim: int) -> tuple[int, int]:
+    """(positions, dimensions) of the RoPE cos/sin cache: the context the cache covers
+    (original x factor for YaRN-style and linear scaling) and the rotated part of a head."""
+    if text.get("model_type") in NO_ROPE_TYPES or text.get("position_embedding_type") == "alibi":
+        return 0, 0
+    positions = _int(text, "max_position_embeddings")
+    scaling = text.get("rope_scaling") or text.get("rope_parameters")
+    if isinstance(scaling, dict):
+        kind = str(scaling.get("rope_type") or scaling.get("type") or "")
+        factor = scaling.get("factor")
+        if kind in ("yarn", "deepseek_yarn", "linear", "dynamic") and isinstance(
+            factor, (int, float)
+        ):
+            base = _int(scaling, "original_max_position_embeddings") or positions
+            positions = max(positions, int(base * factor))
+    if _int(text, "kv_lora_rank"):
+        return positions, _int(text, "qk_rope_head_dim")
+    fraction = text.get("partial_rotary_factor", text.get("rotary_pct", 1.0))
+    fraction = float(fraction) if isinstance(fraction, (int, float)) else 1.0
+    return positions, _int(text, "rotary_dim") or int(head_dim * fraction)
+
+
+# model types with learned or ALiBi positions: no RoPE cache
+NO_ROPE_TYPES = {"gpt2", "gpt_bigcode", "opt", "bloom", "mpt", "falcon_alibi"}
+
+
 def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
     """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
     from . import checkpoint_format
@@ -511,6 +607,8 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         )
     vision = config.get("vision_config")
     vision_params = _vision_params(vision) if isinstance(vision, dict) else 0
+    tower = _vision_tower(config, vision) if vision_params else None
+    rotary_positions, rotary_dim = _rotary(text, head_dim)
     if text is not config and not vision_params and isinstance(vision, dict):
         approximations.append("multimodal model: the vision tower's size could not be read")
     dtype = str(
@@ -554,11 +652,16 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         mlp_matrices=2 if _plain_mlp(text) else 3,
         state_ssm_dtype=ssm_dtype if ssm_dtype in _formats()["dtypes"] else None,
         vision_params=vision_params,
+        vision=tower,
+        rotary_positions=rotary_positions,
+        rotary_dim=rotary_dim,
         mtp_layers=_int(text, "num_nextn_predict_layers", "mtp_num_hidden_layers"),
         draft_vocab_size=_int(text, "draft_vocab_size"),
         weight_format=fmt,
         unquantized=unquantized,
         kv_cache_dtype=kv_dtype,
+        medusa_heads=_int(text, "medusa_num_heads"),
+        medusa_layers=_int(text, "medusa_num_layers"),
         **moe,
         **state,
     )
