@@ -55,6 +55,7 @@ class Config:
     fail_on: Severity | None = None
     exclude: list[str] = field(default_factory=list)
     catalogs: list[Path] = field(default_factory=list)
+    formats: dict[str, str] = field(default_factory=dict)  # glob -> format NAME, forced
     spans: dict[tuple, Span] = field(default_factory=dict)
 
     def span(self, *path: Any) -> Span:
@@ -73,11 +74,29 @@ class Config:
     def relative(self, file: str) -> str:
         """``file`` (as the findings name it) relative to the configuration's directory, with
         forward slashes, as the globs are written."""
-        absolute = Path(os.path.abspath(file))
-        try:
-            return absolute.relative_to(self.root).as_posix()
-        except ValueError:
-            return absolute.as_posix()
+        return relative_path(self.root, file)
+
+
+def relative_path(root: Path, file: str) -> str:
+    """``file`` relative to ``root`` with forward slashes, else its absolute path."""
+    absolute = Path(os.path.abspath(file))
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def format_override(
+    overrides: Iterable[tuple[str, str]], root: Path | None, file: str
+) -> str | None:
+    """The format the configuration's ``formats`` maps ``file`` to (the last matching glob
+    wins), or None where no glob matches."""
+    relative = relative_path(root or Path(os.path.abspath(".")), file)
+    found = None
+    for glob, name in overrides:
+        if glob_matches(glob, relative):
+            found = name
+    return found
 
 
 # ---------------------------------------------------------------------------- discovery
@@ -226,6 +245,7 @@ def _build(document: YamlDocument, display: str, root: Path) -> Config:
     if "fail-on" in data:
         config.fail_on = Severity.parse(data["fail-on"])
     config.exclude = list(data.get("exclude", []))
+    config.formats = {str(k): str(v) for k, v in data.get("formats", {}).items()}
     for key, target in (("rules-dirs", config.rules_dirs), ("catalogs", config.catalogs)):
         for i, raw in enumerate(data.get(key, [])):
             path = root / raw

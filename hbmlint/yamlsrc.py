@@ -69,7 +69,7 @@ class YamlDocument:
 
 def _normalise(path: Path | str) -> Path:
     if isinstance(path, str):
-        path = tuple(int(part) if part.isdigit() else part for part in path.split(".") if part)
+        path = tuple(int(part) if part.isdecimal() else part for part in path.split(".") if part)
     return tuple(p if isinstance(p, int) else str(p) for p in path)
 
 

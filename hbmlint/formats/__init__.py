@@ -13,13 +13,13 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..yamlsrc import Span
-from . import compose, helm_values, kubernetes, native, vllm_config
+from . import compose, helm_values, kserve, kubernetes, native, vllm_config
 from .args import RENDER_HINT
 from .engines import ENGINE_WORDS
 
 # Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
 # then plain workloads, then shapes recognised by their keys alone.
-FORMATS: tuple[ModuleType, ...] = (native, kubernetes, helm_values, compose, vllm_config)
+FORMATS: tuple[ModuleType, ...] = (native, kserve, kubernetes, helm_values, compose, vllm_config)
 
 
 def detect_format(data: Any) -> ModuleType | None:
@@ -28,6 +28,18 @@ def detect_format(data: Any) -> ModuleType | None:
         if module.detect(data):
             return module
     return None
+
+
+def format_named(name: str | None) -> ModuleType | None:
+    """The format module called ``name`` (its NAME, as the configuration's ``formats`` says)."""
+    return next((module for module in FORMATS if name == module.NAME), None)
+
+
+def read_as(module: ModuleType, data: Any) -> bool:
+    """Whether a document the configuration maps to ``module`` can be read by it: its own
+    detection, or for the vLLM config format any mapping (detection there is deliberately
+    strict, and the mapping is how a user says "this is one")."""
+    return module.detect(data) or (module is vllm_config and isinstance(data, dict))
 
 
 def mentions_engine(text: str) -> bool:
@@ -56,15 +68,18 @@ def render_first(text: str, display: str) -> Diagnostic | None:
     )
 
 
-def describe(text: str, path: Any, display: str) -> str:
+def describe(text: str, path: Any, display: str, forced: ModuleType | None = None) -> str:
     """`hbmlint formats`: which format each document was read as, and for each deployment
-    every field that was read, with its value and the line it came from."""
+    every field that was read, with its value and the line it came from. ``forced`` is the
+    format the configuration maps the file to, if any."""
     from ..yamlsrc import load_documents
 
     out: list[str] = []
     documents, error = load_documents(text)
     for document in documents:
         module = detect_format(document.data)
+        if forced is not None and document.data is not None:
+            module = forced if read_as(forced, document.data) else None
         line = document.span(()).line
         where = f"{display}: document {document.index + 1} (line {line})"
         if module is None:

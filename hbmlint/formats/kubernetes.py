@@ -245,7 +245,7 @@ def gpu_from_labels(labels: list[tuple[str, str, Span]]) -> GpuFacts:
         facts.type, facts.type_span = candidates[0]
     memories = []
     for key, value, span in labels:
-        if key in GPU_MEMORY_LABELS and value.strip().isdigit():
+        if key in GPU_MEMORY_LABELS and value.strip().isdecimal():
             memories.append((int(value), span))
     if memories:
         mib, span = min(memories)

@@ -1,0 +1,437 @@
+"""KServe: ``InferenceService`` with the Hugging Face runtime (vLLM backend) and
+``LLMInferenceService`` (llm-d), both ``serving.kserve.io``.
+
+Neither holds an engine command line of its own: KServe's controller writes one. So each is turned
+into the vLLM argv the controller would run, every word located at the field it comes from, and
+read with the engine's own parser (argv_vllm, argv_sglang) and build.py:
+
+- InferenceService: ``spec.predictor.model`` (``modelFormat: huggingface``) or
+  ``spec.predictor.huggingface``: ``storageUri`` (``hf://``) then ``args``, where KServe's
+  ``--model_id`` is vLLM's ``--model`` and vLLM's own flags pass through; multi-node
+  ``workerSpec.tensorParallelSize`` / ``pipelineParallelSize``. A custom predictor
+  (``spec.predictor.containers`` running an engine) is read as a Kubernetes container.
+- LLMInferenceService: ``spec.model.uri``, ``spec.parallelism``, ``spec.speculativeDecoding``
+  (camelCase, with ``additionalConfig``) or ``spec.speculator`` (``config`` with vLLM's keys),
+  the ``main`` container's ``args`` and its ``VLLM_ADDITIONAL_ARGS`` env string, and a
+  ``spec.prefill`` pool as a second deployment. ``spec.runtime`` naming SGLang selects SGLang.
+
+GPUs come from the container's resources and the pod's nodeSelector / node affinity, as for
+Kubernetes workloads (kubernetes.py).
+"""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..spec import Deployment
+from ..yamlsrc import Span, YamlDocument
+from . import argv_sglang, argv_vllm
+from .args import Token, normalise, placeholder
+from .build import GpuFacts, build, notes_as_findings
+from .engines import image_version, read_invocation
+from .kubernetes import (
+    Path,
+    Reader,
+    _get,
+    container_argv,
+    container_env,
+    gpu_from_labels,
+    node_labels,
+    runs_engine,
+)
+from .shell import Locator, expand_k8s, split_words
+
+NAME = "kserve"
+GROUP = "serving.kserve.io/"
+ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
+MODEL_MOUNT = "/mnt/models"
+_AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+
+# Deployment-side flags per engine: the names each parser reads for what KServe's fields set.
+_ENGINE_FLAGS = {
+    "vllm": {
+        "model": "--model",
+        "tensor": "--tensor-parallel-size",
+        "pipeline": "--pipeline-parallel-size",
+        "data": "--data-parallel-size",
+        "expert": "--enable-expert-parallel",
+    },
+    "sglang": {
+        "model": "--model-path",
+        "tensor": "--tp-size",
+        "pipeline": "--pp-size",
+        "data": "--dp-size",
+    },
+}
+# speculativeDecoding's camelCase fields -> vLLM --speculative-config keys
+_SPEC_FIELDS = (
+    (("method",), "method"),
+    (("numSpeculativeTokens",), "num_speculative_tokens"),
+    (("speculator", "model", "uri"), "model"),
+    (("speculator", "tensorParallelSize"), "draft_tensor_parallel_size"),
+    (("speculator", "maxModelLen"), "max_model_len"),
+)
+
+
+def _is_huggingface(predictor: dict) -> Path | None:
+    """The path (below ``spec.predictor``) of a Hugging Face runtime model, if there is one."""
+    if isinstance(predictor.get("huggingface"), dict):
+        return ("huggingface",)
+    model = predictor.get("model")
+    if not isinstance(model, dict):
+        return None
+    fmt = model.get("modelFormat")
+    name = fmt.get("name") if isinstance(fmt, dict) else fmt
+    runtime = str(model.get("runtime") or "")
+    if str(name).lower() == "huggingface" or "huggingface" in runtime.lower():
+        return ("model",)
+    return None
+
+
+def _custom_containers(data: dict) -> list[int]:
+    items = _get(data, ("spec", "predictor", "containers"))
+    return [
+        i
+        for i, c in enumerate(items if isinstance(items, list) else [])
+        if isinstance(c, dict) and runs_engine(c)
+    ]
+
+
+def detect(data: Any) -> bool:
+    if not isinstance(data, dict) or not str(data.get("apiVersion", "")).startswith(GROUP):
+        return False
+    spec = data.get("spec")
+    if not isinstance(spec, dict):
+        return False
+    if data.get("kind") == "LLMInferenceService":
+        return True
+    predictor = spec.get("predictor")
+    if data.get("kind") != "InferenceService" or not isinstance(predictor, dict):
+        return False
+    return _is_huggingface(predictor) is not None or bool(_custom_containers(data))
+
+
+def to_deployments(
+    document: YamlDocument, path: Any, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    data = document.data
+    reader = Reader(document, display)
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = str(metadata.get("name") or f"{data.get('kind')}[{document.index}]")
+    where = document.span(("metadata", "name")) if metadata.get("name") else document.span(())
+    if placeholder(name):
+        reader.render_first(name, where, None)
+    if data.get("kind") == "LLMInferenceService":
+        deployments = _llm_inference_service(reader, name, where)
+    else:
+        deployments = _inference_service(reader, name, where)
+    # a prefill pool runs the service's own container: its flags' findings are reported once
+    unique = {(f.code, f.span, f.message): f for f in reversed(reader.findings)}
+    return deployments, list(reversed(unique.values()))
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _tokens(document: YamlDocument, path: Path, flag: str, value: Any = None) -> list[Token]:
+    """``flag value`` as two words, both placed at the field ``path`` they come from."""
+    span = document.span(path)
+    if value is None:
+        value = _get(document.data, path)
+    if isinstance(value, (dict, list)):
+        value = json.dumps(value)
+    elif isinstance(value, bool):
+        value = str(value).lower()
+    return [Token(flag, span), Token(str(value), span)]
+
+
+def _gpu(reader: Reader, pod_path: Path, cpath: Path, name: str) -> GpuFacts:
+    labels = node_labels(
+        reader.document, (*pod_path, "nodeSelector"), (*pod_path, *_AFFINITY, "nodeSelectorTerms")
+    )
+    gpu = gpu_from_labels(labels)
+    gpu.count, gpu.count_span = reader.container_gpus(cpath, name)
+    return gpu
+
+
+def _build(
+    reader: Reader,
+    command: Any,
+    name: str,
+    gpu: GpuFacts,
+    where: Span,
+    image: Any = None,
+    image_path: Path = (),
+    no_model: str | None = None,
+) -> list[Deployment]:
+    """The Deployment of ``command``; ``no_model`` says how to name the model in this format,
+    where the engine's own advice (``vllm serve MODEL``) would not fit."""
+    if command is None:
+        return []
+    if no_model and not command.values.get("model.name") and not command.model_unreadable:
+        reader.findings.extend(notes_as_findings(command, reader.display, name))
+        reader.findings.append(
+            input_diagnostic("HBM003", no_model, reader.display, command.span, name)
+        )
+        return []
+    model = command.values.get("model.name")
+    if isinstance(model, str) and placeholder(model):
+        reader.render_first(model, command.locations["model.name"], name)
+        return []
+    version = image_version(image)
+    deployment, findings = build(
+        command,
+        name=name,
+        display=reader.display,
+        document=reader.document.index,
+        gpu=gpu,
+        where=where,
+        engine_version=(version, reader.document.span(image_path)) if version else None,
+    )
+    reader.findings.extend(findings)
+    return [deployment] if deployment is not None else []
+
+
+def _env_text(env: dict[str, Token]) -> dict[str, str]:
+    return {key: token.text for key, token in env.items() if token.readable}
+
+
+# ----------------------------------------------------------------------- InferenceService
+
+
+def _inference_service(reader: Reader, name: str, where: Span) -> list[Deployment]:
+    document, data = reader.document, reader.document.data
+    pod_path: Path = ("spec", "predictor")
+    predictor = _get(data, pod_path)
+    found: list[Deployment] = []
+    custom = _custom_containers(data)
+    for index in custom:  # a custom predictor: a pod spec whose containers run the engine
+        cpath = (*pod_path, "containers", index)
+        container = _get(data, cpath)
+        shown = name if len(custom) == 1 else f"{name}/{container.get('name', index)}"
+        image = container.get("image") if "command" not in container else None
+        command = read_invocation(
+            container_argv(document, cpath),
+            container_env(document, cpath),
+            document.text,
+            image=image,
+            image_span=document.span((*cpath, "image")),
+        )
+        gpu = _gpu(reader, pod_path, cpath, shown)
+        found += _build(
+            reader, command, shown, gpu, where, container.get("image"), (*cpath, "image")
+        )
+    hf = _is_huggingface(predictor)
+    if hf is None:
+        return found
+    mpath = (*pod_path, *hf)
+    env = container_env(document, mpath)
+    argv: list[Token] = []
+    uri = _get(data, (*mpath, "storageUri"))
+    if uri is not None:  # KServe downloads it; an hf:// URI names the model
+        argv += _tokens(document, (*mpath, "storageUri"), "--model")
+    args = _get(data, (*mpath, "args"))
+    for i, value in enumerate(args if isinstance(args, list) else []):
+        token = expand_k8s(Token(str(value), document.span((*mpath, "args", i))), _env_text(env))
+        flag, eq, rest = token.text.partition("=")
+        if normalise(flag) == "--model-id":  # KServe's name for the model vLLM loads
+            token = Token("--model" + eq + rest, token.span, token.unresolved)
+        argv.append(token)
+    backend = _backend(argv)
+    if backend is not None and backend.text.strip().lower() not in ("vllm", "auto"):
+        reader.findings.append(
+            input_diagnostic(
+                "HBM011",
+                f"--backend={backend.text}: the Hugging Face backend is not an engine hbmlint "
+                "budgets (only vLLM); this deployment is not checked",
+                reader.display,
+                backend.span,
+                name,
+            )
+        )
+        return found
+    worker = (*pod_path, "workerSpec")
+    pipeline = _get(data, (*worker, "pipelineParallelSize"))
+    # multi-node: KServe sets the engine's parallelism from workerSpec, after the user's args
+    for key, flag in (
+        ("tensorParallelSize", "--tensor-parallel-size"),
+        ("pipelineParallelSize", "--pipeline-parallel-size"),
+    ):
+        if _get(data, (*worker, key)) is not None:
+            argv += _tokens(document, (*worker, key), flag)
+    command = argv_vllm.parse(argv, document.span(mpath), env)
+    gpu = _gpu(reader, pod_path, mpath, name)
+    nodes = command.values.get("parallel.pipeline") if pipeline is not None else None
+    if gpu.count and isinstance(nodes, int) and nodes > 1:
+        gpu.count *= nodes  # head + workers, one pipeline stage each, with these GPUs each
+    image = _get(data, (*mpath, "image"))
+    no_model = "the InferenceService names no model; set storageUri (hf://ORG/NAME) or --model_id"
+    return found + _build(
+        reader, command, name, gpu, where, image, (*mpath, "image"), no_model=no_model
+    )
+
+
+def _backend(argv: list[Token]) -> Token | None:
+    for i, token in enumerate(argv):
+        flag, eq, rest = token.text.partition("=")
+        if normalise(flag) == "--backend":
+            if eq:
+                return Token(rest, token.span)
+            return argv[i + 1] if i + 1 < len(argv) else None
+    return None
+
+
+# -------------------------------------------------------------------- LLMInferenceService
+
+
+def _llm_inference_service(reader: Reader, name: str, where: Span) -> list[Deployment]:
+    data = reader.document.data
+    runtime = str(_get(data, ("spec", "runtime")) or "")
+    engine: ModuleType = argv_sglang if "sglang" in runtime.lower() else argv_vllm
+    if _get(data, ("spec", "model")) is None and _get(data, ("spec", "baseRefs")):
+        reader.findings.append(
+            input_diagnostic(
+                "HBM011",
+                "the model comes from spec.baseRefs (LLMInferenceServiceConfig), which hbmlint "
+                "does not follow; set spec.model.uri here to check this service",
+                reader.display,
+                reader.document.key_span(("spec", "baseRefs")),
+                name,
+            )
+        )
+        return []
+    found = _llm_workload(reader, engine, ("spec",), name, where)
+    if isinstance(_get(data, ("spec", "prefill")), dict):
+        found += _llm_workload(reader, engine, ("spec", "prefill"), f"{name}/prefill", where)
+    return found
+
+
+def _main_container(data: dict, template: Path) -> Path | None:
+    items = _get(data, (*template, "containers"))
+    items = items if isinstance(items, list) else []
+    for i, container in enumerate(items):
+        if isinstance(container, dict) and container.get("name") == "main":
+            return (*template, "containers", i)
+    return (*template, "containers", 0) if items and isinstance(items[0], dict) else None
+
+
+def _model_tokens(document: YamlDocument, flag: str) -> list[Token]:
+    """``spec.model``: an ``hf://`` URI names the model; otherwise (``oci://``, ``pvc://``) the
+    model's ``name`` usually does, and the URI itself is the last resort."""
+    uri = _get(document.data, ("spec", "model", "uri"))
+    model_name = _get(document.data, ("spec", "model", "name"))
+    if isinstance(uri, str) and (uri.startswith("hf://") or not model_name):
+        return _tokens(document, ("spec", "model", "uri"), flag)
+    if model_name is not None:
+        return _tokens(document, ("spec", "model", "name"), flag)
+    return []
+
+
+def _speculative_tokens(reader: Reader, engine: ModuleType, name: str) -> list[Token]:
+    """``spec.speculativeDecoding`` / ``spec.speculator`` as dotted ``--speculative-config.KEY``
+    words (what the controller injects as JSON), so each key keeps its own line."""
+    document, data = reader.document, reader.document.data
+    fields: list[tuple[Path, str]] = []
+    if isinstance(_get(data, ("spec", "speculativeDecoding")), dict):
+        base: Path = ("spec", "speculativeDecoding")
+        fields = [((*base, *p), key) for p, key in _SPEC_FIELDS]
+        extra = _get(data, (*base, "additionalConfig"))  # runtime keys; its method refines
+        for key in extra if isinstance(extra, dict) else {}:
+            fields.append(((*base, "additionalConfig", key), str(key)))
+    elif isinstance(_get(data, ("spec", "speculator")), dict):
+        base = ("spec", "speculator")
+        fields = [((*base, "model", "uri"), "model")]
+        config = _get(data, (*base, "config"))
+        for key in config if isinstance(config, dict) else {}:
+            fields.append(((*base, "config", key), str(key)))
+    fields = [(p, key) for p, key in fields if _get(data, p) is not None]
+    if not fields:
+        return []
+    if engine is not argv_vllm:
+        reader.findings.append(
+            input_diagnostic(
+                "HBM011",
+                f"{base[-1]} is applied by KServe to vLLM only; it is not read for the SGLang "
+                "runtime, and the drafter is left out of the budget",
+                reader.display,
+                document.span(base),
+                name,
+            )
+        )
+        return []
+    tokens: list[Token] = []
+    for p, key in fields:
+        tokens += _tokens(document, p, f"--speculative-config.{key}")
+    return tokens
+
+
+def _container_args(reader: Reader, engine: ModuleType, cpath: Path) -> list[Token]:
+    """The main container's own flags: ``args`` (passed to the runtime's command), or what
+    follows the engine launcher where the container sets its own ``command``."""
+    document = reader.document
+    env = _env_text(container_env(document, cpath))
+    container = _get(document.data, cpath)
+    argv = [expand_k8s(t, env) for t in container_argv(document, cpath)]
+    if "command" in container:
+        start = engine.find(argv)
+        argv = argv[start:] if start is not None else []
+        if argv and argv[0].text.startswith(MODEL_MOUNT):
+            argv = argv[1:]  # where KServe mounts spec.model.uri: the model read above
+    return argv
+
+
+def _additional_args(reader: Reader, cpath: Path) -> list[Token]:
+    document = reader.document
+    env = container_env(document, cpath)
+    if ADDITIONAL_ARGS not in env:
+        return []
+    token = env[ADDITIONAL_ARGS]
+    others = _env_text({k: v for k, v in env.items() if k != ADDITIONAL_ARGS})
+    return split_words(token.text, others, Locator(document.text, token.span), token.span)
+
+
+def _llm_workload(
+    reader: Reader, engine: ModuleType, base: Path, name: str, where: Span
+) -> list[Deployment]:
+    """One pool (the service itself, or its ``prefill``): its template, parallelism, worker."""
+    document, data = reader.document, reader.document.data
+    flags = _ENGINE_FLAGS[engine.NAME]
+    template = (*base, "template")
+    if not isinstance(_get(data, template), dict):
+        template = ("spec", "template")  # a pool without its own template runs the service's
+    cpath = _main_container(data, template)
+    argv = _model_tokens(document, flags["model"])
+    parallelism = (*base, "parallelism")
+    for key in ("tensor", "pipeline", "data"):
+        if _get(data, (*parallelism, key)) is not None:
+            argv += _tokens(document, (*parallelism, key), flags[key])
+    if _get(data, (*parallelism, "expert")) is True and "expert" in flags:
+        argv.append(Token(flags["expert"], document.span((*parallelism, "expert"))))
+    argv += _speculative_tokens(reader, engine, name)
+    env: dict[str, Token] = {}
+    if cpath is not None:
+        env = container_env(document, cpath)
+        argv += _container_args(reader, engine, cpath)
+        if engine is argv_vllm:
+            argv += _additional_args(reader, cpath)  # the runtime appends it to `vllm serve`
+    model_path = ("spec", "model") if _get(data, ("spec", "model")) is not None else ("spec",)
+    command = engine.parse(argv, document.key_span(model_path), env)
+    gpu = GpuFacts()
+    if cpath is not None:
+        gpu = _gpu(reader, template, cpath, name)
+    worker = (*base, "worker")
+    if gpu.count and isinstance(_get(data, worker), dict):
+        # A worker pool makes one instance span pods; KServe sizes it from the parallelism, so
+        # the pods are the GPUs the parallelism needs over the GPUs of one pod.
+        v = command.values
+        wanted = (v.get("parallel.tensor") or 1) * (v.get("parallel.pipeline") or 1)
+        wanted *= v.get("parallel.data") or 1
+        if wanted > gpu.count and wanted % gpu.count == 0:
+            gpu.count = wanted
+    image = _get(data, (*cpath, "image")) if cpath else None
+    no_model = "the LLMInferenceService names no model; set spec.model.uri (hf://ORG/NAME)"
+    image_path = (*cpath, "image") if cpath else ()
+    return _build(reader, command, name, gpu, where, image, image_path, no_model=no_model)
