@@ -123,6 +123,8 @@ _SPEC_KEYS = {
     "num_speculative_tokens": positive_int,
     "draft_tensor_parallel_size": positive_int,
     "quantization": quantization,
+    "max_model_len": positive_int,
+    "kv_cache_dtype": None,
 }
 
 # Removed flags: the --speculative-config key they became (None: dropped without a successor).
@@ -344,6 +346,8 @@ def _speculative(command: EngineCommand, spec: dict[str, tuple[Any, Span]], span
         ("num_speculative_tokens", "speculative.num_speculative_tokens"),
         ("draft_tensor_parallel_size", "speculative.tensor_parallel"),
         ("quantization", "speculative.quantization"),
+        ("max_model_len", "speculative.max_model_len"),
+        ("kv_cache_dtype", "speculative.kv_cache_dtype"),
     ):
         if key in values and values[key] is not None:
             command.set(path, values[key], spec[key][1])

@@ -102,6 +102,8 @@ def build(
             else None,
             num_speculative_tokens=v.get("speculative.num_speculative_tokens"),
             tensor_parallel=v.get("speculative.tensor_parallel"),
+            kv_cache_dtype=v.get("speculative.kv_cache_dtype"),
+            max_model_len=v.get("speculative.max_model_len"),
         )
     deployment = Deployment(
         name=name,

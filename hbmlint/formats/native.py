@@ -9,6 +9,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..schema import validate
 from ..spec import (
+    METHOD_ALIASES,
     Deployment,
     GpuSpec,
     ModelRef,
@@ -112,8 +113,12 @@ def _speculative(entry: dict | None, base: Path) -> SpeculativeSpec:
         return SpeculativeSpec()
     has_model = "model" in entry or "config" in entry
     return SpeculativeSpec(
-        method=entry["method"],
+        method=METHOD_ALIASES.get(entry["method"], entry["method"]),
         model=_model_ref(entry, base) if has_model else None,
         num_speculative_tokens=entry.get("num_speculative_tokens"),
         tensor_parallel=entry.get("tensor_parallel"),
+        kv_cache_dtype=entry.get("kv_cache_dtype"),
+        max_model_len=entry.get("max_model_len"),
+        offload=entry.get("offload"),
+        exit_layer=entry.get("exit_layer"),
     )

@@ -1,0 +1,242 @@
+"""Speculative decoding: every method's HBM cost, pinned on hand-computed cases, and the (1 + k)
+verification tokens in the budget."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import manifest
+
+from hbmlint.lint import lint_file
+from hbmlint.units import Q
+
+
+def budget_of(write, spec: str):
+    path = write(manifest(spec))
+    result = lint_file(path, path.name, [])
+    [item] = result.deployments
+    assert item.budget is not None, result.diagnostics
+    return item.budget
+
+
+def as_bytes(q) -> float:
+    return float(q.to("byte").magnitude)
+
+
+def rope_bytes(arch, dtype_bytes: int = 2) -> int:
+    """The RoPE cos/sin buffer the memory model counts with a model's weights (fidelity model:
+    positions x rotary dims in the model dtype); 0 where it is not counted."""
+    return getattr(arch, "rotary_positions", 0) * getattr(arch, "rotary_dim", 0) * dtype_bytes
+
+
+def test_draft_model_llama8b_with_1b_draft_at_tp2_draft_tp1(write):
+    b = budget_of(
+        write,
+        """
+        gpu: {type: H100, count: 2}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        parallel: {tensor: 2}
+        speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
+                      tensor_parallel: 1, num_speculative_tokens: 4}
+        """,
+    )
+    # Llama-3.2-1B whole on each of the 2 ranks: 16 layers x (attention 10,485,760 + MLP
+    # 50,331,648 + norms 4,096) + tied embedding 262,668,288 + final norm 2,048
+    # = 1,235,814,400 parameters x 2 bytes.
+    assert as_bytes(b.draft_weights) == 1_235_814_400 * 2 + rope_bytes(b.resolved.draft)
+    # its KV for every token the target holds, unsplit: 16 layers x 2 x 8 heads x 64 x 2 bytes
+    assert b.kv_bytes_per_token_draft == Q(32_768, "byte / token")
+    # the target's share at TP 2: 32 layers x 2 x 4 heads x 128 x 2 bytes
+    assert b.kv_bytes_per_token_target == Q(65_536, "byte / token")
+    # capacity: what is left, in whole blocks of 16 tokens at 98,304 bytes a token
+    left = as_bytes(b.usable - b.weights - b.draft_weights - b.overhead_total)
+    assert b.kv_tokens.magnitude == (left // (98_304 * 16)) * 16
+    # the same draft split over both ranks holds half the weights (the embedding is split
+    # over the vocabulary) and half the KV heads
+    split = b.whatif(draft_tensor_parallel=2)
+    assert split.kv_bytes_per_token_draft == Q(16_384, "byte / token")
+    assert as_bytes(split.draft_weights) < 0.55 * as_bytes(b.draft_weights)
+
+
+def test_eagle3_head_for_a_70b_target(write):
+    b = budget_of(
+        write,
+        """
+        gpu: {type: H200}
+        model: {name: meta-llama/Llama-3.3-70B-Instruct}
+        speculative: {method: eagle3, model: lmsys/sglang-EAGLE3-LLaMA3.3-Instruct-70B,
+                      num_speculative_tokens: 3}
+        """,
+    )
+    h = 8192
+    attention = 2 * h * h + 2 * (2 * h * 1024) + h * h  # q, k, v read 2h: [embedding; fused]
+    mlp = 3 * h * 28_672
+    norms = 4 * h  # input, hidden and post-attention norms, and the final norm
+    fc = 3 * h * h  # fuses the target's low, middle and high hidden states
+    lm_head = 32_000 * h  # the reduced draft vocabulary; the embedding is the target's
+    params = attention + mlp + norms + fc + lm_head
+    assert params == 1_403_027_456
+    # (no RoPE buffer of its own: heads share the target's)
+    assert as_bytes(b.draft_weights) == params * 2
+    # one decoder layer of KV: 2 x 8 heads x 128 x 2 bytes, beside the target's 80 layers
+    assert b.kv_bytes_per_token_draft == Q(4_096, "byte / token")
+    assert b.kv_bytes_per_token_target == Q(327_680, "byte / token")
+
+
+def test_eagle1_head_shares_the_lm_head(write):
+    b = budget_of(
+        write,
+        """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        speculative: {method: eagle, model: yuhuili/EAGLE-LLaMA3.1-Instruct-8B,
+                      num_speculative_tokens: 3}
+        """,
+    )
+    h = 4096
+    layer = 2 * h * h + 2 * h * 1024 + 3 * h * 14_336 + 2 * h + h  # layer, its norms, final
+    fc = 2 * h * h
+    expected = (layer + fc) * 2  # float16 head; embeddings, lm_head and RoPE are the target's
+    assert as_bytes(b.draft_weights) == expected
+
+
+def test_medusa_heads_are_weights_only(write):
+    b = budget_of(
+        write,
+        """
+        gpu: {type: A100-80GB}
+        model: {name: HuggingFaceH4/zephyr-7b-beta}
+        speculative: {method: medusa, model: FasterDecoding/medusa-1.0-zephyr-7b-beta,
+                      num_speculative_tokens: 3}
+        """,
+    )
+    # 3 heads on the target's hidden state: a 4096 x 4096 residual block with bias and an
+    # lm_head over the 32,000-token vocabulary each, in bfloat16; no attention, no KV
+    per_head = (4096 * 4096 + 4096) + 4096 * 32_000
+    assert as_bytes(b.draft_weights) == 3 * per_head * 2 == 887_119_872
+    assert b.kv_bytes_per_token_draft.magnitude == 0
+
+
+@pytest.mark.parametrize("method", ["ngram", "prompt_lookup", "suffix", "lookahead"])
+def test_weightless_drafters_cost_zero_bytes(write, method):
+    spec = """
+        gpu: {type: L4}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 8192}
+        speculative: {method: %s, num_speculative_tokens: 3}
+    """
+    b = budget_of(write, spec % method)
+    none = budget_of(write, spec.replace("method: %s, num_speculative_tokens: 3", "method: none"))
+    assert as_bytes(b.draft_weights) == 0
+    assert b.kv_bytes_per_token_draft.magnitude == 0
+    assert b.kv_tokens == none.kv_tokens  # k = 3 stays below the sampler's own peak
+
+
+def test_mtp_layers_come_from_the_target_checkpoint(write):
+    spec = """
+        gpu: {type: H200, count: 8}
+        model: {name: deepseek-ai/DeepSeek-V3}
+        serving: {max_model_len: 32768, kv_cache_dtype: fp8}
+        speculative: {method: %s}
+    """
+    off = budget_of(write, spec % "none")
+    on = budget_of(write, spec % "mtp")
+    # one MLA + MoE layer (about 11.7 B parameters, FP8 experts split over 8 ranks) with
+    # embeddings and lm_head shared: about 1.5 GiB a GPU, loaded only when MTP is on
+    assert as_bytes(off.draft_weights) == 0
+    assert 1.2 < as_bytes(on.draft_weights) / 2**30 < 1.9
+    # its KV: one latent layer of 512 + 64 values in fp8, whole on every rank
+    assert on.kv_bytes_per_token_draft == Q(576, "byte / token")
+    assert on.kv_tokens < off.kv_tokens
+
+
+def test_early_exit_costs_no_weights_and_a_little_kv(write):
+    b = budget_of(
+        write,
+        """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        speculative: {method: layerskip, num_speculative_tokens: 4}
+        """,
+    )
+    assert b.settings.speculative_method == "early_exit"  # the alias
+    assert as_bytes(b.draft_weights) == 0
+    # the exit layer's query cache: one hidden vector (4096 x 2 bytes) per token
+    assert b.kv_bytes_per_token_draft == Q(8_192, "byte / token")
+    assert b.kv_bytes_per_token_draft < 0.07 * b.kv_bytes_per_token_target
+
+
+def test_offloaded_draft_holds_no_hbm_for_weights_but_keeps_its_kv(write):
+    spec = """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
+        serving: {max_model_len: 8192, gpu_memory_utilization: 0.95}
+        speculative: {method: draft_model, model: meta-llama/Llama-3.1-8B-Instruct,
+                      num_speculative_tokens: 4, tensor_parallel: 1%s}
+    """
+    resident = budget_of(write, spec % "")
+    offloaded = budget_of(write, spec % ", offload: true")
+    assert as_bytes(offloaded.draft_weights) == 0
+    assert offloaded.draft_host_weights == resident.draft_weights
+    assert offloaded.kv_bytes_per_token_draft == resident.kv_bytes_per_token_draft
+    assert as_bytes(offloaded.weights) < as_bytes(offloaded.usable)  # now it starts
+
+
+def test_draft_kv_dtype_and_quantization_follow_the_drafts_own_settings(write):
+    spec = """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
+                      num_speculative_tokens: 4%s}
+    """
+    plain = budget_of(write, spec % "")
+    fp8_kv = budget_of(write, spec % ", kv_cache_dtype: fp8")
+    fp8_weights = budget_of(write, spec % ", quantization: fp8")
+    assert fp8_kv.kv_bytes_per_token_draft * 2 == plain.kv_bytes_per_token_draft
+    assert fp8_kv.kv_bytes_per_token_target == plain.kv_bytes_per_token_target  # target's own
+    assert fp8_kv.kv_tokens > plain.kv_tokens
+    assert as_bytes(fp8_weights.draft_weights) < 0.7 * as_bytes(plain.draft_weights)
+    assert fp8_weights.weights == plain.weights
+
+
+def test_verification_tokens_count_in_the_batch_and_the_sampler_peak(write):
+    spec = """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_num_seqs: 256, max_num_batched_tokens: 2048}
+        speculative: {method: ngram, num_speculative_tokens: %d}
+    """
+    small, large = budget_of(write, spec % 3), budget_of(write, spec % 8)
+    assert small.verify_tokens == 256 * 4
+    assert large.verify_tokens == 256 * 9
+    # k = 8: the rejection sampler holds 4 + 8 x 8 = 68 bytes per sequence and vocabulary
+    # entry, above the plain sampler's ~39: 256 x 128,256 x 68 bytes
+    assert as_bytes(large.overhead["activation"]) == pytest.approx(256 * 128_256 * 68)
+    assert small.overhead["activation"] < large.overhead["activation"]
+
+
+def test_argv_speculative_config_reads_the_drafts_kv_dtype_and_context(write):
+    path = write(
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: spec}
+        spec:
+          template:
+            spec:
+              nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+              containers:
+              - name: vllm
+                image: vllm/vllm-openai:v0.11.0
+                command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct]
+                args:
+                - --speculative-config
+                - >-
+                  {"method": "draft_model", "model": "meta-llama/Llama-3.2-1B-Instruct",
+                  "num_speculative_tokens": 4, "kv_cache_dtype": "fp8", "max_model_len": 4096}
+                resources: {limits: {nvidia.com/gpu: "1"}}
+        """
+    )
+    [item] = lint_file(path, path.name, []).deployments
+    spec = item.deployment.speculative
+    assert spec.kv_cache_dtype == "fp8" and spec.max_model_len == 4096
+    assert item.budget.kv_bytes_per_token_draft == Q(16_384, "byte / token")
