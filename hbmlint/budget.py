@@ -22,7 +22,7 @@ from typing import Any
 from . import catalog
 from .catalog.architecture import FULL
 from .resolve import Resolved
-from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS
+from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
 from .units import DECIMAL_BYTE_UNITS, Q, parse_quantity
 
 # The overhead constants live per engine in catalog/engines.yaml ("overhead"), fitted on
@@ -54,6 +54,9 @@ class Settings:
     expert_parallel: int = 1
     # the vLLM V0 engine: no hybrid KV manager, graphs outside the budget
     legacy_engine: bool = False
+    # the drafter's own KV dtype (None: the target's) and whether its weights live in host memory
+    draft_kv_cache_dtype: str | None = None
+    draft_offload: bool = False
 
 
 @dataclass
@@ -76,6 +79,19 @@ class Budget:
     # With such layers kv_bytes_per_token_* are this / max_model_len, not a constant rate.
     kv_bytes_per_sequence: Any = None
     kv_state_bytes_per_sequence: Any = None  # part of the above: recurrent state
+    # draft weights kept in host memory (speculative.offload): not in HBM, read over PCIe
+    draft_host_weights: Any = None
+
+    @property
+    def verify_tokens(self) -> int:
+        """Tokens one decode step schedules when every running sequence verifies its k draft
+        tokens plus the bonus token: max_num_seqs x (1 + k)."""
+        k = self.settings.num_speculative_tokens if self.has_drafter else 0
+        return self.settings.max_num_seqs * (1 + k)
+
+    @property
+    def has_drafter(self) -> bool:
+        return self.settings.speculative_method not in ("none", "")
 
     @property
     def deployment(self) -> Any:
@@ -187,6 +203,9 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_quant = spec.model.quantization or (
             resolved.draft.quantization if resolved.draft else None
         )
+    draft_kv = getattr(spec, "kv_cache_dtype", None)
+    if draft_kv in (None, "auto") or draft_kv not in catalog.kv_dtype_names():
+        draft_kv = None  # follows the target's (vLLM: unless speculative_config.kv_cache_dtype)
     expert_parallel = 1
     if getattr(dep.parallel, "expert", None) and target.is_moe:
         # vLLM --enable-expert-parallel: experts spread over TP x DP ranks, whole
@@ -211,6 +230,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         num_speculative_tokens=spec.num_speculative_tokens or 0,
         expert_parallel=expert_parallel,
         legacy_engine=legacy,
+        draft_kv_cache_dtype=draft_kv,
+        draft_offload=bool(getattr(spec, "offload", False)),
     )
     return settings, assumed
 
@@ -237,8 +258,10 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     sampled = min(s.max_num_seqs, s.max_num_batched_tokens)
     mlp = float(spec["mlp_factor"]) * target.active_intermediate_size / tp
     forward = s.max_num_batched_tokens * mlp * catalog.dtype_bytes(s.dtype)
-    sampler = sampled * target.vocab_size * float(spec["logit_bytes"])
+    sampler = sampled * target.vocab_size * max(float(spec["logit_bytes"]), _verify_bytes(s))
     activation = max(forward, sampler)
+    if target.vision is not None:
+        activation = max(activation, _vision_profile(target, s, float(spec["mlp_factor"])))
     overhead = {
         "non_torch": parse_quantity(non_torch, "[information]").to("byte"),
         "activation": Q(activation, "byte"),
@@ -246,6 +269,31 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     if not s.enforce_eager and _graphs_in_budget(s):
         overhead["cuda_graphs"] = parse_quantity(spec["cuda_graphs"], "[information]").to("byte")
     return overhead
+
+
+def _vision_profile(target: Any, s: Settings, mlp_factor: float) -> float:
+    """The profile run's peak for a multimodal model: vLLM feeds the vision encoder dummy
+    images of the largest size. Decoder-only models get as many as the batch holds (at least
+    one); the V0 encoder-decoder runner (cross-attention models: Llama 3.2 Vision) gives every
+    one of max_num_seqs dummy sequences an image. The peak is the larger of the encoder's own
+    MLP pass over all patches and the language model's forward pass with the float32 pixel
+    values and the image embeddings still held."""
+    tower = target.vision
+    patches_per_image = tower.image_patches(s.max_model_len)
+    tokens_per_image = tower.image_tokens(s.max_model_len)
+    if tower.cross_attention and s.legacy_engine:
+        images = s.max_num_seqs
+    else:
+        budget = max(s.max_num_batched_tokens, tokens_per_image)
+        images = max(1, min(s.max_num_seqs, budget // tokens_per_image))
+    dtype = catalog.dtype_bytes(s.dtype)
+    tp = s.tensor_parallel
+    patches = images * patches_per_image
+    pixels = patches * tower.pixel_bytes_per_patch
+    embeddings = images * tokens_per_image * target.hidden_size * dtype
+    encoder = patches * mlp_factor * tower.intermediate / tp * dtype
+    forward = s.max_num_batched_tokens * mlp_factor * target.active_intermediate_size / tp * dtype
+    return max(encoder + pixels, forward + pixels + embeddings)
 
 
 def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = None) -> Budget:
@@ -256,6 +304,10 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
     layout = target.kv_layout(tp, pp, kv_bytes, s.kv_cache_dtype)
     draft_weights, kv_draft = _draft_cost(resolved, s, kv_bytes)
+    host_weights = Q(0, "byte")
+    if s.draft_offload and draft_weights.magnitude:
+        # offloaded: the weights sit in pinned host memory and stream over PCIe each draft pass
+        host_weights, draft_weights = draft_weights, Q(0, "byte")
 
     overhead = overhead_lines(resolved, s)
     overhead_total = sum(overhead.values(), Q(0, "byte"))
@@ -316,47 +368,113 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         byte_unit=byte_unit,
         kv_bytes_per_sequence=Q(per_request, "byte"),
         kv_state_bytes_per_sequence=Q(layout.state_per_sequence, "byte"),
+        draft_host_weights=host_weights,
     )
 
 
 def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, Any]:
-    """Weights per GPU and KV bytes per token per GPU of the speculative drafter."""
+    """Weights per GPU and KV bytes per token per GPU of the speculative drafter, by method:
+
+    draft_model  the whole draft with its own TP (TP 1: whole on every rank) and its own KV
+    eagle/eagle3 one (or a few) decoder layers + the fc fusing 2 (3) hidden states; embeddings
+                 shared with the target; EAGLE-3 has its own lm_head over a reduced vocabulary
+    medusa       heads only (residual blocks + an lm_head each): no KV
+    mtp          the checkpoint's MTP layers, sharing embeddings and lm_head, with their KV
+    early_exit   the target's own first layers: no weights; an exit-query vector per token
+    ngram, suffix, prompt_lookup, lookahead: nothing on the GPU (a host-side table)
+    """
     zero = (Q(0, "byte"), Q(0, "byte / token"))
     method, target, draft = s.speculative_method, resolved.target, resolved.draft
+    if s.draft_kv_cache_dtype:  # vLLM speculative_config.kv_cache_dtype (PR #32165)
+        kv_bytes = catalog.kv_dtype_bytes(s.draft_kv_cache_dtype)
     if method == "mtp" and draft is None:
-        # MTP layers ship in the target checkpoint: decoder layers like the target's last one
-        # (full attention), sharing its embeddings and lm_head; with their own KV.
-        n = max(target.mtp_layers, 1)
-        last = target.num_layers - 1
-        layer = replace(
-            target,
-            num_layers=n,
-            mixers=(FULL,) * n,
-            ffns=(target.ffn(last),) * n,
-            vocab_size=0,
-            vision_params=0,
-        )
-        return (
-            layer.weight_bytes_per_rank(s.tensor_parallel, 1, s.quantization, s.dtype),
-            layer.kv_bytes_per_token_per_rank(s.tensor_parallel, 1, kv_bytes),
-        )
+        kv_dtype = s.draft_kv_cache_dtype or s.kv_cache_dtype
+        return mtp_cost(target, s.tensor_parallel, s.quantization, s.dtype, kv_bytes, kv_dtype)
+    if method in SELF_METHODS:
+        # LayerSkip reuses the first E layers' KV for verification (its "cache reuse"); what is
+        # left is the exit layer's query cache: one hidden vector per token on each rank.
+        per_token = target.hidden_size / s.tensor_parallel * kv_bytes
+        return Q(0, "byte"), Q(per_token, "byte / token")
+    if method == "medusa":
+        heads = (draft.medusa_heads if draft else 0) or max(s.num_speculative_tokens, 1)
+        layers = (draft.medusa_layers if draft else 0) or 1
+        return medusa_weights(target, heads, layers, s.draft_tensor_parallel, s.dtype), zero[1]
     if draft is None or method not in (*DRAFT_MODEL_METHODS, *HEAD_METHODS):
         return zero
     tp = s.draft_tensor_parallel
-    # A draft with tensor_parallel 1 sits whole on every rank of the target.
-    weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
     if method in ("eagle", "eagle3"):
-        # EAGLE heads share the target's embeddings; EAGLE-3 brings its own lm_head over a
-        # reduced draft vocabulary. Both add an fc layer fusing 2 (3) hidden states.
-        heads = replace(draft, vocab_size=0, tie_word_embeddings=True)
-        weights = heads.weight_bytes_per_rank(tp, 1, s.draft_quantization)
-        h = draft.hidden_size
-        extra = (3 if method == "eagle3" else 2) * h * h
-        extra += draft.draft_vocab_size * h if method == "eagle3" else 0
-        weights += Q(extra / tp * catalog.dtype_bytes(draft.dtype), "byte")
-    if method == "medusa":  # heads only: no attention, no KV
-        return weights, zero[1]
+        weights = eagle_weights(draft, method, tp, s.draft_quantization)
+    else:  # a draft with tensor_parallel 1 sits whole on every rank of the target
+        weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
     return weights, draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
+
+
+def eagle_weights(head: Any, method: str, tp: int, quantization: str | None) -> Any:
+    """Bytes per rank of an EAGLE (EAGLE-3) head: its decoder layer(s) without embeddings (the
+    target's are shared), the replicated fc fusing 2 (3) hidden states, and for EAGLE-3 the
+    wider first layer (its q/k/v read [embedding; fused hidden], 2h wide), one more norm and its
+    own lm_head over draft_vocab_size (vocab-parallel). EAGLE-1 shares the target's lm_head."""
+    layers = replace(head, vocab_size=0, tie_word_embeddings=True)
+    weights = layers.weight_bytes_per_rank(tp, 1, quantization)
+    h = head.hidden_size
+    dense = catalog.dtype_bytes(head.dtype)
+    fmt = catalog.weight_format(quantization, head)
+    linear = fmt.bytes_per_param if fmt else dense
+    extra = (3 if method == "eagle3" else 2) * h * h * linear  # fc: replicated on every rank
+    if method == "eagle3":
+        q = h * head.num_attention_heads * head.head_dim / tp
+        kv = 2 * h * head.head_dim * head.kv_heads_per_rank(tp)
+        extra += (q + kv) * linear + h * dense  # the second input half, and hidden_norm
+        vocab = head.draft_vocab_size or head.vocab_size
+        extra += vocab * h / tp * dense
+    return weights + Q(extra, "byte")
+
+
+def medusa_weights(target: Any, heads: int, layers: int, tp: int, dtype: str | None) -> Any:
+    """Medusa heads sit on the target's last hidden state: each is ``layers`` residual blocks
+    (an h x h linear with bias, replicated) and its own lm_head (vocab-parallel), in the model
+    dtype. No attention, so no KV cache."""
+    h, vocab = target.hidden_size, target.vocab_size
+    per_head = layers * (h * h + h) + vocab * h / tp
+    return Q(heads * per_head * catalog.dtype_bytes(dtype or target.dtype), "byte")
+
+
+def mtp_cost(
+    target: Any,
+    tp: int,
+    quantization: str | None,
+    dtype: str | None,
+    kv_bytes: float,
+    kv_dtype: str = "",
+) -> tuple[Any, Any]:
+    """MTP layers ship in the target checkpoint and load only when MTP is on: decoder layers
+    like the target's last one (full attention), sharing its embeddings and lm_head, each with
+    an eh_proj fusing [embedding; hidden] (2h x h, replicated) and two norms; with their own KV."""
+    n = max(target.mtp_layers, 1)
+    last = target.num_layers - 1
+    layer = replace(
+        target,
+        num_layers=n,
+        mixers=(FULL,) * n,
+        ffns=(target.ffn(last),) * n,
+        vocab_size=0,
+        vision_params=0,
+    )
+    weights = layer.weight_bytes_per_rank(tp, 1, quantization, dtype)
+    h = target.hidden_size
+    weights += Q(n * (2 * h * h + 2 * h) * catalog.dtype_bytes(dtype or target.dtype), "byte")
+    # the same KV layout as the target's layers (fp8_ds_mla included)
+    per_token = layer.kv_layout(tp, 1, kv_bytes, kv_dtype).all_layers_per_token
+    return weights, Q(per_token, "byte / token")
+
+
+def _verify_bytes(s: Settings) -> float:
+    """Bytes per (sequence x vocabulary entry) of the rejection sampler's profile run: the
+    sequence's fp32 logits plus, for each of its k draft tokens, the target's fp32 logits and
+    probabilities. With k <= 4 this stays below the plain sampler's ~39 bytes."""
+    if s.speculative_method in ("none", "") or s.num_speculative_tokens <= 0:
+        return 0.0
+    return 4.0 + 8.0 * s.num_speculative_tokens
 
 
 def _version(text: str | None) -> tuple[int, ...] | None:

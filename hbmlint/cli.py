@@ -86,7 +86,12 @@ def _run(
     selected = Filter(config, known, selection)
     params = selected.rule_params(rules)
     rules = [r for r in rules if selected.is_enabled(r.id)]  # an ignored rule does not run
-    options = LintOptions(default_gpu=default_gpu or config.default_gpu, rule_params=params)
+    options = LintOptions(
+        default_gpu=default_gpu or config.default_gpu,
+        rule_params=params,
+        format_overrides=tuple(config.formats.items()),
+        config_root=config.root,
+    )
     items = [
         (path, display)
         for path, display in discover(paths or (".",))
@@ -301,8 +306,18 @@ def _render(run: _Run, diagnostics: list, suppressed: list, output_format: str) 
 )
 @click.option("--gpu", "default_gpu", help=GPU_HELP)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help=CONFIG_HELP)
+@click.option(
+    "--compare-speculative",
+    is_flag=True,
+    help="Compare speculative-decoding alternatives (draft, FP8/INT8 draft, EAGLE-3, MTP, "
+    "early exit, CPU offload, n-gram, none) for each deployment: an estimate.",
+)
 def budget(
-    paths: tuple[str, ...], output_format: str, default_gpu: str | None, config_file: str | None
+    paths: tuple[str, ...],
+    output_format: str,
+    default_gpu: str | None,
+    config_file: str | None,
+    compare_speculative: bool = False,
 ) -> None:
     """Show where every GiB of each GPU goes, per deployment."""
     from .config import ConfigError
@@ -310,12 +325,23 @@ def budget(
 
     config = _load_config(config_file)
     try:
-        results, diagnostics, internal = _lint(paths, (), default_gpu, config)
+        run = _run(paths, (), default_gpu, config)
+        # the trade-off rule's parameters, with the configuration's overrides
+        every_rule = _load_rules(tuple(str(d) for d in config.rules_dirs))[0]
+        params = run.filter.rule_params(every_rule) if compare_speculative else {}
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)
+    results, internal = run.results, run.internal
     results = [r for r in results if r.deployments or r.diagnostics]
-    if output_format == "json":
+    if compare_speculative:
+        from .reporters import speculative as speculative_reporter
+
+        rates = next((v for k, v in params.items() if k == speculative_reporter.RULE_ID), {})
+        render = speculative_reporter.render_json if output_format == "json" else None
+        render = render or speculative_reporter.render_text
+        click.echo(render(results, rates), nl=False)
+    elif output_format == "json":
         click.echo(budget_reporter.render_json(results), nl=False)
     else:
         click.echo(budget_reporter.render_text(results), nl=False)
@@ -449,11 +475,14 @@ def models() -> None:
 def formats_command(paths: tuple[str, ...]) -> None:
     """Show which format each document was read as, and how each field was read (value and
     line). `-` reads standard input."""
-    from .formats import describe
+    from .config import format_override
+    from .formats import describe, format_named
     from .lint import discover
 
+    config = _load_config(None)
     status = EXIT_OK
     for path, display in discover(paths):
+        forced = format_named(format_override(config.formats.items(), config.root, display))
         try:
             if str(path) == "-":
                 text = sys.stdin.buffer.read().decode("utf-8-sig")
@@ -463,7 +492,7 @@ def formats_command(paths: tuple[str, ...]) -> None:
             click.echo(f"{display}: cannot read: {exc}", err=True)
             status = EXIT_ERROR
             continue
-        click.echo(describe(text, path, display), nl=False)
+        click.echo(describe(text, path, display, forced), nl=False)
     sys.exit(status)
 
 

@@ -20,7 +20,7 @@ from . import budget as budget_stage
 from .budget import Budget
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
-from .formats import detect_format, mentions_engine, render_first
+from .formats import detect_format, format_named, mentions_engine, read_as, render_first
 from .resolve import resolve
 from .rules import Rule, evaluate_rule, forget_scope
 from .spec import Deployment
@@ -43,6 +43,10 @@ class LintOptions:
     default_gpu: str | None = None  # for manifests that name no GPU (--gpu)
     # rule id -> parameter values from the configuration, overriding the rule's own
     rule_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # the configuration's `formats`: (glob, format name) pairs, with the directory they are
+    # relative to; a matching file is read as that format whatever detection says
+    format_overrides: tuple[tuple[str, str], ...] = ()
+    config_root: Path | None = None
 
 
 @dataclass
@@ -155,7 +159,8 @@ def _lint_text(
     # Broken YAML is reported only where it seems to be a manifest of ours: repositories hold
     # many YAML-like files (Helm templates with {{ }}) that are not ours to judge. A template
     # that runs an engine is reported once, as "render first".
-    if error is not None and _looks_like_manifest(text):
+    forced = _forced_format(display, options)
+    if error is not None and (forced is not None or _looks_like_manifest(text)):
         result.is_manifest = True
         result.diagnostics.append(
             render_first(text, display)
@@ -163,6 +168,12 @@ def _lint_text(
         )
     for document in documents:
         module = detect_format(document.data)
+        if forced is not None and document.data is not None:
+            if not read_as(forced, document.data):
+                result.is_manifest = True
+                result.diagnostics.append(_not_the_forced_format(forced, display, document))
+                continue
+            module = forced
         if module is None:
             continue  # YAML that is not a manifest hbmlint knows: skipped silently
         result.is_manifest = True
@@ -175,6 +186,25 @@ def _lint_text(
             )
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _forced_format(display: str, options: LintOptions) -> Any:
+    """The format module the configuration maps this file to, or None."""
+    if not options.format_overrides:
+        return None
+    from .config import format_override
+
+    return format_named(format_override(options.format_overrides, options.config_root, display))
+
+
+def _not_the_forced_format(module: Any, display: str, document: Any) -> Diagnostic:
+    return input_diagnostic(
+        "HBM003",
+        f"the configuration's `formats` maps this file to the {module.NAME} format, but this "
+        f"document is not a {module.NAME} manifest",
+        display,
+        document.span(()),
+    )
 
 
 def _looks_like_manifest(text: str) -> bool:

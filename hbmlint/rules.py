@@ -188,6 +188,9 @@ def budget_names(budget: Budget) -> dict[str, Any]:
         context = Q(workload.context_tokens, "token")
         per_sequence = kv_tokens / workload.concurrency
         workload_names.update(
+            concurrency_fit_without_draft=lambda: max(
+                0, math.floor((tokens_without_draft() / context).to("").magnitude)
+            ),
             concurrency=workload.concurrency,
             context_tokens=context,
             tokens_needed=budget.workload_tokens,
@@ -195,6 +198,22 @@ def budget_names(budget: Budget) -> dict[str, Any]:
             context_fit=Q(math.floor(per_sequence.to("token").magnitude / block) * block, "token"),
         )
     has_draft = budget.draft_weights.magnitude > 0 or budget.kv_bytes_per_token_draft.magnitude > 0
+    has_draft = has_draft or bool(budget.draft_host_weights and budget.draft_host_weights.magnitude)
+    spec = dep.speculative
+    k = s.num_speculative_tokens
+    # vLLM reuses MTP layers (and takes n_predict from the draft's config): k above n_predict
+    # must be a multiple of it (vllm/config/speculative.py); Medusa drafts one token per head.
+    n_predict = 0
+    if s.speculative_method == "mtp":
+        n_predict = max(target.mtp_layers, 1)
+    elif s.speculative_method == "medusa" and draft is not None:
+        n_predict = draft.medusa_heads
+    if s.speculative_method == "medusa":
+        supported = not n_predict or k <= n_predict
+    else:
+        supported = not n_predict or k <= n_predict or k % n_predict == 0
+    draft_context = spec.max_model_len or (draft.max_position_embeddings if draft else None)
+    uses_draft_tp = s.speculative_method in ("draft_model", "eagle", "eagle3")
     return {
         "gpu": Lazy(
             {
@@ -209,6 +228,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
         "model": Lazy(
             {
                 "name": target.name,
+                "vocab_size": target.vocab_size,
                 "weights": budget.weights,
                 "parameters": target.parameters,
                 "layers": target.num_layers,
@@ -225,12 +245,24 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "quantization": s.draft_quantization or "none",
                 "tensor_parallel": s.draft_tensor_parallel,
                 "kv_bytes_per_token": budget.kv_bytes_per_token_draft,
+                "vocab_size": draft.vocab_size if draft else 0,
+                "parameter_ratio": (draft.parameters / target.parameters) if draft else 0.0,
+                "max_model_len": Q(draft_context or s.max_model_len, "token"),
+                "kv_cache_dtype": s.draft_kv_cache_dtype or s.kv_cache_dtype,
+                "kv_fp8": (s.draft_kv_cache_dtype or s.kv_cache_dtype).startswith("fp8"),
+                "offloaded": s.draft_offload,
+                "host_weights": budget.draft_host_weights or Q(0, "byte"),
+                "separate_model": s.speculative_method == "draft_model" and draft is not None,
+                "tensor_parallel_set": spec.tensor_parallel is not None and uses_draft_tp,
             }
         ),
         "speculative": Lazy(
             {
                 "method": s.speculative_method,
                 "num_speculative_tokens": s.num_speculative_tokens,
+                "n_predict": n_predict,
+                "tokens_supported": supported,
+                "verify_tokens": Q(budget.verify_tokens, "token"),
             }
         ),
         "parallel": Lazy(
@@ -291,7 +323,64 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
             cache[key] = Lazy(budget_names(budget.whatif(**changes)))
         return cache[key]
 
-    return {"whatif": whatif}
+    def tradeoff(**params: Any) -> Lazy:
+        """The speculative alternatives table (hbmlint/speculative.py) with these rule
+        parameters (acceptance rates); returns best, current, gain and summary."""
+        from . import speculative
+
+        key = ("tradeoff", *sorted((name, str(value)) for name, value in params.items()))
+        if key not in cache:
+            table = speculative.compare(budget, params)
+            gain = table.gain
+            cache[key] = Lazy(
+                {
+                    "best": _alternative_names(table.best),
+                    "current": _alternative_names(table.current),
+                    "gain": gain if gain is not None else 0.0,
+                    "current_starts": table.current.starts,
+                    "changes": table.best.key != "current",
+                    "summary": speculative.summary(table),
+                    "context": Q(table.context, "token"),
+                    "wanted": table.wanted,
+                }
+            )
+        return cache[key]
+
+    return {"whatif": whatif, "tradeoff": tradeoff}
+
+
+_TRADEOFF_PARAMS = frozenset(
+    (
+        "acceptance_draft_model",
+        "acceptance_eagle",
+        "acceptance_eagle3",
+        "acceptance_medusa",
+        "acceptance_mtp",
+        "acceptance_ngram",
+        "acceptance_lookahead",
+        "acceptance_early_exit",
+        "offload_slowdown",
+        "host_link_gb_per_s",
+        "eagle3_draft_vocab",
+    )
+)
+
+
+def _alternative_names(row: Any) -> Lazy:
+    return Lazy(
+        {
+            "key": row.key,
+            "label": row.label,
+            "change": row.change,
+            "kv_tokens": Q(row.kv_tokens, "token"),
+            "served": row.served,
+            "tokens_per_step": row.tokens_per_step,
+            "speedup": row.speedup,
+            "throughput": row.throughput,
+            "starts": row.starts,
+            "note": row.note,
+        }
+    )
 
 
 def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -315,6 +404,11 @@ def evaluate_rule(
     """The rule's finding for this budget, or None when it holds. Raises ExpressionError."""
     budget_scope, functions = _scope(budget)
     names = {**budget_scope, **rule.params, **(params or {})}
+    if "tradeoff" in functions:
+        # tradeoff() takes the calling rule's acceptance rates (config overrides included)
+        own = {k: v for k, v in names.items() if k in _TRADEOFF_PARAMS}
+        table = functions["tradeoff"]
+        functions = {**functions, "tradeoff": lambda **kw: table(**{**own, **kw})}
     if rule.when and not evaluate(rule.when, names, functions):
         return None
     if evaluate(rule.check, names, functions):

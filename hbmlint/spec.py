@@ -18,8 +18,18 @@ ENGINES = ("vllm", "sglang", "trtllm", "tgi")
 # Speculative methods, grouped by what they cost in HBM.
 DRAFT_MODEL_METHODS = ("draft_model",)
 HEAD_METHODS = ("eagle", "eagle3", "medusa", "mtp")
-WEIGHTLESS_METHODS = ("ngram", "suffix", "prompt_lookup")
-SPECULATIVE_METHODS = (*DRAFT_MODEL_METHODS, *HEAD_METHODS, *WEIGHTLESS_METHODS, "none")
+WEIGHTLESS_METHODS = ("ngram", "suffix", "prompt_lookup", "lookahead")
+# Self-speculation that drafts with the target's own first layers (LayerSkip): no extra weights.
+SELF_METHODS = ("early_exit",)
+SPECULATIVE_METHODS = (
+    *DRAFT_MODEL_METHODS,
+    *HEAD_METHODS,
+    *WEIGHTLESS_METHODS,
+    *SELF_METHODS,
+    "none",
+)
+# Other names users write for a method, and the method they mean.
+METHOD_ALIASES = {"layerskip": "early_exit", "self_speculative": "early_exit"}
 
 
 @dataclass
@@ -75,6 +85,10 @@ class SpeculativeSpec:
     model: ModelRef | None = None
     num_speculative_tokens: int | None = None
     tensor_parallel: int | None = None
+    kv_cache_dtype: str | None = None  # the draft's own KV dtype (default: the target's)
+    max_model_len: int | None = None  # the draft's context limit (vLLM speculative max_model_len)
+    offload: bool | None = None  # draft weights kept in host memory, streamed over PCIe
+    exit_layer: int | None = None  # early_exit: the layer the draft exits after
 
 
 @dataclass

@@ -42,6 +42,8 @@ LLAMA8B_PARAMS = (
 # Llama-3.1-70B: 80 layers, 64 heads, 8 KV heads of 128, hidden 8192, MLP 28672.
 LLAMA70B_LINEAR = 80 * (2 * 8192 * 64 * 128 + 2 * 8192 * 8 * 128 + 3 * 8192 * 28672)
 LLAMA70B_DENSE = 80 * 2 * 8192 + 8192 + 2 * 128256 * 8192  # norms, embeddings, lm_head
+# RoPE's cos/sin cache, a BF16 buffer of 131,072 positions x 128 dims on every GPU (both models)
+LLAMA_ROPE = 131072 * 128 * 2
 
 
 def test_llama8b_bf16_kv_is_128_kib_per_token():
@@ -69,11 +71,13 @@ def test_weights_per_gpu_by_hand():
         model: {name: meta-llama/Llama-3.1-8B-Instruct}
     """)
     assert pytest.approx(8.03e9, rel=0.001) == LLAMA8B_PARAMS
-    assert as_bytes(b.weights) == pytest.approx(LLAMA8B_PARAMS * 2)
-    # vocab-parallel embeddings and TP-split linear layers halve at TP=2 (norms replicate)
+    assert as_bytes(b.weights) == pytest.approx(LLAMA8B_PARAMS * 2 + LLAMA_ROPE)
+    # vocab-parallel embeddings and TP-split linear layers halve at TP=2 (norms and the RoPE
+    # cache replicate)
     tp2 = b.whatif(tensor_parallel=2)
     norms = 32 * 2 * 4096 + 4096
-    assert as_bytes(tp2.weights) == pytest.approx((LLAMA8B_PARAMS - norms) * 2 / 2 + norms * 2)
+    halved = (LLAMA8B_PARAMS - norms) * 2 / 2
+    assert as_bytes(tp2.weights) == pytest.approx(halved + norms * 2 + LLAMA_ROPE)
 
 
 def test_fp8_quantizes_linear_layers_but_not_embeddings():
@@ -81,8 +85,9 @@ def test_fp8_quantizes_linear_layers_but_not_embeddings():
         gpu: {type: H100}
         model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
     """)
-    assert as_bytes(b.weights) == pytest.approx(LLAMA70B_LINEAR * 1 + LLAMA70B_DENSE * 2)
-    assert as_bytes(b.weights) / GIB == pytest.approx(67.67, abs=0.01)
+    expected = LLAMA70B_LINEAR * 1 + LLAMA70B_DENSE * 2 + LLAMA_ROPE
+    assert as_bytes(b.weights) == pytest.approx(expected)
+    assert as_bytes(b.weights) / GIB == pytest.approx(67.70, abs=0.01)
 
 
 def test_motivating_case_by_hand():
@@ -96,7 +101,7 @@ def test_motivating_case_by_hand():
     total = as_bytes(b.total)
     assert total / GIB == pytest.approx(79.18, abs=0.01)  # what an "80 GB" H100 reports
     assert as_bytes(b.usable) == pytest.approx(0.95 * total)
-    assert as_bytes(b.draft_weights) == pytest.approx(LLAMA8B_PARAMS * 2)
+    assert as_bytes(b.draft_weights) == pytest.approx(LLAMA8B_PARAMS * 2 + LLAMA_ROPE)
     assert as_bytes(b.weights + b.draft_weights) > as_bytes(b.usable)
     assert int(b.kv_tokens.magnitude) == 0
     # per token: the target's 80 layers and the draft's 32, both BF16 K and V
@@ -108,7 +113,7 @@ def test_motivating_case_by_hand():
     # the sampler (1024 sequences, the H100 default, x vocabulary x 39 B)
     activation = max(4096 * 4 * 28672 * 2, 1024 * 128256 * 39)
     overhead = 0.15 * GIB + activation + 0.5 * GIB
-    kv = 0.95 * total - (LLAMA70B_LINEAR + LLAMA70B_DENSE * 2) - overhead
+    kv = 0.95 * total - (LLAMA70B_LINEAR + LLAMA70B_DENSE * 2 + LLAMA_ROPE) - overhead
     assert as_bytes(ngram.kv_cache) == pytest.approx(kv)
     assert int(ngram.kv_tokens.magnitude) == int(kv // (327_680 * 16)) * 16
 

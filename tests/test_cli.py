@@ -234,8 +234,8 @@ def test_budget_text_shows_every_line_in_gib(cli):
         "max concurrency",
     ):
         assert label in out
-    assert re.search(r"target weights\s+67\.67 GiB", out)
-    assert re.search(r"draft weights\s+14\.96 GiB", out)
+    assert re.search(r"target weights\s+67\.70 GiB", out)
+    assert re.search(r"draft weights\s+14\.99 GiB", out)
     assert "non-torch" in out and "activations" in out and "CUDA graphs" in out
     assert re.search(r"\[W+D+o+\] needs [\d.]+ GiB more than the GPU has", out)
 

@@ -46,3 +46,13 @@ def test_production_stack_values_extra_args_win():
     llama, qwen = budgets(path)
     assert llama["usable_bytes"] < 0.81 * llama["total_bytes"]  # 0.8 from extraArgs
     assert qwen["gpu"] == "L40S-48GB" and qwen["kv_cache_tokens"] > 32768
+
+
+def test_kserve_llm_inference_service_with_a_draft_model():
+    path = EXAMPLES / "kserve-llmisvc-llama8b-draft-a10g.yaml"
+    found = {(f["code"], f["line"]) for f in findings(path)}
+    assert ("HBM201", line_of(path, "uri: hf://meta-llama/Llama-3.2-1B-Instruct")) in found
+    assert ("HBM102", line_of(path, 'value: "--max-model-len 32768')) in found
+    [budget] = budgets(path)
+    assert (budget["gpu"], budget["gpu_count"]) == ("A10G-24GB", 1)
+    assert budget["draft_weights_bytes"] > 0 and budget["kv_cache_tokens"] < 32768

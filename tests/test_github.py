@@ -91,8 +91,9 @@ def test_auto_format_is_github_inside_actions(cli, monkeypatch):
     assert cli(DRAFT_EXAMPLE).output.startswith("examples/")  # text outside Actions
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     lines = cli(DRAFT_EXAMPLE).output.splitlines()
-    assert [parse(line)[0] for line in lines[:-1]] == ["error", "warning"]
-    assert lines[-1].startswith("Found 2 findings")
+    # HBM101 (error), HBM208 (the speculative trade-off, an info), HBM201 (warning), by line
+    assert [parse(line)[0] for line in lines[:-1]] == ["error", "notice", "warning"]
+    assert lines[-1].startswith("Found 3 findings")
     assert cli("--format", "text", DRAFT_EXAMPLE).output.count("::") == 0
 
 
@@ -104,7 +105,7 @@ def test_job_summary_is_appended(cli, monkeypatch, tmp_path):
     assert run.exit_code == 1
     text = summary.read_text()
     assert text.startswith("# earlier step\n## hbmlint\n")
-    assert "Found 2 findings (1 error, 1 warning) in 2 files, 2 deployments." in text
+    assert "Found 3 findings (1 error, 1 warning, 1 info) in 2 files, 2 deployments." in text
     # where the HBM goes, per deployment: weights, draft, overhead, KV; capacity, concurrency
     # (figures as `hbmlint budget` computes them, whatever the memory model says today)
     draft, ngram = cli("budget", "--format", "json", DRAFT_EXAMPLE, NGRAM_EXAMPLE).json()

@@ -156,6 +156,11 @@ def kv_dtype_bytes(kv_cache_dtype: str) -> float:
     return _formats()["kv_cache_dtypes"][kv_cache_dtype]
 
 
+def kv_dtype_names() -> list[str]:
+    """The KV-cache dtypes hbmlint knows the size of."""
+    return list(_formats()["kv_cache_dtypes"])
+
+
 @cache
 def engine_defaults(engine: str) -> dict:
     return _load("engines.yaml")[engine]
