@@ -71,6 +71,7 @@ def _run(
     config: Any = None,
     selection: Any = None,
     jobs: int = 1,
+    keep_budgets: bool = True,
 ) -> _Run:
     """Lint every file; an unexpected error in one file is reported on that file and the
     others are still linted. Raises config.ConfigError for an unusable configuration."""
@@ -91,6 +92,7 @@ def _run(
         rule_params=params,
         format_overrides=tuple(config.formats.items()),
         config_root=config.root,
+        keep_budgets=keep_budgets,
     )
     items = [
         (path, display)
@@ -238,7 +240,15 @@ def lint(
         ignore=_split(ignore),
     )
     try:
-        run = _run(paths, rules_dirs, default_gpu, config, selection, jobs or available_cores())
+        run = _run(
+            paths,
+            rules_dirs,
+            default_gpu,
+            config,
+            selection,
+            jobs or available_cores(),
+            keep_budgets=bool(os.environ.get("GITHUB_STEP_SUMMARY")),  # only the summary needs them
+        )
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)

@@ -120,16 +120,23 @@ def parse(expression: str) -> ast.AST:
         raise ExpressionError(f"invalid expression '{expression}': {exc.msg}") from exc
 
 
+_IDLE: list[_Evaluator] = []
+
+
 def evaluate(expression: str, names: Mapping[str, Any], functions: Mapping[str, Any]) -> Any:
-    evaluator = _Evaluator(
-        operators=OPERATORS, names=dict(names), functions={**BASE_FUNCTIONS, **functions}
-    )
+    # Evaluators are reused, re-pointed at each scope (building one costs more than most
+    # evaluations); a nested evaluation, should a function ever make one, takes another.
+    evaluator = _IDLE.pop() if _IDLE else _Evaluator(operators=OPERATORS)
+    evaluator.names = dict(names)
+    evaluator.functions = {**BASE_FUNCTIONS, **functions}
     try:
         return evaluator.eval(expression, previously_parsed=parse(expression))
     except ExpressionError:
         raise
     except Exception as exc:  # simpleeval, pint and arithmetic errors alike
         raise ExpressionError(f"'{expression}': {type(exc).__name__}: {exc}") from exc
+    finally:
+        _IDLE.append(evaluator)
 
 
 _FIELD = re.compile(r"\{([^{}]+)\}")

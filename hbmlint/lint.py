@@ -47,6 +47,9 @@ class LintOptions:
     # relative to; a matching file is read as that format whatever detection says
     format_overrides: tuple[tuple[str, str], ...] = ()
     config_root: Path | None = None
+    # Keep each deployment's budget and field locations after its rules ran? The budget views
+    # and the job summary need them; a plain lint of thousands of files should not hold them.
+    keep_budgets: bool = True
 
 
 @dataclass
@@ -235,6 +238,12 @@ def _lint_deployment(
             continue
         if finding is not None:
             findings.append(finding)
+    # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
+    # would otherwise hold every one of them until the report is written.
+    forget_scope(budget)
+    if not options.keep_budgets:
+        deployment.locations = {}
+        return DeploymentResult(deployment)
     return DeploymentResult(deployment, budget=budget)
 
 
@@ -272,11 +281,7 @@ def _start_worker(rules: list[Rule], options: LintOptions, catalogs: tuple) -> N
 
 
 def _lint_in_worker(item: tuple[Path, str]) -> tuple[FileResult, bool]:
-    result, failed = lint_one(item[0], item[1], _worker["rules"], _worker["options"])
-    for deployment in result.deployments:
-        if deployment.budget is not None:
-            forget_scope(deployment.budget)  # closures do not travel back to the parent
-    return result, failed
+    return lint_one(item[0], item[1], _worker["rules"], _worker["options"])
 
 
 def lint_many(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from .budget import Budget, compute
@@ -111,9 +112,16 @@ def tokens_per_step(acceptance: float, k: int) -> float:
 def default_params() -> dict[str, Any]:
     """The trade-off rule's own parameters (the acceptance-rate defaults and their sources live
     in its YAML file, once)."""
+    return dict(_tradeoff_rule_params())
+
+
+@cache
+def _tradeoff_rule_params() -> dict[str, Any]:
     from .rules import builtin_rule_files, load_rule_file
 
     for path in builtin_rule_files():
+        if TRADEOFF_RULE not in path.name:
+            continue  # files are named HBMnnn-<rule name>.yaml: read only the one we need
         rule, _ = load_rule_file(path)
         if rule is not None and rule.name == TRADEOFF_RULE:
             return dict(rule.params)

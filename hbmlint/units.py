@@ -24,6 +24,11 @@ def ureg() -> pint.UnitRegistry:
     if _registry is None:
         definitions = Path(__file__).with_name("units.txt")
         _registry = pint.UnitRegistry(str(definitions), cache_folder=None)
+        # hbmlint converts between a dozen unit strings ("byte", "GiB", "token") tens of
+        # thousands of times a run; pint re-parses the string every time. Remember them.
+        _registry.parse_units_as_container = lru_cache(maxsize=1024)(
+            _registry.parse_units_as_container
+        )
         # Quantities unpickle into the application registry: make it ours, so budgets computed
         # in --jobs worker processes come back with their units (token, sequence) intact.
         pint.set_application_registry(_registry)

@@ -11,7 +11,7 @@ from helpers import manifest
 
 from hbmlint.expressions import ExpressionError, evaluate, render
 from hbmlint.lint import lint_file
-from hbmlint.rules import load_rule_file, load_rules
+from hbmlint.rules import builtin_rule_files, load_rule_file, load_rules
 from hbmlint.units import Q
 
 
@@ -258,6 +258,13 @@ def test_builtin_rules_load_cleanly():
     rules, problems = load_rules()
     assert not problems
     assert {"HBM101", "HBM102", "HBM103", "HBM201"} <= {r.id for r in rules}
+
+
+def test_builtin_rules_follow_the_rule_schema():
+    """hbmlint skips this check for its own rules at run time, so it is made here."""
+    for path in builtin_rule_files():
+        rule, problems = load_rule_file(path, validated=False)
+        assert rule is not None and not problems, (path, problems)
 
 
 def write_rule(tmp_path: Path, text: str) -> Path:

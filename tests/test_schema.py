@@ -76,7 +76,7 @@ def only_finding(text: str):
     return found[0]
 
 
-@pytest.mark.parametrize("name", ["manifest", "rule"])
+@pytest.mark.parametrize("name", ["manifest", "rule", "config"])
 def test_shipped_schema_is_a_valid_2020_12_schema(name):
     schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"

@@ -7,6 +7,7 @@ so both go through the same code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -26,8 +27,40 @@ _HERE = Path(__file__).parent
 
 
 def _load(name: str) -> Any:
-    with open(_HERE / name, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return load_yaml_cached(_HERE / name)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hbmlint"
+
+
+def load_yaml_cached(path: Path) -> Any:
+    """A catalog file's data. Parsing the model catalog's YAML costs a pre-commit run more than
+    linting a manifest, so a JSON copy is kept in the user's cache directory, keyed by the
+    file's path, size and modification time (JSON, not pickle: a cache is never code). Any
+    problem with the cache just means parsing the YAML."""
+    stat = path.stat()
+    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    cached = _cache_dir() / f"{path.stem}-{digest}.json"
+    try:
+        return json.loads(cached.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    with open(path, encoding="utf-8") as handle:
+        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    try:
+        text = json.dumps(data)
+        if json.loads(text) != data:
+            return data  # JSON would change it (integer keys, say): do not cache
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, cached)  # readers see the whole file or none
+    except (OSError, TypeError, ValueError):
+        pass  # read-only home, or data JSON cannot hold: fine, parse next time too
+    return data
 
 
 # A team's own catalog files (configuration key `catalogs`): read after ours, so theirs win.

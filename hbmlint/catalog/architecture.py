@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any
 
 from ..units import Q
@@ -224,7 +225,7 @@ class Architecture:
             return 0.0, self.mlp_matrices * h * self.intermediate_size, 0.0
         return 0.0, 0.0, 0.0
 
-    @property
+    @cached_property  # a loop over the layers, asked for by every what-if budget
     def parameters(self) -> int:
         """Total parameters, as a model card counts them (every expert, the vision tower;
         MTP layers excluded)."""
@@ -267,9 +268,23 @@ class Architecture:
         otherwise, embeddings vocab-parallel, layers over PP. The format quantizes the linear
         layers it covers; embeddings, lm_head, norms, routers and the vision tower stay in the
         model dtype."""
+        return Q(
+            _weight_bytes(
+                self, tensor_parallel, pipeline_parallel, quantization, dtype, expert_parallel
+            ),
+            "byte",
+        )
+
+    def _weight_bytes(
+        self,
+        tp: int,
+        pp: int,
+        quantization: str | WeightFormat | None,
+        dtype: str | None,
+        expert_parallel: int,
+    ) -> float:
         from . import dtype_bytes, weight_format
 
-        tp, pp = tensor_parallel, pipeline_parallel
         dense = dtype_bytes(dtype or self.dtype)
         fmt = weight_format(quantization, self)
         quant = fmt.bytes_per_param if fmt else dense
@@ -310,7 +325,7 @@ class Architecture:
         # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
         if self.vocab_size:
             total += self.rotary_positions * self.rotary_dim * dense
-        return Q(total, "byte")
+        return total
 
     def _padded_experts(self, experts: float, fmt: WeightFormat | None, ranks: int) -> float:
         """Some MoE kernels pad each expert's intermediate size per rank (vLLM's MXFP4 kernels
@@ -665,3 +680,16 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         **moe,
         **state,
     )
+
+
+@lru_cache(maxsize=4096)
+def _weight_bytes(
+    arch: Architecture,
+    tp: int,
+    pp: int,
+    quantization: str | WeightFormat | None,
+    dtype: str | None,
+    expert_parallel: int,
+) -> float:
+    """Memoised: what-if budgets ask for the same split many times in one run."""
+    return arch._weight_bytes(tp, pp, quantization, dtype, expert_parallel)
