@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, replace
+from typing import Any
 
 from . import catalog
 from .catalog import Architecture, ConfigError, GpuInfo
@@ -108,11 +109,11 @@ def _resolve_gpu(
 def _resolve_model(
     deployment: Deployment, ref: ModelRef, where: str, findings: list[Diagnostic]
 ) -> Architecture | None:
-    if ref.config is not None:
-        field = f"{where}.config"
+    def from_file(path: Any, label: str, field: str) -> Architecture | None:
         try:
-            config = catalog.read_config_file(ref.config)
-            arch = catalog.architecture_from_config(config, ref.label, str(ref.config))
+            return catalog.architecture_from_config(
+                catalog.read_config_file(path), label, str(path)
+            )
         except ConfigError as exc:
             findings.append(
                 input_diagnostic(
@@ -124,25 +125,14 @@ def _resolve_model(
                 )
             )
             return None
-        return arch
+
+    if ref.config is not None:
+        return from_file(ref.config, ref.label, f"{where}.config")
     field = f"{where}.name" if where == "model" else f"{where}.model"
     entry = catalog.find_model(ref.name or "")
     cached = catalog.hf_cache_config(ref.name or "") if entry is None else None
     if cached is not None:  # in the local Hugging Face cache: read it, no network
-        try:
-            config = catalog.read_config_file(cached)
-            return catalog.architecture_from_config(config, ref.name or "", str(cached))
-        except ConfigError as exc:
-            findings.append(
-                input_diagnostic(
-                    "HBM006",
-                    f"{field}: {exc}",
-                    deployment.file,
-                    deployment.location(field),
-                    deployment.name,
-                )
-            )
-            return None
+        return from_file(cached, ref.name or "", field)
     if entry is None:
         close = difflib.get_close_matches(ref.name or "", catalog.model_ids(), n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
