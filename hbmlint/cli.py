@@ -348,9 +348,10 @@ def budget(
         from .reporters import speculative as speculative_reporter
 
         rates = next((v for k, v in params.items() if k == speculative_reporter.RULE_ID), {})
+        entries = speculative_reporter.comparisons(results, rates)
         render = speculative_reporter.render_json if output_format == "json" else None
         render = render or speculative_reporter.render_text
-        click.echo(render(results, rates), nl=False)
+        click.echo(render(entries), nl=False)
     elif output_format == "json":
         click.echo(budget_reporter.render_json(results), nl=False)
     else:

@@ -13,6 +13,8 @@ from ..units import bytes_of, format_bytes
 from .budget import file_error
 
 RULE_ID = "HBM208"
+# (file, deployment name, (budget, comparison) or None, error or None)
+Entry = tuple[str, str | None, tuple[Any, Comparison] | None, str | None]
 ESTIMATE = (
     "estimate: speed-up = (1 - a^(k+1)) / ((1 - a)(1 + k c)) from published acceptance rates a "
     "(rule HBM208's parameters) and the draft's cost c per pass; the best serves the most "
@@ -21,8 +23,10 @@ ESTIMATE = (
 )
 
 
-def _comparisons(results: list[FileResult], params: dict[str, Any]) -> list[tuple]:
-    out = []
+def comparisons(results: list[FileResult], params: dict[str, Any]) -> list[Entry]:
+    """What the report shows, computed before it is rendered (by hbmlint/speculative.py):
+    (file, deployment, (budget, table) or None, error or None) per deployment."""
+    out: list[Entry] = []
     for result in results:
         error = file_error(result)
         if error:
@@ -36,9 +40,9 @@ def _comparisons(results: list[FileResult], params: dict[str, Any]) -> list[tupl
     return out
 
 
-def render_json(results: list[FileResult], params: dict[str, Any]) -> str:
+def render_json(entries: list[Entry]) -> str:
     items = []
-    for display, name, found, error in _comparisons(results, params):
+    for display, name, found, error in entries:
         if found is None:
             items.append({"file": display, "name": name, "error": error})
             continue
@@ -80,9 +84,9 @@ def _row_dict(r: Any) -> dict[str, Any]:
     }
 
 
-def render_text(results: list[FileResult], params: dict[str, Any]) -> str:
+def render_text(entries: list[Entry]) -> str:
     blocks = []
-    for display, name, found, error in _comparisons(results, params):
+    for display, name, found, error in entries:
         if found is None:
             title = f"{display}: {name}" if name else display
             blocks.append(f"{title}\n  cannot compute a budget: {error}\n")
