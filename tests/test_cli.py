@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import EXAMPLES, manifest
 
 GOOD = manifest(
@@ -348,3 +349,22 @@ def test_manifest_without_gpu_needs_gpu_flag(cli, write):
     assert cli("--gpu", "L4", path).exit_code == 0
     [entry] = cli("budget", "--format", "json", "--gpu", "L4", path).json()
     assert entry["gpu"] == "L4-24GB" and "gpu" in entry["assumed"]
+
+
+def test_budget_shows_verify_tokens_and_host_held_draft(cli, write):
+    path = write(
+        manifest("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
+        serving: {max_model_len: 8192, max_num_seqs: 16, gpu_memory_utilization: 0.95}
+        speculative: {method: draft_model, model: meta-llama/Llama-3.1-8B-Instruct,
+                      num_speculative_tokens: 4, offload: true}
+    """)
+    )
+    [entry] = cli("budget", "--format", "json", path).json()
+    assert entry["verify_tokens"] == 16 * (1 + 4)
+    assert entry["draft_weights_bytes"] == 0
+    assert entry["draft_host_bytes"] / 2**30 == pytest.approx(14.99, abs=0.01)
+    text = cli("budget", path).output
+    assert "decode step      80 tokens (16 sequences x (1 + 4) verified)" in text
+    assert "14.99 GiB held in host memory" in text

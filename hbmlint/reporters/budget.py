@@ -53,6 +53,8 @@ def budget_dict(result: FileResult, item: DeploymentResult) -> dict[str, Any]:
         "max_model_len": s.max_model_len,
         "max_concurrency": round(b.max_concurrency, 4),
         "workload_tokens": None if workload is None else int(workload.magnitude),
+        "verify_tokens": b.verify_tokens,
+        "draft_host_bytes": bytes_of(b.draft_host_weights) if b.draft_host_weights else 0,
         "assumed": dict(b.assumed),
     }
 
@@ -151,11 +153,17 @@ def _table(display: str, b: Budget) -> str:
         f"    target weights   {size(b.weights)}   {b.resolved.target.name}"
         f"{' (' + s.quantization + ')' if s.quantization else ''}",
     ]
-    if b.draft_weights.magnitude or kv_draft:
+    host = b.draft_host_weights
+    if b.draft_weights.magnitude or kv_draft or (host is not None and host.magnitude):
         draft = b.resolved.draft.name if b.resolved.draft else s.speculative_method
         lines.append(
             f"    draft weights    {size(b.draft_weights)}   {draft}"
             f"{' (' + s.draft_quantization + ')' if s.draft_quantization else ''}"
+            + (
+                f"; {format_bytes(host, unit)} held in host memory"
+                if host and host.magnitude
+                else ""
+            )
         )
     lines += [
         f"    overhead         {size(b.overhead_total)}   {overhead_parts}",
@@ -164,6 +172,11 @@ def _table(display: str, b: Budget) -> str:
         f"    KV capacity      {int(b.kv_tokens.magnitude):,} tokens (blocks of {s.block_size})",
         f"    max concurrency  {b.max_concurrency:.2f} sequences of {s.max_model_len:,} tokens",
     ]
+    if b.has_drafter and s.num_speculative_tokens:
+        lines.append(
+            f"    decode step      {b.verify_tokens:,} tokens ({s.max_num_seqs:,} sequences x "
+            f"(1 + {s.num_speculative_tokens}) verified)"
+        )
     if b.workload_tokens is not None:
         w = dep.workload
         lines.append(
