@@ -21,7 +21,7 @@ services:
       --model meta-llama/Llama-3.1-8B-Instruct
       --max-model-len 65536
       --gpu-memory-utilization 0.9
-      --speculative-config {"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":4}
+      --speculative-config '{"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":4}'
     deploy:
       resources:
         reservations:
@@ -74,7 +74,9 @@ def test_compose_services_read_as_their_native_twins(tmp_path):
         item["assumed"].pop("gpu")
     assert read == budgets(vllm) + budgets(sglang)  # webui runs no engine: not a deployment
     assert rule_findings(compose, "--gpu", "A10G") == rule_findings(vllm) + rule_findings(sglang)
-    kv = [f for f in findings(compose, "--gpu", "A10G") if f["code"] == "HBM102"]
+    found = findings(compose, "--gpu", "A10G")
+    assert not [f for f in found if f["code"].startswith("HBM0")]  # every flag was read
+    kv = [f for f in found if f["code"] == "HBM102"]
     assert kv[0]["line"] == line_of(compose, "--max-model-len 65536")
 
 
