@@ -38,6 +38,7 @@ from .kubernetes import (
     _get,
     container_argv,
     container_env,
+    document_name,
     gpu_from_labels,
     node_labels,
     runs_engine,
@@ -119,11 +120,7 @@ def to_deployments(
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     data = document.data
     reader = Reader(document, display)
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = str(metadata.get("name") or f"{data.get('kind')}[{document.index}]")
-    where = document.span(("metadata", "name")) if metadata.get("name") else document.span(())
-    if placeholder(name):
-        reader.render_first(name, where, None)
+    name, where = document_name(document, reader, "InferenceService")
     if data.get("kind") == "LLMInferenceService":
         deployments = _llm_inference_service(reader, name, where)
     else:

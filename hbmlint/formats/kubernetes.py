@@ -253,16 +253,24 @@ def gpu_from_labels(labels: list[tuple[str, str, Span]]) -> GpuFacts:
     return facts
 
 
+def document_name(document: YamlDocument, reader: Reader, kind: str) -> tuple[str, Span]:
+    """A Kubernetes object's name and where it is written (its start when it has none); a
+    templated name (`{{ .Release.Name }}`) is reported as "render first"."""
+    data = document.data
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = str(metadata.get("name") or f"{data.get('kind', kind)}[{document.index}]")
+    span = document.span(("metadata", "name")) if metadata.get("name") else document.span(())
+    if placeholder(name):
+        reader.render_first(name, span, None)
+    return name, span
+
+
 def to_deployments(
     document: YamlDocument, path: Any, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     data = document.data
     reader = Reader(document, display)
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    base_name = str(metadata.get("name") or f"{data.get('kind', 'workload')}[{document.index}]")
-    doc_span = document.span(("metadata", "name")) if metadata.get("name") else document.span(())
-    if placeholder(base_name):
-        reader.render_first(base_name, doc_span, None)
+    base_name, doc_span = document_name(document, reader, "workload")
     deployments: list[Deployment] = []
     pods = pod_specs(data)
     engine_containers = [
