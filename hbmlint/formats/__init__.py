@@ -12,10 +12,10 @@ from types import ModuleType
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import ENGINE_WORDS
+from ..engines.args import RENDER_HINT
 from ..yamlsrc import Span
 from . import compose, helm_values, kserve, kubernetes, native, vllm_config
-from .args import RENDER_HINT
-from .engines import ENGINE_WORDS
 
 # Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
 # then plain workloads, then shapes recognised by their keys alone.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines.args import EngineCommand
 from ..spec import (
     Deployment,
     GpuSpec,
@@ -16,7 +17,6 @@ from ..spec import (
     SpeculativeSpec,
 )
 from ..yamlsrc import Span
-from .args import EngineCommand
 
 _NO_MODEL = {
     "vllm": "give it as `vllm serve MODEL` or --model",

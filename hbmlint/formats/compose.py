@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
+from ..engines.args import Token
+from ..engines.shell import Locator, split_words
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .args import Token
 from .build import GpuFacts, build
-from .engines import ENGINE_WORDS, image_engine, image_version, read_invocation
-from .shell import Locator, split_words
 
 NAME = "compose"
 

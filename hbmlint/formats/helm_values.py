@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import image_version, vllm
+from ..engines.args import RENDER_HINT, Token, placeholder
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from . import argv_vllm
-from .args import RENDER_HINT, Token, placeholder
 from .build import build
-from .engines import image_version
-from .kubernetes import gpu_from_labels, node_labels
+from .kubernetes import gpu_from_labels
+from .podspec import node_labels
 
 NAME = "production-stack"
 
@@ -84,7 +84,7 @@ def to_deployments(
             argv += [
                 Token(str(v), document.span((*cpath, "extraArgs", j))) for j, v in enumerate(extra)
             ]
-        command = argv_vllm.parse(argv, document.span((*mpath, "modelURL")))
+        command = vllm.parse(argv, document.span((*mpath, "modelURL")))
         gpu = gpu_from_labels(node_labels(document, None, (*mpath, "nodeSelectorTerms")))
         gpu.count, gpu.count_span = _request_gpu(document, mpath, model_spec, findings, display)
         tag = model_spec.get("tag")

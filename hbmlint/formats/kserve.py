@@ -3,7 +3,7 @@
 
 Neither holds an engine command line of its own: KServe's controller writes one. So each is turned
 into the vLLM argv the controller would run, every word located at the field it comes from, and
-read with the engine's own parser (argv_vllm, argv_sglang) and build.py:
+read with the engine's own parser (engines.vllm, engines.sglang) and build.py:
 
 - InferenceService: ``spec.predictor.model`` (``modelFormat: huggingface``) or
   ``spec.predictor.huggingface``: ``storageUri`` (``hf://``) then ``args``, where KServe's
@@ -26,24 +26,14 @@ from types import ModuleType
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import image_version, read_invocation, sglang, vllm
+from ..engines.args import Token, normalise, placeholder
+from ..engines.shell import Locator, expand_k8s, split_words
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
-from . import argv_sglang, argv_vllm
-from .args import Token, normalise, placeholder
 from .build import GpuFacts, build, notes_as_findings
-from .engines import image_version, read_invocation
-from .kubernetes import (
-    Path,
-    Reader,
-    _get,
-    container_argv,
-    container_env,
-    document_name,
-    gpu_from_labels,
-    node_labels,
-    runs_engine,
-)
-from .shell import Locator, expand_k8s, split_words
+from .kubernetes import document_name, gpu_from_labels
+from .podspec import Path, Reader, container_argv, container_env, node_labels, runs_engine, value_at
 
 NAME = "kserve"
 GROUP = "serving.kserve.io/"
@@ -93,7 +83,7 @@ def _is_huggingface(predictor: dict) -> Path | None:
 
 
 def _custom_containers(data: dict) -> list[int]:
-    items = _get(data, ("spec", "predictor", "containers"))
+    items = value_at(data, ("spec", "predictor", "containers"))
     return [
         i
         for i, c in enumerate(items if isinstance(items, list) else [])
@@ -137,7 +127,7 @@ def _tokens(document: YamlDocument, path: Path, flag: str, value: Any = None) ->
     """``flag value`` as two words, both placed at the field ``path`` they come from."""
     span = document.span(path)
     if value is None:
-        value = _get(document.data, path)
+        value = value_at(document.data, path)
     if isinstance(value, (dict, list)):
         value = json.dumps(value)
     elif isinstance(value, bool):
@@ -202,12 +192,12 @@ def _env_text(env: dict[str, Token]) -> dict[str, str]:
 def _inference_service(reader: Reader, name: str, where: Span) -> list[Deployment]:
     document, data = reader.document, reader.document.data
     pod_path: Path = ("spec", "predictor")
-    predictor = _get(data, pod_path)
+    predictor = value_at(data, pod_path)
     found: list[Deployment] = []
     custom = _custom_containers(data)
     for index in custom:  # a custom predictor: a pod spec whose containers run the engine
         cpath = (*pod_path, "containers", index)
-        container = _get(data, cpath)
+        container = value_at(data, cpath)
         shown = name if len(custom) == 1 else f"{name}/{container.get('name', index)}"
         image = container.get("image") if "command" not in container else None
         command = read_invocation(
@@ -227,10 +217,10 @@ def _inference_service(reader: Reader, name: str, where: Span) -> list[Deploymen
     mpath = (*pod_path, *hf)
     env = container_env(document, mpath)
     argv: list[Token] = []
-    uri = _get(data, (*mpath, "storageUri"))
+    uri = value_at(data, (*mpath, "storageUri"))
     if uri is not None:  # KServe downloads it; an hf:// URI names the model
         argv += _tokens(document, (*mpath, "storageUri"), "--model")
-    args = _get(data, (*mpath, "args"))
+    args = value_at(data, (*mpath, "args"))
     for i, value in enumerate(args if isinstance(args, list) else []):
         token = expand_k8s(Token(str(value), document.span((*mpath, "args", i))), _env_text(env))
         flag, eq, rest = token.text.partition("=")
@@ -251,20 +241,20 @@ def _inference_service(reader: Reader, name: str, where: Span) -> list[Deploymen
         )
         return found
     worker = (*pod_path, "workerSpec")
-    pipeline = _get(data, (*worker, "pipelineParallelSize"))
+    pipeline = value_at(data, (*worker, "pipelineParallelSize"))
     # multi-node: KServe sets the engine's parallelism from workerSpec, after the user's args
     for key, flag in (
         ("tensorParallelSize", "--tensor-parallel-size"),
         ("pipelineParallelSize", "--pipeline-parallel-size"),
     ):
-        if _get(data, (*worker, key)) is not None:
+        if value_at(data, (*worker, key)) is not None:
             argv += _tokens(document, (*worker, key), flag)
-    command = argv_vllm.parse(argv, document.span(mpath), env)
+    command = vllm.parse(argv, document.span(mpath), env)
     gpu = _gpu(reader, pod_path, mpath, name)
     nodes = command.values.get("parallel.pipeline") if pipeline is not None else None
     if gpu.count and isinstance(nodes, int) and nodes > 1:
         gpu.count *= nodes  # head + workers, one pipeline stage each, with these GPUs each
-    image = _get(data, (*mpath, "image"))
+    image = value_at(data, (*mpath, "image"))
     no_model = "the InferenceService names no model; set storageUri (hf://ORG/NAME) or --model_id"
     return found + _build(
         reader, command, name, gpu, where, image, (*mpath, "image"), no_model=no_model
@@ -286,9 +276,9 @@ def _backend(argv: list[Token]) -> Token | None:
 
 def _llm_inference_service(reader: Reader, name: str, where: Span) -> list[Deployment]:
     data = reader.document.data
-    runtime = str(_get(data, ("spec", "runtime")) or "")
-    engine: ModuleType = argv_sglang if "sglang" in runtime.lower() else argv_vllm
-    if _get(data, ("spec", "model")) is None and _get(data, ("spec", "baseRefs")):
+    runtime = str(value_at(data, ("spec", "runtime")) or "")
+    engine: ModuleType = sglang if "sglang" in runtime.lower() else vllm
+    if value_at(data, ("spec", "model")) is None and value_at(data, ("spec", "baseRefs")):
         reader.findings.append(
             input_diagnostic(
                 "HBM011",
@@ -301,13 +291,13 @@ def _llm_inference_service(reader: Reader, name: str, where: Span) -> list[Deplo
         )
         return []
     found = _llm_workload(reader, engine, ("spec",), name, where)
-    if isinstance(_get(data, ("spec", "prefill")), dict):
+    if isinstance(value_at(data, ("spec", "prefill")), dict):
         found += _llm_workload(reader, engine, ("spec", "prefill"), f"{name}/prefill", where)
     return found
 
 
 def _main_container(data: dict, template: Path) -> Path | None:
-    items = _get(data, (*template, "containers"))
+    items = value_at(data, (*template, "containers"))
     items = items if isinstance(items, list) else []
     for i, container in enumerate(items):
         if isinstance(container, dict) and container.get("name") == "main":
@@ -318,8 +308,8 @@ def _main_container(data: dict, template: Path) -> Path | None:
 def _model_tokens(document: YamlDocument, flag: str) -> list[Token]:
     """``spec.model``: an ``hf://`` URI names the model; otherwise (``oci://``, ``pvc://``) the
     model's ``name`` usually does, and the URI itself is the last resort."""
-    uri = _get(document.data, ("spec", "model", "uri"))
-    model_name = _get(document.data, ("spec", "model", "name"))
+    uri = value_at(document.data, ("spec", "model", "uri"))
+    model_name = value_at(document.data, ("spec", "model", "name"))
     if isinstance(uri, str) and (uri.startswith("hf://") or not model_name):
         return _tokens(document, ("spec", "model", "uri"), flag)
     if model_name is not None:
@@ -332,22 +322,22 @@ def _speculative_tokens(reader: Reader, engine: ModuleType, name: str) -> list[T
     words (what the controller injects as JSON), so each key keeps its own line."""
     document, data = reader.document, reader.document.data
     fields: list[tuple[Path, str]] = []
-    if isinstance(_get(data, ("spec", "speculativeDecoding")), dict):
+    if isinstance(value_at(data, ("spec", "speculativeDecoding")), dict):
         base: Path = ("spec", "speculativeDecoding")
         fields = [((*base, *p), key) for p, key in _SPEC_FIELDS]
-        extra = _get(data, (*base, "additionalConfig"))  # runtime keys; its method refines
+        extra = value_at(data, (*base, "additionalConfig"))  # runtime keys; its method refines
         for key in extra if isinstance(extra, dict) else {}:
             fields.append(((*base, "additionalConfig", key), str(key)))
-    elif isinstance(_get(data, ("spec", "speculator")), dict):
+    elif isinstance(value_at(data, ("spec", "speculator")), dict):
         base = ("spec", "speculator")
         fields = [((*base, "model", "uri"), "model")]
-        config = _get(data, (*base, "config"))
+        config = value_at(data, (*base, "config"))
         for key in config if isinstance(config, dict) else {}:
             fields.append(((*base, "config", key), str(key)))
-    fields = [(p, key) for p, key in fields if _get(data, p) is not None]
+    fields = [(p, key) for p, key in fields if value_at(data, p) is not None]
     if not fields:
         return []
-    if engine is not argv_vllm:
+    if engine is not vllm:
         reader.findings.append(
             input_diagnostic(
                 "HBM011",
@@ -370,7 +360,7 @@ def _container_args(reader: Reader, engine: ModuleType, cpath: Path) -> list[Tok
     follows the engine launcher where the container sets its own ``command``."""
     document = reader.document
     env = _env_text(container_env(document, cpath))
-    container = _get(document.data, cpath)
+    container = value_at(document.data, cpath)
     argv = [expand_k8s(t, env) for t in container_argv(document, cpath)]
     if "command" in container:
         start = engine.find(argv)
@@ -397,30 +387,30 @@ def _llm_workload(
     document, data = reader.document, reader.document.data
     flags = _ENGINE_FLAGS[engine.NAME]
     template = (*base, "template")
-    if not isinstance(_get(data, template), dict):
+    if not isinstance(value_at(data, template), dict):
         template = ("spec", "template")  # a pool without its own template runs the service's
     cpath = _main_container(data, template)
     argv = _model_tokens(document, flags["model"])
     parallelism = (*base, "parallelism")
     for key in ("tensor", "pipeline", "data"):
-        if _get(data, (*parallelism, key)) is not None:
+        if value_at(data, (*parallelism, key)) is not None:
             argv += _tokens(document, (*parallelism, key), flags[key])
-    if _get(data, (*parallelism, "expert")) is True and "expert" in flags:
+    if value_at(data, (*parallelism, "expert")) is True and "expert" in flags:
         argv.append(Token(flags["expert"], document.span((*parallelism, "expert"))))
     argv += _speculative_tokens(reader, engine, name)
     env: dict[str, Token] = {}
     if cpath is not None:
         env = container_env(document, cpath)
         argv += _container_args(reader, engine, cpath)
-        if engine is argv_vllm:
+        if engine is vllm:
             argv += _additional_args(reader, cpath)  # the runtime appends it to `vllm serve`
-    model_path = ("spec", "model") if _get(data, ("spec", "model")) is not None else ("spec",)
+    model_path = ("spec", "model") if value_at(data, ("spec", "model")) is not None else ("spec",)
     command = engine.parse(argv, document.key_span(model_path), env)
     gpu = GpuFacts()
     if cpath is not None:
         gpu = _gpu(reader, template, cpath, name)
     worker = (*base, "worker")
-    if gpu.count and isinstance(_get(data, worker), dict):
+    if gpu.count and isinstance(value_at(data, worker), dict):
         # A worker pool makes one instance span pods; KServe sizes it from the parallelism, so
         # the pods are the GPUs the parallelism needs over the GPUs of one pod.
         v = command.values
@@ -428,7 +418,7 @@ def _llm_workload(
         wanted *= v.get("parallel.data") or 1
         if wanted > gpu.count and wanted % gpu.count == 0:
             gpu.count = wanted
-    image = _get(data, (*cpath, "image")) if cpath else None
+    image = value_at(data, (*cpath, "image")) if cpath else None
     no_model = "the LLMInferenceService names no model; set spec.model.uri (hf://ORG/NAME)"
     image_path = (*cpath, "image") if cpath else ()
     return _build(reader, command, name, gpu, where, image, image_path, no_model=no_model)

@@ -10,7 +10,6 @@ instance types mapped through instance_types.yaml.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -18,80 +17,28 @@ from typing import Any
 import yaml
 
 from .. import catalog
-from ..diagnostics import Diagnostic, input_diagnostic
+from ..diagnostics import Diagnostic
+from ..engines import image_version, read_invocation
+from ..engines.args import placeholder
 from ..spec import Deployment
 from ..units import parse_quantity
 from ..yamlsrc import Span, YamlDocument
-from .args import RENDER_HINT, Token, placeholder
 from .build import GpuFacts, build
-from .engines import ENGINE_WORDS, image_engine, image_version, read_invocation
+from .podspec import (
+    GPU_MEMORY_LABELS,
+    GPU_TYPE_LABELS,
+    INSTANCE_TYPE_LABELS,
+    Path,
+    Reader,
+    container_argv,
+    container_env,
+    containers,
+    node_labels,
+    pod_specs,
+    runs_engine,
+)
 
 NAME = "kubernetes"
-
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
-# Labels whose value names a GPU (catalog names and aliases cover their spellings).
-GPU_TYPE_LABELS = (
-    "nvidia.com/gpu.product",
-    "cloud.google.com/gke-accelerator",
-    "karpenter.k8s.aws/instance-gpu-name",
-    "eks.amazonaws.com/instance-gpu-name",
-)
-INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
-# Memory per GPU in MiB. Used only when no GPU type is known: a type gives the memory the
-# device really reports to the engine, which is less than the label's total.
-GPU_MEMORY_LABELS = ("nvidia.com/gpu.memory", "karpenter.k8s.aws/instance-gpu-memory")
-
-Path = tuple[Any, ...]
-
-
-def _get(data: Any, path: Path) -> Any:
-    for key in path:
-        if isinstance(data, dict):
-            data = data.get(key)
-        elif isinstance(data, list) and isinstance(key, int) and key < len(data):
-            data = data[key]
-        else:
-            return None
-    return data
-
-
-def pod_specs(data: dict) -> list[tuple[Path, str]]:
-    """Paths of the pod specs in a workload, with their role (``leader``/``worker``/``pod``)."""
-    kind = data.get("kind")
-    if kind == "Pod":
-        return [(("spec",), "pod")]
-    if kind == "LeaderWorkerSet":
-        base = ("spec", "leaderWorkerTemplate")
-        found = []
-        if isinstance(_get(data, (*base, "leaderTemplate", "spec")), dict):
-            found.append(((*base, "leaderTemplate", "spec"), "leader"))
-        if isinstance(_get(data, (*base, "workerTemplate", "spec")), dict):
-            found.append(((*base, "workerTemplate", "spec"), "worker"))
-        return found
-    if kind == "CronJob":
-        return [(("spec", "jobTemplate", "spec", "template", "spec"), "pod")]
-    return [(("spec", "template", "spec"), "pod")]
-
-
-def containers(data: dict, pod_path: Path) -> Iterator[tuple[int, dict]]:
-    items = _get(data, (*pod_path, "containers"))
-    if isinstance(items, list):
-        for i, container in enumerate(items):
-            if isinstance(container, dict):
-                yield i, container
-
-
-def _words(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return [str(value)] if value is not None else []
-
-
-def runs_engine(container: dict) -> bool:
-    text = " ".join(_words(container.get("command")) + _words(container.get("args")))
-    if any(word in text for word in ENGINE_WORDS):
-        return True
-    return "command" not in container and image_engine(container.get("image")) is not None
 
 
 def detect(data: Any) -> bool:
@@ -104,119 +51,11 @@ def detect(data: Any) -> bool:
     )
 
 
-def container_env(document: YamlDocument, path: Path) -> dict[str, Token]:
-    """The container's literal env values (``valueFrom`` cannot be read statically)."""
-    env: dict[str, Token] = {}
-    items = _get(document.data, (*path, "env"))
-    for i, item in enumerate(items if isinstance(items, list) else []):
-        if isinstance(item, dict) and "name" in item and "value" in item:
-            value = item["value"]
-            text = "" if value is None else str(value)
-            env[str(item["name"])] = Token(text, document.span((*path, "env", i, "value")))
-    return env
-
-
-def container_argv(document: YamlDocument, path: Path) -> list[Token]:
-    argv = []
-    for key in ("command", "args"):
-        value = _get(document.data, (*path, key))
-        if isinstance(value, list):
-            argv += [
-                Token("" if v is None else str(v), document.span((*path, key, i)))
-                for i, v in enumerate(value)
-            ]
-        elif value is not None:
-            argv.append(Token(str(value), document.span((*path, key))))
-    return argv
-
-
-class Reader:
-    """Collects findings for one document, reporting "render first" only once."""
-
-    def __init__(self, document: YamlDocument, display: str):
-        self.document = document
-        self.display = display
-        self.findings: list[Diagnostic] = []
-        self.render_reported = False
-
-    def render_first(self, value: str, span: Span, name: str | None) -> None:
-        if not self.render_reported:
-            self.render_reported = True
-            self.findings.append(
-                input_diagnostic(
-                    "HBM012",
-                    f"'{placeholder(value)}' is a template placeholder: this document is not a "
-                    "manifest until it is rendered",
-                    self.display,
-                    span,
-                    name,
-                    [RENDER_HINT],
-                )
-            )
-
-    def count(self, path: Path, name: str | None) -> int | None:
-        """A whole-number field (a GPU limit, an LWS size), or None with a finding."""
-        value = _get(self.document.data, path)
-        if value is None:
-            return None
-        span = self.document.span(path)
-        if placeholder(value):
-            self.render_first(str(value), span, name)
-            return None
-        try:
-            number = int(str(value).strip())
-            if number < 0:
-                raise ValueError
-        except ValueError:
-            field = ".".join(str(p) for p in path[-2:])
-            self.findings.append(
-                input_diagnostic(
-                    "HBM004", f"{field}: '{value}' is not a whole number", self.display, span, name
-                )
-            )
-            return None
-        return number
-
-    def container_gpus(self, path: Path, name: str | None) -> tuple[int | None, Span | None]:
-        for section in ("limits", "requests"):
-            for resource in GPU_RESOURCES:
-                where = (*path, "resources", section, resource)
-                if _get(self.document.data, where) is not None:
-                    return self.count(where, name), self.document.span(where)
-        return None, None
-
-
 @cache
 def instance_types() -> dict[str, dict]:
     text = files("hbmlint.formats").joinpath("instance_types.yaml").read_text(encoding="utf-8")
     table = yaml.safe_load(text)["instance_types"]
     return {str(k).lower(): v for k, v in table.items()}
-
-
-def node_labels(
-    document: YamlDocument, selector_path: Path | None, terms_path: Path | None
-) -> list[tuple[str, str, Span]]:
-    """(label, value, where) for every node label required: a nodeSelector map's entries and the
-    ``In`` expressions of node-selector terms (each of their values)."""
-    data = document.data
-    found = []
-    selector = _get(data, selector_path) if selector_path else None
-    if isinstance(selector, dict):
-        for key, value in selector.items():
-            found.append((str(key), str(value), document.span((*selector_path, key))))
-    if terms_path is None:
-        return found
-    terms = _get(data, terms_path)
-    for t, term in enumerate(terms if isinstance(terms, list) else []):
-        expressions = term.get("matchExpressions") if isinstance(term, dict) else None
-        for e, expr in enumerate(expressions if isinstance(expressions, list) else []):
-            if not isinstance(expr, dict) or expr.get("operator") != "In":
-                continue
-            values = expr.get("values")
-            for v, value in enumerate(values if isinstance(values, list) else []):
-                where = (*terms_path, t, "matchExpressions", e, "values", v)
-                found.append((str(expr.get("key")), str(value), document.span(where)))
-    return found
 
 
 def gpu_from_labels(labels: list[tuple[str, str, Span]]) -> GpuFacts:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import vllm
+from ..engines.args import Token, normalise
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from . import argv_vllm
-from .args import Token, normalise
 from .build import GpuFacts, build
 
 NAME = "vllm-config"
@@ -72,7 +72,7 @@ def to_deployments(
         elif isinstance(value, dict):
             argv += [Token(flag, where), Token(json.dumps(value), at)]
         elif isinstance(value, list):
-            known = argv_vllm.FLAGS.lookup(flag)
+            known = vllm.FLAGS.lookup(flag)
             if known is not None and not known.multi:
                 problems.append(
                     input_diagnostic("HBM004", f"{key}: takes one value, not a list", display, at)
@@ -82,7 +82,7 @@ def to_deployments(
             argv += [Token(str(v), document.span((key, i))) for i, v in enumerate(value)]
         else:
             argv += [Token(flag, where), Token(str(value), at)]
-    command = argv_vllm.parse(argv, document.span(()))
+    command = vllm.parse(argv, document.span(()))
     name = Path(display).stem if document.index == 0 else f"{Path(display).stem}[{document.index}]"
     deployment, findings = build(
         command,

@@ -9,17 +9,17 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 
 from ..yamlsrc import Span
-from . import argv_sglang, argv_tgi, argv_vllm
+from . import sglang, tgi, vllm
 from .args import EngineCommand, Token
 from .shell import Locator, expand_k8s, shell_script, split_script
 
-ENGINES: tuple[ModuleType, ...] = (argv_vllm, argv_sglang, argv_tgi)
+ENGINES: tuple[ModuleType, ...] = (vllm, sglang, tgi)
 
 # Images whose entrypoint runs the engine, so that `args` alone are its flags.
 _IMAGE_ENTRYPOINTS = (
-    ("vllm-openai", argv_vllm),
-    ("vllm/vllm", argv_vllm),
-    ("text-generation-inference", argv_tgi),
+    ("vllm-openai", vllm),
+    ("vllm/vllm", vllm),
+    ("text-generation-inference", tgi),
 )
 
 # Words that name an engine anywhere in a file: enough to say a file is one of ours.
@@ -94,11 +94,11 @@ def read_invocation(
         return None
     if not argv:
         # the image's own defaults: TGI is often configured by env alone (MODEL_ID, NUM_SHARD)
-        if module is argv_tgi and "MODEL_ID" in env:
+        if module is tgi and "MODEL_ID" in env:
             return module.parse([], image_span or env["MODEL_ID"].span, env)
         return None
     first = argv[0].text
-    if first.startswith("-") or (module is argv_vllm and not first.endswith((".py", ".sh"))):
+    if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
         return module.parse(list(argv), image_span or argv[0].span, env)
     return None
 
