@@ -486,6 +486,7 @@ def models() -> None:
 def formats_command(paths: tuple[str, ...]) -> None:
     """Show which format each document was read as, and how each field was read (value and
     line). `-` reads standard input."""
+    from . import files
     from .config import format_override
     from .formats import describe, format_named
     from .lint import discover
@@ -495,12 +496,9 @@ def formats_command(paths: tuple[str, ...]) -> None:
     for path, display in discover(paths):
         forced = format_named(format_override(config.formats.items(), config.root, display))
         try:
-            if str(path) == "-":
-                text = sys.stdin.buffer.read().decode("utf-8-sig")
-            else:
-                text = path.read_bytes().decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            click.echo(f"{display}: cannot read: {exc}", err=True)
+            text = files.read_stdin_text() if str(path) == "-" else files.read_text(path)
+        except files.FileReadError as exc:
+            click.echo(f"{display}: cannot read: {exc.reason}", err=True)
             status = EXIT_ERROR
             continue
         click.echo(describe(text, path, display, forced), nl=False)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import files
 from .diagnostics import Diagnostic, Severity
 from .yamlsrc import Span, YamlDocument, load_documents
 
@@ -120,8 +121,8 @@ def find_config(start: Path | None = None) -> Path | None:
 
 def _has_hbmlint_table(path: Path) -> bool:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = files.read_text(path)
+    except files.FileReadError:
         return False
     return re.search(r"^\s*\[\s*tool\s*\.\s*hbmlint\s*[\].]", text, re.MULTILINE) is not None
 
@@ -130,7 +131,7 @@ def load(explicit: str | None = None, start: Path | None = None) -> Config:
     """The configuration in effect: ``explicit`` (--config), else the one found, else none."""
     if explicit is not None:
         path = Path(explicit)
-        if not path.is_file():
+        if not os.path.lexists(path):
             raise ConfigError([("no such configuration file", explicit, Span(1, 1))])
     else:
         found = find_config(start)
@@ -143,9 +144,9 @@ def load(explicit: str | None = None, start: Path | None = None) -> Config:
 def load_file(path: Path) -> Config:
     display = _display(path)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([(f"cannot read: {exc}", display, Span(1, 1))]) from None
+        text = files.read_text(path)
+    except files.FileReadError as exc:
+        raise ConfigError([(f"cannot read: {exc.reason}", display, Span(1, 1))]) from None
     if path.name == PYPROJECT or path.suffix == ".toml":
         document = _toml_document(text, display)
     else:
@@ -266,9 +267,11 @@ def _check_catalog(path: Path, config: Config, index: int) -> None:
 
     display = _display(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise config.error(f"catalogs: cannot read {display}: {exc}", "catalogs", index) from None
+        text = files.read_text(path)
+    except files.FileReadError as exc:
+        raise config.error(
+            f"catalogs: cannot read {display}: {exc.reason}", "catalogs", index
+        ) from None
     documents, error = load_documents(text)
     if error is not None:
         raise ConfigError([(error.message, display, error.span)])

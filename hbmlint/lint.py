@@ -8,7 +8,6 @@ the others are still linted.
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import budget as budget_stage
+from . import files
 from .budget import Budget
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
@@ -33,7 +33,7 @@ YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox"}
 # Larger files are refused with a finding rather than read (see docs: hostile input).
-MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_FILE_BYTES = files.MAX_FILE_BYTES
 
 
 @dataclass(frozen=True)
@@ -106,49 +106,16 @@ def lint_file(
     """Every finding and budget of one file."""
     options = options or LintOptions()
     result = FileResult(path=path, display=display)
-    if str(path) == STDIN:
-        try:
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            result.diagnostics.append(
-                input_diagnostic("HBM001", f"not UTF-8 text (byte {exc.start})", display)
-            )
-            return result
-        return _lint_text(text, result, rules, options)
     try:
-        info = path.stat()
-        size = info.st_size
-        if not stat.S_ISREG(info.st_mode):
-            # a FIFO or device named *.yaml would block or never end; never open one
-            result.diagnostics.append(
-                input_diagnostic("HBM001", "not a regular file; not read", display)
-            )
-            return result
-        if size > MAX_FILE_BYTES:
-            result.diagnostics.append(
-                input_diagnostic(
-                    "HBM001",
-                    f"file is {size / 2**20:.0f} MiB, over hbmlint's "
-                    f"{MAX_FILE_BYTES // 2**20} MiB limit for a manifest; not read",
-                    display,
-                )
-            )
-            return result
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        result.diagnostics.append(input_diagnostic("HBM001", "no such file", display))
-        return result
-    except UnicodeDecodeError as exc:
-        result.diagnostics.append(
-            input_diagnostic(
-                "HBM001", f"not UTF-8 text (byte {exc.start} cannot be decoded)", display
-            )
-        )
-        return result
-    except OSError as exc:
-        result.diagnostics.append(
-            input_diagnostic("HBM001", f"cannot read file: {exc.strerror or exc}", display)
-        )
+        if str(path) == STDIN:
+            text = files.read_stdin_text(MAX_FILE_BYTES)
+        else:
+            text = files.read_text(path, MAX_FILE_BYTES)
+    except files.FileReadError as exc:
+        reason = exc.reason
+        if reason.startswith("file is "):
+            reason = reason.replace(" limit;", " limit for a manifest;")
+        result.diagnostics.append(input_diagnostic("HBM001", reason, display))
         return result
     return _lint_text(text, result, rules, options)
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from importlib.resources import files
+from importlib.resources import files as package_files
 from pathlib import Path
 from typing import Any
 
+from . import files
 from .budget import Budget
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .expressions import ExpressionError, Lazy, evaluate, parse, render, template_fields
@@ -50,7 +51,7 @@ class Rule:
 def builtin_rule_files() -> list[Path]:
     return sorted(
         Path(str(p))
-        for p in files("hbmlint.builtin_rules").iterdir()
+        for p in package_files("hbmlint.builtin_rules").iterdir()
         if p.name.endswith((".yaml", ".yml"))
     )
 
@@ -88,9 +89,9 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
     (a team's own rules are always checked)."""
     display = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [input_diagnostic("HBM009", f"cannot read rule file: {exc}", display)]
+        text = files.read_text(path)
+    except files.FileReadError as exc:
+        return None, [input_diagnostic("HBM009", f"cannot read rule file: {exc.reason}", display)]
     documents, error = load_documents(text)
     if error is not None:
         return None, [input_diagnostic("HBM009", error.message, display, error.span)]

@@ -57,26 +57,48 @@ class UnitError(ValueError):
     """A value that is not a quantity of the expected dimension."""
 
 
-_NUMBER_UNIT = re.compile(
-    r"^\s*([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%][\w%/*^ ]*)?\s*$"
+# The grammar of a quantity, our own rather than pint's expression parser (which evaluates
+# powers and products: "80 GiB^9^9^9" would never end): a number, then optionally one unit name
+# or a ratio of two ("byte/token"), or "%". Names are looked up in the registry, prefixes
+# included; nothing is evaluated.
+MAX_QUANTITY_TEXT = 64
+_NUMBER = r"[-+]?(?:\d[\d_]{0,39}(?:\.\d{0,40})?|\.\d{1,40})(?:[eE][-+]?\d{1,4})?"
+_NAME = r"[A-Za-z\u00b5]{1,32}"
+_QUANTITY = re.compile(
+    rf"\s*(?P<number>{_NUMBER})\s*(?:(?P<percent>%)|(?P<unit>{_NAME})"
+    rf"(?:\s*/\s*(?P<per>{_NAME}))?)?\s*"
 )
+
+
+def _shown(text: str) -> str:
+    """A rejected value as an error message quotes it: never in full when it is long."""
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
+def _unit_name(name: str) -> str:
+    try:
+        return str(ureg().get_name(name))
+    except (pint.errors.UndefinedUnitError, AttributeError, ValueError, KeyError) as exc:
+        raise UnitError(f"'{name}' is not a unit hbmlint knows") from exc
 
 
 @lru_cache(maxsize=512)
 def _parse_cached(text: str) -> tuple[float, str]:
-    match = _NUMBER_UNIT.match(text)
+    """(number, canonical unit expression) of a quantity's text; UnitError otherwise."""
+    match = _QUANTITY.fullmatch(text) if len(text) <= MAX_QUANTITY_TEXT else None
     if not match:
-        raise UnitError(f"'{text}' is not a number followed by a unit")
-    number, unit = match.groups()
-    unit = (unit or "").strip()
-    if unit == "%":
-        unit = "percent"
-    reg = ureg()
-    try:
-        reg.parse_units(unit) if unit else None
-    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, ValueError) as exc:
-        raise UnitError(f"'{unit}' is not a unit hbmlint knows") from exc
-    return float(number.replace("_", "")), unit
+        raise UnitError(
+            f"{_shown(text)} is not a number followed by a unit (such as '80 GiB', '10 percent')"
+        )
+    number = float(match["number"].replace("_", ""))
+    if match["percent"]:
+        return number, "percent"
+    if not match["unit"]:
+        return number, ""
+    unit = _unit_name(match["unit"])
+    if match["per"]:
+        unit = f"{unit} / {_unit_name(match['per'])}"
+    return number, unit
 
 
 def parse_quantity(value: Any, dimension: str, default_unit: str | None = None) -> pint.Quantity:

@@ -7,17 +7,15 @@ so both go through the same code.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from .. import files
 from ..units import parse_quantity
 from .architecture import Architecture, ConfigError, WeightFormat, architecture_from_config
 
@@ -30,37 +28,13 @@ def _load(name: str) -> Any:
     return load_yaml_cached(_HERE / name)
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hbmlint"
-
-
 def load_yaml_cached(path: Path) -> Any:
-    """A catalog file's data. Parsing the model catalog's YAML costs a pre-commit run more than
-    linting a manifest, so a JSON copy is kept in the user's cache directory, keyed by the
-    file's path, size and modification time (JSON, not pickle: a cache is never code). Any
-    problem with the cache just means parsing the YAML."""
-    stat = path.stat()
-    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-    cached = _cache_dir() / f"{path.stem}-{digest}.json"
-    try:
-        return json.loads(cached.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    try:
-        text = json.dumps(data)
-        if json.loads(text) != data:
-            return data  # JSON would change it (integer keys, say): do not cache
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, cached)  # readers see the whole file or none
-    except (OSError, TypeError, ValueError):
-        pass  # read-only home, or data JSON cannot hold: fine, parse next time too
-    return data
+    """A catalog file's data, parsed once and kept in the user's cache (see catalog/yamlcache.py:
+    every entry is checked against the file's own bytes on every read, so the cache can never
+    change an answer)."""
+    from .yamlcache import load_yaml_cached as load
+
+    return load(path)
 
 
 # A team's own catalog files (configuration key `catalogs`): read after ours, so theirs win.
@@ -79,8 +53,7 @@ def use_extra_files(paths: list[Path]) -> None:
 def _entries(builtin: str, section: str) -> list[dict]:
     entries = list(_load(builtin)[section])
     for path in _EXTRA_FILES:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = load_yaml_cached(path)  # bounded read; checked when the configuration loaded
         # an entry's source defaults to the team's file, where a reader would look
         entries += [{"source": str(path), **e} for e in (data or {}).get(section) or []]
     return entries
@@ -160,10 +133,15 @@ def hf_cache_config(model_id: str) -> Path | None:
         home = os.environ.get("HF_HOME") or os.path.join("~", ".cache", "huggingface")
         hub = os.path.join(home, "hub")
     folder = Path(hub).expanduser() / ("models--" + model_id.replace("/", "--"))
-    candidates = sorted(
-        folder.glob("snapshots/*/config.json"), key=lambda p: p.stat().st_mtime, reverse=True
-    )
-    return candidates[0] if candidates else None
+    dated = []
+    for candidate in folder.glob("snapshots/*/config.json"):
+        try:  # a snapshot's files are symlinks into blobs/; a dangling one is skipped
+            info = candidate.stat()
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(info.st_mode):
+            dated.append((info.st_mtime, str(candidate), candidate))
+    return max(dated)[2] if dated else None
 
 
 def model_ids() -> list[str]:
@@ -309,19 +287,18 @@ def _unquantized_parts(modules: list[str]) -> frozenset[str]:
     return frozenset(parts)
 
 
+# A real config.json is a few KiB; the largest (with label maps) well under 1 MiB.
+CONFIG_JSON_LIMIT = 4 * 1024 * 1024
+
+
 def read_config_file(path: Path) -> dict:
     """Parse a config.json; ConfigError with a reason a user can act on."""
+    from .config_check import parse_config_json
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"config file {path} does not exist") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"config file {path} cannot be read: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"config file {path} is not valid JSON: {exc.msg} at line {exc.lineno}"
-        ) from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"config file {path} does not hold a JSON object")
-    return data
+        text = files.read_text(path, CONFIG_JSON_LIMIT)
+    except files.FileReadError as exc:
+        if exc.reason == "no such file":
+            raise ConfigError(f"config file {path} does not exist") from None
+        raise ConfigError(f"config file {path}: {exc.reason}") from None
+    return parse_config_json(text, str(path))

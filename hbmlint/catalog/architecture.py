@@ -587,6 +587,9 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
 
     if not isinstance(config, dict):
         raise ConfigError("config.json must hold a JSON object")
+    from .config_check import check_config
+
+    check_config(config)  # types and ranges first: no arithmetic on absurd figures
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     approximations: list[str] = []
 

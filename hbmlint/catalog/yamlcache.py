@@ -1,0 +1,122 @@
+"""The catalogs' JSON cache: parsing the model catalog's YAML costs a pre-commit run more than
+linting a manifest, so a JSON copy of the parsed data is kept in the user's cache directory.
+
+The cache can never change an answer: an entry is named by the SHA-256 of the YAML file's own
+bytes and holds that digest, a version and the digest of its data; every read checks all three
+(and the entry's shape) against the bytes just read, and anything else (corrupt, stale, planted,
+a symlink, another version) is ignored and rebuilt from the YAML. Entries are JSON, never pickle:
+a cache is not code. Any problem with the cache just means parsing the YAML.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .. import files
+
+VERSION = 2
+# An entry is the YAML's data as JSON; the catalogs are well under 1 MiB of YAML.
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hbmlint"
+
+
+def _safe_dir(directory: Path) -> bool:
+    """The cache folder is used only if it is a real folder (not a symlink) of this user that
+    nobody else can write to: another user must not be able to plant entries."""
+    try:
+        info = os.lstat(directory)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022:
+        return False
+    return not hasattr(os, "geteuid") or info.st_uid == os.geteuid()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _entry_path(path: Path, source_digest: str) -> Path:
+    return cache_dir() / f"{path.stem}-{source_digest[:32]}.json"
+
+
+def read_entry(entry: Path, source_digest: str) -> Any:
+    """The data of a valid entry for the source with this digest; KeyError for any other."""
+    if not _safe_dir(entry.parent):
+        raise KeyError("no usable cache folder")
+    try:
+        raw = json.loads(files.read_text(entry, MAX_ENTRY_BYTES, follow_symlinks=False))
+    except (files.FileReadError, ValueError, RecursionError) as exc:
+        raise KeyError(f"unreadable entry: {exc}") from None
+    if (
+        not isinstance(raw, dict)
+        or set(raw) != {"version", "source_sha256", "data_sha256", "data"}
+        or raw["version"] != VERSION
+        or raw["source_sha256"] != source_digest
+        or not isinstance(raw["data"], str)
+        or raw["data_sha256"] != _sha256(raw["data"].encode("utf-8"))
+    ):
+        raise KeyError("stale or corrupt entry")
+    try:
+        return json.loads(raw["data"])
+    except (ValueError, RecursionError):
+        raise KeyError("corrupt entry data") from None
+
+
+def write_entry(entry: Path, source_digest: str, data: Any) -> None:
+    """Write atomically, never through a planted symlink: the new file is created exclusively
+    (mkstemp) and renamed over the entry's name, which replaces a symlink rather than its
+    target. Silently does nothing where the cache cannot be used."""
+    text = json.dumps(data)
+    if json.loads(text) != data:
+        return  # JSON would change it (integer keys, say): do not cache
+    body = json.dumps(
+        {
+            "version": VERSION,
+            "source_sha256": source_digest,
+            "data_sha256": _sha256(text.encode("utf-8")),
+            "data": text,
+        }
+    )
+    directory = entry.parent
+    with contextlib.suppress(OSError):
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not _safe_dir(directory):
+        return
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{entry.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(body)
+        os.replace(temporary, entry)  # readers see the whole entry or none
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def load_yaml_cached(path: Path) -> Any:
+    """The data of a YAML catalog file, from a valid cache entry or parsed (and cached)."""
+    source = files.read_bytes(path)
+    digest = _sha256(source)
+    entry = _entry_path(path, digest)
+    with contextlib.suppress(KeyError):
+        return read_entry(entry, digest)
+    data = yaml.load(
+        files.decode(source, path), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    )
+    with contextlib.suppress(OSError, TypeError, ValueError, RecursionError):
+        write_entry(entry, digest, data)
+    return data
