@@ -135,7 +135,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     dep = resolved.deployment
     engine = dep.engine
     defaults = catalog.engine_defaults(engine)
-    assumed: dict[str, str] = {}
+    assumed: dict[str, str] = dict(resolved.assumed)  # what resolve assumed (model, TP, ...)
     if resolved.gpu_from_default:
         assumed["gpu"] = f"{resolved.gpu.name} (the default GPU; the manifest names none)"
     if not dep.engine_version and (defaults["memory_fraction"].get("before") or "v0" in defaults):

@@ -92,6 +92,7 @@ def _run(
         rule_params=params,
         format_overrides=tuple(config.formats.items()),
         config_root=config.root,
+        model_paths=tuple(config.model_paths.items()),
         keep_budgets=keep_budgets,
     )
     items = [

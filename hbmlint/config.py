@@ -57,6 +57,8 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     catalogs: list[Path] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)  # glob -> format NAME, forced
+    # a model path as manifests write it -> the Hugging Face id of the model it holds
+    model_paths: dict[str, str] = field(default_factory=dict)
     spans: dict[tuple, Span] = field(default_factory=dict)
 
     def span(self, *path: Any) -> Span:
@@ -247,6 +249,7 @@ def _build(document: YamlDocument, display: str, root: Path) -> Config:
         config.fail_on = Severity.parse(data["fail-on"])
     config.exclude = list(data.get("exclude", []))
     config.formats = {str(k): str(v) for k, v in data.get("formats", {}).items()}
+    config.model_paths = {str(k): str(v) for k, v in data.get("model-paths", {}).items()}
     for key, target in (("rules-dirs", config.rules_dirs), ("catalogs", config.catalogs)):
         for i, raw in enumerate(data.get(key, [])):
             path = root / raw

@@ -91,18 +91,34 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "unknown-gpu",
             Severity.ERROR,
             "The GPU type is not in the catalog and no memory size is given.",
+            "The GPU type is not in the catalog and no memory size is given, or the manifest "
+            "names no GPU. An error in hbmlint's own format (most likely a typo); a warning in a "
+            "manifest written for an engine (Kubernetes, KServe, compose, Helm values, vLLM "
+            "config), saying how to name the GPU there: `--gpu TYPE`, `default-gpu` in the "
+            "configuration, a node label hbmlint reads, or the annotation `hbmlint.io/gpu`.",
         ),
         InputCheck(
             "HBM006",
             "unknown-model",
             Severity.ERROR,
             "The model is not in the catalog and no readable config.json is given.",
+            "The model is not in the catalog, the local Hugging Face cache or any other source "
+            "hbmlint reads, and no readable config.json is given. An error in hbmlint's own "
+            "format; a warning in a manifest written for an engine, saying how to unblock it: "
+            "map a local path to its model in the configuration (`model-paths`), annotate the "
+            "workload `hbmlint.io/model: ORG/NAME`, or download the model's config.json into "
+            "the Hugging Face cache. An unknown drafter is reported the same way; the target is "
+            "still budgeted, without the drafter.",
         ),
         InputCheck(
             "HBM007",
             "inconsistent-parallelism",
             Severity.ERROR,
             "GPU count, tensor and pipeline parallelism do not agree.",
+            "GPU count, tensor, pipeline and data parallelism do not agree. Fewer GPUs than "
+            "tensor x pipeline x data parallelism needs is an error (the engine cannot start); "
+            "more is a warning in a manifest written for an engine (it starts and leaves the "
+            "rest idle) and an error in hbmlint's own format.",
         ),
         InputCheck(
             "HBM008",
@@ -169,13 +185,16 @@ def input_diagnostic(
     span: Span | None = None,
     deployment: str | None = None,
     fixes: list[str] | None = None,
+    severity: Severity | None = None,
 ) -> Diagnostic:
-    """A diagnostic for one of the input checks above."""
+    """A diagnostic for one of the input checks above. ``severity`` overrides the check's
+    own where the same problem weighs differently: an unknown model is an error in hbmlint's
+    own format (a typo) and a warning in a manifest written for an engine (not checkable)."""
     check = INPUT_CHECKS[code]
     return Diagnostic(
         code=code,
         name=check.name,
-        severity=check.severity,
+        severity=severity or check.severity,
         message=message,
         file=file,
         span=span or Span(1, 1),

@@ -21,7 +21,7 @@ from .budget import Budget
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
 from .formats import detect_format, format_named, mentions_engine, read_as, render_first
-from .resolve import resolve
+from .resolve import ResolveOptions, resolve
 from .rules import Rule, evaluate_rule, forget_scope
 from .spec import Deployment
 from .suppressions import Problem as SuppressionProblem
@@ -47,6 +47,8 @@ class LintOptions:
     # relative to; a matching file is read as that format whatever detection says
     format_overrides: tuple[tuple[str, str], ...] = ()
     config_root: Path | None = None
+    # the configuration's `model-paths`: (a model path as manifests write it, the model id)
+    model_paths: tuple[tuple[str, str], ...] = ()
     # Keep each deployment's budget and field locations after its rules ran? The budget views
     # and the job summary need them; a plain lint of thousands of files should not hold them.
     keep_budgets: bool = True
@@ -154,8 +156,23 @@ def _lint_text(
             result.deployments.append(
                 _lint_deployment(deployment, rules, result.diagnostics, options)
             )
+    result.diagnostics = _unique(result.diagnostics)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _unique(findings: list[Diagnostic]) -> list[Diagnostic]:
+    """Each finding once per place: two deployments of one document (an LWS leader and its
+    workers, a prefill and a decode pool, containers sharing a model) that trip on the same
+    field report it once, not once each."""
+    seen: set[tuple] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.code, finding.file, finding.span.line, finding.span.column, finding.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
 
 
 def _forced_format(display: str, options: LintOptions) -> Any:
@@ -184,7 +201,10 @@ def _looks_like_manifest(text: str) -> bool:
 def _lint_deployment(
     deployment: Deployment, rules: list[Rule], findings: list[Diagnostic], options: LintOptions
 ) -> DeploymentResult:
-    resolved, problems = resolve(deployment, options.default_gpu)
+    resolved, problems = resolve(
+        deployment,
+        options=ResolveOptions(default_gpu=options.default_gpu, model_paths=options.model_paths),
+    )
     findings.extend(problems)
     if resolved is None:
         first_error = next((p.message for p in problems), "could not be resolved")

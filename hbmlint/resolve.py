@@ -1,16 +1,43 @@
 """Resolve a Deployment against the catalogs: which GPU, which target and draft architectures,
-how many GPUs and how they are split. Problems become located findings."""
+how many GPUs and how they are split. Problems become located findings.
+
+Severity follows who wrote the name. In hbmlint's own format a name hbmlint does not know is an
+error (it was written for hbmlint: most likely a typo). In a manifest written for an engine
+(Kubernetes, KServe, compose, Helm values, vLLM config, any format added later) it is a warning
+that says how to unblock it in that manifest's terms: hbmlint cannot check it, the engine may
+well run it.
+
+A model name is looked up as a list of candidates (the name, then what a local path or the
+workload's labels hint at), each in the sources of MODEL_SOURCES in order; a new source (a
+Hugging Face Hub client) is one more function in that list.
+"""
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, replace
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from . import catalog
 from .catalog import Architecture, ConfigError, GpuInfo
-from .diagnostics import Diagnostic, input_diagnostic
-from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef
+from .catalog.labels import label_keys, looks_like_path
+from .diagnostics import Diagnostic, Severity, input_diagnostic
+from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef, SpeculativeSpec
+from .yamlsrc import Span
+
+# The annotations (or labels) a user adds to a workload to name what hbmlint cannot read.
+MODEL_ANNOTATION = "hbmlint.io/model"
+GPU_ANNOTATION = "hbmlint.io/gpu"
+
+
+@dataclass(frozen=True)
+class ResolveOptions:
+    default_gpu: str | None = None  # --gpu / default-gpu: for manifests that name no GPU
+    # the configuration's `model-paths`: (a local path or name, the model id it holds)
+    model_paths: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -23,82 +50,156 @@ class Resolved:
     pipeline_parallel: int
     gpu_count: int
     gpu_from_default: bool = False  # the manifest named no GPU; --gpu / default-gpu was used
+    # what resolve had to assume, for the budget's `assumed` list: {setting: why}
+    assumed: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Run:
+    """One deployment being resolved: where findings and assumptions go."""
+
+    deployment: Deployment
+    findings: list[Diagnostic] = field(default_factory=list)
+    assumed: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def strict(self) -> bool:
+        return self.deployment.written_for_hbmlint
+
+    def report(
+        self,
+        code: str,
+        message: str,
+        where: str | Span,
+        fixes: list[str] | None = None,
+        severity: Severity | None = None,
+    ) -> None:
+        d = self.deployment
+        span = where if isinstance(where, Span) else d.location(where)
+        self.findings.append(input_diagnostic(code, message, d.file, span, d.name, fixes, severity))
+
+    def unknown(self, code: str, message: str, where: str | Span, fixes: list[str]) -> None:
+        """A name hbmlint cannot identify: an error in its own format, else a warning."""
+        self.report(code, message, where, fixes, None if self.strict else Severity.WARNING)
+
+    def hint(self, key: str) -> tuple[str, Span] | None:
+        for label in self.deployment.hints:
+            if label.key == key and label.value.strip():
+                return label.value.strip(), label.span
+        return None
 
 
 def resolve(
-    deployment: Deployment, default_gpu: str | None = None
+    deployment: Deployment,
+    default_gpu: str | None = None,
+    options: ResolveOptions | None = None,
 ) -> tuple[Resolved | None, list[Diagnostic]]:
     """``default_gpu`` (from --gpu or the configuration) is used when the manifest names none."""
-    findings: list[Diagnostic] = []
-    gpu = _resolve_gpu(deployment, findings, default_gpu)
-    target = _resolve_model(deployment, deployment.model, "model", findings)
+    options = options or ResolveOptions()
+    if default_gpu is not None:
+        options = replace(options, default_gpu=default_gpu)
+    run = _Run(deployment)
+    gpu, gpu_from_default = _resolve_gpu(run, options.default_gpu)
+    target = _resolve_model(run, deployment.model, "model", options)
     draft = None
     spec = deployment.speculative
     if spec.model is not None and spec.method in (*DRAFT_MODEL_METHODS, *HEAD_METHODS):
-        draft = _resolve_model(deployment, spec.model, "speculative", findings)
-    parallel = _resolve_parallel(deployment, findings)
+        draft = _resolve_model(run, spec.model, "speculative", options)
+    if spec.model is not None and draft is None and spec.method != "mtp" and not run.strict:
+        # An unknown drafter does not hide the target's budget: budget the target alone
+        # (the warning above says what is missing) and say so in the budget.
+        if target is not None:
+            run.assumed["speculative"] = (
+                f"not counted: the drafter {spec.model.label} could not be identified, so its "
+                "weights and KV cache are missing from this budget"
+            )
+        deployment = replace(deployment, speculative=SpeculativeSpec())
+        spec = deployment.speculative
+    parallel = _resolve_parallel(run)
     if (
         gpu is None
         or target is None
         or parallel is None
         or (spec.model is not None and draft is None and spec.method != "mtp")
     ):
-        return None, findings
+        return None, run.findings
     for arch, where in ((target, "model"), (draft, "speculative.model")):
         for note in arch.approximations if arch else ():
-            findings.append(
-                input_diagnostic(
-                    "HBM008",
-                    f"{arch.name}: {note}",
-                    deployment.file,
-                    deployment.location(where),
-                    deployment.name,
-                )
-            )
+            run.report("HBM008", f"{arch.name}: {note}", where)
     tp, pp, count = parallel
-    gpu_from_default = deployment.gpu.type is None and deployment.gpu.memory is None
-    resolved = Resolved(deployment, gpu, target, draft, tp, pp, count, gpu_from_default)
-    return resolved, findings
+    resolved = Resolved(
+        deployment, gpu, target, draft, tp, pp, count, gpu_from_default, run.assumed
+    )
+    return resolved, run.findings
 
 
-def _resolve_gpu(
-    deployment: Deployment, findings: list[Diagnostic], default_gpu: str | None
-) -> GpuInfo | None:
-    spec = deployment.gpu
-    if spec.type is None and spec.memory is None:
-        if default_gpu is None:
-            findings.append(
-                input_diagnostic(
-                    "HBM005",
-                    "the manifest names no GPU type; set one in the manifest, run hbmlint with "
-                    "--gpu TYPE (for example --gpu H100), or set default-gpu in the configuration",
-                    deployment.file,
-                    deployment.location("gpu"),
-                    deployment.name,
-                )
-            )
-            return None
-        spec = replace(spec, type=default_gpu)
-    info = catalog.find_gpu(spec.type) if spec.type else None
-    if info is None and spec.memory is None:
-        close = difflib.get_close_matches(spec.type or "", catalog.gpu_names(), n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        findings.append(
-            input_diagnostic(
+# ----------------------------------------------------------------------------------- GPU
+
+
+def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bool]:
+    """The GPU, and whether it is the default one (the manifest named none it could)."""
+    d = run.deployment
+    gpu_type, memory = d.gpu.type, d.gpu.memory
+    label = None
+    if gpu_type is None and memory is None:
+        annotated = run.hint(GPU_ANNOTATION)
+        choice = catalog.gpu_from_labels(d.gpu.labels)
+        if annotated is not None:
+            gpu_type = annotated[0]
+            d.locations["gpu.type"] = annotated[1]
+        elif choice.type is not None:
+            gpu_type, label = choice.type, choice.label
+            d.locations["gpu.type"] = choice.type_span or d.location("gpu")
+        elif choice.memory is not None:
+            memory = choice.memory
+            d.locations["gpu.memory"] = choice.memory_span or d.location("gpu")
+        if gpu_type is None and memory is None:
+            if default_gpu is not None:
+                return _named_gpu(run, default_gpu, None, None), True
+            advice = [f"{g.key}: {g.value} names no GPU model; {why}" for g, why in choice.generic]
+            run.unknown(
                 "HBM005",
-                f"unknown GPU type '{spec.type}'{hint} Give gpu.memory (for example '80 GiB') to "
-                "lint it anyway; `hbmlint gpus` lists the catalog",
-                deployment.file,
-                deployment.location("gpu.type"),
-                deployment.name,
+                "the manifest names no GPU type"
+                + (f" ({'; '.join(advice)})" if advice else "")
+                + "; "
+                + _gpu_unblock(run),
+                choice.generic[0][0].span if choice.generic else "gpu",
+                [],
             )
+            return None, False
+    info = catalog.find_gpu(gpu_type) if gpu_type else None
+    if info is None and memory is None:
+        if default_gpu is not None and not run.strict:
+            run.assumed["gpu"] = (
+                f"{default_gpu} (the default GPU; the manifest's '{gpu_type}' is not in the "
+                "catalog)"
+            )
+            return _named_gpu(run, default_gpu, None, None), False
+        return _named_gpu(run, gpu_type or "", memory, label), False
+    return _named_gpu(run, gpu_type, memory, label), False
+
+
+def _named_gpu(run: _Run, name: str | None, memory: Any, label: str | None) -> GpuInfo | None:
+    info = catalog.find_gpu(name) if name else None
+    if info is None and memory is None:
+        close = difflib.get_close_matches(name or "", catalog.gpu_names(), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        origin = f" (node label {label})" if label else ""
+        if run.strict:
+            advice = "Give gpu.memory (for example '80 GiB') to lint it anyway"
+        else:
+            advice = _gpu_unblock(run).capitalize()
+        run.unknown(
+            "HBM005",
+            f"unknown GPU type '{name}'{origin}{hint} {advice}; `hbmlint gpus` lists the catalog",
+            "gpu.type",
+            [],
         )
         return None
-    if spec.memory is not None:
-        name = info.name if info else (spec.type or "custom GPU")
+    if memory is not None:
         return GpuInfo(
-            name=name,
-            memory=spec.memory,
+            name=info.name if info else (name or "custom GPU"),
+            memory=memory,
             fp8=info.fp8 if info else False,
             vendor=info.vendor if info else "unknown",
             source="the manifest",
@@ -106,88 +207,260 @@ def _resolve_gpu(
     return info
 
 
+def _gpu_unblock(run: _Run) -> str:
+    if run.strict:
+        return (
+            "set one in the manifest, run hbmlint with --gpu TYPE (for example --gpu H100), or "
+            "set default-gpu in the configuration"
+        )
+    fmt = run.deployment.source_format
+    ways = (
+        "run hbmlint with --gpu TYPE (for example --gpu H100) or set default-gpu in the "
+        "configuration"
+    )
+    if fmt in ("kubernetes", "kserve"):
+        ways = (
+            f"select the GPU with a node label hbmlint reads (nvidia.com/gpu.product, "
+            f"cloud.google.com/gke-accelerator, an instance type), annotate the workload "
+            f"{GPU_ANNOTATION}: TYPE, or {ways}"
+        )
+    elif fmt == "production-stack":
+        ways = f"select it in nodeSelectorTerms (nvidia.com/gpu.product), or {ways}"
+    return ways
+
+
+# --------------------------------------------------------------------------------- models
+
+
+@dataclass(frozen=True)
+class FoundModel:
+    """A model's config.json fields (or the file holding them), and where they came from."""
+
+    config: dict | Path
+    name: str
+    source: str
+
+
+# A source looks a model name up; None when it does not have it. It raises ConfigError when it
+# has the model but cannot read it. ``guess`` is True for names derived from a hint (a path's
+# last parts, a label), which a slow source may prefer to skip.
+ModelSource = Callable[[str, bool], FoundModel | None]
+
+
+def _from_catalog(name: str, guess: bool) -> FoundModel | None:
+    entry = catalog.find_model(name)
+    if entry is None:
+        return None
+    return FoundModel(entry["config"], entry["id"], entry["source"])
+
+
+def _from_hf_cache(name: str, guess: bool) -> FoundModel | None:
+    cached = catalog.hf_cache_config(name)  # the local Hugging Face cache: no network
+    return FoundModel(cached, name, str(cached)) if cached is not None else None
+
+
+MODEL_SOURCES: list[ModelSource] = [_from_catalog, _from_hf_cache]
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    name: str
+    why: str | None = None  # None: the name the manifest gives; else the hint it comes from
+    span: Span | None = None
+
+    @property
+    def guess(self) -> bool:
+        return self.why is not None and not self.why.startswith("the configuration")
+
+
+def _candidates(run: _Run, ref: ModelRef, where: str, options: ResolveOptions) -> list[_Candidate]:
+    name = ref.name or ""
+    found: list[_Candidate] = []
+    if where == "model":
+        annotated = run.hint(MODEL_ANNOTATION)
+        if annotated is not None:
+            found.append(
+                _Candidate(annotated[0], f"the annotation {MODEL_ANNOTATION}", annotated[1])
+            )
+    mapped = _mapped(name, options.model_paths)
+    if mapped is not None:
+        found.append(_Candidate(mapped, "the configuration's model-paths"))
+    found.append(_Candidate(name))
+    found += [_Candidate(c, why) for c, why in catalog.model_candidates(name)]
+    if where == "model":
+        for label in run.deployment.hints:
+            if label.key in label_keys("model") and label.key != MODEL_ANNOTATION:
+                found.append(_Candidate(label.value, f"the label {label.key}", label.span))
+                found += [
+                    _Candidate(c, f"the label {label.key}", label.span)
+                    for c, _ in catalog.model_candidates(label.value)
+                ]
+    return found
+
+
+def _mapped(name: str, model_paths: tuple[tuple[str, str], ...]) -> str | None:
+    """The model the configuration maps ``name`` to: an exact entry, else the longest entry
+    that is a directory above it."""
+    clean = posixpath.normpath(name) if name else name
+    best: tuple[int, str] | None = None
+    for path, model in model_paths:
+        key = posixpath.normpath(path)
+        if clean == key:
+            return model
+        if clean.startswith(key.rstrip("/") + "/") and (best is None or len(key) > best[0]):
+            best = (len(key), model)
+    return best[1] if best else None
+
+
 def _resolve_model(
-    deployment: Deployment, ref: ModelRef, where: str, findings: list[Diagnostic]
+    run: _Run, ref: ModelRef, where: str, options: ResolveOptions
 ) -> Architecture | None:
-    def from_file(path: Any, label: str, field: str) -> Architecture | None:
+    field_name = f"{where}.name" if where == "model" else f"{where}.model"
+
+    def read(config: Any, label: str, source: str) -> Architecture | None:
         try:
-            return catalog.architecture_from_config(
-                catalog.read_config_file(path), label, str(path)
-            )
-        except ConfigError as exc:
-            findings.append(
-                input_diagnostic(
-                    "HBM006",
-                    f"{field}: {exc}",
-                    deployment.file,
-                    deployment.location(field),
-                    deployment.name,
-                )
-            )
+            if isinstance(config, Path):
+                config = catalog.read_config_file(config)
+            return catalog.architecture_from_config(config, label, source)
+        except ConfigError as exc:  # a broken catalog entry is our bug: report it, not crash
+            run.report("HBM006", f"{field_name}: {label}: {exc}", field_name)
             return None
 
     if ref.config is not None:
-        return from_file(ref.config, ref.label, f"{where}.config")
-    field = f"{where}.name" if where == "model" else f"{where}.model"
-    entry = catalog.find_model(ref.name or "")
-    cached = catalog.hf_cache_config(ref.name or "") if entry is None else None
-    if cached is not None:  # in the local Hugging Face cache: read it, no network
-        return from_file(cached, ref.name or "", field)
-    if entry is None:
-        close = difflib.get_close_matches(ref.name or "", catalog.model_ids(), n=3, cutoff=0.6)
+        try:
+            data = catalog.read_config_file(ref.config)
+            return catalog.architecture_from_config(data, ref.label, str(ref.config))
+        except ConfigError as exc:
+            run.report("HBM006", f"{where}.config: {exc}", f"{where}.config")
+            return None
+    for candidate in _candidates(run, ref, where, options):
+        for source in MODEL_SOURCES:
+            try:
+                found = source(candidate.name, candidate.guess)
+            except ConfigError as exc:  # a broken catalog entry is our bug: report, not crash
+                run.report("HBM006", f"{candidate.name}: {exc}", field_name)
+                return None
+            if found is None:
+                continue
+            if candidate.why is not None:
+                key = "model" if where == "model" else "speculative.model"
+                run.assumed[key] = (
+                    f"{found.name} (from {candidate.why}; the manifest says {ref.name})"
+                )
+            return read(found.config, found.name, found.source)
+    _unknown_model(run, ref, where, field_name)
+    return None
+
+
+def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> None:
+    name = ref.name or ""
+    role = "the drafter" if where == "speculative" else "model"
+    if run.strict:
+        close = difflib.get_close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
-        findings.append(
-            input_diagnostic(
-                "HBM006",
-                f"model '{ref.name}' is not in hbmlint's catalog nor in the local Hugging Face "
-                f"cache.{hint} Point {where}.config "
-                "at the model's Hugging Face config.json (a path relative to this manifest) so "
-                "hbmlint can read its architecture",
-                deployment.file,
-                deployment.location(field),
-                deployment.name,
-            )
+        run.unknown(
+            "HBM006",
+            f"{role} '{name}' is not in hbmlint's catalog nor in the local Hugging Face "
+            f"cache.{hint} Point {where}.config at the model's Hugging Face config.json (a path "
+            "relative to this manifest) so hbmlint can read its architecture",
+            field_name,
+            [],
         )
-        return None
-    try:
-        return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
-    except ConfigError as exc:  # a broken catalog entry is our bug, but report it, not crash
-        findings.append(
-            input_diagnostic(
-                "HBM006",
-                f"catalog entry {entry['id']}: {exc}",
-                deployment.file,
-                deployment.location(field),
-                deployment.name,
-            )
+        return
+    what = (
+        "a local path hbmlint cannot identify"
+        if looks_like_path(name)
+        else ("not in hbmlint's catalog nor in the local Hugging Face cache")
+    )
+    ways = [
+        f"map it to its Hugging Face id in the configuration (model-paths: {{{name}: ORG/NAME}})"
+    ]
+    if where == "model" and run.deployment.source_format in ("kubernetes", "kserve"):
+        ways.append(f"annotate the workload {MODEL_ANNOTATION}: ORG/NAME")
+    if not looks_like_path(name) and "/" in name:
+        ways.append(
+            f"put its config.json in the Hugging Face cache: hf download {name} config.json"
         )
-        return None
+    tail = "; the target is budgeted without it" if where == "speculative" else ""
+    close = difflib.get_close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    run.unknown(
+        "HBM006",
+        f"{role} '{name}' is {what}{hint}, so its memory cannot be checked{tail}. To check it, "
+        + ", or ".join(ways),
+        field_name,
+        [],
+    )
 
 
-def _resolve_parallel(
-    deployment: Deployment, findings: list[Diagnostic]
-) -> tuple[int, int, int] | None:
-    count = deployment.gpu.count
-    pp = deployment.parallel.pipeline or 1
-    tp = deployment.parallel.tensor or (count // pp if count and count % pp == 0 else 1)
-    if count is not None and count != tp * pp:
-        findings.append(
-            input_diagnostic(
-                "HBM007",
-                f"gpu.count is {count} but tensor x pipeline parallelism is {tp} x {pp} = "
-                f"{tp * pp}; a replica uses exactly tensor x pipeline GPUs",
-                deployment.file,
-                deployment.location("gpu.count"),
-                deployment.name,
-                fixes=[
-                    f"Set gpu.count to {tp * pp}, or parallel.tensor to {count // pp}"
-                    if count % pp == 0
-                    else f"Set gpu.count to {tp * pp}"
-                ],
-            )
+# ------------------------------------------------------------------------------ parallelism
+
+_TP_FLAG = {"vllm": "--tensor-parallel-size", "sglang": "--tp-size", "tgi": "--num-shard"}
+
+
+def _resolve_parallel(run: _Run) -> tuple[int, int, int] | None:
+    d = run.deployment
+    count = d.gpu.count
+    pp = d.parallel.pipeline or 1
+    dp = 1 if run.strict else (d.parallel.data or 1)
+    tp = d.parallel.tensor
+    if tp is None:
+        if count and count % (pp * dp) == 0 and (run.strict or _shards_over_every_gpu(d)):
+            tp = count // (pp * dp)
+        else:
+            tp = 1  # vLLM's and SGLang's default, whatever the pod requests
+            if count and count > pp * dp:
+                run.assumed["tensor_parallel"] = (
+                    f"1 ({d.engine} default; the manifest requests {count} GPUs but sets no "
+                    f"{_TP_FLAG.get(d.engine, 'tensor parallelism')})"
+                )
+    need = tp * pp * dp
+    if count is None or count == need:
+        return tp, pp, tp * pp
+    product = f"{tp} x {pp}" + (f" x {dp}" if dp > 1 else "")
+    kinds = "tensor x pipeline" + (" x data" if dp > 1 else "")
+    if run.strict:
+        run.report(
+            "HBM007",
+            f"gpu.count is {count} but tensor x pipeline parallelism is {product} = {need}; a "
+            "replica uses exactly tensor x pipeline GPUs",
+            "gpu.count",
+            [
+                f"Set gpu.count to {need}, or parallel.tensor to {count // pp}"
+                if count % pp == 0
+                else f"Set gpu.count to {need}"
+            ],
         )
         return None
+    flag = _TP_FLAG.get(d.engine, "the tensor-parallel size")
+    if count < need:
+        run.report(
+            "HBM007",
+            f"{count} GPUs requested but {kinds} parallelism is {product} = {need}; the engine "
+            "cannot start with fewer GPUs than that",
+            "gpu.count",
+            [f"Request {need} GPUs, or lower {flag}"],
+        )
+        return None
+    fits = count // (pp * dp) if count % (pp * dp) == 0 else None
+    fixes = [f"Request {need} GPUs"]
+    if fits:
+        fixes.append(f"Set {flag} {fits} to use all {count}")
+    run.report(
+        "HBM007",
+        f"{count} GPUs requested but {kinds} parallelism is {product} = {need}; the engine "
+        f"starts on {need} and leaves {count - need} idle",
+        "gpu.count",
+        fixes,
+        Severity.WARNING,
+    )
     return tp, pp, tp * pp
+
+
+def _shards_over_every_gpu(d: Deployment) -> bool:
+    """Engines (and runtimes) that split the model over every GPU they see unless told not to:
+    TGI (--num-shard defaults to all visible GPUs) and KServe's Hugging Face runtime."""
+    return d.engine == "tgi" or d.source_format == "kserve"
 
 
 def with_changes(resolved: Resolved, **changes: object) -> Resolved:

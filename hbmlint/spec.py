@@ -33,6 +33,16 @@ METHOD_ALIASES = {"layerskip": "early_exit", "self_speculative": "early_exit"}
 
 
 @dataclass
+class Label:
+    """A label or annotation a manifest sets (a node label a pod requires, a workload's own
+    label), with where it is written. Format readers pass them on; resolve reads them."""
+
+    key: str
+    value: str
+    span: Span
+
+
+@dataclass
 class ModelRef:
     """A model named by catalog id and/or a Hugging Face config.json."""
 
@@ -52,7 +62,9 @@ class ModelRef:
 class GpuSpec:
     type: str | None = None
     memory: Any = None  # pint Quantity of bytes, overriding the catalog's figure
-    count: int | None = None
+    count: int | None = None  # GPUs requested for one engine instance
+    # node labels the pod requires (nodeSelector, required affinity): resolve picks the GPU
+    labels: list[Label] = field(default_factory=list)
 
 
 @dataclass
@@ -112,8 +124,18 @@ class Deployment:
     workload: WorkloadSpec | None = None
     # field path ("serving.max_model_len") -> where the user's file sets it; "" is the document
     locations: dict[str, Span] = field(default_factory=dict)
-    # which format module read it (formats/*.NAME), for `hbmlint formats`
+    # which format module read it (formats/*.NAME), for `hbmlint formats`; None or "hbmlint"
+    # is hbmlint's own format, where an unknown name is an error rather than a warning
     source_format: str | None = None
+    # the workload's own labels and annotations that may name the model or the GPU
+    # (ai.gke.io/model, hbmlint.io/model, hbmlint.io/gpu)
+    hints: list[Label] = field(default_factory=list)
+
+    @property
+    def written_for_hbmlint(self) -> bool:
+        """Read from hbmlint's own format: its names are input to hbmlint (a typo is an error),
+        not names an engine resolves (what hbmlint cannot identify there is a warning)."""
+        return self.source_format in (None, "hbmlint")
 
     def location(self, path: str) -> Span:
         """Where ``path`` is set, else its nearest set parent, else the document itself."""

@@ -143,12 +143,24 @@ def test_lws_tp8_pp2_over_two_pods_reads_from_the_shell_script(tmp_path):
     assert rule_findings(lws) == rule_findings(twin)
 
 
-def test_lws_group_that_does_not_match_tp_times_pp_is_an_error_at_the_gpu_limit(tmp_path):
+def test_lws_group_with_more_gpus_than_tp_times_pp_warns_of_idle_gpus(tmp_path):
     lws = write(tmp_path, "lws.yaml", LWS.format(size=3))  # 24 GPUs for a TP8 x PP2 engine
+    [finding] = [f for f in findings(lws) if f["code"] == "HBM007"]
+    # the engine starts on 16 of them: a warning about the 8 idle, and the budget still runs
+    assert finding["severity"] == "warning"
+    assert finding["line"] == line_of(lws, 'nvidia.com/gpu: "8"')
+    assert "24" in finding["message"] and "8 x 2" in finding["message"]
+    assert "8 idle" in finding["message"]
+    [budget] = budgets(lws)
+    assert (budget["tensor_parallel"], budget["pipeline_parallel"]) == (8, 2)
+
+
+def test_lws_group_with_fewer_gpus_than_tp_times_pp_is_an_error_at_the_gpu_limit(tmp_path):
+    lws = write(tmp_path, "lws.yaml", LWS.format(size=1))  # 8 GPUs for a TP8 x PP2 engine
     [finding] = [f for f in findings(lws) if f["code"] == "HBM007"]
     assert finding["severity"] == "error"
     assert finding["line"] == line_of(lws, 'nvidia.com/gpu: "8"')
-    assert "24" in finding["message"] and "8 x 2" in finding["message"]
+    assert "8 x 2 = 16" in finding["message"] and "cannot start" in finding["message"]
 
 
 def test_words_inside_a_block_scalar_script_are_located_on_their_own_lines(tmp_path):

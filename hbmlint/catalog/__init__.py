@@ -17,9 +17,19 @@ from typing import Any
 
 from .. import files
 from ..units import parse_quantity
+from . import labels
 from .architecture import Architecture, ConfigError, WeightFormat, architecture_from_config
+from .labels import GpuChoice, gpu_from_labels, model_candidates
 
-__all__ = ["Architecture", "ConfigError", "WeightFormat", "architecture_from_config"]
+__all__ = [
+    "Architecture",
+    "ConfigError",
+    "GpuChoice",
+    "WeightFormat",
+    "architecture_from_config",
+    "gpu_from_labels",
+    "model_candidates",
+]
 
 _HERE = Path(__file__).parent
 
@@ -48,6 +58,7 @@ def use_extra_files(paths: list[Path]) -> None:
         _EXTRA_FILES = tuple(paths)
         _gpu_index.cache_clear()
         _model_index.cache_clear()
+        labels._by_basename.cache_clear()
 
 
 def _entries(builtin: str, section: str) -> list[dict]:

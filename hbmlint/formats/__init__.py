@@ -92,12 +92,12 @@ def describe(text: str, path: Any, display: str, forced: ModuleType | None = Non
             names = [n for n in deployment.locations if n and _value(deployment, n) is not None]
             # a group set as a whole (`model`) is shown through its fields when they are listed
             fields = [
-                (deployment.locations[name], name)
+                (deployment.locations[name], name, _value(deployment, name))
                 for name in names
                 if not any(other.startswith(name + ".") for other in names)
             ]
-            for span, name in sorted(fields, key=lambda f: (f[0].line, f[0].column, f[1])):
-                value = _value(deployment, name)
+            fields += _gpu_from_labels(deployment)
+            for span, name, value in sorted(fields, key=lambda f: (f[0].line, f[0].column, f[1])):
                 out.append(f"    {name:38} {value!s:40} line {span.line}")
         for finding in findings:
             out.append(
@@ -110,6 +110,20 @@ def describe(text: str, path: Any, display: str, forced: ModuleType | None = Non
     if not documents and error is None:
         out.append(f"{display}: no YAML documents")
     return "\n".join(out) + "\n"
+
+
+def _gpu_from_labels(deployment: Any) -> list[tuple[Span, str, Any]]:
+    """The GPU the pod's node labels select, as resolve will read it (catalog/labels.py)."""
+    from ..catalog import gpu_from_labels
+
+    if deployment.gpu.type is not None or deployment.gpu.memory is not None:
+        return []
+    choice = gpu_from_labels(deployment.gpu.labels)
+    if choice.type is not None and choice.type_span is not None:
+        return [(choice.type_span, "gpu.type", choice.type)]
+    if choice.memory is not None and choice.memory_span is not None:
+        return [(choice.memory_span, "gpu.memory", choice.memory)]
+    return []
 
 
 def _value(deployment: Any, name: str) -> Any:

@@ -3,7 +3,7 @@ says about GPUs into a Deployment, with every field located in the user's file."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -11,6 +11,7 @@ from ..engines.args import EngineCommand
 from ..spec import (
     Deployment,
     GpuSpec,
+    Label,
     ModelRef,
     ParallelSpec,
     ServingSpec,
@@ -35,6 +36,8 @@ class GpuFacts:
     memory_span: Span | None = None
     count: int | None = None  # GPUs of one engine instance (the pod, or the LWS group)
     count_span: Span | None = None
+    # node labels the pod requires; resolve picks the GPU from them (catalog/labels.py)
+    labels: list[Label] = field(default_factory=list)
 
 
 def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[Diagnostic]:
@@ -53,8 +56,10 @@ def build(
     gpu: GpuFacts,
     where: Span,
     engine_version: tuple[str, Span] | None = None,
+    hints: list[Label] | None = None,
 ) -> tuple[Deployment | None, list[Diagnostic]]:
-    """The Deployment, or None (with the reason as a finding) when it has no readable model."""
+    """The Deployment, or None (with the reason as a finding) when it has no readable model.
+    ``hints`` are the workload's labels and annotations that may name its model or GPU."""
     findings = notes_as_findings(command, display, name)
     v = command.values
     if command.model_unreadable:
@@ -71,11 +76,7 @@ def build(
         )
         return None, findings
 
-    count = gpu.count
     data = v.get("parallel.data")
-    if count and data and data > 1 and count % data == 0:
-        # data-parallel ranks are replicas inside one engine: one replica is count / data GPUs
-        count //= data
     locations = dict(command.locations)
     locations[""] = where
     locations["gpu"] = gpu.type_span or gpu.count_span or where
@@ -111,7 +112,9 @@ def build(
         document=document,
         engine=command.engine,
         engine_version=engine_version[0] if engine_version else None,
-        gpu=GpuSpec(type=gpu.type, memory=gpu.memory, count=count),
+        # all the GPUs one engine instance requests: resolve splits them over tensor, pipeline
+        # and data parallelism (and says when some would sit idle)
+        gpu=GpuSpec(type=gpu.type, memory=gpu.memory, count=gpu.count, labels=list(gpu.labels)),
         model=ModelRef(
             name=v["model.name"],
             dtype=v.get("model.dtype"),
@@ -132,5 +135,6 @@ def build(
         ),
         speculative=speculative,
         locations=locations,
+        hints=list(hints or []),
     )
     return deployment, findings

@@ -16,8 +16,7 @@ from ..engines import image_version, vllm
 from ..engines.args import RENDER_HINT, Token, placeholder
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import build
-from .kubernetes import gpu_from_labels
+from .build import GpuFacts, build
 from .podspec import node_labels
 
 NAME = "production-stack"
@@ -85,8 +84,9 @@ def to_deployments(
                 Token(str(v), document.span((*cpath, "extraArgs", j))) for j, v in enumerate(extra)
             ]
         command = vllm.parse(argv, document.span((*mpath, "modelURL")))
-        gpu = gpu_from_labels(node_labels(document, None, (*mpath, "nodeSelectorTerms")))
-        gpu.count, gpu.count_span = _request_gpu(document, mpath, model_spec, findings, display)
+        count, count_span = _request_gpu(document, mpath, model_spec, findings, display)
+        labels = node_labels(document, None, (*mpath, "nodeSelectorTerms"))
+        gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         tag = model_spec.get("tag")
         version = image_version(f"vllm/vllm-openai:{tag}") if tag is not None else None
         deployment, found = build(

@@ -32,8 +32,17 @@ from ..engines.shell import Locator, expand_k8s, split_words
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build, notes_as_findings
-from .kubernetes import document_name, gpu_from_labels
-from .podspec import Path, Reader, container_argv, container_env, node_labels, runs_engine, value_at
+from .kubernetes import document_name
+from .podspec import (
+    Path,
+    Reader,
+    container_argv,
+    container_env,
+    metadata_labels,
+    node_labels,
+    runs_engine,
+    value_at,
+)
 
 NAME = "kserve"
 GROUP = "serving.kserve.io/"
@@ -139,9 +148,8 @@ def _gpu(reader: Reader, pod_path: Path, cpath: Path, name: str) -> GpuFacts:
     labels = node_labels(
         reader.document, (*pod_path, "nodeSelector"), (*pod_path, *_AFFINITY, "nodeSelectorTerms")
     )
-    gpu = gpu_from_labels(labels)
-    gpu.count, gpu.count_span = reader.container_gpus(cpath, name)
-    return gpu
+    count, count_span = reader.container_gpus(cpath, name)
+    return GpuFacts(count=count, count_span=count_span, labels=labels)
 
 
 def _build(
@@ -177,6 +185,8 @@ def _build(
         gpu=gpu,
         where=where,
         engine_version=(version, reader.document.span(image_path)) if version else None,
+        # the service's own labels and annotations (hbmlint.io/model names a local model)
+        hints=metadata_labels(reader.document, ("metadata",)),
     )
     reader.findings.extend(findings)
     return [deployment] if deployment is not None else []

@@ -4,35 +4,28 @@ LeaderWorkerSet, and the pod template of anything with ``spec.template.spec.cont
 Each container that runs vLLM, SGLang or TGI becomes one Deployment. The GPU count is the
 container's ``nvidia.com/gpu`` (or ``amd.com/gpu``) limit, times the pods of one engine instance
 (LeaderWorkerSet ``size``, ``--nnodes``); the GPU type comes from the node labels the pod selects
-(nodeSelector, required node affinity): GPU product labels, GKE and Karpenter labels, or cloud
-instance types mapped through instance_types.yaml.
+(nodeSelector, required node affinity), which this reader passes on with their lines for resolve
+to read (catalog/labels.yaml), with the workload's own labels and annotations (a model label
+such as ai.gke.io/model, hbmlint.io/model).
 """
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.resources import files
 from typing import Any
 
-import yaml
-
-from .. import catalog
 from ..diagnostics import Diagnostic
 from ..engines import image_version, read_invocation
 from ..engines.args import placeholder
 from ..spec import Deployment
-from ..units import parse_quantity
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build
 from .podspec import (
-    GPU_MEMORY_LABELS,
-    GPU_TYPE_LABELS,
-    INSTANCE_TYPE_LABELS,
     Path,
     Reader,
     container_argv,
     container_env,
     containers,
+    metadata_labels,
     node_labels,
     pod_specs,
     runs_engine,
@@ -49,47 +42,6 @@ def detect(data: Any) -> bool:
         for pod_path, _ in pod_specs(data)
         for _, container in containers(data, pod_path)
     )
-
-
-@cache
-def instance_types() -> dict[str, dict]:
-    text = files("hbmlint.formats").joinpath("instance_types.yaml").read_text(encoding="utf-8")
-    table = yaml.safe_load(text)["instance_types"]
-    return {str(k).lower(): v for k, v in table.items()}
-
-
-def gpu_from_labels(labels: list[tuple[str, str, Span]]) -> GpuFacts:
-    """The GPU type (or memory) the pod's node labels name. Where several are allowed (``In``
-    with many values), the one with the least memory: the budget must hold on every node."""
-    candidates: list[tuple[str, Span]] = []
-    by_label = {key: (value, span) for key, value, span in labels}
-    for key, value, span in labels:
-        if key in GPU_TYPE_LABELS:
-            candidates.append((value, span))
-        elif key in INSTANCE_TYPE_LABELS and value.lower() in instance_types():
-            candidates.append((instance_types()[value.lower()]["gpu"], span))
-    family = by_label.get("karpenter.k8s.aws/instance-family")
-    size = by_label.get("karpenter.k8s.aws/instance-size")
-    if family and size:
-        sku = f"{family[0]}.{size[0]}".lower()
-        if sku in instance_types():
-            candidates.append((instance_types()[sku]["gpu"], family[1]))
-    known = [(catalog.find_gpu(name), name, span) for name, span in candidates]
-    known = [k for k in known if k[0] is not None]
-    if known:
-        _, name, span = min(known, key=lambda k: k[0].memory)
-        return GpuFacts(type=name, type_span=span)
-    facts = GpuFacts()
-    if candidates:
-        facts.type, facts.type_span = candidates[0]
-    memories = []
-    for key, value, span in labels:
-        if key in GPU_MEMORY_LABELS and value.strip().isdecimal():
-            memories.append((int(value), span))
-    if memories:
-        mib, span = min(memories)
-        facts.memory, facts.memory_span = parse_quantity(f"{mib} MiB", "[information]"), span
-    return facts
 
 
 def document_name(document: YamlDocument, reader: Reader, kind: str) -> tuple[str, Span]:
@@ -150,6 +102,7 @@ def to_deployments(
             gpu=gpu,
             where=doc_span,
             engine_version=(version, document.span((*cpath, "image"))) if version else None,
+            hints=metadata_labels(document, ("metadata",), (*pod_path[:-1], "metadata")),
         )
         reader.findings.extend(findings)
         if deployment is not None:
@@ -175,8 +128,8 @@ def _gpu_facts(
         "requiredDuringSchedulingIgnoredDuringExecution",
         "nodeSelectorTerms",
     )
-    gpu = gpu_from_labels(node_labels(reader.document, (*pod_path, "nodeSelector"), terms))
-    gpu.count, gpu.count_span = per_pod, count_span
+    labels = node_labels(reader.document, (*pod_path, "nodeSelector"), terms)
+    gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod is None:
         return gpu
     if data.get("kind") == "LeaderWorkerSet":

@@ -10,20 +10,12 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import ENGINE_WORDS, image_engine
 from ..engines.args import RENDER_HINT, Token, placeholder
+from ..spec import Label
 from ..yamlsrc import Span, YamlDocument
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
-# Labels whose value names a GPU (catalog names and aliases cover their spellings).
-GPU_TYPE_LABELS = (
-    "nvidia.com/gpu.product",
-    "cloud.google.com/gke-accelerator",
-    "karpenter.k8s.aws/instance-gpu-name",
-    "eks.amazonaws.com/instance-gpu-name",
-)
-INSTANCE_TYPE_LABELS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
-# Memory per GPU in MiB. Used only when no GPU type is known: a type gives the memory the
-# device really reports to the engine, which is less than the label's total.
-GPU_MEMORY_LABELS = ("nvidia.com/gpu.memory", "karpenter.k8s.aws/instance-gpu-memory")
+# Which node labels name a GPU is the catalog's business (catalog/labels.yaml): a reader passes
+# every label a pod requires, with where it is written, and resolve picks the GPU.
 
 Path = tuple[Any, ...]
 
@@ -162,15 +154,15 @@ class Reader:
 
 def node_labels(
     document: YamlDocument, selector_path: Path | None, terms_path: Path | None
-) -> list[tuple[str, str, Span]]:
-    """(label, value, where) for every node label required: a nodeSelector map's entries and the
-    ``In`` expressions of node-selector terms (each of their values)."""
+) -> list[Label]:
+    """Every node label a pod requires, with where: a nodeSelector map's entries and the ``In``
+    expressions of node-selector terms (each of their values)."""
     data = document.data
     found = []
     selector = value_at(data, selector_path) if selector_path else None
     if isinstance(selector, dict):
         for key, value in selector.items():
-            found.append((str(key), str(value), document.span((*selector_path, key))))
+            found.append(Label(str(key), str(value), document.span((*selector_path, key))))
     if terms_path is None:
         return found
     terms = value_at(data, terms_path)
@@ -182,5 +174,20 @@ def node_labels(
             values = expr.get("values")
             for v, value in enumerate(values if isinstance(values, list) else []):
                 where = (*terms_path, t, "matchExpressions", e, "values", v)
-                found.append((str(expr.get("key")), str(value), document.span(where)))
+                found.append(Label(str(expr.get("key")), str(value), document.span(where)))
+    return found
+
+
+def metadata_labels(document: YamlDocument, *paths: Path) -> list[Label]:
+    """The labels and annotations under each ``metadata`` path (the workload's own, its pod
+    template's), with where: resolve reads the ones that name a model or a GPU."""
+    found = []
+    for path in paths:
+        for section in ("annotations", "labels"):
+            items = value_at(document.data, (*path, section))
+            if isinstance(items, dict):
+                for key, value in items.items():
+                    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                        span = document.span((*path, section, key))
+                        found.append(Label(str(key), str(value), span))
     return found

@@ -1,0 +1,151 @@
+"""Which GPU a pod's node labels select, and which model a local path or a workload's labels
+name. Format readers collect labels with their lines; resolve asks here what they mean. The
+label keys and the instance shapes live in labels.yaml and instance_types.yaml, with sources."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..spec import Label
+from ..units import parse_quantity
+from ..yamlsrc import Span
+
+__all__ = ["GpuChoice", "gpu_from_labels", "instance_types", "label_keys", "model_candidates"]
+
+
+def _data(name: str) -> Any:
+    from . import _load  # the package's cached YAML loader
+
+    return _load(name)
+
+
+@cache
+def label_keys(kind: str) -> tuple[str, ...]:
+    """The label keys of one kind in labels.yaml (gpu_type, gpu_generic, instance_type,
+    gpu_memory, model)."""
+    return tuple(str(entry["key"]) for entry in _data("labels.yaml")[kind])
+
+
+@cache
+def _unblock(key: str) -> str:
+    for entry in _data("labels.yaml")["gpu_generic"]:
+        if entry["key"] == key:
+            return str(entry.get("unblock", ""))
+    return ""
+
+
+@cache
+def instance_types() -> dict[str, dict]:
+    """Cloud instance shape (lower case) -> {gpu, count}."""
+    table = _data("instance_types.yaml")["instance_types"]
+    return {str(k).lower(): v for k, v in table.items()}
+
+
+@dataclass
+class GpuChoice:
+    """What the labels say about the GPU: a type (a catalog name, or the label's value when the
+    catalog does not know it), or only a memory size, or that a GPU is there but not which."""
+
+    type: str | None = None
+    type_span: Span | None = None
+    label: str | None = None  # the label key the type came from
+    known: bool = False  # type is a catalog GPU
+    memory: Any = None  # pint Quantity of bytes
+    memory_span: Span | None = None
+    # labels that say "a GPU" without naming it, with how to name it: (label, advice)
+    generic: list[tuple[Label, str]] = field(default_factory=list)
+
+
+def gpu_from_labels(labels: list[Label]) -> GpuChoice:
+    """The GPU the node labels a pod requires select. Where several are allowed (``In`` with
+    many values, several labels), the one with the least memory: the budget must hold on every
+    node the pod may land on."""
+    from . import find_gpu
+
+    candidates: list[tuple[str, Span, str]] = []
+    by_key = {label.key: label for label in labels}
+    shapes = instance_types()
+    for label in labels:
+        if label.key in label_keys("gpu_type"):
+            candidates.append((label.value, label.span, label.key))
+        elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
+            candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
+    family = by_key.get("karpenter.k8s.aws/instance-family")
+    size = by_key.get("karpenter.k8s.aws/instance-size")
+    if family and size and f"{family.value}.{size.value}".lower() in shapes:
+        sku = f"{family.value}.{size.value}".lower()
+        candidates.append((shapes[sku]["gpu"], family.span, family.key))
+    choice = GpuChoice()
+    known = [(find_gpu(name), name, span, key) for name, span, key in candidates]
+    named = [k for k in known if k[0] is not None]
+    if named:
+        info, _, span, key = min(named, key=lambda k: k[0].memory)
+        return GpuChoice(type=info.name, type_span=span, label=key, known=True)
+    if candidates:
+        choice.type, choice.type_span, choice.label = candidates[0]
+    memories = [
+        (int(label.value), label.span)
+        for label in labels
+        if label.key in label_keys("gpu_memory")
+        and label.value.strip().isdecimal()
+        and label.value.strip().isascii()
+    ]
+    if memories:
+        mib, span = min(memories)
+        choice.memory = parse_quantity(f"{mib} MiB", "[information]")
+        choice.memory_span = span
+    choice.generic = [
+        (label, _unblock(label.key)) for label in labels if label.key in label_keys("gpu_generic")
+    ]
+    return choice
+
+
+# ------------------------------------------------------------------------------------- models
+
+
+def _loose(name: str) -> str:
+    """Model names compared loosely: case, and '.', '_', '-' and spaces alike (a label value
+    cannot hold a dot-free "3.1", so GKE writes Llama-3-1-8B)."""
+    return re.sub(r"[\s._\-]+", "-", name.strip().lower())
+
+
+@cache
+def _by_basename() -> dict[str, list[str]]:
+    from . import model_ids
+
+    index: dict[str, list[str]] = {}
+    for model_id in model_ids():
+        index.setdefault(_loose(model_id.rpartition("/")[2]), []).append(model_id)
+    return index
+
+
+def looks_like_path(name: str) -> bool:
+    """A model given as a directory (``/models/llama``, ``./ckpt``, ``~/m``, ``s3://...``)
+    rather than a Hugging Face id."""
+    return name.startswith(("/", "./", "../", "~")) or "://" in name or name.count("/") > 1
+
+
+def model_candidates(name: str) -> list[tuple[str, str]]:
+    """Hugging Face ids a local path (or an unknown name) may hold, best first, each with the
+    hint it comes from: a cache directory (``models--org--name``), an ``org/name`` tail, a last
+    component that is a catalog model's name."""
+    found: list[tuple[str, str]] = []
+    cache_dir = re.search(r"models--([^/]+?)--([^/]+)", name)
+    if cache_dir:
+        found.append((f"{cache_dir[1]}/{cache_dir[2]}", "its Hugging Face cache directory name"))
+    parts = [p for p in PurePosixPath(name.split("://", 1)[-1]).parts if p not in ("/", ".", "..")]
+    # a cache snapshot path ends in snapshots/<revision>: the model is further up
+    if len(parts) > 2 and parts[-2] == "snapshots":
+        parts = parts[:-2]
+    if len(parts) >= 2 and looks_like_path(name):
+        found.append((f"{parts[-2]}/{parts[-1]}", "the last two parts of the path"))
+    if parts:
+        ids = _by_basename().get(_loose(parts[-1]), [])
+        if len(ids) == 1:  # an ambiguous basename is no hint
+            found.append((ids[0], f"'{parts[-1]}', the name of a catalog model"))
+    seen: set[str] = set()
+    return [c for c in found if not (c[0] in seen or seen.add(c[0]))]
