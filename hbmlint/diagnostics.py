@@ -163,6 +163,19 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "`helm template RELEASE CHART -f values.yaml | hbmlint -`.",
         ),
         InputCheck(
+            "HBM013",
+            "repeated-entrypoint",
+            Severity.WARNING,
+            "The command line repeats what the image's entrypoint already runs (`serve` on the "
+            "vllm/vllm-openai image); the engine most likely rejects its arguments.",
+            "The container's `args` start with a word that the image's own entrypoint already "
+            "runs: `serve` on the `vllm/vllm-openai` image, whose entrypoint is `vllm serve` "
+            "(the api_server module in older releases). vLLM's parser then takes `serve` as "
+            "the model and rejects the real one as an unrecognized argument. hbmlint reads the "
+            "model after `serve`, and warns rather than errs because a derived image may have "
+            "changed the entrypoint.",
+        ),
+        InputCheck(
             "HBM090",
             "unused-suppression",
             Severity.INFO,

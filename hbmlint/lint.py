@@ -135,7 +135,7 @@ def _lint_text(
     if error is not None and (forced is not None or _looks_like_manifest(text)):
         result.is_manifest = True
         result.diagnostics.append(
-            render_first(text, display)
+            render_first(text, display, error.span)
             or input_diagnostic("HBM002", error.message, display, error.span)
         )
     for document in documents:

@@ -73,18 +73,20 @@ def read_invocation(
     ``env`` is the container's environment (values with where they are set); ``text`` the
     whole file, to place words of a shell script on their own lines."""
     env_text = {name: token.text for name, token in env.items() if token.readable}
+    # variables the container has but whose value is not in the file: "NAME (from ...)"
+    origins = {name: token.unresolved[0] for name, token in env.items() if not token.readable}
     script = shell_script(list(argv))
     if script is not None:
         token, _ = script
         locator = Locator(text, token.span)
-        for command in split_script(token.text, env_text, locator, token.span):
+        for command in split_script(token.text, env_text, locator, token.span, origins):
             found = _find(command)
             if found:
                 module, start = found
                 return module.parse(command[start:], command[start - 1].span, env)
         return None
     if k8s_expansion:
-        argv = [expand_k8s(t, env_text) for t in argv]
+        argv = [expand_k8s(t, env_text, origins) for t in argv]
     found = _find(argv)
     if found:
         module, start = found
@@ -98,6 +100,20 @@ def read_invocation(
             return module.parse([], image_span or env["MODEL_ID"].span, env)
         return None
     first = argv[0].text
+    if module is vllm and first == "serve":
+        # `args: [serve, MODEL, ...]` on an image whose entrypoint already is the server: the
+        # model is the word after `serve`, whatever the engine makes of the repeated word
+        command = module.parse(list(argv[1:]), argv[0].span, env)
+        command.note(
+            "HBM013",
+            "this image's entrypoint already runs vLLM's server (`vllm serve` in current "
+            "vllm/vllm-openai images, the api_server module in older ones), so `serve` here is "
+            "passed to it as one more word; vLLM's parser then rejects the arguments "
+            "('unrecognized arguments') unless the image's entrypoint was changed",
+            argv[0].span,
+            "Drop `serve` from args, or set command: [vllm, serve] and keep the rest in args",
+        )
+        return command
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
         return module.parse(list(argv), image_span or argv[0].span, env)
     return None

@@ -82,7 +82,8 @@ class FlagTable:
         for flag in flags:
             for name in flag.names:
                 self.by_name[normalise(name)] = flag
-                if flag.parse is None and name.startswith("--"):  # argparse BooleanOptionalAction
+                if flag.parse is None and not flag.multi and name.startswith("--"):
+                    # argparse BooleanOptionalAction
                     self.by_name[normalise("--no-" + name[2:])] = flag
         # Boolean flags of the engine that hbmlint ignores: they never take the next word.
         self.switches = {normalise(s) for s in switches}
@@ -141,6 +142,14 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:
             value = Token(inline, word.span, word.unresolved)
             yield Item(flag, name, word, value, (value,))
             continue
+        if flag is not None and flag.multi:
+            # argparse nargs="+": every following word up to the next flag
+            values = []
+            while i < len(tokens) and not is_flag(tokens[i].text):
+                values.append(tokens[i])
+                i += 1
+            yield Item(flag, name, word, values[0] if values else None, tuple(values))
+            continue
         if flag is not None and flag.parse is None:
             # a switch; `--enforce-eager true` is accepted where the next word is a boolean
             if i < len(tokens) and tokens[i].text.lower() in ("true", "false"):
@@ -151,13 +160,6 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:
             continue
         if flag is None and name in table.switches:
             yield Item(None, name, word)
-            continue
-        if flag is not None and flag.multi:
-            values = []
-            while i < len(tokens) and not is_flag(tokens[i].text):
-                values.append(tokens[i])
-                i += 1
-            yield Item(flag, name, word, values[0] if values else None, tuple(values))
             continue
         # a flag with a value (known, or unknown: assume it takes the next word)
         if i < len(tokens) and not is_flag(tokens[i].text):
@@ -321,8 +323,10 @@ def kv_cache_dtype(text: str) -> str:
 dtype = choice(DTYPES, "weight dtype")
 
 # Placeholders left for a templating step: Helm, envsubst, "REPLACE_ME", "<your model>".
+# ``${VAR:-default}`` and friends count too: in a Kubernetes command line nothing expands them.
 _PLACEHOLDER = re.compile(
-    r"\{\{.*?\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*\}|^\$[A-Za-z_][\w.]*$|REPLACE[_-]?\w*|<[^<>\s][^<>]*>"
+    r"\{\{.*?\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}|^\$[A-Za-z_][\w.]*$"
+    r"|REPLACE[_-]?\w*|<[^<>\s][^<>]*>"
 )
 
 
@@ -343,10 +347,32 @@ RENDER_HINT = (
 def unreadable_message(
     shown: str, token: Token, what: str = "the engine default is assumed"
 ) -> str:
-    refs = ", ".join(dict.fromkeys(token.unresolved))
+    """Why a word cannot be read. A reference whose source is known reads "NAME (from ...)";
+    one with no known source is said not to be set."""
+    refs = list(dict.fromkeys(token.unresolved))
+    explained = [r for r in refs if " (" in r]
+    unknown = [r for r in refs if " (" not in r]
+    reasons = []
+    if explained:
+        reasons.append("; ".join(explained))
+    if unknown:
+        verb = "is" if len(unknown) == 1 else "are"
+        reasons.append(
+            f"{', '.join(unknown)} {verb} not set in the container's env or earlier in the script"
+        )
     return (
         f"{shown} is {token.text}, which hbmlint cannot read without running anything "
-        f"({refs} is not set in the container's env or earlier in the script); {what}"
+        f"({'; '.join(reasons)}); {what}"
+    )
+
+
+def placeholder_message(
+    shown: str, token: Token, what: str = "the engine default is assumed"
+) -> str:
+    return (
+        f"{shown} is '{token.text}', a template placeholder ({placeholder(token.text)}) that is "
+        f"filled in before the engine sees it; {what}. To check it, lint the rendered manifest "
+        "(helm template ... | hbmlint -, or envsubst < FILE | hbmlint -)"
     )
 
 
@@ -374,12 +400,17 @@ def apply(command: EngineCommand, item: Item) -> bool:
     if value is None:
         command.note("HBM004", f"{shown} needs a value", item.word.span)
         return True
-    if not value.readable:
-        if flag.field == "model.name":
+    if not value.readable or placeholder(value.text):
+        # a variable we cannot expand, or a template left for a rendering step: this one field
+        # is unreadable (the engine default stands in for it), the rest of the command is read
+        is_model = flag.field == "model.name"
+        what = "this deployment cannot be checked" if is_model else "the engine default is assumed"
+        if is_model:
             command.model_unreadable = True
-            message = unreadable_message(shown, value, "this deployment cannot be checked")
+        if value.readable:
+            message = placeholder_message(shown, value, what)
         else:
-            message = unreadable_message(shown, value)
+            message = unreadable_message(shown, value, what)
         command.note("HBM011", message, value.span)
         return True
     try:

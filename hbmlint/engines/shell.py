@@ -71,9 +71,10 @@ class Word:
 class _Splitter:
     """Splits a script into simple commands of words, expanding variables as it goes."""
 
-    def __init__(self, script: str, env: Mapping[str, str]):
+    def __init__(self, script: str, env: Mapping[str, str], origins: Mapping[str, str]):
         self.s = script
         self.env = dict(env)
+        self.origins = dict(origins)  # set, value unknown: "NAME (from ConfigMap ...)"
         self.i = 0
         self.commands: list[list[Word]] = []
 
@@ -186,19 +187,29 @@ class _Splitter:
             # Kubernetes expands $(NAME) from the container env before the shell runs
             if _NAME.fullmatch(inner) and inner in self.env:
                 return self.env[inner], []
-            return s[start:end], [s[start:end]]
+            return s[start:end], [self._missing(inner, s[start:end])]
         if s.startswith("${", start):
             end = s.find("}", start)
             end = len(s) - 1 if end < 0 else end
             self.i = end + 1
             body = s[start + 2 : end]
-            match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?::?([-=])(.*))?", body, re.S)
+            match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-=+?])(.*))?", body, re.S)
             if match:
-                name, op, default = match.groups()
-                if name in self.env and (self.env[name] or not op):
+                name, colon, op, word = match.groups()
+                known = name in self.env
+                # with a colon, an empty value counts as unset (POSIX parameter expansion)
+                is_set = known and (bool(self.env[name]) or not colon)
+                if name in self.origins and op:
+                    is_set = None  # set by the platform, to a value we cannot see
+                if op == "+" and is_set is not None:
+                    return (word if is_set else ""), []
+                if op in ("-", "=") and is_set is False:
+                    if op == "=":
+                        self.env[name] = word
+                    return word, []
+                if known and is_set is not None and (is_set or not op):
                     return self.env[name], []
-                if op:
-                    return default, []
+                return s[start : end + 1], [self._missing(name, s[start : end + 1])]
             return s[start : end + 1], [s[start : end + 1]]
         match = _NAME.match(s, start + 1)
         if match:
@@ -206,9 +217,13 @@ class _Splitter:
             name = match.group(0)
             if name in self.env:
                 return self.env[name], []
-            return "$" + name, ["$" + name]
+            return "$" + name, [self._missing(name, "$" + name)]
         self.i += 1
         return "$", []
+
+    def _missing(self, name: str, ref: str) -> str:
+        origin = self.origins.get(name)
+        return f"{ref} {origin[len(name) + 1 :]}" if origin else ref
 
 
 def _closing(s: str, open_at: int) -> int:
@@ -225,11 +240,16 @@ def _closing(s: str, open_at: int) -> int:
 
 
 def split_script(
-    script: str, env: Mapping[str, str], locator: Locator | None, span: Span
+    script: str,
+    env: Mapping[str, str],
+    locator: Locator | None,
+    span: Span,
+    origins: Mapping[str, str] | None = None,
 ) -> list[list[Token]]:
-    """The simple commands of ``script`` as tokens placed in the file."""
+    """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
+    variables that are set but whose value is not known, with where they come from."""
     commands = []
-    for words in _Splitter(script, env).run():
+    for words in _Splitter(script, env, origins or {}).run():
         tokens = []
         for w in words:
             where = locator.locate(script[w.raw_start : w.raw_end]) if locator else span
@@ -264,7 +284,9 @@ def shell_script(argv: list[Token]) -> tuple[Token, int] | None:
     return None
 
 
-def expand_k8s(token: Token, env: Mapping[str, str]) -> Token:
+def expand_k8s(
+    token: Token, env: Mapping[str, str], origins: Mapping[str, str] | None = None
+) -> Token:
     """Kubernetes' own ``$(NAME)`` expansion in command/args (no shell): from the container's
     env; ``$$`` escapes; an unknown name stays as written, and unreadable."""
     missing: list[str] = []
@@ -275,7 +297,8 @@ def expand_k8s(token: Token, env: Mapping[str, str]) -> Token:
         name = match.group(1)
         if name in env:
             return env[name]
-        missing.append(match.group(0))
+        origin = (origins or {}).get(name)
+        missing.append(f"{match.group(0)} {origin[len(name) + 1 :]}" if origin else match.group(0))
         return match.group(0)
 
     text = re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)", repl, token.text)

@@ -30,6 +30,8 @@ from .args import (
     kv_cache_dtype,
     model_name,
     nonnegative_float,
+    placeholder,
+    placeholder_message,
     positive_int,
     quantization,
     scan,
@@ -180,7 +182,11 @@ def parse(
     spec_span: Span | None = None
     legacy: list[Item] = []
     positional: Token | None = None
+    served: Item | None = None
     for item in scan(tokens, FLAGS):
+        if item.flag is not None and item.flag.names[0] == "--served-model-name":
+            served = item  # names the API serves it under; never the model itself
+            continue
         if item.flag is None and not item.name:
             if positional is None and not item.word.text.startswith("-"):
                 positional = item.word  # `vllm serve MODEL`: the first positional is the model
@@ -231,18 +237,40 @@ def parse(
     _report_legacy(command, legacy, spec)
     if positional is not None:
         # `vllm serve MODEL` wins over --model, as in vLLM
-        if positional.readable:
+        if positional.readable and not placeholder(positional.text):
             command.set("model.name", model_name(positional.text), positional.span)
+            command.model_unreadable = False  # an unreadable --model no longer matters
         else:
             command.model_unreadable = True
+            show = placeholder_message if positional.readable else unreadable_message
             command.note(
                 "HBM011",
-                unreadable_message("the model", positional, "this deployment cannot be checked"),
+                show("the model", positional, "this deployment cannot be checked"),
                 positional.span,
             )
+    elif "model.name" not in command.values and not command.model_unreadable and served:
+        _served_names_took_the_model(command, served)
     if spec:
         _speculative(command, spec, spec_span or launcher)
     return command
+
+
+def _served_names_took_the_model(command: EngineCommand, served: Item) -> None:
+    """``vllm serve --served-model-name NAME MODEL``: argparse gives every word after the flag
+    to it (nargs="+"), so no model is left; vLLM refuses to start without one."""
+    if len(served.values) < 2:
+        return
+    last = served.values[-1]
+    command.model_unreadable = True  # this note says why there is no model
+    command.note(
+        "HBM003",
+        f"--served-model-name takes every word up to the next flag, so '{last.text}' is read "
+        "as one more served name and the vllm command names no model (vLLM refuses to start: "
+        "'model should be provided as the first positional argument')",
+        last.span,
+        f"Put the model first: `vllm serve {last.text} --served-model-name "
+        f"{' '.join(v.text for v in served.values[:-1])}`",
+    )
 
 
 def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:

@@ -49,13 +49,29 @@ def mentions_engine(text: str) -> bool:
 
 
 _TEMPLATE = re.compile(r"\{\{-?\s*[.$\w(]")
+# A line that is nothing but a template action ({{- if ... }}, {{ end }}, {{ toYaml ... }}):
+# no YAML file has one, every Helm template does.
+_ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*\}\}[ \t]*$", re.M)
 
 
-def render_first(text: str, display: str) -> Diagnostic | None:
+def is_template(text: str, error: Span | None = None) -> bool:
+    """Whether ``text`` is a template rather than broken YAML: a line that is only a template
+    action, or a YAML error at (or just after) a line with ``{{``. A ``{{`` elsewhere in an
+    otherwise broken file does not make the file a template: its YAML error is still ours."""
+    if _ACTION_LINE.search(text):
+        return True
+    if error is None:
+        return _TEMPLATE.search(text) is not None
+    lines = text.split("\n")
+    near = lines[max(error.line - 2, 0) : error.line]
+    return any("{{" in line for line in near)
+
+
+def render_first(text: str, display: str, error: Span | None = None) -> Diagnostic | None:
     """One "render first" finding for a Helm template (``{{ .Values... }}``), at its first
-    template action; None when the text is not a template."""
+    template action; None when the text is not a template (``error``: where YAML broke)."""
     match = _TEMPLATE.search(text)
-    if match is None:
+    if match is None or not is_template(text, error):
         return None
     line = text.count("\n", 0, match.start()) + 1
     column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
@@ -104,7 +120,7 @@ def describe(text: str, path: Any, display: str, forced: ModuleType | None = Non
                 f"  {finding.severity} {finding.code} line {finding.span.line}: {finding.message}"
             )
     if error is not None:
-        finding = (mentions_engine(text) and render_first(text, display)) or None
+        finding = (mentions_engine(text) and render_first(text, display, error.span)) or None
         message = finding.message if finding else error.message
         out.append(f"{display}: line {error.span.line}: {message}")
     if not documents and error is None:

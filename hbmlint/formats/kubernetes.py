@@ -15,7 +15,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..engines import image_version, read_invocation
-from ..engines.args import placeholder
+from ..engines.args import Token, placeholder
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build
@@ -29,6 +29,7 @@ from .podspec import (
     node_labels,
     pod_specs,
     runs_engine,
+    value_at,
 )
 
 NAME = "kubernetes"
@@ -77,7 +78,7 @@ def to_deployments(
         name = base_name
         if len(engine_containers) > 1 and role != "worker":
             name = f"{base_name}/{container.get('name', index)}"
-        env = container_env(document, cpath)
+        env = container_env(document, cpath, _injected(document, role))
         image = container.get("image") if "command" not in container else None
         command = read_invocation(
             container_argv(document, cpath),
@@ -87,10 +88,6 @@ def to_deployments(
             image_span=document.span((*cpath, "image")),
         )
         if command is None:
-            continue
-        model = command.values.get("model.name")
-        if isinstance(model, str) and placeholder(model):
-            reader.render_first(model, command.locations["model.name"], name)
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)
         version = image_version(container.get("image"))
@@ -108,6 +105,31 @@ def to_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, reader.findings
+
+
+def _injected(document: YamlDocument, role: str) -> dict[str, Token]:
+    """What LeaderWorkerSet adds to every container's env (kubernetes-sigs/lws,
+    api/leaderworkerset/v1 constants): the group size as the manifest fixes it; the leader's
+    address and the pod's index only exist when the pod runs."""
+    if document.data.get("kind") != "LeaderWorkerSet":
+        return {}
+    path = ("spec", "leaderWorkerTemplate", "size")
+    size = value_at(document.data, path)
+    span = document.span(path)
+    runtime = "set by LeaderWorkerSet when the pod starts"
+    env = {
+        "LWS_LEADER_ADDRESS": Token("", span, (f"LWS_LEADER_ADDRESS ({runtime})",)),
+        "LWS_WORKER_INDEX": Token(
+            "0" if role == "leader" else "",
+            span,
+            () if role == "leader" else (f"LWS_WORKER_INDEX ({runtime})",),
+        ),
+    }
+    if size is None:
+        env["LWS_GROUP_SIZE"] = Token("1", span)  # LWS defaults size to 1
+    elif placeholder(size) is None:
+        env["LWS_GROUP_SIZE"] = Token(str(size), span)
+    return env
 
 
 def _gpu_facts(

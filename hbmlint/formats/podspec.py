@@ -4,7 +4,9 @@ environment, GPU limits, and the node labels a pod requires."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -70,16 +72,98 @@ def runs_engine(container: dict) -> bool:
     return "command" not in container and image_engine(container.get("image")) is not None
 
 
-def container_env(document: YamlDocument, path: Path) -> dict[str, Token]:
-    """The container's literal env values (``valueFrom`` cannot be read statically)."""
-    env: dict[str, Token] = {}
+def container_env(
+    document: YamlDocument, path: Path, injected: dict[str, Token] | None = None
+) -> dict[str, Token]:
+    """The container's environment as Kubernetes builds it: ``envFrom`` first, then ``env`` (a
+    later entry wins), over what the platform injects (``injected``: LeaderWorkerSet's LWS_*).
+
+    ``valueFrom`` is read where the file holds its source (a ConfigMap or Secret in the same
+    file); otherwise the variable is known to be set but not to what, and its token says where
+    the value comes from (``Token.unresolved``), so a finding can name the source."""
+    env: dict[str, Token] = dict(injected or {})
+    objects = _file_objects(document.text)
+    sources = value_at(document.data, (*path, "envFrom"))
+    for source in sources if isinstance(sources, list) else []:
+        if not isinstance(source, dict):
+            continue
+        prefix = str(source.get("prefix") or "")
+        for kind, key in (("ConfigMap", "configMapRef"), ("Secret", "secretRef")):
+            ref = source.get(key)
+            if not isinstance(ref, dict):
+                continue
+            found = objects.get((kind, str(ref.get("name"))))
+            if found is not None:
+                for name, token in found.items():
+                    env[prefix + name] = token
     items = value_at(document.data, (*path, "env"))
     for i, item in enumerate(items if isinstance(items, list) else []):
-        if isinstance(item, dict) and "name" in item and "value" in item:
+        if not isinstance(item, dict) or "name" not in item:
+            continue
+        name = str(item["name"])
+        if "value" in item:
             value = item["value"]
             text = "" if value is None else str(value)
-            env[str(item["name"])] = Token(text, document.span((*path, "env", i, "value")))
+            env[name] = Token(text, document.span((*path, "env", i, "value")))
+        elif isinstance(item.get("valueFrom"), dict):
+            span = document.span((*path, "env", i, "valueFrom"))
+            env[name] = _value_from(name, item["valueFrom"], span, objects)
+        else:
+            env[name] = Token("", document.span((*path, "env", i)))  # set, and empty
     return env
+
+
+def _value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
+    for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
+        ref = source.get(key)
+        if isinstance(ref, dict):
+            owner, field = str(ref.get("name")), str(ref.get("key"))
+            found = objects.get((kind, owner), {}).get(field)
+            if found is not None:
+                return found
+            origin = f"from {kind} '{owner}', key '{field}', which is not in this file"
+            return Token("valueFrom", span, (f"{name} ({origin})",))
+    ref = source.get("fieldRef")
+    if isinstance(ref, dict):
+        origin = f"the pod's {ref.get('fieldPath')}, set by Kubernetes (downward API)"
+        return Token("valueFrom", span, (f"{name} ({origin})",))
+    ref = source.get("resourceFieldRef")
+    if isinstance(ref, dict):
+        origin = f"the container's {ref.get('resource')}, set by Kubernetes (downward API)"
+        return Token("valueFrom", span, (f"{name} ({origin})",))
+    return Token("valueFrom", span, (f"{name} (from valueFrom)",))
+
+
+@lru_cache(maxsize=4)
+def _file_objects(text: str) -> dict[tuple[str, str], dict[str, Token]]:
+    """ConfigMaps and Secrets written in the same file, by (kind, name): their keys as tokens
+    located at the value. A Secret's ``data`` is base64, as Kubernetes stores it."""
+    if "ConfigMap" not in text and "Secret" not in text:
+        return {}
+    from ..yamlsrc import load_documents
+
+    found: dict[tuple[str, str], dict[str, Token]] = {}
+    documents, _ = load_documents(text)
+    for document in documents:
+        data = document.data
+        if not isinstance(data, dict) or data.get("kind") not in ("ConfigMap", "Secret"):
+            continue
+        metadata = data.get("metadata")
+        if not isinstance(metadata, dict) or not metadata.get("name"):
+            continue
+        keys: dict[str, Token] = {}
+        for section in ("data", "stringData"):
+            values = data.get(section)
+            for key, value in (values if isinstance(values, dict) else {}).items():
+                text_value = "" if value is None else str(value)
+                if data["kind"] == "Secret" and section == "data":
+                    try:
+                        text_value = base64.b64decode(text_value, validate=True).decode()
+                    except (ValueError, UnicodeDecodeError):
+                        continue
+                keys[str(key)] = Token(text_value, document.span((section, key)))
+        found[(str(data["kind"]), str(metadata["name"]))] = keys
+    return found
 
 
 def container_argv(document: YamlDocument, path: Path) -> list[Token]:
@@ -97,28 +181,27 @@ def container_argv(document: YamlDocument, path: Path) -> list[Token]:
 
 
 class Reader:
-    """Collects findings for one document, reporting "render first" only once."""
+    """Collects the findings of one document."""
 
     def __init__(self, document: YamlDocument, display: str):
         self.document = document
         self.display = display
         self.findings: list[Diagnostic] = []
-        self.render_reported = False
 
     def render_first(self, value: str, span: Span, name: str | None) -> None:
-        if not self.render_reported:
-            self.render_reported = True
-            self.findings.append(
-                input_diagnostic(
-                    "HBM012",
-                    f"'{placeholder(value)}' is a template placeholder: this document is not a "
-                    "manifest until it is rendered",
-                    self.display,
-                    span,
-                    name,
-                    [RENDER_HINT],
-                )
+        """A template placeholder in one field: that field is unreadable (an info at it), the
+        rest of the document is still read."""
+        self.findings.append(
+            input_diagnostic(
+                "HBM011",
+                f"'{value}' holds a template placeholder ({placeholder(value)}) that is filled "
+                "in before Kubernetes sees it; hbmlint reads this field once it is rendered",
+                self.display,
+                span,
+                name,
+                [RENDER_HINT],
             )
+        )
 
     def count(self, path: Path, name: str | None) -> int | None:
         """A whole-number field (a GPU limit, an LWS size), or None with a finding."""
