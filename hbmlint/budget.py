@@ -183,6 +183,12 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     if dep.model.dtype in (None, "auto"):
         dtype = target.dtype
         assumed["dtype"] = f"{dtype} (config.json torch_dtype)"
+        if dtype == "float32":
+            # "auto" never serves float32 checkpoints in float32 (Gemma 2 ships them): vLLM
+            # downcasts to the platform's first dtype, bfloat16 from Ampere on, else float16
+            # (vllm/config/model.py _resolve_auto_dtype); SGLang and TGI do the same in 2 bytes
+            dtype = "float16" if _no_bfloat16(resolved.gpu.name) else "bfloat16"
+            assumed["dtype"] = f"{dtype} (auto: {engine} downcasts a float32 checkpoint)"
     else:
         dtype = dep.model.dtype
     kv_dtype = serving.kv_cache_dtype or "auto"
@@ -234,6 +240,15 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_offload=bool(getattr(spec, "offload", False)),
     )
     return settings, assumed
+
+
+# GPUs before Ampere (compute capability < 8.0) have no bfloat16.
+_PRE_AMPERE = ("T4", "V100", "P100", "P40", "P4-", "K80", "QUADRO-RTX", "RTX-8000", "RTX-6000-24")
+
+
+def _no_bfloat16(gpu_name: str) -> bool:
+    name = gpu_name.upper().replace(" ", "-")
+    return name.startswith(_PRE_AMPERE)
 
 
 def build(resolved: Resolved) -> Budget:

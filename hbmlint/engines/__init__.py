@@ -73,7 +73,7 @@ def read_invocation(
     ``env`` is the container's environment (values with where they are set); ``text`` the
     whole file, to place words of a shell script on their own lines."""
     env_text = {name: token.text for name, token in env.items() if token.readable}
-    # variables the container has but whose value is not in the file: "NAME (from ...)"
+    # variables the container has but whose value is not in the file: "NAME is read from ..."
     origins = {name: token.unresolved[0] for name, token in env.items() if not token.readable}
     script = shell_script(list(argv))
     if script is not None:

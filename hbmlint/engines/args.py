@@ -347,11 +347,11 @@ RENDER_HINT = (
 def unreadable_message(
     shown: str, token: Token, what: str = "the engine default is assumed"
 ) -> str:
-    """Why a word cannot be read. A reference whose source is known reads "NAME (from ...)";
-    one with no known source is said not to be set."""
+    """Why a word cannot be read. A reference whose source is known reads "NAME is read from
+    ..." (or "is set by ..."); one with no known source is said not to be set."""
     refs = list(dict.fromkeys(token.unresolved))
-    explained = [r for r in refs if " (" in r]
-    unknown = [r for r in refs if " (" not in r]
+    explained = [r for r in refs if " is " in r]
+    unknown = [r for r in refs if " is " not in r]
     reasons = []
     if explained:
         reasons.append("; ".join(explained))

@@ -74,7 +74,7 @@ class _Splitter:
     def __init__(self, script: str, env: Mapping[str, str], origins: Mapping[str, str]):
         self.s = script
         self.env = dict(env)
-        self.origins = dict(origins)  # set, value unknown: "NAME (from ConfigMap ...)"
+        self.origins = dict(origins)  # set, value unknown: "NAME is read from ConfigMap ..."
         self.i = 0
         self.commands: list[list[Word]] = []
 
@@ -223,7 +223,7 @@ class _Splitter:
 
     def _missing(self, name: str, ref: str) -> str:
         origin = self.origins.get(name)
-        return f"{ref} {origin[len(name) + 1 :]}" if origin else ref
+        return f"{ref}{origin[len(name) :]}" if origin else ref
 
 
 def _closing(s: str, open_at: int) -> int:
@@ -298,7 +298,7 @@ def expand_k8s(
         if name in env:
             return env[name]
         origin = (origins or {}).get(name)
-        missing.append(f"{match.group(0)} {origin[len(name) + 1 :]}" if origin else match.group(0))
+        missing.append(f"{match.group(0)}{origin[len(name) :]}" if origin else match.group(0))
         return match.group(0)
 
     text = re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)", repl, token.text)

@@ -118,11 +118,11 @@ def _injected(document: YamlDocument, role: str) -> dict[str, Token]:
     span = document.span(path)
     runtime = "set by LeaderWorkerSet when the pod starts"
     env = {
-        "LWS_LEADER_ADDRESS": Token("", span, (f"LWS_LEADER_ADDRESS ({runtime})",)),
+        "LWS_LEADER_ADDRESS": Token("", span, (f"LWS_LEADER_ADDRESS is {runtime}",)),
         "LWS_WORKER_INDEX": Token(
             "0" if role == "leader" else "",
             span,
-            () if role == "leader" else (f"LWS_WORKER_INDEX ({runtime})",),
+            () if role == "leader" else (f"LWS_WORKER_INDEX is {runtime}",),
         ),
     }
     if size is None:

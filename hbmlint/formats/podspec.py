@@ -80,7 +80,8 @@ def container_env(
 
     ``valueFrom`` is read where the file holds its source (a ConfigMap or Secret in the same
     file); otherwise the variable is known to be set but not to what, and its token says where
-    the value comes from (``Token.unresolved``), so a finding can name the source."""
+    the value comes from (``Token.unresolved``: "NAME is read from ..."), so a finding can name
+    the source."""
     env: dict[str, Token] = dict(injected or {})
     objects = _file_objects(document.text)
     sources = value_at(document.data, (*path, "envFrom"))
@@ -121,17 +122,17 @@ def _value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
             found = objects.get((kind, owner), {}).get(field)
             if found is not None:
                 return found
-            origin = f"from {kind} '{owner}', key '{field}', which is not in this file"
-            return Token("valueFrom", span, (f"{name} ({origin})",))
+            origin = f"read from {kind} '{owner}', key '{field}', which is not in this file"
+            return Token("valueFrom", span, (f"{name} is {origin}",))
     ref = source.get("fieldRef")
     if isinstance(ref, dict):
         origin = f"the pod's {ref.get('fieldPath')}, set by Kubernetes (downward API)"
-        return Token("valueFrom", span, (f"{name} ({origin})",))
+        return Token("valueFrom", span, (f"{name} is {origin}",))
     ref = source.get("resourceFieldRef")
     if isinstance(ref, dict):
         origin = f"the container's {ref.get('resource')}, set by Kubernetes (downward API)"
-        return Token("valueFrom", span, (f"{name} ({origin})",))
-    return Token("valueFrom", span, (f"{name} (from valueFrom)",))
+        return Token("valueFrom", span, (f"{name} is {origin}",))
+    return Token("valueFrom", span, (f"{name} is set from valueFrom",))
 
 
 @lru_cache(maxsize=4)

@@ -1,0 +1,176 @@
+"""Manifests as people write them (tests/fixtures/real/, each naming the public pattern it
+reproduces): hbmlint must find every engine deployment, read the model, TP/PP and GPU count the
+engine would use, and raise no error the engine would not hit. docs/real-manifests.md lists the
+patterns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(name: str, rules) -> tuple[list[tuple], list]:
+    """(name, engine, model, tensor, pipeline, GPUs) of each deployment, and every finding."""
+    result = lint_file(REAL / name, name, rules)
+    read = [
+        (
+            d.deployment.name,
+            d.deployment.engine,
+            d.deployment.model.name,
+            d.deployment.parallel.tensor,
+            d.deployment.parallel.pipeline,
+            d.deployment.gpu.count,
+        )
+        for d in result.deployments
+    ]
+    return read, result.diagnostics
+
+
+def errors(findings) -> list[str]:
+    return [
+        f"{f.code} line {f.span.line}: {f.message}"
+        for f in findings
+        if f.severity is Severity.ERROR
+    ]
+
+
+def line_of(name: str, needle: str) -> int:
+    lines = (REAL / name).read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+def codes(findings, code: str) -> list:
+    return [f for f in findings if f.code == code]
+
+
+# fixture -> the deployments a correct reader finds: (name, engine, model, TP, PP, GPUs)
+EXPECTED = {
+    "lws-vllm-nnodes.yaml": [
+        ("llama-70b-2node/leader", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 4, 2, 8)
+    ],
+    "lws-sglang.yaml": [("qwen-sglang/leader", "sglang", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2)],
+    "vllm-docs-sh-c-secret-token.yaml": [
+        ("mistral-7b", "vllm", "mistralai/Mistral-7B-Instruct-v0.3", None, None, 1)
+    ],
+    "vllm-image-args-served-names.yaml": [
+        ("qwen-chat", "vllm", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
+        ("llama-positional", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1),
+    ],
+    "vllm-image-args-serve.yaml": [("gemma-serve", "vllm", "google/gemma-2-9b-it", None, None, 1)],
+    "configmap-envfrom-model.yaml": [
+        ("llm-envfrom", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1),
+        ("llm-keyref", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1),
+    ],
+    "configmap-elsewhere.yaml": [],
+    "k8s-args-envsubst-defaults.yaml": [
+        ("envsubst-style", "vllm", "Qwen/Qwen2.5-7B-Instruct", None, None, 1)
+    ],
+    "helm-placeholder-one-field.yaml": [
+        ("half-rendered", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1)
+    ],
+    "tgi-gke-env.yaml": [("tgi-gemma", "tgi", "google/gemma-2-9b-it", 2, None, 2)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_deployments_and_their_models_are_read_with_no_false_error(name, rules):
+    read, findings = lint(name, rules)
+    assert read == EXPECTED[name]
+    assert errors(findings) == []
+
+
+def test_every_fixture_is_covered_by_a_test():
+    tested = set(EXPECTED) | set(OTHER_TESTS)
+    assert {p.name for p in REAL.glob("*.y*ml")} <= tested
+
+
+OTHER_TESTS = ("yaml-error-not-template.yaml",)
+
+
+def test_served_model_names_are_never_the_model(rules):
+    read, _ = lint("vllm-image-args-served-names.yaml", rules)
+    assert all(model not in ("qwen", "chat-default", "llama3") for _, _, model, *_ in read)
+
+
+def test_lws_group_size_is_known_and_runtime_variables_raise_nothing(rules):
+    _, findings = lint("lws-vllm-nnodes.yaml", rules)
+    assert codes(findings, "HBM011") == []  # LWS_GROUP_SIZE = size; the others feed no sizing
+
+
+def test_serve_repeated_on_the_server_image_is_a_warning_at_that_word(rules):
+    _, findings = lint("vllm-image-args-serve.yaml", rules)
+    [warning] = codes(findings, "HBM013")
+    assert warning.severity is Severity.WARNING
+    assert warning.span.line == line_of("vllm-image-args-serve.yaml", 'args: ["serve", "google')
+
+
+def test_configmap_in_another_file_is_an_info_naming_its_source(rules):
+    _, findings = lint("configmap-elsewhere.yaml", rules)
+    [info] = codes(findings, "HBM011")
+    assert info.severity is Severity.INFO
+    assert "ConfigMap 'model-settings', key 'model'" in info.message
+    assert "not set" not in info.message
+
+
+def test_configmap_in_the_same_file_gives_the_flags_their_values(rules):
+    result = lint_file(REAL / "configmap-envfrom-model.yaml", "x", rules)
+    for deployment in result.deployments:
+        # a finding about the model points at the flag that takes it
+        line = deployment.deployment.locations["model.name"].line
+        assert (
+            "$(LLM_MODEL_ID)"
+            in (REAL / "configmap-envfrom-model.yaml").read_text().splitlines()[line - 1]
+            or "$(MODEL)"
+            in (REAL / "configmap-envfrom-model.yaml").read_text().splitlines()[line - 1]
+        )
+    [envfrom] = [d.deployment for d in result.deployments if d.deployment.name == "llm-envfrom"]
+    assert envfrom.serving.max_model_len == 16384  # $(MAX_LEN) from the same ConfigMap
+
+
+def test_envsubst_defaults_are_infos_for_their_flags_only(rules):
+    _, findings = lint("k8s-args-envsubst-defaults.yaml", rules)
+    infos = codes(findings, "HBM011")
+    name = "k8s-args-envsubst-defaults.yaml"
+    assert sorted(f.span.line for f in infos) == [
+        line_of(name, '"--tensor-parallel-size='),
+        line_of(name, '"--max-model-len='),
+    ]
+    assert all("${" in f.message and f.severity is Severity.INFO for f in infos)
+
+
+def test_one_helm_placeholder_leaves_the_rest_of_the_document_read(rules):
+    result = lint_file(REAL / "helm-placeholder-one-field.yaml", "x", rules)
+    [info] = codes(result.diagnostics, "HBM011")
+    assert "gpu-memory-utilization" in info.message
+    assert info.span.line == line_of("helm-placeholder-one-field.yaml", "{{ .Values.gpuMemory")
+    assert codes(result.diagnostics, "HBM012") == []
+    [deployment] = result.deployments
+    assert deployment.deployment.serving.max_model_len == 8192
+    assert deployment.budget is not None
+
+
+def test_a_yaml_error_is_located_even_with_braces_elsewhere(rules):
+    result = lint_file(REAL / "yaml-error-not-template.yaml", "x", rules)
+    [error] = result.diagnostics
+    assert error.code == "HBM002"
+    assert error.span.line == line_of("yaml-error-not-template.yaml", "\t")
+
+
+def test_tgi_model_from_a_configmap_elsewhere_says_so(rules):
+    _, findings = lint("tgi-gke-env.yaml", rules)
+    [info] = codes(findings, "HBM011")
+    assert "ConfigMap 'tgi-config'" in info.message
+    assert info.span.line == line_of("tgi-gke-env.yaml", "$(LLM_MODEL_ID)")
