@@ -283,7 +283,7 @@ def _resolve_format(output_format: str) -> str:
 
 
 def _render(run: _Run, diagnostics: list, suppressed: list, output_format: str) -> str:
-    files = sum(1 for r in run.results if r.is_manifest or r.diagnostics)
+    files = len(run.results)  # every file examined, manifest or not
     deployments = sum(len(r.deployments) for r in run.results)
     if output_format == "json":
         from .reporters import json as json_reporter

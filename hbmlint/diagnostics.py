@@ -176,6 +176,21 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "changed the entrypoint.",
         ),
         InputCheck(
+            "HBM014",
+            "engine-not-read",
+            Severity.INFO,
+            "The file runs an inference engine in a way hbmlint does not read (a format it does "
+            "not know, or the engine started from code); nothing in it was checked.",
+            "The file mentions an engine command (`vllm serve`, `sglang.launch_server`, "
+            "`text-generation-launcher`, ...) or an engine application (a Ray Serve app running "
+            "its own Python) that hbmlint cannot read, so no budget was made for it. The finding "
+            "points at the first mention. To have it checked, write the engine's command line "
+            "where hbmlint reads it (a container's command, a SkyPilot `run:`, Ray Serve LLM's "
+            "`llm_configs`), map the file to a format in the configuration's `formats`, or "
+            "describe the deployment in an hbmlint manifest. README's formats section lists what "
+            "is read.",
+        ),
+        InputCheck(
             "HBM090",
             "unused-suppression",
             Severity.INFO,

@@ -20,7 +20,14 @@ from . import files
 from .budget import Budget
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
-from .formats import detect_format, format_named, mentions_engine, read_as, render_first
+from .formats import (
+    detect_format,
+    format_named,
+    mentions_engine,
+    read_as,
+    render_first,
+    unread_engine,
+)
 from .resolve import ResolveOptions, resolve
 from .rules import Rule, evaluate_rule, forget_scope
 from .spec import Deployment
@@ -156,6 +163,12 @@ def _lint_text(
             result.deployments.append(
                 _lint_deployment(deployment, rules, result.diagnostics, options)
             )
+    if error is None and not result.deployments and not result.diagnostics:
+        # nothing read and nothing said: a file that runs an engine must not pass in silence
+        unread = unread_engine(text, display)
+        if unread is not None:
+            result.is_manifest = True
+            result.diagnostics.append(unread)
     result.diagnostics = _unique(result.diagnostics)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result

@@ -133,7 +133,8 @@ def test_broken_files_are_located_findings_and_others_still_linted(cli, tmp_path
     assert "config.json" in messages["HBM006"]
     text = cli(tmp_path).output
     assert "Traceback" not in text
-    assert "in 6 files, 2 deployments" in text  # the good file was linted too
+    # the good file was linted too, and every file examined is counted, manifest or not
+    assert "in 7 files, 2 deployments" in text
 
 
 def test_multi_document_file_lints_each_document(cli, write):
@@ -290,7 +291,7 @@ def test_yaml_that_is_not_ours_is_skipped_even_when_broken(cli, tmp_path):
     (tmp_path / "compose.yaml").write_text("services:\n  web:\n    image: nginx\n")
     run = cli(template, tmp_path / "compose.yaml")
     assert run.exit_code == 0
-    assert "no findings in 0 files" in run.output
+    assert "no findings in 2 files, 0 deployments" in run.output  # never "0 files" for two
 
 
 def test_internal_error_in_one_file_is_reported_and_exits_two(cli, tmp_path, monkeypatch):

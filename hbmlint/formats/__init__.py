@@ -15,11 +15,33 @@ from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import ENGINE_WORDS
 from ..engines.args import RENDER_HINT
 from ..yamlsrc import Span
-from . import compose, helm_values, kserve, kubernetes, native, vllm_config
+from . import (
+    compose,
+    helm_values,
+    kserve,
+    kubernetes,
+    native,
+    ray,
+    ray_serve_llm,
+    skypilot,
+    vllm_chart,
+    vllm_config,
+)
 
 # Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
 # then plain workloads, then shapes recognised by their keys alone.
-FORMATS: tuple[ModuleType, ...] = (native, kserve, kubernetes, helm_values, compose, vllm_config)
+FORMATS: tuple[ModuleType, ...] = (
+    native,
+    kserve,
+    ray,
+    kubernetes,
+    helm_values,
+    vllm_chart,
+    compose,
+    skypilot,
+    ray_serve_llm,
+    vllm_config,
+)
 
 
 def detect_format(data: Any) -> ModuleType | None:
@@ -46,6 +68,30 @@ def mentions_engine(text: str) -> bool:
     """Whether a file's text runs an engine or configures one: broken YAML in such a file is
     ours to report, and a Helm template among them is ours to ask to be rendered."""
     return "servingEngineSpec" in text or any(word in text for word in ENGINE_WORDS)
+
+
+def unread_engine(text: str, display: str) -> Diagnostic | None:
+    """An HBM014 info at the first engine command in ``text`` outside a comment, for a file in
+    which no format found anything to read; None when no engine is mentioned."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        hits = [(line.find(word), word) for word in ENGINE_WORDS if word in line]
+        if hits:
+            column, word = min(hits)
+            names = ", ".join(module.NAME for module in FORMATS)
+            return input_diagnostic(
+                "HBM014",
+                f"'{word}' here runs an inference engine, but this file is not one hbmlint reads "
+                f"({names}); nothing in it was checked",
+                display,
+                Span(number, column + 1),
+                fixes=[
+                    "Put the engine's command line where a format above reads it, or map this "
+                    "file to one in the configuration's `formats`"
+                ],
+            )
+    return None
 
 
 _TEMPLATE = re.compile(r"\{\{-?\s*[.$\w(]")
@@ -125,6 +171,10 @@ def describe(text: str, path: Any, display: str, forced: ModuleType | None = Non
         out.append(f"{display}: line {error.span.line}: {message}")
     if not documents and error is None:
         out.append(f"{display}: no YAML documents")
+    elif error is None and not any(line.startswith("  ") for line in out):
+        unread = unread_engine(text, display)
+        if unread is not None:
+            out.append(f"{display}: line {unread.span.line}: {unread.message}")
     return "\n".join(out) + "\n"
 
 

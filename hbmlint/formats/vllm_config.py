@@ -54,15 +54,17 @@ def detect(data: Any) -> bool:
     return any(_flag(key) in _SERVING_KEYS for key in data)
 
 
-def to_deployments(
-    document: YamlDocument, path: Path, display: str
-) -> tuple[list[Deployment], list[Diagnostic]]:
+def mapping_argv(
+    document: YamlDocument, base: tuple, mapping: dict, display: str
+) -> tuple[list[Token], list[Diagnostic]]:
+    """A mapping of vLLM engine arguments (this file's keys, Ray Serve LLM's ``engine_kwargs``)
+    as the command line vLLM would parse, each word at its key or value in the file."""
     argv: list[Token] = []
     problems: list[Diagnostic] = []
-    for key, value in document.data.items():
+    for key, value in mapping.items():
         flag = _flag(key)
-        where = document.key_span((key,))
-        at = document.span((key,))
+        where = document.key_span((*base, key))
+        at = document.span((*base, key))
         if value is None:
             continue
         if value is True:
@@ -79,9 +81,16 @@ def to_deployments(
                 )
                 continue
             argv.append(Token(flag, where))
-            argv += [Token(str(v), document.span((key, i))) for i, v in enumerate(value)]
+            argv += [Token(str(v), document.span((*base, key, i))) for i, v in enumerate(value)]
         else:
             argv += [Token(flag, where), Token(str(value), at)]
+    return argv, problems
+
+
+def to_deployments(
+    document: YamlDocument, path: Path, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    argv, problems = mapping_argv(document, (), document.data, display)
     command = vllm.parse(argv, document.span(()))
     name = Path(display).stem if document.index == 0 else f"{Path(display).stem}[{document.index}]"
     deployment, findings = build(

@@ -66,7 +66,7 @@ def deployment_table(display: str, budget: Any) -> str:
 
 
 def render(results: list[FileResult], diagnostics: list[Diagnostic]) -> str:
-    files = sum(1 for r in results if r.is_manifest or r.diagnostics)
+    files = len(results)  # every file examined, manifest or not
     deployments = sum(len(r.deployments) for r in results)
     lines = ["## hbmlint", "", text.summary(diagnostics, files, deployments), ""]
     if diagnostics:

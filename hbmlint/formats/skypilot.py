@@ -1,0 +1,154 @@
+"""SkyPilot task YAML (``sky launch`` / ``sky serve up``): the engine command in the ``run:``
+script, with ``envs:`` and SkyPilot's own variables expanded, and the GPUs of
+``resources.accelerators``.
+
+``accelerators`` is ``H100:8``, ``{A100-80GB: 4}``, or a set or list of alternatives
+(``{L4, A10G, A100}``, ``[A100:8, H100:8]``; also under ``resources.any_of`` / ``ordered``).
+SkyPilot may place the task on any of them, so the budget is made for the alternative with the
+least memory: it must hold on every one. The count is per node; ``num_nodes`` nodes run the
+script, and an engine whose parallelism needs more GPUs than one node has spans them all
+(vLLM's ``--pipeline-parallel-size $SKYPILOT_NUM_NODES`` over Ray).
+Schema: https://docs.skypilot.co/en/latest/reference/yaml-spec.html
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from .. import catalog
+from ..diagnostics import Diagnostic
+from ..engines import ENGINE_WORDS, image_version, read_invocation
+from ..engines.args import Token
+from ..spec import Deployment
+from ..yamlsrc import Span, YamlDocument
+from .build import GpuFacts, build
+from .multihost import engine_gpus
+
+NAME = "skypilot"
+
+# Keys of a SkyPilot task besides `run`; one of them must be there with it.
+_TASK_KEYS = ("resources", "envs", "setup", "num_nodes", "service", "secrets", "file_mounts")
+# `pip install vllm==0.10.1` in `setup`: the engine release the task runs.
+_PIN = re.compile(r"\bvllm==(\d+\.\d+(?:\.\d+)?)")
+
+
+def detect(data: Any) -> bool:
+    if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
+        return False
+    run = data.get("run")
+    if not isinstance(run, str) or not any(key in data for key in _TASK_KEYS):
+        return False
+    return any(word in run for word in ENGINE_WORDS) or "sglang" in run
+
+
+def _candidates(
+    document: YamlDocument, path: tuple, value: Any
+) -> list[tuple[str, float | None, Span]]:
+    """(GPU name, count per node or None, where) for each alternative ``accelerators`` allows."""
+    found: list[tuple[str, float | None, Span]] = []
+    if isinstance(value, str):
+        name, _, count = value.partition(":")
+        found.append((name.strip(), _number(count) if count else 1, document.span(path)))
+    elif isinstance(value, dict):
+        for key, count in value.items():
+            where = document.key_span((*path, key))
+            if count is None:
+                # `{L4, A10G}` is a YAML set and `{H100:8, H200:8}` one of "name:count" keys
+                # (no space after the colon): the value is null either way
+                found += [(n, c, where) for n, c, _ in _candidates(document, path, str(key))]
+            else:
+                found.append((str(key).strip(), _number(str(count)), where))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += _candidates(document, (*path, i), item)
+    return found
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None
+
+
+def _gpu(document: YamlDocument) -> GpuFacts:
+    resources = document.data.get("resources")
+    if not isinstance(resources, dict):
+        return GpuFacts()
+    found = _candidates(document, ("resources", "accelerators"), resources.get("accelerators"))
+    for key in ("any_of", "ordered"):
+        options = resources.get(key)
+        for i, option in enumerate(options if isinstance(options, list) else []):
+            if isinstance(option, dict) and "accelerators" in option:
+                path = ("resources", key, i, "accelerators")
+                found += _candidates(document, path, option["accelerators"])
+    if not found:
+        return GpuFacts()
+    known = [(catalog.find_gpu(name), name, count, span) for name, count, span in found]
+    usable = [k for k in known if k[0] is not None]
+    # the alternative with the least memory (then the fewest GPUs): the budget holds on all
+    _, name, count, span = (
+        min(usable, key=lambda k: (k[0].memory, k[2] or 0)) if usable else known[0]
+    )
+    whole = count is not None and count >= 1 and count == int(count)
+    # a fraction of a GPU (`T4:0.5`) shares one card: its memory is still the card's
+    return GpuFacts(type=name, type_span=span, count=int(count) if whole else None, count_span=span)
+
+
+def _env(document: YamlDocument, gpu: GpuFacts, nodes: int, nodes_span: Span) -> dict:
+    """``envs:`` (a null value must be given with ``--env``: unknown here) and the variables
+    SkyPilot sets on every node."""
+    env: dict[str, Token] = {}
+    envs = document.data.get("envs")
+    if isinstance(envs, dict):
+        for key, value in envs.items():
+            if value is not None:
+                env[str(key)] = Token(str(value), document.span(("envs", key)))
+    where = gpu.count_span or document.span(())
+    if gpu.count is not None:
+        env["SKYPILOT_NUM_GPUS_PER_NODE"] = Token(str(gpu.count), where)
+    env["SKYPILOT_NUM_NODES"] = Token(str(nodes), nodes_span)
+    env["SKYPILOT_NODE_RANK"] = Token("0", nodes_span)  # the head runs the engine's server
+    return env
+
+
+def to_deployments(
+    document: YamlDocument, path: Path, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    data = document.data
+    gpu = _gpu(document)
+    nodes = data.get("num_nodes", 1)
+    nodes = nodes if isinstance(nodes, int) and nodes > 0 else 1
+    nodes_span = document.span(("num_nodes",)) if "num_nodes" in data else document.span(())
+    env = _env(document, gpu, nodes, nodes_span)
+    # the script as one `sh -c` word: the shell reader finds the engine line among the others
+    script = [Token("bash", document.span(("run",))), Token("-c", document.span(("run",)))]
+    script.append(Token(data["run"], document.span(("run",))))
+    command = read_invocation(script, env, document.text)
+    if command is None:
+        return [], []
+    gpu.count = engine_gpus(command, gpu.count, gpu.count * nodes if gpu.count else None)
+    name = str(data.get("name") or Path(display).stem)
+    version = None
+    resources = data.get("resources") if isinstance(data.get("resources"), dict) else {}
+    image = str(resources.get("image_id", ""))
+    setup = data.get("setup")
+    match = _PIN.search(setup) if isinstance(setup, str) else None
+    if image.startswith("docker:") and image_version(image[len("docker:") :]):
+        # the task runs inside this image: its tag names the engine release
+        found = image_version(image[len("docker:") :])
+        version = (found, document.span(("resources", "image_id")))
+    elif match and command.engine == "vllm":
+        version = (match.group(1), document.span(("setup",)))
+    deployment, findings = build(
+        command,
+        name=name,
+        display=display,
+        document=document.index,
+        gpu=gpu,
+        where=document.key_span(("run",)),
+        engine_version=version,
+    )
+    return ([deployment] if deployment else []), findings
