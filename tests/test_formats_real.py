@@ -1,0 +1,389 @@
+"""Real serving manifests in the formats people run engines with (SkyPilot, KubeRay, Ray Serve
+LLM, AIBrix, vLLM's Helm chart): each fixture under tests/fixtures/real/ reproduces a public
+pattern (its source is named in its first lines) and is checked for what a correct reader finds:
+the deployments, the model, tensor/pipeline parallelism, GPU type and count, and no error the
+engine would not raise. docs/real-manifests.md lists the patterns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from format_helpers import line_of, run, write
+from helpers import REPO
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+REAL = REPO / "tests" / "fixtures" / "real"
+
+
+def read(path: Path, *options: str) -> tuple[list, list]:
+    """The deployments hbmlint reads from ``path`` and its findings (`--format json`)."""
+    rules, _ = load_rules()
+    result = lint_file(path, str(path), rules)
+    found = json.loads(run("--format", "json", "--fail-on", "info", *options, path).output)
+    return [r.deployment for r in result.deployments], found
+
+
+def budgets(path: Path, *options: str) -> dict[str, dict]:
+    out = run("budget", "--format", "json", *options, path).output
+    return {item["name"]: item for item in json.loads(out)}
+
+
+# fixture -> {deployment name: (engine, model, GPU, GPU count, TP, PP)}
+EXPECTED = {
+    "skypilot-vllm-alternatives.sky.yaml": {
+        # {H200:8, H100:8, B200:8}: budget on the smallest, 8 of them; TP from
+        # $SKYPILOT_NUM_GPUS_PER_NODE
+        "skypilot-vllm-alternatives.sky": (
+            "vllm",
+            "meta-llama/Llama-3.3-70B-Instruct",
+            "H100-SXM-80GB",
+            8,
+            8,
+            1,
+        ),
+    },
+    "skypilot-vllm-multinode.sky.yaml": {
+        # TP 8 per node x PP over num_nodes 2: one engine on both nodes' 16 GPUs
+        "llama-405b-two-nodes": (
+            "vllm",
+            "meta-llama/Llama-3.1-405B-Instruct-FP8",
+            "H100-SXM-80GB",
+            16,
+            8,
+            2,
+        ),
+    },
+    "skypilot-openai-api-server.yaml": {
+        "skypilot-openai-api-server": (
+            "vllm",
+            "Qwen/Qwen2.5-7B-Instruct",
+            "L4-24GB",
+            1,
+            1,
+            1,
+        ),
+    },
+    "skypilot-sglang-any-of.sky.yaml": {
+        "skypilot-sglang-any-of.sky": ("sglang", "Qwen/Qwen3-32B", "L40S-48GB", 4, 4, 1),
+    },
+    "kuberay-rayservice-llm-serve.yaml": {
+        # one replica is one GPU (TP x PP = 1); the worker's 4 GPUs hold up to 4 replicas
+        "qwen-serve-llm": ("vllm", "Qwen/Qwen2.5-7B-Instruct", "L4-24GB", 1, 1, 1),
+    },
+    "kuberay-rayservice-tp-pp.yaml": {
+        "llama-70b": ("vllm", "meta-llama/Llama-3.1-70B-Instruct", "A100-SXM4-80GB", 8, 4, 2),
+    },
+    "aibrix-rayclusterfleet.yaml": {
+        # TP 2 over Ray: the head's GPU and the worker's
+        "qwen-coder-7b": ("vllm", "Qwen/Qwen2.5-Coder-7B-Instruct", "L4-24GB", 2, 2, 1),
+    },
+    "ray-serve-llm-config.yaml": {
+        "ray-serve-llm-config/qwen-small": (
+            "vllm",
+            "Qwen/Qwen2.5-1.5B-Instruct",
+            "A10G-24GB",
+            1,
+            1,
+            1,
+        ),
+        "ray-serve-llm-config/mistral-7b": (
+            "vllm",
+            "mistralai/Mistral-7B-Instruct-v0.3",
+            "A10G-24GB",
+            2,
+            2,
+            1,
+        ),
+    },
+    "vllm-chart-values.yaml": {
+        # gpuModels [L40S, A100-80GB]: the one with less memory
+        "vllm-chart-values": ("vllm", "Qwen/Qwen3-8B", "L40S-48GB", 1, 1, 1),
+    },
+}
+
+
+# every fixture this file checks (test_real_manifests.py checks that none goes untested)
+COVERED = set(EXPECTED) | {"kuberay-rayservice-custom-app.yaml", "vllm-chart-default-gpu.yaml"}
+
+
+@pytest.mark.parametrize("fixture", sorted(EXPECTED))
+def test_real_pattern_is_read_right(fixture):
+    path = REAL / fixture
+    assert "Pattern:" in path.read_text().splitlines()[0]  # each names the source it follows
+    deployments, found = read(path)
+    expected = EXPECTED[fixture]
+    assert {d.name: d.model.name for d in deployments} == {n: e[1] for n, e in expected.items()}
+    made = budgets(path)
+    for name, (engine, _, gpu, count, tp, pp) in expected.items():
+        got = made[name]
+        assert (got["engine"], got["gpu"], got["gpu_count"]) == (engine, gpu, count), name
+        assert (got["tensor_parallel"], got["pipeline_parallel"]) == (tp, pp), name
+    assert [f for f in found if f["severity"] == "error"] == []
+    assert [f["code"] for f in found] == []
+
+
+def test_skypilot_fields_are_located_in_the_task_file():
+    path = REAL / "skypilot-vllm-multinode.sky.yaml"
+    (deployment,), _ = read(path)
+    assert deployment.location("model.name").line == line_of(path, "vllm serve $MODEL_NAME")
+    assert deployment.location("parallel.pipeline").line == line_of(
+        path, "--pipeline-parallel-size"
+    )
+    assert deployment.location("gpu.type").line == line_of(path, "accelerators: H100:8")
+    alternatives = REAL / "skypilot-vllm-alternatives.sky.yaml"
+    (deployment,), _ = read(alternatives)
+    assert deployment.engine_version == "0.10.1"  # pinned in setup
+    assert deployment.location("gpu.type").line == line_of(alternatives, "accelerators:")
+
+
+def test_ray_serve_llm_fields_are_located_inside_serve_config_v2():
+    """serveConfigV2 is a string holding YAML: its fields point at their own lines."""
+    path = REAL / "kuberay-rayservice-tp-pp.yaml"
+    (deployment,), _ = read(path)
+    source = line_of(path, "model_source: meta-llama")
+    assert deployment.location("model.name").line == source
+    text = path.read_text().splitlines()[source - 1]
+    assert deployment.location("model.name").column == text.index("meta-llama") + 1
+    assert deployment.location("parallel.tensor").line == line_of(path, "tensor_parallel_size")
+    assert deployment.location("gpu.type").line == line_of(path, "accelerator_type: A100-80G")
+
+
+def test_custom_ray_serve_app_is_said_to_be_unread_not_passed():
+    path = REAL / "kuberay-rayservice-custom-app.yaml"
+    deployments, found = read(path)
+    assert deployments == []
+    assert [(f["code"], f["severity"], f["line"]) for f in found] == [
+        ("HBM014", "info", line_of(path, "import_path: serve:model"))
+    ]
+
+
+def test_vllm_chart_default_values_read_the_model_path_and_gpu_placeholder():
+    """The chart as shipped: the model on the PVC (/data/), gpuModels at TYPE_GPU_USED, which
+    names no GPU, so --gpu gives it; the model path is for the resolver to identify."""
+    path = REAL / "vllm-chart-default-gpu.yaml"
+    (deployment,), _ = read(path)
+    assert deployment.model.name == "/data/"
+    assert deployment.model.dtype == "bfloat16"
+    assert deployment.gpu.type is None and deployment.gpu.count == 1
+    assert deployment.serving.enforce_eager is True
+    _, found = read(path, "--gpu", "L4")
+    assert {f["code"] for f in found} <= {"HBM006"}
+
+
+def test_formats_command_names_each_new_format():
+    for fixture, name in (
+        ("skypilot-vllm-alternatives.sky.yaml", "skypilot"),
+        ("kuberay-rayservice-llm-serve.yaml", "ray"),
+        ("aibrix-rayclusterfleet.yaml", "ray"),
+        ("ray-serve-llm-config.yaml", "ray-serve-llm"),
+        ("vllm-chart-values.yaml", "vllm-helm-chart"),
+    ):
+        out = run("formats", REAL / fixture).output
+        assert f"read as {name}" in out, out
+
+
+# --- the edges, inline ----------------------------------------------------------------------
+
+
+def test_skypilot_env_passed_on_the_command_line_is_an_info_not_an_error(tmp_path):
+    path = write(
+        tmp_path,
+        "task.yaml",
+        """
+        envs:
+          MODEL_NAME: null  # sky launch --env MODEL_NAME=...
+        resources:
+          accelerators: L4:1
+        run: |
+          vllm serve $MODEL_NAME --max-model-len 8192
+        """,
+    )
+    deployments, found = read(path)
+    assert deployments == []
+    assert [(f["code"], f["severity"]) for f in found] == [("HBM011", "info")]
+
+
+def test_skypilot_parallelism_beyond_every_node_is_an_error_at_its_line(tmp_path):
+    path = write(
+        tmp_path,
+        "task.yaml",
+        """
+        resources:
+          accelerators: A100-80GB:4
+        run: |
+          vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8
+        """,
+    )
+    _, found = read(path)
+    assert [(f["code"], f["severity"], f["line"]) for f in found] == [("HBM007", "error", 2)]
+
+
+def test_skypilot_fraction_of_a_gpu_and_yaml_set_of_alternatives(tmp_path):
+    path = write(
+        tmp_path,
+        "task.yaml",
+        """
+        resources:
+          accelerators: {A10G, L4, A100}
+        run: vllm serve Qwen/Qwen2.5-1.5B-Instruct --max-model-len 4096
+        """,
+    )
+    (deployment,), found = read(path)
+    # L4 reports 22.16 GiB, A10G 22.18 GiB, A100 39.56 GiB: the budget must hold on the L4
+    assert deployment.gpu.type == "L4" and deployment.gpu.count == 1
+    assert found == []
+    shared = write(
+        tmp_path,
+        "shared.yaml",
+        """
+        resources: {accelerators: "T4:0.5"}
+        run: vllm serve Qwen/Qwen2.5-0.5B-Instruct --max-model-len 4096
+        """,
+    )
+    (deployment,), _ = read(shared)
+    assert deployment.gpu.type == "T4" and deployment.gpu.count is None
+
+
+def test_ray_serve_llm_needing_more_gpus_than_the_cluster_has_is_an_error(tmp_path):
+    path = write(
+        tmp_path,
+        "rayservice.yaml",
+        """
+        apiVersion: ray.io/v1
+        kind: RayService
+        metadata: {name: too-big}
+        spec:
+          serveConfigV2: |
+            applications:
+            - name: llm
+              import_path: ray.serve.llm:build_openai_app
+              args:
+                llm_configs:
+                - model_loading_config: {model_id: m, model_source: meta-llama/Llama-3.1-70B-Instruct}
+                  accelerator_type: H100
+                  engine_kwargs: {tensor_parallel_size: 8}
+          rayClusterConfig:
+            headGroupSpec:
+              template:
+                spec:
+                  containers: [{name: head, image: rayproject/ray-llm:2.50.1}]
+            workerGroupSpecs:
+            - groupName: gpu
+              replicas: 1
+              template:
+                spec:
+                  containers:
+                  - name: worker
+                    image: rayproject/ray-llm:2.50.1
+                    resources: {limits: {nvidia.com/gpu: 4}}
+        """,
+    )
+    _, found = read(path)
+    assert [(f["code"], f["severity"], f["line"]) for f in found] == [
+        ("HBM007", "error", line_of(path, "nvidia.com/gpu: 4"))
+    ]
+    # with the autoscaler allowed two workers, the cluster can hold the replica
+    scaled = path.read_text().replace("replicas: 1\n", "replicas: 1\n      maxReplicas: 2\n")
+    scaled = scaled.replace(
+        "rayClusterConfig:\n", "rayClusterConfig:\n    enableInTreeAutoscaling: true\n"
+    )
+    path.write_text(scaled)
+    assert read(path)[1] == []
+
+
+def test_ray_job_entrypoint_runs_the_engine(tmp_path):
+    path = write(
+        tmp_path,
+        "rayjob.yaml",
+        """
+        apiVersion: ray.io/v1
+        kind: RayJob
+        metadata: {name: batch}
+        spec:
+          entrypoint: vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2 --max-model-len 8192
+          rayClusterSpec:
+            headGroupSpec:
+              template:
+                spec:
+                  nodeSelector: {nvidia.com/gpu.product: NVIDIA-L40S}
+                  containers:
+                  - name: head
+                    image: rayproject/ray-llm:2.50.1
+                    resources: {limits: {nvidia.com/gpu: 2}}
+        """,
+    )
+    (deployment,), found = read(path)
+    assert (deployment.model.name, deployment.parallel.tensor) == ("Qwen/Qwen3-8B", 2)
+    assert (deployment.gpu.type, deployment.gpu.count) == ("NVIDIA-L40S", 2)
+    assert found == []
+
+
+def test_broken_yaml_inside_serve_config_v2_is_located_in_the_outer_file(tmp_path):
+    path = write(
+        tmp_path,
+        "rayservice.yaml",
+        """
+        apiVersion: ray.io/v1
+        kind: RayService
+        metadata: {name: broken}
+        spec:
+          serveConfigV2: |
+            applications:
+            - name: llm
+              args: llm_configs: []
+        """,
+    )
+    _, found = read(path)
+    assert [(f["code"], f["line"]) for f in found][:1] == [("HBM002", 8)]
+
+
+def test_ray_clusters_that_run_no_engine_are_not_ours(tmp_path):
+    path = write(
+        tmp_path,
+        "raycluster.yaml",
+        """
+        apiVersion: ray.io/v1
+        kind: RayCluster
+        metadata: {name: training}
+        spec:
+          headGroupSpec:
+            template:
+              spec:
+                containers: [{name: head, image: rayproject/ray:2.50.1}]
+        """,
+    )
+    assert read(path) == ([], [])
+
+
+def test_a_file_that_runs_an_engine_in_a_format_hbmlint_does_not_read_gets_an_info(tmp_path):
+    path = write(
+        tmp_path,
+        "workflow.yml",
+        """
+        # a comment about vllm serve is not a mention
+        jobs:
+          smoke:
+            steps:
+              - run: pip install vllm && vllm serve Qwen/Qwen3-8B --port 8000
+        """,
+    )
+    deployments, found = read(path)
+    assert deployments == []
+    assert [(f["code"], f["severity"], f["line"], f["column"]) for f in found] == [
+        ("HBM014", "info", 5, 34)
+    ]
+    out = run(path).output
+    assert "in 1 file, 0 deployments" in out
+    assert (
+        "HBM014" in run("formats", path).output
+        or "runs an inference engine" in run("formats", path).output
+    )
+    quiet = write(tmp_path, "other.yaml", "# vllm serve, only in a comment\nname: x\n")
+    result = run(quiet)
+    assert result.exit_code == 0
+    assert "no findings in 1 file, 0 deployments" in result.output  # never "0 files"
