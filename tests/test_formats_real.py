@@ -13,7 +13,6 @@ import pytest
 from format_helpers import line_of, run, write
 from helpers import REPO
 
-from hbmlint.diagnostics import Severity
 from hbmlint.lint import lint_file
 from hbmlint.rules import load_rules
 
@@ -264,7 +263,9 @@ def test_ray_serve_llm_needing_more_gpus_than_the_cluster_has_is_an_error(tmp_pa
               import_path: ray.serve.llm:build_openai_app
               args:
                 llm_configs:
-                - model_loading_config: {model_id: m, model_source: meta-llama/Llama-3.1-70B-Instruct}
+                - model_loading_config:
+                    model_id: m
+                    model_source: meta-llama/Llama-3.1-70B-Instruct
                   accelerator_type: H100
                   engine_kwargs: {tensor_parallel_size: 8}
           rayClusterConfig:
