@@ -170,8 +170,13 @@ def test_vllm_chart_default_values_read_the_model_path_and_gpu_placeholder():
     assert deployment.model.dtype == "bfloat16"
     assert deployment.gpu.type is None and deployment.gpu.count == 1
     assert deployment.serving.enforce_eager is True
+    _, found = read(path)
+    assert {(f["code"], f["severity"]) for f in found} == {
+        ("HBM005", "warning"),  # no GPU named: --gpu unblocks it
+        ("HBM006", "warning"),  # a local path: model-paths unblocks it
+    }
     _, found = read(path, "--gpu", "L4")
-    assert {f["code"] for f in found} <= {"HBM006"}
+    assert [(f["code"], f["severity"]) for f in found] == [("HBM006", "warning")]
 
 
 def test_formats_command_names_each_new_format():
@@ -320,7 +325,8 @@ def test_ray_job_entrypoint_runs_the_engine(tmp_path):
     )
     (deployment,), found = read(path)
     assert (deployment.model.name, deployment.parallel.tensor) == ("Qwen/Qwen3-8B", 2)
-    assert (deployment.gpu.type, deployment.gpu.count) == ("NVIDIA-L40S", 2)
+    assert deployment.gpu.count == 2
+    assert budgets(path)["batch"]["gpu"] == "L40S-48GB"  # from the head's node label
     assert found == []
 
 
