@@ -82,6 +82,13 @@ EXPECTED = {
         ("half-rendered", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1)
     ],
     "tgi-gke-env.yaml": [("tgi-gemma", "tgi", "google/gemma-2-9b-it", 2, None, 2)],
+    "compose-vllm-defaults.yaml": [("vllm", "vllm", "google/gemma-2-9b-it", 2, None, 2)],
+    "compose-dotenv/docker-compose.yaml": [
+        ("chat", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1),
+        ("tgi", "tgi", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
+        ("shell", "vllm", "Qwen/Qwen2.5-1.5B-Instruct", 1, None, 1),
+    ],
+    "gke-vllm-model-env.yaml": [("vllm-gemma", "vllm", "google/gemma-2-9b-it", 2, None, 2)],
 }
 
 
@@ -96,7 +103,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED
-    assert {p.name for p in REAL.glob("*.y*ml")} <= tested
+    assert {str(p.relative_to(REAL)) for p in REAL.rglob("*.y*ml")} <= tested
 
 
 OTHER_TESTS = ("yaml-error-not-template.yaml",)
@@ -176,3 +183,33 @@ def test_tgi_model_from_a_configmap_elsewhere_says_so(rules):
     [info] = codes(findings, "HBM011")
     assert "ConfigMap 'tgi-config'" in info.message
     assert info.span.line == line_of("tgi-gke-env.yaml", "$(LLM_MODEL_ID)")
+
+
+def test_compose_defaults_apply_and_an_unset_variable_is_an_info(rules):
+    read, findings = lint("compose-vllm-defaults.yaml", rules)
+    [deployment] = lint_file(REAL / "compose-vllm-defaults.yaml", "x", rules).deployments
+    serving = deployment.deployment.serving
+    # ${GPU_MEMORY_UTILIZATION:-0.9}, ${MAX_MODEL_LEN-8192}: the defaults compose uses
+    assert (serving.gpu_memory_utilization, serving.max_model_len) == (0.9, 8192)
+    # device_ids ['0,1'] are two GPUs
+    assert read[0][-1] == 2
+    # the SGLang service's model is ${SGLANG_MODEL}, set nowhere: an info, no deployment
+    [info] = codes(findings, "HBM011")
+    assert info.severity is Severity.INFO
+    assert info.span.line == line_of("compose-vllm-defaults.yaml", "--model-path ${SGLANG_MODEL}")
+    assert "SGLANG_MODEL" in info.message and ".env" in info.message
+
+
+def test_compose_reads_dotenv_env_file_and_dollar_escapes(rules):
+    result = lint_file(REAL / "compose-dotenv" / "docker-compose.yaml", "x", rules)
+    by_name = {d.deployment.name: d.deployment for d in result.deployments}
+    assert by_name["chat"].serving.max_model_len == 16384  # .env, inline comment dropped
+    assert by_name["tgi"].serving.max_model_len == 8192  # env_file, quotes dropped
+    assert by_name["shell"].serving.max_model_len == 4096
+    assert [f for f in result.diagnostics if f.code.startswith("HBM01")] == []
+
+
+def test_a_float32_checkpoint_is_budgeted_in_the_dtype_auto_loads(rules):
+    [deployment] = lint_file(REAL / "gke-vllm-model-env.yaml", "x", rules).deployments
+    assert deployment.budget.settings.dtype == "bfloat16"
+    assert "float32" in deployment.budget.assumed["dtype"]

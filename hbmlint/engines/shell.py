@@ -259,10 +259,15 @@ def split_script(
 
 
 def split_words(
-    text: str, env: Mapping[str, str], locator: Locator | None, span: Span
+    text: str,
+    env: Mapping[str, str],
+    locator: Locator | None,
+    span: Span,
+    origins: Mapping[str, str] | None = None,
 ) -> list[Token]:
     """A flag string (``VLLM_ADDITIONAL_ARGS``, a Compose ``command``) as one list of words."""
-    return [token for command in split_script(text, env, locator, span) for token in command]
+    commands = split_script(text, env, locator, span, origins)
+    return [token for command in commands for token in command]
 
 
 def shell_script(argv: list[Token]) -> tuple[Token, int] | None:

@@ -1,26 +1,35 @@
 """docker-compose files: each service that runs vLLM, SGLang or TGI (by its ``command`` /
 ``entrypoint``, or an engine image's own entrypoint) is one Deployment.
 
-``command`` may be a list or one string (Compose splits it like a shell, without running one);
-``${VAR}`` in it is Compose interpolation from the host's environment, which hbmlint cannot see.
-The GPU count comes from ``deploy.resources.reservations.devices`` (``count`` or
-``device_ids``); Compose never names a GPU type, so that comes from ``--gpu``.
+Values are interpolated as ``docker compose`` does before anything else: ``${VAR}``, ``$VAR``,
+``${VAR:-default}`` / ``${VAR-default}``, ``${VAR:+alt}`` / ``${VAR+alt}``, ``${VAR:?message}``
+/ ``${VAR?message}``, and ``$$`` for a literal ``$``, from the ``.env`` file beside the compose
+file. The shell that runs ``docker compose`` may set more, which hbmlint cannot see: a variable
+set nowhere in the files is an info (the default applies where one is written). ``command`` may
+be a list or one string (Compose splits it like a shell, without running one). The container's
+environment is ``env_file:`` then ``environment:``. The GPU count comes from
+``deploy.resources.reservations.devices`` (``count`` or ``device_ids``); Compose never names a
+GPU type, so that comes from ``--gpu``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
+from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
 from ..engines.args import Token
 from ..engines.shell import Locator, split_words
 from ..spec import Deployment
-from ..yamlsrc import YamlDocument
+from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build
 
 NAME = "compose"
+# .env and env_file files are a few lines; a larger one is not read.
+_ENV_FILE_BYTES = 1024 * 1024
 
 
 def _runs_engine(service: Any) -> bool:
@@ -38,30 +47,237 @@ def detect(data: Any) -> bool:
     return any(_runs_engine(s) for s in data["services"].values())
 
 
-def _words(document: YamlDocument, path: tuple) -> list[Token]:
+# --- interpolation ---------------------------------------------------------------------------
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BRACED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-+?])(.*))?", re.S)
+
+
+class Interpolation:
+    """Compose's variable substitution with the variables the files give (``.env``).
+
+    A reference to a variable set nowhere stays as written in the result, and ``missing`` says
+    why for each ("${VAR} is ..."), so the word that holds it is unreadable, not wrong."""
+
+    def __init__(self, variables: dict[str, str], where: str):
+        self.variables = variables
+        self.where = where  # "the .env file beside it", or "no .env file"
+
+    def __call__(self, text: str) -> tuple[str, list[str]]:
+        missing: list[str] = []
+        return self._expand(text, missing), missing
+
+    def _expand(self, s: str, missing: list[str]) -> str:
+        out: list[str] = []
+        i = 0
+        while i < len(s):
+            c = s[i]
+            if c != "$" or i + 1 >= len(s):
+                out.append(c)
+                i += 1
+                continue
+            nxt = s[i + 1]
+            if nxt == "$":
+                out.append("$")
+                i += 2
+            elif nxt == "{":
+                end = _closing_brace(s, i + 1)
+                out.append(self._braced(s[i + 2 : end], s[i : end + 1], missing))
+                i = end + 1
+            else:
+                match = _NAME.match(s, i + 1)
+                if match is None:
+                    out.append(c)
+                    i += 1
+                    continue
+                name = match.group(0)
+                if name in self.variables:
+                    out.append(self.variables[name])
+                else:
+                    out.append(s[i : match.end()])
+                    missing.append(self._unset(f"${name}", name))
+                i = match.end()
+        return "".join(out)
+
+    def _braced(self, body: str, written: str, missing: list[str]) -> str:
+        match = _BRACED.fullmatch(body)
+        if match is None:
+            return written  # not a substitution compose reads; left as it is
+        name, colon, op, word = match.groups()
+        value = self.variables.get(name)
+        is_set = value is not None and (bool(value) or not colon)
+        if op == "-":
+            return value if is_set else self._expand(word, missing)  # type: ignore[return-value]
+        if op == "+":
+            return self._expand(word, missing) if is_set else ""
+        if is_set or (value is not None and not op):
+            return value  # type: ignore[return-value]
+        if op == "?":
+            missing.append(
+                f"{written} is required by compose (it refuses to start without {name}), and "
+                f"{name} is not set in {self.where}; it must come from the environment that runs "
+                "`docker compose`"
+            )
+        else:
+            missing.append(self._unset(written, name))
+        return written
+
+    def _unset(self, written: str, name: str) -> str:
+        return (
+            f"{written} is not set in {self.where}; compose takes {name} from the environment "
+            "that runs it (a blank string when unset there too)"
+        )
+
+
+def _closing_brace(s: str, open_at: int) -> int:
+    depth = 0
+    for i in range(open_at, len(s)):
+        if s[i] == "{":
+            depth += 1
+        elif s[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(s) - 1
+
+
+def parse_env_file(text: str, interpolate: Interpolation | None = None) -> dict[str, str]:
+    """``KEY=VALUE`` lines as compose reads a .env or env_file file: comments, ``export``,
+    single quotes (literal), double quotes (with escapes), inline `` #`` comments."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[len("export ") :].lstrip()
+        key, eq, value = line.partition("=")
+        key = key.strip()
+        if not eq or not _NAME.fullmatch(key):
+            continue
+        value = value.strip()
+        if value[:1] == "'" and "'" in value[1:]:
+            value = value[1 : value.index("'", 1)]
+        elif value[:1] == '"' and '"' in value[1:]:
+            body = value[1 : value.index('"', 1)]
+            value = body.replace("\\n", "\n").replace('\\"', '"')
+            if interpolate is not None:
+                value = Interpolation({**interpolate.variables, **values}, interpolate.where)(
+                    value
+                )[0]
+        else:
+            value = re.split(r"\s+#", value, maxsplit=1)[0].strip()
+            if interpolate is not None:
+                value = Interpolation({**interpolate.variables, **values}, interpolate.where)(
+                    value
+                )[0]
+        values[key] = value
+    return values
+
+
+def _read_env_file(path: Path) -> str | None:
+    try:
+        return files.read_text(path, _ENV_FILE_BYTES)
+    except files.FileReadError:
+        return None
+
+
+def project_variables(path: Path) -> Interpolation:
+    """The variables compose interpolates from: the ``.env`` file beside the compose file."""
+    if str(path) in ("-", "<stdin>"):
+        return Interpolation({}, "any file hbmlint reads (the compose file came on stdin)")
+    dotenv = Path(path).parent / ".env"
+    text = _read_env_file(dotenv) if dotenv.is_file() else None
+    if text is None:
+        return Interpolation({}, "a .env file beside the compose file (there is none)")
+    empty = Interpolation({}, "the .env file")
+    return Interpolation(parse_env_file(text, empty), "the .env file beside the compose file")
+
+
+# --- reading services ------------------------------------------------------------------------
+
+
+def _value(document: YamlDocument, path: tuple) -> Any:
     value = document.data
     for key in path:
-        value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, list) and isinstance(key, int) and key < len(value):
+            value = value[key]
+        else:
+            return None
+    return value
+
+
+def _token(text: Any, span: Span, interpolate: Interpolation) -> Token:
+    value, missing = interpolate("" if text is None else str(text))
+    return Token(value, span, tuple(missing))
+
+
+def _words(document: YamlDocument, path: tuple, interpolate: Interpolation) -> list[Token]:
+    value = _value(document, path)
     if value is None:
         return []
     if isinstance(value, list):
-        return [Token(str(v), document.span((*path, i))) for i, v in enumerate(value)]
+        return [_token(v, document.span((*path, i)), interpolate) for i, v in enumerate(value)]
     span = document.span(path)
-    return split_words(str(value), {}, Locator(document.text, span), span)
+    text, missing = interpolate(str(value))
+    # what compose could not interpolate stays unreadable, saying why, through the split
+    origins = {}
+    for reason in missing:
+        match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", reason)
+        if match:
+            origins[match.group(1)] = match.group(1) + reason[reason.index(" is ") :]
+    return split_words(text, {}, Locator(document.text, span), span, origins)
 
 
-def _environment(document: YamlDocument, path: tuple, env: Any) -> dict[str, Token]:
+def _environment(
+    document: YamlDocument, spath: tuple, compose_dir: Path | None, interpolate: Interpolation
+) -> tuple[dict[str, Token], list[tuple[str, Span]]]:
+    """The container's environment (``env_file`` entries, then ``environment``), and the
+    env files that could not be read, with where they are named."""
     out: dict[str, Token] = {}
+    unread: list[tuple[str, Span]] = []
+    env_files = _value(document, (*spath, "env_file"))
+    entries = env_files if isinstance(env_files, list) else [env_files] if env_files else []
+    for i, entry in enumerate(entries):
+        where = document.span((*spath, "env_file", i) if isinstance(env_files, list) else ())
+        if not isinstance(env_files, list):
+            where = document.span((*spath, "env_file"))
+        required = True
+        if isinstance(entry, dict):
+            required = entry.get("required", True) is not False
+            entry = entry.get("path")
+        name = interpolate(str(entry))[0] if entry is not None else ""
+        text = None
+        if compose_dir is not None and name:
+            target = compose_dir / name
+            text = _read_env_file(target) if target.is_file() else None
+        if text is None:
+            if required:
+                unread.append((name, where))
+            continue
+        for key, value in parse_env_file(text, interpolate).items():
+            out[key] = Token(value, where)
+    path = (*spath, "environment")
+    env = _value(document, path)
+    passed = "is passed through from the environment that runs `docker compose`"
     if isinstance(env, dict):
         for key, value in env.items():
-            if value is not None:
-                out[str(key)] = Token(str(value), document.span((*path, key)))
+            span = document.span((*path, key))
+            if value is None:
+                out[str(key)] = Token("", span, (f"{key} {passed}",))
+            else:
+                out[str(key)] = _token(value, span, interpolate)
     elif isinstance(env, list):
         for i, item in enumerate(env):
+            span = document.span((*path, i))
             name, eq, value = str(item).partition("=")
             if eq:
-                out[name] = Token(value, document.span((*path, i)))
-    return out
+                out[name] = _token(value, span, interpolate)
+            else:
+                out[name] = Token("", span, (f"{name} {passed}",))
+    return out, unread
 
 
 def to_deployments(
@@ -69,13 +285,31 @@ def to_deployments(
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
+    interpolate = project_variables(path)
+    compose_dir = None if str(path) in ("-", "<stdin>") else Path(path).parent
     for service_name, service in document.data["services"].items():
         if not _runs_engine(service):
             continue
         spath = ("services", service_name)
-        env = _environment(document, (*spath, "environment"), service.get("environment"))
-        argv = _words(document, (*spath, "entrypoint")) + _words(document, (*spath, "command"))
-        image = service.get("image") if "entrypoint" not in service else None
+        name = str(service_name)
+        env, unread = _environment(document, spath, compose_dir, interpolate)
+        for missing, where in unread:
+            findings.append(
+                input_diagnostic(
+                    "HBM011",
+                    f"env_file '{missing}' is not beside the compose file (or not readable); "
+                    "the variables it sets are not known to hbmlint",
+                    display,
+                    where,
+                    name,
+                )
+            )
+        argv = _words(document, (*spath, "entrypoint"), interpolate) + _words(
+            document, (*spath, "command"), interpolate
+        )
+        raw_image = service.get("image") if isinstance(service.get("image"), str) else None
+        image_text = interpolate(raw_image)[0] if raw_image else None
+        image = image_text if "entrypoint" not in service else None
         command = read_invocation(
             argv,
             env,
@@ -86,9 +320,8 @@ def to_deployments(
         )
         if command is None:
             continue
-        name = str(service_name)
-        gpu = _gpus(document, spath, service, findings, name, display)
-        version = image_version(service.get("image"))
+        gpu = _gpus(document, spath, service, findings, name, display, interpolate)
+        version = image_version(image_text)
         deployment, found = build(
             command,
             name=name,
@@ -105,7 +338,13 @@ def to_deployments(
 
 
 def _gpus(
-    document: YamlDocument, spath: tuple, service: dict, findings: list, name: str, display: str
+    document: YamlDocument,
+    spath: tuple,
+    service: dict,
+    findings: list,
+    name: str,
+    display: str,
+    interpolate: Interpolation,
 ) -> GpuFacts:
     devices_path = (*spath, "deploy", "resources", "reservations", "devices")
     devices = service.get("deploy", {}) or {}
@@ -116,8 +355,20 @@ def _gpus(
         if not isinstance(device, dict):
             continue
         if "count" in device:
-            value = device["count"]
             where = document.span((*devices_path, i, "count"))
+            value, missing = interpolate(str(device["count"]))
+            if missing:
+                findings.append(
+                    input_diagnostic(
+                        "HBM011",
+                        f"devices count is {device['count']}, which hbmlint cannot read "
+                        f"({'; '.join(missing)}); the GPU count is not known",
+                        display,
+                        where,
+                        name,
+                    )
+                )
+                continue
             if str(value).lower() == "all":
                 return GpuFacts(count_span=where)  # every GPU of the host: count unknown
             try:
@@ -135,6 +386,8 @@ def _gpus(
                 continue
             span = span or where
         elif isinstance(device.get("device_ids"), list):
-            total += len(device["device_ids"])
+            # ['0,1,2,3'] is four devices: the ids reach the runtime joined by commas
+            ids = [interpolate(str(d))[0] for d in device["device_ids"]]
+            total += len([part for d in ids for part in d.split(",") if part.strip()])
             span = span or document.span((*devices_path, i, "device_ids"))
     return GpuFacts(count=total or None, count_span=span)
