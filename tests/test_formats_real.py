@@ -57,6 +57,18 @@ EXPECTED = {
             2,
         ),
     },
+    "skypilot-vllm-mixed-counts.sky.yaml": {
+        # counts differ: the least HBM in all is A100 40 GB x 4 (158 GiB, against 158.3 for
+        # A100-80GB x 2 and 177 for L4 x 8), with TP = its 4 GPUs
+        "skypilot-vllm-mixed-counts.sky": (
+            "vllm",
+            "meta-llama/Llama-3.1-70B-Instruct",
+            "A100-SXM4-40GB",
+            4,
+            4,
+            1,
+        ),
+    },
     "skypilot-openai-api-server.yaml": {
         "skypilot-openai-api-server": (
             "vllm",

@@ -5,7 +5,9 @@ script, with ``envs:`` and SkyPilot's own variables expanded, and the GPUs of
 ``accelerators`` is ``H100:8``, ``{A100-80GB: 4}``, or a set or list of alternatives
 (``{L4, A10G, A100}``, ``[A100:8, H100:8]``; also under ``resources.any_of`` / ``ordered``).
 SkyPilot may place the task on any of them, so the budget is made for the alternative with the
-least memory: it must hold on every one. The count is per node; ``num_nodes`` nodes run the
+least memory: it must hold on every one. Where the alternatives differ in count
+(``{L4:8, A100:4, A100-80GB:2}``, with ``--tensor-parallel-size $SKYPILOT_NUM_GPUS_PER_NODE``),
+that is the least memory in all (count x memory per GPU), else the least per GPU. The count is per node; ``num_nodes`` nodes run the
 script, and an engine whose parallelism needs more GPUs than one node has spans them all
 (vLLM's ``--pipeline-parallel-size $SKYPILOT_NUM_NODES`` over Ray).
 Schema: https://docs.skypilot.co/en/latest/reference/yaml-spec.html
@@ -88,10 +90,15 @@ def _gpu(document: YamlDocument) -> GpuFacts:
         return GpuFacts()
     known = [(catalog.find_gpu(name), name, count, span) for name, count, span in found]
     usable = [k for k in known if k[0] is not None]
-    # the alternative with the least memory (then the fewest GPUs): the budget holds on all
-    _, name, count, span = (
-        min(usable, key=lambda k: (k[0].memory, k[2] or 0)) if usable else known[0]
-    )
+    counts = {k[2] for k in usable}
+
+    def memory(k: tuple) -> tuple:
+        per_gpu = k[0].memory.to("GiB").magnitude
+        in_all = per_gpu * k[2] if len(counts) > 1 and k[2] else per_gpu
+        return (in_all, per_gpu, k[2] or 0)
+
+    # the alternative with the least memory: the budget must hold on every one
+    _, name, count, span = min(usable, key=memory) if usable else known[0]
     whole = count is not None and count >= 1 and count == int(count)
     # a fraction of a GPU (`T4:0.5`) shares one card: its memory is still the card's
     return GpuFacts(type=name, type_span=span, count=int(count) if whole else None, count_span=span)
