@@ -8,8 +8,9 @@ SkyPilot may place the task on any of them, so the budget is made for the altern
 least memory: it must hold on every one. Where the alternatives differ in count
 (``{L4:8, A100:4, A100-80GB:2}``, with ``--tensor-parallel-size $SKYPILOT_NUM_GPUS_PER_NODE``),
 that is the least memory in all (count x memory per GPU), else the least per GPU.
-The count is per node; ``num_nodes`` nodes run the script, and an engine whose parallelism needs more GPUs than one node has spans them all
-(vLLM's ``--pipeline-parallel-size $SKYPILOT_NUM_NODES`` over Ray).
+The count is per node; ``num_nodes`` nodes run the script, and an engine whose parallelism
+needs more GPUs than one node has spans them all (vLLM's ``--pipeline-parallel-size
+$SKYPILOT_NUM_NODES`` over Ray).
 Schema: https://docs.skypilot.co/en/latest/reference/yaml-spec.html
 """
 
