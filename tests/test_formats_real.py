@@ -398,11 +398,29 @@ def test_a_file_that_runs_an_engine_in_a_format_hbmlint_does_not_read_gets_an_in
     ]
     out = run(path).output
     assert "in 1 file, 0 deployments" in out
-    assert (
-        "HBM014" in run("formats", path).output
-        or "runs an inference engine" in run("formats", path).output
-    )
+    described = run("formats", path).output
+    assert "line 5: 'vllm serve' here runs an inference engine" in described
     quiet = write(tmp_path, "other.yaml", "# vllm serve, only in a comment\nname: x\n")
     result = run(quiet)
     assert result.exit_code == 0
     assert "no findings in 1 file, 0 deployments" in result.output  # never "0 files"
+
+
+def test_a_recognised_task_whose_engine_line_is_not_read_is_not_passed_in_silence(tmp_path):
+    """SkyPilot's TGI example starts the engine with `docker run IMAGE --model-id ...`, which
+    hbmlint does not read: the task is recognised, and the file still gets its info."""
+    path = write(
+        tmp_path,
+        "tgi.yaml",
+        """
+        resources:
+          accelerators: A100:1
+        run: |
+          docker run --gpus all -p 8082:80 \\
+            ghcr.io/huggingface/text-generation-inference --model-id lmsys/vicuna-13b-v1.5
+        """,
+    )
+    assert "read as skypilot" in run("formats", path).output
+    deployments, found = read(path)
+    assert deployments == []
+    assert [(f["code"], f["line"]) for f in found] == [("HBM014", 5)]

@@ -82,8 +82,9 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
             names = ", ".join(module.NAME for module in FORMATS)
             return input_diagnostic(
                 "HBM014",
-                f"'{word}' here runs an inference engine, but this file is not one hbmlint reads "
-                f"({names}); nothing in it was checked",
+                f"'{word}' here runs an inference engine, but hbmlint finds no engine command "
+                f"line it can read in this file (formats it reads: {names}); nothing in it was "
+                "checked",
                 display,
                 Span(number, column + 1),
                 fixes=[
