@@ -216,6 +216,12 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     if getattr(dep.parallel, "expert", None) and target.is_moe:
         # vLLM --enable-expert-parallel: experts spread over TP x DP ranks, whole
         expert_parallel = resolved.tensor_parallel * (getattr(dep.parallel, "data", None) or 1)
+    for label, arch, quant in (
+        ("weights", target, quantization),
+        ("draft_weights", resolved.draft, draft_quant),
+    ):
+        if arch is not None and arch.checkpoint is not None:
+            assumed[label] = weights_source(arch, quant, dtype if arch is target else None)
     settings = Settings(
         engine=engine,
         engine_version=dep.engine_version,
@@ -249,6 +255,25 @@ _PRE_AMPERE = ("T4", "V100", "P100", "P40", "P4-", "K80", "QUADRO-RTX", "RTX-800
 def _no_bfloat16(gpu_name: str) -> bool:
     name = gpu_name.upper().replace(" ", "-")
     return name.startswith(_PRE_AMPERE)
+
+
+def weights_source(arch: Any, quantization: str | None, dtype: str | None) -> str:
+    """Where a model's weight figure comes from, for a model read beyond the catalog."""
+    stored = arch.checkpoint
+    where = stored.origin + (f" @{stored.revision[:12]}" if stored.revision else "")
+    if arch.stored_weights_apply(quantization, dtype):
+        total = stored.stored_bytes / 2**30
+        return (
+            f"stored checkpoint tensors ({total:,.2f} GiB in all, safetensors headers from {where})"
+        )
+    if stored.groups:
+        why = "the deployment quantizes it differently from how it is stored"
+    elif stored.total_size:
+        stored_gib = stored.total_size / 2**30
+        why = f"no safetensors headers read; its index says {stored_gib:,.2f} GiB stored"
+    else:
+        why = "no safetensors index or headers available"
+    return f"parameter arithmetic from config.json ({why}; {where})"
 
 
 def build(resolved: Resolved) -> Budget:
@@ -429,7 +454,10 @@ def eagle_weights(head: Any, method: str, tp: int, quantization: str | None) -> 
     target's are shared), the replicated fc fusing 2 (3) hidden states, and for EAGLE-3 the
     wider first layer (its q/k/v read [embedding; fused hidden], 2h wide), one more norm and its
     own lm_head over draft_vocab_size (vocab-parallel). EAGLE-1 shares the target's lm_head."""
-    layers = replace(head, vocab_size=0, tie_word_embeddings=True)
+    if head.stored_weights_apply(quantization, None):  # the head's own tensors, as stored
+        dense = catalog.dtype_bytes(head.dtype)
+        return Q(head.checkpoint.bytes_per_rank(head, tp, dtype_bytes=dense), "byte")
+    layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
     weights = layers.weight_bytes_per_rank(tp, 1, quantization)
     h = head.hidden_size
     dense = catalog.dtype_bytes(head.dtype)
@@ -466,6 +494,11 @@ def mtp_cost(
     like the target's last one (full attention), sharing its embeddings and lm_head, each with
     an eh_proj fusing [embedding; hidden] (2h x h, replicated) and two norms; with their own KV."""
     n = max(target.mtp_layers, 1)
+    stored = None
+    if target.stored_weights_apply(quantization, dtype) and target.checkpoint.has_mtp(target):
+        dense = catalog.dtype_bytes(dtype or target.dtype)
+        stored = target.checkpoint.bytes_per_rank(target, tp, part="mtp", dtype_bytes=dense)
+        stored = Q(stored, "byte")
     last = target.num_layers - 1
     layer = replace(
         target,
@@ -474,10 +507,13 @@ def mtp_cost(
         ffns=(target.ffn(last),) * n,
         vocab_size=0,
         vision_params=0,
+        checkpoint=None,  # the layers' shape only; stored MTP tensors are counted above
     )
     weights = layer.weight_bytes_per_rank(tp, 1, quantization, dtype)
     h = target.hidden_size
     weights += Q(n * (2 * h * h + 2 * h) * catalog.dtype_bytes(dtype or target.dtype), "byte")
+    if stored is not None:  # the checkpoint's MTP tensors, as stored
+        weights = stored
     # the same KV layout as the target's layers (fp8_ds_mla included)
     per_token = layer.kv_layout(tp, 1, kv_bytes, kv_dtype).all_layers_per_token
     return weights, Q(per_token, "byte / token")

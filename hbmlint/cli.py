@@ -473,13 +473,56 @@ def gpus() -> None:
         click.echo(f"{name:24} {format_bytes(info.memory):>12}  fp8={'yes' if info.fp8 else 'no'}")
 
 
-@main.command()
-def models() -> None:
-    """List the model catalog."""
-    from . import catalog
+@main.group(invoke_without_command=True)
+@click.pass_context
+def models(ctx: click.Context) -> None:
+    """List the models hbmlint can budget and where each one's figures come from: the
+    repository's lock directory (.hbmlint/models/), the catalog, the local Hugging Face cache.
+    Any other Hub model is read from the Hub when a manifest names it."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from . import models as models_listing
 
-    for model_id in catalog.model_ids():
-        click.echo(model_id)
+    for model_id, source in models_listing.rows():
+        click.echo(f"{model_id:48} {source}")
+
+
+@models.command(name="pull")
+@click.argument("targets", nargs=-1, required=True)
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(file_okay=False),
+    help="Lock directory to write (default: the nearest .hbmlint/models/, else "
+    ".hbmlint/models/ at the repository root).",
+)
+def models_pull(targets: tuple[str, ...], folder: str | None) -> None:
+    """Write what hbmlint needs of each model (config.json and a tensor-size summary, a few KB)
+    into the lock directory, which later runs read before the Hub: commit it for CI without
+    network. TARGETS are model ids, or manifests (files or directories) whose models to pull."""
+    from . import models as models_listing
+
+    status = EXIT_OK
+    for line, ok in models_pull_lines(targets, folder, models_listing):
+        click.echo(line, err=not ok)
+        if not ok:
+            status = EXIT_FINDINGS
+    sys.exit(status)
+
+
+def models_pull_lines(targets: tuple[str, ...], folder: str | None, listing: Any) -> Any:
+    names: list[str] = []
+    for target in targets:
+        if os.path.exists(target):
+            found = listing.models_in(target)
+            if not found:
+                yield f"{target}: names no model to pull", False
+            names += [n for n in found if n not in names]
+        elif target not in names:
+            names.append(target)
+    destination = Path(folder) if folder else listing.default_lock_dir()
+    for name in names:
+        yield listing.pull(name, destination)
 
 
 @main.command(name="formats")

@@ -191,6 +191,20 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "is read.",
         ),
         InputCheck(
+            "HBM015",
+            "model-not-fetched",
+            Severity.WARNING,
+            "A model outside the catalog could not be read from the Hugging Face Hub (offline, "
+            "not found, gated, rate-limited, a server error, no answer in time); not budgeted.",
+            "A model that is neither in the catalog, nor in the repository's lock directory "
+            "(`.hbmlint/models/`), nor in the local Hugging Face cache could not be read from "
+            "the Hub: offline (`HF_HUB_OFFLINE`), not found, gated or private (set `HF_TOKEN` "
+            "or request access), rate-limited, a server error, or no answer within "
+            "`HBMLINT_HUB_TIMEOUT` seconds for the whole run. Reported once per model. Run "
+            "`hbmlint models pull MODEL` where the Hub is reachable and commit "
+            "`.hbmlint/models/`.",
+        ),
+        InputCheck(
             "HBM090",
             "unused-suppression",
             Severity.INFO,

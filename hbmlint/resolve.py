@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import catalog
-from .catalog import Architecture, ConfigError, GpuInfo
+from .catalog import Architecture, ConfigError, GpuInfo, lookup
 from .catalog.labels import label_keys, looks_like_path
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef, SpeculativeSpec
@@ -239,6 +239,7 @@ class FoundModel:
     config: dict | Path
     name: str
     source: str
+    checkpoint: Any = None  # the stored checkpoint's tensor sizes, when known (catalog/hub.py)
 
 
 # A source looks a model name up; None when it does not have it. It raises ConfigError when it
@@ -256,10 +257,23 @@ def _from_catalog(name: str, guess: bool) -> FoundModel | None:
 
 def _from_hf_cache(name: str, guess: bool) -> FoundModel | None:
     cached = catalog.hf_cache_config(name)  # the local Hugging Face cache: no network
-    return FoundModel(cached, name, str(cached)) if cached is not None else None
+    if cached is None:
+        return None
+    return FoundModel(cached, name, str(cached), lookup.cached_checkpoint(name, cached))
 
 
-MODEL_SOURCES: list[ModelSource] = [_from_catalog, _from_hf_cache]
+def _from_lock_dir(name: str, guess: bool) -> FoundModel | None:
+    entry = lookup.locked(name)  # `hbmlint models pull` wrote it: read before the catalog
+    return FoundModel(entry.config, name, str(entry.path), entry.checkpoint) if entry else None
+
+
+def _from_hub(name: str, guess: bool) -> FoundModel | None:
+    """The Hub, for a name the manifest gives (not a guess); HubFailure when it cannot."""
+    found = None if guess else lookup.from_hub(name)
+    return FoundModel(found.config, name, found.source, found.checkpoint) if found else None
+
+
+MODEL_SOURCES: list[ModelSource] = [_from_lock_dir, _from_catalog, _from_hf_cache, _from_hub]
 
 
 @dataclass(frozen=True)
@@ -340,6 +354,17 @@ def _resolve_model(
             except ConfigError as exc:  # a broken catalog entry is our bug: report, not crash
                 run.report("HBM006", f"{candidate.name}: {exc}", field_name)
                 return None
+            except lookup.HubFailure as failure:  # a warning, once per model in a run
+                close = difflib.get_close_matches(candidate.name, catalog.model_ids(), 1, 0.6)
+                if run.strict and (failure.kind == "not-found" or close):
+                    # hbmlint's own format: a name the Hub lacks, or close to a catalog
+                    # model's, is most likely a typo (an error, as for any unknown name)
+                    _unknown_model(run, ref, where, field_name)
+                elif lookup.first_report(candidate.name):
+                    run.report(
+                        "HBM015", failure.message + _hub_hint(candidate.name, where), field_name
+                    )
+                return None
             if found is None:
                 continue
             if candidate.why is not None:
@@ -347,9 +372,18 @@ def _resolve_model(
                 run.assumed[key] = (
                     f"{found.name} (from {candidate.why}; the manifest says {ref.name})"
                 )
-            return read(found.config, found.name, found.source)
+            arch = read(found.config, found.name, found.source)
+            if arch is not None and found.checkpoint is not None:
+                arch = replace(arch, checkpoint=found.checkpoint)
+            return arch
     _unknown_model(run, ref, where, field_name)
     return None
+
+
+def _hub_hint(name: str, where: str) -> str:
+    close = difflib.get_close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    return hint + f" Or point {where}.config at the model's config.json."
 
 
 def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> None:

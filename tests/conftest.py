@@ -26,6 +26,34 @@ def _private_cache_dir(tmp_path_factory):
         os.environ["XDG_CACHE_HOME"] = previous
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_hugging_face_hub(tmp_path_factory):
+    """Tests never reach the internet, nor read the user's Hugging Face cache or token: the
+    Hub is offline and HF_HOME is a folder of the tests' own (the Hub tests start a local
+    server and point HF_ENDPOINT at it)."""
+    saved = {
+        k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "HF_HOME", "HF_HUB_CACHE", "HF_TOKEN")
+    }
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["HF_HOME"] = str(tmp_path_factory.mktemp("hf-home"))
+    os.environ.pop("HF_HUB_CACHE", None)
+    os.environ.pop("HF_TOKEN", None)
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(autouse=True)
+def _fresh_hub_run():
+    """Each test is a run of its own: the Hub's time budget and once-per-model warnings."""
+    from hbmlint.catalog import hub
+
+    hub.reset()
+
+
 @pytest.fixture(autouse=True)
 def _outside_github_actions(monkeypatch):
     """Tests see the same defaults on a laptop and in a GitHub Actions job: --format auto

@@ -170,6 +170,16 @@ class Architecture:
     # Medusa checkpoints: heads, and residual blocks per head (config medusa_num_heads / _layers)
     medusa_heads: int = 0
     medusa_layers: int = 0
+    # the checkpoint as stored (safetensors headers), when hbmlint could read them
+    checkpoint: Any = None
+
+    def stored_weights_apply(self, quantization: Any, dtype: str | None) -> bool:
+        """Whether the stored tensors are what the engine loads: the checkpoint's own format,
+        not quantized on the fly to another (a cast to another dtype is counted per tensor)."""
+        if self.checkpoint is None or not self.checkpoint.groups:
+            return False
+        name = getattr(quantization, "name", quantization)
+        return name in (None, "none", self.quantization)
 
     # ----------------------------------------------------------------- layer structure
     def mixer(self, layer: int) -> str:
@@ -286,6 +296,12 @@ class Architecture:
         from . import dtype_bytes, weight_format
 
         dense = dtype_bytes(dtype or self.dtype)
+        rope = self.rotary_positions * self.rotary_dim * dense if self.vocab_size else 0.0
+        if self.stored_weights_apply(quantization, dtype):
+            stored = self.checkpoint.bytes_per_rank(
+                self, tp, pp, expert_parallel, dtype_bytes=dense
+            )
+            return stored + rope
         fmt = weight_format(quantization, self)
         quant = fmt.bytes_per_param if fmt else dense
 
@@ -323,9 +339,7 @@ class Architecture:
         total += self.vision_params / tp * dense  # on the first stage with PP
         # the RoPE cache, whole on every rank; parts without embeddings of their own (MTP
         # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
-        if self.vocab_size:
-            total += self.rotary_positions * self.rotary_dim * dense
-        return total
+        return total + rope
 
     def _padded_experts(self, experts: float, fmt: WeightFormat | None, ranks: int) -> float:
         """Some MoE kernels pad each expert's intermediate size per rank (vLLM's MXFP4 kernels
