@@ -108,9 +108,10 @@ def test_first_run_from_the_hub_then_from_the_cache_without_a_server(home):
         requests = list(hub.requests)
     assert code == 0, err
     [entry] = json.loads(out)
-    # float32 checkpoint, TP 1, tied lm_head: the stored tensors plus the RoPE cache
-    rope = 131072 * 64 * 4
-    assert entry["weights_bytes"] == TOTAL_SIZE + rope
+    # a float32 checkpoint, loaded in bfloat16 (dtype auto): half the stored tensors, tied
+    # lm_head not stored twice, plus the RoPE cache in bfloat16
+    rope = 131072 * 64 * 2
+    assert entry["weights_bytes"] == TOTAL_SIZE // 2 + rope
     assert "stored checkpoint tensors" in entry["assumed"]["weights"]
     # config and index downloaded; the two shards' headers read by ranged GETs, never whole
     gets = [(p, r) for m, p, r, _ in requests if m == "GET" and p.endswith(".safetensors")]
@@ -143,9 +144,10 @@ def test_weights_split_per_rank_from_the_stored_tensors(home):
     with Hub({GRANITE: granite_repo()}) as hub:
         entry, _ = budget_json(home, path, endpoint=hub.url)
     # TP 2 with 8 KV heads: everything splits in two but the norms (1-D, whole on each rank)
-    norms = (24 * 2 + 1) * 1024 * 4
-    rope = 131072 * 64 * 4
-    assert entry["weights_bytes"] == (TOTAL_SIZE - norms) / 2 + norms + rope
+    loaded = TOTAL_SIZE // 2  # float32 stored, bfloat16 loaded
+    norms = (24 * 2 + 1) * 1024 * 2
+    rope = 131072 * 64 * 2
+    assert entry["weights_bytes"] == (loaded - norms) / 2 + norms + rope
 
 
 def test_a_run_with_only_catalog_models_does_not_import_the_hub_client(home):

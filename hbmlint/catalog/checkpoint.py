@@ -172,9 +172,9 @@ _FLOAT_WIDTH = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
 def _cast(group: TensorGroup, dtype_bytes: float | None) -> float:
     """The factor a cast to the model dtype changes a stored tensor's size by."""
     width = _FLOAT_WIDTH.get(group.dtype)
-    if not dtype_bytes or width is None or len(group.shape) < 2:
+    if not dtype_bytes or width is None:
         return 1.0
-    if re.search(r"scale|zero|absmax|quant_map|SCB", group.name):
+    if re.search(r"scale|zero|absmax|quant_map|SCB|e_score_correction", group.name):
         return 1.0
     return dtype_bytes / width
 
