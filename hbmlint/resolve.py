@@ -156,13 +156,13 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
         if gpu_type is None and memory is None:
             if default_gpu is not None:
                 return _named_gpu(run, default_gpu, None, None), True
-            advice = [f"{g.key}: {g.value} names no GPU model; {why}" for g, why in choice.generic]
+            said = "".join(
+                f"{g.key}: {g.value} says only that the node has a GPU, not which ({why}); "
+                for g, why in choice.generic
+            )
             run.unknown(
                 "HBM005",
-                "the manifest names no GPU type"
-                + (f" ({'; '.join(advice)})" if advice else "")
-                + "; "
-                + _gpu_unblock(run),
+                f"the manifest names no GPU type; {said}{_gpu_unblock(run)}",
                 choice.generic[0][0].span if choice.generic else "gpu",
                 [],
             )

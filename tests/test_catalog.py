@@ -208,3 +208,80 @@ def test_kv_heads_are_replicated_when_tp_exceeds_them():
 def test_kv_bytes_per_token_split_over_pipeline_stages():
     per_token = architecture(LLAMA_8B).kv_bytes_per_token_per_rank(1, 2, 2)
     assert per_token.to("byte/token").magnitude == 131072 / 2
+
+
+# ------------------------------------------------------------------- labels and instance shapes
+
+LABELS = yaml.safe_load((CATALOG / "labels.yaml").read_text(encoding="utf-8"))
+SHAPES = yaml.safe_load((CATALOG / "instance_types.yaml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("shape, entry", sorted(SHAPES["instance_types"].items()))
+def test_every_instance_shape_names_a_catalog_gpu(shape, entry):
+    assert catalog.find_gpu(entry["gpu"]) is not None, shape
+    assert catalog.find_gpu(entry["gpu"]).name == entry["gpu"]  # the canonical name, no alias
+    assert isinstance(entry["count"], int) and entry["count"] >= 1
+
+
+@pytest.mark.parametrize(
+    "kind, entry", [(kind, e) for kind, entries in LABELS.items() for e in entries]
+)
+def test_every_label_names_its_source(kind, entry):
+    assert str(entry.get("source", "")).strip(), (kind, entry["key"])
+
+
+@pytest.mark.parametrize(
+    "label, value, expected",
+    [
+        ("aliyun.accelerator/nvidia_name", "Tesla-V100-SXM2-16GB", "V100-SXM2-16GB"),
+        ("aliyun.accelerator/nvidia_name", "NVIDIA-A10", "A10-24GB"),
+        ("machine.cluster.vke.volcengine.com/gpu-name", "NVIDIA-L20", "L20-48GB"),
+        ("machine.cluster.vke.volcengine.com/gpu-name", "Tesla-V100", "V100-SXM2-16GB"),
+        ("gpu.nvidia.com/class", "A100_NVLINK_80GB", "A100-SXM4-80GB"),
+        ("gpu.nvidia.com/class", "A100_NVLINK", "A100-SXM4-40GB"),
+        ("gpu.nvidia.com/class", "H100_NVLINK_80GB", "H100-SXM-80GB"),
+        ("gpu.nvidia.com/class", "RTX_A6000", "RTX-A6000-48GB"),
+        ("gpu.nvidia.com/class", "A40", "A40-48GB"),
+        ("karpenter.azure.com/sku-gpu-name", "A100", "A100-SXM4-40GB"),
+        ("amd.com/gpu.product-name", "AMD_Instinct_MI300X_OAM", "MI300X-192GB"),
+        ("nvidia.com/gpu.product", "NVIDIA-H800", "H800-SXM-80GB"),
+        ("nvidia.com/gpu.product", "NVIDIA-H20", "H20-96GB"),
+        ("nvidia.com/gpu.product", "NVIDIA-A800-SXM4-80GB", "A800-SXM4-80GB"),
+        ("nvidia.com/gpu.product", "NVIDIA-RTX-6000-Ada-Generation", "RTX-6000-Ada-48GB"),
+        (
+            "nvidia.com/gpu.product",
+            "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition",
+            "RTX-PRO-6000-Blackwell-96GB",
+        ),
+        ("nvidia.com/gpu.product", "NVIDIA-GB300", "GB300-288GB"),
+        ("nvidia.com/gpu.product", "AMD-Instinct-MI210", "MI210-64GB"),
+        ("node.kubernetes.io/instance-type", "BM.GPU.H100.8", "H100-SXM-80GB"),
+        ("node.kubernetes.io/instance-type", "Standard_NC6s_v3", "V100-SXM2-16GB"),
+        ("node.kubernetes.io/instance-type", "Standard_ND40rs_v2", "V100-SXM2-32GB"),
+        ("node.kubernetes.io/instance-type", "a2-ultragpu-1g", "A100-SXM4-80GB"),
+        ("karpenter.azure.com/sku-name", "Standard_ND96isr_MI300X_v5", "MI300X-192GB"),
+    ],
+)
+def test_cloud_node_labels_name_their_gpu(label, value, expected):
+    from hbmlint.spec import Label
+    from hbmlint.yamlsrc import Span
+
+    choice = catalog.gpu_from_labels([Label(label, value, Span(3, 5))])
+    assert (choice.type, choice.known, choice.type_span) == (expected, True, Span(3, 5))
+
+
+def test_a_generic_gpu_label_names_no_gpu_but_says_how_to():
+    from hbmlint.spec import Label
+    from hbmlint.yamlsrc import Span
+
+    choice = catalog.gpu_from_labels(
+        [Label("kubernetes.azure.com/accelerator", "nvidia", Span(1, 1))]
+    )
+    assert choice.type is None
+    [(label, advice)] = choice.generic
+    assert label.value == "nvidia" and "instance-type" in advice
+
+
+def test_gb300_is_no_longer_read_as_a_b300():
+    assert catalog.find_gpu("GB300").name == "GB300-288GB"
+    assert catalog.find_gpu("GB300").memory > catalog.find_gpu("B300").memory

@@ -3,7 +3,8 @@
 The chart renders each model as ``vllm serve MODEL_URL`` followed by flags from ``vllmConfig``
 (in the template's order) and then ``vllmConfig.extraArgs`` verbatim, so a flag in ``extraArgs``
 overrides the same setting in ``vllmConfig`` (vLLM keeps the last). ``requestGPU`` is the GPU
-count; ``nodeSelectorTerms`` may name the GPU type.
+count; ``affinity`` (or, without it, ``nodeSelectorTerms``) may name the GPU type. ``extraArgs``
+anywhere else than under ``vllmConfig`` is ignored by the chart, and reported.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic, input_diagnostic
+from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import image_version, vllm
 from ..engines.args import RENDER_HINT, Token, placeholder
 from ..spec import Deployment
@@ -20,6 +21,7 @@ from .build import GpuFacts, build
 from .podspec import node_labels
 
 NAME = "production-stack"
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
 # vllmConfig keys in the order the chart's deployment template emits them, with their flags
 # (the chart writes --gpu_memory_utilization with underscores; vLLM reads both).
@@ -44,11 +46,13 @@ def to_deployments(
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
     rendered_reported = False
+    findings += _ignored_extra_args(document, ("servingEngineSpec",), None, display)
     for i, model_spec in enumerate(document.data["servingEngineSpec"]["modelSpec"]):
         if not isinstance(model_spec, dict):
             continue
         mpath = ("servingEngineSpec", "modelSpec", i)
         name = str(model_spec.get("name") or f"modelSpec[{i}]")
+        findings += _ignored_extra_args(document, mpath, name, display)
         url = model_spec.get("modelURL")
         if url is None:
             continue
@@ -85,7 +89,7 @@ def to_deployments(
             ]
         command = vllm.parse(argv, document.span((*mpath, "modelURL")))
         count, count_span = _request_gpu(document, mpath, model_spec, findings, display)
-        labels = node_labels(document, None, (*mpath, "nodeSelectorTerms"))
+        labels = _node_labels(document, mpath, model_spec)
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         tag = model_spec.get("tag")
         version = image_version(f"vllm/vllm-openai:{tag}") if tag is not None else None
@@ -102,6 +106,47 @@ def to_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, findings
+
+
+def _node_labels(document: YamlDocument, mpath: tuple, model_spec: dict) -> list:
+    """The node labels the chart makes the pod require: ``affinity`` (node affinity) when it is
+    set, else ``nodeSelectorTerms``; neither when ``nodeName`` pins a node (the template's
+    order)."""
+    affinity = model_spec.get("affinity")
+    if isinstance(affinity, dict) and affinity:
+        terms = (*mpath, "affinity", "nodeAffinity", _REQUIRED, "nodeSelectorTerms")
+        return node_labels(document, None, terms)
+    if model_spec.get("nodeName"):
+        return []
+    return node_labels(document, None, (*mpath, "nodeSelectorTerms"))
+
+
+def _ignored_extra_args(
+    document: YamlDocument, path: tuple, name: str | None, display: str
+) -> list[Diagnostic]:
+    """``extraArgs`` where the chart does not look for it: its deployment template passes only
+    ``modelSpec[].vllmConfig.extraArgs`` to vLLM (helm/templates/deployment-vllm-multi.yaml),
+    so flags written elsewhere never reach the engine. A warning: the engine starts, without
+    them."""
+    data = document.data
+    for key in path:
+        data = data[key]
+    if not isinstance(data, dict) or "extraArgs" not in data:
+        return []
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return [
+        input_diagnostic(
+            "HBM003",
+            f"{where}.extraArgs is ignored by the production-stack chart, which passes only "
+            "modelSpec[].vllmConfig.extraArgs to vLLM: these flags never reach the engine "
+            "and hbmlint does not read them",
+            display,
+            document.key_span((*path, "extraArgs")),
+            name,
+            ["Move the list under vllmConfig: (vllmConfig.extraArgs)"],
+            Severity.WARNING,
+        )
+    ]
 
 
 def _request_gpu(
