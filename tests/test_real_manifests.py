@@ -103,6 +103,9 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED
+    # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
+    gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
+    tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}
     assert {str(p.relative_to(REAL)) for p in REAL.rglob("*.y*ml")} <= tested
 
 

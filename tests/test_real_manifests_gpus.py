@@ -75,8 +75,11 @@ def test_gke_pvc_model_is_read_from_its_directory_name(real, tmp_path):
 def test_volcano_engine_gpu_label_and_an_unknown_hostpath_model(real):
     path = real("aibrix-vke-l20-local-path.yaml")
     assert fields(path)["gpu.type"] == ("L20-48GB", line_of(path, "- NVIDIA-L20"))
+    model, model_line = fields(path)["model.name"]
+    assert model == "/models/deepseek-coder-6.7b-instruct"  # not the served name
     [unknown] = by_code(path, "HBM006")
     assert unknown["severity"] == "warning"
+    assert unknown["line"] == model_line == exact_line(path, "- --model")
     assert "model-paths" in unknown["message"] and "hbmlint.io/model" in unknown["message"]
     assert run(path).exit_code == 0
     # the V100 twin of the sample: VKE's Tesla-V100 is the 16 GB card
