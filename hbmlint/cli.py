@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,30 @@ class _DefaultToLint(click.Group):
         ):
             args = ["lint", *args]
         return super().parse_args(ctx, args)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Exit codes are a promise: 0 clean, 1 findings, 2 hbmlint could not do its job. An
+        exception that escapes a command (a bug, or memory exhausted) is one line on standard
+        error and exit 2, never a traceback with Python's exit 1, which reads as "findings".
+        HBMLINT_TRACEBACK=1 shows the traceback, for a bug report."""
+        try:
+            return super().main(*args, **kwargs)
+        except Exception as exc:  # click's own errors and sys.exit never reach here
+            if os.environ.get("HBMLINT_TRACEBACK"):
+                raise
+            _internal_error(exc)
+
+
+def _internal_error(exc: BaseException) -> None:
+    try:
+        detail = " ".join(str(exc).split())[:200]
+    except Exception:  # an exception whose str() fails (or needs memory we lack)
+        detail = ""
+    line = f"hbmlint: internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")
+    with contextlib.suppress(Exception):
+        sys.stderr.write(line + " (a bug: please report it; HBMLINT_TRACEBACK=1 shows where)\n")
+        sys.stderr.flush()
+    sys.exit(EXIT_ERROR)
 
 
 @click.group(cls=_DefaultToLint, context_settings={"help_option_names": ["-h", "--help"]})
@@ -145,23 +168,19 @@ def _filter(run: _Run) -> tuple[list, list]:
     return run.filter.apply(kept), suppressed  # again, for the unused-suppression findings
 
 
-def _write_atomically(path: str, text: str) -> None:
-    """Readers never see half a report: write a temporary file beside it, then rename."""
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes it private; a report is not
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+def _inputs(run: _Run, config: Any, rules_dirs: tuple[str, ...]) -> list[Path]:
+    """Every file this run read: --output must never overwrite one of them."""
+    inputs = [r.path for r in run.results if str(r.path) != "-"]
+    inputs += [Path(r.file) for r in run.rules if getattr(r, "file", "")]
+    inputs += list(config.catalogs)
+    if config.file:
+        inputs.append(config.root / Path(config.file).name)
+    for result in run.results:
+        for item in result.deployments:
+            for ref in (item.deployment.model, getattr(item.deployment.speculative, "model", None)):
+                if ref is not None and getattr(ref, "config", None) is not None:
+                    inputs.append(Path(ref.config))
+    return inputs
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -183,7 +202,8 @@ def _split(values: tuple[str, ...]) -> list[str]:
     "--output",
     "-o",
     type=click.Path(dir_okay=False),
-    help="Write the report to this file (atomically) instead of standard output.",
+    help="Write the report to this file instead of standard output: atomically, through a "
+    "symlink to its target, keeping its mode; never over an input of the run.",
 )
 @click.option(
     "--fail-on",
@@ -256,10 +276,12 @@ def lint(
     diagnostics, suppressed = _filter(run)
     report = _render(run, diagnostics, suppressed, _resolve_format(output_format))
     if output:
+        from .output import OutputError, write_report
+
         try:
-            _write_atomically(output, report)
-        except OSError as exc:
-            click.echo(f"hbmlint: cannot write {output}: {exc.strerror or exc}", err=True)
+            write_report(output, report, _inputs(run, config, rules_dirs))
+        except OutputError as exc:
+            click.echo(f"hbmlint: {exc}", err=True)
             sys.exit(EXIT_ERROR)
     else:
         click.echo(report, nl=False)
