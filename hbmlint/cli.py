@@ -143,12 +143,18 @@ def _lint(
     return run.results, run.diagnostics, run.internal
 
 
-def _load_config(config_file: str | None) -> Any:
+OUTSIDE_HELP = (
+    "Let the configuration's rules-dirs and catalogs name paths outside its repository "
+    "(refused by default: a configuration may come from a pull request)."
+)
+
+
+def _load_config(config_file: str | None, allow_outside: bool = False) -> Any:
     """The configuration in effect; an unusable one ends the command with exit 2."""
     from .config import ConfigError, load
 
     try:
-        return load(config_file)
+        return load(config_file, allow_outside=allow_outside)
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)
@@ -220,6 +226,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 )
 @click.option("--gpu", "default_gpu", help=GPU_HELP)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help=CONFIG_HELP)
+@click.option("--allow-outside-paths", is_flag=True, help=OUTSIDE_HELP)
 @click.option(
     "--select",
     multiple=True,
@@ -248,13 +255,14 @@ def lint(
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
     jobs: int | None,
+    allow_outside_paths: bool = False,
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files."""
     from .config import CommandLine, ConfigError
     from .diagnostics import Severity
     from .lint import available_cores
 
-    config = _load_config(config_file)
+    config = _load_config(config_file, allow_outside_paths)
     selection = CommandLine(
         select=_split(select) if select else None,
         extend_select=_split(extend_select),
@@ -339,6 +347,7 @@ def _render(run: _Run, diagnostics: list, suppressed: list, output_format: str) 
 )
 @click.option("--gpu", "default_gpu", help=GPU_HELP)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help=CONFIG_HELP)
+@click.option("--allow-outside-paths", is_flag=True, help=OUTSIDE_HELP)
 @click.option(
     "--compare-speculative",
     is_flag=True,
@@ -351,12 +360,13 @@ def budget(
     default_gpu: str | None,
     config_file: str | None,
     compare_speculative: bool = False,
+    allow_outside_paths: bool = False,
 ) -> None:
     """Show where every GiB of each GPU goes, per deployment."""
     from .config import ConfigError
     from .reporters import budget as budget_reporter
 
-    config = _load_config(config_file)
+    config = _load_config(config_file, allow_outside_paths)
     try:
         run = _run(paths, (), default_gpu, config)
         # the trade-off rule's parameters, with the configuration's overrides

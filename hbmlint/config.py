@@ -33,8 +33,11 @@ class ConfigError(Exception):
         self.problems = problems
 
     def __str__(self) -> str:
+        # a message quotes values shortened (see shown); this cap is the backstop for any
+        # that quotes more, such as a key name from the schema check
         return "\n".join(
-            f"{file}:{span.line}:{span.column}: config error: {message}"
+            f"{file}:{span.line}:{span.column}: config error: "
+            + (message if len(message) <= 300 else message[:297] + "...")
             for message, file, span in self.problems
         )
 
@@ -129,8 +132,12 @@ def _has_hbmlint_table(path: Path) -> bool:
     return re.search(r"^\s*\[\s*tool\s*\.\s*hbmlint\s*[\].]", text, re.MULTILINE) is not None
 
 
-def load(explicit: str | None = None, start: Path | None = None) -> Config:
-    """The configuration in effect: ``explicit`` (--config), else the one found, else none."""
+def load(
+    explicit: str | None = None, start: Path | None = None, allow_outside: bool = False
+) -> Config:
+    """The configuration in effect: ``explicit`` (--config), else the one found, else none.
+    ``allow_outside`` (--allow-outside-paths) lets its rules-dirs and catalogs leave the
+    repository."""
     if explicit is not None:
         path = Path(explicit)
         if not os.path.lexists(path):
@@ -140,10 +147,10 @@ def load(explicit: str | None = None, start: Path | None = None) -> Config:
         if found is None:
             return Config()
         path = found
-    return load_file(path)
+    return load_file(path, allow_outside)
 
 
-def load_file(path: Path) -> Config:
+def load_file(path: Path, allow_outside: bool = False) -> Config:
     display = _display(path)
     try:
         text = files.read_text(path)
@@ -160,7 +167,7 @@ def load_file(path: Path) -> Config:
         raise ConfigError(
             [(d.message.removeprefix("document: "), display, d.span) for d in problems]
         )
-    return _build(document, display, Path(os.path.abspath(path.parent)))
+    return _build(document, display, Path(os.path.abspath(path.parent)), allow_outside)
 
 
 def _display(path: Path) -> str:
@@ -234,7 +241,37 @@ def _toml_spans(text: str) -> dict[tuple, Span]:
     return spans
 
 
-def _build(document: YamlDocument, display: str, root: Path) -> Config:
+def shown(value: Any) -> str:
+    """A rejected value as a configuration error quotes it: never in full when it is long (a
+    configuration may come from a pull request, and its errors land in a CI log)."""
+    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    return text if len(text) <= 60 else text[:56] + "...'"
+
+
+def repository_root(directory: Path) -> Path:
+    """The repository a configuration belongs to: the nearest folder upward holding .git, else
+    the configuration's own folder."""
+    directory = Path(os.path.realpath(directory))
+    for folder in (directory, *directory.parents):
+        if (folder / ".git").exists():
+            return folder
+    return directory
+
+
+def _check_globs(config: Config) -> None:
+    from .globs import GlobError, compile_glob
+
+    places = [(g, ("exclude", i)) for i, g in enumerate(config.exclude)]
+    places += [(g, ("per-file-ignores", g)) for g in config.per_file_ignores]
+    places += [(g, ("formats", g)) for g in config.formats]
+    for glob, where in places:
+        try:
+            compile_glob(glob)
+        except GlobError as exc:
+            raise config.error(f"{where[0]}: {shown(glob)} is not a glob: {exc}", *where) from None
+
+
+def _build(document: YamlDocument, display: str, root: Path, allow_outside: bool = False) -> Config:
     data = document.data
     spans = {key: document.key_spans.get(key) or span for key, span in document.spans.items()}
     config = Config(file=display, root=root, spans=spans)
@@ -250,13 +287,23 @@ def _build(document: YamlDocument, display: str, root: Path) -> Config:
     config.exclude = list(data.get("exclude", []))
     config.formats = {str(k): str(v) for k, v in data.get("formats", {}).items()}
     config.model_paths = {str(k): str(v) for k, v in data.get("model-paths", {}).items()}
+    _check_globs(config)
+    repository = repository_root(root)
     for key, target in (("rules-dirs", config.rules_dirs), ("catalogs", config.catalogs)):
         for i, raw in enumerate(data.get(key, [])):
             path = root / raw
+            real = Path(os.path.realpath(path))  # symlinks too: a link out is a path out
+            if not allow_outside and not real.is_relative_to(repository):
+                raise config.error(
+                    f"{key}: {shown(raw)} is outside the repository ({repository}); run with "
+                    "--allow-outside-paths to read it",
+                    key,
+                    i,
+                )
             wanted = path.is_dir() if key == "rules-dirs" else path.is_file()
             if not wanted:
                 kind = "directory" if key == "rules-dirs" else "file"
-                raise config.error(f"{key}: no such {kind}: {raw}", key, i)
+                raise config.error(f"{key}: no such {kind}: {shown(raw)}", key, i)
             target.append(path)
     for i, path in enumerate(config.catalogs):
         _check_catalog(path, config, i)
@@ -304,36 +351,12 @@ def _check_catalog(path: Path, config: Config, index: int) -> None:
 
 
 def glob_matches(pattern: str, path: str) -> bool:
-    """gitignore-like globs: ``*`` within a folder, ``**`` across folders; a pattern without a
-    slash matches a file or folder name anywhere; a folder's pattern covers what is inside."""
-    regex = _glob_regex(pattern.strip().rstrip("/"))
-    anchored = "/" in pattern.strip().rstrip("/")
-    parts = path.split("/")
-    candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))]
-    if not anchored:
-        candidates += parts
-    return any(regex.fullmatch(candidate) for candidate in candidates)
+    """gitignore-like globs (see globs.py): ``*`` within a folder, ``**`` across folders; a
+    pattern without a slash matches a file or folder name anywhere; a folder's pattern covers
+    what is inside."""
+    from .globs import glob_matches as matches
 
-
-def _glob_regex(pattern: str) -> re.Pattern:
-    out, i = "", 0
-    pattern = pattern.removeprefix("./")
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out, i = out + "(?:.*/)?", i + 3
-        elif pattern.startswith("**", i):
-            out, i = out + ".*", i + 2
-        elif pattern[i] == "*":
-            out, i = out + "[^/]*", i + 1
-        elif pattern[i] == "?":
-            out, i = out + "[^/]", i + 1
-        elif pattern[i] == "[" and "]" in pattern[i + 1 :]:
-            end = pattern.index("]", i + 1)
-            body = pattern[i + 1 : end].replace("\\", "\\\\")
-            out, i = out + "[" + ("^" + body[1:] if body.startswith("!") else body) + "]", end + 1
-        else:
-            out, i = out + re.escape(pattern[i]), i + 1
-    return re.compile(out)
+    return matches(pattern, path)
 
 
 def selector_matches(selector: str, code: str, name: str) -> bool:
@@ -367,7 +390,7 @@ class Filter:
         for selector in [*(cli.select or []), *cli.extend_select, *cli.ignore]:
             if not self._codes(selector):
                 raise ConfigError(
-                    [(f"unknown rule selector '{selector}'", "command line", Span(1, 1))]
+                    [(f"unknown rule selector {shown(selector)}", "command line", Span(1, 1))]
                 )
         # Layers in order, each as ruff does: select replaces, extend-select adds, ignore removes.
         enabled = set(self.known)
@@ -397,7 +420,7 @@ class Filter:
         places += [(s, ("severity", s)) for s in config.severity]
         problems = [
             (
-                f"unknown rule selector '{s}' (`hbmlint rules` lists the codes)",
+                f"unknown rule selector {shown(s)} (`hbmlint rules` lists the codes)",
                 config.file or "",
                 config.span(*where),
             )
@@ -448,13 +471,13 @@ class Filter:
         for key, values in self.config.params.items():
             rule = by_key.get(key.upper()) or by_key.get(key.lower())
             if rule is None:
-                raise self.config.error(f"params: no rule called '{key}'", "params", key)
+                raise self.config.error(f"params: no rule called {shown(key)}", "params", key)
             parsed = params.setdefault(rule.id, {})
             for name, raw in values.items():
                 if name not in rule.params:
                     known = ", ".join(rule.params) or "none"
                     raise self.config.error(
-                        f"params: {rule.id} has no parameter '{name}' (it has: {known})",
+                        f"params: {rule.id} has no parameter {shown(name)} (it has: {known})",
                         "params",
                         key,
                         name,
@@ -467,8 +490,8 @@ class Filter:
                     ) from None
                 if not _same_kind(value, rule.params[name]):
                     raise self.config.error(
-                        f"params.{key}.{name}: '{raw}' is not the same kind of value as the "
-                        f"default {format_quantity(rule.params[name])}",
+                        f"params.{key}.{name}: {shown(raw)} is not the same kind of value as "
+                        f"the default {format_quantity(rule.params[name])}",
                         "params",
                         key,
                         name,
