@@ -25,6 +25,11 @@ class ExpressionError(Exception):
 
 
 MAX_SEQUENCE_LENGTH = 10_000
+# Bounds on the expression itself: the longest built-in rule expression is under 300
+# characters and nests a few levels.
+MAX_EXPRESSION_LENGTH = 2_000
+MAX_DEPTH = 40
+MAX_FORMAT_WIDTH = 100  # widths and precisions in %-formats and message format specs
 
 
 def _guard_size(value: Any) -> Any:
@@ -50,6 +55,26 @@ def _add(a: Any, b: Any) -> Any:
     return _guard_size(a + b)
 
 
+_PERCENT_FIELD = re.compile(r"%[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def _modulo(a: Any, b: Any) -> Any:
+    """``"%5.1f" % x`` with bounded widths ("%999999999d" would build a gigabyte string)."""
+    if isinstance(a, str):
+        for width, precision in _PERCENT_FIELD.findall(a):
+            for number in (width, precision):
+                if number == "*" or (number and int(number) > MAX_FORMAT_WIDTH):
+                    raise ExpressionError(f"a %-format width or precision over {MAX_FORMAT_WIDTH}")
+        return _guard_size(a % b)
+    return a % b
+
+
+def _left_shift(a: Any, b: Any) -> Any:
+    if isinstance(b, int) and b > 64:
+        raise ExpressionError(f"shift by {b} is too large")
+    return a << b
+
+
 def _power(a: Any, b: Any) -> Any:
     exponent = b.magnitude if is_quantity(b) else b
     if abs(exponent) > 100:
@@ -60,7 +85,14 @@ def _power(a: Any, b: Any) -> Any:
     return a**b
 
 
-OPERATORS = {**simpleeval.DEFAULT_OPERATORS, ast.Mult: _multiply, ast.Add: _add, ast.Pow: _power}
+OPERATORS = {
+    **simpleeval.DEFAULT_OPERATORS,
+    ast.Mult: _multiply,
+    ast.Add: _add,
+    ast.Pow: _power,
+    ast.Mod: _modulo,
+    ast.LShift: _left_shift,
+}
 
 
 class _Evaluator(simpleeval.SimpleEval):
@@ -68,6 +100,9 @@ class _Evaluator(simpleeval.SimpleEval):
         # Only the functions we document may be called: no methods of the objects in scope.
         if not isinstance(node.func, ast.Name) or node.func.id not in self.functions:
             raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
+        if node.keywords and node.func.id in BASE_FUNCTIONS:
+            # min(..., key=f) would call f, and f could be a method of a value in scope
+            raise simpleeval.FeatureNotAvailable(f"{node.func.id}() takes no keyword arguments")
         return super()._eval_call(node)
 
 
@@ -111,13 +146,44 @@ BASE_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+def _shown(expression: str) -> str:
+    text = " ".join(expression.split())
+    return f"'{text}'" if len(text) <= 80 else f"'{text[:77]}...'"
+
+
+def _check_tree(tree: ast.AST) -> None:
+    """Depth and node kinds, without recursion (the tree may be deep: that is what we check)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ExpressionError(f"expression nests deeper than {MAX_DEPTH} levels")
+        if isinstance(node, (ast.JoinedStr, ast.FormattedValue)):
+            raise ExpressionError("f-strings are not supported (use a message template)")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
 @lru_cache(maxsize=2048)
 def parse(expression: str) -> ast.AST:
-    """Parse once; rules are evaluated against many deployments."""
+    """Parse once; rules are evaluated against many deployments. Bounded: a long or deeply
+    nested expression is refused before or while parsing, never a crash."""
+    if not isinstance(expression, str):
+        raise ExpressionError("an expression must be a string")
+    if len(expression) > MAX_EXPRESSION_LENGTH:
+        raise ExpressionError(
+            f"expression is {len(expression):,} characters, over the limit of "
+            f"{MAX_EXPRESSION_LENGTH:,}"
+        )
     try:
-        return ast.parse(expression.strip(), mode="eval").body
+        tree = ast.parse(expression.strip(), mode="eval").body
     except SyntaxError as exc:
-        raise ExpressionError(f"invalid expression '{expression}': {exc.msg}") from exc
+        raise ExpressionError(f"invalid expression {_shown(expression)}: {exc.msg}") from exc
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise ExpressionError(
+            f"invalid expression {_shown(expression)}: {type(exc).__name__}"
+        ) from None
+    _check_tree(tree)
+    return tree
 
 
 _IDLE: list[_Evaluator] = []
@@ -133,14 +199,35 @@ def evaluate(expression: str, names: Mapping[str, Any], functions: Mapping[str, 
         return evaluator.eval(expression, previously_parsed=parse(expression))
     except ExpressionError:
         raise
-    except Exception as exc:  # simpleeval, pint and arithmetic errors alike
-        raise ExpressionError(f"'{expression}': {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # simpleeval, pint and arithmetic errors alike, memory too
+        detail = " ".join(str(exc).split())
+        detail = detail if len(detail) <= 200 else detail[:197] + "..."
+        raise ExpressionError(f"{_shown(expression)}: {type(exc).__name__}: {detail}") from None
     finally:
         _IDLE.append(evaluator)
 
 
 _FIELD = re.compile(r"\{([^{}]+)\}")
 _FORMAT_SPEC = re.compile(r"^[%.,\w]*$")
+
+
+_SPEC_NUMBER = re.compile(r"\d+")
+
+
+def check_spec(spec: str) -> None:
+    """A message format spec's widths and precisions are bounded (``{x:999999999}`` would
+    build a gigabyte string)."""
+    if any(int(n) > MAX_FORMAT_WIDTH for n in _SPEC_NUMBER.findall(spec)):
+        raise ExpressionError(
+            f"format '{spec[:20]}' has a width or precision over {MAX_FORMAT_WIDTH}"
+        )
+
+
+def check_template(template: str) -> None:
+    """Every field of a message template has a bounded format (the expressions are parsed
+    separately, with ``parse``)."""
+    for _, spec in template_fields(template):
+        check_spec(spec)
 
 
 def template_fields(template: str) -> list[tuple[str, str]]:
@@ -167,6 +254,7 @@ def render(
 
     def substitute(match: re.Match) -> str:
         [(expression, spec)] = template_fields(match.group(0))
+        check_spec(spec)
         value = evaluate(expression, names, functions)
         try:
             return format_quantity(value, spec, byte_unit)

@@ -16,7 +16,15 @@ from typing import Any
 from . import files
 from .budget import Budget
 from .diagnostics import Diagnostic, Severity, input_diagnostic
-from .expressions import ExpressionError, Lazy, evaluate, parse, render, template_fields
+from .expressions import (
+    ExpressionError,
+    Lazy,
+    check_template,
+    evaluate,
+    parse,
+    render,
+    template_fields,
+)
 from .schema import validate
 from .units import Q, UnitError, parse_quantity
 from .yamlsrc import Span, load_documents
@@ -64,7 +72,17 @@ def load_rules(paths: list[Path] | None = None) -> tuple[list[Rule], list[Diagno
     builtin_files = builtin_rule_files()
     builtin = set(builtin_files)
     for path in builtin_files if paths is None else paths:
-        rule, problems = load_rule_file(path, validated=path in builtin)
+        try:
+            rule, problems = load_rule_file(path, validated=path in builtin)
+        except (RecursionError, MemoryError) as exc:  # a rule file built to exhaust us
+            rule, problems = (
+                None,
+                [
+                    input_diagnostic(
+                        "HBM009", f"rule file too complex to read ({type(exc).__name__})", str(path)
+                    )
+                ],
+            )
         findings.extend(problems)
         if rule is not None:
             rules.append(rule)
@@ -135,14 +153,16 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
     # Parse every expression now, so a typo is reported at load time with its line.
     expressions = [("check", rule.check), ("when", rule.when)]
     expressions += [("message", e) for e, _ in template_fields(rule.message)]
+    templates = [("message", rule.message)]
     for i, fix in enumerate(rule.fixes):
         expressions += [(f"fixes.{i}", fix.when)]
         expressions += [(f"fixes.{i}", e) for e, _ in template_fields(fix.text)]
-    for key, expression in expressions:
-        if expression is None:
-            continue
+        templates += [(f"fixes.{i}", fix.text)]
+    checks = [(key, parse, e) for key, e in expressions if e is not None]
+    checks += [(key, check_template, t) for key, t in templates]
+    for key, check, expression in checks:
         try:
-            parse(expression)
+            check(expression)
         except ExpressionError as exc:
             problems.append(input_diagnostic("HBM009", str(exc), display, document.span(key)))
     return (None if problems else rule), problems
