@@ -102,7 +102,7 @@ def scan(
         first = {"line": number, "next-line": number + 1, "file": None}[kind]
         found.append(Suppression(kind, codes, display, span, first, first, reason.strip() or None))
     for document in documents:
-        found.extend(_annotations(document, display))
+        found.extend(_annotations(document, display, problems))
     return found, problems
 
 
@@ -110,7 +110,9 @@ def _codes(text: str) -> tuple[str, ...]:
     return tuple(c.strip() for c in re.split(r"[,\s]+", text) if c.strip())
 
 
-def _annotations(document: YamlDocument, display: str) -> list[Suppression]:
+def _annotations(
+    document: YamlDocument, display: str, problems: list[Problem]
+) -> list[Suppression]:
     data = document.data
     if not isinstance(data, dict):
         return []
@@ -126,6 +128,18 @@ def _annotations(document: YamlDocument, display: str) -> list[Suppression]:
         value = str(annotations[ANNOTATION] or "")
         codes_text, _, reason = value.partition("--")
         span = document.span((*place, ANNOTATION))
+        if not _codes(codes_text):
+            # An annotation is a value a template may leave empty ({{ .Values.disable }});
+            # read as "every code" it would silence the whole document. It suppresses nothing.
+            problems.append(
+                Problem(
+                    display,
+                    span,
+                    f"empty {ANNOTATION} annotation suppresses nothing; name the codes "
+                    "(for example HBM201)",
+                )
+            )
+            continue
         found.append(
             Suppression(
                 "annotation",

@@ -49,8 +49,34 @@ def command(d: Diagnostic) -> str:
     return f"::{COMMANDS[d.severity]} {rendered}::{escape_data(chr(10).join(lines))}"
 
 
+# GitHub shows at most this many annotations of each kind (error, warning, notice) per step;
+# the rest are in the log only.
+PER_STEP_LIMIT = 10
+
+
+def limit_notice(diagnostics: list[Diagnostic]) -> str | None:
+    """A notice, when GitHub's per-step limits will hide some annotations."""
+    counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in COMMANDS}
+    hidden = [
+        f"{count - PER_STEP_LIMIT} of {count} {COMMANDS[s]}s"
+        for s, count in counts.items()
+        if count > PER_STEP_LIMIT
+    ]
+    if not hidden:
+        return None
+    return (
+        f"::notice title=hbmlint::GitHub shows {PER_STEP_LIMIT} annotations of each kind per "
+        f"step, so {', '.join(hidden)} are not annotated; every finding is in this log and in "
+        "the job summary"
+    )
+
+
 def render(diagnostics: list[Diagnostic], files: int, deployments: int) -> str:
-    """Every finding as a workflow command, then the plain summary line for the log."""
-    lines = [command(d) for d in diagnostics]
+    """Every finding as a workflow command, errors first (GitHub annotates only the first few
+    of each kind), then the plain summary line for the log. A notice comes first when some
+    will not be annotated (first, so that it is not itself one of the notices hidden)."""
+    ordered = sorted(diagnostics, key=lambda d: -int(d.severity))  # stable: file order kept
+    notice = limit_notice(ordered)
+    lines = ([notice] if notice else []) + [command(d) for d in ordered]
     lines.append(text.summary(diagnostics, files, deployments))
     return "\n".join(lines) + "\n"

@@ -65,28 +65,71 @@ def deployment_table(display: str, budget: Any) -> str:
     return "\n".join(lines)
 
 
-def render(results: list[FileResult], diagnostics: list[Diagnostic]) -> str:
+# GitHub refuses a step summary over 1 MiB (and then shows none of it); stay well below.
+MAX_SUMMARY_BYTES = 1024 * 1024 - 64 * 1024
+MAX_CELL = 2_000  # characters of one table cell (a message with its fixes)
+
+
+def _finding_row(d: Diagnostic) -> str:
+    where = f"{d.file}:{d.span.line}:{d.span.column}"
+    message = _cell(d.message + "".join(f"<br>fix: {fix}" for fix in d.fixes))
+    if len(message) > MAX_CELL:
+        message = message[: MAX_CELL - 3] + "..."
+    return (
+        f"| {_ICONS[d.severity]} | [{d.code}]({d.help_uri}) {d.name} | "
+        f"`{_cell(where)[:500]}` | {message} |"
+    )
+
+
+def render(
+    results: list[FileResult], diagnostics: list[Diagnostic], limit: int | None = None
+) -> str:
+    """The summary's Markdown, at most ``limit`` bytes of UTF-8: errors first; when it would
+    be longer, the rows that fit and a line saying how many findings the full report has."""
     files = len(results)  # every file examined, manifest or not
     deployments = sum(len(r.deployments) for r in results)
-    lines = ["## hbmlint", "", text.summary(diagnostics, files, deployments), ""]
-    if diagnostics:
-        lines += ["### Findings", "", "| | code | where | message |", "|---|---|---|---|"]
-        for d in diagnostics:
-            where = f"{d.file}:{d.span.line}:{d.span.column}"
-            message = d.message + "".join(f"<br>fix: {fix}" for fix in d.fixes)
-            lines.append(
-                f"| {_ICONS[d.severity]} | [{d.code}]({d.help_uri}) {d.name} | "
-                f"`{_cell(where)}` | {_cell(message)} |"
-            )
-        lines.append("")
+    head = ["## hbmlint", "", text.summary(diagnostics, files, deployments), ""]
+    ordered = sorted(diagnostics, key=lambda d: -int(d.severity))
+    rows = [_finding_row(d) for d in ordered]
     tables = [
         deployment_table(result.display, item.budget)
         for result in results
         for item in result.deployments
         if item.budget is not None
     ]
-    if tables:
-        lines += ["### Where the HBM goes", "", *tables]
+    limit = MAX_SUMMARY_BYTES if limit is None else limit
+    reserve = 600  # for the truncation line and the headings
+    budget = limit - len("\n".join(head).encode()) - reserve
+    lines = list(head)
+    shown_rows = []
+    for row in rows:
+        size = len(row.encode()) + 1
+        if size > budget:
+            break
+        shown_rows.append(row)
+        budget -= size
+    if rows:
+        lines += ["### Findings", "", "| | code | where | message |", "|---|---|---|---|"]
+        lines += shown_rows
+        lines.append("")
+    shown_tables = []
+    if len(shown_rows) == len(rows):
+        for table in tables:
+            size = len(table.encode()) + 1
+            if size > budget:
+                break
+            shown_tables.append(table)
+            budget -= size
+    if shown_tables:
+        lines += ["### Where the HBM goes", "", *shown_tables]
+    if len(shown_rows) < len(rows) or len(shown_tables) < len(tables):
+        lines += [
+            "",
+            f"**Truncated** to stay under GitHub's 1 MiB summary limit: {len(shown_rows):,} "
+            f"of {len(rows):,} findings and {len(shown_tables):,} of {len(tables):,} budgets "
+            f"shown. The full report has {len(rows):,} findings: see the job log, or run "
+            "hbmlint with --format json --output FILE.",
+        ]
     return "\n".join(lines) + "\n"
 
 
