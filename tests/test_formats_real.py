@@ -424,3 +424,24 @@ def test_a_recognised_task_whose_engine_line_is_not_read_is_not_passed_in_silenc
     deployments, found = read(path)
     assert deployments == []
     assert [(f["code"], f["line"]) for f in found] == [("HBM014", 5)]
+
+
+def test_odd_shapes_in_ray_documents_are_not_a_crash(tmp_path):
+    """Found by mutating the fixtures: a mapping where a string belongs is read past."""
+    odd_kind = write(tmp_path, "kind.yaml", "apiVersion: ray.io/v1\nkind: {a: b}\nspec: {}\n")
+    assert read(odd_kind) == ([], [])
+    odd_config = write(
+        tmp_path,
+        "serve.yaml",
+        """
+        applications:
+        - name: llm
+          import_path: ray.serve.llm:build_openai_app
+          args:
+            llm_configs:
+            - model_loading_config: [not, a, mapping]
+              engine_kwargs: {max_model_len: 4096}
+        """,
+    )
+    deployments, found = read(odd_config)
+    assert deployments == [] and [f for f in found if f["severity"] == "error"] == []

@@ -53,7 +53,9 @@ _MENTIONS = ("vllm", "sglang", "text-generation", "llm_configs")
 
 
 def detect(data: Any) -> bool:
-    if not isinstance(data, dict) or data.get("kind") not in _CLUSTER_SPEC:
+    if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
+        return False
+    if data["kind"] not in _CLUSTER_SPEC:
         return False
     if not str(data.get("apiVersion", "")).startswith(_GROUPS):
         return False

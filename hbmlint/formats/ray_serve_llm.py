@@ -174,7 +174,8 @@ def read_serve_config(
                 continue
             if not isinstance(config, dict):
                 continue
-            model_id = (config.get("model_loading_config") or {}).get("model_id")
+            loading = config.get("model_loading_config")
+            model_id = loading.get("model_id") if isinstance(loading, dict) else None
             label = f"{name}/{model_id}" if len(configs) > 1 or len(apps) > 1 else name
             deployment, found = read_llm_config(
                 doc, cpath, display, label, index, gpu, cluster_gpus

@@ -127,8 +127,8 @@ def to_deployments(
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     data = document.data
     gpu = _gpu(document)
-    nodes = data.get("num_nodes", 1)
-    nodes = nodes if isinstance(nodes, int) and nodes > 0 else 1
+    nodes = str(data.get("num_nodes", 1)).strip()
+    nodes = int(nodes) if nodes.isdecimal() and int(nodes) > 0 else 1
     nodes_span = document.span(("num_nodes",)) if "num_nodes" in data else document.span(())
     env = _env(document, gpu, nodes, nodes_span)
     # the script as one `sh -c` word: the shell reader finds the engine line among the others
