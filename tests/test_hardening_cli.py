@@ -39,10 +39,16 @@ cli.main()
         ("_load_rules", "UnicodeDecodeError('utf-8', b'x', 0, 1, 'bad')"),
     ],
 )
-def test_uncaught_exception_is_one_line_and_exit_2(stage, error):
+def test_uncaught_exception_is_one_line_and_exit_2(stage, error, tmp_path):
     code = CRASHING.format(stage=stage, error=error)
+    # run outside the clone: `python -c` puts the working directory first on sys.path, and
+    # the source tree is not the installed package (its rules are packaged at build time)
     result = subprocess.run(
-        [sys.executable, "-c", code, CLEAN_EXAMPLE], capture_output=True, text=True, timeout=10
+        [sys.executable, "-c", code, CLEAN_EXAMPLE],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        cwd=tmp_path,
     )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
@@ -50,7 +56,7 @@ def test_uncaught_exception_is_one_line_and_exit_2(stage, error):
     assert line.startswith("hbmlint: internal error: ") and error.split("(")[0] in line
 
 
-def test_traceback_on_request_for_a_bug_report():
+def test_traceback_on_request_for_a_bug_report(tmp_path):
     code = CRASHING.format(stage="_filter", error="KeyError('surprise')")
     env = {**os.environ, "HBMLINT_TRACEBACK": "1"}
     result = subprocess.run(
@@ -59,6 +65,7 @@ def test_traceback_on_request_for_a_bug_report():
         text=True,
         timeout=10,
         env=env,
+        cwd=tmp_path,
     )
     assert "Traceback" in result.stderr and "surprise" in result.stderr
 
