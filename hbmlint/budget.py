@@ -138,19 +138,28 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     assumed: dict[str, str] = dict(resolved.assumed)  # what resolve assumed (model, TP, ...)
     if resolved.gpu_from_default:
         assumed["gpu"] = f"{resolved.gpu.name} (the default GPU; the manifest names none)"
-    if not dep.engine_version and (defaults["memory_fraction"].get("before") or "v0" in defaults):
+    versioned = defaults["memory_fraction"].get("before") or "v0" in defaults
+    if not dep.engine_version and (versioned or "derived" in defaults):
         assumed["engine_version"] = f"the newest {engine} (set engine_version for older defaults)"
     legacy = _is_legacy(defaults, dep.engine_version)
     serving = dep.serving
 
+    # engines whose defaults depend on the release, the GPU and the model (engines.yaml derived)
+    derived = _derived_defaults(resolved, defaults)
     fraction = serving.gpu_memory_utilization
-    if fraction is None:
+    if fraction is None and "fraction" in derived:
+        fraction, why = derived["fraction"]
+        assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
+    elif fraction is None:
         fraction, why = _default_fraction(defaults, dep.engine_version)
         assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
     large = _is_large_gpu(resolved, defaults)
     tier = "large_gpu" if large else "other"
     max_model_len = serving.max_model_len
-    if max_model_len is None:
+    if max_model_len is None and "max_model_len" in derived:
+        max_model_len, why = derived["max_model_len"]
+        assumed["max_model_len"] = f"{max_model_len} ({why})"
+    elif max_model_len is None:
         max_model_len = resolved.target.max_position_embeddings or 4096
         assumed["max_model_len"] = f"{max_model_len} (the model's max_position_embeddings)"
     max_num_seqs = serving.max_num_seqs
@@ -172,6 +181,9 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             batched = floor if chunked else max(int(max_model_len), floor)
             why = "chunked prefill" if chunked else "no chunked prefill: a whole max_model_len"
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} V0 engine, {why})"
+        elif "batched" in derived:
+            batched, why = derived["batched"]
+            assumed["max_num_batched_tokens"] = f"{batched} ({why})"
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
@@ -279,7 +291,122 @@ def weights_source(arch: Any, quantization: str | None, dtype: str | None) -> st
 def build(resolved: Resolved) -> Budget:
     """The budget of a resolved deployment, with engine defaults filled in."""
     settings, assumed = settings_for(resolved)
-    return compute(resolved, settings, assumed)
+    budget = compute(resolved, settings, assumed)
+    fits = _derived_defaults(resolved, catalog.engine_defaults(settings.engine)).get("fits")
+    tokens = int(budget.kv_tokens.magnitude)
+    unset = resolved.deployment.serving.max_model_len is None
+    if fits and unset and 0 < tokens < settings.max_model_len:
+        # the engine lowers its longest sequence to what the KV cache holds
+        assumed["max_model_len"] = (
+            f"{tokens} ({fits}: the model's {settings.max_model_len} does not fit)"
+        )
+        budget = compute(resolved, replace(settings, max_model_len=tokens), assumed)
+    return budget
+
+
+# --- defaults that depend on the engine's release, the GPU and the model ----------------------
+
+
+def _derived_entry(defaults: dict, engine_version: str | None) -> dict | None:
+    """The engine's `derived` entry (engines.yaml) for this release; the newest when the
+    manifest names no release."""
+    entries = defaults.get("derived") or []
+    version = _version(engine_version)
+    for entry in entries:
+        if "before" not in entry:
+            return entry
+        if version is not None and version < _version(entry["before"]):
+            return entry
+    return None
+
+
+def _derived_defaults(resolved: Resolved, defaults: dict) -> dict[str, Any]:
+    """Defaults computed as the engine computes them: {"fraction": (value, why), ...}."""
+    dep = resolved.deployment
+    entry = _derived_entry(defaults, dep.engine_version)
+    if entry is None:
+        return {}
+    release = f"{dep.engine} {dep.engine_version}" if dep.engine_version else f"newest {dep.engine}"
+    if dep.engine == "sglang":
+        return _sglang_defaults(resolved, entry, release)
+    if dep.engine == "tgi":
+        return _tgi_defaults(resolved, entry, release)
+    return {}
+
+
+def _tier(table: list, value: float, scale: float = 1) -> list:
+    """The first row of ``table`` whose limit (its first item, None: no limit) is above
+    ``value``."""
+    return next(row for row in table if row[0] is None or value < row[0] * scale)
+
+
+def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, Any]:
+    """SGLang's mem_fraction_static and chunked_prefill_size when unset (server_args.py)."""
+    gpu_mib = float(resolved.gpu.memory.to("MiB").magnitude)
+    tp, pp = resolved.tensor_parallel, resolved.pipeline_parallel
+    method = resolved.deployment.speculative.method
+    drafting = method not in (None, "", "none", "ngram", "suffix", "prompt_lookup")
+    out: dict[str, Any] = {}
+    if "fraction_by_tp" in entry:
+        fraction = _tier_at_least(entry["fraction_by_tp"], tp)
+        chunked = int(_tier(entry["chunked"], gpu_mib)[1])
+        why = f"{release}: mem_fraction_static for TP {tp}"
+    elif "reserved_gib" in entry:
+        _, base, per = _tier(entry["reserved_gib"], gpu_mib, 1024)
+        reserved = (float(base) + tp * pp * float(per)) * 1024
+        reserved += float(entry.get("speculative_gib", 0)) * 1024 if drafting else 0
+        fraction = round((gpu_mib - reserved) / gpu_mib, 3)
+        chunked = int(_tier(entry["chunked"], gpu_mib)[1])
+        why = f"{release}: (GPU {gpu_mib:.0f} MiB - {reserved:.0f} MiB reserved) / GPU"
+    else:
+        _, chunked, small, large = _tier(entry["tiers"], gpu_mib)
+        graphs = small if tp < 4 else large
+        reserved = 512 + max(chunked, 2048) * 1.5 + graphs * 2 + tp * pp / 8 * 1024
+        above, floor = entry["floor_above"]
+        if gpu_mib > above:
+            reserved = max(reserved, floor)
+        if drafting:
+            extra = entry["speculative_mib"]
+            reserved += extra.get(method, extra["default"])
+        fraction = round((gpu_mib - reserved) / gpu_mib, 3)
+        why = (
+            f"{release}: (GPU {gpu_mib:.0f} MiB - {reserved:.0f} MiB reserved for activations "
+            "and CUDA graphs) / GPU"
+        )
+    out["fraction"] = (fraction, why)
+    out["batched"] = (int(chunked), f"{release}: chunked_prefill_size for this GPU's memory")
+    mpe = resolved.target.max_position_embeddings or 4096
+    out["max_model_len"] = (mpe, f"{release}: --context-length unset, the model's own")
+    return out
+
+
+def _tier_at_least(table: list, value: int) -> float:
+    return float(next(share for least, share in table if value >= least))
+
+
+def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, Any]:
+    """TGI's --max-total-tokens and --max-batch-prefill-tokens when unset (launcher)."""
+    mpe = resolved.target.max_position_embeddings or 4096
+    out: dict[str, Any] = {}
+    if "max_total_tokens" in entry:
+        total = int(entry["max_total_tokens"])
+        out["max_model_len"] = (total, f"{release}: --max-total-tokens default")
+        prefill = int(entry["max_batch_prefill_tokens"])
+        out["batched"] = (prefill, f"{release}: --max-batch-prefill-tokens default")
+    elif "max_total_tokens_cap" in entry:
+        total = min(mpe, int(entry["max_total_tokens_cap"]))
+        out["max_model_len"] = (
+            total,
+            f"{release}: min(max_position_embeddings, {entry['max_total_tokens_cap']})",
+        )
+        prefill = total - 1 + int(entry["prefill_over_input"])
+        out["batched"] = (prefill, f"{release}: max_input_tokens + {entry['prefill_over_input']}")
+    else:
+        out["max_model_len"] = (mpe, f"{release}: the model's max_position_embeddings, or less")
+        out["fits"] = f"{release} takes min(max_position_embeddings, what fits in the KV cache)"
+        prefill = min(int(entry["max_batch_prefill_tokens"]), mpe)
+        out["batched"] = (prefill, f"{release}: min(4096, max_position_embeddings)")
+    return out
 
 
 def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:

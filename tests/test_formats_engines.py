@@ -121,6 +121,7 @@ def test_tgi_configured_by_env_vars_reads_as_its_native_twin(tmp_path):
         tmp_path,
         """
         engine: tgi
+        engine_version: "2.4.0"
         gpu: {type: L4, count: 4}
         model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
         parallel: {tensor: 4}

@@ -122,9 +122,17 @@ def read_invocation(
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?)")
 
 
+# Images whose tag is the engine's release though their entrypoint is not the engine.
+_VERSIONED_IMAGES = ("lmsysorg/sglang",)
+
+
 def image_version(image: str | None) -> str | None:
-    """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``)."""
-    if not isinstance(image, str) or image_engine(image) is None:
+    """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``,
+    ``lmsysorg/sglang:v0.5.2-cu126``)."""
+    if not isinstance(image, str):
+        return None
+    name = image.rsplit("@", 1)[0].lower()
+    if image_engine(image) is None and not any(marker in name for marker in _VERSIONED_IMAGES):
         return None
     tag = image.rsplit("@", 1)[0].rpartition(":")[2]
     match = _VERSION.match(tag)
