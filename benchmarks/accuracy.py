@@ -249,6 +249,10 @@ def evaluate(record: dict) -> Outcome | str:
         measured=measured,
     )
     outcome.predicted["weights"] = float(b.weights.to("byte").magnitude)
+    stored = stored_weights(resolved, b)
+    if stored is not None and "weights" in measured:
+        outcome.predicted["weights_stored"] = stored
+        outcome.measured["weights_stored"] = measured["weights"]
     if gpu is None and memory is None:
         for quantity in ("kv_bytes", "kv_tokens"):
             if quantity in measured:
@@ -264,8 +268,38 @@ def evaluate(record: dict) -> Outcome | str:
     return outcome
 
 
+CHECKPOINT_SIZES = Path(__file__).with_name("checkpoint-sizes.yaml")
+
+
+def _sizes() -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for entry in yaml.safe_load(CHECKPOINT_SIZES.read_text(encoding="utf-8")) or []:
+        for name in [entry["id"], *entry.get("same_as", [])]:
+            sizes[name] = int(entry["total_size"])
+    return sizes
+
+
+def stored_weights(resolved: Any, b: Any) -> float | None:
+    """The weights per rank from the checkpoint's stored size, or None when unknown: exact from
+    a lock directory's tensor summary (the budget used it), else the index's total split the
+    way the arithmetic splits it (plus the RoPE cache), for a checkpoint loaded as stored."""
+    target, s = resolved.target, b.settings
+    if target.stored_weights_apply(s.quantization, s.dtype):
+        return float(b.weights.to("byte").magnitude)
+    total = _sizes().get(resolved.deployment.model.name or "")
+    if total is None or s.quantization not in (None, target.quantization):
+        return None
+    if catalog.dtype_bytes(s.dtype) != catalog.dtype_bytes(target.dtype):
+        return None
+    rope = target.rotary_positions * target.rotary_dim * catalog.dtype_bytes(s.dtype)
+    per_rank = float(b.weights.to("byte").magnitude) - rope
+    whole = float(target.weight_bytes_per_rank(1, 1, s.quantization, s.dtype).to("byte").m)
+    return total * per_rank / (whole - rope) + rope
+
+
 QUANTITIES = [
     ("weights", "weights"),
+    ("weights_stored", "weights from checkpoint sizes"),
     ("kv_bytes", "KV bytes"),
     ("kv_tokens", "KV tokens"),
     ("layout_tokens", "tokens in measured KV bytes"),
@@ -372,6 +406,21 @@ def main(argv: list[str] | None = None) -> int:
                 f"{t['worst_abs_error'] * 100:>7.1f}% {t['within_5pct'] * 100:>5.0f}% "
                 f"{t['within_10pct'] * 100:>5.0f}%"
             )
+    stored = [o for o in outcomes if "weights_stored" in o.predicted]
+    print(
+        f"\nWeights from checkpoint sizes ({len(stored)} of {len(outcomes)} records: "
+        f"{CHECKPOINT_SIZES.name} and the lock directory know their models' stored bytes):"
+    )
+    for o in stored:
+        print(
+            f"  {o.id[:44]:44} {_pair(o, 'weights_stored', GIB, '{:.2f}'):>19} "
+            f"{fmt_pct(o.error('weights_stored')):>7}  (arithmetic {fmt_pct(o.error('weights'))})"
+        )
+    missing = sorted({o.model for o in outcomes} - {o.model for o in stored})
+    print(
+        f"  not known offline for {len(missing)} models; `hbmlint models pull` them where the "
+        "Hub is reachable to add them"
+    )
     not_evaluated = [(o.id, q, why) for o in outcomes for q, why in o.skipped.items()]
     failed = [o for o in outcomes if o.measured.get("kv_bytes", 1) <= 0]
     for o in failed:
