@@ -18,7 +18,7 @@ from pathlib import Path
 
 DATA = Path(__file__).parent / "data" / "hub"
 COMMIT = "0a854d48947ba295cc76a294b46d5f55f26c4bf4"
-DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "U8": 1, "I8": 1}
+DTYPE_BYTES = {"F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "U8": 1, "I8": 1, "BOOL": 1}
 
 
 def safetensors_file(tensors: dict[str, tuple[str, list[int]]]) -> tuple[bytes, int]:
@@ -55,6 +55,40 @@ def granite_tensors(config: dict) -> dict[str, tuple[str, list[int]]]:
         out[p + "self_attn.v_proj.weight"] = ("F32", [kv, h])
         out[p + "self_attn.o_proj.weight"] = ("F32", [h, h])
     return out
+
+
+def eagle3_tensors(config: dict, own_embeddings: bool) -> dict[str, tuple[str, list[int]]]:
+    """An EAGLE-3 head's tensors, shapes from its config.json (see data/hub/SOURCES.md)."""
+    h, inter = config["hidden_size"], config["intermediate_size"]
+    head_dim = h // config["num_attention_heads"]
+    kv = config["num_key_value_heads"] * head_dim
+    m = "midlayer."
+    out = {
+        "fc.weight": ("F16", [h, 3 * h]),
+        m + "self_attn.q_proj.weight": ("F16", [h, 2 * h]),
+        m + "self_attn.k_proj.weight": ("F16", [kv, 2 * h]),
+        m + "self_attn.v_proj.weight": ("F16", [kv, 2 * h]),
+        m + "self_attn.o_proj.weight": ("F16", [h, h]),
+        m + "mlp.gate_proj.weight": ("F16", [inter, h]),
+        m + "mlp.up_proj.weight": ("F16", [inter, h]),
+        m + "mlp.down_proj.weight": ("F16", [h, inter]),
+        m + "input_layernorm.weight": ("F16", [h]),
+        m + "hidden_norm.weight": ("F16", [h]),
+        m + "post_attention_layernorm.weight": ("F16", [h]),
+        "norm.weight": ("F16", [h]),
+        "lm_head.weight": ("F16", [config["draft_vocab_size"], h]),
+        "d2t": ("I64", [config["draft_vocab_size"]]),
+        "t2d": ("BOOL", [config["vocab_size"]]),
+    }
+    if own_embeddings:
+        out["embed_tokens.weight"] = ("F16", [config["vocab_size"], h])
+    return out
+
+
+def eagle3_repo(own_embeddings: bool = False) -> Repo:
+    config_raw = (DATA / "eagle3-llama3.1-8b" / "config.json").read_bytes()
+    tensors = eagle3_tensors(json.loads(config_raw), own_embeddings)
+    return Repo({"config.json": config_raw}, {"model.safetensors": safetensors_file(tensors)})
 
 
 class Repo:

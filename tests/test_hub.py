@@ -309,3 +309,47 @@ def test_a_broken_lock_file_is_a_located_finding(home):
     [finding] = findings
     assert finding["code"] == "HBM006" and finding["line"] == 6
     assert "lock file" in finding["message"]
+
+
+# --------------------------------------------------------------------------- speculator heads
+
+HEAD = "test-org/eagle3-llama3.1-8b"
+
+
+def eagle3_manifest(tp: int = 1) -> str:
+    return manifest(f"""
+        gpu: {{type: H100, count: {tp}}}
+        model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        parallel: {{tensor: {tp}}}
+        serving: {{max_model_len: 8192}}
+        speculative: {{method: eagle3, model: {HEAD}, num_speculative_tokens: 3}}
+    """)
+
+
+@pytest.mark.parametrize("own_embeddings", [False, True])
+def test_an_eagle3_head_from_the_hub_weighs_what_it_stores(home, own_embeddings):
+    from hubserver import eagle3_repo
+
+    path = write(home, eagle3_manifest())
+    with Hub({HEAD: eagle3_repo(own_embeddings)}) as hub:
+        entry, _ = budget_json(home, path, endpoint=hub.url)
+    h = 4096
+    params = (2 * h * h + 2 * (2 * h * 1024) + h * h) + 3 * h * 14_336 + 4 * h
+    params += 3 * h * h + 32_000 * h  # fc, and lm_head over the draft vocabulary
+    stored = params * 2 + 32_000 * 8  # float16, and the d2t map (int64); t2d is not loaded
+    if own_embeddings:  # a head with embeddings of its own loads them: the arithmetic cannot know
+        stored += 128_256 * h * 2
+    assert entry["draft_weights_bytes"] == stored
+    assert "stored checkpoint tensors" in entry["assumed"]["draft_weights"]
+
+
+def test_an_eagle3_head_split_over_two_ranks(home):
+    from hubserver import eagle3_repo
+
+    path = write(home, eagle3_manifest(tp=2))
+    with Hub({HEAD: eagle3_repo()}) as hub:
+        entry, _ = budget_json(home, path, endpoint=hub.url)
+    h = 4096
+    split = (2 * h * h + 2 * (2 * h * 1024) + h * h) + 3 * h * 14_336 + 32_000 * h
+    whole = 3 * h * h + 4 * h  # fc (replicated) and the norms
+    assert entry["draft_weights_bytes"] == split + whole * 2 + 32_000 * 8
