@@ -10,6 +10,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from hbmlint.catalog import hub
 from hbmlint.lint import lint_one
 from hbmlint.rules import load_rules
 
@@ -95,6 +96,7 @@ def lint_document(tmp_path_factory, document: dict) -> list[tuple]:
     path.write_text(yaml.safe_dump(document))
     outputs = []
     for _ in range(2):
+        hub.reset()  # each lint is a run of its own (Hub warnings come once per model a run)
         result, failed = lint_one(path, "f.yaml", RULES)
         assert not failed, result.diagnostics
         outputs.append([(d.code, d.message, d.span) for d in result.diagnostics])
