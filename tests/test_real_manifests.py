@@ -89,6 +89,9 @@ EXPECTED = {
         ("shell", "vllm", "Qwen/Qwen2.5-1.5B-Instruct", 1, None, 1),
     ],
     "gke-vllm-model-env.yaml": [("vllm-gemma", "vllm", "google/gemma-2-9b-it", 2, None, 2)],
+    "vllm-config-file-and-new-switch.yaml": [
+        ("new-switch-first", "vllm", "Qwen/Qwen3-8B", None, None, 1)
+    ],
 }
 
 
@@ -216,3 +219,10 @@ def test_a_float32_checkpoint_is_budgeted_in_the_dtype_auto_loads(rules):
     [deployment] = lint_file(REAL / "gke-vllm-model-env.yaml", "x", rules).deployments
     assert deployment.budget.settings.dtype == "bfloat16"
     assert "float32" in deployment.budget.assumed["dtype"]
+
+
+def test_a_model_in_a_config_file_is_an_info_not_a_missing_model(rules):
+    _, findings = lint("vllm-config-file-and-new-switch.yaml", rules)
+    [info] = codes(findings, "HBM011")
+    assert "--config /etc/vllm/config.yaml" in info.message
+    assert codes(findings, "HBM003") == []

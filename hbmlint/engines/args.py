@@ -158,7 +158,8 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:
             else:
                 yield Item(flag, name, word)
             continue
-        if flag is None and name in table.switches:
+        if flag is None and (name in table.switches or "--" + name[5:] in table.switches):
+            # a switch, or its argparse --no- form
             yield Item(None, name, word)
             continue
         # a flag with a value (known, or unknown: assume it takes the next word)

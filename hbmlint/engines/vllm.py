@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -115,8 +116,49 @@ FLAGS = FlagTable(
         "--enable-dbo",
         "--enable-eplb",
         "--async-scheduling",
+        # more of vLLM's booleans, so that a model written after one is not taken as its value
+        "--disable-uvicorn-access-log",
+        "--allow-credentials",
+        "--enable-ssl-refresh",
+        "--return-tokens-as-token-ids",
+        "--disable-fastapi-docs",
+        "--enable-request-id-headers",
+        "--use-tqdm-on-load",
+        "--disable-cascade-attn",
+        "--enable-lora-bias",
+        "--fully-sharded-loras",
+        "--enable-prompt-embeds",
+        "--disable-chunked-mm-input",
+        "--data-parallel-hybrid-lb",
+        "--data-parallel-external-lb",
+        "--enable-multimodal-encoder-data-parallel",
+        "--enable-log-outputs",
+        "--enable-tokenizer-info-endpoint",
+        "--log-error-stack",
+        "--kv-sharing-fast-prefill",
+        "--calculate-kv-scales",
+        "--disable-mm-preprocessor-cache",
+        "--multi-step-stream-outputs",
+        "--disable-async-output-proc",
+        "--ray-workers-use-nsight",
+        "--exclude-tools-when-tool-choice-none",
+        "--worker-use-ray",
+        "--enable-prefix-caching",
+        "--enable-expert-parallel",
+        "--disable-log-stats",
+        "--grpc",
     ],
 )
+
+# Flags that take a model-like value that is not the model.
+_NOT_THE_MODEL = ("--tokenizer", "--chat-template", "--download-dir", "--config")
+_MODEL_LIKE = re.compile(r"^(?:[\w.-]+/[\w.-]+|/\S+)$")
+_FILE = re.compile(r"\.[A-Za-z]\w{0,4}$")  # key.pem, chat.jinja: a file, not a model
+
+
+def _model_like(text: str) -> bool:
+    return bool(_MODEL_LIKE.match(text)) and not _FILE.search(text)
+
 
 _SPEC_KEYS = {
     # JSON key -> how to read it (None: kept as text)
@@ -183,7 +225,15 @@ def parse(
     legacy: list[Item] = []
     positional: Token | None = None
     served: Item | None = None
+    config: Item | None = None
+    guessed: Token | None = None  # a model-like word taken as the value of a flag we don't know
     for item in scan(tokens, FLAGS):
+        if item.flag is None and item.name == "--config":
+            config = item
+            continue
+        unknown = item.flag is None and item.name and item.value is not None
+        if unknown and guessed is None and item.name not in _NOT_THE_MODEL:
+            guessed = item.value if _model_like(item.value.text) else None
         if item.flag is not None and item.flag.names[0] == "--served-model-name":
             served = item  # names the API serves it under; never the model itself
             continue
@@ -248,8 +298,23 @@ def parse(
                 show("the model", positional, "this deployment cannot be checked"),
                 positional.span,
             )
-    elif "model.name" not in command.values and not command.model_unreadable and served:
-        _served_names_took_the_model(command, served)
+    elif "model.name" not in command.values and not command.model_unreadable:
+        if config is not None:
+            # `vllm serve --config FILE`: the model and other settings may be in the file
+            where = config.value or config.word
+            command.model_unreadable = True
+            command.note(
+                "HBM011",
+                f"the model is not on the command line; vLLM reads it from --config "
+                f"{where.text}, which hbmlint reads when that file is linted itself",
+                where.span,
+            )
+        elif served is not None and len(served.values) > 1:
+            _served_names_took_the_model(command, served)
+        elif guessed is not None and guessed.readable:
+            # a boolean flag hbmlint does not know, then the model: vLLM knows its flags, so the
+            # model-like word after it is the positional model
+            command.set("model.name", model_name(guessed.text), guessed.span)
     if spec:
         _speculative(command, spec, spec_span or launcher)
     return command

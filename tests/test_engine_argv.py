@@ -1,0 +1,45 @@
+"""vLLM's command line read as vLLM's own argparse reads it: the model positional or --model
+anywhere, --served-model-name (nargs=+) never the model, --no- switches, unknown booleans."""
+
+from __future__ import annotations
+
+import pytest
+
+from hbmlint.engines import vllm
+from hbmlint.engines.args import Token
+from hbmlint.yamlsrc import Span
+
+
+def read(*words: str):
+    command = vllm.parse([Token(w, Span(1, i + 1)) for i, w in enumerate(words)], Span(1, 1))
+    return command.values.get("model.name"), [n.code for n in command.notes]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("org/m", "--served-model-name", "a", "b"),
+        ("--served-model-name", "a", "--model", "org/m"),
+        ("--tensor-parallel-size", "2", "--model=org/m", "--served-model-name", "a"),
+        ("--trust-remote-code", "org/m"),
+        ("--no-enable-prefix-caching", "org/m"),
+        ("--enable-a-flag-from-the-future", "org/m", "--max-model-len", "4096"),
+        ("--port", "8000", "org/m"),
+    ],
+)
+def test_the_model_is_found_wherever_it_is_written(words):
+    assert read(*words) == ("org/m", [])
+
+
+def test_served_names_swallowing_the_model_say_so():
+    model, notes = read("--served-model-name", "llama", "org/m")
+    assert model is None and notes == ["HBM003"]
+
+
+def test_a_file_after_an_unknown_flag_is_not_taken_for_the_model():
+    assert read("--ssl-keyfile", "/certs/key.pem")[0] is None
+    assert read("--tokenizer", "org/tok")[0] is None
+
+
+def test_a_config_file_holding_the_model_is_an_info():
+    assert read("--config", "/etc/vllm/config.yaml") == (None, ["HBM011"])
