@@ -353,3 +353,33 @@ def test_an_eagle3_head_split_over_two_ranks(home):
     split = (2 * h * h + 2 * (2 * h * 1024) + h * h) + 3 * h * 14_336 + 32_000 * h
     whole = 3 * h * h + 4 * h  # fc (replicated) and the norms
     assert entry["draft_weights_bytes"] == split + whole * 2 + 32_000 * 8
+
+
+# --------------------------------------------------------------------------- tokens and caches
+
+
+def test_the_token_hf_auth_login_saved_is_sent(home):
+    (home / "hf").mkdir()
+    (home / "hf" / "token").write_text("hf_saved_token")  # where `hf auth login` keeps it
+    path = write(home, spec())
+    with Hub({GRANITE: granite_repo()}, token="hf_saved_token") as hub:
+        hub.mode[GRANITE] = "gated"
+        entry, _ = budget_json(home, path, endpoint=hub.url)
+    assert "stored checkpoint tensors" in entry["assumed"]["weights"]
+
+
+def test_a_serving_box_cache_with_the_weights_is_weighed_from_their_headers(home):
+    """vLLM downloaded the model: hbmlint reads the safetensors headers on disk (8 bytes and
+    the header of each file), offline, with no Hub and nothing of its own cached."""
+    repo = granite_repo()
+    snapshot = home / "hf" / "hub" / f"models--{GRANITE.replace('/', '--')}" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    for name, body in repo.files.items():
+        (snapshot / name).write_bytes(body)
+    for name, (head, size) in repo.shards.items():
+        with open(snapshot / name, "wb") as handle:  # sparse: the header, then a hole
+            handle.write(head)
+            handle.truncate(size)
+    entry, _ = budget_json(home, write(home, spec()), HF_HUB_OFFLINE="1")
+    assert entry["weights_bytes"] == TOTAL_SIZE // 2 + 131072 * 64 * 2
+    assert "local Hugging Face cache" in entry["assumed"]["weights"]
