@@ -26,7 +26,7 @@ from .expressions import (
     template_fields,
 )
 from .schema import validate
-from .units import Q, UnitError, parse_quantity
+from .units import Q, UnitError, parse_quantity, shown
 from .yamlsrc import Span, load_documents
 
 
@@ -177,7 +177,7 @@ def parse_param(value: Any) -> Any:
             return parse_quantity(value, dimension)
         except UnitError:
             continue
-    raise UnitError(f"'{value}' is not a number, a ratio, a memory size or a token count")
+    raise UnitError(f"{shown(value)} is not a number, a ratio, a memory size or a token count")
 
 
 def budget_names(budget: Budget) -> dict[str, Any]:

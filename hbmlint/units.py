@@ -70,9 +70,12 @@ _QUANTITY = re.compile(
 )
 
 
-def _shown(text: str) -> str:
+def shown(value: Any) -> str:
     """A rejected value as an error message quotes it: never in full when it is long."""
-    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of {value.bit_length():,} bits"
+    text = value if isinstance(value, str) else repr(value)
+    return f"'{text}'" if len(text) <= 40 else f"'{text[:37]}...'"
 
 
 def _unit_name(name: str) -> str:
@@ -88,7 +91,7 @@ def _parse_cached(text: str) -> tuple[float, str]:
     match = _QUANTITY.fullmatch(text) if len(text) <= MAX_QUANTITY_TEXT else None
     if not match:
         raise UnitError(
-            f"{_shown(text)} is not a number followed by a unit (such as '80 GiB', '10 percent')"
+            f"{shown(text)} is not a number followed by a unit (such as '80 GiB', '10 percent')"
         )
     number = float(match["number"].replace("_", ""))
     if match["percent"]:
@@ -114,24 +117,27 @@ def parse_quantity(value: Any, dimension: str, default_unit: str | None = None) 
         quantity = value
     elif isinstance(value, (int, float)):
         if default_unit is None and dimension != "[]":
-            raise UnitError(f"{value!r} has no unit; write it with one, for example '{value} GiB'")
+            example = f"{value:g} GiB" if abs(value) < 1e15 else "80 GiB"
+            raise UnitError(
+                f"{shown(value)} has no unit; write it with one, for example '{example}'"
+            )
         quantity = Q(value, default_unit or "dimensionless")
     elif isinstance(value, str):
         number, unit = _parse_cached(value)
         if not unit:
             if default_unit is None and dimension != "[]":
                 raise UnitError(
-                    f"'{value}' has no unit; write it with one, for example '{value} GiB'"
+                    f"{shown(value)} has no unit; write it with one, for example '{number:g} GiB'"
                 )
             unit = default_unit or "dimensionless"
         quantity = Q(number, unit)
     else:
         raise UnitError(f"expected a quantity such as '80 GiB', got {type(value).__name__}")
     if not math.isfinite(float(quantity.magnitude)):
-        raise UnitError(f"'{value}' is not a finite number")
+        raise UnitError(f"{shown(value)} is not a finite number")
     if quantity.dimensionality != dimensionality(dimension):
         raise UnitError(
-            f"'{value}' is measured in {quantity.units:~} ({quantity.dimensionality}), "
+            f"{shown(value)} is measured in {quantity.units:~} ({quantity.dimensionality}), "
             f"not in a unit of {_DIMENSION_WORDS.get(dimension, dimension)}"
         )
     return quantity

@@ -261,3 +261,19 @@ def test_team_catalog_that_is_a_fifo_is_a_usage_error(tmp_path):
 def test_stdin_is_bounded(tmp_path):
     [finding] = findings("-", stdin=b"# padding\n" * (3 * 2**21))
     assert finding["code"] == "HBM001" and "MiB limit" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "value", ["'" + "9" * 5000 + "'", "x" * 5000, "'80 GiB" + "^9" * 2000 + "'"]
+)
+def test_a_long_rejected_value_is_not_echoed_in_full(tmp_path, value):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "HBM900.yaml").write_text(
+        "id: HBM900\nname: long\nsummary: s\nseverity: warning\ncheck: 'True'\nat: gpu\n"
+        f"message: m\nparams:\n  limit: {value}\n"
+    )
+    (tmp_path / "m.yaml").write_text(model_manifest("config.json").replace("acme/custom", "x/y"))
+    found = findings("--rules-dir", str(rules), str(tmp_path / "m.yaml"))
+    [finding] = [f for f in found if f["code"] == "HBM009"]
+    assert finding["line"] == 9 and len(finding["message"]) < 200
