@@ -331,13 +331,23 @@ def _resolve_model(
 ) -> Architecture | None:
     field_name = f"{where}.name" if where == "model" else f"{where}.model"
 
-    def read(config: Any, label: str, source: str) -> Architecture | None:
+    def read(config: Any, label: str, source: str, outside: bool = False) -> Architecture | None:
         try:
             if isinstance(config, Path):
                 config = catalog.read_config_file(config)
             return catalog.architecture_from_config(config, label, source)
         except ConfigError as exc:  # a broken catalog entry is our bug: report it, not crash
-            run.report("HBM006", f"{field_name}: {label}: {exc}", field_name)
+            message = f"{field_name}: {label}: {exc}"
+            if outside:  # a config from the Hub or a cache hbmlint cannot read: not the engine's
+                run.unknown(
+                    "HBM006",
+                    message + f" ({source}); point {where}.config at a "
+                    "config.json hbmlint can read",
+                    field_name,
+                    [],
+                )
+            else:
+                run.report("HBM006", message, field_name)
             return None
 
     if ref.config is not None:
@@ -372,7 +382,7 @@ def _resolve_model(
                 run.assumed[key] = (
                     f"{found.name} (from {candidate.why}; the manifest says {ref.name})"
                 )
-            arch = read(found.config, found.name, found.source)
+            arch = read(found.config, found.name, found.source, found.checkpoint is not None)
             if arch is not None and found.checkpoint is not None:
                 arch = replace(arch, checkpoint=found.checkpoint)
             return arch

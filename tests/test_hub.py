@@ -383,3 +383,22 @@ def test_a_serving_box_cache_with_the_weights_is_weighed_from_their_headers(home
     entry, _ = budget_json(home, write(home, spec()), HF_HUB_OFFLINE="1")
     assert entry["weights_bytes"] == TOTAL_SIZE // 2 + 131072 * 64 * 2
     assert "local Hugging Face cache" in entry["assumed"]["weights"]
+
+
+def test_a_hub_config_hbmlint_cannot_read_is_a_warning_in_an_engine_manifest(home):
+    from hubserver import Repo
+
+    # a speculators-format head: its layer shape sits in a nested config hbmlint does not read
+    odd = Repo({"config.json": b'{"architectures": ["Eagle3Speculator"]}'}, {})
+    path = write(home, vllm_config("acme/odd-head"))
+    with Hub({"acme/odd-head": odd}) as hub:
+        code, findings, _ = lint_json(home, path, endpoint=hub.url)
+        strict, native, _ = lint_json(
+            home, write(home, spec("acme/odd-head"), "n.yaml"), endpoint=hub.url
+        )
+    assert code == 0
+    [finding] = [f for f in findings if f["code"] == "HBM006"]
+    assert finding["severity"] == "warning" and finding["line"] == 3
+    assert "hidden_size" in finding["message"]
+    # in hbmlint's own format it stays an error, as any model hbmlint cannot read
+    assert strict == 1 and [f["severity"] for f in native] == ["error"]
