@@ -447,6 +447,8 @@ def _resolve_parallel(run: _Run) -> tuple[int, int, int] | None:
     count = d.gpu.count
     pp = d.parallel.pipeline or 1
     dp = 1 if run.strict else (d.parallel.data or 1)
+    if d.parallel.dp_attention:
+        dp = 1  # SGLang's DP attention splits the TP group's GPUs; it asks for no more
     tp = d.parallel.tensor
     if tp is None:
         if count and count % (pp * dp) == 0 and (run.strict or _shards_over_every_gpu(d)):

@@ -74,6 +74,9 @@ class ParallelSpec:
     # Read from engine flags; the budget does not use these yet (one replica = tensor x pipeline).
     data: int | None = None  # data-parallel replicas inside one engine instance
     expert: bool | None = None  # expert parallelism on (MoE)
+    # SGLang --enable-dp-attention: the data-parallel ranks run inside the tensor-parallel
+    # group, so they need no GPUs of their own
+    dp_attention: bool | None = None
 
 
 @dataclass

@@ -183,3 +183,19 @@ def test_kserve_pvc_model_is_a_warning_and_the_annotation_unblocks_it(real):
     path.write_text(annotated)
     [budget] = budgets(path)
     assert budget["gpu"] == "L4-24GB" and "hbmlint.io/model" in budget["assumed"]["model"]
+
+
+def test_sglang_dp_attention_shares_the_tp_groups_gpus(real):
+    path = real("sglang-dp-attention-h200.yaml")
+    assert by_code(path, "HBM007") == []  # 8 GPUs for TP 8 with DP attention: what it needs
+    [budget] = budgets(path)
+    assert (budget["gpu"], budget["gpu_count"], budget["tensor_parallel"]) == (
+        "H200-SXM-141GB",
+        8,
+        8,
+    )
+    # without DP attention SGLang starts 8 replicas of TP 8: 64 GPUs, the engine cannot start
+    plain = path.with_name("plain.yaml")
+    plain.write_text(path.read_text().replace("        - --enable-dp-attention\n", ""))
+    [error] = by_code(plain, "HBM007")
+    assert error["severity"] == "error" and "8 x 1 x 8 = 64" in error["message"]

@@ -58,6 +58,8 @@ FLAGS = FlagTable(
         Flag(("--tp-size", "--tp", "--tensor-parallel-size"), "parallel.tensor", positive_int),
         Flag(("--pp-size", "--pipeline-parallel-size"), "parallel.pipeline", positive_int),
         Flag(("--dp-size", "--dp", "--data-parallel-size"), "parallel.data", positive_int),
+        # data-parallel attention: the DP ranks share the TP group's GPUs (no more GPUs)
+        Flag(("--enable-dp-attention",), "parallel.dp_attention"),
         Flag(("--ep-size", "--ep", "--expert-parallel-size"), "parallel.ep_size", positive_int),
         Flag(("--nnodes",), "nodes", positive_int),
         Flag(("--context-length",), "serving.max_model_len", positive_int),
@@ -76,7 +78,6 @@ FLAGS = FlagTable(
     ],
     switches=[
         "--trust-remote-code",
-        "--enable-dp-attention",
         "--disable-radix-cache",
         "--enable-torch-compile",
         "--enable-metrics",

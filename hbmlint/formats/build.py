@@ -125,6 +125,7 @@ def build(
             pipeline=v.get("parallel.pipeline"),
             data=data,
             expert=v.get("parallel.expert"),
+            dp_attention=v.get("parallel.dp_attention"),
         ),
         serving=ServingSpec(
             **{
