@@ -312,10 +312,26 @@ def lint_many(
             initializer=_start_worker,
             initargs=(rules, options, catalogs),
         ) as pool:
-            return list(pool.map(_lint_in_worker, items, chunksize=chunk))
+            return _hub_warnings_once(list(pool.map(_lint_in_worker, items, chunksize=chunk)))
     except Exception as exc:  # the pool itself failed (no /dev/shm, a pickling bug): lint here
         sys.stderr.write(f"hbmlint: parallel linting failed ({exc!r}); linting in one process\n")
         return [lint_one(path, display, rules, options) for path, display in items]
+
+
+def _hub_warnings_once(results: list[tuple[FileResult, bool]]) -> list[tuple[FileResult, bool]]:
+    """A model the Hub could not give is warned about once a run (HBM015); each worker process
+    keeps its own record of what it reported, so the first file in order keeps the warning."""
+    seen: set[str] = set()
+    for result, _ in results:
+        kept = []
+        for diagnostic in result.diagnostics:
+            if diagnostic.code == "HBM015":
+                if diagnostic.message in seen:
+                    continue
+                seen.add(diagnostic.message)
+            kept.append(diagnostic)
+        result.diagnostics = kept
+    return results
 
 
 def available_cores() -> int:

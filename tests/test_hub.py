@@ -402,3 +402,15 @@ def test_a_hub_config_hbmlint_cannot_read_is_a_warning_in_an_engine_manifest(hom
     assert "hidden_size" in finding["message"]
     # in hbmlint's own format it stays an error, as any model hbmlint cannot read
     assert strict == 1 and [f["severity"] for f in native] == ["error"]
+
+
+def test_parallel_workers_warn_once_per_model_in_the_run(home):
+    # enough files for a process pool: each worker keeps its own record of what it reported,
+    # and the run still shows one warning for the model, at the first file in order
+    for i in range(70):
+        write(home, spec(), f"d{i:02}.yaml")
+    code, out, err, _ = run(home, "--jobs", "2", "--format", "json", ".", HF_HUB_OFFLINE="1")
+    assert code == 0, err
+    findings = [f for f in json.loads(out) if f["code"] == "HBM015"]
+    assert len(findings) == 1
+    assert findings[0]["file"].endswith("d00.yaml")
