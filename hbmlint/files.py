@@ -23,6 +23,8 @@ import errno
 import os
 import stat
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -64,14 +66,14 @@ def _read_bounded(stream: BinaryIO | int, limit: int) -> bytes:
     return b"".join(parts)
 
 
-def read_bytes(
-    path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, follow_symlinks: bool = True
-) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes.
+@contextmanager
+def open_regular(path: str | os.PathLike[str], follow_symlinks: bool = True) -> Iterator[BinaryIO]:
+    """A regular file opened for reading, or FileReadError.
 
     The file is opened non-blocking (opening a FIFO must not wait for a writer) and checked
     with fstat on the open descriptor, so what is read is what was checked. With
-    ``follow_symlinks=False`` a symlink as the last path component is refused."""
+    ``follow_symlinks=False`` a symlink as the last path component is refused. For callers
+    that read only part of a file (a safetensors header); read_bytes reads a whole one."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
@@ -87,24 +89,35 @@ def read_bytes(
             what = "a symlink; not followed" if not follow_symlinks else "a symlink loop"
             raise FileReadError(f"{what}; not read", path) from None
         raise FileReadError(f"cannot read file: {exc.strerror or exc}", path) from None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise FileReadError("a directory, not a file; not read", path)
+            if not stat.S_ISREG(info.st_mode):
+                # a FIFO, socket or device would block or never end
+                raise FileReadError("not a regular file; not read", path)
+            os.set_blocking(fd, True)
+        except OSError as exc:
+            raise FileReadError(f"cannot read file: {exc.strerror or exc}", path) from None
+        yield handle
+
+
+def read_bytes(
+    path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, follow_symlinks: bool = True
+) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes (opened as ``open_regular``)."""
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise FileReadError("a directory, not a file; not read", path)
-        if not stat.S_ISREG(info.st_mode):
-            # a FIFO, socket or device would block or never end
-            raise FileReadError("not a regular file; not read", path)
-        if info.st_size > limit:
-            raise _too_big(info.st_size, limit)
-        os.set_blocking(fd, True)
-        return _read_bounded(fd, limit)
+        with open_regular(path, follow_symlinks) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise _too_big(size, limit)
+            return _read_bounded(handle, limit)
     except FileReadError as exc:
         exc.path = str(path)
         raise
     except OSError as exc:
         raise FileReadError(f"cannot read file: {exc.strerror or exc}", path) from None
-    finally:
-        os.close(fd)
 
 
 def decode(data: bytes, path: str | os.PathLike[str] | None = None) -> str:

@@ -277,3 +277,23 @@ def test_a_long_rejected_value_is_not_echoed_in_full(tmp_path, value):
     found = findings("--rules-dir", str(rules), str(tmp_path / "m.yaml"))
     [finding] = [f for f in found if f["code"] == "HBM009"]
     assert finding["line"] == 9 and len(finding["message"]) < 200
+
+
+def test_a_fifo_named_like_a_safetensors_file_is_refused_without_waiting(tmp_path):
+    from hbmlint.catalog.checkpoint import CheckpointError, read_local_header
+
+    pipe = tmp_path / "model-00001-of-00002.safetensors"
+    os.mkfifo(pipe)
+    with pytest.raises(CheckpointError, match="not a regular file"):
+        read_local_header(pipe)  # opening a FIFO for reading would block without O_NONBLOCK
+
+
+def test_a_safetensors_header_is_read_from_the_file_on_disk(tmp_path):
+    import struct
+
+    from hbmlint.catalog.checkpoint import read_local_header
+
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]}})
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + b"\0" * 12)
+    assert read_local_header(path)["w"][:2] == ("BF16", [2, 3])

@@ -264,13 +264,16 @@ def header_length(first8: bytes) -> int:
 
 def read_local_header(path: Path) -> dict[str, tuple[str, list[int], int]]:
     """The header of a safetensors file on disk: 8 bytes, then the header, nothing more."""
-    from ..files import is_regular_file
+    from ..files import FileReadError, open_regular
 
-    if not is_regular_file(path):  # a FIFO or device named *.safetensors is never opened
-        raise CheckpointError(f"{path.name}: not a regular file")
-    with open(path, "rb") as handle:
-        length = header_length(handle.read(8))
-        raw = handle.read(length)
+    try:
+        # one open, checked on its descriptor: a FIFO or device named *.safetensors, or a file
+        # swapped after a check, is never read
+        with open_regular(path) as handle:
+            length = header_length(handle.read(8))
+            raw = handle.read(length)
+    except FileReadError as exc:
+        raise CheckpointError(f"{path.name}: {exc.reason}") from None
     if len(raw) < length:
         raise CheckpointError(f"{path.name}: truncated safetensors header")
     return parse_header(raw)
