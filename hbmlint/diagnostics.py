@@ -205,6 +205,17 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "`.hbmlint/models/`.",
         ),
         InputCheck(
+            "HBM016",
+            "ignored-setting",
+            Severity.WARNING,
+            "A setting written where the chart or orchestrator does not read it: it never "
+            "reaches the engine.",
+            "A setting written where the chart or orchestrator that renders the engine's command "
+            "does not look for it, such as production-stack's `extraArgs` outside "
+            "`modelSpec[].vllmConfig`. The engine starts without it; hbmlint budgets what the "
+            "engine really gets and says where the setting belongs.",
+        ),
+        InputCheck(
             "HBM090",
             "unused-suppression",
             Severity.INFO,

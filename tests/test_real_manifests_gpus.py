@@ -143,7 +143,7 @@ def test_production_stack_v100_values(real):
         line_of(path, "requestGPU: 2"),
         line_of(path, "requestGPU: 2", 2),
     ]
-    [ignored] = [f for f in found if f["code"] == "HBM003"]
+    [ignored] = [f for f in found if f["code"] == "HBM016"]
     assert ignored["line"] == line_of(path, "extraArgs: [")
     assert "vllmConfig.extraArgs" in ignored["message"]
     [idle] = [f for f in found if f["code"] == "HBM007"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic, Severity, input_diagnostic
+from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_version, vllm
 from ..engines.args import RENDER_HINT, Token, placeholder
 from ..spec import Deployment
@@ -136,7 +136,7 @@ def _ignored_extra_args(
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
     return [
         input_diagnostic(
-            "HBM003",
+            "HBM016",
             f"{where}.extraArgs is ignored by the production-stack chart, which passes only "
             "modelSpec[].vllmConfig.extraArgs to vLLM: these flags never reach the engine "
             "and hbmlint does not read them",
@@ -144,7 +144,6 @@ def _ignored_extra_args(
             document.key_span((*path, "extraArgs")),
             name,
             ["Move the list under vllmConfig: (vllmConfig.extraArgs)"],
-            Severity.WARNING,
         )
     ]
 
