@@ -655,6 +655,11 @@ def _verify_bytes(s: Settings) -> float:
     return 4.0 + 8.0 * s.num_speculative_tokens
 
 
+def release(text: str | None) -> tuple[int, ...] | None:
+    """The release an engine version text names, as a tuple of integers (None: none named)."""
+    return _version(text)
+
+
 def _version(text: str | None) -> tuple[int, ...] | None:
     """The release in an engine version text ("0.14.1", "v0.8.5.post1 (V0 engine)"), or None
     when it names none ("V1 (Jul 2025)")."""

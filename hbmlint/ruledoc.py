@@ -25,6 +25,7 @@ class RuleDoc:
     params: dict[str, str] = field(default_factory=dict)  # name -> default, formatted
     fixes: list[str] = field(default_factory=list)
     file: str | None = None
+    engines: dict[str, str] = field(default_factory=dict)  # engine -> release range
 
     @property
     def help_uri(self) -> str:
@@ -45,12 +46,19 @@ class RuleDoc:
             "params": dict(self.params),
             "fixes": list(self.fixes),
             "file": self.file,
+            "engines": dict(self.engines),
             "help_uri": self.help_uri,
         }
 
     def facts(self) -> list[str]:
         """The bullet points of the rule's section."""
         lines = []
+        if self.engines:
+            shown = (
+                f"{engine} ({'every release' if spec == 'all' else spec})"
+                for engine, spec in self.engines.items()
+            )
+            lines.append(f"Engines: {', '.join(shown)}")
         if self.when:
             lines.append(f"Runs when: `{self.when}`")
         if self.check:
@@ -129,6 +137,7 @@ def from_rule(rule: Any) -> RuleDoc:
         params={name: format_quantity(value) for name, value in rule.params.items()},
         fixes=[_prose(fix.text) for fix in rule.fixes],
         file=str(rule.file),
+        engines=dict(getattr(rule, "engines", {}) or {}),
     )
 
 
@@ -156,10 +165,11 @@ the other files are still linted.
 """
 
 _RULES = """\
-## Budget rules (HBM1xx capacity, HBM2xx speculative decoding)
+## Rules (HBM1xx capacity, HBM2xx speculative decoding, HBM3xx engine start-up checks)
 
 Declarative rules, one YAML file each in [rules/](../rules/); the README explains the
-expression language.
+expression language. HBM3xx rules state a check the engine itself makes at start-up; each
+names the engine source and the releases it holds for, and runs only for them.
 """
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import files
-from .budget import Budget
+from .budget import Budget, release
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .expressions import (
     ExpressionError,
@@ -49,6 +49,8 @@ class Rule:
     description: str = ""
     params: dict[str, Any] = field(default_factory=dict)
     fixes: list[Fix] = field(default_factory=list)
+    # engine -> release range ("all", ">=0.10", ">=0.5.4, <0.11"); empty: every engine
+    engines: dict[str, str] = field(default_factory=dict)
     file: str = ""
     spans: dict[str, Span] = field(default_factory=dict)
 
@@ -147,6 +149,7 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
         description=data.get("description", ""),
         params=params,
         fixes=fixes,
+        engines={str(k): str(v) for k, v in (data.get("engines") or {}).items()},
         file=display,
         spans=spans,
     )
@@ -240,6 +243,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
         supported = not n_predict or k <= n_predict or k % n_predict == 0
     draft_context = spec.max_model_len or (draft.max_position_embeddings if draft else None)
     uses_draft_tp = s.speculative_method in ("draft_model", "eagle", "eagle3")
+    serving = dep.serving
     return {
         "gpu": Lazy(
             {
@@ -249,6 +253,8 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "count": resolved.gpu_count,
                 "fp8": resolved.gpu.fp8,
                 "memory_fraction": s.memory_fraction,
+                "vendor": resolved.gpu.vendor,
+                "compute_capability": getattr(resolved.gpu, "compute_capability", None) or 0.0,
             }
         ),
         "model": Lazy(
@@ -260,6 +266,12 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "layers": target.num_layers,
                 "quantization": s.quantization or "none",
                 "dtype": s.dtype,
+                "dtype_requested": dep.model.dtype or "auto",
+                "quantization_requested": dep.model.quantization or "none",
+                "attention_heads": target.num_attention_heads,
+                "kv_heads": target.num_kv_heads,
+                "mla": target.is_mla,
+                "max_length": Q(target.max_length or 0, "token"),
             }
         ),
         "draft": Lazy(
@@ -308,6 +320,13 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "kv_cache_dtype": s.kv_cache_dtype,
                 "memory_fraction": s.memory_fraction,
                 "engine": s.engine,
+                "legacy_engine": s.legacy_engine,
+                "max_model_len_set": serving.max_model_len is not None,
+                "max_num_seqs_set": serving.max_num_seqs is not None,
+                "max_num_batched_tokens_set": serving.max_num_batched_tokens is not None,
+                "chunked_prefill": _switch(serving.chunked_prefill),
+                "allow_long_max_model_len": bool(serving.allow_long_max_model_len),
+                "model_overrides": bool(serving.model_overrides),
             }
         ),
         "overhead": Lazy({"total": budget.overhead_total, **budget.overhead}),
@@ -327,6 +346,34 @@ def budget_names(budget: Budget) -> dict[str, Any]:
         ),
         "workload": Lazy(workload_names),
     }
+
+
+def engine_applies(engines: dict[str, str], settings: Any) -> bool:
+    """Whether a rule written for ``engines`` (engine -> release range) holds for the
+    deployment's engine and release. A manifest that names no release runs the newest."""
+    spec = engines.get(settings.engine)
+    if spec is None:
+        return False
+    if spec.strip() == "all":
+        return True
+    have = release(settings.engine_version)
+    for part in spec.split(","):
+        op, number = part.strip()[:2].strip(), part.strip()[2:].strip()
+        if op.startswith("<") and op != "<=":
+            op, number = "<", part.strip()[1:].strip()
+        want = release(number)
+        if want is None:
+            continue
+        if op == ">=" and have is not None and have < want:
+            return False
+        if op == "<" and (have is None or have >= want):
+            return False  # the newest release is not below any bound
+    return True
+
+
+def _switch(value: bool | None) -> str:
+    """An engine switch as the manifest sets it: "on", "off", or "default" (not written)."""
+    return "default" if value is None else "on" if value else "off"
 
 
 def _next_tensor_parallel(attention_heads: int, current: int, limit: int = 8) -> int | None:
@@ -372,7 +419,14 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
             )
         return cache[key]
 
-    return {"whatif": whatif, "tradeoff": tradeoff}
+    def engine_at_least(version: str) -> bool:
+        """Whether the deployment's engine release is ``version`` or newer; a manifest that
+        names no release runs the newest."""
+        have = release(budget.settings.engine_version)
+        want = release(version)
+        return have is None or want is None or have >= want
+
+    return {"whatif": whatif, "tradeoff": tradeoff, "engine_at_least": engine_at_least}
 
 
 _TRADEOFF_PARAMS = frozenset(
@@ -428,6 +482,8 @@ def evaluate_rule(
     rule: Rule, budget: Budget, params: dict[str, Any] | None = None
 ) -> Diagnostic | None:
     """The rule's finding for this budget, or None when it holds. Raises ExpressionError."""
+    if rule.engines and not engine_applies(rule.engines, budget.settings):
+        return None
     budget_scope, functions = _scope(budget)
     names = {**budget_scope, **rule.params, **(params or {})}
     if "tradeoff" in functions:

@@ -92,6 +92,10 @@ class ServingSpec:
     kv_cache_memory_bytes: int | None = None  # vLLM --kv-cache-memory-bytes (bypasses the fraction)
     cpu_offload_gb: float | None = None  # vLLM --cpu-offload-gb: weights kept in host memory
     kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens
+    # Start-up checks (rules HBM3xx): what the manifest says explicitly, None where it is silent.
+    chunked_prefill: bool | None = None  # vLLM --enable-chunked-prefill / --no-enable-...
+    allow_long_max_model_len: bool | None = None  # env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+    model_overrides: str | None = None  # vLLM --hf-overrides / --rope-scaling: config changed
 
 
 @dataclass

@@ -82,6 +82,8 @@ class GpuInfo:
     fp8: bool
     vendor: str = "nvidia"
     source: str = ""
+    # CUDA compute capability as major.minor (8.9), None where unknown or not NVIDIA
+    compute_capability: float | None = None
 
 
 @cache
@@ -94,10 +96,15 @@ def _gpu_index() -> dict[str, GpuInfo]:
             fp8=bool(entry.get("fp8", False)),
             vendor=entry.get("vendor", "nvidia"),
             source=entry.get("source", ""),
+            compute_capability=_capability(entry.get("compute_capability")),
         )
         for alias in [entry["name"], *entry.get("aliases", [])]:
             index[_key(str(alias))] = info
     return index
+
+
+def _capability(value: Any) -> float | None:
+    return None if value is None else float(str(value))
 
 
 def find_gpu(name: str) -> GpuInfo | None:

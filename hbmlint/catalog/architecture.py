@@ -128,6 +128,8 @@ class Architecture:
     tie_word_embeddings: bool
     dtype: str
     max_position_embeddings: int | None = None
+    # the longest max_model_len vLLM accepts for it (see derived_max_length); None: unknown
+    max_length: int | None = None
     attention_bias: bool = False
     quantization: str | None = None  # the checkpoint's own format (quantization_config)
     # features present in the config that hbmlint still approximates
@@ -591,6 +593,31 @@ def _rotary(text: dict, head_dim: int) -> tuple[int, int]:
     return positions, _int(text, "rotary_dim") or int(head_dim * fraction)
 
 
+def derived_max_length(config: dict, text: dict) -> int | None:
+    """The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN, as
+    _get_and_verify_max_len derives it (vllm/config.py up to 0.10, vllm/config/model.py since):
+    max_position_embeddings, scaled by the RoPE factor unless the scaling is su / longrope /
+    llama3 (YaRN scales original_max_position_embeddings), and raised to model_max_length
+    where the config has one. vLLM also takes the minimum with other length keys (seq_length,
+    n_positions, ...) and skips the factor for Gemma 3; both are left out on purpose, so this
+    is never below vLLM's figure: a refusal hbmlint claims is one vLLM makes."""
+    positions = _int(text, "max_position_embeddings")
+    if not positions:
+        return None
+    derived = positions
+    scaling = text.get("rope_scaling") or text.get("rope_parameters")
+    if isinstance(scaling, dict):
+        kind = str(scaling.get("rope_type") or scaling.get("type") or "")
+        factor = scaling.get("factor", 1.0)
+        if kind not in ("su", "longrope", "llama3") and isinstance(factor, (int, float)):
+            base = _int(scaling, "original_max_position_embeddings") if kind == "yarn" else 0
+            derived = max(derived, int((base or positions) * factor))
+    for source in (config, text):
+        longest = _int(source, "model_max_length")
+        derived = max(derived, longest)
+    return derived
+
+
 # model types with learned or ALiBi positions: no RoPE cache
 NO_ROPE_TYPES = {"gpt2", "gpt_bigcode", "opt", "bloom", "mpt", "falcon_alibi"}
 
@@ -671,6 +698,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         ),
         dtype=dtype,
         max_position_embeddings=text.get("max_position_embeddings"),
+        max_length=derived_max_length(config, text),
         attention_bias=bool(text.get("attention_bias", text.get("model_type") == "qwen2")),
         quantization=fmt.name if fmt else None,
         approximations=tuple(approximations),

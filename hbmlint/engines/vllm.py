@@ -69,6 +69,12 @@ FLAGS = FlagTable(
         Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
         Flag(("--block-size",), "serving.block_size", positive_int),
         Flag(("--enforce-eager",), "serving.enforce_eager"),
+        Flag(
+            ("--enable-chunked-prefill", "--no-enable-chunked-prefill"), "serving.chunked_prefill"
+        ),
+        # change the model's config.json (RoPE scaling raises its maximum length)
+        Flag(("--hf-overrides",), "serving.model_overrides", str),
+        Flag(("--rope-scaling",), "serving.model_overrides", str),
         Flag(("--kv-cache-memory-bytes",), "serving.kv_cache_memory_bytes", human_int),
         Flag(("--cpu-offload-gb",), "serving.cpu_offload_gb", nonnegative_float),
         Flag(("--speculative-config", "-sc"), parse=str),
@@ -95,8 +101,6 @@ FLAGS = FlagTable(
         "--trust-remote-code",
         "--enable-prefix-caching",
         "--no-enable-prefix-caching",
-        "--enable-chunked-prefill",
-        "--no-enable-chunked-prefill",
         "--disable-log-requests",
         "--disable-log-stats",
         "--enable-auto-tool-choice",
@@ -317,7 +321,19 @@ def parse(
             command.set("model.name", model_name(guessed.text), guessed.span)
     if spec:
         _speculative(command, spec, spec_span or launcher)
+    _allow_long(command, env)
     return command
+
+
+def _allow_long(command: EngineCommand, env: Mapping[str, Token] | None) -> None:
+    """VLLM_ALLOW_LONG_MAX_MODEL_LEN in the container's env (vllm/envs.py reads "1" or "true"):
+    a max_model_len above the model's is then a warning in vLLM, not a refusal. A value hbmlint
+    cannot read counts as set, so no refusal is claimed that might not happen."""
+    token = (env or {}).get("VLLM_ALLOW_LONG_MAX_MODEL_LEN")
+    if token is None:
+        return
+    on = not token.readable or token.text.strip().lower() in ("1", "true")
+    command.set("serving.allow_long_max_model_len", on, token.span)
 
 
 def _served_names_took_the_model(command: EngineCommand, served: Item) -> None:

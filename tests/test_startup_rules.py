@@ -1,0 +1,303 @@
+"""The start-up refusal rules HBM301-HBM308: each written as a Kubernetes Deployment running
+vLLM is an error at the offending flag's line, a valid twin passes, and none fires on the
+shipped examples or on the real manifests under tests/fixtures/real."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLES, REPO
+
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+STARTUP = ("HBM301", "HBM302", "HBM303", "HBM304", "HBM305", "HBM306", "HBM307", "HBM308")
+
+
+def deployment(
+    args: list[str],
+    *,
+    model: str = "Qwen/Qwen2.5-7B-Instruct",
+    accelerator: str = "nvidia-l4",
+    gpus: int = 1,
+    image: str = "vllm/vllm-openai:v0.11.0",
+    env: dict[str, str] | None = None,
+) -> str:
+    lines = [f"        - {json.dumps(arg)}" for arg in [f"--model={model}", *args]]
+    env_lines = [f"        - {{name: {k}, value: '{v}'}}" for k, v in (env or {}).items()]
+    return "\n".join(
+        [
+            "apiVersion: apps/v1",
+            "kind: Deployment",
+            "metadata: {name: llm}",
+            "spec:",
+            "  selector: {matchLabels: {app: llm}}",
+            "  template:",
+            "    metadata: {labels: {app: llm}}",
+            "    spec:",
+            f"      nodeSelector: {{cloud.google.com/gke-accelerator: {accelerator}}}",
+            "      containers:",
+            "      - name: vllm",
+            f"        image: {image}",
+            '        command: ["vllm", "serve"]',
+            "        args:",
+            *lines,
+            *(["        env:", *env_lines] if env_lines else []),
+            "        resources:",
+            f"          limits: {{nvidia.com/gpu: {gpus}}}",
+            "",
+        ]
+    )
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, problems = load_rules()
+    assert not problems
+    return loaded
+
+
+def lint(tmp_path: Path, rules, text: str):
+    path = tmp_path / "deploy.yaml"
+    path.write_text(text)
+    return lint_file(path, path.name, rules)
+
+
+def findings(result, code: str):
+    return [d for d in result.diagnostics if d.code == code]
+
+
+def line_of(text: str, needle: str) -> int:
+    [number] = [i for i, line in enumerate(text.splitlines(), 1) if needle in line]
+    return number
+
+
+# (rule, failing args and options, the flag the finding points at, words the message says)
+FAILING = [
+    (
+        "HBM301",
+        {"args": ["--tensor-parallel-size=3"], "gpus": 3},
+        "--tensor-parallel-size",
+        ["28 attention heads", "must be divisible by tensor parallel size (3)"],
+    ),
+    (
+        "HBM302",
+        {"args": ["--tensor-parallel-size=7"], "gpus": 7},
+        "--tensor-parallel-size",
+        ["4 key/value heads", "tensor parallelism 7"],
+    ),
+    (
+        "HBM303",
+        {"args": ["--max-model-len=65536"]},
+        "--max-model-len",
+        ["65,536 tokens", "at most 32,768 tokens", "VLLM_ALLOW_LONG_MAX_MODEL_LEN"],
+    ),
+    (
+        "HBM304",
+        {"args": ["--max-num-seqs=512", "--max-num-batched-tokens=256"]},
+        "--max-num-batched-tokens",
+        ["must be greater than or equal to max_num_seqs"],
+    ),
+    (
+        "HBM305",
+        {
+            "args": [
+                "--max-model-len=8192",
+                "--max-num-batched-tokens=4096",
+                "--no-enable-chunked-prefill",
+            ]
+        },
+        "--max-num-batched-tokens",
+        ["is smaller than max_model_len", "chunked prefill is off"],
+    ),
+    (
+        "HBM305",
+        {
+            "args": ["--max-model-len=8192", "--max-num-batched-tokens=4096"],
+            "image": "vllm/vllm-openai:v0.6.3",
+        },
+        "--max-num-batched-tokens",
+        ["is smaller than max_model_len"],
+    ),
+    (
+        "HBM306",
+        {
+            "args": ["--dtype=bfloat16"],
+            "accelerator": "nvidia-tesla-t4",
+            "model": "Qwen/Qwen2.5-1.5B-Instruct",
+        },
+        "--dtype",
+        ["compute capability 7.5", "Bfloat16 is only supported"],
+    ),
+    (
+        "HBM307",
+        {
+            "args": ["--quantization=fp8"],
+            "accelerator": "nvidia-tesla-v100",
+            "model": "Qwen/Qwen2.5-1.5B-Instruct",
+        },
+        "--quantization",
+        ["compute capability 7.0", "Minimum capability: 80"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "options", "flag", "words"),
+    FAILING,
+    ids=[f"{c}-{i}" for i, (c, *_) in enumerate(FAILING)],
+)
+def test_refusal_is_an_error_at_the_flag(tmp_path, rules, code, options, flag, words):
+    text = deployment(**options)
+    result = lint(tmp_path, rules, text)
+    [finding] = findings(result, code)
+    assert finding.severity.name == "ERROR"
+    assert finding.span.line == line_of(text, flag)
+    said = " ".join([finding.message, *finding.fixes])
+    for word in words:
+        assert word in said
+    assert finding.fixes, "a refusal names its fix"
+
+
+# valid twins of each failing case: nothing from the start-up rules
+PASSING = [
+    {"args": ["--tensor-parallel-size=4"], "gpus": 4},  # 28 heads / 4, 4 KV heads / 4
+    {"args": ["--tensor-parallel-size=2"], "gpus": 2},
+    {"args": ["--max-model-len=32768"]},
+    {"args": ["--max-model-len=65536"], "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}},
+    {
+        "args": [
+            "--max-model-len=65536",
+            '--hf-overrides={"rope_scaling": {"rope_type": "yarn", "factor": 4.0}}',
+        ]
+    },
+    {"args": ["--max-num-seqs=256", "--max-num-batched-tokens=256"]},
+    {"args": ["--max-num-batched-tokens=128"]},  # max_num_seqs left to the engine
+    # chunked prefill on (V1 default) or forced on by V1 0.8/0.9
+    {"args": ["--max-model-len=8192", "--max-num-batched-tokens=4096"]},
+    {
+        "args": [
+            "--max-model-len=8192",
+            "--max-num-batched-tokens=4096",
+            "--no-enable-chunked-prefill",
+        ],
+        "image": "vllm/vllm-openai:v0.9.2",
+    },
+    {
+        "args": [
+            "--max-model-len=8192",
+            "--max-num-batched-tokens=8192",
+            "--no-enable-chunked-prefill",
+        ]
+    },
+    {
+        "args": ["--dtype=half"],
+        "accelerator": "nvidia-tesla-t4",
+        "model": "Qwen/Qwen2.5-1.5B-Instruct",
+    },
+    {"args": [], "accelerator": "nvidia-tesla-t4", "model": "Qwen/Qwen2.5-1.5B-Instruct"},
+    {"args": ["--dtype=bfloat16"], "accelerator": "nvidia-l4"},
+    {"args": ["--quantization=fp8"], "accelerator": "nvidia-l4"},
+]
+
+
+@pytest.mark.parametrize("options", PASSING, ids=range(len(PASSING)))
+def test_valid_twin_passes(tmp_path, rules, options):
+    result = lint(tmp_path, rules, deployment(**options))
+    assert not [d for d in result.diagnostics if d.code in STARTUP]
+    assert not [d.message for d in result.diagnostics if "rule HBM3" in d.message]
+
+
+def test_fp8_on_ampere_is_a_note_not_an_error(tmp_path, rules):
+    text = deployment(["--quantization=fp8"], accelerator="nvidia-tesla-a100")
+    result = lint(tmp_path, rules, text)
+    [note] = findings(result, "HBM308")
+    assert note.severity.name == "INFO" and "Marlin" in note.message
+    assert note.span.line == line_of(text, "--quantization")
+    assert not findings(result, "HBM307")
+
+
+def test_sglang_is_not_judged_by_vllm_rules(tmp_path, rules):
+    text = (
+        deployment([], gpus=3)
+        .replace('["vllm", "serve"]', '["python3", "-m", "sglang.launch_server"]')
+        .replace("--model=", "--model-path=")
+        + ""
+    )
+    text = text.replace(
+        "- --model-path=Qwen/Qwen2.5-7B-Instruct",
+        "- --model-path=Qwen/Qwen2.5-7B-Instruct\n        - --tp=3",
+    )
+    result = lint(tmp_path, rules, text)
+    assert not [d for d in result.diagnostics if d.code in STARTUP]
+
+
+def _shipped() -> list[Path]:
+    paths = [p for p in EXAMPLES.rglob("*") if p.suffix in (".yaml", ".yml")]
+    paths += sorted((REPO / "tests" / "fixtures" / "real").glob("*.yaml"))
+    return sorted(paths)
+
+
+@pytest.mark.parametrize("path", _shipped(), ids=lambda p: p.name)
+def test_no_startup_error_on_shipped_and_real_manifests(rules, path):
+    result = lint_file(path, path.name, rules)
+    wrong = [d for d in result.diagnostics if d.code in STARTUP and d.severity.name == "ERROR"]
+    assert not wrong, [(d.code, d.message) for d in wrong]
+    assert not [d.message for d in result.diagnostics if "rule HBM3" in d.message]
+
+
+# --- what the rules read from the catalog ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"max_position_embeddings": 32768}, 32768),
+        # YaRN scales the original length (Qwen3 with the model card's rope_scaling)
+        (
+            {
+                "max_position_embeddings": 40960,
+                "rope_scaling": {
+                    "rope_type": "yarn",
+                    "factor": 4.0,
+                    "original_max_position_embeddings": 32768,
+                },
+            },
+            131072,
+        ),
+        # linear scaling multiplies max_position_embeddings
+        ({"max_position_embeddings": 4096, "rope_scaling": {"type": "linear", "factor": 2}}, 8192),
+        # llama3 and longrope scaling are already inside max_position_embeddings
+        (
+            {
+                "max_position_embeddings": 131072,
+                "rope_scaling": {"rope_type": "llama3", "factor": 8},
+            },
+            131072,
+        ),
+        ({"max_position_embeddings": 131072, "rope_scaling": {"type": "longrope"}}, 131072),
+        # model_max_length lets a longer max_model_len through (vLLM allows up to it)
+        ({"max_position_embeddings": 2048, "model_max_length": 4096}, 4096),
+        ({}, None),
+    ],
+)
+def test_model_max_length_is_derived_as_vllm_does(fields, expected):
+    from hbmlint.catalog.architecture import derived_max_length
+
+    assert derived_max_length(fields, fields) == expected
+
+
+def test_every_nvidia_gpu_has_a_compute_capability():
+    from hbmlint.catalog import find_gpu, gpu_names
+
+    for name in gpu_names():
+        gpu = find_gpu(name)
+        assert gpu is not None
+        if gpu.vendor == "nvidia":
+            assert gpu.compute_capability and 7.0 <= gpu.compute_capability < 13, name
+    assert find_gpu("T4").compute_capability == 7.5
+    assert find_gpu("A100").compute_capability == 8.0
+    assert find_gpu("L4").compute_capability == 8.9
+    assert find_gpu("H100").compute_capability == 9.0
