@@ -173,10 +173,33 @@ names the engine source and the releases it holds for, and runs only for them.
 """
 
 
+def names_markdown() -> str:
+    """The names section of docs/rules.md, from hbmlint/names.yaml."""
+    from .rules import declared_names
+
+    declared = declared_names()
+    lines = [
+        "## Names rules use",
+        "",
+        "Every name a rule expression may use, from [hbmlint/names.yaml](../hbmlint/names.yaml);",
+        "a rule that uses another is reported (HBM009) when it loads.",
+        "",
+        "| name | unit | meaning |",
+        "|---|---|---|",
+    ]
+    for space, names in declared["namespaces"].items():
+        for name, entry in names.items():
+            lines.append(f"| `{space}.{name}` | {entry['unit']} | {entry['description']} |")
+    lines += ["", "Functions:", ""]
+    lines += [f"- `{name}`: {text}" for name, text in declared["functions"].items()]
+    return "\n".join(lines) + "\n"
+
+
 def rules_markdown(docs: list[RuleDoc]) -> str:
     """The whole of docs/rules.md."""
     parts = [_HEADER, _CHECKS]
     parts += [d.markdown_section() for d in docs if d.kind == "check"]
     parts.append(_RULES)
     parts += [d.markdown_section() for d in docs if d.kind == "rule"]
+    parts.append(names_markdown())
     return "\n".join(parts)

@@ -7,8 +7,10 @@ with some settings changed; the arithmetic itself lives once, in budget.py.
 
 from __future__ import annotations
 
+import ast
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib.resources import files as package_files
 from pathlib import Path
 from typing import Any
@@ -168,7 +170,47 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
             check(expression)
         except ExpressionError as exc:
             problems.append(input_diagnostic("HBM009", str(exc), display, document.span(key)))
+    if not problems:  # every expression parses: each name it uses must be declared
+        for key, expression in expressions:
+            unknown = undeclared(expression, rule.params) if expression else []
+            if unknown:
+                names = ", ".join(dict.fromkeys(unknown))
+                message = f"unknown name {names} (hbmlint/names.yaml lists the names rules use)"
+                problems.append(input_diagnostic("HBM009", message, display, document.span(key)))
     return (None if problems else rule), problems
+
+
+@lru_cache(maxsize=1)
+def declared_names() -> dict[str, Any]:
+    """hbmlint/names.yaml: every name a rule expression may use, with unit and description."""
+    import yaml
+
+    return yaml.safe_load(Path(__file__).with_name("names.yaml").read_text())
+
+
+def undeclared(expression: str, params: Any = ()) -> list[str]:
+    """The names ``expression`` uses that hbmlint/names.yaml does not declare (nor the rule's
+    own parameters), e.g. ``["model.heads"]``; a typo is reported when the rule loads."""
+    declared = declared_names()
+    spaces, functions = declared["namespaces"], declared["functions"]
+    found: list[str] = []
+    for node in ast.walk(parse(expression)):
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Call):
+                # whatif(...).kv.tokens: the same names as the budget's
+                func = base.value.func
+                is_whatif = isinstance(func, ast.Name) and func.id == "whatif"
+                if is_whatif and base.attr in spaces and node.attr not in spaces[base.attr]:
+                    found.append(f"whatif(...).{base.attr}.{node.attr}")
+            in_space = isinstance(base, ast.Name) and base.id in spaces
+            if in_space and node.attr not in spaces[base.id]:  # type: ignore[union-attr]
+                found.append(f"{base.id}.{node.attr}")  # type: ignore[union-attr]
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            known = node.id in spaces or node.id in functions or node.id in params
+            if not known and node.id not in ("True", "False", "None"):
+                found.append(node.id)
+    return found
 
 
 def parse_param(value: Any) -> Any:

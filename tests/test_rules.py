@@ -324,7 +324,8 @@ def test_rule_failing_at_runtime_is_reported_and_others_still_run(write, tmp_pat
     broken, _ = load_rule_file(
         write_rule(
             tmp_path,
-            GOOD_RULE.replace("check: kv.tokens >= min_tokens", "check: kv.tokens >= no_such_name"),
+            # declared names, incompatible units: only evaluation can tell
+            GOOD_RULE.replace("check: kv.tokens >= min_tokens", "check: kv.tokens >= gpu.total"),
         )
     )
     builtin, _ = load_rules()
@@ -337,8 +338,25 @@ def test_rule_failing_at_runtime_is_reported_and_others_still_run(write, tmp_pat
         rules=[broken, *builtin],
     )
     problem = only(result, "HBM009")
-    assert problem.file.endswith("mine.yaml") and "no_such_name" in problem.message
+    assert problem.file.endswith("mine.yaml") and "kv.tokens >= gpu.total" in problem.message
     assert "HBM101" in codes(result)
+
+
+@pytest.mark.parametrize(
+    ("check", "unknown"),
+    [
+        ("kv.tokens >= no_such_name", "no_such_name"),
+        ("model.heads > 0", "model.heads"),
+        ('whatif(kv_cache_dtype="fp8").kv.tokenz > kv.tokens', "whatif(...).kv.tokenz"),
+    ],
+)
+def test_an_undeclared_name_is_reported_when_the_rule_loads(tmp_path, check, unknown):
+    text = GOOD_RULE.replace("check: kv.tokens >= min_tokens", f"check: {check}")
+    rule, problems = load_rule_file(write_rule(tmp_path, text))
+    assert rule is None
+    [problem] = problems
+    assert problem.code == "HBM009" and f"unknown name {unknown}" in problem.message
+    assert problem.span.line == text.splitlines().index(f"check: {check}") + 1
 
 
 # --- the expression language ---------------------------------------------------------------
