@@ -17,6 +17,7 @@ from ..engines.args import RENDER_HINT
 from ..yamlsrc import Span
 from . import (
     compose,
+    embedded_pods,
     helm_values,
     kserve,
     kubernetes,
@@ -29,7 +30,8 @@ from . import (
 )
 
 # Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
-# then plain workloads, then shapes recognised by their keys alone.
+# then plain workloads, then shapes recognised by their keys alone, and last any object that
+# embeds a pod spec (so a document is read by one format only).
 FORMATS: tuple[ModuleType, ...] = (
     native,
     kserve,
@@ -41,6 +43,7 @@ FORMATS: tuple[ModuleType, ...] = (
     skypilot,
     ray_serve_llm,
     vllm_config,
+    embedded_pods,  # last: any pod spec no format above reads
 )
 
 

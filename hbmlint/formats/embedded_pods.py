@@ -1,0 +1,185 @@
+"""The fallback for any object that embeds a Kubernetes pod spec where no format above looks:
+a ``containers`` list (never ``initContainers``: they run before the engine and are not one)
+anywhere in the document, whose container runs an engine. So a custom resource that carries
+pod templates (Alibaba's RoleBasedGroup ``roles[].template`` / ``standalonePattern.template``,
+OME runtimes, a new operator's CRD) is read on day one, as a Kubernetes workload would be.
+
+Registered last: a document an earlier format recognises is never read twice. KServe's
+``ServingRuntime`` / ``ClusterServingRuntime`` are templates (KServe fills ``{{.Name}}`` in
+when an InferenceService uses them), read by kserve.py with their service, never alone.
+
+GPUs: the container's ``nvidia.com/gpu`` limit, times ``--nnodes``, or times the ``size`` of a
+leader/worker pattern that holds the pod. Where the engine's parallelism needs more GPUs than
+that and this reader cannot know how many pods form one engine instance, the count is left to
+the parallelism and an info says so (never a guessed count, never a false error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import image_version, read_invocation
+from ..engines.args import Token
+from ..spec import Deployment
+from ..yamlsrc import YamlDocument
+from .build import GpuFacts, build
+from .kubernetes import document_name
+from .podspec import (
+    Path,
+    Reader,
+    container_argv,
+    container_env,
+    containers,
+    metadata_labels,
+    node_labels,
+    runs_engine,
+    value_at,
+)
+
+NAME = "embedded-pod-spec"
+
+# Templates, not workloads: linted through the service that uses them (kserve.py).
+TEMPLATE_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+_AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+_MAX_DEPTH = 12  # pod specs sit a few levels down; this bounds the walk on hostile input
+
+
+def pod_spec_paths(data: Any, path: Path = (), depth: int = 0) -> Iterator[Path]:
+    """Every mapping under ``data`` that has a ``containers`` list (a pod spec), outermost first."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(data, dict):
+        if isinstance(data.get("containers"), list):
+            yield path
+        for key, value in data.items():
+            if key in ("containers", "initContainers", "metadata", "status"):
+                continue
+            yield from pod_spec_paths(value, (*path, key), depth + 1)
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            yield from pod_spec_paths(item, (*path, i), depth + 1)
+
+
+def _engine_containers(data: Any) -> list[tuple[Path, int, dict]]:
+    return [
+        (pod, i, c)
+        for pod in pod_spec_paths(data)
+        for i, c in containers(data, pod)
+        if "image" in c and runs_engine(c)
+    ]
+
+
+def detect(data: Any) -> bool:
+    if not isinstance(data, dict) or data.get("kind") in TEMPLATE_KINDS:
+        return False
+    return bool(_engine_containers(data))
+
+
+def _role_name(data: Any, pod: Path) -> str | None:
+    """The name of the nearest list item holding the pod spec (an RBG role, a service entry)."""
+    for end in range(len(pod), 0, -1):
+        if isinstance(pod[end - 1], int):
+            item = value_at(data, pod[:end])
+            if isinstance(item, dict) and isinstance(item.get("name"), str):
+                return item["name"]
+    return None
+
+
+def _group_size(reader: Reader, pod: Path, name: str) -> tuple[int | None, Any]:
+    """The ``size`` of a leader/worker pattern holding the pod (RBG ``leaderWorkerPattern`` /
+    ``leaderWorkerSet``): the pods of one engine instance, and where it is written."""
+    data = reader.document.data
+    for end in range(len(pod), -1, -1):  # the pattern holds the pod, or sits beside its template
+        holder = value_at(data, pod[:end])
+        for key, value in holder.items() if isinstance(holder, dict) else ():
+            if "leaderworker" in str(key).lower() and isinstance(value, dict) and "size" in value:
+                where = (*pod[:end], key, "size")
+                return reader.count(where, name), reader.document.span(where)
+    return None, None
+
+
+def _injected(size: int | None, span: Any) -> dict[str, Token]:
+    """What a leader/worker controller puts in every container's env: the group size as the
+    file fixes it (RBG: RBG_LWP_GROUP_SIZE, older RBG_GROUP_SIZE; LWS: LWS_GROUP_SIZE, see
+    sgl-project/rbg docs reference/variables.md); addresses and indexes exist only at run time."""
+    if size is None:
+        return {}
+    runtime = "set by the controller when the pod starts"
+    env = {}
+    for prefix in ("RBG_LWP_", "RBG_", "LWS_"):
+        env[prefix + "GROUP_SIZE"] = Token(str(size), span)
+        for var in ("LEADER_ADDRESS", "WORKER_INDEX"):
+            env[prefix + var] = Token("", span, (f"{prefix}{var} is {runtime}",))
+    return env
+
+
+def to_deployments(
+    document: YamlDocument, path: Any, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    data = document.data
+    reader = Reader(document, display)
+    base, where = document_name(document, reader, str(data.get("kind") or "object"))
+    found = _engine_containers(data)
+    deployments: list[Deployment] = []
+    for pod, index, container in found:
+        cpath = (*pod, "containers", index)
+        parts = [base]
+        role = _role_name(data, pod)
+        if role:
+            parts.append(role)
+        if sum(1 for other, _, _ in found if other == pod) > 1 or (len(found) > 1 and not role):
+            parts.append(str(container.get("name", index)))
+        name = "/".join(dict.fromkeys(parts))
+        image = container.get("image") if "command" not in container else None
+        size, size_span = _group_size(reader, pod, name)
+        command = read_invocation(
+            container_argv(document, cpath),
+            container_env(document, cpath, _injected(size, size_span)),
+            document.text,
+            image=image,
+            image_span=document.span((*cpath, "image")),
+        )
+        if command is None:
+            continue
+        per_pod, count_span = reader.container_gpus(cpath, name)
+        labels = node_labels(
+            document, (*pod, "nodeSelector"), (*pod, *_AFFINITY, "nodeSelectorTerms")
+        )
+        gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
+        if per_pod:
+            pods = command.nodes or size or 1
+            gpu.count = per_pod * pods
+            v = command.values
+            need = (v.get("parallel.tensor") or 1) * (v.get("parallel.pipeline") or 1)
+            if need > gpu.count and pods == 1:
+                reader.findings.append(
+                    input_diagnostic(
+                        "HBM011",
+                        f"the engine's parallelism needs {need} GPUs and this pod requests "
+                        f"{per_pod}; how many pods of this {data.get('kind', 'object')} form "
+                        "one engine instance is not something hbmlint can read here, so the GPU "
+                        f"count is taken as {need}",
+                        display,
+                        count_span or where,
+                        name,
+                    )
+                )
+                gpu.count = None
+        version = image_version(container.get("image"))
+        template_meta = (*pod[:-1], "metadata") if pod and pod[-1] == "spec" else ("metadata",)
+        deployment, findings = build(
+            command,
+            name=name,
+            display=display,
+            document=document.index,
+            gpu=gpu,
+            where=where,
+            engine_version=(version, document.span((*cpath, "image"))) if version else None,
+            hints=metadata_labels(document, ("metadata",), template_meta),
+        )
+        reader.findings.extend(findings)
+        if deployment is not None:
+            deployments.append(deployment)
+    return deployments, reader.findings

@@ -1,0 +1,202 @@
+"""Orchestrators' objects (issue 19): custom resources that embed pod specs (RoleBasedGroup and
+any new CRD), KServe with its ServingRuntime, KubeAI, KAITO, Dynamo, llm-d. Each fixture in
+tests/fixtures/real/ names the public example it reproduces; these tests check what a user sees:
+the deployments found, model, TP/PP, GPU count and type, and no error the engine would not hit."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint_path(path: Path, rules):
+    return lint_file(path, path.name, rules)
+
+
+def read(result) -> list[tuple]:
+    """(name, engine, model, TP, PP, GPUs) of each deployment."""
+    return [
+        (
+            d.deployment.name,
+            d.deployment.engine,
+            d.deployment.model.name,
+            d.deployment.parallel.tensor,
+            d.deployment.parallel.pipeline,
+            d.deployment.gpu.count,
+        )
+        for d in result.deployments
+    ]
+
+
+def errors(result) -> list[str]:
+    return [
+        f"{f.code} line {f.span.line}: {f.message}"
+        for f in result.diagnostics
+        if f.severity is Severity.ERROR
+    ]
+
+
+def codes(result, code: str) -> list:
+    return [f for f in result.diagnostics if f.code == code]
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return path
+
+
+# fixture -> (name, engine, model, TP, PP, GPUs) of each deployment a correct reader finds
+EXPECTED = {
+    "rbg-sglang-pd-standalone.yaml": [
+        ("qwen-pd/prefill", "sglang", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2),
+        ("qwen-pd/decode", "sglang", "Qwen/Qwen2.5-7B-Instruct", 1, None, 1),
+    ],
+    "rbg-leader-worker-and-vllm-role.yaml": [
+        ("agg-lwp/backend", "sglang", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
+        ("vllm-role/vllm", "vllm", "/models/Qwen2.5-7B-Instruct/", None, None, 1),
+    ],
+}
+COVERED = set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_orchestrator_fixtures_are_read_with_no_false_error(name, rules):
+    result = lint_path(REAL / name, rules)
+    assert read(result) == EXPECTED[name]
+    assert errors(result) == []
+
+
+# ------------------------------------------------------------- the embedded pod-spec fallback
+
+
+def test_rbg_roles_are_read_and_the_router_and_init_containers_are_not(rules):
+    result = lint_path(REAL / "rbg-sglang-pd-standalone.yaml", rules)
+    assert {d.deployment.source_format for d in result.deployments} == {"embedded-pod-spec"}
+    assert all("router" not in d.deployment.name for d in result.deployments)
+    # the GKE label on each role's pod picks the GPU
+    assert [d.deployment.gpu.labels[0].value for d in result.deployments] == ["nvidia-l4"] * 2
+    assert all(d.budget is not None for d in result.deployments)
+
+
+def test_rbg_leader_worker_size_counts_pods_and_its_variables_raise_nothing(rules):
+    result = lint_path(REAL / "rbg-leader-worker-and-vllm-role.yaml", rules)
+    assert codes(result, "HBM011") == []
+    [sglang] = [d.deployment for d in result.deployments if d.deployment.engine == "sglang"]
+    assert sglang.gpu.count == 2  # size 2 x one GPU a pod
+
+
+def test_any_crd_embedding_a_pod_spec_is_read_wherever_the_pod_sits(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "new-crd.yaml",
+        """
+        apiVersion: inference.example.com/v1beta1
+        kind: BrandNewServer
+        metadata:
+          name: day-one
+        spec:
+          engine:
+            podTemplate:
+              spec:
+                nodeSelector:
+                  nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+                containers:
+                  - name: server
+                    image: vllm/vllm-openai:v0.10.1
+                    args: [--model, Qwen/Qwen2.5-32B-Instruct, --tensor-parallel-size, "2"]
+                    resources:
+                      limits: {nvidia.com/gpu: 2}
+        """,
+    )
+    result = lint_path(path, rules)
+    assert read(result) == [("day-one", "vllm", "Qwen/Qwen2.5-32B-Instruct", 2, None, 2)]
+    assert errors(result) == []
+    [deployment] = result.deployments
+    assert deployment.deployment.locations["model.name"].line == 14
+    assert deployment.deployment.engine_version == "0.10.1"
+
+
+def test_documents_an_existing_format_reads_are_not_read_twice(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "deployment.yaml",
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: plain}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.10.1
+                  args: [--model, Qwen/Qwen2.5-7B-Instruct]
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """,
+    )
+    result = lint_path(path, rules)
+    assert [d.deployment.source_format for d in result.deployments] == ["kubernetes"]
+
+
+def test_parallelism_beyond_the_pod_without_a_known_group_is_an_info_not_an_error(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "spans.yaml",
+        """
+        apiVersion: example.com/v1
+        kind: MultiHost
+        metadata: {name: spans}
+        spec:
+          workers:
+            template:
+              spec:
+                containers:
+                  - name: vllm
+                    image: vllm/vllm-openai:v0.10.1
+                    args: [--model, Qwen/Qwen2.5-72B-Instruct, --tensor-parallel-size, "8"]
+                    resources: {limits: {nvidia.com/gpu: 4}}
+        """,
+    )
+    result = lint_path(path, rules)
+    assert errors(result) == []
+    [info] = codes(result, "HBM011")
+    assert info.severity is Severity.INFO and "8 GPUs" in info.message
+    assert info.span.line == 12  # the pod's GPU limit
+
+
+def test_a_serving_runtime_alone_is_a_template_and_not_linted(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "runtime.yaml",
+        """
+        apiVersion: serving.kserve.io/v1alpha1
+        kind: ServingRuntime
+        metadata: {name: vllm-runtime}
+        spec:
+          supportedModelFormats: [{name: vLLM, autoSelect: true}]
+          containers:
+            - name: kserve-container
+              image: quay.io/modh/vllm:rhoai-2.20
+              command: [python, -m, vllm.entrypoints.openai.api_server]
+              args: [--port=8080, --model=/mnt/models, "--served-model-name={{.Name}}"]
+        """,
+    )
+    result = lint_path(path, rules)
+    assert result.deployments == []
+    assert errors(result) == []
+    assert [f.severity for f in result.diagnostics] in ([], [Severity.INFO])
