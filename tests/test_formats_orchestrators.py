@@ -70,6 +70,17 @@ EXPECTED = {
         ("agg-lwp/backend", "sglang", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
         ("vllm-role/vllm", "vllm", "/models/Qwen2.5-7B-Instruct/", None, None, 1),
     ],
+    "kserve-vllm-servingruntime.yaml": [
+        ("qwen-14b", "vllm", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
+        (
+            "llama-modelcar",
+            "vllm",
+            "oci://quay.io/redhat-ai-services/modelcar-catalog:llama-3.1-8b-instruct",
+            None,
+            None,
+            1,
+        ),
+    ],
 }
 COVERED = set(EXPECTED)
 
@@ -179,24 +190,69 @@ def test_parallelism_beyond_the_pod_without_a_known_group_is_an_info_not_an_erro
     assert info.span.line == 12  # the pod's GPU limit
 
 
-def test_a_serving_runtime_alone_is_a_template_and_not_linted(tmp_path, rules):
-    path = write(
-        tmp_path,
-        "runtime.yaml",
-        """
-        apiVersion: serving.kserve.io/v1alpha1
-        kind: ServingRuntime
-        metadata: {name: vllm-runtime}
-        spec:
-          supportedModelFormats: [{name: vLLM, autoSelect: true}]
-          containers:
-            - name: kserve-container
-              image: quay.io/modh/vllm:rhoai-2.20
-              command: [python, -m, vllm.entrypoints.openai.api_server]
-              args: [--port=8080, --model=/mnt/models, "--served-model-name={{.Name}}"]
-        """,
-    )
-    result = lint_path(path, rules)
+RUNTIME = """
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: vllm-runtime}
+spec:
+  supportedModelFormats: [{name: vLLM, autoSelect: true}]
+  containers:
+    - name: kserve-container
+      image: quay.io/modh/vllm:rhoai-2.20
+      command: [python, -m, vllm.entrypoints.openai.api_server]
+      args: [--port=8080, --model=/mnt/models, "--served-model-name={{.Name}}"]
+"""
+
+SERVICE = """
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: llama}
+spec:
+  predictor:
+    nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}
+    model:
+      modelFormat: {name: vLLM}
+      runtime: vllm-runtime
+      storageUri: hf://meta-llama/Llama-3.1-8B-Instruct
+      resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_a_serving_runtime_alone_is_a_template_an_info_and_no_deployment(tmp_path, rules):
+    result = lint_path(write(tmp_path, "runtime.yaml", RUNTIME), rules)
     assert result.deployments == []
-    assert errors(result) == []
-    assert [f.severity for f in result.diagnostics] in ([], [Severity.INFO])
+    [info] = result.diagnostics
+    assert (info.code, info.severity, info.span.line) == ("HBM014", Severity.INFO, 3)
+    assert "template" in info.message and "InferenceService" in info.message
+
+
+def test_an_inference_service_whose_runtime_is_elsewhere_is_an_info_at_runtime(tmp_path, rules):
+    result = lint_path(write(tmp_path, "isvc.yaml", SERVICE), rules)
+    assert result.deployments == []
+    [info] = result.diagnostics
+    assert (info.code, info.severity, info.span.line) == ("HBM014", Severity.INFO, 9)
+    assert "ServingRuntime 'vllm-runtime'" in info.message
+
+
+def test_service_and_runtime_in_one_file_merge_as_kserve_does(tmp_path, rules):
+    path = write(tmp_path, "both.yaml", SERVICE + "---" + RUNTIME)
+    result = lint_path(path, rules)
+    assert read(result) == [("llama", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1)]
+    assert result.diagnostics == []  # the runtime is used: no "template" info
+    [deployment] = result.deployments
+    assert deployment.deployment.locations["model.name"].line == 10  # storageUri, not /mnt/models
+    assert deployment.budget is not None
+
+
+def test_the_runtime_settings_apply_and_the_service_args_win(rules):
+    result = lint_path(REAL / "kserve-vllm-servingruntime.yaml", rules)
+    qwen, llama = (d.deployment for d in result.deployments)
+    text = (REAL / "kserve-vllm-servingruntime.yaml").read_text().splitlines()
+    assert qwen.serving.max_model_len == 16384  # from the runtime's args
+    assert "--max-model-len=16384" in text[qwen.locations["serving.max_model_len"].line - 1]
+    assert qwen.serving.gpu_memory_utilization == 0.92  # from the service's args
+    assert [label.value for label in qwen.gpu.labels] == ["NVIDIA-L40S"]
+    # the OCI modelcar is named for hbmlint by the annotation: a budget, no warning
+    assert llama.model.name.startswith("oci://")
+    assert result.deployments[1].budget is not None
+    assert codes(result, "HBM006") == []

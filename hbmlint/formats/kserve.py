@@ -5,6 +5,12 @@ Neither holds an engine command line of its own: KServe's controller writes one.
 into the vLLM argv the controller would run, every word located at the field it comes from, and
 read with the engine's own parser (engines.vllm, engines.sglang) and build.py:
 
+- InferenceService with ``modelFormat: vLLM`` (OpenShift AI / Open Data Hub): the engine
+  command is in the ``ServingRuntime`` / ``ClusterServingRuntime`` it names (``runtime``, else
+  the one that auto-selects vLLM), read when it is in the same file: the runtime's container
+  (command, args, env, resources) with the model's ``args`` appended, its ``env`` and
+  ``resources`` winning, as KServe merges them; ``/mnt/models`` is the ``storageUri``, and
+  ``{{.Name}}`` the service's name. A runtime alone is a template: an info, never a deployment.
 - InferenceService: ``spec.predictor.model`` (``modelFormat: huggingface``) or
   ``spec.predictor.huggingface``: ``storageUri`` (``hf://``) then ``args``, where KServe's
   ``--model_id`` is vLLM's ``--model`` and vLLM's own flags pass through; multi-node
@@ -48,6 +54,7 @@ NAME = "kserve"
 GROUP = "serving.kserve.io/"
 ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
 MODEL_MOUNT = "/mnt/models"
+RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
 # Deployment-side flags per engine: the names each parser reads for what KServe's fields set.
@@ -100,18 +107,33 @@ def _custom_containers(data: dict) -> list[int]:
     ]
 
 
+def _is_runtime_model(predictor: dict) -> bool:
+    """A ``predictor.model`` served by a vLLM ServingRuntime (``modelFormat: vLLM``, or a
+    ``runtime`` whose name says vLLM)."""
+    model = predictor.get("model")
+    if not isinstance(model, dict):
+        return False
+    fmt = model.get("modelFormat")
+    name = fmt.get("name") if isinstance(fmt, dict) else fmt
+    return str(name).lower() == "vllm" or "vllm" in str(model.get("runtime") or "").lower()
+
+
 def detect(data: Any) -> bool:
     if not isinstance(data, dict) or not str(data.get("apiVersion", "")).startswith(GROUP):
         return False
     spec = data.get("spec")
     if not isinstance(spec, dict):
         return False
-    if data.get("kind") == "LLMInferenceService":
+    if data.get("kind") in ("LLMInferenceService", *RUNTIME_KINDS):
         return True
     predictor = spec.get("predictor")
     if data.get("kind") != "InferenceService" or not isinstance(predictor, dict):
         return False
-    return _is_huggingface(predictor) is not None or bool(_custom_containers(data))
+    return (
+        _is_huggingface(predictor) is not None
+        or _is_runtime_model(predictor)
+        or bool(_custom_containers(data))
+    )
 
 
 def to_deployments(
@@ -122,6 +144,12 @@ def to_deployments(
     name, where = document_name(document, reader, "InferenceService")
     if data.get("kind") == "LLMInferenceService":
         deployments = _llm_inference_service(reader, name, where)
+    elif data.get("kind") in RUNTIME_KINDS:
+        deployments = _runtime_alone(reader, name, where)
+    elif _is_huggingface(value_at(data, ("spec", "predictor"))) is None and _is_runtime_model(
+        value_at(data, ("spec", "predictor"))
+    ):
+        deployments = _with_runtime(reader, name, where)
     else:
         deployments = _inference_service(reader, name, where)
     # a prefill pool runs the service's own container: its flags' findings are reported once
@@ -432,3 +460,168 @@ def _llm_workload(
     no_model = "the LLMInferenceService names no model; set spec.model.uri (hf://ORG/NAME)"
     image_path = (*cpath, "image") if cpath else ()
     return _build(reader, command, name, gpu, where, image, image_path, no_model=no_model)
+
+
+# ------------------------------------------------------- InferenceService + ServingRuntime
+
+
+def _runtimes(document: YamlDocument) -> list[YamlDocument]:
+    """The ServingRuntime / ClusterServingRuntime documents of the same file."""
+    from ..yamlsrc import load_documents
+
+    if "ServingRuntime" not in document.text:
+        return []
+    documents, _ = load_documents(document.text)
+    return [
+        d
+        for d in documents
+        if isinstance(d.data, dict)
+        and d.data.get("kind") in RUNTIME_KINDS
+        and str(d.data.get("apiVersion", "")).startswith(GROUP)
+    ]
+
+
+def _runtime_name(data: dict) -> str:
+    metadata = data.get("metadata")
+    return str(metadata.get("name")) if isinstance(metadata, dict) else ""
+
+
+def _auto_selects_vllm(data: dict) -> bool:
+    formats = value_at(data, ("spec", "supportedModelFormats"))
+    return any(
+        isinstance(f, dict) and str(f.get("name")).lower() == "vllm" and f.get("autoSelect")
+        for f in (formats if isinstance(formats, list) else [])
+    )
+
+
+def _services_using(document: YamlDocument, runtime: dict) -> bool:
+    """Whether an InferenceService in the same file is served by ``runtime``."""
+    from ..yamlsrc import load_documents
+
+    documents, _ = load_documents(document.text)
+    for other in documents:
+        data = other.data
+        if not isinstance(data, dict) or data.get("kind") != "InferenceService":
+            continue
+        model = value_at(data, ("spec", "predictor", "model"))
+        if not isinstance(model, dict):
+            continue
+        named = model.get("runtime")
+        if named == _runtime_name(runtime) or (not named and _auto_selects_vllm(runtime)):
+            return True
+    return False
+
+
+def _runtime_alone(reader: Reader, name: str, where: Span) -> list[Deployment]:
+    """A runtime is a template KServe fills in for each InferenceService that uses it; alone
+    it names no model and no GPUs, so it is not budgeted. An info says how to check it."""
+    data = reader.document.data
+    if _services_using(reader.document, data):
+        return []  # read with that InferenceService
+    items = value_at(data, ("spec", "containers"))
+    if not any(isinstance(c, dict) and runs_engine(c) for c in items or ()):
+        return []
+    reader.findings.append(
+        input_diagnostic(
+            "HBM014",
+            f"{data.get('kind')} '{name}' is a template: KServe runs it for each InferenceService "
+            "that names it, with that service's model, args and GPUs; hbmlint checks it together "
+            "with such a service in the same file",
+            reader.display,
+            where,
+            name,
+            ["Put the InferenceService that uses this runtime in the same file (---)"],
+        )
+    )
+    return []
+
+
+def _kserve_container(data: dict) -> Path | None:
+    items = value_at(data, ("spec", "containers"))
+    items = items if isinstance(items, list) else []
+    for i, container in enumerate(items):
+        if isinstance(container, dict) and container.get("name") == "kserve-container":
+            return ("spec", "containers", i)
+    for i, container in enumerate(items):
+        if isinstance(container, dict) and runs_engine(container):
+            return ("spec", "containers", i)
+    return None
+
+
+def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
+    document, data = reader.document, reader.document.data
+    pod_path: Path = ("spec", "predictor")
+    mpath: Path = (*pod_path, "model")
+    model = value_at(data, mpath)
+    wanted = model.get("runtime")
+    runtimes = _runtimes(document)
+    if wanted:
+        found = [r for r in runtimes if _runtime_name(r.data) == wanted]
+    else:
+        found = [r for r in runtimes if _auto_selects_vllm(r.data)]
+    if not found:
+        what = f"ServingRuntime '{wanted}'" if wanted else "the ServingRuntime KServe picks"
+        span = document.span((*mpath, "runtime")) if wanted else document.key_span(mpath)
+        reader.findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"the vLLM command line of this InferenceService is in {what}, which is not in "
+                "this file; nothing in it was checked",
+                reader.display,
+                span,
+                name,
+                [
+                    "Put the ServingRuntime (or ClusterServingRuntime) in the same file (---), "
+                    "for example the output of `oc get servingruntime NAME -o yaml`"
+                ],
+            )
+        )
+        return []
+    runtime = found[0]
+    cpath = _kserve_container(runtime.data)
+    if cpath is None:
+        return []
+    # KServe's merge: the runtime's container, the model's args appended, its env winning
+    env = container_env(runtime, cpath)
+    env.update(container_env(document, mpath))
+    argv = container_argv(runtime, cpath)
+    args = value_at(data, (*mpath, "args"))
+    for i, value in enumerate(args if isinstance(args, list) else []):
+        argv.append(Token(str(value), document.span((*mpath, "args", i))))
+    argv = [_filled(t, name, document, mpath) for t in argv]
+    worker = (*pod_path, "workerSpec")
+    pipeline = value_at(data, (*worker, "pipelineParallelSize"))
+    for key, flag in (
+        ("tensorParallelSize", "--tensor-parallel-size"),
+        ("pipelineParallelSize", "--pipeline-parallel-size"),
+    ):
+        if value_at(data, (*worker, key)) is not None:
+            argv += _tokens(document, (*worker, key), flag)
+    container = value_at(runtime.data, cpath)
+    image = container.get("image") if "command" not in container else None
+    command = read_invocation(
+        argv, env, document.text, image=image, image_span=runtime.span((*cpath, "image"))
+    )
+    if command is None:
+        return []
+    gpu = _gpu(reader, pod_path, mpath, name)
+    if gpu.count is None:  # the model sets no resources: the runtime's own apply
+        count, count_span = Reader(runtime, reader.display).container_gpus(cpath, name)
+        gpu.count, gpu.count_span = count, count_span
+    nodes = command.values.get("parallel.pipeline") if pipeline is not None else None
+    if gpu.count and isinstance(nodes, int) and nodes > 1:
+        gpu.count *= nodes
+    no_model = "the InferenceService names no model; set storageUri"
+    return _build(reader, command, name, gpu, where, container.get("image"), (), no_model=no_model)
+
+
+def _filled(token: Token, name: str, document: YamlDocument, mpath: Path) -> Token:
+    """What KServe writes into a runtime's words: ``{{.Name}}`` is the service's name, and the
+    model mount is where ``storageUri`` is downloaded (so the URI names the model, at its line)."""
+    text = token.text.replace("{{.Name}}", name).replace("{{ .Name }}", name)
+    uri = value_at(document.data, (*mpath, "storageUri"))
+    if uri is not None and MODEL_MOUNT in text:
+        head, _, tail = text.partition(MODEL_MOUNT)
+        if tail.strip("/") == "":
+            return Token(head + str(uri), document.span((*mpath, "storageUri")))
+    return Token(text, token.span, token.unresolved)
