@@ -81,6 +81,10 @@ EXPECTED = {
             1,
         ),
     ],
+    "kubeai-models.yaml": [
+        ("qwen2.5-7b-instruct-l4", "vllm", "Qwen/Qwen2.5-7B-Instruct", None, None, 1),
+        ("llama-3.1-70b-instruct-h100", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 2, None, 2),
+    ],
 }
 COVERED = set(EXPECTED)
 
@@ -256,3 +260,55 @@ def test_the_runtime_settings_apply_and_the_service_args_win(rules):
     assert llama.model.name.startswith("oci://")
     assert result.deployments[1].budget is not None
     assert codes(result, "HBM006") == []
+
+
+# ------------------------------------------------------------------------------------ KubeAI
+
+
+def test_kubeai_profiles_name_the_gpu_and_other_engines_are_an_info(rules):
+    result = lint_path(REAL / "kubeai-models.yaml", rules)
+    assert [d.budget.resolved.gpu.name for d in result.deployments] == ["L4-24GB", "H100-SXM-80GB"]
+    [info] = result.diagnostics
+    assert (info.code, info.severity) == ("HBM014", Severity.INFO)
+    assert "OLlama" in info.message
+
+
+def test_kubeai_context_too_long_for_the_profile_is_an_error_at_its_flag(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "model.yaml",
+        """
+        apiVersion: kubeai.org/v1
+        kind: Model
+        metadata: {name: too-long}
+        spec:
+          url: hf://meta-llama/Llama-3.1-70B-Instruct
+          engine: VLLM
+          resourceProfile: nvidia-gpu-h100:2
+          args: [--max-model-len=131072, --tensor-parallel-size=2]
+        """,
+    )
+    result = lint_path(path, rules)
+    [error] = [f for f in result.diagnostics if f.severity is Severity.ERROR]
+    assert error.code == "HBM102" and error.span.line == 8
+
+
+def test_kubeai_profile_a_cluster_defines_itself_is_a_warning_not_a_guess(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "model.yaml",
+        """
+        apiVersion: kubeai.org/v1
+        kind: Model
+        metadata: {name: custom}
+        spec:
+          url: hf://Qwen/Qwen2.5-7B-Instruct
+          engine: VLLM
+          resourceProfile: my-team-gpus:4
+          args: [--tensor-parallel-size=4]
+        """,
+    )
+    result = lint_path(path, rules)
+    assert read(result) == [("custom", "vllm", "Qwen/Qwen2.5-7B-Instruct", 4, None, 4)]
+    assert errors(result) == []
+    assert [f.code for f in result.diagnostics] == ["HBM005"]

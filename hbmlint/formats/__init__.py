@@ -20,6 +20,7 @@ from . import (
     embedded_pods,
     helm_values,
     kserve,
+    kubeai,
     kubernetes,
     native,
     ray,
@@ -35,6 +36,7 @@ from . import (
 FORMATS: tuple[ModuleType, ...] = (
     native,
     kserve,
+    kubeai,
     ray,
     kubernetes,
     helm_values,

@@ -1,0 +1,137 @@
+"""KubeAI ``Model`` (``kubeai.org/v1``): the controller runs vLLM with ``--model`` (the ``url``
+without ``hf://``) and ``--served-model-name``, then the model's ``args``, on pods with the GPUs
+its ``resourceProfile`` (``PROFILE:COUNT``) names; ``env`` is the container's environment
+(substratusai/kubeai internal/modelcontroller/engine_vllm.go, docs/reference/kubernetes-api.md).
+
+Resource profiles are defined in the KubeAI Helm chart's values (``resourceProfiles``); the
+shipped names are mapped to GPUs below. A profile a cluster defines itself names no GPU hbmlint
+knows: the budget then needs ``--gpu`` (a warning says so), the count still comes from the
+suffix. Engines other than vLLM (OLlama, FasterWhisper, Infinity) are not budgeted: an info.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import image_version, vllm
+from ..engines.args import Token
+from ..spec import Deployment
+from ..yamlsrc import YamlDocument
+from .build import GpuFacts, build
+from .kubernetes import document_name
+from .podspec import Reader, metadata_labels, value_at
+
+NAME = "kubeai"
+
+# KubeAI's chart values (charts/kubeai/values.yaml, resourceProfiles): each profile's node
+# selector (nvidia.com/gpu.family + gpu.memory) -> the GPU in hbmlint's catalog.
+PROFILES = {
+    "nvidia-gpu-l4": "L4",
+    "nvidia-gpu-h100": "H100",
+    "nvidia-gpu-gh200": "GH200",
+    "nvidia-gpu-a100-80gb": "A100-80GB",
+    "nvidia-gpu-a100-40gb": "A100-40GB",
+    "nvidia-gpu-rtx4090-24gb": "RTX-4090",
+    "nvidia-gpu-a16": None,  # not in the catalog: --gpu
+    "amd-gpu-mi300x": "MI300X",
+}
+
+
+def detect(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and str(data.get("apiVersion", "")).startswith("kubeai.org/")
+        and data.get("kind") == "Model"
+        and isinstance(data.get("spec"), dict)
+    )
+
+
+def _profile(reader: Reader, name: str) -> GpuFacts | None:
+    """The GPUs of ``resourceProfile: NAME:COUNT``; None for a CPU profile."""
+    document = reader.document
+    path = ("spec", "resourceProfile")
+    value = value_at(document.data, path)
+    if value is None:
+        return GpuFacts()
+    span = document.span(path)
+    profile, _, count_text = str(value).partition(":")
+    if profile.startswith("cpu"):
+        return None
+    try:
+        count = int(count_text or "1")
+    except ValueError:
+        reader.findings.append(
+            input_diagnostic(
+                "HBM004",
+                f"resourceProfile '{value}': the count after ':' is not a whole number",
+                reader.display,
+                span,
+                name,
+            )
+        )
+        return GpuFacts()
+    return GpuFacts(type=PROFILES.get(profile), type_span=span, count=count, count_span=span)
+
+
+def to_deployments(
+    document: YamlDocument, path: Any, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    data = document.data
+    reader = Reader(document, display)
+    name, where = document_name(document, reader, "Model")
+    engine = value_at(data, ("spec", "engine"))
+    if str(engine).lower() != "vllm":
+        if engine is not None:
+            reader.findings.append(
+                input_diagnostic(
+                    "HBM014",
+                    f"engine {engine}: hbmlint budgets vLLM, SGLang and TGI; this model is not "
+                    "checked",
+                    display,
+                    document.span(("spec", "engine")),
+                    name,
+                )
+            )
+        return [], reader.findings
+    argv: list[Token] = []
+    url = value_at(data, ("spec", "url"))
+    if url is not None:
+        model = str(url).removeprefix("hf://")  # KubeAI passes the Hub id; other URLs load a path
+        span = document.span(("spec", "url"))
+        argv += [Token("--model", span), Token(model, span)]
+    args = value_at(data, ("spec", "args"))
+    for i, value in enumerate(args if isinstance(args, list) else []):
+        argv.append(Token(str(value), document.span(("spec", "args", i))))
+    env_map = value_at(data, ("spec", "env"))
+    env = {
+        str(k): Token(str(v), document.span(("spec", "env", k)))
+        for k, v in (env_map.items() if isinstance(env_map, dict) else ())
+    }
+    gpu = _profile(reader, name)
+    if gpu is None:
+        reader.findings.append(
+            input_diagnostic(
+                "HBM014",
+                "a CPU resource profile: vLLM runs without a GPU here, there is no HBM to budget",
+                display,
+                document.span(("spec", "resourceProfile")),
+                name,
+            )
+        )
+        return [], reader.findings
+    command = vllm.parse(argv, document.key_span(("spec",)), env)
+    image = value_at(data, ("spec", "image"))
+    version = image_version(image)
+    deployment, findings = build(
+        command,
+        name=name,
+        display=display,
+        document=document.index,
+        gpu=gpu,
+        where=where,
+        engine_version=(version, document.span(("spec", "image"))) if version else None,
+        hints=metadata_labels(document, ("metadata",)),
+    )
+    reader.findings.extend(findings)
+    return ([deployment] if deployment else []), reader.findings
