@@ -85,6 +85,11 @@ EXPECTED = {
         ("qwen2.5-7b-instruct-l4", "vllm", "Qwen/Qwen2.5-7B-Instruct", None, None, 1),
         ("llama-3.1-70b-instruct-h100", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 2, None, 2),
     ],
+    "dynamo-vllm-disagg-multinode.yaml": [
+        ("llama-disagg/decode", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 8, None, 8),
+        ("llama-disagg/prefill", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 4, None, 4),
+        ("qwen-sglang-agg/decode", "sglang", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
+    ],
 }
 COVERED = set(EXPECTED)
 
@@ -312,3 +317,47 @@ def test_kubeai_profile_a_cluster_defines_itself_is_a_warning_not_a_guess(tmp_pa
     assert read(result) == [("custom", "vllm", "Qwen/Qwen2.5-7B-Instruct", 4, None, 4)]
     assert errors(result) == []
     assert [f.code for f in result.diagnostics] == ["HBM005"]
+
+
+# ------------------------------------------------------------------------------------ Dynamo
+
+
+def test_dynamo_workers_are_read_frontend_skipped_and_trtllm_an_info(rules):
+    result = lint_path(REAL / "dynamo-vllm-disagg-multinode.yaml", rules)
+    names = [d.deployment.name for d in result.deployments]
+    assert not any("Frontend" in name for name in names)
+    [info] = codes(result, "HBM014")
+    assert info.severity is Severity.INFO and "dynamo.trtllm" in info.message
+    text = (REAL / "dynamo-vllm-disagg-multinode.yaml").read_text().splitlines()
+    assert "dynamo.trtllm" in text[info.span.line - 1]
+    decode = result.deployments[0]
+    assert decode.budget is not None  # H100 from the extraPodSpec nodeSelector
+    assert decode.deployment.gpu.count == 8  # 4 a pod x multinode.nodeCount 2
+
+
+def test_dynamo_tp_beyond_the_worker_gpus_is_an_error_at_the_flag(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "dgd.yaml",
+        """
+        apiVersion: nvidia.com/v1alpha1
+        kind: DynamoGraphDeployment
+        metadata: {name: short}
+        spec:
+          services:
+            worker:
+              componentType: worker
+              resources: {limits: {gpu: "2"}}
+              extraPodSpec:
+                nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+                mainContainer:
+                  image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1
+                  command: [python3, -m, dynamo.vllm]
+                  args: [--model, meta-llama/Llama-3.1-8B-Instruct, --tensor-parallel-size, "4"]
+        """,
+    )
+    result = lint_path(path, rules)
+    assert read(result) == [
+        ("short/worker", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 4, None, 2)
+    ]
+    assert [f.code for f in result.diagnostics if f.severity is Severity.ERROR] == ["HBM007"]

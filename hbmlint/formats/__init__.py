@@ -17,6 +17,7 @@ from ..engines.args import RENDER_HINT
 from ..yamlsrc import Span
 from . import (
     compose,
+    dynamo,
     embedded_pods,
     helm_values,
     kserve,
@@ -37,6 +38,7 @@ FORMATS: tuple[ModuleType, ...] = (
     native,
     kserve,
     kubeai,
+    dynamo,
     ray,
     kubernetes,
     helm_values,
