@@ -90,6 +90,10 @@ EXPECTED = {
         ("llama-disagg/prefill", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 4, None, 4),
         ("qwen-sglang-agg/decode", "sglang", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
     ],
+    "llm-d-modelservice-pd-values.yaml": [
+        ("decode", "vllm", "meta-llama/Llama-3.3-70B-Instruct", 4, None, 4),
+        ("prefill", "vllm", "meta-llama/Llama-3.3-70B-Instruct", 2, None, 2),
+    ],
 }
 COVERED = set(EXPECTED)
 
@@ -361,3 +365,48 @@ def test_dynamo_tp_beyond_the_worker_gpus_is_an_error_at_the_flag(tmp_path, rule
         ("short/worker", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 4, None, 2)
     ]
     assert [f.code for f in result.diagnostics if f.severity is Severity.ERROR] == ["HBM007"]
+
+
+# ------------------------------------------------------------------------------------- llm-d
+
+
+def test_llm_d_pools_take_the_chart_parallelism_and_accelerator_labels(rules):
+    result = lint_path(REAL / "llm-d-modelservice-pd-values.yaml", rules)
+    decode, prefill = (d.deployment for d in result.deployments)
+    text = (REAL / "llm-d-modelservice-pd-values.yaml").read_text().splitlines()
+    assert "tensor: 4" in text[decode.locations["parallel.tensor"].line - 1]
+    assert decode.serving.block_size == 128
+    assert prefill.model.quantization == "fp8"
+    assert all(d.budget is not None for d in result.deployments)  # H100 from acceleratorTypes
+    assert result.diagnostics == []
+
+
+def test_llm_d_70b_fp8_on_one_gpu_is_an_error_and_a_disabled_pool_is_not_read(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "values.yaml",
+        """
+        modelArtifacts:
+          uri: hf://meta-llama/Llama-3.3-70B-Instruct
+        decode:
+          parallelism: {tensor: 1}
+          acceleratorTypes:
+            labelKey: nvidia.com/gpu.product
+            labelValues: [NVIDIA-H100-80GB-HBM3]
+          containers:
+            - name: vllm
+              image: ghcr.io/llm-d/llm-d-cuda:v0.3.0
+              modelCommand: vllmServe
+              args: ["--max-model-len=32000", "--quantization=fp8"]
+              resources: {limits: {nvidia.com/gpu: "1"}}
+        prefill:
+          create: false
+          containers:
+            - name: vllm
+              modelCommand: vllmServe
+        """,
+    )
+    result = lint_path(path, rules)
+    assert [d.deployment.name for d in result.deployments] == ["decode"]
+    [error] = [f for f in result.diagnostics if f.severity is Severity.ERROR]
+    assert error.code == "HBM102" and error.span.line == 12
