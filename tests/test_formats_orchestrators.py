@@ -94,6 +94,10 @@ EXPECTED = {
         ("decode", "vllm", "meta-llama/Llama-3.3-70B-Instruct", 4, None, 4),
         ("prefill", "vllm", "meta-llama/Llama-3.3-70B-Instruct", 2, None, 2),
     ],
+    "kaito-workspaces.yaml": [
+        ("workspace-llama-3-1-8b", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 1, None, 1),
+        ("workspace-phi-4-mini-instruct", "vllm", "microsoft/Phi-4-mini-instruct", 1, None, 1),
+    ],
 }
 COVERED = set(EXPECTED)
 
@@ -410,3 +414,79 @@ def test_llm_d_70b_fp8_on_one_gpu_is_an_error_and_a_disabled_pool_is_not_read(tm
     assert [d.deployment.name for d in result.deployments] == ["decode"]
     [error] = [f for f in result.diagnostics if f.severity is Severity.ERROR]
     assert error.code == "HBM102" and error.span.line == 12
+
+
+# ------------------------------------------------------------------------------------- KAITO
+
+
+def test_kaito_config_map_settings_apply_at_their_lines(rules):
+    result = lint_path(REAL / "kaito-workspaces.yaml", rules)
+    llama = result.deployments[0].deployment
+    text = (REAL / "kaito-workspaces.yaml").read_text().splitlines()
+    assert llama.serving.max_model_len == 65536
+    assert "max-model-len: 65536" in text[llama.locations["serving.max_model_len"].line - 1]
+    assert result.deployments[0].budget.resolved.gpu.name == "A100-SXM4-80GB"  # the VM size
+    # no max-model-len: KAITO fits it at start-up; an info says what is checked instead
+    [info] = codes(result, "HBM011")
+    assert info.severity is Severity.INFO and "one KV block" in info.message
+    assert "phi-4-mini-instruct" in text[info.span.line - 1]
+
+
+KAITO_TP2 = """
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: params}
+data:
+  inference_config.yaml: |
+    vllm:
+      tensor-parallel-size: 2
+      max-model-len: 8192
+---
+apiVersion: kaito.sh/v1beta1
+kind: Workspace
+metadata: {name: tp2-on-one-gpu}
+resource:
+  instanceType: Standard_NC24ads_A100_v4
+inference:
+  preset: {name: phi-4}
+  config: params
+"""
+
+
+def test_kaito_tensor_parallel_2_on_a_one_gpu_vm_is_an_error_at_the_config(tmp_path, rules):
+    result = lint_path(write(tmp_path, "ws.yaml", KAITO_TP2), rules)
+    [error] = [f for f in result.diagnostics if f.severity is Severity.ERROR]
+    # at the VM size, whose one GPU cannot hold tensor-parallel-size 2
+    assert error.code == "HBM007" and error.span.line == 14
+    assert "tensor-parallel-size" in " ".join(error.fixes)
+
+
+def test_kaito_config_map_elsewhere_and_transformers_runtime_are_infos(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "ws.yaml",
+        """
+        apiVersion: kaito.sh/v1beta1
+        kind: Workspace
+        metadata: {name: elsewhere}
+        resource: {instanceType: Standard_NC24ads_A100_v4}
+        inference:
+          preset: {name: llama-3.1-8b-instruct}
+          config: params-in-another-file
+        ---
+        apiVersion: kaito.sh/v1beta1
+        kind: Workspace
+        metadata:
+          name: hf-runtime
+          annotations: {kaito.sh/runtime: transformers}
+        resource: {instanceType: Standard_NC24ads_A100_v4}
+        inference:
+          preset: {name: falcon-7b-instruct}
+        """,
+    )
+    result = lint_path(path, rules)
+    assert [d.deployment.name for d in result.deployments] == ["elsewhere"]
+    assert errors(result) == []
+    messages = [f.message for f in result.diagnostics if f.severity is Severity.INFO]
+    assert any("params-in-another-file" in m for m in messages)
+    assert any("transformers" in m for m in messages)
