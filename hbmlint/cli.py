@@ -564,12 +564,14 @@ def formats_command(paths: tuple[str, ...]) -> None:
     line). `-` reads standard input."""
     from . import files
     from .config import format_override
-    from .formats import describe, format_named
-    from .lint import discover
+    from .formats import describe, format_named, podspec
+    from .lint import discover, shared_objects
 
     config = _load_config(None)
     status = EXIT_OK
-    for path, display in discover(paths):
+    items = list(discover(paths))
+    podspec.use_tree_objects(shared_objects(items))  # ConfigMaps in other files of the run
+    for path, display in items:
         forced = format_named(format_override(config.formats.items(), config.root, display))
         try:
             text = files.read_stdin_text() if str(path) == "-" else files.read_text(path)

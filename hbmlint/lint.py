@@ -24,6 +24,7 @@ from .formats import (
     detect_format,
     format_named,
     mentions_engine,
+    podspec,
     read_as,
     render_first,
     unread_engine,
@@ -250,7 +251,26 @@ def _lint_deployment(
 def lint_paths(
     paths: Iterable[str], rules: list[Rule], options: LintOptions | None = None
 ) -> list[FileResult]:
-    return [lint_file(path, display, rules, options) for path, display in discover(paths)]
+    items = list(discover(paths))
+    podspec.use_tree_objects(shared_objects(items))
+    return [lint_file(path, display, rules, options) for path, display in items]
+
+
+def shared_objects(items: list[tuple[Path, str]]) -> dict[tuple[str, str], dict[str, str]]:
+    """The ConfigMaps and Secrets the files of a run define, so that a workload's
+    ``configMapKeyRef`` to another file of the run is read (a file that cannot be read is
+    skipped here: linting it reports why)."""
+    objects: dict[tuple[str, str], dict[str, str]] = {}
+    for path, _ in items:
+        if str(path) == STDIN:
+            continue
+        try:
+            text = files.read_text(path)
+        except files.FileReadError:
+            continue
+        if "ConfigMap" in text or "Secret" in text:
+            objects.update(podspec.tree_objects(text))
+    return objects
 
 
 def lint_one(
@@ -273,10 +293,11 @@ PARALLEL_MIN_FILES = 64
 _worker: dict[str, Any] = {}
 
 
-def _start_worker(rules: list[Rule], options: LintOptions, catalogs: tuple) -> None:
+def _start_worker(rules: list[Rule], options: LintOptions, catalogs: tuple, objects: dict) -> None:
     from . import catalog
 
     catalog.use_extra_files(list(catalogs))
+    podspec.use_tree_objects(objects)
     _worker.update(rules=rules, options=options)
 
 
@@ -294,6 +315,8 @@ def lint_many(
     """Lint ``items`` with up to ``jobs`` processes; results come back in the order given, so
     the output is the same whatever ``jobs`` is. Standard input is always read here."""
     options = options or LintOptions()
+    objects = shared_objects(items)
+    podspec.use_tree_objects(objects)
     if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or any(str(p) == STDIN for p, _ in items):
         return [lint_one(path, display, rules, options) for path, display in items]
     import multiprocessing
@@ -310,7 +333,7 @@ def lint_many(
             max_workers=jobs,
             mp_context=context,
             initializer=_start_worker,
-            initargs=(rules, options, catalogs),
+            initargs=(rules, options, catalogs, objects),
         ) as pool:
             return _hub_warnings_once(list(pool.map(_lint_in_worker, items, chunksize=chunk)))
     except Exception as exc:  # the pool itself failed (no /dev/shm, a pickling bug): lint here

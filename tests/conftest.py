@@ -55,6 +55,14 @@ def _fresh_hub_run():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_tree_objects():
+    """Each test is a run of its own: no ConfigMaps left over from another test's files."""
+    from hbmlint.formats import podspec
+
+    podspec.use_tree_objects({})
+
+
+@pytest.fixture(autouse=True)
 def _outside_github_actions(monkeypatch):
     """Tests see the same defaults on a laptop and in a GitHub Actions job: --format auto
     would otherwise print workflow commands, and every run would append a job summary."""

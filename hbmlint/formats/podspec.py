@@ -85,7 +85,7 @@ def container_env(
     env: dict[str, Token] = dict(injected or {})
     objects = _file_objects(document.text)
     sources = value_at(document.data, (*path, "envFrom"))
-    for source in sources if isinstance(sources, list) else []:
+    for j, source in enumerate(sources if isinstance(sources, list) else []):
         if not isinstance(source, dict):
             continue
         prefix = str(source.get("prefix") or "")
@@ -93,7 +93,8 @@ def container_env(
             ref = source.get(key)
             if not isinstance(ref, dict):
                 continue
-            found = objects.get((kind, str(ref.get("name"))))
+            span = document.span((*path, "envFrom", j))
+            found = _lookup(kind, str(ref.get("name")), span, objects)
             if found is not None:
                 for name, token in found.items():
                     env[prefix + name] = token
@@ -119,10 +120,13 @@ def _value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
         ref = source.get(key)
         if isinstance(ref, dict):
             owner, field = str(ref.get("name")), str(ref.get("key"))
-            found = objects.get((kind, owner), {}).get(field)
+            found = (_lookup(kind, owner, span, objects) or {}).get(field)
             if found is not None:
                 return found
-            origin = f"read from {kind} '{owner}', key '{field}', which is not in this file"
+            origin = (
+                f"read from {kind} '{owner}', key '{field}', which is not in this file nor in "
+                "the others linted with it"
+            )
             return Token("valueFrom", span, (f"{name} is {origin}",))
     ref = source.get("fieldRef")
     if isinstance(ref, dict):
@@ -133,6 +137,38 @@ def _value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
         origin = f"the container's {ref.get('resource')}, set by Kubernetes (downward API)"
         return Token("valueFrom", span, (f"{name} is {origin}",))
     return Token("valueFrom", span, (f"{name} is set from valueFrom",))
+
+
+# ConfigMaps and Secrets found in the other files of the run (`hbmlint manifests/`): a
+# Deployment often takes its model from a ConfigMap applied from a file of its own. Set once a
+# run by lint (use_tree_objects) before any file is read; values only, by (kind, name).
+_tree_objects: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def use_tree_objects(objects: dict[tuple[str, str], dict[str, str]]) -> None:
+    """The ConfigMaps and Secrets of the files being linted, for references across files."""
+    _tree_objects.clear()
+    _tree_objects.update(objects)
+
+
+def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
+    """The ConfigMaps and Secrets a file's text defines, by (kind, name): their values."""
+    return {
+        owner: {key: token.text for key, token in keys.items()}
+        for owner, keys in _file_objects(text).items()
+    }
+
+
+def _lookup(kind: str, owner: str, span: Span, objects: dict) -> dict[str, Token] | None:
+    """A ConfigMap's or Secret's keys: from this file (tokens at their own lines), else from
+    another file of the run (tokens at ``span``, the reference in this file)."""
+    found = objects.get((kind, owner))
+    if found is not None:
+        return found
+    elsewhere = _tree_objects.get((kind, owner))
+    if elsewhere is None:
+        return None
+    return {key: Token(value, span) for key, value in elsewhere.items()}
 
 
 @lru_cache(maxsize=4)
