@@ -104,10 +104,12 @@ FAILING = [
         "HBM305",
         {
             "args": [
-                "--max-model-len=8192",
+                "--max-model-len=65536",
                 "--max-num-batched-tokens=4096",
                 "--no-enable-chunked-prefill",
-            ]
+            ],
+            "model": "meta-llama/Llama-3.1-8B-Instruct",
+            "image": "vllm/vllm-openai:v0.7.3",  # the V0 engine
         },
         "--max-num-batched-tokens",
         ["is smaller than max_model_len", "chunked prefill is off"],
@@ -175,7 +177,7 @@ PASSING = [
     },
     {"args": ["--max-num-seqs=256", "--max-num-batched-tokens=256"]},
     {"args": ["--max-num-batched-tokens=128"]},  # max_num_seqs left to the engine
-    # chunked prefill on (V1 default) or forced on by V1 0.8/0.9
+    # the V1 engine turns chunked prefill on whatever the flag says (0.8 to 0.11 at least)
     {"args": ["--max-model-len=8192", "--max-num-batched-tokens=4096"]},
     {
         "args": [
@@ -184,6 +186,19 @@ PASSING = [
             "--no-enable-chunked-prefill",
         ],
         "image": "vllm/vllm-openai:v0.9.2",
+    },
+    {
+        "args": [
+            "--max-model-len=8192",
+            "--max-num-batched-tokens=4096",
+            "--no-enable-chunked-prefill",
+        ],
+    },
+    # V0 turned chunked prefill on by itself above 32,768 tokens
+    {
+        "args": ["--max-model-len=65536", "--max-num-batched-tokens=4096"],
+        "model": "meta-llama/Llama-3.1-8B-Instruct",
+        "image": "vllm/vllm-openai:v0.7.3",
     },
     {
         "args": [
