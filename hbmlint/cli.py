@@ -17,6 +17,14 @@ from . import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 GPU_HELP = "GPU type for manifests that name none (a catalog name or alias, e.g. H100)."
+COLOR_HELP = (
+    "Colour the findings: auto colours on a terminal unless NO_COLOR is set (FORCE_COLOR "
+    "colours when piped); always and never decide whatever the environment says."
+)
+STDIN_FILENAME_HELP = (
+    "The name to report, and to match the configuration's per-file settings against, for "
+    "standard input (`-`)."
+)
 CONFIG_HELP = (
     "Configuration file (default: the nearest .hbmlint.yaml, or pyproject.toml with "
     "[tool.hbmlint], from the working directory up to the repository root)."
@@ -27,6 +35,9 @@ class _DefaultToLint(click.Group):
     """``hbmlint PATH`` means ``hbmlint lint PATH``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args and ctx.resilient_parsing:
+            # shell completion of the first word: offer the commands, not lint's paths
+            return super().parse_args(ctx, args)
         if not args or (
             args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")
         ):
@@ -95,6 +106,7 @@ def _run(
     selection: Any = None,
     jobs: int = 1,
     keep_budgets: bool = True,
+    stdin_filename: str | None = None,
 ) -> _Run:
     """Lint every file; an unexpected error in one file is reported on that file and the
     others are still linted. Raises config.ConfigError for an unusable configuration."""
@@ -120,7 +132,7 @@ def _run(
     )
     items = [
         (path, display)
-        for path, display in discover(paths or (".",))
+        for path, display in _discover(discover, paths or (".",), stdin_filename)
         if not config.is_excluded(display)
     ]
     linted = lint_many(items, rules, options, jobs, tuple(config.catalogs))
@@ -130,6 +142,27 @@ def _run(
     for result in results:
         diagnostics.extend(result.diagnostics)
     return _Run(results, diagnostics, internal, rules, selected)
+
+
+def _discover(discover: Any, paths: tuple[str, ...], stdin_filename: str | None) -> Any:
+    """discover(), with standard input named as --stdin-filename says."""
+    for path, display in discover(paths):
+        yield path, (stdin_filename if stdin_filename and str(path) == "-" else display)
+
+
+def use_color(choice: str, stream: Any) -> bool:
+    """--color: always and never win; auto follows NO_COLOR (no-color.org), then FORCE_COLOR,
+    then whether the stream is a terminal. Either variable counts when set and not empty."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _lint(
@@ -236,6 +269,20 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--extend-select", multiple=True, help="Report these too.")
 @click.option("--ignore", multiple=True, help="Do not report these.")
 @click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help=COLOR_HELP,
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings and nothing else.")
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print a count per code (most frequent first) instead of the findings.",
+)
+@click.option("--stdin-filename", metavar="NAME", help=STDIN_FILENAME_HELP)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -256,8 +303,13 @@ def lint(
     ignore: tuple[str, ...],
     jobs: int | None,
     allow_outside_paths: bool = False,
+    color: str = "auto",
+    quiet: bool = False,
+    statistics: bool = False,
+    stdin_filename: str | None = None,
 ) -> None:
-    """Lint manifests: files, or directories searched for YAML files."""
+    """Lint manifests: files, or directories searched for YAML files (`-` reads standard
+    input)."""
     from .config import CommandLine, ConfigError
     from .diagnostics import Severity
     from .lint import available_cores
@@ -277,12 +329,18 @@ def lint(
             selection,
             jobs or available_cores(),
             keep_budgets=bool(os.environ.get("GITHUB_STEP_SUMMARY")),  # only the summary needs them
+            stdin_filename=stdin_filename,
         )
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)
     diagnostics, suppressed = _filter(run)
-    report = _render(run, diagnostics, suppressed, _resolve_format(output_format))
+    colored = use_color(color, None if output else sys.stdout)
+    chosen = _resolve_format(output_format)
+    if statistics:
+        report = _statistics(diagnostics, chosen, colored)
+    else:
+        report = _render(run, diagnostics, suppressed, chosen, colored, quiet)
     if output:
         from .output import OutputError, write_report
 
@@ -292,7 +350,7 @@ def lint(
             click.echo(f"hbmlint: {exc}", err=True)
             sys.exit(EXIT_ERROR)
     else:
-        click.echo(report, nl=False)
+        click.echo(report, nl=False, color=colored)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file:
         from .reporters import summary
@@ -312,7 +370,24 @@ def _resolve_format(output_format: str) -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
-def _render(run: _Run, diagnostics: list, suppressed: list, output_format: str) -> str:
+def _statistics(diagnostics: list, output_format: str, color: bool) -> str:
+    from .reporters import text as text_reporter
+
+    if output_format == "json":
+        import json
+
+        return json.dumps(text_reporter.statistics_json(diagnostics), indent=2) + "\n"
+    return text_reporter.statistics(diagnostics, color)
+
+
+def _render(
+    run: _Run,
+    diagnostics: list,
+    suppressed: list,
+    output_format: str,
+    color: bool = False,
+    quiet: bool = False,
+) -> str:
     files = len(run.results)  # every file examined, manifest or not
     deployments = sum(len(r.deployments) for r in run.results)
     if output_format == "json":
@@ -333,7 +408,7 @@ def _render(run: _Run, diagnostics: list, suppressed: list, output_format: str) 
         return sarif.render(diagnostics, docs, suppressed, successful=not run.internal)
     from .reporters import text as text_reporter
 
-    return text_reporter.render(diagnostics, files, deployments)
+    return text_reporter.render(diagnostics, files, deployments, color=color, quiet=quiet)
 
 
 @main.command()
@@ -354,6 +429,7 @@ def _render(run: _Run, diagnostics: list, suppressed: list, output_format: str) 
     help="Compare speculative-decoding alternatives (draft, FP8/INT8 draft, EAGLE-3, MTP, "
     "early exit, CPU offload, n-gram, none) for each deployment: an estimate.",
 )
+@click.option("--stdin-filename", metavar="NAME", help=STDIN_FILENAME_HELP)
 def budget(
     paths: tuple[str, ...],
     output_format: str,
@@ -361,6 +437,7 @@ def budget(
     config_file: str | None,
     compare_speculative: bool = False,
     allow_outside_paths: bool = False,
+    stdin_filename: str | None = None,
 ) -> None:
     """Show where every GiB of each GPU goes, per deployment."""
     from .config import ConfigError
@@ -368,7 +445,7 @@ def budget(
 
     config = _load_config(config_file, allow_outside_paths)
     try:
-        run = _run(paths, (), default_gpu, config)
+        run = _run(paths, (), default_gpu, config, stdin_filename=stdin_filename)
         # the trade-off rule's parameters, with the configuration's overrides
         every_rule = _load_rules(tuple(str(d) for d in config.rules_dirs))[0]
         params = run.filter.rule_params(every_rule) if compare_speculative else {}
@@ -559,7 +636,15 @@ def models_pull_lines(targets: tuple[str, ...], folder: str | None, listing: Any
 
 @main.command(name="formats")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-def formats_command(paths: tuple[str, ...]) -> None:
+@click.option("--gpu", "default_gpu", help=GPU_HELP)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help=CONFIG_HELP)
+@click.option("--stdin-filename", metavar="NAME", help=STDIN_FILENAME_HELP)
+def formats_command(
+    paths: tuple[str, ...],
+    default_gpu: str | None = None,
+    config_file: str | None = None,
+    stdin_filename: str | None = None,
+) -> None:
     """Show which format each document was read as, and how each field was read (value and
     line). `-` reads standard input."""
     from . import files
@@ -567,9 +652,10 @@ def formats_command(paths: tuple[str, ...]) -> None:
     from .formats import describe, format_named, podspec
     from .lint import discover, shared_objects
 
-    config = _load_config(None)
+    config = _load_config(config_file)
+    gpu = default_gpu or config.default_gpu
     status = EXIT_OK
-    items = list(discover(paths))
+    items = list(_discover(discover, paths, stdin_filename))
     podspec.use_tree_objects(shared_objects(items))  # ConfigMaps in other files of the run
     for path, display in items:
         forced = format_named(format_override(config.formats.items(), config.root, display))
@@ -579,7 +665,7 @@ def formats_command(paths: tuple[str, ...]) -> None:
             click.echo(f"{display}: cannot read: {exc.reason}", err=True)
             status = EXIT_ERROR
             continue
-        click.echo(describe(text, path, display, forced), nl=False)
+        click.echo(describe(text, path, display, forced, gpu), nl=False)
     sys.exit(status)
 
 

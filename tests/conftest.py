@@ -65,8 +65,9 @@ def _fresh_tree_objects():
 @pytest.fixture(autouse=True)
 def _outside_github_actions(monkeypatch):
     """Tests see the same defaults on a laptop and in a GitHub Actions job: --format auto
-    would otherwise print workflow commands, and every run would append a job summary."""
-    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+    would otherwise print workflow commands, and every run would append a job summary (and a
+    CI's FORCE_COLOR would colour the golden output)."""
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
 
 

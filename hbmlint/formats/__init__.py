@@ -142,10 +142,17 @@ def render_first(text: str, display: str, error: Span | None = None) -> Diagnost
     )
 
 
-def describe(text: str, path: Any, display: str, forced: ModuleType | None = None) -> str:
+def describe(
+    text: str,
+    path: Any,
+    display: str,
+    forced: ModuleType | None = None,
+    default_gpu: str | None = None,
+) -> str:
     """`hbmlint formats`: which format each document was read as, and for each deployment
     every field that was read, with its value and the line it came from. ``forced`` is the
-    format the configuration maps the file to, if any."""
+    format the configuration maps the file to, if any; ``default_gpu`` (--gpu) is shown for a
+    deployment that names no GPU, as the lint will use it."""
     from ..yamlsrc import load_documents
 
     out: list[str] = []
@@ -173,6 +180,10 @@ def describe(text: str, path: Any, display: str, forced: ModuleType | None = Non
             fields += _gpu_from_labels(deployment)
             for span, name, value in sorted(fields, key=lambda f: (f[0].line, f[0].column, f[1])):
                 out.append(f"    {name:38} {value!s:40} line {span.line}")
+            gpu = deployment.gpu
+            names_none = gpu.type is None and gpu.memory is None
+            if default_gpu and names_none and not _gpu_from_labels(deployment):
+                out.append(f"    {'gpu.type':38} {default_gpu!s:40} --gpu")
         for finding in findings:
             out.append(
                 f"  {finding.severity} {finding.code} line {finding.span.line}: {finding.message}"

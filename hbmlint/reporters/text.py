@@ -1,21 +1,84 @@
-"""The terminal format: ``path:line:col: severity HBMnnn [name] message``, fixes indented."""
+"""The terminal format: ``path:line:col: severity HBMnnn [name] message``, fixes indented.
+
+With ``color``, the severity, code and location are coloured (ANSI escapes); without it the
+text is byte for byte what scripts and the golden tests read."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+import click
+
 from ..diagnostics import Diagnostic, Severity
 
+_SEVERITY_STYLE = {
+    Severity.ERROR: {"fg": "red", "bold": True},
+    Severity.WARNING: {"fg": "yellow", "bold": True},
+    Severity.INFO: {"fg": "cyan"},
+}
 
-def render(diagnostics: list[Diagnostic], files: int, deployments: int) -> str:
+
+def _style(text: str, color: bool, **style: object) -> str:
+    return click.style(text, **style) if color else text  # type: ignore[arg-type]
+
+
+def finding_line(d: Diagnostic, color: bool = False) -> str:
+    where = _style(f"{d.file}:{d.span.line}:{d.span.column}:", color, bold=True)
+    severity = _style(str(d.severity), color, **_SEVERITY_STYLE[d.severity])
+    code = _style(d.code, color, fg="magenta", bold=True)
+    return f"{where} {severity} {code} [{d.name}] {d.message}"
+
+
+def render(
+    diagnostics: list[Diagnostic],
+    files: int,
+    deployments: int,
+    color: bool = False,
+    quiet: bool = False,
+) -> str:
+    """Every finding with its fixes, then a summary line (none when ``quiet``)."""
     lines = []
     for d in diagnostics:
-        lines.append(
-            f"{d.file}:{d.span.line}:{d.span.column}: {d.severity} {d.code} [{d.name}] {d.message}"
-        )
-        lines.extend(f"    fix: {fix}" for fix in d.fixes)
-    lines.append(summary(diagnostics, files, deployments))
-    return "\n".join(lines) + "\n"
+        lines.append(finding_line(d, color))
+        fix = _style("fix:", color, fg="green")
+        lines.extend(f"    {fix} {text}" for text in d.fixes)
+    if not quiet:
+        lines.append(summary(diagnostics, files, deployments))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def statistics(diagnostics: list[Diagnostic], color: bool = False) -> str:
+    """A count per code, most frequent first, as ``ruff --statistics`` prints it:
+    ``count<TAB>code<TAB>[name] severity``."""
+    counts = Counter(d.code for d in diagnostics)
+    first = {}
+    for d in diagnostics:
+        first.setdefault(d.code, d)
+    width = len(str(max(counts.values(), default=0)))
+    code_width = max((len(c) for c in counts), default=0)
+    lines = []
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        d = first[code]
+        styled = _style(code.ljust(code_width), color, fg="magenta", bold=True)
+        severity = _style(str(d.severity), color, **_SEVERITY_STYLE[d.severity])
+        lines.append(f"{count:>{width}}\t{styled}\t[{d.name}] {severity}")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def statistics_json(diagnostics: list[Diagnostic]) -> list[dict[str, object]]:
+    counts = Counter(d.code for d in diagnostics)
+    first = {}
+    for d in diagnostics:
+        first.setdefault(d.code, d)
+    return [
+        {
+            "code": code,
+            "name": first[code].name,
+            "severity": str(first[code].severity),
+            "count": count,
+        }
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
 
 
 def summary(diagnostics: list[Diagnostic], files: int, deployments: int) -> str:
