@@ -416,9 +416,11 @@ def _render(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "svg", "html"]),
     default="text",
     show_default=True,
+    help="svg: a picture of each deployment's per-GPU split; html: one self-contained page "
+    "with the pictures and their numbers.",
 )
 @click.option("--gpu", "default_gpu", help=GPU_HELP)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help=CONFIG_HELP)
@@ -452,6 +454,8 @@ def budget(
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)
+    if compare_speculative and output_format in ("svg", "html"):
+        raise click.UsageError("--compare-speculative prints text or json")
     results, internal = run.results, run.internal
     results = [r for r in results if r.deployments or r.diagnostics]
     if compare_speculative:
@@ -464,6 +468,10 @@ def budget(
         click.echo(render(entries), nl=False)
     elif output_format == "json":
         click.echo(budget_reporter.render_json(results), nl=False)
+    elif output_format in ("svg", "html"):
+        from .reporters import html, svg
+
+        click.echo((svg if output_format == "svg" else html).render(results), nl=False)
     else:
         click.echo(budget_reporter.render_text(results), nl=False)
     failed = any(item.budget is None for r in results for item in r.deployments) or any(

@@ -56,6 +56,7 @@ def deployment_table(display: str, budget: Any) -> str:
         for label, q, note in rows
     ]
     tokens = int(budget.kv_tokens.to("token").magnitude)
+    lines += ["", *mermaid_pie(budget)]
     lines += [
         "",
         f"KV capacity **{tokens:,} tokens**; max concurrency **{budget.max_concurrency:.2f}** "
@@ -63,6 +64,30 @@ def deployment_table(display: str, budget: Any) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _mermaid_text(value: str) -> str:
+    """Text Mermaid shows as is: no quotes, no line breaks, nothing it reads as syntax."""
+    text = " ".join(str(value).split())
+    for char in '"`#;:{}[]<>':
+        text = text.replace(char, " ")
+    return " ".join(text.split())[:120]
+
+
+def mermaid_pie(budget: Any) -> list[str]:
+    """One GPU's split as a Mermaid pie chart, which GitHub draws in the job summary. A pie
+    has no negative slices: when the weights do not fit, the KV cache is 0 and the table says
+    by how much the GPU is short."""
+    from .svg import parts
+
+    title = _mermaid_text(
+        f"{budget.deployment.name}, one {budget.resolved.gpu.name} "
+        f"({budget.total.to('GiB').magnitude:,.2f} GiB), in GiB"
+    )
+    lines = ["```mermaid", f"pie showData title {title}"]
+    lines += [f'    "{p.label}" : {p.gib:.2f}' for p in parts(budget) if p.gib >= 0.005]
+    lines.append("```")
+    return lines
 
 
 # GitHub refuses a step summary over 1 MiB (and then shows none of it); stay well below.
