@@ -107,6 +107,7 @@ def _run(
     jobs: int = 1,
     keep_budgets: bool = True,
     stdin_filename: str | None = None,
+    overrides: tuple = (),
 ) -> _Run:
     """Lint every file; an unexpected error in one file is reported on that file and the
     others are still linted. Raises config.ConfigError for an unusable configuration."""
@@ -129,6 +130,7 @@ def _run(
         config_root=config.root,
         model_paths=tuple(config.model_paths.items()),
         keep_budgets=keep_budgets,
+        overrides=overrides,
     )
     items = [
         (path, display)
@@ -148,6 +150,25 @@ def _discover(discover: Any, paths: tuple[str, ...], stdin_filename: str | None)
     """discover(), with standard input named as --stdin-filename says."""
     for path, display in discover(paths):
         yield path, (stdin_filename if stdin_filename and str(path) == "-" else display)
+
+
+SET_HELP = (
+    "What-if without editing: replace a manifest field in every deployment, e.g. "
+    "parallel.tensor=2, gpu.type=H200, serving.max_model_len=32k, speculative.method=ngram "
+    "(repeatable; any format)."
+)
+
+
+def _overrides(items: tuple[str, ...]) -> tuple:
+    """--set, read; a key or value hbmlint cannot apply is a usage error (exit 2)."""
+    if not items:
+        return ()
+    from .overrides import OverrideError, parse
+
+    try:
+        return parse(items)
+    except OverrideError as exc:
+        raise click.BadParameter(str(exc), param_hint="--set") from None
 
 
 def use_color(choice: str, stream: Any) -> bool:
@@ -282,6 +303,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
     help="Print a count per code (most frequent first) instead of the findings.",
 )
 @click.option("--stdin-filename", metavar="NAME", help=STDIN_FILENAME_HELP)
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
 @click.option(
     "--jobs",
     "-j",
@@ -307,6 +329,7 @@ def lint(
     quiet: bool = False,
     statistics: bool = False,
     stdin_filename: str | None = None,
+    settings: tuple[str, ...] = (),
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files (`-` reads standard
     input)."""
@@ -314,6 +337,7 @@ def lint(
     from .diagnostics import Severity
     from .lint import available_cores
 
+    overrides = _overrides(settings)
     config = _load_config(config_file, allow_outside_paths)
     selection = CommandLine(
         select=_split(select) if select else None,
@@ -330,6 +354,7 @@ def lint(
             jobs or available_cores(),
             keep_budgets=bool(os.environ.get("GITHUB_STEP_SUMMARY")),  # only the summary needs them
             stdin_filename=stdin_filename,
+            overrides=overrides,
         )
     except ConfigError as exc:
         click.echo(str(exc), err=True)
@@ -432,6 +457,7 @@ def _render(
     "early exit, CPU offload, n-gram, none) for each deployment: an estimate.",
 )
 @click.option("--stdin-filename", metavar="NAME", help=STDIN_FILENAME_HELP)
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
 def budget(
     paths: tuple[str, ...],
     output_format: str,
@@ -440,24 +466,37 @@ def budget(
     compare_speculative: bool = False,
     allow_outside_paths: bool = False,
     stdin_filename: str | None = None,
+    settings: tuple[str, ...] = (),
 ) -> None:
-    """Show where every GiB of each GPU goes, per deployment."""
+    """Show where every GiB of each GPU goes, per deployment; with --set, before and after."""
     from .config import ConfigError
     from .reporters import budget as budget_reporter
 
+    overrides = _overrides(settings)
+    if compare_speculative and output_format in ("svg", "html"):
+        raise click.UsageError("--compare-speculative prints text or json")
+    if overrides and "-" in paths and not compare_speculative:
+        raise click.UsageError(
+            "--set shows the budget before and after, which reads each "
+            "file twice: give a file rather than standard input"
+        )
     config = _load_config(config_file, allow_outside_paths)
     try:
-        run = _run(paths, (), default_gpu, config, stdin_filename=stdin_filename)
+        run = _run(
+            paths, (), default_gpu, config, stdin_filename=stdin_filename, overrides=overrides
+        )
+        before = None
+        if overrides and not compare_speculative:
+            before = _run(paths, (), default_gpu, config, stdin_filename=stdin_filename)
         # the trade-off rule's parameters, with the configuration's overrides
         every_rule = _load_rules(tuple(str(d) for d in config.rules_dirs))[0]
         params = run.filter.rule_params(every_rule) if compare_speculative else {}
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)
-    if compare_speculative and output_format in ("svg", "html"):
-        raise click.UsageError("--compare-speculative prints text or json")
     results, internal = run.results, run.internal
-    results = [r for r in results if r.deployments or r.diagnostics]
+    keep = [i for i, r in enumerate(results) if r.deployments or r.diagnostics]
+    results = [results[i] for i in keep]
     if compare_speculative:
         from .reporters import speculative as speculative_reporter
 
@@ -466,6 +505,11 @@ def budget(
         render = speculative_reporter.render_json if output_format == "json" else None
         render = render or speculative_reporter.render_text
         click.echo(render(entries), nl=False)
+    elif before is not None:
+        from .reporters import whatif
+
+        earlier = [before.results[i] for i in keep]
+        click.echo(whatif.render(earlier, results, overrides, output_format), nl=False)
     elif output_format == "json":
         click.echo(budget_reporter.render_json(results), nl=False)
     elif output_format in ("svg", "html"):

@@ -60,6 +60,8 @@ class LintOptions:
     # Keep each deployment's budget and field locations after its rules ran? The budget views
     # and the job summary need them; a plain lint of thousands of files should not hold them.
     keep_budgets: bool = True
+    # --set KEY=VALUE (overrides.Override), applied to each Deployment before resolve
+    overrides: tuple[Any, ...] = ()
 
 
 @dataclass
@@ -161,6 +163,10 @@ def _lint_text(
         result.diagnostics.extend(findings)
         for deployment in deployments:
             deployment.source_format = module.NAME
+            if options.overrides:
+                from .overrides import apply
+
+                apply(deployment, options.overrides)
             result.deployments.append(
                 _lint_deployment(deployment, rules, result.diagnostics, options)
             )
