@@ -473,8 +473,6 @@ def budget(
     from .reporters import budget as budget_reporter
 
     overrides = _overrides(settings)
-    if compare_speculative and output_format in ("svg", "html"):
-        raise click.UsageError("--compare-speculative prints text or json")
     if overrides and "-" in paths and not compare_speculative:
         raise click.UsageError(
             "--set shows the budget before and after, which reads each "
@@ -502,8 +500,18 @@ def budget(
 
         rates = next((v for k, v in params.items() if k == speculative_reporter.RULE_ID), {})
         entries = speculative_reporter.comparisons(results, rates)
-        render = speculative_reporter.render_json if output_format == "json" else None
-        render = render or speculative_reporter.render_text
+        if output_format == "svg":
+            from .reporters import speculative_svg
+
+            render = speculative_svg.render
+        elif output_format == "html":
+            from .reporters import html
+
+            render = html.render_speculative
+        elif output_format == "json":
+            render = speculative_reporter.render_json
+        else:
+            render = speculative_reporter.render_text
         click.echo(render(entries), nl=False)
     elif before is not None:
         from .reporters import whatif

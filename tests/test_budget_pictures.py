@@ -92,14 +92,6 @@ def test_html_is_one_self_contained_page(cli):
         ET.fromstring(picture)
 
 
-def test_compare_speculative_is_text_or_json(cli):
-    run = cli("budget", "--format", "svg", "--compare-speculative", NGRAM)
-    assert (
-        run.exit_code == 2
-        and "--compare-speculative prints text or json" in run.output + run.stderr
-    )
-
-
 def test_job_summary_draws_each_budget_as_a_mermaid_pie(cli, write, tmp_path, monkeypatch):
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))

@@ -59,10 +59,22 @@ def render(results: list[FileResult]) -> str:
             )
     if not sections:
         sections.append("<p>No deployments found.</p>")
+    return _page("hbmlint budget", sections)
+
+
+def render_speculative(entries: list) -> str:
+    """`budget --compare-speculative --format html`: the alternatives' picture in a page."""
+    from . import speculative_svg
+
+    return _page("hbmlint speculative alternatives", [speculative_svg.render(entries)])
+
+
+def _page(title: str, sections: list[str]) -> str:
+    """One self-contained page: no scripts, no external references."""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        "<title>hbmlint budget</title>\n"
-        f"<style>{PAGE_STYLE}</style>\n</head>\n<body>\n<h1>hbmlint budget</h1>\n"
+        f"<title>{escape(title)}</title>\n"
+        f"<style>{PAGE_STYLE}</style>\n</head>\n<body>\n<h1>{escape(title)}</h1>\n"
         + "\n".join(sections)
         + "\n</body>\n</html>\n"
     )

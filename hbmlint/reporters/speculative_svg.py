@@ -1,0 +1,77 @@
+"""`hbmlint budget --compare-speculative --format svg`: each deployment's speculative-decoding
+alternatives side by side, one row each: the decode throughput it is estimated to serve
+(sequences x speed-up) as a bar, with its draft weights per GPU and KV capacity beside it."""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import escape
+
+from .speculative import ESTIMATE, Entry
+from .svg import BAR_X, STYLE, WIDTH, _t
+
+LABEL_W = 250  # the alternative's name
+BAR_MAX = 200  # the best alternative's bar
+ROW_H = 22
+STARTS, BEST, FAILS = "#4e79a7", "#59a14f", "#e15759"
+
+
+def render(entries: list[Entry]) -> str:
+    body: list[str] = []
+    y = 8.0
+    for display, name, found, error in entries:
+        title = f"{display}: {name}" if name else display
+        body.append(_t(BAR_X, y + 16, title, "title"))
+        if found is None:
+            body.append(_t(BAR_X, y + 34, f"cannot compute a budget: {error}", "error"))
+            y += 50
+            continue
+        _, table = found
+        body.append(
+            _t(
+                BAR_X,
+                y + 34,
+                f"speculative decoding alternatives, per GPU; {table.wanted} sequences of "
+                f"{table.context:,} tokens wanted; bar: sequences served x speed-up",
+                "note",
+            )
+        )
+        y += 50
+        top = max((r.throughput for r in table.rows), default=0.0) or 1.0
+        best = table.best
+        for row in table.rows:
+            label = ("* " if row is best and row.starts else "") + row.label
+            body.append(_t(BAR_X, y + 14, label[:40], "label"))
+            x = BAR_X + LABEL_W
+            if row.starts:
+                width = max(row.throughput / top * BAR_MAX, 1.0)
+                fill = BEST if row is best else STARTS
+                body.append(
+                    f'<rect x="{x}" y="{y + 3:.1f}" width="{width:.2f}" height="{ROW_H - 6}" '
+                    f'fill="{fill}"><title>{escape(row.label)}: {row.served} x '
+                    f"{row.speedup:.2f}x</title></rect>"
+                )
+                figures = (
+                    f"{row.served} x {row.speedup:.2f}x = {row.throughput:.2f}; draft "
+                    f"{row.draft_hbm.to('GiB').magnitude:,.2f} GiB; KV {row.kv_tokens:,} tokens"
+                )
+            else:
+                body.append(
+                    f'<rect x="{x}" y="{y + 3:.1f}" width="4" height="{ROW_H - 6}" fill="{FAILS}"/>'
+                )
+                figures = f"does not start; draft {row.draft_hbm.to('GiB').magnitude:,.2f} GiB"
+            body.append(_t(x + BAR_MAX + 10, y + 14, figures, "label"))
+            y += ROW_H
+        y += 16
+    if not body:
+        body.append(_t(BAR_X, y + 16, "No deployments found.", "title"))
+        y += 30
+    body.append(_t(BAR_X, y + 4, "An estimate: measure before you commit.", "note"))
+    height = round(y + 16)
+    width = WIDTH + 200
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="hbmlint speculative '
+        f'alternatives">\n<title>{escape(ESTIMATE)}</title>\n<style>{STYLE}</style>\n'
+        + "\n".join(body)
+        + "\n</svg>\n"
+    )
