@@ -7,14 +7,13 @@ a what-if that changed nothing."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from .engines.args import BadValue, boolean, human_int
+from .schema import load_schema
 from .spec import ENGINES, Deployment, ModelRef, WorkloadSpec
 from .units import UnitError, parse_quantity
 
@@ -61,10 +60,10 @@ def _engine(value: str) -> str:
 
 @cache
 def _methods() -> tuple[str, ...]:
-    schema = json.loads(
-        (Path(__file__).parent.parent / "schemas" / "manifest.schema.json").read_text()
-    )
-    spec = schema["properties"]["spec"]["properties"]["speculative"]["properties"]["method"]
+    # the schema shipped in the wheel (hbmlint.schemas), not a path beside the source tree
+    spec = load_schema("manifest")["properties"]["spec"]["properties"]["speculative"]["properties"][
+        "method"
+    ]
     return tuple(spec["enum"])
 
 
