@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_version, read_invocation
+from ..engines import image_version
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
@@ -29,7 +29,7 @@ from .kubernetes import document_name
 from .podspec import (
     Path,
     Reader,
-    container_argv,
+    container_command,
     container_env,
     containers,
     metadata_labels,
@@ -132,14 +132,9 @@ def to_deployments(
         if sum(1 for other, _, _ in found if other == pod) > 1 or (len(found) > 1 and not role):
             parts.append(str(container.get("name", index)))
         name = "/".join(dict.fromkeys(parts))
-        image = container.get("image") if "command" not in container else None
         size, size_span = _group_size(reader, pod, name)
-        command = read_invocation(
-            container_argv(document, cpath),
-            container_env(document, cpath, _injected(size, size_span)),
-            document.text,
-            image=image,
-            image_span=document.span((*cpath, "image")),
+        command = container_command(
+            document, cpath, container_env(document, cpath, _injected(size, size_span))
         )
         if command is None:
             continue

@@ -43,6 +43,7 @@ from .podspec import (
     Path,
     Reader,
     container_argv,
+    container_command,
     container_env,
     metadata_labels,
     node_labels,
@@ -237,14 +238,7 @@ def _inference_service(reader: Reader, name: str, where: Span) -> list[Deploymen
         cpath = (*pod_path, "containers", index)
         container = value_at(data, cpath)
         shown = name if len(custom) == 1 else f"{name}/{container.get('name', index)}"
-        image = container.get("image") if "command" not in container else None
-        command = read_invocation(
-            container_argv(document, cpath),
-            container_env(document, cpath),
-            document.text,
-            image=image,
-            image_span=document.span((*cpath, "image")),
-        )
+        command = container_command(document, cpath, container_env(document, cpath))
         gpu = _gpu(reader, pod_path, cpath, shown)
         found += _build(
             reader, command, shown, gpu, where, container.get("image"), (*cpath, "image")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import image_version, read_invocation
+from ..engines import image_version
 from ..engines.args import Token, placeholder
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
@@ -22,7 +22,7 @@ from .build import GpuFacts, build
 from .podspec import (
     Path,
     Reader,
-    container_argv,
+    container_command,
     container_env,
     containers,
     metadata_labels,
@@ -79,14 +79,7 @@ def to_deployments(
         if len(engine_containers) > 1 and role != "worker":
             name = f"{base_name}/{container.get('name', index)}"
         env = container_env(document, cpath, _injected(document, role))
-        image = container.get("image") if "command" not in container else None
-        command = read_invocation(
-            container_argv(document, cpath),
-            env,
-            document.text,
-            image=image,
-            image_span=document.span((*cpath, "image")),
-        )
+        command = container_command(document, cpath, env)
         if command is None:
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)

@@ -18,12 +18,19 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import image_version, read_invocation, vllm
+from ..engines import image_version, vllm
 from ..engines.args import Token
 from ..spec import Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build
-from .podspec import Path, Reader, container_argv, container_env, runs_engine, value_at
+from .podspec import (
+    Path,
+    Reader,
+    container_command,
+    container_env,
+    runs_engine,
+    value_at,
+)
 
 NAME = "llm-d-modelservice"
 POOLS = ("decode", "prefill")
@@ -107,14 +114,7 @@ def to_deployments(
                     argv.append(Token(str(value), document.span((*cpath, "args", i))))
                 command = vllm.parse(argv, document.span(cpath), env)
             else:
-                image = container.get("image") if "command" not in container else None
-                command = read_invocation(
-                    container_argv(document, cpath),
-                    env,
-                    document.text,
-                    image=image,
-                    image_span=document.span((*cpath, "image")),
-                )
+                command = container_command(document, cpath, env)
             if command is None:
                 continue
             count, count_span = reader.container_gpus(cpath, name)

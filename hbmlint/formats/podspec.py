@@ -10,8 +10,8 @@ from functools import lru_cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import ENGINE_WORDS, image_engine
-from ..engines.args import RENDER_HINT, Token, placeholder
+from ..engines import ENGINE_WORDS, image_engine, read_invocation
+from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..spec import Label
 from ..yamlsrc import Span, YamlDocument
 
@@ -201,6 +201,24 @@ def _file_objects(text: str) -> dict[tuple[str, str], dict[str, Token]]:
                 keys[str(key)] = Token(text_value, document.span((section, key)))
         found[(str(data["kind"]), str(metadata["name"]))] = keys
     return found
+
+
+def container_command(
+    document: YamlDocument, path: Path, env: dict[str, Token]
+) -> EngineCommand | None:
+    """The engine command a container runs (its command and args, or the image's own
+    entrypoint when it sets only args), read with that engine's parser; None for no engine."""
+    container = value_at(document.data, path)
+    image = None
+    if isinstance(container, dict) and "command" not in container:
+        image = container.get("image")
+    return read_invocation(
+        container_argv(document, path),
+        env,
+        document.text,
+        image=image,
+        image_span=document.span((*path, "image")),
+    )
 
 
 def container_argv(document: YamlDocument, path: Path) -> list[Token]:

@@ -30,7 +30,7 @@ from .podspec import (
 )
 from .podspec import (
     Reader,
-    container_argv,
+    container_command,
     container_env,
     containers,
     metadata_labels,
@@ -146,13 +146,7 @@ def to_deployments(
             if not runs_engine(container):
                 continue
             cpath = (*pod, "containers", index)
-            command = read_invocation(
-                container_argv(document, cpath),
-                container_env(document, cpath),
-                document.text,
-                image=container.get("image") if "command" not in container else None,
-                image_span=document.span((*cpath, "image")),
-            )
+            command = container_command(document, cpath, container_env(document, cpath))
             if command is None:
                 continue
             model = command.values.get("model.name")
