@@ -169,13 +169,13 @@ def _manifest(rng: random.Random, index: int) -> dict[str, Any]:
             spec["serving"] = serving
 
     roll = rng.random()
-    if roll < 0.25 and draft:
+    if roll < 0.3 and draft:
         spec["speculative"] = {
             "method": "draft_model",
             "model": draft,
             "num_speculative_tokens": rng.choice([3, 4, 5]),
         }
-    elif roll < 0.4:
+    elif roll < 0.5:
         spec["speculative"] = {"method": "ngram", "num_speculative_tokens": rng.choice([3, 5])}
 
     if rng.random() < 0.3:
@@ -355,15 +355,70 @@ def validate_corpus(hbmlint: str, directory: Path) -> dict[str, Any]:
     }
 
 
+# The floor for a Python linter: read every file and compose its YAML with libyaml, nothing else.
+FLOOR = """
+import sys, pathlib, yaml
+loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.yaml")):
+    for _ in yaml.compose_all(path.read_text(encoding="utf-8"), Loader=loader):
+        pass
+"""
+
+
 def print_table(scenarios: list[Scenario]) -> None:
     header = (
-        f"{'scenario':<22} {'files':>6} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9} {'files/s':>8}"
+        f"{'scenario':<34} {'files':>6} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9} {'files/s':>8}"
     )
     print(header)
     print("-" * len(header))
     for s in scenarios:
         rate = f"{s.files_per_s:8.0f}" if s.files_per_s is not None else f"{'-':>8}"
-        print(f"{s.name:<22} {s.files:>6} {s.wall_s:8.3f} {s.cpu_s:8.3f} {s.peak_mib:9.1f} {rate}")
+        print(f"{s.name:<34} {s.files:>6} {s.wall_s:8.3f} {s.cpu_s:8.3f} {s.peak_mib:9.1f} {rate}")
+
+
+def _by_name(scenarios: list[Scenario]) -> dict[str, Scenario]:
+    return {s.name: s for s in scenarios}
+
+
+def targets(scenarios: list[Scenario], sizes: list[int]) -> list[tuple[str, float, float, bool]]:
+    """Issue 18's targets as (what, measured, bound, met); CPU figures, the steady ones on a
+    shared machine. Only those whose scenarios were run are listed."""
+    by = _by_name(scenarios)
+    rows: list[tuple[str, float, float, bool]] = []
+
+    def ratio(ours: str, theirs: str, bound: float, what: str) -> None:
+        if ours in by and theirs in by and by[theirs].cpu_s > 0:
+            value = by[ours].cpu_s / by[theirs].cpu_s
+            rows.append((what, round(value, 3), bound, value <= bound))
+
+    ratio("hbmlint 1 file", "check-jsonschema 1 file", 0.6, "1 file CPU / check-jsonschema")
+    ratio(
+        "hbmlint dir (1000) --jobs 1",
+        "check-jsonschema dir (1000)",
+        0.5,
+        "1,000 files CPU / check-jsonschema",
+    )
+    ratio("hbmlint dir (1000) --jobs 1", "floor dir (1000)", 4.0, "1,000 files CPU / Python floor")
+    ordered = sorted(n for n in sizes if f"hbmlint dir ({n}) --jobs 1" in by)
+    start_up = by["hbmlint 1 file"].cpu_s if "hbmlint 1 file" in by else 0.0
+    if len(ordered) >= 2:
+        # Per-file work without the start-up, at the smallest and the largest corpus.
+        small, large = ordered[0], ordered[-1]
+        per_small = (by[f"hbmlint dir ({small}) --jobs 1"].cpu_s - start_up) / small
+        per_large = (by[f"hbmlint dir ({large}) --jobs 1"].cpu_s - start_up) / large
+        growth = per_large / per_small if per_small > 0 else float("inf")
+        rows.append(
+            (
+                f"CPU per file beyond start-up, {large} vs {small} files (linear: 1)",
+                round(growth, 3),
+                1.2,
+                growth <= 1.2,
+            )
+        )
+    for n in ordered:
+        peak = by[f"hbmlint dir ({n}) --jobs 1"].peak_mib
+        rows.append((f"peak MiB at {n} files, --jobs 1", peak, 200.0, peak <= 200.0))
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -375,45 +430,107 @@ def main(argv: list[str] | None = None) -> int:
         help="manifests to generate (repeat for several sizes; default 1000)",
     )
     parser.add_argument("--runs", type=int, default=3, help="timed runs of the directory")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        action="append",
+        help="also time the largest directory with --jobs N (repeat; scaling)",
+    )
+    parser.add_argument(
+        "--no-peers", action="store_true", help="skip check-jsonschema, yamllint and the floor"
+    )
     parser.add_argument("--json", metavar="OUT", type=Path, help="also write figures as JSON")
     args = parser.parse_args(argv)
     args.count = args.count or [1000]
-    if min(args.count) < 1 or args.runs < 1:
-        parser.error("--count and --runs must be at least 1")
+    if min(args.count) < 1 or args.runs < 1 or min(args.jobs or [1]) < 1:
+        parser.error("--count, --runs and --jobs must be at least 1")
 
     hbmlint = find_hbmlint()
     version = run_child([hbmlint, "--version"]).stdout.strip()
-    # check-jsonschema, the usual pre-commit YAML validator, validating hbmlint's own schema on
-    # the same files: the yardstick the issue sets (install it to compare; it is not a dependency)
-    checker = find_tool("check-jsonschema")
+    # Peers on the same files: check-jsonschema validating hbmlint's own schema (the usual
+    # pre-commit YAML validator, the issue's yardstick), yamllint (a pure-Python YAML linter)
+    # and the floor (read + compose with libyaml). Not dependencies: install them to compare.
+    checker = None if args.no_peers else find_tool("check-jsonschema")
+    yamllint = None if args.no_peers else find_tool("yamllint")
     schema = str(Path(__file__).resolve().parent.parent / "schemas" / "manifest.schema.json")
     scenarios = [measure("python -c pass", [sys.executable, "-c", "pass"], 0, SINGLE_RUNS, (0,))]
-    ratios: list[tuple[str, float]] = []
     corpus: dict[str, Any] = {}
-    for count in sorted(set(args.count)):
+    sizes = sorted(set(args.count))
+    for count in sizes:
+        # Large corpora get fewer timed runs: their variance is small and each run is long.
+        runs = args.runs if count <= 10_000 else 1
         with tempfile.TemporaryDirectory(prefix="hbmlint-bench-") as tmp:
             directory = Path(tmp) / "manifests"
             directory.mkdir()
             paths = generate(directory, count)
-            corpus = validate_corpus(hbmlint, directory)
+            if count == sizes[0]:
+                corpus = validate_corpus(hbmlint, directory)
             plain = [str(p) for p in paths if not p.name.endswith("-multi.yaml")]
-            pairs = []
-            if count == min(args.count):  # start-up, as pre-commit pays it per call
-                pairs.append(("1 file", [str(paths[0])], [plain[0]], 1, SINGLE_RUNS))
-            pairs.append((f"dir ({count})", [str(directory)], plain, count, args.runs))
-            for label, lint_args, check_args, files, runs in pairs:
-                ours = measure(f"hbmlint {label}", [hbmlint, *lint_args], files, runs, (0, 1))
-                scenarios.append(ours)
+            if count == sizes[0]:  # start-up, as pre-commit pays it per call
+                scenarios.append(
+                    measure("hbmlint 1 file", [hbmlint, str(paths[0])], 1, SINGLE_RUNS, (0, 1))
+                )
                 if checker:
-                    theirs = measure(
-                        f"check-jsonschema {label}",
-                        [checker, "--schemafile", schema, *check_args],
-                        len(check_args),
-                        runs,
-                        (0, 1),
+                    scenarios.append(
+                        measure(
+                            "check-jsonschema 1 file",
+                            [checker, "--schemafile", schema, plain[0]],
+                            1,
+                            SINGLE_RUNS,
+                            (0, 1),
+                        )
                     )
-                    scenarios.append(theirs)
-                    ratios.append((label, ours.wall_s / theirs.wall_s))
+            label = f"dir ({count})"
+            scenarios.append(
+                measure(
+                    f"hbmlint {label} --jobs 1",
+                    [hbmlint, "--jobs", "1", str(directory)],
+                    count,
+                    runs,
+                    (0, 1),
+                )
+            )
+            if count == sizes[-1]:
+                for jobs in sorted(set(args.jobs or [])):
+                    scenarios.append(
+                        measure(
+                            f"hbmlint {label} --jobs {jobs}",
+                            [hbmlint, "--jobs", str(jobs), str(directory)],
+                            count,
+                            runs,
+                            (0, 1),
+                        )
+                    )
+            if not args.no_peers and count <= 10_000:
+                scenarios.append(
+                    measure(
+                        f"floor {label}",
+                        [sys.executable, "-c", FLOOR, str(directory)],
+                        count,
+                        runs,
+                        (0,),
+                    )
+                )
+                if checker:
+                    scenarios.append(
+                        measure(
+                            f"check-jsonschema {label}",
+                            [checker, "--schemafile", schema, *plain],
+                            len(plain),
+                            runs,
+                            (0, 1),
+                        )
+                    )
+                if yamllint:
+                    scenarios.append(
+                        measure(
+                            f"yamllint {label}",
+                            [yamllint, "-d", "relaxed", str(directory)],
+                            count,
+                            runs,
+                            (0, 1),
+                        )
+                    )
 
     machine = {
         "nproc": os.cpu_count(),
@@ -423,16 +540,17 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"{version}; Python {machine['python']}; {machine['nproc']} CPUs; {machine['platform']}")
     print(
-        f"corpus: {max(args.count)} files (seed {SEED}), {corpus['files_with_findings']} with "
+        f"corpus: {sizes[0]} files (seed {SEED}), {corpus['files_with_findings']} with "
         f"findings, {corpus['findings']} findings"
     )
     print_table(scenarios)
-    if ratios:
-        print(
-            "hbmlint / check-jsonschema wall time: "
-            + ", ".join(f"{label} x{ratio:.2f}" for label, ratio in ratios)
-        )
-    else:
+    rows = targets(scenarios, sizes)
+    if rows:
+        print()
+        print("targets (issue 18, CPU time):")
+        for what, value, bound, met in rows:
+            print(f"  {'met' if met else 'NOT met':<8} {what}: {value} (bound {bound})")
+    if not checker and not args.no_peers:
         print("check-jsonschema not installed: no comparison (pip install check-jsonschema)")
     if args.json:
         report = {
@@ -444,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
             "seed": SEED,
             "corpus": corpus,
             "scenarios": [asdict(s) for s in scenarios],
-            "ratios_wall": {label: round(ratio, 3) for label, ratio in ratios},
+            "targets": [{"what": w, "value": v, "bound": b, "met": m} for w, v, b, m in rows],
         }
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
