@@ -1,11 +1,16 @@
 """How close hbmlint's budget comes to what serving engines really allocated.
 
-Runs the budget on every usable record of ../shared/calibration/engine-logs.yaml (startup logs
-reduced to numbers: model, GPU, settings, and what the engine measured) and prints, per record
-and in total, the error of the weights, the KV cache bytes and the KV token capacity.
+Runs the budget on every usable record of the calibration logs (start-up logs reduced to
+numbers: model, GPU, settings, and what the engine measured): the project's own files in
+benchmarks/calibration/*.yaml and, where it sits beside the clone, ../shared/calibration/
+engine-logs.yaml. Every record belongs to a split, `calibration` (the constants may be fitted
+on it) or `validation` (never fitted on); see benchmarks/calibration/README.md. It prints
+each record, then per engine, per engine version group and per split: weights, KV cache
+bytes and tokens, drafter weights, and the start/refuse verdicts.
 
-    python benchmarks/accuracy.py                 # the table and the summary
+    python benchmarks/accuracy.py                 # the table and the summaries
     python benchmarks/accuracy.py --fit           # also fit the activation constants
+    python benchmarks/accuracy.py --no-shared     # the project's own files only
     python benchmarks/accuracy.py --json out.json
 
 A record is turned into a deployment the way a user would write its manifest: model id, GPU
@@ -17,6 +22,7 @@ is tuned per record. Errors are (hbmlint - measured) / measured.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import statistics
@@ -29,12 +35,24 @@ import yaml
 
 from hbmlint import budget as budget_stage
 from hbmlint import catalog
+from hbmlint.diagnostics import Severity
 from hbmlint.resolve import resolve
-from hbmlint.spec import Deployment, GpuSpec, ModelRef, ParallelSpec, ServingSpec
+from hbmlint.rules import evaluate_rule, forget_scope, load_rules
+from hbmlint.spec import (
+    SPECULATIVE_METHODS,
+    Deployment,
+    GpuSpec,
+    ModelRef,
+    ParallelSpec,
+    ServingSpec,
+    SpeculativeSpec,
+)
 from hbmlint.units import Q
 
 GIB = 2**30
 DEFAULT_LOGS = Path(__file__).resolve().parents[2] / "shared" / "calibration" / "engine-logs.yaml"
+CALIBRATION_DIR = Path(__file__).with_name("calibration")
+SPLITS = ("calibration", "validation")
 
 # GPU names as logs print them -> catalog names (the first match wins).
 GPU_NAMES = [
@@ -84,6 +102,13 @@ class Outcome:
     engine: str
     model: str
     gpu: str
+    split: str = "calibration"
+    group: str = "?"  # the engine version group (version_group)
+    # what happened at start-up: True started, False refused, None not known; and how it is known
+    started: bool | None = None
+    started_how: str = ""
+    predicted_start: bool | None = None
+    refusal: str = ""  # the error findings that make hbmlint predict a refusal
     measured: dict[str, float] = field(default_factory=dict)
     predicted: dict[str, float] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)  # quantity -> why not evaluated
@@ -106,6 +131,8 @@ def engine_of(record: dict) -> str | None:
         return "sglang"
     if text.startswith("tensorrt-llm") or text.startswith("trtllm"):
         return "trtllm"
+    if text.startswith("tgi") or text.startswith("text-generation-inference"):
+        return "tgi"
     return None
 
 
@@ -181,7 +208,27 @@ def measured_of(record: dict, engine: str) -> dict[str, float]:
         tokens = memory["gpu_blocks"] * block
     if isinstance(tokens, (int, float)):
         out["kv_tokens"] = float(tokens)
+    draft = memory.get("draft_weights_gib")
+    if isinstance(draft, (int, float)):
+        out["draft_weights"] = float(draft) * GIB
     return out
+
+
+def speculative_of(record: dict) -> SpeculativeSpec:
+    """The speculative decoding a record's log shows, as a manifest would declare it: the
+    method when hbmlint knows it, the drafter when it is named by a Hugging Face id."""
+    spec = record.get("speculative") or {}
+    method = str(spec.get("method") or "none").lower()
+    if method not in SPECULATIVE_METHODS:
+        return SpeculativeSpec()
+    model = spec.get("draft_model_id") or spec.get("draft_model")
+    named = isinstance(model, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", model) is not None
+    return SpeculativeSpec(
+        method=method,
+        model=ModelRef(name=model) if named else None,
+        num_speculative_tokens=spec.get("num_speculative_tokens"),
+        tensor_parallel=spec.get("draft_tensor_parallel_size"),
+    )
 
 
 def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> Deployment:
@@ -199,7 +246,7 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
     pp = int(record.get("pipeline_parallel_size") or 1)
     return Deployment(
         name=record["id"],
-        file="engine-logs.yaml",
+        file=str(record.get("_file") or "engine-logs.yaml"),
         engine=engine,
         engine_version=engine_version_of(record),
         gpu=GpuSpec(type=gpu or "H100", memory=memory, count=tp * pp),
@@ -216,8 +263,10 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             gpu_memory_utilization=fraction,
             kv_cache_dtype=None if kv_dtype in (None, "auto") else kv_dtype,
             block_size=(record.get("memory") or {}).get("block_size"),
-            enforce_eager="--enforce-eager" in str(record.get("notes") or ""),
+            enforce_eager=bool(record.get("enforce_eager"))
+            or "--enforce-eager" in str(record.get("notes") or ""),
         ),
+        speculative=speculative_of(record),
     )
 
 
@@ -246,9 +295,22 @@ def evaluate(record: dict) -> Outcome | str:
         engine=engine,
         model=record["model_id"],
         gpu=resolved.gpu.name if gpu or memory else "?",
+        split=split_of(record),
+        group=version_group(engine, engine_version_of(record)),
         measured=measured,
     )
+    outcome.started, outcome.started_how = happened(record, engine)
+    if gpu is not None or memory is not None:
+        refusals = predicted_refusals(b)
+        outcome.predicted_start = not refusals
+        outcome.refusal = "; ".join(refusals)
     outcome.predicted["weights"] = float(b.weights.to("byte").magnitude)
+    if "draft_weights" in measured:
+        drafter = b.draft_weights + (b.draft_host_weights or Q(0, "byte"))
+        if b.has_drafter and (resolved.draft is not None or drafter.magnitude > 0):
+            outcome.predicted["draft_weights"] = float(drafter.to("byte").magnitude)
+        else:
+            outcome.skipped["draft_weights"] = "the drafter is not named by a Hugging Face id"
     stored = stored_weights(resolved, b)
     if stored is not None and "weights" in measured:
         outcome.predicted["weights_stored"] = stored
@@ -266,6 +328,106 @@ def evaluate(record: dict) -> Outcome | str:
         outcome.predicted["layout_tokens"] = measured["kv_bytes"] / per_token
         outcome.measured["layout_tokens"] = measured["kv_tokens"]
     return outcome
+
+
+def happened(record: dict, engine: str) -> tuple[bool | None, str]:
+    """Whether the engine started, and how that is known: the record's `started`; else, for
+    vLLM only: refused when its KV cache came out at or below zero or held fewer tokens than one
+    max_model_len sequence (vLLM refuses such a start), started (its KV check passed) when it
+    logged at least max_model_len tokens; otherwise unknown (None)."""
+    if isinstance(record.get("started"), bool):
+        return record["started"], "stated"
+    if engine != "vllm":
+        return None, ""
+    memory = record.get("memory") or {}
+    kv = memory.get("kv_cache_gib")
+    if isinstance(kv, (int, float)) and kv <= 0:
+        return False, "no KV cache left"
+    tokens = memory.get("kv_cache_tokens")
+    length = record.get("max_model_len")
+    if isinstance(tokens, (int, float)) and isinstance(length, int):
+        # V1 logs "GPU KV cache size" only after its check that one request fits
+        if tokens < length:
+            return False, "KV tokens below max_model_len"
+        return True, "KV tokens logged, at least max_model_len"
+    return None, ""
+
+
+_RULES: list[Any] = []
+
+
+def predicted_refusals(b: Any) -> list[str]:
+    """The built-in rules' errors for this budget: each is hbmlint saying the engine refuses."""
+    if not _RULES:
+        _RULES.extend(load_rules()[0])
+    found = []
+    for rule in _RULES:
+        finding = evaluate_rule(rule, b)
+        if finding is not None and finding.severity == Severity.ERROR:
+            found.append(finding.code)
+    forget_scope(b)
+    return found
+
+
+# ------------------------------------------------------------------------- records and splits
+
+
+def hashed_split(record_id: str) -> str:
+    """The split rule, fixed before any fitting: `validation` when the first hex digit of the
+    SHA-256 of the record's id is 0-7, else `calibration` (about half each, blind to content)."""
+    digest = hashlib.sha256(record_id.encode("utf-8")).hexdigest()
+    return "validation" if digest[0] in "01234567" else "calibration"
+
+
+def split_of(record: dict) -> str:
+    """A record's split: its own `split` field (the project's files), else the hash rule (the
+    shared file, whose records carry none)."""
+    return record.get("split") or hashed_split(str(record["id"]))
+
+
+def load_records(shared: Path | None, folder: Path = CALIBRATION_DIR) -> list[dict]:
+    """Every record of the shared file (when given and present) and of folder/*.yaml, each
+    with `_file` (where it was read). Raises ValueError for a record of the folder without a
+    valid split, and for an id seen twice."""
+    records: list[dict] = []
+    if shared is not None and shared.exists():
+        for record in yaml.safe_load(shared.read_text(encoding="utf-8")) or []:
+            records.append({**record, "_file": shared.name})
+    for path in sorted(folder.glob("*.yaml")):
+        for record in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+            if record.get("split") not in SPLITS:
+                raise ValueError(
+                    f"{path.name}: record {record.get('id')!r} needs `split: calibration` or "
+                    f"`split: validation` (the rule: {hashed_split(str(record.get('id')))})"
+                )
+            records.append({**record, "_file": path.name})
+    seen: set[str] = set()
+    for record in records:
+        if record["id"] in seen:
+            raise ValueError(f"record id {record['id']!r} appears twice ({record['_file']})")
+        seen.add(record["id"])
+    return records
+
+
+# Engine version groups: (engine, lower bound) from the newest; a version below every bound
+# is "<" the lowest one.
+VERSION_GROUPS = {
+    "vllm": [((0, 18), "0.18+"), ((0, 12), "0.12-0.17"), ((0, 0), "<0.12")],
+    "sglang": [((0, 5), "0.5"), ((0, 4), "0.4"), ((0, 0), "<0.4")],
+    "tgi": [((3,), "3.x"), ((2,), "2.x"), ((0,), "<2")],
+    "trtllm": [((1,), "1.x"), ((0,), "0.x")],
+}
+
+
+def version_group(engine: str, version_text: str | None) -> str:
+    """The version group a record's engine version falls in ("?" when it names no release)."""
+    version = budget_stage.release(version_text)
+    if version is None:
+        return "?"
+    for bound, name in VERSION_GROUPS.get(engine, []):
+        if version >= bound:
+            return name
+    return ".".join(str(p) for p in version[:2])
 
 
 CHECKPOINT_SIZES = Path(__file__).with_name("checkpoint-sizes.yaml")
@@ -303,6 +465,7 @@ QUANTITIES = [
     ("kv_bytes", "KV bytes"),
     ("kv_tokens", "KV tokens"),
     ("layout_tokens", "tokens in measured KV bytes"),
+    ("draft_weights", "drafter weights"),
 ]
 
 
@@ -364,13 +527,115 @@ def fit_activation(records: list[dict]) -> tuple[float, float, int]:
     return a, b, len(rows)
 
 
+def group_summary(outcomes: list[Outcome]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Per (engine, version group, split): the figures issue 13's targets are stated in."""
+    groups: dict[tuple[str, str, str], list[Outcome]] = {}
+    for o in outcomes:
+        groups.setdefault((o.engine, o.group, o.split), []).append(o)
+    result = {}
+    for key in sorted(groups, key=lambda k: (k[0], _group_order(k[0], k[1]), k[2])):
+        members = groups[key]
+        totals = summary(members)
+        verdicts = [o for o in members if o.started is not None and o.predicted_start is not None]
+        wrong = [o.id for o in verdicts if o.started != o.predicted_start]
+        result[key] = {
+            "records": len(members),
+            **{
+                k: totals[k]
+                for k in ("weights", "kv_bytes", "kv_tokens", "draft_weights")
+                if k in totals
+            },
+            "verdicts": {
+                "known": len(verdicts),
+                "right": len(verdicts) - len(wrong),
+                "wrong": wrong,
+            },
+        }
+    return result
+
+
+def _group_order(engine: str, group: str) -> int:
+    names = [name for _, name in reversed(VERSION_GROUPS.get(engine, []))]
+    return names.index(group) if group in names else len(names)
+
+
+# issue 13's done-when targets, for the validation split of these (engine, version group)s
+TARGET_GROUPS = [("vllm", "0.18+"), ("sglang", "0.4"), ("sglang", "0.5")]
+
+
+def targets(figures: dict[str, Any]) -> list[tuple[str, float | None, str, bool | None]]:
+    """(what, value, target, met) for one group's figures; value None where no record has it."""
+
+    def get(quantity: str, key: str) -> float | None:
+        return figures[quantity][key] if quantity in figures else None
+
+    rows = [
+        ("weights median |error|", get("weights", "median_abs_error"), "<= 2%", 0.02, False),
+        ("weights max |error|", get("weights", "worst_abs_error"), "<= 5%", 0.05, False),
+        ("KV cache median |error|", get("kv_bytes", "median_abs_error"), "<= 5%", 0.05, False),
+        ("KV cache within 10%", get("kv_bytes", "within_10pct"), ">= 80%", 0.80, True),
+        (
+            "drafter weights max |error|",
+            get("draft_weights", "worst_abs_error"),
+            "<= 10%",
+            0.10,
+            False,
+        ),
+    ]
+    out: list[tuple[str, float | None, str, bool | None]] = []
+    for name, value, text, bound, at_least in rows:
+        met = None if value is None else (value >= bound if at_least else value <= bound)
+        out.append((name, value, text, met))
+    v = figures["verdicts"]
+    out.append(
+        ("start/refuse verdicts right", float(v["right"]), f"all {v['known']}", not v["wrong"])
+    )
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.1f}%"
+
+
+def print_groups(groups: dict[tuple[str, str, str], dict[str, Any]]) -> None:
+    print(
+        f"{'engine':7} {'versions':10} {'split':11} {'recs':>4} {'weights med':>11} {'max':>6}"
+        f" {'KV med':>7} {'<=10%':>6} {'KVtok med':>9} {'<=10%':>6} {'draft med':>9} {'max':>6}"
+        f" {'verdicts':>9}"
+    )
+    for (engine, group, split), g in groups.items():
+        w, kv, tok, dr = (
+            g.get(k, {}) for k in ("weights", "kv_bytes", "kv_tokens", "draft_weights")
+        )
+        v = g["verdicts"]
+        print(
+            f"{engine:7} {group:10} {split:11} {g['records']:>4} "
+            f"{_pct(w.get('median_abs_error')):>11} {_pct(w.get('worst_abs_error')):>6} "
+            f"{_pct(kv.get('median_abs_error')):>7} {_pct(kv.get('within_10pct')):>6} "
+            f"{_pct(tok.get('median_abs_error')):>9} {_pct(tok.get('within_10pct')):>6} "
+            f"{_pct(dr.get('median_abs_error')):>9} {_pct(dr.get('worst_abs_error')):>6} "
+            f"{v['right']:>4}/{v['known']:<4}"
+        )
+    print(
+        "\n(|error| of hbmlint against the log: median and max; <=10%: share of records within"
+        " 10%;\n KV med: KV cache bytes; KVtok: KV cache tokens; verdicts: start/refuse right /"
+        " known)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--logs", type=Path, default=DEFAULT_LOGS)
-    parser.add_argument("--fit", action="store_true", help="fit the activation constants")
+    parser.add_argument("--logs", type=Path, default=DEFAULT_LOGS, help="the shared log file")
+    parser.add_argument("--no-shared", action="store_true", help="only benchmarks/calibration")
+    parser.add_argument("--calibration-dir", type=Path, default=CALIBRATION_DIR)
+    parser.add_argument(
+        "--fit", action="store_true", help="fit the activation constants (calibration split)"
+    )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     args = parser.parse_args(argv)
-    records = yaml.safe_load(args.logs.read_text(encoding="utf-8"))
+    shared = None if args.no_shared else args.logs
+    records = load_records(shared, args.calibration_dir)
+    files = sorted({r["_file"] for r in records})
 
     outcomes: list[Outcome] = []
     unusable: list[tuple[str, str]] = []
@@ -381,22 +646,26 @@ def main(argv: list[str] | None = None) -> int:
         else:
             outcomes.append(result)
 
-    print(f"{len(outcomes)} of {len(records)} records evaluated ({args.logs})\n")
-    header = f"{'record':44} {'weights GiB':>19} {'err':>7} {'KV GiB':>15} {'err':>7}"
-    header += f" {'KV tokens':>21} {'err':>7} {'layout':>7}"
+    print(f"{len(outcomes)} of {len(records)} records evaluated ({', '.join(files)})\n")
+    header = f"{'record':44} {'s':1} {'versions':9} {'weights GiB':>19} {'err':>7}"
+    header += f" {'KV GiB':>15} {'err':>7} {'KV tokens':>21} {'err':>7} {'layout':>7} {'start':>9}"
     print(header)
     for o in outcomes:
         w = _pair(o, "weights", GIB, "{:.2f}")
         kv = _pair(o, "kv_bytes", GIB, "{:.2f}")
         tok = _pair(o, "kv_tokens", 1, "{:,.0f}")
         print(
-            f"{o.id[:44]:44} {w:>19} {fmt_pct(o.error('weights')):>7} {kv:>15} "
-            f"{fmt_pct(o.error('kv_bytes')):>7} {tok:>21} {fmt_pct(o.error('kv_tokens')):>7} "
-            f"{fmt_pct(o.error('layout_tokens')):>7}"
+            f"{o.id[:44]:44} {o.split[0]:1} {o.group:9} {w:>19} {fmt_pct(o.error('weights')):>7} "
+            f"{kv:>15} {fmt_pct(o.error('kv_bytes')):>7} {tok:>21} "
+            f"{fmt_pct(o.error('kv_tokens')):>7} {fmt_pct(o.error('layout_tokens')):>7} "
+            f"{_verdict(o):>9}"
         )
-    print("\n(measured -> hbmlint; layout: tokens hbmlint fits in the KV bytes the engine")
-    print(" measured, against the tokens it reported: the KV layout without the overhead)\n")
+    print("\n(s: c calibration, v validation; measured -> hbmlint; layout: tokens hbmlint fits in")
+    print(" the KV bytes the engine measured, against the tokens it reported: the KV layout")
+    print(" without the overhead; start: what happened -> what hbmlint predicts, y started,")
+    print(" n refused, ? not known)\n")
     totals = summary(outcomes)
+    print("All records, both splits:")
     print(f"{'quantity':30} {'records':>7} {'median':>8} {'worst':>8} {'<=5%':>6} {'<=10%':>6}")
     for key, label in QUANTITIES:
         if key in totals:
@@ -406,6 +675,23 @@ def main(argv: list[str] | None = None) -> int:
                 f"{t['worst_abs_error'] * 100:>7.1f}% {t['within_5pct'] * 100:>5.0f}% "
                 f"{t['within_10pct'] * 100:>5.0f}%"
             )
+    groups = group_summary(outcomes)
+    print("\nPer engine, version group and split:")
+    print_groups(groups)
+    print("\nIssue 13 targets on the validation split (never fitted on):")
+    for engine, group in TARGET_GROUPS:
+        figures = groups.get((engine, group, "validation"))
+        if figures is None:
+            print(f"  {engine} {group}: no validation records")
+            continue
+        print(f"  {engine} {group} ({figures['records']} records):")
+        for name, value, text, met in targets(figures):
+            shown = f"{value:.0f}" if name.startswith("start") else _pct(value)
+            state = {True: "met", False: "NOT MET", None: "no records"}[met]
+            print(f"    {name:30} {shown:>7}  target {text:8} {state}")
+        wrong = figures["verdicts"]["wrong"]
+        if wrong:
+            print(f"    wrong verdicts: {', '.join(wrong)}")
     stored = [o for o in outcomes if "weights_stored" in o.predicted]
     print(
         f"\nWeights from checkpoint sizes ({len(stored)} of {len(outcomes)} records: "
@@ -421,6 +707,14 @@ def main(argv: list[str] | None = None) -> int:
         f"  not known offline for {len(missing)} models; `hbmlint models pull` them where the "
         "Hub is reachable to add them"
     )
+    drafters = [o for o in outcomes if "draft_weights" in o.measured]
+    if drafters:
+        print("\nDrafter weights:")
+        for o in drafters:
+            print(
+                f"  {o.id[:44]:44} {_pair(o, 'draft_weights', GIB, '{:.2f}'):>19} "
+                f"{fmt_pct(o.error('draft_weights')):>7} {o.skipped.get('draft_weights', '')}"
+            )
     not_evaluated = [(o.id, q, why) for o in outcomes for q, why in o.skipped.items()]
     failed = [o for o in outcomes if o.measured.get("kv_bytes", 1) <= 0]
     for o in failed:
@@ -435,16 +729,37 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {rid} ({quantity}): {why}")
 
     if args.fit:
-        a, b, n = fit_activation(records)
-        print(f"\nactivation fit on {n} records: mlp_factor {a:.2f}, logit_bytes {b:.1f}")
+        fitted_on = [r for r in records if split_of(r) == "calibration"]
+        a, b, n = fit_activation(fitted_on)
+        print(
+            f"\nactivation fit on {n} calibration records: mlp_factor {a:.2f}, logit_bytes {b:.1f}"
+        )
     if args.json:
         data = {
             "records": [o.__dict__ for o in outcomes],
             "summary": totals,
+            "groups": [
+                {"engine": e, "versions": g, "split": sp, **figures}
+                for (e, g, sp), figures in groups.items()
+            ],
             "not_evaluated": [{"id": rid, "why": why} for rid, why in unusable],
         }
         args.json.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return 0
+
+
+def _verdict(o: Outcome) -> str:
+    def yn(value: bool | None) -> str:
+        return "?" if value is None else ("y" if value else "n")
+
+    if o.started is None and o.predicted_start is None:
+        return ""
+    mark = (
+        " !"
+        if None not in (o.started, o.predicted_start) and o.started != o.predicted_start
+        else ""
+    )
+    return f"{yn(o.started)} -> {yn(o.predicted_start)}{mark}"
 
 
 def _pair(o: Outcome, key: str, scale: float, pattern: str) -> str:

@@ -1,0 +1,121 @@
+"""benchmarks/accuracy.py: where records come from, their split, the version groups, and the
+report per engine, version and split."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+import yaml
+from helpers import REPO
+
+SPEC = importlib.util.spec_from_file_location("accuracy", REPO / "benchmarks" / "accuracy.py")
+accuracy = importlib.util.module_from_spec(SPEC)
+sys.modules["accuracy"] = accuracy  # dataclasses look their module up there
+SPEC.loader.exec_module(accuracy)
+
+# A vLLM 0.18 start of Llama-3.1-8B on one H100 (figures of the shape vLLM logs; the test is
+# about the report, not the model)
+RECORD = {
+    "id": "test-llama31-8b-h100",
+    "split": "validation",
+    "source": {"url": "https://example.invalid/log", "ref": "test"},
+    "engine": "vllm",
+    "engine_version": "0.18.0",
+    "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+    "dtype": "bfloat16",
+    "gpu_model": "NVIDIA H100 80GB HBM3",
+    "gpu_total_memory_logged": "79.18 GiB",
+    "tensor_parallel_size": 1,
+    "gpu_memory_utilization": 0.9,
+    "max_model_len": 8192,
+    "started": True,
+    "memory": {"weights_gib": 14.99, "kv_cache_gib": 50.0},
+}
+
+
+def write(folder, name, records):
+    (folder / name).write_text(yaml.safe_dump(records), encoding="utf-8")
+
+
+def test_the_split_rule_is_the_stated_hash():
+    # SHA-256 first hex digit 0-7 -> validation; pinned so the rule cannot drift unnoticed
+    assert accuracy.hashed_split("vllm-pr12126-llama32-11b-vision-h100") == "validation"
+    assert accuracy.hashed_split("vllm-pr10511-llama3-8b-tp2") == "calibration"
+    ids = [f"record-{n}" for n in range(400)]
+    share = sum(accuracy.hashed_split(i) == "validation" for i in ids) / len(ids)
+    assert 0.4 < share < 0.6
+
+
+def test_shared_records_get_the_hash_split_and_own_records_keep_theirs(tmp_path):
+    shared = tmp_path / "engine-logs.yaml"
+    shared_record = {k: v for k, v in RECORD.items() if k != "split"}
+    shared.write_text(yaml.safe_dump([{**shared_record, "id": "vllm-pr10511-llama3-8b-tp2"}]))
+    folder = tmp_path / "calibration"
+    folder.mkdir()
+    write(folder, "vllm.yaml", [RECORD])
+    records = accuracy.load_records(shared, folder)
+    assert [(r["_file"], accuracy.split_of(r)) for r in records] == [
+        ("engine-logs.yaml", "calibration"),
+        ("vllm.yaml", "validation"),
+    ]
+    # without the shared file: the folder alone
+    assert [r["id"] for r in accuracy.load_records(tmp_path / "absent.yaml", folder)] == [
+        RECORD["id"]
+    ]
+
+
+def test_an_own_record_without_a_split_is_refused(tmp_path):
+    write(tmp_path, "vllm.yaml", [{k: v for k, v in RECORD.items() if k != "split"}])
+    with pytest.raises(ValueError, match="needs `split: calibration`"):
+        accuracy.load_records(None, tmp_path)
+
+
+def test_an_id_seen_twice_is_refused(tmp_path):
+    write(tmp_path, "a.yaml", [RECORD])
+    write(tmp_path, "b.yaml", [RECORD])
+    with pytest.raises(ValueError, match="appears twice"):
+        accuracy.load_records(None, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("engine", "version", "group"),
+    [
+        ("vllm", "0.11.2 (V1 engine)", "<0.12"),
+        ("vllm", "0.12.0", "0.12-0.17"),
+        ("vllm", "0.17.1", "0.12-0.17"),
+        ("vllm", "0.18.0", "0.18+"),
+        ("vllm", "0.20.2rc1.dev129+g1acd67a79 (V1)", "0.18+"),
+        ("vllm", "V1 (Aug 2026)", "?"),
+        ("sglang", "0.4.6.post1", "0.4"),
+        ("sglang", "v0.5.3rc0", "0.5"),
+        ("tgi", "3.3.4", "3.x"),
+        ("tgi", "2.4.1", "2.x"),
+    ],
+)
+def test_version_groups(engine, version, group):
+    assert accuracy.version_group(engine, version) == group
+
+
+def test_the_report_groups_by_engine_version_and_split(tmp_path, capsys):
+    refused = {
+        **RECORD,
+        "id": "test-refused",
+        "split": "calibration",
+        "max_model_len": 131072,
+        "gpu_memory_utilization": 0.3,
+        "started": False,
+        "memory": {"weights_gib": 14.99},
+    }
+    write(tmp_path, "vllm.yaml", [RECORD, refused])
+    assert accuracy.main(["--no-shared", "--calibration-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 of 2 records evaluated (vllm.yaml)" in out
+    rows = [line.split() for line in out.splitlines() if line.startswith("vllm    0.18+")]
+    # one row per split; each verdict right (started -> no error; refused -> HBM102)
+    assert [(r[2], r[3], r[-1]) for r in rows] == [
+        ("calibration", "1", "1/1"),
+        ("validation", "1", "1/1"),
+    ]
+    assert "vllm 0.18+ (1 records)" in out
