@@ -537,14 +537,19 @@ def budget(
     "--rules-dir", "rules_dirs", multiple=True, type=click.Path(file_okay=False, exists=True)
 )
 def list_rules(rules_dirs: tuple[str, ...]) -> None:
-    """List every check and rule with its code, severity and summary."""
+    """List every check and rule with its code, severity and summary; a rule also with the
+    engines and releases it holds for."""
     from .diagnostics import INPUT_CHECKS
+    from .ruledoc import engines_text
 
     rules, problems = _load_rules(rules_dirs)
     for check in INPUT_CHECKS.values():
         click.echo(f"{check.code}  {str(check.severity):7}  {check.name:28} {check.summary}")
     for rule in sorted(rules, key=lambda r: r.id):
-        click.echo(f"{rule.id}  {str(rule.severity):7}  {rule.name:28} {rule.summary}")
+        click.echo(
+            f"{rule.id}  {str(rule.severity):7}  {rule.name:28} {rule.summary} "
+            f"[{engines_text(rule.engines)}]"
+        )
     for problem in problems:
         click.echo(
             f"{problem.file}:{problem.span.line}:{problem.span.column}: "

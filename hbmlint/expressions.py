@@ -1,7 +1,7 @@
 """The rule expression language: a small, safe subset of Python expressions over the budget.
 
 Evaluated by simpleeval (never Python's eval): arithmetic, comparisons, ``and``/``or``/``not``,
-attribute access to the budget's names, and calls to the documented functions only; no
+``in`` a tuple of literals (``x in ("awq", "gptq")``), attribute access to the budget's names, and calls to the documented functions only; no
 imports, no underscore attributes, no method calls. Message templates embed expressions in
 braces, with an optional format after a colon: ``{draft.weights / gpu.usable:%}``.
 """
@@ -96,6 +96,14 @@ OPERATORS = {
 
 
 class _Evaluator(simpleeval.SimpleEval):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # a tuple literal, for membership: quant in ("awq", "awq_marlin")
+        self.nodes[ast.Tuple] = self._eval_tuple
+
+    def _eval_tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self._eval(element) for element in node.elts)
+
     def _eval_call(self, node: ast.Call) -> Any:
         # Only the functions we document may be called: no methods of the objects in scope.
         if not isinstance(node.func, ast.Name) or node.func.id not in self.functions:

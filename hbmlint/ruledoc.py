@@ -54,11 +54,7 @@ class RuleDoc:
         """The bullet points of the rule's section."""
         lines = []
         if self.engines:
-            shown = (
-                f"{engine} ({'every release' if spec == 'all' else spec})"
-                for engine, spec in self.engines.items()
-            )
-            lines.append(f"Engines: {', '.join(shown)}")
+            lines.append(f"Engines: {engines_text(self.engines)}")
         if self.when:
             lines.append(f"Runs when: `{self.when}`")
         if self.check:
@@ -104,6 +100,17 @@ class RuleDoc:
             lines += [f"- {fix}" for fix in self.fixes]
         lines += ["", f"[Documentation]({self.help_uri})"]
         return "\n".join(lines)
+
+
+def engines_text(engines: dict[str, str]) -> str:
+    """The engines and releases a rule holds for: "vllm (every release), sglang (>=0.4)";
+    a rule that names none holds for every engine."""
+    if not engines:
+        return "every engine"
+    return ", ".join(
+        f"{engine} ({'every release' if spec == 'all' else spec})"
+        for engine, spec in engines.items()
+    )
 
 
 def _prose(text: str) -> str:

@@ -310,6 +310,8 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "dtype": s.dtype,
                 "dtype_requested": dep.model.dtype or "auto",
                 "quantization_requested": dep.model.quantization or "none",
+                "quantization_method": dep.model.quantization_method or "none",
+                "checkpoint_quantization": getattr(target, "quant_method", None) or "none",
                 "attention_heads": target.num_attention_heads,
                 "kv_heads": target.num_kv_heads,
                 "mla": target.is_mla,

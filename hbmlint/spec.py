@@ -50,6 +50,9 @@ class ModelRef:
     config: Path | None = None
     dtype: str | None = None
     quantization: str | None = None
+    # the engine's own name for it as the manifest writes it (vLLM --quantization awq_marlin),
+    # where the engine checks the name itself against the checkpoint
+    quantization_method: str | None = None
 
     @property
     def label(self) -> str:

@@ -13,7 +13,8 @@ from helpers import EXAMPLES, REPO
 from hbmlint.lint import lint_file
 from hbmlint.rules import load_rules
 
-STARTUP = ("HBM301", "HBM302", "HBM303", "HBM304", "HBM305", "HBM306", "HBM307", "HBM308")
+# every start-up rule, HBM301 on: each new one is held to the same promises
+STARTUP = tuple(sorted(p.name[:6] for p in (REPO / "rules").glob("HBM3*.yaml")))
 
 
 def deployment(
@@ -143,6 +144,21 @@ FAILING = [
         "--quantization",
         ["compute capability 7.0", "Minimum capability: 80"],
     ),
+    (
+        "HBM309",
+        {
+            "args": ["--quantization=fp8"],
+            "model": "neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8",
+            "accelerator": "nvidia-h100-80gb",
+            "gpus": 2,
+        },
+        "--quantization",
+        [
+            "model config (compressed-tensors) does not match",
+            "`quantization` argument (fp8)",
+            "Remove --quantization",
+        ],
+    ),
 ]
 
 
@@ -215,6 +231,14 @@ PASSING = [
     {"args": [], "accelerator": "nvidia-tesla-t4", "model": "Qwen/Qwen2.5-1.5B-Instruct"},
     {"args": ["--dtype=bfloat16"], "accelerator": "nvidia-l4"},
     {"args": ["--quantization=fp8"], "accelerator": "nvidia-l4"},
+    # the checkpoint's own method; fp8 on an unquantized checkpoint quantizes it while loading
+    {
+        "args": ["--quantization=compressed-tensors"],
+        "model": "neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8",
+        "accelerator": "nvidia-h100-80gb",
+        "gpus": 2,
+    },
+    {"args": ["-q", "fp8"], "model": "Qwen/Qwen3-30B-A3B-FP8", "accelerator": "nvidia-h100-80gb"},
 ]
 
 
@@ -316,3 +340,45 @@ def test_every_nvidia_gpu_has_a_compute_capability():
     assert find_gpu("A100").compute_capability == 8.0
     assert find_gpu("L4").compute_capability == 8.9
     assert find_gpu("H100").compute_capability == 9.0
+
+
+def test_quantization_is_kept_as_written_beside_its_format():
+    """The budget needs the weight format (awq_marlin is AWQ); vLLM compares the name."""
+    from hbmlint.engines import vllm
+    from hbmlint.engines.args import Token
+    from hbmlint.yamlsrc import Span
+
+    words = ["Qwen/Qwen2.5-7B-Instruct-AWQ", "--quantization", "AWQ_Marlin"]
+    command = vllm.parse([Token(w, Span(1, i + 1)) for i, w in enumerate(words)], Span(1, 1))
+    assert command.values["model.quantization"] == "awq"
+    assert command.values["model.quantization_method"] == "awq_marlin"
+
+
+def test_checkpoint_quant_method_is_read_as_vllm_reads_it():
+    from hbmlint.catalog.architecture import checkpoint_quant_method
+
+    assert checkpoint_quant_method({"quantization_config": {"quant_method": "GPTQ"}}) == "gptq"
+    compressed = {"compression_config": {"quant_method": "compressed_tensors"}}
+    assert checkpoint_quant_method(compressed) == "compressed-tensors"
+    nested = {"text_config": {"quantization_config": {"quant_method": "awq"}}}
+    assert checkpoint_quant_method(nested) == "awq"
+    modelopt = {
+        "quantization_config": {
+            "producer": {"name": "modelopt"},
+            "quantization": {"quant_algo": "NVFP4"},
+        }
+    }
+    assert checkpoint_quant_method(modelopt) == "modelopt_fp4"
+    assert checkpoint_quant_method({}) is None
+
+
+def test_rules_command_and_docs_list_each_rules_engine_releases(cli):
+    run = cli("rules")
+    assert run.exit_code == 0
+    lines = {line[:6]: line for line in run.output.splitlines()}
+    for code in STARTUP:
+        assert "[vllm (" in lines[code] or "sglang (" in lines[code] or "tgi (" in lines[code]
+    assert lines["HBM308"].endswith("[vllm (>=0.5.1)]")
+    assert lines["HBM101"].endswith("[every engine]")
+    docs = (REPO / "docs" / "rules.md").read_text()
+    assert "- Engines: vllm (>=0.5.1)" in docs.split("### HBM308")[1].split("###")[0]

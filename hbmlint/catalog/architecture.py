@@ -132,6 +132,8 @@ class Architecture:
     max_length: int | None = None
     attention_bias: bool = False
     quantization: str | None = None  # the checkpoint's own format (quantization_config)
+    # quantization_config's quant_method as vLLM reads it (checkpoint_quant_method)
+    quant_method: str | None = None
     # features present in the config that hbmlint still approximates
     approximations: tuple[str, ...] = ()
     # per layer: FULL / SLIDING / STATE / NO_MIXER; empty means every layer is FULL
@@ -622,6 +624,29 @@ def derived_max_length(config: dict, text: dict) -> int | None:
 NO_ROPE_TYPES = {"gpt2", "gpt_bigcode", "opt", "bloom", "mpt", "falcon_alibi"}
 
 
+def checkpoint_quant_method(config: dict) -> str | None:
+    """The checkpoint's quant_method as vLLM reads it (ModelConfig._parse_quant_hf_config):
+    quantization_config, else compressed-tensors' compression_config, else the text config's
+    (multimodal models); lower-cased, compressed_tensors spelled compressed-tensors; ModelOpt's
+    producer block names modelopt (FP8) or modelopt_fp4 (NVFP4)."""
+    for holder in (config, config.get("text_config")):
+        if not isinstance(holder, dict):
+            continue
+        qconfig = holder.get("quantization_config") or holder.get("compression_config")
+        if not isinstance(qconfig, dict):
+            continue
+        producer = qconfig.get("producer")
+        if isinstance(producer, dict) and producer.get("name") == "modelopt":
+            algo = (qconfig.get("quantization") or {}).get("quant_algo")
+            if algo == "FP8":
+                return "modelopt"
+            if algo == "NVFP4":
+                return "modelopt_fp4"
+        method = str(qconfig.get("quant_method") or "").strip().lower()
+        return method.replace("compressed_tensors", "compressed-tensors") or None
+    return None
+
+
 def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
     """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
     from . import checkpoint_format
@@ -701,6 +726,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         max_length=derived_max_length(config, text),
         attention_bias=bool(text.get("attention_bias", text.get("model_type") == "qwen2")),
         quantization=fmt.name if fmt else None,
+        quant_method=checkpoint_quant_method(config),
         approximations=tuple(approximations),
         mixers=mixers,
         sliding_window=window,

@@ -260,6 +260,8 @@ def parse(
             spec[key] = (item.value.text, item.word.span)
             spec_span = spec_span or item.word.span
             continue
+        if item.flag is not None and item.flag.names[0] == "--quantization":
+            _quantization_as_written(command, item)
         if apply(command, item):
             continue
         flag = item.flag
@@ -323,6 +325,16 @@ def parse(
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
     return command
+
+
+def _quantization_as_written(command: EngineCommand, item: Item) -> None:
+    """--quantization exactly as written (lower-case): the budget keeps only the weight format
+    (awq_marlin and awq are both AWQ), but vLLM compares the name itself with the checkpoint's
+    quant_method (rule HBM309)."""
+    value = item.value
+    if value is None or not value.readable or placeholder(value.text):
+        return
+    command.set("model.quantization_method", value.text.strip().lower(), item.word.span)
 
 
 def _allow_long(command: EngineCommand, env: Mapping[str, Token] | None) -> None:

@@ -119,6 +119,7 @@ def build(
             name=v["model.name"],
             dtype=v.get("model.dtype"),
             quantization=v.get("model.quantization"),
+            quantization_method=v.get("model.quantization_method"),
         ),
         parallel=ParallelSpec(
             tensor=v.get("parallel.tensor"),
