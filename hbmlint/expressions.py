@@ -1,8 +1,9 @@
 """The rule expression language: a small, safe subset of Python expressions over the budget.
 
 Evaluated by simpleeval (never Python's eval): arithmetic, comparisons, ``and``/``or``/``not``,
-``in`` a tuple of literals (``x in ("awq", "gptq")``), attribute access to the budget's names, and calls to the documented functions only; no
-imports, no underscore attributes, no method calls. Message templates embed expressions in
+``in`` a tuple of literals (``x in ("awq", "gptq")``), attribute access to the budget's names,
+and calls to the documented functions only; no imports, no underscore attributes, no method
+calls. Message templates embed expressions in
 braces, with an optional format after a colon: ``{draft.weights / gpu.usable:%}``.
 """
 
