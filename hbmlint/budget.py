@@ -234,6 +234,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     ):
         if arch is not None and arch.checkpoint is not None:
             assumed[label] = weights_source(arch, quant, dtype if arch is target else None)
+    # the orchestrator's own choices (formats/*), where it made them, say why instead
+    assumed.update(dep.assumed)
     settings = Settings(
         engine=engine,
         engine_version=dep.engine_version,

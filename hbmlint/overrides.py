@@ -142,6 +142,9 @@ def apply(deployment: Deployment, overrides: tuple[Override, ...]) -> None:
     gpu.count makes the GPU count follow (see below)."""
     for override in overrides:
         group, _, name = override.key.rpartition(".")
+        # the value is the user's now, not the orchestrator's default
+        for key in (name, override.key, f"{name}_{group}"):  # tensor_parallel: parallel.tensor
+            deployment.assumed.pop(key, None)
         if not group:
             setattr(deployment, name, override.value)
         elif override.key == "speculative.model":

@@ -140,6 +140,10 @@ class Deployment:
     # the workload's own labels and annotations that may name the model or the GPU
     # (ai.gke.io/model, hbmlint.io/model, hbmlint.io/gpu)
     hints: list[Label] = field(default_factory=list)
+    # what the orchestrator decides that the file leaves out, as the format reader knows it
+    # (KAITO's memory fraction, a chart's default image): {setting: why}, shown in the
+    # budget's `assumed` list in place of the engine's own default
+    assumed: dict[str, str] = field(default_factory=dict)
 
     @property
     def written_for_hbmlint(self) -> bool:

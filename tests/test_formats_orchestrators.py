@@ -98,6 +98,9 @@ EXPECTED = {
         ("workspace-llama-3-1-8b", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 1, None, 1),
         ("workspace-phi-4-mini-instruct", "vllm", "microsoft/Phi-4-mini-instruct", 1, None, 1),
     ],
+    "kaito-inferenceset.yaml": [
+        ("llama-3-1-8b", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 1, None, 1),
+    ],
 }
 COVERED = set(EXPECTED)
 
@@ -490,3 +493,39 @@ def test_kaito_config_map_elsewhere_and_transformers_runtime_are_infos(tmp_path,
     messages = [f.message for f in result.diagnostics if f.severity is Severity.INFO]
     assert any("params-in-another-file" in m for m in messages)
     assert any("transformers" in m for m in messages)
+
+
+def test_kaito_defaults_are_in_the_budgets_assumed_list_with_kaito_named(rules):
+    result = lint_path(REAL / "kaito-inferenceset.yaml", rules)
+    [deployment] = result.deployments
+    assumed = deployment.budget.assumed
+    assert assumed["max_model_len"].startswith("16 ") and "KAITO" in assumed["max_model_len"]
+    assert assumed["tensor_parallel"].startswith("1 ") and "VM's GPUs" in assumed["tensor_parallel"]
+    # KAITO's memory fraction, not vLLM's 0.9: the share free at start-up, capped at 0.95
+    assert deployment.budget.settings.memory_fraction == 0.95
+    assert "KAITO" in assumed["gpu_memory_utilization"]
+
+
+def test_kaito_settings_the_config_map_gives_are_not_assumed(rules):
+    result = lint_path(REAL / "kaito-workspaces.yaml", rules)
+    assumed = result.deployments[0].budget.assumed
+    assert "KAITO" not in assumed.get("max_model_len", "")
+    assert "KAITO" not in assumed.get("gpu_memory_utilization", "")
+    assert result.deployments[0].budget.settings.memory_fraction == 0.95  # the config's own
+
+
+def test_kaito_config_map_in_another_file_of_the_run_is_read(tmp_path, rules):
+    from hbmlint.lint import lint_paths
+
+    (tmp_path / "params.yaml").write_text(KAITO_TP2.split("---")[0])
+    (tmp_path / "ws.yaml").write_text(KAITO_TP2.split("---")[1])
+    results = {r.display.rsplit("/", 1)[-1]: r for r in lint_paths([str(tmp_path)], rules)}
+    workspace = results["ws.yaml"]
+    [error] = [f for f in workspace.diagnostics if f.severity is Severity.ERROR]
+    assert error.code == "HBM007"  # TP 2 from the other file's config, on a one-GPU VM
+    [deployment] = workspace.deployments
+    assert deployment.deployment.serving.max_model_len == 8192
+    text = (tmp_path / "ws.yaml").read_text().splitlines()
+    assert (
+        "config: params" in text[deployment.deployment.locations["serving.max_model_len"].line - 1]
+    )

@@ -184,6 +184,8 @@ def describe(
             names_none = gpu.type is None and gpu.memory is None
             if default_gpu and names_none and not _gpu_from_labels(deployment):
                 out.append(f"    {'gpu.type':38} {default_gpu!s:40} --gpu")
+            for key, why in deployment.assumed.items():
+                out.append(f"    {key:38} assumed: {why}")
         for finding in findings:
             out.append(
                 f"  {finding.severity} {finding.code} line {finding.span.line}: {finding.message}"

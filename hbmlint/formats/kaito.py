@@ -1,4 +1,6 @@
-"""KAITO ``Workspace`` (``kaito.sh``): ``inference.preset.name`` names the model (KAITO's preset
+"""KAITO ``Workspace`` and ``InferenceSet`` (``kaito.sh``; an InferenceSet's ``spec.template``
+holds a Workspace's ``resource`` and ``inference``, and its replicas are whole Workspaces):
+``inference.preset.name`` names the model (KAITO's preset
 names, or a Hugging Face id), ``resource.instanceType`` the Azure VM size (its GPUs from
 catalog/instance_types.yaml), ``resource.count`` the nodes, and ``inference.config`` a
 ConfigMap whose ``inference_config.yaml`` holds a ``vllm:`` map that KAITO appends to the
@@ -8,7 +10,9 @@ when the ConfigMap is in the same file.
 What KAITO decides when the file does not: the tensor parallelism is the VM's GPU count (the
 controller shards the model over the node's GPUs), and the context length is fitted to the GPU
 at start-up (``max_probe_steps``), so without ``max-model-len`` in the config hbmlint checks
-only that the weights fit with room for one KV block, and says so (an info). The
+only that the weights fit with room for one KV block, and says so (an info); the memory
+fraction is the share of the card free at start-up, at most 0.95. Each is in the budget's
+``assumed`` list with KAITO named. The
 ``transformers`` runtime (annotation ``kaito.sh/runtime``) is not budgeted: an info. A
 Workspace with ``inference.template`` (a pod template of its own) is read by the embedded
 pod-spec fallback.
@@ -27,7 +31,7 @@ from ..spec import Deployment, Label
 from ..yamlsrc import Span, YamlDocument, load_documents
 from .build import GpuFacts, build
 from .kubernetes import document_name
-from .podspec import Reader, value_at
+from .podspec import Reader, tree_object, value_at
 
 NAME = "kaito"
 
@@ -57,20 +61,30 @@ PRESETS = {
 CONFIG_KEY = "inference_config.yaml"
 
 
+# KAITO's memory fraction when the config sets none: the share of the card free at start-up,
+# capped at 0.95 (presets/workspace/inference/vllm/inference_api.py
+# get_max_gpu_memory_utilization); on a card nothing else uses, the cap.
+MEMORY_FRACTION = 0.95
+# Where each kind keeps the Workspace's `resource` and `inference`: an InferenceSet's
+# controller creates Workspaces from spec.template (api/v1beta1/inferenceset_types.go).
+_BASES = {"Workspace": (), "InferenceSet": ("spec", "template")}
+
+
 def detect(data: Any) -> bool:
     return (
         isinstance(data, dict)
         and str(data.get("apiVersion", "")).startswith("kaito.sh/")
-        and data.get("kind") == "Workspace"
-        and isinstance(value_at(data, ("inference", "preset")), dict)
+        and data.get("kind") in _BASES
+        and isinstance(value_at(data, (*_BASES[data["kind"]], "inference", "preset")), dict)
     )
 
 
 def _config_flags(
-    document: YamlDocument, name: str, reader: Reader
-) -> tuple[list[Token], bool] | None:
-    """The ``vllm:`` settings of the ConfigMap ``name`` in the same file as flags, each at its
-    line in the block, and whether it sets max-model-len; None when the ConfigMap is not here."""
+    document: YamlDocument, name: str, reader: Reader, reference: Span
+) -> tuple[list[Token], set[str]] | None:
+    """The ``vllm:`` settings of the ConfigMap ``name`` as flags and the settings it names
+    (dashed): from the same file, each at its line in the block; from another file of the run,
+    at ``reference`` (the workspace's ``config:``); None when no file linted holds it."""
     documents, _ = load_documents(document.text)
     for other in documents:
         data = other.data
@@ -78,33 +92,42 @@ def _config_flags(
             continue
         if value_at(data, ("metadata", "name")) != name:
             continue
-        text = value_at(data, ("data", CONFIG_KEY))
         block = other.span(("data", CONFIG_KEY))
-        try:
-            parsed = yaml.safe_load(str(text or "")) or {}
-        except yaml.YAMLError:
-            reader.findings.append(
-                input_diagnostic(
-                    "HBM004",
-                    f"{CONFIG_KEY} in ConfigMap '{name}' is not YAML KAITO can read",
-                    reader.display,
-                    block,
-                )
+        text = value_at(data, ("data", CONFIG_KEY))
+        return _parse_config(text, name, reader, document.text, block, True)
+    elsewhere = tree_object("ConfigMap", name)
+    if elsewhere is None:
+        return None
+    return _parse_config(elsewhere.get(CONFIG_KEY), name, reader, "", reference, False)
+
+
+def _parse_config(
+    text: Any, name: str, reader: Reader, file_text: str, block: Span, here: bool
+) -> tuple[list[Token], set[str]]:
+    """The ``vllm:`` map of an ``inference_config.yaml`` as flags; ``here``: the block is in
+    ``file_text`` (each flag at its own line), else every flag is at ``block``."""
+    try:
+        parsed = yaml.safe_load(str(text or "")) or {}
+    except yaml.YAMLError:
+        reader.findings.append(
+            input_diagnostic(
+                "HBM004",
+                f"{CONFIG_KEY} in ConfigMap '{name}' is not YAML KAITO can read",
+                reader.display,
+                block,
             )
-            return [], False
-        settings = parsed.get("vllm") if isinstance(parsed, dict) else None
-        lines = document.text.splitlines()
-        tokens: list[Token] = []
-        for key, value in (settings if isinstance(settings, dict) else {}).items():
-            span = _line_of(lines, block, str(key))
-            if isinstance(value, bool):
-                value = str(value).lower()
-            tokens += [Token(f"--{key}", span), Token(str(value), span)]
-        sets_len = isinstance(settings, dict) and any(
-            str(k).replace("_", "-") == "max-model-len" for k in settings
         )
-        return tokens, sets_len
-    return None
+        return [], set()
+    settings = parsed.get("vllm") if isinstance(parsed, dict) else None
+    settings = settings if isinstance(settings, dict) else {}
+    lines = file_text.splitlines()
+    tokens: list[Token] = []
+    for key, value in settings.items():
+        span = _line_of(lines, block, str(key)) if here else block
+        if isinstance(value, bool):
+            value = str(value).lower()
+        tokens += [Token(f"--{key}", span), Token(str(value), span)]
+    return tokens, {str(k).replace("_", "-") for k in settings}
 
 
 def _line_of(lines: list[str], block: Span, key: str) -> Span:
@@ -121,8 +144,11 @@ def to_deployments(
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     data = document.data
     reader = Reader(document, display)
-    name, where = document_name(document, reader, "Workspace")
-    runtime = value_at(data, ("metadata", "annotations", "kaito.sh/runtime"))
+    kind = str(data.get("kind"))
+    name, where = document_name(document, reader, kind)
+    base = _BASES[kind]
+    runtime_path = ("metadata", "annotations", "kaito.sh/runtime")
+    runtime = value_at(data, runtime_path)
     if runtime is not None and str(runtime).lower() != "vllm":
         reader.findings.append(
             input_diagnostic(
@@ -130,23 +156,25 @@ def to_deployments(
                 f"kaito.sh/runtime {runtime}: KAITO serves this preset with Hugging Face "
                 "transformers, which hbmlint does not budget; this workspace is not checked",
                 display,
-                document.span(("metadata", "annotations", "kaito.sh/runtime")),
+                document.span(runtime_path),
                 name,
             )
         )
         return [], reader.findings
-    preset_path = ("inference", "preset", "name")
+    preset_path = (*base, "inference", "preset", "name")
     preset = value_at(data, preset_path)
     preset_span = document.span(preset_path)
     argv: list[Token] = []
+    assumed: dict[str, str] = {}
     if preset is not None:
         model = PRESETS.get(str(preset).lower(), str(preset))
         argv += [Token("--model", preset_span), Token(model, preset_span)]
-    instance = value_at(data, ("resource", "instanceType"))
+    instance_path = (*base, "resource", "instanceType")
+    instance = value_at(data, instance_path)
     gpu = GpuFacts()
     per_node = None
     if instance is not None:
-        span = document.span(("resource", "instanceType"))
+        span = document.span(instance_path)
         gpu.labels = [Label("node.kubernetes.io/instance-type", str(instance), span)]
         from ..catalog.labels import instance_types
 
@@ -156,31 +184,43 @@ def to_deployments(
             gpu.count, gpu.count_span = per_node, span
             # KAITO shards the model over the node's GPUs unless the config says otherwise
             argv += [Token("--tensor-parallel-size", span), Token(str(per_node), span)]
-    nodes = reader.count(("resource", "count"), name)
+    nodes = reader.count((*base, "resource", "count"), name)
     if nodes and nodes > 1 and gpu.count:
         gpu.count = None  # several nodes form one instance: the parallelism decides
-    config = value_at(data, ("inference", "config"))
-    sets_len = False
+    config_path = (*base, "inference", "config")
+    config = value_at(data, config_path)
+    named: set[str] = set()
     if config is not None:
-        found = _config_flags(document, str(config), reader)
+        found = _config_flags(document, str(config), reader, document.span(config_path))
         if found is None:
             reader.findings.append(
                 input_diagnostic(
                     "HBM011",
-                    f"the vLLM settings are in ConfigMap '{config}', which is not in this file; "
-                    "KAITO's defaults are checked instead",
+                    f"the vLLM settings are in ConfigMap '{config}', which is not in this file nor "
+                    "in the others linted with it; KAITO's defaults are checked instead",
                     display,
-                    document.span(("inference", "config")),
+                    document.span(config_path),
                     name,
-                    ["Put the ConfigMap in the same file (---) to check its settings"],
+                    ["Lint the ConfigMap's file with this one to check its settings"],
                 )
             )
         else:
-            tokens, sets_len = found
+            tokens, named = found
             argv += tokens  # appended after KAITO's own flags: they win
-    if not sets_len and preset is not None:
+    if per_node is not None and "tensor-parallel-size" not in named:
+        assumed["tensor_parallel"] = f"{per_node} (KAITO shards the model over the VM's GPUs)"
+    fraction = "gpu-memory-utilization" not in named
+    if fraction:
+        assumed["gpu_memory_utilization"] = (
+            f"{MEMORY_FRACTION} (KAITO: the share of the card free at start-up, at most "
+            f"{MEMORY_FRACTION})"
+        )
+    if "max-model-len" not in named and preset is not None:
         # KAITO fits the context to the GPU at start-up; check the weights with one block
         argv += [Token("--max-model-len", preset_span), Token("16", preset_span)]
+        assumed["max_model_len"] = (
+            "16 (one KV block: KAITO fits the context length to the GPU at start-up)"
+        )
         reader.findings.append(
             input_diagnostic(
                 "HBM011",
@@ -192,9 +232,14 @@ def to_deployments(
                 ["Set max-model-len under vllm: in the inference config to check a length"],
             )
         )
-    command = vllm.parse(argv, document.key_span(("inference",)), {})
+    command = vllm.parse(argv, document.key_span((*base, "inference")), {})
     deployment, findings = build(
         command, name=name, display=display, document=document.index, gpu=gpu, where=where
     )
     reader.findings.extend(findings)
-    return ([deployment] if deployment else []), reader.findings
+    if deployment is None:
+        return [], reader.findings
+    if fraction:  # KAITO's value, not the engine's; no line of the file sets it
+        deployment.serving.gpu_memory_utilization = MEMORY_FRACTION
+    deployment.assumed.update(assumed)
+    return [deployment], reader.findings

@@ -151,6 +151,11 @@ def use_tree_objects(objects: dict[tuple[str, str], dict[str, str]]) -> None:
     _tree_objects.update(objects)
 
 
+def tree_object(kind: str, name: str) -> dict[str, str] | None:
+    """The values of a ConfigMap or Secret defined in another file of the run, or None."""
+    return _tree_objects.get((kind, name))
+
+
 def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
     """The ConfigMaps and Secrets a file's text defines, by (kind, name): their values."""
     return {
