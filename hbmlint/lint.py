@@ -23,6 +23,7 @@ from .expressions import ExpressionError
 from .formats import (
     detect_format,
     format_named,
+    kserve,
     mentions_engine,
     podspec,
     read_as,
@@ -148,6 +149,7 @@ def _lint_text(
             render_first(text, display, error.span)
             or input_diagnostic("HBM002", error.message, display, error.span)
         )
+    checked_elsewhere = False  # a document another file's deployment reads (a KServe runtime)
     for document in documents:
         module = detect_format(document.data)
         if forced is not None and document.data is not None:
@@ -159,6 +161,8 @@ def _lint_text(
         if module is None:
             continue  # YAML that is not a manifest hbmlint knows: skipped silently
         result.is_manifest = True
+        read_elsewhere = getattr(module, "read_elsewhere", None)
+        checked_elsewhere |= bool(read_elsewhere and read_elsewhere(document.data))
         deployments, findings = module.to_deployments(document, path, display)
         result.diagnostics.extend(findings)
         for deployment in deployments:
@@ -170,7 +174,12 @@ def _lint_text(
             result.deployments.append(
                 _lint_deployment(deployment, rules, result.diagnostics, options)
             )
-    if error is None and not result.deployments and not result.diagnostics:
+    if (
+        error is None
+        and not result.deployments
+        and not result.diagnostics
+        and not checked_elsewhere
+    ):
         # nothing read and nothing said: a file that runs an engine must not pass in silence
         unread = unread_engine(text, display)
         if unread is not None:
@@ -264,8 +273,9 @@ def lint_paths(
 
 def shared_objects(items: list[tuple[Path, str]]) -> dict[tuple[str, str], dict[str, str]]:
     """The ConfigMaps and Secrets the files of a run define, so that a workload's
-    ``configMapKeyRef`` to another file of the run is read (a file that cannot be read is
-    skipped here: linting it reports why)."""
+    ``configMapKeyRef`` to another file of the run is read, and KServe's serving runtimes and
+    which InferenceServices use them (a file that cannot be read is skipped here: linting it
+    reports why)."""
     objects: dict[tuple[str, str], dict[str, str]] = {}
     for path, _ in items:
         if str(path) == STDIN:
@@ -276,6 +286,8 @@ def shared_objects(items: list[tuple[Path, str]]) -> dict[tuple[str, str], dict[
             continue
         if "ConfigMap" in text or "Secret" in text:
             objects.update(podspec.tree_objects(text))
+        if "ServingRuntime" in text or "InferenceService" in text:
+            objects.update(kserve.tree_objects(text))
     return objects
 
 

@@ -264,6 +264,48 @@ def test_service_and_runtime_in_one_file_merge_as_kserve_does(tmp_path, rules):
     assert deployment.budget is not None
 
 
+def lint_tree(tmp_path: Path, rules, **files: str) -> dict:
+    from hbmlint.lint import lint_paths
+
+    for name, text in files.items():
+        write(tmp_path, name, text)
+    return {Path(r.display).name: r for r in lint_paths([str(tmp_path)], rules)}
+
+
+def test_a_runtime_in_another_file_of_the_run_is_read_at_the_services_runtime_line(tmp_path, rules):
+    too_long = RUNTIME.replace("--port=8080,", "--port=8080, --max-model-len=500000,")
+    results = lint_tree(tmp_path, rules, **{"isvc.yaml": SERVICE, "runtime.yaml": too_long})
+    service, runtime = results["isvc.yaml"], results["runtime.yaml"]
+    assert read(service) == [("llama", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1)]
+    # the runtime's flag is beyond the model's context: an error, placed at `runtime:` here
+    found = [f for f in service.diagnostics if f.severity is Severity.ERROR]
+    assert "HBM303" in {f.code for f in found}
+    assert {(f.span.line, Path(f.file).name) for f in found} == {(9, "isvc.yaml")}
+    # the runtime is used by a service of the run: checked there, no "template" info here
+    assert runtime.diagnostics == [] and runtime.deployments == []
+
+
+def test_a_cluster_runtime_elsewhere_that_auto_selects_vllm_serves_a_service_naming_none(
+    tmp_path, rules
+):
+    cluster = RUNTIME.replace("kind: ServingRuntime", "kind: ClusterServingRuntime")
+    service = SERVICE.replace("      runtime: vllm-runtime\n", "")
+    results = lint_tree(tmp_path, rules, **{"a.yaml": service, "b.yaml": cluster})
+    assert read(results["a.yaml"]) == [
+        ("llama", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1)
+    ]
+    assert results["a.yaml"].diagnostics == [] and results["b.yaml"].diagnostics == []
+
+
+def test_a_runtime_no_service_of_the_run_uses_is_still_an_info(tmp_path, rules):
+    other = SERVICE.replace("runtime: vllm-runtime", "runtime: another-runtime")
+    results = lint_tree(tmp_path, rules, **{"a.yaml": other, "b.yaml": RUNTIME})
+    [info] = results["b.yaml"].diagnostics
+    assert info.code == "HBM014" and "no InferenceService in the files linted" in info.message
+    [missing] = results["a.yaml"].diagnostics
+    assert missing.code == "HBM014" and "another-runtime" in missing.message
+
+
 def test_the_runtime_settings_apply_and_the_service_args_win(rules):
     result = lint_path(REAL / "kserve-vllm-servingruntime.yaml", rules)
     qwen, llama = (d.deployment for d in result.deployments)

@@ -2,7 +2,9 @@
 Deployments; nothing after this stage knows which format a value came from.
 
 A format module provides ``NAME``, ``detect(data) -> bool`` and
-``to_deployments(document, path, display) -> (deployments, diagnostics)``.
+``to_deployments(document, path, display) -> (deployments, diagnostics)``; optionally
+``read_elsewhere(data) -> bool``: the document is read with another file's deployment (a KServe
+runtime an InferenceService of the run uses), so its own file passing in silence is right.
 """
 
 from __future__ import annotations

@@ -10,7 +10,10 @@ read with the engine's own parser (engines.vllm, engines.sglang) and build.py:
   the one that auto-selects vLLM), read when it is in the same file: the runtime's container
   (command, args, env, resources) with the model's ``args`` appended, its ``env`` and
   ``resources`` winning, as KServe merges them; ``/mnt/models`` is the ``storageUri``, and
-  ``{{.Name}}`` the service's name. A runtime alone is a template: an info, never a deployment.
+  ``{{.Name}}`` the service's name. A runtime in another file of the run is read too (lint's
+  pre-pass collects them), its values placed at the service's ``runtime:``. A runtime is a
+  template: read with each service that uses it, and alone (no service of the run uses it)
+  an info, never a deployment.
 - InferenceService: ``spec.predictor.model`` (``modelFormat: huggingface``) or
   ``spec.predictor.huggingface``: ``storageUri`` (``hf://``) then ``args``, where KServe's
   ``--model_id`` is vLLM's ``--model`` and vLLM's own flags pass through; multi-node
@@ -48,6 +51,7 @@ from .podspec import (
     metadata_labels,
     node_labels,
     runs_engine,
+    tree_kind,
     value_at,
 )
 
@@ -56,6 +60,8 @@ GROUP = "serving.kserve.io/"
 ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
 MODEL_MOUNT = "/mnt/models"
 RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+# tree_objects' key for "an InferenceService of the run uses this runtime" ("" : auto-selected)
+USED_BY = "InferenceService runtime"
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
 # Deployment-side flags per engine: the names each parser reads for what KServe's fields set.
@@ -488,22 +494,88 @@ def _auto_selects_vllm(data: dict) -> bool:
     )
 
 
-def _services_using(document: YamlDocument, runtime: dict) -> bool:
-    """Whether an InferenceService in the same file is served by ``runtime``."""
+def _runtimes_named(text: str) -> set[str]:
+    """The runtimes the InferenceServices of a file name ("" for one KServe picks itself)."""
     from ..yamlsrc import load_documents
 
-    documents, _ = load_documents(document.text)
+    documents, _ = load_documents(text)
+    named: set[str] = set()
     for other in documents:
         data = other.data
         if not isinstance(data, dict) or data.get("kind") != "InferenceService":
             continue
         model = value_at(data, ("spec", "predictor", "model"))
-        if not isinstance(model, dict):
-            continue
-        named = model.get("runtime")
-        if named == _runtime_name(runtime) or (not named and _auto_selects_vllm(runtime)):
-            return True
-    return False
+        if isinstance(model, dict) and _is_runtime_model({"model": model}):
+            named.add(str(model.get("runtime") or ""))
+    return named
+
+
+def _services_using(document: YamlDocument, runtime: dict) -> bool:
+    """Whether an InferenceService in the same file, or in another file of the run, is served
+    by ``runtime``."""
+    named = _runtimes_named(document.text) | {n for n, _ in tree_kind(USED_BY)}
+    return _runtime_name(runtime) in named or ("" in named and _auto_selects_vllm(runtime))
+
+
+def read_elsewhere(data: Any) -> bool:
+    """Whether this document is a runtime an InferenceService of the run uses: it is checked
+    with that service (in whichever file), so its own file may say nothing."""
+    if not isinstance(data, dict) or data.get("kind") not in RUNTIME_KINDS:
+        return False
+    used = {name for name, _ in tree_kind(USED_BY)}
+    return _runtime_name(data) in used or ("" in used and _auto_selects_vllm(data))
+
+
+def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
+    """For the run's pre-pass (lint.shared_objects): the serving runtimes a file defines, by
+    (kind, name), each as its object in JSON, and the runtimes its InferenceServices use."""
+    from ..yamlsrc import load_documents
+
+    found: dict[tuple[str, str], dict[str, str]] = {}
+    documents, _ = load_documents(text)
+    for other in documents:
+        data = other.data
+        if (
+            isinstance(data, dict)
+            and data.get("kind") in RUNTIME_KINDS
+            and str(data.get("apiVersion", "")).startswith(GROUP)
+            and _runtime_name(data)
+        ):
+            found[(str(data["kind"]), _runtime_name(data))] = {"json": json.dumps(data)}
+    for name in _runtimes_named(text):
+        found[(USED_BY, name)] = {}
+    return found
+
+
+class _Elsewhere(YamlDocument):
+    """A runtime from another file of the run: every value of it is placed at the
+    InferenceService's reference to it (its ``runtime:``), the line to look at in this file."""
+
+    def __init__(self, data: Any, at: Span):
+        super().__init__(data=data, index=0)
+        self.at = at
+
+    def span(self, path: Any) -> Span:
+        return self.at
+
+    def key_span(self, path: Any) -> Span:
+        return self.at
+
+
+def _runtimes_elsewhere(wanted: str | None, at: Span) -> list[YamlDocument]:
+    """The runtime ``wanted`` (else those that auto-select vLLM) from the other files."""
+    found: list[YamlDocument] = []
+    for kind in RUNTIME_KINDS:  # KServe looks in the namespace first, then the cluster's
+        for name, values in tree_kind(kind):
+            if wanted is not None and name != wanted:
+                continue
+            try:
+                data = json.loads(values.get("json", ""))
+            except ValueError:
+                continue
+            if wanted is not None or _auto_selects_vllm(data):
+                found.append(_Elsewhere(data, at))
+    return found
 
 
 def _runtime_alone(reader: Reader, name: str, where: Span) -> list[Deployment]:
@@ -519,12 +591,12 @@ def _runtime_alone(reader: Reader, name: str, where: Span) -> list[Deployment]:
         input_diagnostic(
             "HBM014",
             f"{data.get('kind')} '{name}' is a template: KServe runs it for each InferenceService "
-            "that names it, with that service's model, args and GPUs; hbmlint checks it together "
-            "with such a service in the same file",
+            "that names it, with that service's model, args and GPUs; no InferenceService in the "
+            "files linted uses it, so nothing in it was checked",
             reader.display,
             where,
             name,
-            ["Put the InferenceService that uses this runtime in the same file (---)"],
+            ["Lint it together with the InferenceService that uses it (its file, or a folder)"],
         )
     )
     return []
@@ -553,20 +625,24 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
         found = [r for r in runtimes if _runtime_name(r.data) == wanted]
     else:
         found = [r for r in runtimes if _auto_selects_vllm(r.data)]
+    span = document.span((*mpath, "runtime")) if wanted else document.key_span(mpath)
+    if not found:  # another file of the run: its values are placed at this reference
+        found = _runtimes_elsewhere(str(wanted) if wanted else None, span)
     if not found:
         what = f"ServingRuntime '{wanted}'" if wanted else "the ServingRuntime KServe picks"
-        span = document.span((*mpath, "runtime")) if wanted else document.key_span(mpath)
         reader.findings.append(
             input_diagnostic(
                 "HBM014",
-                f"the vLLM command line of this InferenceService is in {what}, which is not in "
-                "this file; nothing in it was checked",
+                f"the vLLM command line of this InferenceService is in {what}, which is "
+                "neither in this file nor in the others linted with it; nothing in it was "
+                "checked",
                 reader.display,
                 span,
                 name,
                 [
-                    "Put the ServingRuntime (or ClusterServingRuntime) in the same file (---), "
-                    "for example the output of `oc get servingruntime NAME -o yaml`"
+                    "Lint the runtime's file with this one, or put the ServingRuntime (or "
+                    "ClusterServingRuntime) in the same file (---), for example the output of "
+                    "`oc get servingruntime NAME -o yaml`"
                 ],
             )
         )
@@ -593,8 +669,10 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
             argv += _tokens(document, (*worker, key), flag)
     container = value_at(runtime.data, cpath)
     image = container.get("image") if "command" not in container else None
+    # a script's words are found in the file that holds them (elsewhere: at the reference)
+    text = "" if isinstance(runtime, _Elsewhere) else document.text
     command = read_invocation(
-        argv, env, document.text, image=image, image_span=runtime.span((*cpath, "image"))
+        argv, env, text, image=image, image_span=runtime.span((*cpath, "image"))
     )
     if command is None:
         return []

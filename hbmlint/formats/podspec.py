@@ -141,7 +141,8 @@ def _value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
 
 # ConfigMaps and Secrets found in the other files of the run (`hbmlint manifests/`): a
 # Deployment often takes its model from a ConfigMap applied from a file of its own. Set once a
-# run by lint (use_tree_objects) before any file is read; values only, by (kind, name).
+# run by lint (use_tree_objects) before any file is read; values only, by (kind, name). Formats
+# add their own cross-file objects the same way (kserve.tree_objects: serving runtimes).
 _tree_objects: dict[tuple[str, str], dict[str, str]] = {}
 
 
@@ -154,6 +155,11 @@ def use_tree_objects(objects: dict[tuple[str, str], dict[str, str]]) -> None:
 def tree_object(kind: str, name: str) -> dict[str, str] | None:
     """The values of a ConfigMap or Secret defined in another file of the run, or None."""
     return _tree_objects.get((kind, name))
+
+
+def tree_kind(kind: str) -> list[tuple[str, dict[str, str]]]:
+    """Every object of ``kind`` the other files of the run define, as (name, values)."""
+    return [(name, values) for (k, name), values in _tree_objects.items() if k == kind]
 
 
 def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
