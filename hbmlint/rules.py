@@ -316,6 +316,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "kv_heads": target.num_kv_heads,
                 "mla": target.is_mla,
                 "max_length": Q(target.max_length or 0, "token"),
+                "max_length_sglang": Q(getattr(target, "max_length_sglang", None) or 0, "token"),
             }
         ),
         "draft": Lazy(
@@ -351,6 +352,9 @@ def budget_names(budget: Budget) -> dict[str, Any]:
             {
                 "tensor": s.tensor_parallel,
                 "pipeline": s.pipeline_parallel,
+                "data": dep.parallel.data or 1,
+                "expert": bool(dep.parallel.expert),
+                "dp_attention": bool(dep.parallel.dp_attention),
                 "next_tensor": _next_tensor_parallel(target.num_attention_heads, s.tensor_parallel),
                 "tensor_to_fit": tensor_to_fit,
             }
@@ -371,6 +375,9 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "chunked_prefill": _switch(serving.chunked_prefill),
                 "allow_long_max_model_len": bool(serving.allow_long_max_model_len),
                 "model_overrides": bool(serving.model_overrides),
+                "max_input_tokens": Q(serving.max_input_tokens or 0, "token"),
+                "max_input_tokens_set": serving.max_input_tokens is not None,
+                "kv_cache_max_tokens": Q(serving.kv_cache_max_tokens or 0, "token"),
             }
         ),
         "overhead": Lazy({"total": budget.overhead_total, **budget.overhead}),

@@ -97,7 +97,10 @@ class ServingSpec:
     kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens
     # Start-up checks (rules HBM3xx): what the manifest says explicitly, None where it is silent.
     chunked_prefill: bool | None = None  # vLLM --enable-chunked-prefill / --no-enable-...
-    allow_long_max_model_len: bool | None = None  # env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+    # the engine's switch for a length above the model's: env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+    # (vLLM), SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (SGLang)
+    allow_long_max_model_len: bool | None = None
+    max_input_tokens: int | None = None  # TGI --max-input-tokens: the longest prompt
     model_overrides: str | None = None  # vLLM --hf-overrides / --rope-scaling: config changed
 
 

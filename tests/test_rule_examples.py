@@ -1,6 +1,7 @@
 """Each rule file's own examples (its ``examples: {fail, pass}``), as ruff's and kube-linter's
-per-rule fixtures: every fail example, written as a Kubernetes Deployment running vLLM, is found
-at the flag it names; every pass example is not."""
+per-rule fixtures: every fail example, written as a Kubernetes Deployment running vLLM (or the
+SGLang or TGI server the example names), is found at the flag it names; every pass example is
+not."""
 
 from __future__ import annotations
 
@@ -32,9 +33,26 @@ def _examples() -> list[tuple[str, str, dict]]:
 EXAMPLES = _examples()
 
 
+# engine -> (command, the flag that names the model, the image when the example names none)
+ENGINES = {
+    "vllm": ('["vllm", "serve"]', "--model", "vllm/vllm-openai:v0.11.0"),
+    "sglang": (
+        '["python3", "-m", "sglang.launch_server"]',
+        "--model-path",
+        "lmsysorg/sglang:v0.5.2",
+    ),
+    "tgi": (
+        '["text-generation-launcher"]',
+        "--model-id",
+        "ghcr.io/huggingface/text-generation-inference:3.3.4",
+    ),
+}
+
+
 def deployment(example: dict) -> str:
     model = example.get("model", "Qwen/Qwen2.5-7B-Instruct")
-    args = [f"--model={model}", *shlex.split(example["args"])]
+    command, model_flag, image = ENGINES[example.get("engine", "vllm")]
+    args = [f"{model_flag}={model}", *shlex.split(example["args"])]
     env = example.get("env") or {}
     lines = [
         "apiVersion: apps/v1",
@@ -49,8 +67,8 @@ def deployment(example: dict) -> str:
         f"        cloud.google.com/gke-accelerator: {example.get('accelerator', 'nvidia-l4')}",
         "      containers:",
         "      - name: vllm",
-        f"        image: {example.get('image', 'vllm/vllm-openai:v0.11.0')}",
-        '        command: ["vllm", "serve"]',
+        f"        image: {example.get('image', image)}",
+        f"        command: {command}",
         "        args:",
         *(f"        - {json.dumps(arg)}" for arg in args),
     ]

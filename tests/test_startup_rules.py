@@ -382,3 +382,71 @@ def test_rules_command_and_docs_list_each_rules_engine_releases(cli):
     assert lines["HBM101"].endswith("[every engine]")
     docs = (REPO / "docs" / "rules.md").read_text()
     assert "- Engines: vllm (>=0.5.1)" in docs.split("### HBM308")[1].split("###")[0]
+
+
+# SGLang and TGI refusals: the engine's own words and the fix, at the flag's line
+OTHER_ENGINES = [
+    (
+        "HBM310",
+        '["python3", "-m", "sglang.launch_server"]',
+        ["--model-path=Qwen/Qwen2.5-7B-Instruct", "--tp=3"],
+        "--tp=3",
+        ["28 attention heads", "is not divisible by 3", "Set --tp-size"],
+    ),
+    (
+        "HBM311",
+        '["python3", "-m", "sglang.launch_server"]',
+        ["--model-path=Qwen/Qwen2.5-7B-Instruct", "--context-length=65536"],
+        "--context-length",
+        ["greater than the derived context_length", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"],
+    ),
+    (
+        "HBM312",
+        '["text-generation-launcher"]',
+        [
+            "--model-id=Qwen/Qwen2.5-7B-Instruct",
+            "--max-input-tokens=8192",
+            "--max-total-tokens=8192",
+        ],
+        "--max-input-tokens",
+        ["must be < `max_total_tokens`", "Lower --max-input-tokens"],
+    ),
+    (
+        "HBM313",
+        '["text-generation-launcher"]',
+        [
+            "--model-id=Qwen/Qwen2.5-7B-Instruct",
+            "--max-total-tokens=16384",
+            "--max-batch-total-tokens=8192",
+        ],
+        "--max-batch-total-tokens",
+        ["must be <= `max_batch_total_tokens`", "Raise --max-batch-total-tokens"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "command", "args", "flag", "words"), OTHER_ENGINES)
+def test_sglang_and_tgi_refusals(tmp_path, rules, code, command, args, flag, words):
+    text = (
+        deployment([], gpus=3)
+        .replace('["vllm", "serve"]', command)
+        .replace(
+            "vllm/vllm-openai:v0.11.0",
+            "lmsysorg/sglang:v0.5.2"
+            if "sglang" in command
+            else "ghcr.io/huggingface/text-generation-inference:3.3.4",
+        )
+        .replace(
+            '        - "--model=Qwen/Qwen2.5-7B-Instruct"',
+            "\n".join(f"        - {a}" for a in args),
+        )
+    )
+    result = lint(tmp_path, rules, text)
+    [finding] = findings(result, code)
+    assert finding.severity.name == "ERROR"
+    assert finding.span.line == line_of(text, flag)
+    said = " ".join([finding.message, *finding.fixes])
+    for word in words:
+        assert word in said
+    # and no vLLM rule judges another engine's deployment
+    assert not [d for d in result.diagnostics if d.code in ("HBM301", "HBM302", "HBM303")]

@@ -130,6 +130,8 @@ class Architecture:
     max_position_embeddings: int | None = None
     # the longest max_model_len vLLM accepts for it (see derived_max_length); None: unknown
     max_length: int | None = None
+    # an upper bound on the context length SGLang derives (see sglang_max_length)
+    max_length_sglang: int | None = None
     attention_bias: bool = False
     quantization: str | None = None  # the checkpoint's own format (quantization_config)
     # quantization_config's quant_method as vLLM reads it (checkpoint_quant_method)
@@ -620,6 +622,32 @@ def derived_max_length(config: dict, text: dict) -> int | None:
     return derived
 
 
+# the length keys SGLang's get_context_length reads, the first present wins
+_SGLANG_LENGTH_KEYS = (
+    "max_sequence_length",
+    "seq_length",
+    "max_seq_len",
+    "model_max_length",
+    "max_position_embeddings",
+)
+
+
+def sglang_max_length(config: dict, text: dict) -> int | None:
+    """An upper bound on the context length SGLang derives (get_context_length in
+    sglang/srt/hf_transformers_utils.py: the first length key present, times the RoPE factor
+    unless the scaling has original_max_position_embeddings or is llama3). hbmlint takes the
+    longest key and always applies the factor, and never less than vLLM's figure, so that a
+    refusal it claims is one SGLang makes whichever key and release it reads."""
+    longest = max(_int(source, key) for source in (config, text) for key in _SGLANG_LENGTH_KEYS)
+    if not longest:
+        return None
+    factor = 1.0
+    scaling = text.get("rope_scaling") or text.get("rope_parameters")
+    if isinstance(scaling, dict) and isinstance(scaling.get("factor"), (int, float)):
+        factor = max(1.0, float(scaling["factor"]))
+    return max(int(longest * factor), derived_max_length(config, text) or 0)
+
+
 # model types with learned or ALiBi positions: no RoPE cache
 NO_ROPE_TYPES = {"gpt2", "gpt_bigcode", "opt", "bloom", "mpt", "falcon_alibi"}
 
@@ -724,6 +752,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         dtype=dtype,
         max_position_embeddings=text.get("max_position_embeddings"),
         max_length=derived_max_length(config, text),
+        max_length_sglang=sglang_max_length(config, text),
         attention_bias=bool(text.get("attention_bias", text.get("model_type") == "qwen2")),
         quantization=fmt.name if fmt else None,
         quant_method=checkpoint_quant_method(config),

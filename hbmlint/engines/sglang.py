@@ -113,6 +113,7 @@ def parse(
             )
             continue
         apply(command, item)
+    _allow_longer(command, env)
     values = command.values
     # Keys the Deployment does not have: --ep-size says expert
     # parallelism is on, and draft tokens stand in for steps when only they are given.
@@ -133,3 +134,21 @@ def parse(
     else:
         command.locations.setdefault("speculative", command.locations["speculative.method"])
     return command
+
+
+# SGLang's switch for a --context-length above the model's: the current name, and the one the
+# check first shipped with (sgl-project/sglang#1778)
+_ALLOW_LONGER = ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "SGLANG_ALLOW_LONG_MAX_MODEL_LEN")
+
+
+def _allow_longer(command: EngineCommand, env: Mapping[str, Token] | None) -> None:
+    """The env switch that turns SGLang's refusal of a longer --context-length into a warning
+    (get_bool_env_var: "1" or "true"). A value hbmlint cannot read counts as set, so that no
+    refusal is claimed that might not happen."""
+    for name in _ALLOW_LONGER:
+        token = (env or {}).get(name)
+        if token is None:
+            continue
+        on = not token.readable or token.text.strip().lower() in ("1", "true")
+        if on or "serving.allow_long_max_model_len" not in command.values:
+            command.set("serving.allow_long_max_model_len", on, token.span)

@@ -69,6 +69,10 @@ FLAGS = FlagTable(
         Flag(("--quantize",), "model.quantization", _quantize),
         Flag(("--num-shard",), "parallel.tensor", positive_int),
         Flag(("--max-total-tokens",), "serving.max_model_len", positive_int),
+        # the longest prompt; --max-input-length is its older name
+        Flag(
+            ("--max-input-tokens", "--max-input-length"), "serving.max_input_tokens", positive_int
+        ),
         Flag(("--max-concurrent-requests",), "serving.concurrent", positive_int),
         Flag(("--max-batch-size",), "serving.max_num_seqs", positive_int),
         Flag(("--max-batch-prefill-tokens",), "serving.max_num_batched_tokens", positive_int),
@@ -87,6 +91,8 @@ ENV = {
     "QUANTIZE": "--quantize",
     "NUM_SHARD": "--num-shard",
     "MAX_TOTAL_TOKENS": "--max-total-tokens",
+    "MAX_INPUT_TOKENS": "--max-input-tokens",
+    "MAX_INPUT_LENGTH": "--max-input-length",
     "MAX_CONCURRENT_REQUESTS": "--max-concurrent-requests",
     "MAX_BATCH_SIZE": "--max-batch-size",
     "MAX_BATCH_PREFILL_TOKENS": "--max-batch-prefill-tokens",
