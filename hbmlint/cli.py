@@ -486,9 +486,12 @@ def budget(
         before = None
         if overrides and not compare_speculative:
             before = _run(paths, (), default_gpu, config, stdin_filename=stdin_filename)
-        # the trade-off rule's parameters, with the configuration's overrides
-        every_rule = _load_rules(tuple(str(d) for d in config.rules_dirs))[0]
-        params = run.filter.rule_params(every_rule) if compare_speculative else {}
+        # the trade-off rule's parameters, with the configuration's overrides: the comparison
+        # takes them from here rather than reading rule files itself
+        params: dict[str, Any] = {}
+        if compare_speculative:
+            every_rule = _load_rules(tuple(str(d) for d in config.rules_dirs))[0]
+            params = _tradeoff_params(every_rule, run.filter.rule_params(every_rule))
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)
@@ -498,8 +501,7 @@ def budget(
     if compare_speculative:
         from .reporters import speculative as speculative_reporter
 
-        rates = next((v for k, v in params.items() if k == speculative_reporter.RULE_ID), {})
-        entries = speculative_reporter.comparisons(results, rates)
+        entries = speculative_reporter.comparisons(results, params)
         if output_format == "svg":
             from .reporters import speculative_svg
 
@@ -530,6 +532,16 @@ def budget(
         budget_reporter.file_error(r) for r in results
     )
     sys.exit(EXIT_ERROR if internal else EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _tradeoff_params(rules: list[Any], overrides: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The speculative trade-off rule's parameters with the configuration's overrides."""
+    from .reporters.speculative import RULE_ID
+
+    rule = next((r for r in rules if r.id == RULE_ID), None)
+    if rule is None:
+        raise click.ClickException(f"the built-in rule {RULE_ID} is missing")
+    return {**rule.params, **overrides.get(RULE_ID, {})}
 
 
 @main.command(name="rules")

@@ -214,15 +214,18 @@ def undeclared(expression: str, params: Any = ()) -> list[str]:
 
 
 def parse_param(value: Any) -> Any:
-    """A parameter: a number, a boolean, or a quantity with a unit ("10 percent", "2 GiB")."""
+    """A parameter: a number, a boolean, or a quantity with a unit ("10 percent", "2 GiB",
+    "10 us")."""
     if isinstance(value, (bool, int, float)):
         return value
-    for dimension in ("[]", "[information]", "[token]"):
+    for dimension in ("[]", "[information]", "[token]", "[time]"):
         try:
             return parse_quantity(value, dimension)
         except UnitError:
             continue
-    raise UnitError(f"{shown(value)} is not a number, a ratio, a memory size or a token count")
+    raise UnitError(
+        f"{shown(value)} is not a number, a ratio, a memory size, a token count or a time"
+    )
 
 
 def budget_names(budget: Budget) -> dict[str, Any]:
@@ -456,13 +459,15 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         if key not in cache:
             table = speculative.compare(budget, params)
             gain = table.gain
+            best = table.best
             cache[key] = Lazy(
                 {
-                    "best": _alternative_names(table.best),
+                    # no best (nothing starts, or no speed estimate): nothing is advised
+                    "best": _alternative_names(best or table.current),
                     "current": _alternative_names(table.current),
                     "gain": gain if gain is not None else 0.0,
                     "current_starts": table.current.starts,
-                    "changes": table.best.key != "current",
+                    "changes": best is not None and best.key != "current",
                     "summary": speculative.summary(table),
                     "context": Q(table.context, "token"),
                     "wanted": table.wanted,
@@ -480,23 +485,6 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
     return {"whatif": whatif, "tradeoff": tradeoff, "engine_at_least": engine_at_least}
 
 
-_TRADEOFF_PARAMS = frozenset(
-    (
-        "acceptance_draft_model",
-        "acceptance_eagle",
-        "acceptance_eagle3",
-        "acceptance_medusa",
-        "acceptance_mtp",
-        "acceptance_ngram",
-        "acceptance_lookahead",
-        "acceptance_early_exit",
-        "offload_slowdown",
-        "host_link_gb_per_s",
-        "eagle3_draft_vocab",
-    )
-)
-
-
 def _alternative_names(row: Any) -> Lazy:
     return Lazy(
         {
@@ -506,8 +494,9 @@ def _alternative_names(row: Any) -> Lazy:
             "kv_tokens": Q(row.kv_tokens, "token"),
             "served": row.served,
             "tokens_per_step": row.tokens_per_step,
-            "speedup": row.speedup,
-            "throughput": row.throughput,
+            "speedup": row.speedup or 0.0,
+            "throughput": row.throughput or 0.0,
+            "bound": row.bound,
             "starts": row.starts,
             "note": row.note,
         }
@@ -538,8 +527,8 @@ def evaluate_rule(
     budget_scope, functions = _scope(budget)
     names = {**budget_scope, **rule.params, **(params or {})}
     if "tradeoff" in functions:
-        # tradeoff() takes the calling rule's acceptance rates (config overrides included)
-        own = {k: v for k, v in names.items() if k in _TRADEOFF_PARAMS}
+        # tradeoff() takes the calling rule's parameters (config overrides included)
+        own = {k: names[k] for k in {*rule.params, *(params or {})}}
         table = functions["tradeoff"]
         functions = {**functions, "tradeoff": lambda **kw: table(**{**own, **kw})}
     if rule.when and not evaluate(rule.when, names, functions):

@@ -1,33 +1,37 @@
 """The speculative-decoding advisor: for one deployment, what each kind of drafter would cost in
-HBM and what it would buy.
+HBM and what it would buy in decode throughput.
 
 For each alternative (keep the drafter, an FP8 or INT8 draft, an EAGLE-3 head, MTP where the
 checkpoint has it, early-exit self-speculation, a CPU-offloaded draft, n-gram lookup, no
-speculation) the budget is recomputed, and the table gives its KV capacity, the sequences it
-serves at once at the workload's context, and the expected tokens per target forward pass of one
-sequence, ``(1 - a^(k+1)) / (1 - a)`` for a per-token acceptance rate ``a`` and ``k`` drafted
-tokens (Leviathan et al. 2023, arXiv:2211.17192, eq. 1). The speed-up divides that by the cost of
-drafting, ``1 + k c`` (ibid., Theorem 3.8), where ``c`` is one draft pass's cost relative to a
-target pass, taken as the ratio of the bytes they read (decoding is memory-bound). The ranking is
-sequences served x speed-up: an estimate from published acceptance rates, not a measurement.
+speculation) the budget is recomputed, giving its KV capacity and the sequences it serves at once
+at the workload's context. Each sequence gains ``(1 - a^(k+1)) / (1 - a)`` tokens per step for
+a per-token acceptance rate ``a`` and ``k`` drafted tokens (Leviathan et al. 2023,
+arXiv:2211.17192, eq. 1), and a step costs what hbmlint/roofline.py says: the target's verify
+pass over B x (1 + k) tokens and the drafter's passes, each bound by the bytes it reads or the
+FLOPs it computes on this GPU. The speed-up of an alternative is its tokens per second per
+sequence against no speculation at the same batch; the ranking is its decode throughput, tokens
+per second for the sequences it serves. An estimate from published acceptance rates and
+datasheet figures, not a measurement.
 
-The acceptance rates are the parameters of the rule speculative-tradeoff (rules/HBM208-*.yaml),
-where their sources are cited; the rule and ``hbmlint budget --compare-speculative`` both call
-``compare`` here, so a team's ``params:`` override reaches both.
+The parameters (acceptance rates with their sources, the all-reduce latency, the host link) are
+the caller's: the rule speculative-tradeoff (rules/HBM208-*.yaml) passes its own, and ``hbmlint
+budget --compare-speculative`` passes that rule's with the configuration's overrides, so this
+module never reads rule files.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Any
 
+from . import catalog, roofline
 from .budget import Budget, compute
 from .catalog import Architecture
 from .units import Q, is_quantity
 
-TRADEOFF_RULE = "speculative-tradeoff"
+TRADEOFF_RULE = "speculative-tradeoff"  # the rule whose params the CLI passes
 # rule parameter -> the methods whose acceptance rate it gives
 RATE_PARAMS = {
     "acceptance_draft_model": ("draft_model",),
@@ -39,7 +43,6 @@ RATE_PARAMS = {
     "acceptance_lookahead": ("lookahead",),
     "acceptance_early_exit": ("early_exit",),
 }
-OTHER_PARAMS = ("offload_slowdown", "host_link_gb_per_s", "min_gain", "eagle3_draft_vocab")
 DEFAULT_K = 3  # drafted tokens for an alternative when the deployment sets none
 LABELS = {
     "draft_model": "draft model",
@@ -70,10 +73,28 @@ class Alternative:
     concurrency: float  # sequences of the workload's context the KV cache holds
     served: int  # sequences served at once: min(wanted, what fits)
     tokens_per_step: float  # expected tokens per target forward pass per sequence
-    draft_cost: float  # c: one draft pass relative to one target pass
-    speedup: float  # tokens_per_step / (1 + k c)
-    throughput: float  # served x speedup, in sequences-worth of plain decoding
+    # the step-time model's answer (None where it cannot estimate, or the row does not start)
+    step: roofline.Step | None = None
+    baseline_seconds: float | None = None  # a step without speculation at the same batch
+    speedup: float | None = None  # per-sequence speed vs no speculation at the same batch
+    throughput: float | None = None  # tokens per second of the served sequences together
     note: str = ""
+
+    @property
+    def draft_cost(self) -> float | None:
+        """c: one draft pass relative to the verify pass."""
+        if self.step is None or not self.step.verify.total:
+            return None
+        return self.step.draft.total / self.step.verify.total
+
+    @property
+    def step_seconds(self) -> float | None:
+        return None if self.step is None else self.step.total
+
+    @property
+    def bound(self) -> str:
+        """What bounds its step: weights, KV reads, compute or drafting ("" when unknown)."""
+        return "" if self.step is None else self.step.bound
 
 
 @dataclass(frozen=True)
@@ -82,22 +103,30 @@ class Comparison:
     context: int  # tokens per sequence the comparison serves
     wanted: int  # sequences the deployment means to serve at once
     from_workload: bool  # context and wanted come from the declared workload
+    cannot_estimate: str = ""  # why no speed is estimated (a figure the catalog lacks)
 
     @property
     def current(self) -> Alternative:
         return self.rows[0]
 
     @property
-    def best(self) -> Alternative:
-        # ties go to the earlier row: keeping what is there, then the cheaper change
-        return max(self.rows, key=lambda r: (round(r.throughput, 6), -self.rows.index(r)))
+    def best(self) -> Alternative | None:
+        """The alternative with the highest decode throughput among those that start; None when
+        none starts or no speed can be estimated. Ties go to the earlier row: keeping what is
+        there, then the cheaper change."""
+        ranked = [r for r in self.rows if r.starts and r.throughput is not None]
+        if not ranked:
+            return None
+        return max(ranked, key=lambda r: (round(r.throughput or 0.0, 6), -self.rows.index(r)))
 
     @property
     def gain(self) -> float | None:
-        """best / current throughput; None when the current setting does not start."""
-        if self.current.throughput <= 0:
+        """best / current throughput; None when the current setting does not start (or no
+        speed is estimated)."""
+        best, current = self.best, self.current
+        if best is None or not current.starts or not current.throughput:
             return None
-        return self.best.throughput / self.current.throughput
+        return (best.throughput or 0.0) / current.throughput
 
 
 def tokens_per_step(acceptance: float, k: int) -> float:
@@ -109,34 +138,16 @@ def tokens_per_step(acceptance: float, k: int) -> float:
     return (1 - a ** (k + 1)) / (1 - a)
 
 
-def default_params() -> dict[str, Any]:
-    """The trade-off rule's own parameters (the acceptance-rate defaults and their sources live
-    in its YAML file, once)."""
-    return dict(_tradeoff_rule_params())
-
-
-@cache
-def _tradeoff_rule_params() -> dict[str, Any]:
-    from .rules import builtin_rule_files, load_rule_file
-
-    for path in builtin_rule_files():
-        if TRADEOFF_RULE not in path.name:
-            continue  # files are named HBMnnn-<rule name>.yaml: read only the one we need
-        rule, _ = load_rule_file(path)
-        if rule is not None and rule.name == TRADEOFF_RULE:
-            return dict(rule.params)
-    raise LookupError(f"the built-in rule {TRADEOFF_RULE} is missing")
-
-
 def _number(value: Any) -> float:
     if is_quantity(value):
         return float(value.to("dimensionless").magnitude)
     return float(value)
 
 
-def compare(budget: Budget, params: dict[str, Any] | None = None) -> Comparison:
-    """The alternatives table for one deployment. ``params`` override the rule's defaults."""
-    p = {**default_params(), **(params or {})}
+def compare(budget: Budget, params: Mapping[str, Any]) -> Comparison:
+    """The alternatives table for one deployment, with the caller's parameters: the trade-off
+    rule's (acceptance rates, all-reduce latency, host link, EAGLE-3 vocabulary)."""
+    p = dict(params)
     rates = {m: _number(p[name]) for name, methods in RATE_PARAMS.items() for m in methods}
     s = budget.settings
     resolved = budget.resolved
@@ -145,6 +156,25 @@ def compare(budget: Budget, params: dict[str, Any] | None = None) -> Comparison:
     context = workload.context_tokens if workload else s.max_model_len
     wanted = workload.concurrency if workload else s.max_num_seqs
     k = s.num_speculative_tokens or DEFAULT_K
+    gbps = _number(p["host_link_gb_per_s"])
+    try:
+        hw: roofline.Hardware | None = roofline.hardware(
+            resolved.gpu,
+            roofline.seconds_per_all_reduce(p["allreduce_latency"]),
+            host_link=gbps * 1e9,
+            pass_overhead=roofline.seconds_per_all_reduce(p["pass_overhead"]),
+        )
+        cannot = ""
+    except roofline.CannotEstimate as exc:
+        hw, cannot = None, f"cannot estimate decode speed: {exc}"
+    plain_cache: dict[int, float] = {}
+
+    def plain(batch: int) -> float:
+        """Seconds of a step without speculation at this batch."""
+        if batch not in plain_cache:
+            step = decode_step(budget, "none", 0, batch, context, hw)  # type: ignore[arg-type]
+            plain_cache[batch] = step.total
+        return plain_cache[batch]
 
     def row(key: str, label: str, change: str, b: Budget, method: str, note: str = "") -> Any:
         kk = 0 if method == "none" else (b.settings.num_speculative_tokens or k)
@@ -153,9 +183,18 @@ def compare(budget: Budget, params: dict[str, Any] | None = None) -> Comparison:
         starts = (b.weights + b.draft_weights) <= b.usable and tokens >= s.max_model_len
         concurrency = tokens / context if context else 0.0
         served = min(wanted, math.floor(concurrency + 1e-9)) if starts else 0
-        cost = _draft_cost_ratio(b, method, _number(p["offload_slowdown"]))
         per_step = tokens_per_step(a, kk)
-        speedup = per_step / (1 + kk * cost)
+        step = base = speedup = throughput = None
+        if hw is not None and starts and served > 0:
+            try:
+                step = decode_step(b, method, kk, served, context, hw)
+                base = plain(served)
+            except roofline.CannotEstimate as exc:
+                note = f"{note}; " if note else ""
+                note += f"cannot estimate its speed: {exc}"
+            else:
+                speedup = per_step * base / step.total
+                throughput = served * per_step / step.total
         return Alternative(
             key=key,
             label=label,
@@ -169,9 +208,10 @@ def compare(budget: Budget, params: dict[str, Any] | None = None) -> Comparison:
             concurrency=concurrency,
             served=served,
             tokens_per_step=per_step,
-            draft_cost=cost,
+            step=step,
+            baseline_seconds=base,
             speedup=speedup,
-            throughput=served * speedup,
+            throughput=throughput,
             note=note,
         )
 
@@ -202,7 +242,6 @@ def compare(budget: Budget, params: dict[str, Any] | None = None) -> Comparison:
                 )
         if not s.draft_offload:
             host = budget.draft_weights
-            gbps = _number(p["host_link_gb_per_s"])
             seconds = float(host.to("byte").magnitude) / (gbps * 1e9) if gbps else 0.0
             rows.append(
                 row(
@@ -277,22 +316,117 @@ def compare(budget: Budget, params: dict[str, Any] | None = None) -> Comparison:
                 "none",
             )
         )
-    return Comparison(tuple(rows), int(context), int(wanted), workload is not None)
+    return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
 
 
-def _draft_cost_ratio(b: Budget, method: str, offload_slowdown: float) -> float:
-    """c: one draft pass relative to one target pass, by the bytes each reads per GPU."""
-    target_bytes = float(b.weights.to("byte").magnitude) or 1.0
-    if method == "early_exit":
-        layers = b.resolved.target.num_layers
-        exit_layer = b.deployment.speculative.exit_layer or max(layers // 4, 1)
-        if b.settings.speculative_method != b.deployment.speculative.method:
-            exit_layer = max(layers // 4, 1)  # an alternative: LayerSkip's E = L/4
-        return min(exit_layer, layers) / layers
+def decode_step(
+    b: Budget, method: str, k: int, batch: int, context: int, hw: roofline.Hardware
+) -> roofline.Step:
+    """One decode step of ``batch`` sequences of ``context`` tokens with this budget's drafter:
+    the target's verify pass over 1 + k tokens a sequence and the drafter's passes."""
+    s, resolved = b.settings, b.resolved
+    target, gpu = resolved.target, resolved.gpu
+    dense = catalog.dtype_bytes(s.dtype)
+    tp, pp = s.tensor_parallel, s.pipeline_parallel
+    shape = roofline.shape(target, tp, pp, dense)
+    kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
+    layout = target.kv_layout(tp, pp, kv_bytes, s.kv_cache_dtype)
+    kv_sequence = layout.full_per_token * context + layout.state_per_sequence
+    kv_sequence += sum(per * min(context, window) for window, per in layout.windows)
+    weights = float(b.weights.to("byte").magnitude)
+    dtype = roofline.compute_dtype(s.quantization, gpu, s.dtype)
+    verify = roofline.pass_time(
+        roofline.model_pass(shape, weights, kv_sequence, batch, 1 + k, context, dtype, tp), hw
+    )
+    draft, passes = _draft_pass(b, method, k, batch, context, hw, shape, weights, kv_sequence)
+    return roofline.Step(verify, draft, passes)
+
+
+def _draft_pass(
+    b: Budget,
+    method: str,
+    k: int,
+    batch: int,
+    context: int,
+    hw: roofline.Hardware,
+    target_shape: roofline.Shape,
+    target_weights: float,
+    target_kv: float,
+) -> tuple[roofline.PassTime, int]:
+    """One pass of the drafter and how many it makes a step."""
+    s, resolved = b.settings, b.resolved
+    target, gpu = resolved.target, resolved.gpu
+    if k <= 0 or method in ("none", "ngram", "prompt_lookup", "suffix", "lookahead"):
+        return roofline.ZERO, 0  # nothing on the GPU: a host-side table
+    dense = catalog.dtype_bytes(s.dtype)
+    weights = float(b.draft_weights.to("byte").magnitude)
     host = float((b.draft_host_weights or Q(0, "byte")).to("byte").magnitude)
+    kv = float(b.kv_bytes_per_token_draft.to("byte / token").magnitude) * context
+    tp = s.draft_tensor_parallel if method in ("draft_model", "eagle", "eagle3") else 1
+    tp = tp or s.tensor_parallel
+    if method == "early_exit":
+        layers = target.num_layers
+        exit_layer = b.deployment.speculative.exit_layer or max(layers // 4, 1)
+        if s.speculative_method != b.deployment.speculative.method:
+            exit_layer = max(layers // 4, 1)  # an alternative: LayerSkip's E = L/4
+        share = min(exit_layer, layers) / layers
+        shape = replace(
+            target_shape,
+            linear_params=target_shape.linear_params * share,
+            attention_flops=target_shape.attention_flops * share,
+            window_flops=tuple((w, f * share) for w, f in target_shape.window_flops),
+            allreduces=max(round(target_shape.allreduces * share), 1),
+        )
+        dtype = roofline.compute_dtype(s.quantization, gpu, s.dtype)
+        one = roofline.model_pass(
+            shape,
+            target_weights * share,
+            target_kv * share,
+            batch,
+            1,
+            context,
+            dtype,
+            s.tensor_parallel,
+        )
+        return roofline.pass_time(one, hw), k
+    arch = resolved.draft
+    if method == "mtp" and arch is None:
+        n = max(target.mtp_layers, 1)
+        last = target.num_layers - 1
+        arch = replace(
+            target,
+            num_layers=n,
+            mixers=("full",) * n,
+            ffns=(target.ffn(last),) * n,
+            vision_params=0,
+            checkpoint=None,
+        )
+        tp = s.tensor_parallel
+    if arch is None:
+        return roofline.ZERO, 0
+    fmt = catalog.weight_format(s.draft_quantization, arch)
+    per_param = fmt.bytes_per_param if fmt else dense
+    shape = roofline.shape(arch, tp, 1, dense)
+    dtype = roofline.compute_dtype(s.draft_quantization, gpu, s.dtype)
+    if method in ("eagle", "eagle3", "medusa"):
+        # a head: its parameters are what it stores (its own, reduced, lm_head for EAGLE-3);
+        # EAGLE-1 and Medusa multiply through the target's lm_head as well
+        shared = 0.0
+        if method != "eagle3":
+            shared = target.vocab_size * target.hidden_size / s.tensor_parallel
+        params = (weights + host) / per_param + shared
+        weights += shared * dense
+        shape = replace(shape, linear_params=params, embedding_bytes=0.0, expert_share=0.0)
+        if method == "medusa":  # every head reads the last hidden state once: one pass
+            shape = replace(shape, attention_flops=0.0, window_flops=())
+            one = roofline.model_pass(shape, weights, 0.0, batch, 1, context, dtype, 1)
+            return roofline.pass_time(one, hw), 1
+    if method == "mtp":
+        weights += target.vocab_size * target.hidden_size / s.tensor_parallel * dense
+    one = roofline.model_pass(shape, weights, kv, batch, 1, context, dtype, tp)
     if host:
-        return offload_slowdown * host / target_bytes
-    return float(b.draft_weights.to("byte").magnitude) / target_bytes
+        one = replace(one, host_bytes=host)
+    return roofline.pass_time(one, hw), k
 
 
 def eagle3_head(target: Architecture, draft_vocab: int) -> Architecture:
@@ -323,6 +457,8 @@ def summary(comparison: Comparison) -> str:
     for r in comparison.rows:
         if not r.starts:
             parts.append(f"{r.label}: does not start")
+        elif r.speedup is None:
+            parts.append(f"{r.label}: {r.served} sequences")
         else:
-            parts.append(f"{r.label}: {r.served} x {r.speedup:.2f}")
+            parts.append(f"{r.label}: {r.served} x {r.speedup:.2f} ({r.bound}-bound)")
     return "; ".join(parts)

@@ -293,20 +293,25 @@ def test_hbm208_acceptance_rates_are_overridable_in_config(write, cli, tmp_path)
     [tradeoff] = [f for f in out if f["code"] == "HBM208"]
     # with EAGLE-3 at 0.1 the free n-gram drafter wins: 1 + 0.1 + ... = 1.11 tokens a pass
     assert "n-gram lookup would serve this deployment best" in tradeoff["message"]
-    assert "x 1.11 tokens per forward pass" in tradeoff["message"]
+    assert "x 1.11 tokens per step" in tradeoff["message"]
 
 
 # --- the alternatives table and the CLI --------------------------------------------------------
 
 
 def example_budget(name: str):
-    rules, _ = load_rules()
     result = lint_file(EXAMPLES / name, name, [])
     return budget(result)
 
 
+def tradeoff_params() -> dict:
+    """The comparison takes its parameters from its caller: here, the rule's own."""
+    rules, _ = load_rules()
+    return next(r for r in rules if r.name == "speculative-tradeoff").params
+
+
 def test_compare_on_the_motivating_example():
-    table = compare(example_budget("llama70b-fp8-h100-8b-draft.yaml"))
+    table = compare(example_budget("llama70b-fp8-h100-8b-draft.yaml"), tradeoff_params())
     by_key = {r.key: r for r in table.rows}
     assert table.context == 8192 and table.wanted == 4 and table.from_workload
     assert not by_key["current"].starts and not by_key["draft_fp8"].starts
@@ -316,12 +321,18 @@ def test_compare_on_the_motivating_example():
 
 
 def test_compare_on_the_small_draft_example_prefers_an_eagle3_head():
-    table = compare(example_budget("qwen3-32b-h200-small-draft.yaml"))
+    table = compare(example_budget("qwen3-32b-h200-small-draft.yaml"), tradeoff_params())
     by_key = {r.key: r for r in table.rows}
     assert all(r.served == 8 for r in table.rows)  # every alternative holds the workload
     assert table.best.key == "eagle3"
+    # at the same batch the throughput ratio is the speed-up ratio
     assert table.gain == pytest.approx(by_key["eagle3"].speedup / by_key["current"].speedup)
-    assert 1.3 < table.gain < 1.8
+    # the 0.6B draft reads its own KV cache (57 KB a token, 8 x 32k tokens) on each of its 4
+    # passes: about 4.7 ms each against a 27 ms verify pass, so it buys little; the EAGLE-3
+    # head's one layer of KV costs a fifth of that
+    assert 1.1 < by_key["current"].speedup < 1.5
+    assert by_key["eagle3"].speedup > 2.5
+    assert 1.8 < table.gain < 2.6
 
 
 def test_budget_compare_speculative_text_and_json(cli):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -84,6 +84,30 @@ class GpuInfo:
     source: str = ""
     # CUDA compute capability as major.minor (8.9), None where unknown or not NVIDIA
     compute_capability: float | None = None
+    performance: GpuPerformance | None = None  # datasheet figures; None where none is known
+
+
+@dataclass(frozen=True)
+class GpuPerformance:
+    """A GPU's datasheet figures for the step-time model (hbmlint/roofline.py). A figure the
+    vendor does not publish is None (or absent from ``dense``)."""
+
+    family: str  # picks the efficiency (gpus.yaml ``efficiency:``)
+    memory_bandwidth: Any = None  # bytes / second
+    dense: dict[str, Any] = field(default_factory=dict)  # dtype -> FLOPS, no sparsity
+    nvlink: Any = None  # bytes / second per GPU, both directions together
+    pcie: Any = None  # bytes / second, both directions together
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """The share of a datasheet figure a decode step achieves on a GPU family."""
+
+    memory: float
+    compute: float
+    network: float
+    source: str = ""
 
 
 @cache
@@ -97,10 +121,51 @@ def _gpu_index() -> dict[str, GpuInfo]:
             vendor=entry.get("vendor", "nvidia"),
             source=entry.get("source", ""),
             compute_capability=_capability(entry.get("compute_capability")),
+            performance=_performance(entry.get("performance")),
         )
         for alias in [entry["name"], *entry.get("aliases", [])]:
             index[_key(str(alias))] = info
     return index
+
+
+def _performance(data: Any) -> GpuPerformance | None:
+    """An entry's ``performance:``; None where it has none or a figure does not parse (a team
+    catalog's typo costs the estimate, never the lint)."""
+    if not isinstance(data, dict) or not data.get("family"):
+        return None
+    from ..units import UnitError
+
+    def rate(value: Any, dimension: str) -> Any:
+        return None if value is None else parse_quantity(value, dimension)
+
+    try:
+        dense = {
+            str(dtype): rate(value, "[compute] / [time]")
+            for dtype, value in (data.get("dense") or {}).items()
+        }
+        return GpuPerformance(
+            family=str(data["family"]),
+            memory_bandwidth=rate(data.get("memory_bandwidth"), "[information] / [time]"),
+            dense=dense,
+            nvlink=rate(data.get("nvlink"), "[information] / [time]"),
+            pcie=rate(data.get("pcie"), "[information] / [time]"),
+            source=str(data.get("source", "")),
+        )
+    except (UnitError, TypeError, ValueError):
+        return None
+
+
+def efficiency(family: str) -> Efficiency | None:
+    """The decode efficiency of a GPU family (gpus.yaml ``efficiency:``), or None."""
+    entry = (_load("gpus.yaml").get("efficiency") or {}).get(family)
+    if not isinstance(entry, dict):
+        return None
+    return Efficiency(
+        memory=float(entry["memory"]),
+        compute=float(entry["compute"]),
+        network=float(entry["network"]),
+        source=str(entry.get("source", "")),
+    )
 
 
 def _capability(value: Any) -> float | None:

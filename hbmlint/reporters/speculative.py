@@ -16,10 +16,12 @@ RULE_ID = "HBM208"
 # (file, deployment name, (budget, comparison) or None, error or None)
 Entry = tuple[str, str | None, tuple[Any, Comparison] | None, str | None]
 ESTIMATE = (
-    "estimate: speed-up = (1 - a^(k+1)) / ((1 - a)(1 + k c)) from published acceptance rates a "
-    "(rule HBM208's parameters) and the draft's cost c per pass; the best serves the most "
-    "sequences x speed-up. Acceptance depends on the task and the gain shrinks at large "
-    "batches: measure before you commit."
+    "estimate: tokens per step (1 - a^(k+1)) / (1 - a) from published acceptance rates a (rule "
+    "HBM208's parameters); a step is the target's verify pass over 1 + k tokens a sequence plus "
+    "the drafter's passes, each bound by the bytes it reads or the FLOPs it computes on this GPU "
+    "(datasheet figures x efficiency, hbmlint/catalog/gpus.yaml); speed-up is against no "
+    "speculation at the same batch, and the best serves the most tokens per second. "
+    "Acceptance depends on the task: measure before you commit."
 )
 
 
@@ -54,8 +56,10 @@ def render_json(entries: list[Entry]) -> str:
                 "context_tokens": table.context,
                 "sequences_wanted": table.wanted,
                 "from_workload": table.from_workload,
-                "best": table.best.key,
+                # null when nothing starts or no speed can be estimated: nothing is advised
+                "best": None if table.best is None else table.best.key,
                 "gain": None if table.gain is None else round(table.gain, 4),
+                "cannot_estimate": table.cannot_estimate or None,
                 "estimate": ESTIMATE,
                 "alternatives": [_row_dict(r) for r in table.rows],
             }
@@ -77,10 +81,39 @@ def _row_dict(r: Any) -> dict[str, Any]:
         "concurrency": round(r.concurrency, 4),
         "sequences_served": r.served,
         "tokens_per_step": round(r.tokens_per_step, 4),
-        "draft_cost": round(r.draft_cost, 4),
-        "speedup": round(r.speedup, 4),
-        "throughput": round(r.throughput, 4),
+        "draft_cost": _round(r.draft_cost),
+        "speedup": _round(r.speedup),
+        "tokens_per_second": _round(r.throughput, 1),
+        "step": None if r.step is None else _step_dict(r),
         "note": r.note,
+    }
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _step_dict(r: Any) -> dict[str, Any]:
+    """The step-time terms, in milliseconds, and what bounds the step."""
+    step = r.step
+
+    def terms(p: Any) -> dict[str, float]:
+        return {
+            "weights_ms": round(p.weights * 1e3, 4),
+            "kv_ms": round(p.kv * 1e3, 4),
+            "compute_ms": round(p.compute * 1e3, 4),
+            "communication_ms": round(p.comm * 1e3, 4),
+            "overhead_ms": round(p.fixed * 1e3, 4),
+            "total_ms": round(p.total * 1e3, 4),
+            "bound": p.bound,
+        }
+
+    return {
+        "total_ms": round(step.total * 1e3, 4),
+        "bound": step.bound,
+        "verify": terms(step.verify),
+        "draft": {**terms(step.draft), "passes": step.draft_passes},
+        "without_speculation_ms": round((r.baseline_seconds or 0.0) * 1e3, 4),
     }
 
 
@@ -105,30 +138,49 @@ def _table(display: str, name: str, budget: Any, table: Comparison) -> str:
         f"{display}: {name}",
         f"  speculative decoding alternatives, per GPU; {table.wanted} sequences of "
         f"{table.context:,} tokens wanted ({source})",
-        f"    {'alternative':<44} {'draft HBM':>10} {'KV tokens':>10} {'seqs':>5} "
-        f"{'a':>5} {'k':>2} {'tok/pass':>8} {'speed-up':>8} {'seqs x':>7}",
+        f"    {'alternative':<36} {'draft HBM':>10} {'KV tokens':>10} {'seqs':>5} "
+        f"{'a':>5} {'k':>2} {'tok/step':>8} {'step ms':>8} {'bound by':>9} {'speed-up':>8} "
+        f"{'tokens/s':>9}",
     ]
+    best, current = table.best, table.current
     for r in table.rows:
-        mark = "*" if r is table.best and r.starts else " "
-        if r.starts:
-            served = f"{r.served:>5} {r.acceptance:>5.2f} {r.k:>2} {r.tokens_per_step:>8.2f} "
-            served += f"{r.speedup:>7.2f}x {r.throughput:>7.2f}"
-        else:
+        mark = "*" if r is best else " "
+        if not r.starts:
             served = f"{'does not start':>38}"
+        else:
+            served = f"{r.served:>5} {r.acceptance:>5.2f} {r.k:>2} {r.tokens_per_step:>8.2f} "
+            if r.step is None:
+                served += f"{'-':>8} {'-':>9} {'-':>8} {'-':>9}"
+            else:
+                served += (
+                    f"{r.step.total * 1e3:>8.2f} {r.bound:>9} {r.speedup:>7.2f}x "
+                    f"{r.throughput:>9,.0f}"
+                )
         lines.append(
-            f"  {mark} {r.label[:44]:<44} {format_bytes(r.draft_hbm, unit):>10} "
+            f"  {mark} {r.label[:36]:<36} {format_bytes(r.draft_hbm, unit):>10} "
             f"{r.kv_tokens:>10,} {served}"
         )
+        if r.step is not None and r.step.draft_passes:
+            v, d = r.step.verify, r.step.draft
+            lines.append(
+                f"      step: verify {v.total * 1e3:.2f} ms ({v.bound}-bound: weights "
+                f"{v.weights * 1e3:.2f}, KV {v.kv * 1e3:.2f}, compute {v.compute * 1e3:.2f}) + "
+                f"{r.step.draft_passes} x draft {d.total * 1e3:.2f} ms; without speculation "
+                f"{(r.baseline_seconds or 0) * 1e3:.2f} ms"
+            )
         if r.note:
             lines.append(f"      {r.note}")
-    best, current = table.best, table.current
+    if table.cannot_estimate:
+        lines.append(f"  {table.cannot_estimate}")
     if not any(r.starts for r in table.rows):
         verdict = (
-            "none of them starts: the target itself leaves no room for one max_model_len "
+            "none: none of them starts; the target itself leaves no room for one max_model_len "
             "sequence (see HBM101 / HBM102)"
         )
+    elif best is None:
+        verdict = "none: no speed estimate for this GPU"
     elif best is current:
-        verdict = "keep the current setting: no alternative serves the workload better"
+        verdict = "keep the current setting: no alternative serves more tokens per second"
     elif table.gain is None:
         verdict = (
             f"{best.label}, {best.change}: {best.served} x {best.speedup:.2f}x; "

@@ -1,6 +1,7 @@
 """`hbmlint budget --compare-speculative --format svg`: each deployment's speculative-decoding
-alternatives side by side, one row each: the decode throughput it is estimated to serve
-(sequences x speed-up) as a bar, with its draft weights per GPU and KV capacity beside it."""
+alternatives side by side, one row each: the decode throughput it is estimated to serve (tokens
+per second) as a bar, with its speed-up, what bounds its step, its draft weights per GPU and KV
+capacity beside it."""
 
 from __future__ import annotations
 
@@ -31,34 +32,43 @@ def render(entries: list[Entry]) -> str:
                 BAR_X,
                 y + 34,
                 f"speculative decoding alternatives, per GPU; {table.wanted} sequences of "
-                f"{table.context:,} tokens wanted; bar: sequences served x speed-up",
+                f"{table.context:,} tokens wanted; bar: decode tokens per second",
                 "note",
             )
         )
         y += 50
-        top = max((r.throughput for r in table.rows), default=0.0) or 1.0
+        top = max((r.throughput or 0.0 for r in table.rows), default=0.0) or 1.0
         best = table.best
+        if table.cannot_estimate:
+            body.append(_t(BAR_X, y + 4, table.cannot_estimate, "note"))
+            y += 16
         for row in table.rows:
-            label = ("* " if row is best and row.starts else "") + row.label
+            label = ("* " if row is best else "") + row.label
             body.append(_t(BAR_X, y + 14, label[:40], "label"))
             x = BAR_X + LABEL_W
-            if row.starts:
-                width = max(row.throughput / top * BAR_MAX, 1.0)
+            draft = f"draft {row.draft_hbm.to('GiB').magnitude:,.2f} GiB"
+            if row.starts and row.step is not None:
+                width = max((row.throughput or 0.0) / top * BAR_MAX, 1.0)
                 fill = BEST if row is best else STARTS
                 body.append(
                     f'<rect x="{x}" y="{y + 3:.1f}" width="{width:.2f}" height="{ROW_H - 6}" '
                     f'fill="{fill}"><title>{escape(row.label)}: {row.served} x '
-                    f"{row.speedup:.2f}x</title></rect>"
+                    f"{row.speedup:.2f}x, step {row.step.total * 1e3:.2f} ms</title></rect>"
                 )
                 figures = (
-                    f"{row.served} x {row.speedup:.2f}x = {row.throughput:.2f}; draft "
-                    f"{row.draft_hbm.to('GiB').magnitude:,.2f} GiB; KV {row.kv_tokens:,} tokens"
+                    f"{row.served} seqs x {row.speedup:.2f}x, {row.throughput:,.0f} tokens/s; "
+                    f"step {row.step.total * 1e3:.2f} ms, {row.bound}-bound; {draft}; "
+                    f"KV {row.kv_tokens:,} tokens"
                 )
+            elif row.starts:
+                stub = f'width="4" height="{ROW_H - 6}" fill="{STARTS}"'
+                body.append(f'<rect x="{x}" y="{y + 3:.1f}" {stub}/>')
+                figures = f"{row.served} seqs, no speed estimate; {draft}; KV {row.kv_tokens:,}"
             else:
                 body.append(
                     f'<rect x="{x}" y="{y + 3:.1f}" width="4" height="{ROW_H - 6}" fill="{FAILS}"/>'
                 )
-                figures = f"does not start; draft {row.draft_hbm.to('GiB').magnitude:,.2f} GiB"
+                figures = f"does not start; {draft}"
             body.append(_t(x + BAR_MAX + 10, y + 14, figures, "label"))
             y += ROW_H
         y += 16
@@ -67,7 +77,7 @@ def render(entries: list[Entry]) -> str:
         y += 30
     body.append(_t(BAR_X, y + 4, "An estimate: measure before you commit.", "note"))
     height = round(y + 16)
-    width = WIDTH + 200
+    width = WIDTH + 330
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="hbmlint speculative '
