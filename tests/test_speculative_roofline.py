@@ -246,3 +246,31 @@ def test_the_comparison_reads_no_rule_file():
     code = "import sys, hbmlint.speculative; print('hbmlint.rules' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_benchmarks_comparison_with_published_speedups_is_current():
+    """benchmarks/README.md holds benchmarks/speculative.py's table: each published speed-up
+    with its source, and the model's figure as the code computes it today."""
+    import importlib.util
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("bench", root / "benchmarks" / "speculative.py")
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["bench"] = bench  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        del sys.modules["bench"]
+    params = bench.rule_params()
+    rows, fit = bench.single_gpu_rows(params)
+    rows += bench.magicdec_rows(params)
+    readme = (root / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    assert "158.34 tokens/s" in readme and f"{fit.model:.1f}" in readme
+    for row in rows:
+        line = (
+            f"| {row.setup} | {row.batch} | {row.context:,} | {row.published:.2f}x | "
+            f"{row.model:.2f}x | {row.error:+.0%} |"
+        )
+        assert line in readme, line
+    assert len({r.source for r in rows}) >= 4
