@@ -318,6 +318,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "attention_heads": target.num_attention_heads,
                 "kv_heads": target.num_kv_heads,
                 "mla": target.is_mla,
+                "experts": target.num_experts if target.is_moe else 0,
                 "max_length": Q(target.max_length or 0, "token"),
                 "max_length_sglang": Q(getattr(target, "max_length_sglang", None) or 0, "token"),
             }
@@ -380,6 +381,10 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "model_overrides": bool(serving.model_overrides),
                 "max_input_tokens": Q(serving.max_input_tokens or 0, "token"),
                 "max_input_tokens_set": serving.max_input_tokens is not None,
+                "max_model_len_suffixed": "max_model_len" in (serving.human_readable or ()),
+                "max_num_batched_tokens_suffixed": "max_num_batched_tokens"
+                in (serving.human_readable or ()),
+                "block_size_set": serving.block_size is not None,
                 "kv_cache_max_tokens": Q(serving.kv_cache_max_tokens or 0, "token"),
             }
         ),

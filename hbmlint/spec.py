@@ -101,6 +101,8 @@ class ServingSpec:
     # (vLLM), SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (SGLang)
     allow_long_max_model_len: bool | None = None
     max_input_tokens: int | None = None  # TGI --max-input-tokens: the longest prompt
+    # the settings written with a k/K/m/M suffix (32k), which older vLLM's argparse refuses
+    human_readable: tuple[str, ...] = ()
     model_overrides: str | None = None  # vLLM --hf-overrides / --rope-scaling: config changed
 
 

@@ -159,6 +159,40 @@ FAILING = [
             "Remove --quantization",
         ],
     ),
+    (
+        "HBM314",
+        {"args": ["--tensor-parallel-size=2", "--enable-expert-parallel"], "gpus": 2},
+        "--enable-expert-parallel",
+        ["Number of experts in the model must be greater than 0", "Remove --enable-expert"],
+    ),
+    (
+        "HBM315",
+        {
+            "args": ["--quantization=mxfp4"],
+            "model": "openai/gpt-oss-20b",
+            "accelerator": "nvidia-tesla-t4",
+        },
+        "--quantization",
+        ["compute capability 7.5", "Minimum capability: 80", "Schedule the pod"],
+    ),
+    (
+        "HBM316",
+        {"args": ["--max-model-len=16k"], "image": "vllm/vllm-openai:v0.6.3"},
+        "--max-model-len",
+        ["invalid int value", "(--max-model-len 16000)"],
+    ),
+    (
+        "HBM317",
+        {"args": ["--max-num-batched-tokens=8K"], "image": "vllm/vllm-openai:v0.8.5"},
+        "--max-num-batched-tokens",
+        ["invalid int value", "(--max-num-batched-tokens 8192)"],
+    ),
+    (
+        "HBM318",
+        {"args": ["--block-size=24"], "image": "vllm/vllm-openai:v0.9.2"},
+        "--block-size",
+        ["invalid choice", "Set --block-size"],
+    ),
 ]
 
 
@@ -239,6 +273,17 @@ PASSING = [
         "gpus": 2,
     },
     {"args": ["-q", "fp8"], "model": "Qwen/Qwen3-30B-A3B-FP8", "accelerator": "nvidia-h100-80gb"},
+    # expert parallelism on a mixture of experts; the suffixes and block sizes each release takes
+    {
+        "args": ["--tensor-parallel-size=2", "--enable-expert-parallel"],
+        "gpus": 2,
+        "model": "Qwen/Qwen3-30B-A3B",
+        "accelerator": "nvidia-h100-80gb",
+    },
+    {"args": ["--max-model-len=16k", "--max-num-batched-tokens=8k", "--block-size=48"]},
+    {"args": ["--max-num-batched-tokens=8k"], "image": "vllm/vllm-openai:v0.9.2"},
+    {"args": ["--block-size=128"], "image": "vllm/vllm-openai:v0.6.3"},
+    {"args": [], "model": "openai/gpt-oss-20b", "accelerator": "nvidia-l4"},
 ]
 
 
@@ -450,3 +495,17 @@ def test_sglang_and_tgi_refusals(tmp_path, rules, code, command, args, flag, wor
         assert word in said
     # and no vLLM rule judges another engine's deployment
     assert not [d for d in result.diagnostics if d.code in ("HBM301", "HBM302", "HBM303")]
+
+
+def test_a_repeated_flag_is_judged_by_its_last_value():
+    """argparse keeps the last of a repeated flag: a suffix replaced by a plain number is fine."""
+    from hbmlint.engines import vllm
+    from hbmlint.engines.args import Token
+    from hbmlint.yamlsrc import Span
+
+    words = ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "16k", "--max-model-len=16000"]
+    command = vllm.parse([Token(w, Span(1, i + 1)) for i, w in enumerate(words)], Span(1, 1))
+    assert command.values["serving.human_readable"] == ()
+    words[-1] = "--max-num-batched-tokens=4K"
+    command = vllm.parse([Token(w, Span(1, i + 1)) for i, w in enumerate(words)], Span(1, 1))
+    assert command.values["serving.human_readable"] == ("max_model_len", "max_num_batched_tokens")

@@ -262,6 +262,8 @@ def parse(
             continue
         if item.flag is not None and item.flag.names[0] == "--quantization":
             _quantization_as_written(command, item)
+        if item.flag is not None and item.flag.field in _HUMAN_READABLE:
+            _suffix_as_written(command, item)
         if apply(command, item):
             continue
         flag = item.flag
@@ -325,6 +327,25 @@ def parse(
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
     return command
+
+
+# integers vLLM reads with human_readable_int (32k) in newer releases and int() before
+_HUMAN_READABLE = ("serving.max_model_len", "serving.max_num_batched_tokens")
+
+
+def _suffix_as_written(command: EngineCommand, item: Item) -> None:
+    """Note an integer written with a suffix (32k, 1M): releases before vLLM's human-readable
+    integers refuse it in argparse (rules HBM316, HBM317)."""
+    value = item.value
+    if value is None or not value.readable:
+        return
+    text = value.text.strip()
+    field = item.flag.field.rpartition(".")[2]  # type: ignore[union-attr]
+    # the last of a repeated flag wins, as in argparse
+    written = tuple(f for f in command.values.get("serving.human_readable", ()) if f != field)
+    if text and text[-1] in "kKmMgG" and text[:-1].replace(".", "", 1).isdigit():
+        written = (*written, field)
+    command.set("serving.human_readable", written, item.word.span)
 
 
 def _quantization_as_written(command: EngineCommand, item: Item) -> None:
