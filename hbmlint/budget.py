@@ -57,6 +57,8 @@ class Settings:
     # the drafter's own KV dtype (None: the target's) and whether its weights live in host memory
     draft_kv_cache_dtype: str | None = None
     draft_offload: bool = False
+    # SGLang --max-total-tokens: a cap on the KV pool's tokens (None: what the memory holds)
+    kv_cache_max_tokens: int | None = None
 
 
 @dataclass
@@ -153,6 +155,11 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     elif fraction is None:
         fraction, why = _default_fraction(defaults, dep.engine_version)
         assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
+    if defaults.get("free_at_start_reserved"):
+        assumed["free_at_start"] = (
+            f"the card less {defaults['free_at_start_reserved']} (CUDA context): "
+            f"{engine} takes its memory fraction of what is free when it starts"
+        )
     large = _is_large_gpu(resolved, defaults)
     tier = "large_gpu" if large else "other"
     max_model_len = serving.max_model_len
@@ -258,6 +265,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         legacy_engine=legacy,
         draft_kv_cache_dtype=draft_kv,
         draft_offload=bool(getattr(spec, "offload", False)),
+        kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
     )
     return settings, assumed
 
@@ -364,10 +372,13 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
         _, chunked, small, large = _tier(entry["tiers"], gpu_mib)
         graphs = small if tp < 4 else large
         reserved = 512 + max(chunked, 2048) * 1.5 + graphs * 2 + tp * pp / 8 * 1024
+        if "piecewise_graph_sizes" in entry and not resolved.deployment.serving.enforce_eager:
+            sizes = int(_tier(entry["piecewise_graph_sizes"], chunked)[1] if chunked else 0)
+            reserved += sizes * float(entry["piecewise_mib_each"])
         above, floor = entry["floor_above"]
         if gpu_mib > above:
             reserved = max(reserved, floor)
-        if drafting:
+        if drafting and "speculative_mib" in entry:
             extra = entry["speculative_mib"]
             reserved += extra.get(method, extra["default"])
         fraction = round((gpu_mib - reserved) / gpu_mib, 3)
@@ -429,6 +440,9 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     forward = s.max_num_batched_tokens * mlp * catalog.dtype_bytes(s.dtype)
     sampler = sampled * target.vocab_size * max(float(spec["logit_bytes"]), _verify_bytes(s))
     activation = max(forward, sampler)
+    if "prefill_logit_bytes" in spec:  # TGI's warm-up: logprobs over every prefill token
+        prefill = s.max_num_batched_tokens * target.vocab_size * float(spec["prefill_logit_bytes"])
+        activation = max(activation, prefill)
     if target.vision is not None:
         activation = max(activation, _vision_profile(target, s, float(spec["mlp_factor"])))
     overhead = {
@@ -490,16 +504,18 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         if meaning == "weights_and_kv_of_total"
         else Q(0, "byte")
     )
+    draft_in = True  # the drafter's KV is sized inside the budget (all but an older SGLang)
     if meaning == "of_free":  # TensorRT-LLM: a share of what is free after loading
         free = total - fixed - overhead_total
         kv_cache = free * s.memory_fraction if free.magnitude > 0 else free
         usable = fixed + overhead_total + (kv_cache if kv_cache.magnitude > 0 else Q(0, "byte"))
     elif meaning == "weights_and_kv_of_total":  # SGLang: activations live outside the fraction
-        usable = total * s.memory_fraction
-        kv_cache = usable - fixed - state_pool
+        usable, kv_cache, draft_in = _sglang_pool(s, total, weights, draft_weights, state_pool)
     else:  # vLLM, TGI: a share of the whole card
         usable = total * s.memory_fraction
         kv_cache = usable - fixed - overhead_total
+        if s.engine == "tgi":
+            kv_cache = _tgi_warmup_kv(s, kv_cache, layout.full_per_token)
 
     # One full-length request's worst case; its per-token average is the "bytes per token"
     # (constant, and exact, when every layer is full attention).
@@ -514,9 +530,16 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     draft_per_token = float(kv_draft.to("byte / token").magnitude)
     per_request += draft_per_token * mml
     per_token = target_per_token + draft_per_token
-    block_bytes = per_token * s.block_size
+    # the bytes a token costs inside the budget (an older SGLang sized its pool on the
+    # target's cells alone and put the drafter's pool in the reserve)
+    sizing = per_token if meaning != "weights_and_kv_of_total" or draft_in else target_per_token
+    block_bytes = sizing * s.block_size
     kv_magnitude = float(kv_cache.to("byte").magnitude)
     blocks = math.floor(kv_magnitude / block_bytes) if kv_magnitude > 0 and block_bytes else 0
+    if s.kv_cache_max_tokens and blocks * s.block_size > s.kv_cache_max_tokens:
+        # SGLang --max-total-tokens caps the pool (rounded down to pages); the rest stays free
+        blocks = s.kv_cache_max_tokens // s.block_size
+        kv_cache = Q(blocks * s.block_size * sizing, "byte")
     kv_tokens = Q(blocks * s.block_size, "token")
 
     unit = resolved.deployment.gpu.memory
@@ -539,6 +562,39 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         kv_state_bytes_per_sequence=Q(layout.state_per_sequence, "byte"),
         draft_host_weights=host_weights,
     )
+
+
+def _tgi_warmup_kv(s: Settings, free: Any, per_token: float) -> Any:
+    """TGI's KV cache after warm-up: the memory free after the warm-up prefill (which already
+    holds that batch's KV blocks) x the wiggle room, plus those blocks back."""
+    wiggle = float(catalog.engine_defaults("tgi").get("wiggle_room", 1.0))
+    batch = Q(s.max_num_batched_tokens * per_token, "byte")
+    if free.magnitude <= 0:
+        return free
+    return wiggle * (free - batch) + batch
+
+
+def _sglang_pool(
+    s: Settings, total: Any, weights: Any, draft_weights: Any, state_pool: Any
+) -> tuple[Any, Any, bool]:
+    """SGLang's KV pool (model_runner profile_max_num_token): usable = the memory free when the
+    worker starts (the device less the CUDA context and distributed init) x
+    mem_fraction_static; the pool is what is left of it after the weights (and the recurrent
+    state pool of hybrid models). Returns (usable, KV bytes, whether the drafter's weights and
+    KV are inside the fraction, which depends on the release: engines.yaml)."""
+    spec = catalog.engine_defaults("sglang")
+    reserved = parse_quantity(spec.get("free_at_start_reserved", "0 GiB"), "[information]")
+    free = total - reserved.to("byte")
+    usable = free * s.memory_fraction
+    version = _version(s.engine_version)
+
+    def since(key: str) -> bool:
+        boundary = spec.get(key)
+        return boundary is None or version is None or version >= _version(boundary)
+
+    draft_in = since("draft_kv_in_fraction_since")
+    fixed = weights + (draft_weights if since("draft_weights_in_fraction_since") else 0 * weights)
+    return usable, usable - fixed - state_pool, draft_in
 
 
 def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, Any]:
@@ -700,7 +756,10 @@ def _default_fraction(defaults: dict, engine_version: str | None) -> tuple[float
 
 
 def _graphs_in_budget(s: Settings) -> bool:
-    since = catalog.engine_defaults(s.engine).get("cuda_graphs_in_budget_since")
+    defaults = catalog.engine_defaults(s.engine)
+    if defaults.get("cuda_graphs_in_budget") is False:
+        return False  # captured after the KV cache is sized (TGI)
+    since = defaults.get("cuda_graphs_in_budget_since")
     if since is None:
         return True  # other engines: count them, conservatively
     version = _version(s.engine_version)

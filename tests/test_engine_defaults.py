@@ -77,8 +77,11 @@ def mib(b) -> float:
 def test_sglang_newest_fraction_reserves_activations_and_graphs():
     b = sglang(None, "H100")
     total = mib(b)
-    # 8192 chunked x 1.5 + 256 graphs x 2 + 512 + 1/8 GiB for TP 1 = 13,440 MiB (> 10 GiB floor)
-    assert b.settings.memory_fraction == round((total - 13440) / total, 3)
+    # 8192 chunked x 1.5 + 256 graphs x 2 + 512 + 1/8 GiB for TP 1 = 13,440 MiB (> 10 GiB floor),
+    # + 8 MiB for each of the 58 piecewise CUDA graph sizes (on by default from 0.5.10)
+    assert b.settings.memory_fraction == round((total - 13440 - 58 * 8) / total, 3)
+    before = sglang("0.5.9", "H100")
+    assert before.settings.memory_fraction == round((total - 13440) / total, 3)
     assert b.settings.max_num_batched_tokens == 8192
     assert b.settings.max_model_len == 131072  # --context-length: the model's
     assert "reserved" in b.assumed["gpu_memory_utilization"]
@@ -100,16 +103,20 @@ def test_sglang_early_releases_take_a_share_by_tensor_parallelism():
     assert sglang("0.4.6", "L4").settings.max_num_batched_tokens == 2048  # under 25,000 MiB
 
 
-def test_sglang_speculative_drafts_reserve_more():
-    plain = sglang(None, "H100")
-    eagle = sglang(
-        None,
-        "H100",
-        extra="speculative: {method: eagle3, model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B, "
-        "num_speculative_tokens: 3}",
-    )
+EAGLE3 = (
+    "speculative: {method: eagle3, model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B, "
+    "num_speculative_tokens: 3}"
+)
+
+
+def test_sglang_speculative_drafts_reserve_more_until_the_draft_is_budgeted():
+    plain = sglang("0.5.9", "H100")
+    eagle = sglang("0.5.9", "H100", extra=EAGLE3)
     total = mib(plain)
     assert eagle.settings.memory_fraction == round((total - 13440 - 2048) / total, 3)
+    # PR #23862 (0.5.11) budgets the draft's KV pool in the fraction and drops the flat +2 GiB
+    newest = sglang(None, "H100", extra=EAGLE3)
+    assert newest.settings.memory_fraction == sglang(None, "H100").settings.memory_fraction
 
 
 def test_sglang_explicit_fraction_is_kept():

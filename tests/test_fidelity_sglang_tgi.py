@@ -1,0 +1,155 @@
+"""SGLang and TGI accounting against their start-up logs (benchmarks/calibration/sglang.yaml and
+tgi.yaml): fixture manifests of logged deployments, each budget against the record's numbers,
+and the release-dependent pieces (drafter inside or outside the fraction, --max-total-tokens,
+TGI's warm-up) and verdicts (SGLang starts with a pool shorter than its context)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import REPO
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+FIDELITY = Path(__file__).parent / "fixtures" / "fidelity"
+CALIBRATION = REPO / "benchmarks" / "calibration"
+GIB = 2**30
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def record(engine: str, record_id: str) -> dict:
+    records = yaml.safe_load((CALIBRATION / f"{engine}.yaml").read_text(encoding="utf-8"))
+    return next(r for r in records if r["id"] == record_id)
+
+
+def linted(name: str, rules):
+    result = lint_file(FIDELITY / name, name, rules)
+    [deployment] = result.deployments
+    return deployment.budget, result.diagnostics
+
+
+def tokens(budget) -> int:
+    return int(budget.kv_tokens.magnitude)
+
+
+def test_qwq_on_four_l4s_holds_the_logged_pool_within_15_percent(rules):
+    # Validation record: 46,611 tokens. Known gaps, none fitted on this record: SGLang's TP 4
+    # start takes 0.13 GiB for torch.distributed before weight loading, and its weight loading
+    # 0.25 GiB more than the parameters (15.54 logged, 15.29 computed); both leave less pool
+    # than hbmlint's TP 1 figures, so the estimate is high, by 13%.
+    logged = record("sglang", "sglang-llmsinclouds-qwq32b-4xl4-tp4")
+    assert logged["split"] == "validation"
+    budget, findings = linted("sglang-qwq32b-4xl4.yaml", rules)
+    assert budget.settings.memory_fraction == logged["mem_fraction_static"]  # SGLang's own 0.85
+    measured = logged["memory"]["kv_cache_tokens"]
+    assert tokens(budget) == pytest.approx(measured, rel=0.15)
+    assert budget.weights.to("GiB").magnitude == pytest.approx(
+        logged["memory"]["weights_gb"], rel=0.02
+    )
+    # It started, serving 131072-token contexts out of a 46,611-token pool: no refusal
+    # predicted; the short pool is a warning at --context-length
+    assert not [f for f in findings if f.severity is Severity.ERROR]
+    [short] = [f for f in findings if f.code == "HBM104"]
+    assert short.severity is Severity.WARNING and "131,072" in short.message
+
+
+def test_max_total_tokens_caps_the_pool_as_logged(rules):
+    # Validation record: target and EAGLE draft pools both hold the 20,480-token cap
+    logged = record("sglang", "sglang-docs-eagle-llama3-8b-h100")
+    budget, findings = linted("sglang-eagle-llama3-8b-capped.yaml", rules)
+    assert tokens(budget) == logged["memory"]["kv_cache_tokens"] == 20480
+    # the cap leaves bytes free: the pool holds 20,480 tokens' worth, not the fraction's rest;
+    # in this release (0.4.4) the drafter's pool of as many tokens sits in the reserve
+    per_token = budget.kv_bytes_per_token_target.to("byte / token").magnitude
+    assert budget.kv_cache.to("byte").magnitude == pytest.approx(20480 * per_token)
+    assert not [f for f in findings if f.severity is Severity.ERROR]
+
+
+def test_tgi_warmup_sizes_the_cache_from_what_is_free_after_the_prefill(rules):
+    budget, _ = linted("tgi-mistral7b-a10g.yaml", rules)
+    s = budget.settings
+    assert s.max_num_batched_tokens == 4145  # TGI 2.0: max_input_tokens + 50
+    # CUDA graphs are captured after the KV cache: not taken off it
+    assert "cuda_graphs" not in budget.overhead
+    free = (budget.usable - budget.weights - budget.overhead_total).to("byte").magnitude
+    batch = 4145 * budget.kv_bytes_per_token_target.to("byte / token").magnitude
+    assert budget.kv_cache.to("byte").magnitude == pytest.approx(0.95 * (free - batch) + batch)
+    # the warm-up asks for prefill logprobs: the peak holds logits over all 4145 tokens
+    assert budget.overhead["activation"].to("byte").magnitude >= 4145 * 32768 * 8
+    # calibration record: 43,808 tokens logged; the estimate is high (the warm-up peak is
+    # larger than the lower bound taken), within 40%
+    logged = record("tgi", "tgi-hyperpod-mistral7b-a10g")["memory"]["kv_cache_tokens"]
+    assert logged < tokens(budget) < 1.4 * logged
+
+
+SGLANG_EAGLE = """
+engine: sglang
+engine_version: "{version}"
+gpu: {{type: H100}}
+model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+serving: {{gpu_memory_utilization: 0.8}}
+speculative: {{method: eagle, model: yuhuili/EAGLE-LLaMA3.1-Instruct-8B, num_speculative_tokens: 3}}
+"""
+
+
+def sglang_budget(text: str):
+    from test_fidelity import budget_of
+
+    budget, _ = budget_of(text)
+    return budget
+
+
+def test_sglang_drafter_leaves_the_fraction_by_release():
+    old = sglang_budget(SGLANG_EAGLE.format(version="0.5.9"))
+    mid = sglang_budget(SGLANG_EAGLE.format(version="0.5.12"))
+    new = sglang_budget(SGLANG_EAGLE.format(version="0.5.14"))
+    usable = old.usable.to("byte").magnitude
+    weights = old.weights.to("byte").magnitude
+    draft = old.draft_weights.to("byte").magnitude
+    target = old.kv_bytes_per_token_target.to("byte / token").magnitude
+    both = old.kv_bytes_per_token.to("byte / token").magnitude
+    # before 0.5.11 the pool is sized on the target's cells after the target's weights; the
+    # drafter's weights and pool come out of the reserve
+    assert tokens(old) == int((usable - weights) // target)
+    # from 0.5.11 the cell counts the draft layer; from 0.5.14 the draft weights are inside
+    assert tokens(mid) == int((usable - weights) // both)
+    assert tokens(new) == int((usable - weights - draft) // both)
+    assert tokens(old) > tokens(mid) > tokens(new)
+
+
+def test_sglang_fraction_is_of_the_memory_free_at_start():
+    b = sglang_budget("""
+        engine: sglang
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {gpu_memory_utilization: 0.88}
+    """)
+    free = b.total.to("GiB").magnitude - 0.4
+    assert b.usable.to("GiB").magnitude == pytest.approx(0.88 * free)
+    assert "free_at_start" in b.assumed
+    # the shared docs record: 78.81 GiB free on an H100, 444,500 tokens of Llama 3.1 8B
+    assert tokens(b) == pytest.approx(444_500, rel=0.01)
+
+
+def test_sglang_weights_beyond_the_fraction_refuse(rules, tmp_path):
+    manifest = tmp_path / "x.yaml"
+    manifest.write_text(
+        "apiVersion: hbmlint/v1\nkind: ServingManifest\nmetadata: {name: big}\nspec:\n"
+        "  engine: sglang\n  gpu: {type: L4}\n  model: {name: Qwen/QwQ-32B}\n"
+        "  serving: {max_model_len: 32768}\n",
+        encoding="utf-8",
+    )
+    result = lint_file(manifest, "x.yaml", rules)
+    # 61 GiB of weights on a 22 GiB card: "Not enough memory. Please try to increase
+    # --mem-fraction-static", an error at HBM101, and no HBM102 on top of it
+    found = {f.code for f in result.diagnostics if f.severity is Severity.ERROR}
+    assert found == {"HBM101"}
