@@ -65,6 +65,7 @@ GPU_NAMES = [
     ("a100", "A100-80GB"),
     ("tesla t4", "T4"),
     ("l4", "L4"),
+    ("a10g", "A10G-24GB"),
 ]
 
 # vLLM releases by month, for logs that give only a date ("V1 (Jul 2025)"): github.com/
@@ -80,6 +81,15 @@ VLLM_BY_MONTH = {
     (2025, 9): "0.10.2",
     (2025, 10): "0.11.0",
     (2025, 11): "0.11.1",
+}
+# SGLang releases by month (github.com/sgl-project/sglang/releases), for logs dated only
+# ("Mar 2025 main"): the release current in that month.
+SGLANG_BY_MONTH = {
+    (2025, 1): "0.4.1",
+    (2025, 2): "0.4.3",
+    (2025, 3): "0.4.4",
+    (2025, 8): "0.5.0",
+    (2025, 12): "0.5.6",
 }
 MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
@@ -143,7 +153,8 @@ def engine_version_of(record: dict) -> str | None:
     match = re.search(r"(" + "|".join(MONTHS) + r")[a-z]* (\d{4})", text, re.IGNORECASE)
     if match:
         month = MONTHS.index(match.group(1).lower()[:3]) + 1
-        release = VLLM_BY_MONTH.get((int(match.group(2)), month))
+        by_month = SGLANG_BY_MONTH if engine_of(record) == "sglang" else VLLM_BY_MONTH
+        release = by_month.get((int(match.group(2)), month))
         if release:
             return f"{release} ({text})"
     return text
@@ -164,16 +175,20 @@ def gpu_of(record: dict) -> tuple[str | None, Any]:
 
 
 def sglang_total(memory: dict) -> Any:
-    """The memory SGLang sizes mem_fraction_static against: the 'avail mem' it logs when weight
-    loading begins (its total_gpu_memory), or the 'avail mem' plus 'mem usage' of the load-end
-    line. Read only where the record states these figures (SGLang's "GB" are GiB)."""
+    """The card's memory behind what SGLang sizes mem_fraction_static against: the 'avail mem'
+    it logs when weight loading begins (its total_gpu_memory), or the 'avail mem' plus 'mem
+    usage' of the load-end line, plus the CUDA context the budget takes off again (engines.yaml
+    free_at_start_reserved). Read only where the record states these figures (SGLang's "GB"
+    are GiB)."""
+    reserved = catalog.engine_defaults("sglang").get("free_at_start_reserved", "0 GiB")
+    reserved_gib = float(Q(reserved).to("GiB").magnitude) if isinstance(reserved, str) else 0.0
     before = memory.get("avail_mem_before_weights_gb")
     if isinstance(before, (int, float)):
-        return Q(float(before), "GiB")
+        return Q(float(before) + reserved_gib, "GiB")
     line = str(memory.get("load_weight_end_line") or "")
     match = re.search(r"avail mem=([\d.]+) GB, mem usage=([\d.]+) GB", line)
     if match:
-        return Q(float(match.group(1)) + float(match.group(2)), "GiB")
+        return Q(float(match.group(1)) + float(match.group(2)) + reserved_gib, "GiB")
     return None
 
 
@@ -262,7 +277,8 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             ),
             gpu_memory_utilization=fraction,
             kv_cache_dtype=None if kv_dtype in (None, "auto") else kv_dtype,
-            block_size=(record.get("memory") or {}).get("block_size"),
+            block_size=(record.get("memory") or {}).get("block_size") or record.get("page_size"),
+            kv_cache_max_tokens=record.get("max_total_tokens"),
             enforce_eager=bool(record.get("enforce_eager"))
             or "--enforce-eager" in str(record.get("notes") or ""),
         ),
