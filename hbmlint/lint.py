@@ -239,9 +239,12 @@ def _lint_deployment(
         first_error = next((p.message for p in problems), "could not be resolved")
         return DeploymentResult(deployment, error=first_error)
     budget = budget_stage.build(resolved)
+    tradeoff = _tradeoff_params(rules, options)
     for rule in rules:
         try:
-            finding = evaluate_rule(rule, budget, options.rule_params.get(rule.id))
+            finding = evaluate_rule(
+                rule, budget, options.rule_params.get(rule.id), tradeoff_params=tradeoff
+            )
         except ExpressionError as exc:
             findings.append(
                 input_diagnostic(
@@ -261,6 +264,17 @@ def _lint_deployment(
         deployment.locations = {}
         return DeploymentResult(deployment)
     return DeploymentResult(deployment, budget=budget)
+
+
+def _tradeoff_params(rules: list[Rule], options: LintOptions) -> dict[str, Any]:
+    """The speculative-tradeoff rule's parameters with the configuration's overrides: what
+    ``tradeoff()`` starts from in every rule that calls it."""
+    from .speculative import TRADEOFF_RULE
+
+    rule = next((r for r in rules if r.name == TRADEOFF_RULE), None)
+    if rule is None:
+        return {}
+    return {**rule.params, **options.rule_params.get(rule.id, {})}
 
 
 def lint_paths(

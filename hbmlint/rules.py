@@ -503,6 +503,7 @@ def _alternative_names(row: Any) -> Lazy:
             "throughput": row.throughput or 0.0,
             "bound": row.bound,
             "starts": row.starts,
+            "estimated": row.speedup is not None,
             "note": row.note,
         }
     )
@@ -524,16 +525,23 @@ def forget_scope(budget: Budget) -> None:
 
 
 def evaluate_rule(
-    rule: Rule, budget: Budget, params: dict[str, Any] | None = None
+    rule: Rule,
+    budget: Budget,
+    params: dict[str, Any] | None = None,
+    tradeoff_params: dict[str, Any] | None = None,
 ) -> Diagnostic | None:
-    """The rule's finding for this budget, or None when it holds. Raises ExpressionError."""
+    """The rule's finding for this budget, or None when it holds. Raises ExpressionError.
+    ``tradeoff_params`` are what ``tradeoff()`` starts from (the speculative-tradeoff rule's
+    parameters with the configuration's overrides, so every rule that calls it uses the same
+    acceptance rates); the calling rule's own parameters go on top."""
     if rule.engines and not engine_applies(rule.engines, budget.settings):
         return None
     budget_scope, functions = _scope(budget)
     names = {**budget_scope, **rule.params, **(params or {})}
     if "tradeoff" in functions:
         # tradeoff() takes the calling rule's parameters (config overrides included)
-        own = {k: names[k] for k in {*rule.params, *(params or {})}}
+        own = {**(tradeoff_params or {})}
+        own.update({k: names[k] for k in {*rule.params, *(params or {})}})
         table = functions["tradeoff"]
         functions = {**functions, "tradeoff": lambda **kw: table(**{**own, **kw})}
     if rule.when and not evaluate(rule.when, names, functions):

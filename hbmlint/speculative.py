@@ -43,6 +43,8 @@ RATE_PARAMS = {
     "acceptance_lookahead": ("lookahead",),
     "acceptance_early_exit": ("early_exit",),
 }
+# the other parameters compare() needs from its caller
+MODEL_PARAMS = ("host_link_gb_per_s", "eagle3_draft_vocab", "allreduce_latency", "pass_overhead")
 DEFAULT_K = 3  # drafted tokens for an alternative when the deployment sets none
 LABELS = {
     "draft_model": "draft model",
@@ -148,6 +150,12 @@ def compare(budget: Budget, params: Mapping[str, Any]) -> Comparison:
     """The alternatives table for one deployment, with the caller's parameters: the trade-off
     rule's (acceptance rates, all-reduce latency, host link, EAGLE-3 vocabulary)."""
     p = dict(params)
+    missing = [name for name in (*RATE_PARAMS, *MODEL_PARAMS) if name not in p]
+    if missing:
+        raise ValueError(
+            f"the speculative comparison needs the parameters {', '.join(missing)} "
+            f"(the {TRADEOFF_RULE} rule's)"
+        )
     rates = {m: _number(p[name]) for name, methods in RATE_PARAMS.items() for m in methods}
     s = budget.settings
     resolved = budget.resolved

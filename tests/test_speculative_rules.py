@@ -356,3 +356,50 @@ def test_budget_compare_speculative_text_and_json(cli):
         "none",
     ]
     assert item["alternatives"][0]["draft_weights_bytes"] > 0
+
+
+# --- HBM209 speculation-costs-throughput ---------------------------------------------------------
+
+SLOWING = """
+    gpu: {type: H100}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    serving: {max_model_len: 4096, max_num_seqs: 256}
+    speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
+                  num_speculative_tokens: 4}
+    workload: {concurrency: 256, context_tokens: 512}
+"""
+
+
+def test_hbm209_warns_when_the_drafter_slows_decoding_at_the_workload(write):
+    result = lint(write, SLOWING)
+    finding = found(result, "HBM209")
+    assert finding is not None and finding.severity.name == "WARNING"
+    assert finding.message.startswith(
+        "estimate: speculation costs throughput here: as set: draft model "
+        "Llama-3.2-1B-Instruct decodes 256 sequences of 512 tokens at 0.6"
+    )
+    assert "compute-bound" in finding.message
+    best, fewer = finding.fixes
+    assert best.startswith("speculative.method: eagle3") and "the decode throughput" in best
+    assert "num_speculative_tokens" in fewer
+    # the workload fits, so the memory trade-off (HBM208) stays quiet
+    assert found(result, "HBM208") is None
+
+
+def test_hbm209_passes_where_speculation_pays(write):
+    one = SLOWING.replace("concurrency: 256", "concurrency: 1")
+    assert found(lint(write, one), "HBM209") is None
+    # no declared workload: the rule does not guess the batch
+    bare = SLOWING.replace("    workload: {concurrency: 256, context_tokens: 512}\n", "")
+    assert found(lint(write, bare), "HBM209") is None
+
+
+def test_hbm209_uses_hbm208s_acceptance_rates_with_the_configuration(write, cli, tmp_path):
+    path = write(manifest(SLOWING))
+    assert "HBM209" in {f["code"] for f in cli("--format", "json", path).json()}
+    # a draft that is accepted 95% of the time yields 4.5 tokens a step: worth the step
+    (tmp_path / ".hbmlint.yaml").write_text(
+        "params:\n  speculative-tradeoff: {acceptance_draft_model: 0.95}\n"
+    )
+    out = cli("--config", tmp_path / ".hbmlint.yaml", "--format", "json", path).json()
+    assert "HBM209" not in {f["code"] for f in out}
