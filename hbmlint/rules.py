@@ -319,6 +319,8 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "kv_heads": target.num_kv_heads,
                 "mla": target.is_mla,
                 "experts": target.num_experts if target.is_moe else 0,
+                "model_type": getattr(target, "model_type", "") or "",
+                "mtp_layers": target.mtp_layers,
                 "max_length": Q(target.max_length or 0, "token"),
                 "max_length_sglang": Q(getattr(target, "max_length_sglang", None) or 0, "token"),
             }

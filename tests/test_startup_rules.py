@@ -509,3 +509,34 @@ def test_a_repeated_flag_is_judged_by_its_last_value():
     words[-1] = "--max-num-batched-tokens=4K"
     command = vllm.parse([Token(w, Span(1, i + 1)) for i, w in enumerate(words)], Span(1, 1))
     assert command.values["serving.human_readable"] == ("max_model_len", "max_num_batched_tokens")
+
+
+# Refusals that depend on the release: a warning that says so, at the speculative config
+@pytest.mark.parametrize(
+    ("code", "model", "spec", "words"),
+    [
+        (
+            "HBM319",
+            "Qwen/Qwen2.5-7B-Instruct",
+            '{"method": "mtp", "num_speculative_tokens": 1}',
+            ["ships no multi-token-prediction layers", "qwen2"],
+        ),
+        (
+            "HBM320",
+            "mistralai/Mistral-7B-Instruct-v0.3",
+            '{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", '
+            '"num_speculative_tokens": 3}',
+            ["Eagle3 is only supported for", "mistral"],
+        ),
+    ],
+)
+def test_release_dependent_speculative_refusals_are_warnings(
+    tmp_path, rules, code, model, spec, words
+):
+    text = deployment([f"--speculative-config={spec}"], model=model)
+    result = lint(tmp_path, rules, text)
+    [finding] = findings(result, code)
+    assert finding.severity.name == "WARNING"
+    assert finding.span.line == line_of(text, "--speculative-config")
+    for word in words:
+        assert word in finding.message

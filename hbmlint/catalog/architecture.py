@@ -134,6 +134,7 @@ class Architecture:
     max_length_sglang: int | None = None
     attention_bias: bool = False
     quantization: str | None = None  # the checkpoint's own format (quantization_config)
+    model_type: str = ""  # config.json model_type (of the text config for multimodal models)
     # quantization_config's quant_method as vLLM reads it (checkpoint_quant_method)
     quant_method: str | None = None
     # features present in the config that hbmlint still approximates
@@ -756,6 +757,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         attention_bias=bool(text.get("attention_bias", text.get("model_type") == "qwen2")),
         quantization=fmt.name if fmt else None,
         quant_method=checkpoint_quant_method(config),
+        model_type=str(text.get("model_type") or config.get("model_type") or ""),
         approximations=tuple(approximations),
         mixers=mixers,
         sliding_window=window,
