@@ -25,6 +25,7 @@ from .formats import (
     format_named,
     kserve,
     mentions_engine,
+    ome,
     podspec,
     read_as,
     render_first,
@@ -302,6 +303,8 @@ def shared_objects(items: list[tuple[Path, str]]) -> dict[tuple[str, str], dict[
             objects.update(podspec.tree_objects(text))
         if "ServingRuntime" in text or "InferenceService" in text:
             objects.update(kserve.tree_objects(text))
+        if "ome.io/" in text:
+            objects.update(ome.tree_objects(text))
     return objects
 
 

@@ -101,6 +101,18 @@ EXPECTED = {
     "kaito-inferenceset.yaml": [
         ("llama-3-1-8b", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 1, None, 1),
     ],
+    "ome-qwen3-8b.yaml": [("qwen3-8b", "sglang", "Qwen/Qwen3-8B", 1, None, 1)],
+    "dstack-vllm-service.dstack.yml": [
+        ("llama-70b", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 4, None, 4),
+    ],
+    "dstack-sglang-pd.dstack.yml": [
+        ("qwen-pd/0", "sglang", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
+        ("qwen-pd/1", "sglang", "Qwen/Qwen2.5-14B-Instruct", None, None, 1),
+    ],
+    "production-stack-operator-vllmruntime.yaml": [
+        ("llama-8b", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 1, None, 1),
+        ("qwen-32b", "vllm", "Qwen/Qwen2.5-32B-Instruct", 2, None, 2),
+    ],
 }
 COVERED = set(EXPECTED)
 
@@ -267,6 +279,7 @@ def test_service_and_runtime_in_one_file_merge_as_kserve_does(tmp_path, rules):
 def lint_tree(tmp_path: Path, rules, **files: str) -> dict:
     from hbmlint.lint import lint_paths
 
+    tmp_path.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         write(tmp_path, name, text)
     return {Path(r.display).name: r for r in lint_paths([str(tmp_path)], rules)}
@@ -571,3 +584,198 @@ def test_kaito_config_map_in_another_file_of_the_run_is_read(tmp_path, rules):
     assert (
         "config: params" in text[deployment.deployment.locations["serving.max_model_len"].line - 1]
     )
+
+
+# --------------------------------------------------------------------------------------- OME
+
+
+def test_ome_service_runtime_and_base_model_in_one_file(rules):
+    result = lint_path(REAL / "ome-qwen3-8b.yaml", rules)
+    [deployment] = (d.deployment for d in result.deployments)
+    text = (REAL / "ome-qwen3-8b.yaml").read_text().splitlines()
+    # $(MODEL_PATH) is the base model: named by its hf:// storage URI, at that line
+    assert "storageUri: hf://Qwen/Qwen3-8B" in text[deployment.locations["model.name"].line - 1]
+    assert deployment.serving.gpu_memory_utilization == 0.9  # the runtime's --mem-frac
+    assert deployment.engine_version == "0.5.5"  # the runner image's tag
+    assert result.deployments[0].budget.resolved.gpu.name == "H100-SXM-80GB"
+    assert result.diagnostics == []  # the router runs no engine; the runtime is used
+
+
+def test_ome_multinode_pd_runtime_in_another_file(rules):
+    from hbmlint.lint import lint_paths
+
+    results = {Path(r.display).name: r for r in lint_paths([str(REAL / "ome-deepseek-pd")], rules)}
+    service, runtime = results["service.yaml"], results["runtime.yaml"]
+    # PARALLELISM_SIZE: 8 GPUs a pod x (1 leader + 1 worker); --nnodes $(LWS_GROUP_SIZE) = 2
+    assert read(service) == [
+        ("deepseek-v3/engine", "sglang", "deepseek-ai/DeepSeek-V3", 16, None, 16),
+        ("deepseek-v3/decoder", "sglang", "deepseek-ai/DeepSeek-V3", 16, None, 16),
+    ]
+    assert errors(service) == []
+    engine = service.deployments[0].deployment
+    assert engine.serving.gpu_memory_utilization == 0.849  # the runtime's prefill fraction
+    # values from runtime.yaml are placed at the service's `runtime:` line
+    lines = (REAL / "ome-deepseek-pd" / "service.yaml").read_text().splitlines()
+    assert "name: srt-deepseek-pd" in lines[engine.locations["parallel.tensor"].line - 1]
+    assert runtime.diagnostics == []  # used by the service: checked there
+
+
+OME_SERVICE = """
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: llama}
+spec:
+  model: {name: llama-3-1-70b}
+  runtime: {name: vllm-llama-70b}
+  engine:
+    nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}
+"""
+OME_RUNTIME = """
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: vllm-llama-70b}
+spec:
+  engineConfig:
+    runner:
+      name: ome-container
+      image: docker.io/vllm/vllm-openai:v0.9.1
+      command: [vllm, serve, $(MODEL_PATH), --tensor-parallel-size, "1"]
+      resources: {limits: {nvidia.com/gpu: 1}}
+"""
+OME_MODEL = """
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: llama-3-1-70b}
+spec:
+  storage: {storageUri: hf://meta-llama/Llama-3.1-70B-Instruct, path: /raid/models/llama}
+"""
+
+
+def test_ome_70b_on_one_gpu_is_an_error_at_the_services_runtime_line(tmp_path, rules):
+    results = lint_tree(
+        tmp_path, rules, **{"isvc.yaml": OME_SERVICE, "rt.yaml": OME_RUNTIME, "m.yaml": OME_MODEL}
+    )
+    found = [f for f in results["isvc.yaml"].diagnostics if f.severity is Severity.ERROR]
+    assert [f.code for f in found] == ["HBM101"]  # 70B in BF16 does not fit one A100
+    assert found[0].span.line in (5, 6)  # the model or the runtime named here
+    assert results["rt.yaml"].diagnostics == [] and results["m.yaml"].diagnostics == []
+
+
+def test_ome_missing_runtime_base_model_or_runtime_name_are_infos(tmp_path, rules):
+    alone = lint_tree(tmp_path / "a", rules, **{"isvc.yaml": OME_SERVICE})["isvc.yaml"]
+    [info] = alone.diagnostics
+    assert info.code == "HBM014" and "vllm-llama-70b" in info.message and info.span.line == 6
+    no_model = lint_tree(
+        tmp_path / "b", rules, **{"isvc.yaml": OME_SERVICE, "rt.yaml": OME_RUNTIME}
+    )
+    assert no_model["isvc.yaml"].deployments == []
+    assert any("llama-3-1-70b" in f.message for f in no_model["isvc.yaml"].diagnostics)
+    assert errors(no_model["isvc.yaml"]) == []
+    unnamed = OME_SERVICE.replace("  runtime: {name: vllm-llama-70b}\n", "")
+    picked = lint_tree(tmp_path / "c", rules, **{"isvc.yaml": unnamed})["isvc.yaml"]
+    [info] = picked.diagnostics
+    assert info.code == "HBM014" and "names no runtime" in info.message
+    lonely = lint_tree(tmp_path / "d", rules, **{"rt.yaml": OME_RUNTIME})["rt.yaml"]
+    [info] = lonely.diagnostics
+    assert info.code == "HBM014" and "template" in info.message
+
+
+# ------------------------------------------------------------------------------------ dstack
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("H100:8", ("H100-SXM-80GB", None, 8)),
+        ("A100:40GB", ("A100-SXM4-40GB", None, 1)),
+        ("A100:80GB:2", ("A100-SXM4-80GB", None, 2)),
+        ("A10G,A100:2", ("A10G-24GB", None, 2)),  # the least memory of the alternatives
+        ("nvidia:L4:1..2", ("L4-24GB", None, 1)),  # the least count of a range
+        ("80GB:2", (None, 80.0, 2)),
+        ("24GB..40GB", (None, 24.0, 1)),
+        ("{name: [H100, H200], count: 4}", ("H100-SXM-80GB", None, 4)),
+    ],
+)
+def test_dstack_gpu_specs(tmp_path, rules, spec, expected):
+    path = write(
+        tmp_path,
+        "svc.dstack.yml",
+        f"""
+        type: service
+        commands: ["vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"]
+        resources:
+          gpu: {spec}
+        """,
+    )
+    result = lint_path(path, rules)
+    [deployment] = (d.deployment for d in result.deployments)
+    memory = deployment.gpu.memory.to("GiB").magnitude if deployment.gpu.memory else None
+    assert (deployment.gpu.type, memory, deployment.gpu.count) == expected
+    assert deployment.locations["gpu.count"].line == 4
+    assert errors(result) == []
+
+
+def test_dstack_70b_on_two_small_gpus_is_an_error_and_nodes_multiply(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "svc.dstack.yml",
+        """
+        type: task
+        nodes: 2
+        env:
+          MODEL: meta-llama/Llama-3.1-70B-Instruct
+        commands:
+          - >-
+            vllm serve $MODEL --tensor-parallel-size $DSTACK_GPUS_PER_NODE
+            --pipeline-parallel-size $DSTACK_NODES_NUM
+        resources:
+          gpu: L4:2
+        """,
+    )
+    result = lint_path(path, rules)
+    [deployment] = (d.deployment for d in result.deployments)
+    assert (deployment.parallel.tensor, deployment.parallel.pipeline) == (2, 2)
+    assert deployment.gpu.count == 4  # TP 2 x PP 2 spans both nodes
+    assert [f.code for f in result.diagnostics if f.severity is Severity.ERROR] == ["HBM101"]
+
+
+# --------------------------------------------------------------- production-stack operator
+
+
+def test_vllm_runtime_fields_become_the_operators_flags_at_their_lines(rules):
+    result = lint_path(REAL / "production-stack-operator-vllmruntime.yaml", rules)
+    llama, qwen = (d.deployment for d in result.deployments)
+    text = (REAL / "production-stack-operator-vllmruntime.yaml").read_text().splitlines()
+    assert llama.serving.max_model_len == 4096 and llama.serving.max_num_seqs == 32
+    assert llama.serving.gpu_memory_utilization == 0.8
+    assert llama.serving.chunked_prefill is False  # the operator writes --no-enable-...
+    assert "maxModelLen: 4096" in text[llama.locations["serving.max_model_len"].line - 1]
+    assert qwen.serving.kv_cache_dtype == "fp8"  # extraArgs, as written
+    assert qwen.engine_version == "0.9.2"
+    assert [label.value for label in qwen.gpu.labels] == ["NVIDIA-L40S"]
+    [warning] = result.diagnostics  # the sample names no GPU type: say how to unblock
+    assert warning.code == "HBM005" and warning.severity is Severity.WARNING
+
+
+def test_vllm_runtime_tensor_parallel_above_its_gpus_is_an_error(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "vr.yaml",
+        """
+        apiVersion: production-stack.vllm.ai/v1alpha1
+        kind: VLLMRuntime
+        metadata: {name: tp4-on-one}
+        spec:
+          model: {modelURL: Qwen/Qwen2.5-7B-Instruct, maxModelLen: 8192}
+          vllmConfig: {tensorParallelSize: 4}
+          deploymentConfig:
+            resources: {gpu: "1"}
+            image: {name: "vllm/vllm-openai:v0.10.0"}
+        """,
+    )
+    result = lint_path(
+        path,
+        rules,
+    )
+    found = [f for f in result.diagnostics if f.severity is Severity.ERROR]
+    assert [f.code for f in found] == ["HBM007"]

@@ -19,6 +19,7 @@ from ..engines.args import RENDER_HINT
 from ..yamlsrc import Span
 from . import (
     compose,
+    dstack,
     dynamo,
     embedded_pods,
     helm_values,
@@ -28,11 +29,13 @@ from . import (
     kubernetes,
     llm_d,
     native,
+    ome,
     ray,
     ray_serve_llm,
     skypilot,
     vllm_chart,
     vllm_config,
+    vllm_runtime,
 )
 
 # Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
@@ -41,6 +44,8 @@ from . import (
 FORMATS: tuple[ModuleType, ...] = (
     native,
     kserve,
+    ome,
+    vllm_runtime,
     kubeai,
     kaito,
     dynamo,
@@ -51,6 +56,7 @@ FORMATS: tuple[ModuleType, ...] = (
     llm_d,
     compose,
     skypilot,
+    dstack,
     ray_serve_llm,
     vllm_config,
     embedded_pods,  # last: any pod spec no format above reads
@@ -169,6 +175,9 @@ def describe(
             out.append(f"{where}: not a manifest hbmlint reads; skipped")
             continue
         out.append(f"{where}: read as {module.NAME}")
+        read_elsewhere = getattr(module, "read_elsewhere", None)
+        if read_elsewhere is not None and read_elsewhere(document.data):
+            out.append("  a template, read with the InferenceService that uses it")
         deployments, findings = module.to_deployments(document, path, display)
         for deployment in deployments:
             out.append(f"  deployment {deployment.name} ({deployment.engine})")

@@ -43,6 +43,7 @@ from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build, notes_as_findings
 from .kubernetes import document_name
 from .podspec import (
+    Elsewhere,
     Path,
     Reader,
     container_argv,
@@ -547,21 +548,6 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
     return found
 
 
-class _Elsewhere(YamlDocument):
-    """A runtime from another file of the run: every value of it is placed at the
-    InferenceService's reference to it (its ``runtime:``), the line to look at in this file."""
-
-    def __init__(self, data: Any, at: Span):
-        super().__init__(data=data, index=0)
-        self.at = at
-
-    def span(self, path: Any) -> Span:
-        return self.at
-
-    def key_span(self, path: Any) -> Span:
-        return self.at
-
-
 def _runtimes_elsewhere(wanted: str | None, at: Span) -> list[YamlDocument]:
     """The runtime ``wanted`` (else those that auto-select vLLM) from the other files."""
     found: list[YamlDocument] = []
@@ -574,7 +560,7 @@ def _runtimes_elsewhere(wanted: str | None, at: Span) -> list[YamlDocument]:
             except ValueError:
                 continue
             if wanted is not None or _auto_selects_vllm(data):
-                found.append(_Elsewhere(data, at))
+                found.append(Elsewhere(data, at))
     return found
 
 
@@ -670,7 +656,7 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
     container = value_at(runtime.data, cpath)
     image = container.get("image") if "command" not in container else None
     # a script's words are found in the file that holds them (elsewhere: at the reference)
-    text = "" if isinstance(runtime, _Elsewhere) else document.text
+    text = "" if isinstance(runtime, Elsewhere) else document.text
     command = read_invocation(
         argv, env, text, image=image, image_span=runtime.span((*cpath, "image"))
     )

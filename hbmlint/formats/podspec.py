@@ -157,6 +157,22 @@ def tree_object(kind: str, name: str) -> dict[str, str] | None:
     return _tree_objects.get((kind, name))
 
 
+class Elsewhere(YamlDocument):
+    """An object from another file of the run (a serving runtime, a base model): every value of
+    it is placed at ``at``, the reference to it in the file being linted (the line to look at
+    there; the other file's lines mean nothing in this one)."""
+
+    def __init__(self, data: Any, at: Span):
+        super().__init__(data=data, index=0)
+        self.at = at
+
+    def span(self, path: Any) -> Span:
+        return self.at
+
+    def key_span(self, path: Any) -> Span:
+        return self.at
+
+
 def tree_kind(kind: str) -> list[tuple[str, dict[str, str]]]:
     """Every object of ``kind`` the other files of the run define, as (name, values)."""
     return [(name, values) for (k, name), values in _tree_objects.items() if k == kind]
