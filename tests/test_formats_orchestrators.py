@@ -114,7 +114,8 @@ EXPECTED = {
         ("qwen-32b", "vllm", "Qwen/Qwen2.5-32B-Instruct", 2, None, 2),
     ],
 }
-COVERED = set(EXPECTED)
+# fixtures read as a folder (a run of several files), by the tests further down
+COVERED = set(EXPECTED) | {"ome-deepseek-pd/runtime.yaml", "ome-deepseek-pd/service.yaml"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
