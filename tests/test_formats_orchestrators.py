@@ -98,6 +98,10 @@ EXPECTED = {
         ("workspace-llama-3-1-8b", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 1, None, 1),
         ("workspace-phi-4-mini-instruct", "vllm", "microsoft/Phi-4-mini-instruct", 1, None, 1),
     ],
+    "llm-d-modelservice-wide-ep-values.yaml": [
+        ("decode", "vllm", "deepseek-ai/DeepSeek-R1-0528", None, None, 16),
+        ("prefill", "vllm", "deepseek-ai/DeepSeek-R1-0528", None, None, 8),
+    ],
     "kaito-inferenceset.yaml": [
         ("llama-3-1-8b", "vllm", "meta-llama/Llama-3.1-8B-Instruct", 1, None, 1),
     ],
@@ -780,3 +784,40 @@ def test_vllm_runtime_tensor_parallel_above_its_gpus_is_an_error(tmp_path, rules
     )
     found = [f for f in result.diagnostics if f.severity is Severity.ERROR]
     assert [f.code for f in found] == ["HBM007"]
+
+
+# ------------------------------------------------------------------- llm-d multinode and DP
+
+
+def test_llm_d_multinode_data_parallel_spans_the_workers_pods(rules):
+    result = lint_path(REAL / "llm-d-modelservice-wide-ep-values.yaml", rules)
+    decode, prefill = (d.deployment for d in result.deployments)
+    # $DP_SIZE is parallelism.data; 2 pods (data / dataLocal) of 8 GPUs (filled in by the chart)
+    assert (decode.parallel.data, decode.gpu.count, decode.parallel.expert) == (16, 16, True)
+    # vllmServe: the chart writes --data-parallel-size from parallelism.data
+    assert (prefill.parallel.data, prefill.gpu.count) == (8, 8)
+    lines = (REAL / "llm-d-modelservice-wide-ep-values.yaml").read_text().splitlines()
+    assert "data: 8" in lines[prefill.locations["parallel.data"].line - 1]
+    assert result.diagnostics == []
+
+
+def test_llm_d_data_parallel_above_the_pods_gpus_is_an_error(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "values.yaml",
+        """
+        modelArtifacts: {uri: hf://Qwen/Qwen2.5-7B-Instruct, name: qwen}
+        decode:
+          parallelism: {tensor: 2, data: 2}
+          acceleratorTypes: {labelKey: nvidia.com/gpu.product, labelValues: [NVIDIA-L4]}
+          containers:
+            - name: vllm
+              image: ghcr.io/llm-d/llm-d-cuda:v0.3.0
+              modelCommand: vllmServe
+              args: ["--max-model-len", "8192"]
+              resources: {limits: {nvidia.com/gpu: "2"}}
+        """,
+    )
+    result = lint_path(path, rules)
+    # the chart keeps the explicit limit of 2, but vLLM needs TP 2 x DP 2 = 4 GPUs
+    assert [f.code for f in result.diagnostics if f.severity is Severity.ERROR] == ["HBM007"]

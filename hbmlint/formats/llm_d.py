@@ -1,16 +1,19 @@
 """llm-d's ``llm-d-modelservice`` Helm values: ``modelArtifacts`` (``uri: hf://ORG/NAME``,
 ``name``) and a ``decode`` and a ``prefill`` pool, each with ``parallelism`` (``tensor``,
 ``data``), ``acceleratorTypes`` (``labelKey`` + ``labelValues``: the node label the pods
-require) and ``containers``. A container with ``modelCommand: vllmServe`` runs ``vllm serve``
-with the model, ``--tensor-parallel-size`` from ``parallelism.tensor`` and then its own
-``args`` (llm-d-incubation/llm-d-modelservice templates/_helpers.tpl); ``modelCommand:
-custom`` (or none) runs the container's ``command``/``args`` as written. A pool with
+require) and ``containers``. A container with ``modelCommand: vllmServe`` (or
+``imageDefault``) runs ``vllm serve`` with the model, ``--tensor-parallel-size`` and
+``--data-parallel-size`` from ``parallelism`` (``data``, else ``dataLocal`` x ``workers``)
+where above 1, then its own ``args`` (llm-d-incubation/llm-d-modelservice
+templates/_helpers.tpl); ``modelCommand: custom`` (or none) runs the container's
+``command``/``args`` as written, with the chart's ``DP_SIZE``, ``TP_SIZE``, ``DP_SIZE_LOCAL``
+(and on a ``multinode`` pool LeaderWorkerSet's ``LWS_*``) in its env. A pool with
 ``create: false`` is not deployed and not read.
 
 The ``helm template`` output of the chart is plain Kubernetes (Deployments, LeaderWorkerSets)
-and is read as such. GPUs: the container's ``nvidia.com/gpu`` limit; where the values leave it
-out the chart sizes it from the parallelism, so the count is left to the parallelism; a
-``multinode: true`` pool spans pods, so the count is left to the parallelism too.
+and is read as such. GPUs: the container's ``nvidia.com/gpu`` limit, else what the chart fills
+in (``dataLocal`` x ``tensor`` a pod); a ``multinode: true`` pool is a LeaderWorkerSet whose
+one instance spans ``workers`` pods, so their GPUs are counted together.
 """
 
 from __future__ import annotations
@@ -86,12 +89,59 @@ def _labels(document: YamlDocument, pool: str) -> list[Label]:
     return found
 
 
+def _parallelism(reader: Reader, pool: str, name: str) -> dict[str, tuple[int, Span | None]]:
+    """The chart's parallelism helpers (templates/_helpers.tpl): tensor, data, dataLocal and
+    workers, each derived from the others where the values leave it out, with where it is set."""
+    document = reader.document
+
+    def field(key: str) -> tuple[int | None, Span | None]:
+        path = (pool, "parallelism", key)
+        if value_at(document.data, path) is None:
+            return None, None
+        return reader.count(path, name), document.span(path)
+
+    tensor, t_span = field("tensor")
+    data, d_span = field("data")
+    local, l_span = field("dataLocal")
+    workers, w_span = field("workers")
+    if not data:
+        data, d_span = (local * workers, l_span) if local and workers else (local, l_span)
+    if not local:
+        local, l_span = (data // workers, d_span) if data and workers else (data, d_span)
+    if not workers:
+        workers, w_span = (data // local, d_span) if data and local else (1, None)
+    return {
+        "tensor": (tensor or 1, t_span),
+        "data": (data or 1, d_span),
+        "local": (local or 1, l_span),
+        "workers": (workers or 1, w_span),
+    }
+
+
+def _injected(parallel: dict, multinode: bool, where: Span) -> dict[str, Token]:
+    """What the chart adds to each container's env (DP_SIZE, TP_SIZE, DP_SIZE_LOCAL), and on a
+    multinode pool what LeaderWorkerSet adds (the group is the workers; the leader is index 0)."""
+    env = {}
+    for key, part in (("DP_SIZE", "data"), ("TP_SIZE", "tensor"), ("DP_SIZE_LOCAL", "local")):
+        value, span = parallel[part]
+        env[key] = Token(str(value), span or where)
+    if multinode:
+        workers, span = parallel["workers"]
+        runtime = "set by LeaderWorkerSet when the pod starts"
+        env["LWS_GROUP_SIZE"] = Token(str(workers), span or where)
+        env["LWS_WORKER_INDEX"] = Token("0", span or where)
+        env["LWS_LEADER_ADDRESS"] = Token("", span or where, (f"LWS_LEADER_ADDRESS is {runtime}",))
+    return env
+
+
 def to_deployments(
     document: YamlDocument, path: Any, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     data = document.data
     reader = Reader(document, display)
     where = document.span(("modelArtifacts",))
+    where = where if isinstance(where, Span) else Span(1, 1)
+    multinode = data.get("multinode") is True
     deployments: list[Deployment] = []
     for pool in POOLS:
         if not isinstance(data.get(pool), dict) or data[pool].get("create") is False:
@@ -99,16 +149,19 @@ def to_deployments(
         for index, container in _pool_containers(data, pool):
             cpath: Path = (pool, "containers", index)
             name = pool if index == 0 else f"{pool}/{container.get('name', index)}"
+            parallel = _parallelism(reader, pool, name)
             env = container_env(document, cpath)
-            if container.get("modelCommand") == "vllmServe":
+            env.update(_injected(parallel, multinode, where))  # after the user's: they win
+            if container.get("modelCommand") in ("vllmServe", "imageDefault"):
+                # what the chart writes: the model, then TP and DP where above 1, then args
                 argv = _model_tokens(document)
-                tensor = (pool, "parallelism", "tensor")
-                if value_at(data, tensor) is not None:
-                    span = document.span(tensor)
-                    argv += [
-                        Token("--tensor-parallel-size", span),
-                        Token(str(value_at(data, tensor)), span),
-                    ]
+                for part, flag in (
+                    ("tensor", "--tensor-parallel-size"),
+                    ("data", "--data-parallel-size"),
+                ):
+                    value, span = parallel[part]
+                    if value > 1:
+                        argv += [Token(flag, span or where), Token(str(value), span or where)]
                 args = value_at(data, (*cpath, "args"))
                 for i, value in enumerate(args if isinstance(args, list) else []):
                     argv.append(Token(str(value), document.span((*cpath, "args", i))))
@@ -118,8 +171,12 @@ def to_deployments(
             if command is None:
                 continue
             count, count_span = reader.container_gpus(cpath, name)
-            if data.get("multinode") is True:
-                count, count_span = None, None  # pods of one instance: the parallelism decides
+            if count is None:  # the chart fills the limit in: dataLocal x tensor a pod
+                local, tensor = parallel["local"][0], parallel["tensor"][0]
+                count = local * tensor
+                count_span = parallel["tensor"][1] or parallel["local"][1]
+            if multinode and count:
+                count *= parallel["workers"][0]  # one instance spans the workers' pods
             gpu = GpuFacts(count=count, count_span=count_span, labels=_labels(document, pool))
             version = image_version(container.get("image"))
             deployment, findings = build(
@@ -128,7 +185,7 @@ def to_deployments(
                 display=display,
                 document=document.index,
                 gpu=gpu,
-                where=where if isinstance(where, Span) else Span(1, 1),
+                where=where,
                 engine_version=(version, document.span((*cpath, "image"))) if version else None,
             )
             reader.findings.extend(findings)
