@@ -371,6 +371,11 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
     else:
         _, chunked, small, large = _tier(entry["tiers"], gpu_mib)
         graphs = small if tp < 4 else large
+        # SGLang fills in its defaults first, so a chunked prefill size or a largest CUDA graph
+        # batch set on the command line is what the reservation counts
+        serving = resolved.deployment.serving
+        chunked = serving.max_num_batched_tokens or chunked
+        graphs = getattr(serving, "cuda_graph_max_bs", None) or graphs
         reserved = 512 + max(chunked, 2048) * 1.5 + graphs * 2 + tp * pp / 8 * 1024
         if "piecewise_graph_sizes" in entry and not resolved.deployment.serving.enforce_eager:
             sizes = int(_tier(entry["piecewise_graph_sizes"], chunked)[1] if chunked else 0)
@@ -440,7 +445,8 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     forward = s.max_num_batched_tokens * mlp * catalog.dtype_bytes(s.dtype)
     sampler = sampled * target.vocab_size * max(float(spec["logit_bytes"]), _verify_bytes(s))
     activation = max(forward, sampler)
-    if "prefill_logit_bytes" in spec:  # TGI's warm-up: logprobs over every prefill token
+    if "prefill_logit_bytes" in spec and _before(s, "prefill_logprobs_before"):
+        # TGI's warm-up before 3.0: logprobs over every prefill token
         prefill = s.max_num_batched_tokens * target.vocab_size * float(spec["prefill_logit_bytes"])
         activation = max(activation, prefill)
     if target.vision is not None:
@@ -753,6 +759,14 @@ def _default_fraction(defaults: dict, engine_version: str | None) -> tuple[float
         why = f"default since {since}" + ("" if version else "; set engine_version if older")
         return float(spec["default"]), why
     return float(spec["default"]), "engine default"
+
+
+def _before(s: Settings, key: str) -> bool:
+    """Whether the deployment's release is older than the engine's ``key`` boundary
+    (engines.yaml); a manifest that names no release runs the newest."""
+    boundary = catalog.engine_defaults(s.engine).get(key)
+    version = _version(s.engine_version)
+    return boundary is not None and version is not None and version < _version(boundary)
 
 
 def _graphs_in_budget(s: Settings) -> bool:

@@ -91,7 +91,11 @@ class ServingSpec:
     kv_cache_dtype: str | None = None
     block_size: int | None = None
     enforce_eager: bool | None = None
-    # Read from engine flags; the budget does not use these yet.
+    # SGLang --cuda-graph-max-bs: the largest decode batch captured; its default fraction keeps
+    # 2 MiB a batch size back for the graphs
+    cuda_graph_max_bs: int | None = None
+    # Read from engine flags; the budget does not use these yet (kv_cache_max_tokens: SGLang's
+    # --max-total-tokens caps its pool).
     kv_cache_memory_bytes: int | None = None  # vLLM --kv-cache-memory-bytes (bypasses the fraction)
     cpu_offload_gb: float | None = None  # vLLM --cpu-offload-gb: weights kept in host memory
     kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens

@@ -153,3 +153,43 @@ def test_sglang_weights_beyond_the_fraction_refuse(rules, tmp_path):
     # --mem-fraction-static", an error at HBM101, and no HBM102 on top of it
     found = {f.code for f in result.diagnostics if f.severity is Severity.ERROR}
     assert found == {"HBM101"}
+
+
+def test_tgi_3_warms_up_without_prefill_logprobs():
+    from test_fidelity import budget_of
+
+    text = """
+        engine: tgi
+        engine_version: "{v}"
+        gpu: {{type: A10G}}
+        model: {{name: mistralai/Mistral-7B-Instruct-v0.3}}
+        serving: {{max_model_len: 4096, max_num_batched_tokens: 4145}}
+    """
+    two, _ = budget_of(text.format(v="2.0.4"))
+    three, _ = budget_of(text.format(v="3.0.1"))
+    # 2.x holds logits over all 4145 prefill tokens; 3.x (prefill logprobs off by default)
+    # only the forward pass's peak, so more is left for the cache
+    assert two.overhead["activation"].to("byte").magnitude >= 4145 * 32768 * 8
+    assert three.overhead["activation"] < two.overhead["activation"]
+    assert tokens(three) > tokens(two)
+
+
+def test_sglang_cuda_graph_max_bs_moves_the_default_fraction(rules, tmp_path):
+    manifest = tmp_path / "k.yaml"
+    manifest.write_text(
+        (FIDELITY / "sglang-qwq32b-4xl4.yaml")
+        .read_text(encoding="utf-8")
+        .replace("v0.4.3.post4-cu125", "v0.5.4-cu126")
+        .replace(
+            "- --trust-remote-code",
+            "- --trust-remote-code\n        - --cuda-graph-max-bs\n        - '8'",
+        ),
+        encoding="utf-8",
+    )
+    [deployment] = lint_file(manifest, "k.yaml", rules).deployments
+    budget = deployment.budget
+    assert deployment.deployment.serving.cuda_graph_max_bs == 8
+    total = budget.total.to("MiB").magnitude
+    # 0.5.4 on a 22 GiB card: 512 + 2048 x 1.5 + 8 graphs x 2 + 4 x 1 / 8 x 1024 MiB
+    reserved = 512 + 2048 * 1.5 + 8 * 2 + 4 / 8 * 1024
+    assert budget.settings.memory_fraction == round((total - reserved) / total, 3)

@@ -69,6 +69,7 @@ FLAGS = FlagTable(
         Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
         Flag(("--page-size",), "serving.block_size", positive_int),
         Flag(("--disable-cuda-graph",), "serving.enforce_eager"),
+        Flag(("--cuda-graph-max-bs",), "serving.cuda_graph_max_bs", positive_int),
         Flag(("--max-total-tokens",), "serving.kv_cache_max_tokens", positive_int),
         Flag(("--speculative-algorithm",), "speculative.method", _algorithm),
         Flag(("--speculative-draft-model-path",), "speculative.model", model_name),
