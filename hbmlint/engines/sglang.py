@@ -63,6 +63,8 @@ FLAGS = FlagTable(
         Flag(("--ep-size", "--ep", "--expert-parallel-size"), "parallel.ep_size", positive_int),
         Flag(("--nnodes",), "nodes", positive_int),
         Flag(("--context-length",), "serving.max_model_len", positive_int),
+        # changes config.json (a rope_scaling entry raises the derived context length)
+        Flag(("--json-model-override-args",), "serving.model_overrides", str),
         Flag(("--max-running-requests",), "serving.max_num_seqs", positive_int),
         Flag(("--chunked-prefill-size",), "serving.max_num_batched_tokens", positive_int),
         Flag(("--mem-fraction-static",), "serving.gpu_memory_utilization", fraction),
