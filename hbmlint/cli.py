@@ -333,9 +333,11 @@ def lint(
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files (`-` reads standard
     input)."""
+    from . import reporters
     from .config import CommandLine, ConfigError
     from .diagnostics import Severity
     from .lint import available_cores
+    from .results import RenderOptions
 
     overrides = _overrides(settings)
     config = _load_config(config_file, allow_outside_paths)
@@ -362,10 +364,9 @@ def lint(
     diagnostics, suppressed = _filter(run)
     colored = use_color(color, None if output else sys.stdout)
     chosen = _resolve_format(output_format)
-    if statistics:
-        report = _statistics(diagnostics, chosen, colored)
-    else:
-        report = _render(run, diagnostics, suppressed, chosen, colored, quiet)
+    result = _report(run, diagnostics, suppressed)
+    options = RenderOptions(color=colored, quiet=quiet, statistics=statistics)
+    report = reporters.render("lint", chosen, result, options)
     if output:
         from .output import OutputError, write_report
 
@@ -380,7 +381,7 @@ def lint(
     if summary_file:
         from .reporters import summary
 
-        problem = summary.append(summary_file, summary.render(run.results, diagnostics))
+        problem = summary.append(summary_file, reporters.render("summary", "markdown", result))
         if problem:
             click.echo(f"hbmlint: cannot append the job summary: {problem}", err=True)
     threshold = Severity.parse(fail_on) if fail_on else (config.fail_on or Severity.ERROR)
@@ -395,45 +396,20 @@ def _resolve_format(output_format: str) -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
-def _statistics(diagnostics: list, output_format: str, color: bool) -> str:
-    from .reporters import text as text_reporter
+def _report(run: _Run, diagnostics: list, suppressed: list) -> Any:
+    """The one result model the reporters receive (results.Report)."""
+    from . import ruledoc
+    from .diagnostics import INPUT_CHECKS
+    from .results import Report
 
-    if output_format == "json":
-        import json
-
-        return json.dumps(text_reporter.statistics_json(diagnostics), indent=2) + "\n"
-    return text_reporter.statistics(diagnostics, color)
-
-
-def _render(
-    run: _Run,
-    diagnostics: list,
-    suppressed: list,
-    output_format: str,
-    color: bool = False,
-    quiet: bool = False,
-) -> str:
-    files = len(run.results)  # every file examined, manifest or not
-    deployments = sum(len(r.deployments) for r in run.results)
-    if output_format == "json":
-        from .reporters import json as json_reporter
-
-        return json_reporter.render(diagnostics)
-    if output_format == "github":
-        from .reporters import github
-
-        return github.render(diagnostics, files, deployments)
-    if output_format == "sarif":
-        from . import ruledoc
-        from .diagnostics import INPUT_CHECKS
-        from .reporters import sarif
-
-        checks = [c for c in INPUT_CHECKS.values() if run.filter.is_enabled(c.code)]
-        docs = ruledoc.all_docs(run.rules, checks)
-        return sarif.render(diagnostics, docs, suppressed, successful=not run.internal)
-    from .reporters import text as text_reporter
-
-    return text_reporter.render(diagnostics, files, deployments, color=color, quiet=quiet)
+    checks = [c for c in INPUT_CHECKS.values() if run.filter.is_enabled(c.code)]
+    return Report(
+        files=run.results,
+        findings=diagnostics,
+        suppressed=suppressed,
+        rules=ruledoc.all_docs(run.rules, checks),
+        internal=run.internal,
+    )
 
 
 @main.command()
@@ -469,8 +445,9 @@ def budget(
     settings: tuple[str, ...] = (),
 ) -> None:
     """Show where every GiB of each GPU goes, per deployment; with --set, before and after."""
+    from . import reporters
     from .config import ConfigError
-    from .reporters import budget as budget_reporter
+    from .results import Report, speculative_comparisons
 
     overrides = _overrides(settings)
     if overrides and "-" in paths and not compare_speculative:
@@ -498,38 +475,18 @@ def budget(
     results, internal = run.results, run.internal
     keep = [i for i, r in enumerate(results) if r.deployments or r.diagnostics]
     results = [results[i] for i in keep]
+    report = Report(files=results, internal=internal)
+    view = "budget"
     if compare_speculative:
-        from .reporters import speculative as speculative_reporter
-
-        entries = speculative_reporter.comparisons(results, params)
-        if output_format == "svg":
-            from .reporters import speculative_svg
-
-            render = speculative_svg.render
-        elif output_format == "html":
-            from .reporters import html
-
-            render = html.render_speculative
-        elif output_format == "json":
-            render = speculative_reporter.render_json
-        else:
-            render = speculative_reporter.render_text
-        click.echo(render(entries), nl=False)
+        report.comparisons = speculative_comparisons(results, params)
+        view = "speculative"
     elif before is not None:
-        from .reporters import whatif
-
-        earlier = [before.results[i] for i in keep]
-        click.echo(whatif.render(earlier, results, overrides, output_format), nl=False)
-    elif output_format == "json":
-        click.echo(budget_reporter.render_json(results), nl=False)
-    elif output_format in ("svg", "html"):
-        from .reporters import html, svg
-
-        click.echo((svg if output_format == "svg" else html).render(results), nl=False)
-    else:
-        click.echo(budget_reporter.render_text(results), nl=False)
+        report.before = [before.results[i] for i in keep]
+        report.overrides = overrides
+        view = "whatif"
+    click.echo(reporters.render(view, output_format, report), nl=False)
     failed = any(item.budget is None for r in results for item in r.deployments) or any(
-        budget_reporter.file_error(r) for r in results
+        r.error() for r in results
     )
     sys.exit(EXIT_ERROR if internal else EXIT_FINDINGS if failed else EXIT_OK)
 

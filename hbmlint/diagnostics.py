@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 from .yamlsrc import Span
 
@@ -28,6 +29,102 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
+SAFE, UNSAFE = "safe", "unsafe"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, column) up to (end_line, end_column), 1-based with the end
+    exclusive, by ``replacement``; an empty range inserts, an empty replacement deletes."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    replacement: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "replacement": self.replacement,
+        }
+
+
+class Fix(str):
+    """One way to fix a finding. The string itself is the message people read, in the
+    manifest's own terms where hbmlint knows how the manifest writes the setting (the engine
+    flag as its author writes it, e.g. ``--max-model-len 11696``); the attributes make it a
+    record: the setting alone, its computed effect, whether applying it keeps the deployment's
+    behaviour (``safe``) or changes it (``unsafe``), and the text edits that apply it (none
+    where the fix cannot be written as an edit).
+
+    A str subclass, so that every place that shows a fix as a sentence keeps working and a
+    plain string given as a fix is a fix with no edits."""
+
+    applicability: str
+    edits: tuple[Edit, ...]
+    setting: str
+    effect: str
+    changes: dict[str, Any]
+
+    def __new__(
+        cls,
+        message: str = "",
+        *,
+        applicability: str = UNSAFE,
+        edits: tuple[Edit, ...] | list[Edit] = (),
+        setting: str = "",
+        effect: str = "",
+        changes: dict[str, Any] | None = None,
+    ) -> Fix:
+        fix = super().__new__(cls, message)
+        fix.applicability = applicability
+        fix.edits = tuple(edits)
+        fix.setting = setting
+        fix.effect = effect
+        fix.changes = dict(changes or {})
+        return fix
+
+    @property
+    def message(self) -> str:
+        return str.__str__(self)
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability == SAFE
+
+    def replaced(self, **changes: Any) -> Fix:
+        """This fix with some attributes (or ``message``) changed."""
+        fields = {
+            "applicability": self.applicability,
+            "edits": self.edits,
+            "setting": self.setting,
+            "effect": self.effect,
+            "changes": self.changes,
+        }
+        message = changes.pop("message", self.message)
+        fields.update(changes)
+        return Fix(message, **fields)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "setting": self.setting or None,
+            "effect": self.effect or None,
+            "applicability": self.applicability,
+            "edits": [edit.as_dict() for edit in self.edits],
+        }
+
+
+def as_fix(value: str) -> Fix:
+    return value if isinstance(value, Fix) else Fix(str(value))
+
+
 @dataclass
 class Diagnostic:
     code: str
@@ -36,8 +133,11 @@ class Diagnostic:
     message: str
     file: str
     span: Span = field(default_factory=lambda: Span(1, 1))
-    fixes: list[str] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)  # plain strings become Fix records
     deployment: str | None = None
+
+    def __post_init__(self) -> None:
+        self.fixes = [as_fix(fix) for fix in self.fixes]
 
     @property
     def help_uri(self) -> str:

@@ -17,7 +17,6 @@ from typing import Any
 
 from . import budget as budget_stage
 from . import files
-from .budget import Budget
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
 from .formats import (
@@ -32,10 +31,9 @@ from .formats import (
     unread_engine,
 )
 from .resolve import ResolveOptions, resolve
+from .results import DeploymentResult, FileResult
 from .rules import Rule, evaluate_rule, forget_scope
 from .spec import Deployment
-from .suppressions import Problem as SuppressionProblem
-from .suppressions import Suppression
 from .suppressions import scan as scan_suppressions
 from .yamlsrc import load_documents
 
@@ -64,25 +62,6 @@ class LintOptions:
     keep_budgets: bool = True
     # --set KEY=VALUE (overrides.Override), applied to each Deployment before resolve
     overrides: tuple[Any, ...] = ()
-
-
-@dataclass
-class DeploymentResult:
-    deployment: Deployment
-    budget: Budget | None = None
-    error: str | None = None
-
-
-@dataclass
-class FileResult:
-    path: Path
-    display: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    deployments: list[DeploymentResult] = field(default_factory=list)
-    is_manifest: bool = False
-    # inline comments and annotations, for the filter stage (see suppressions.py)
-    suppressions: list[Suppression] = field(default_factory=list)
-    suppression_problems: list[SuppressionProblem] = field(default_factory=list)
 
 
 def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:

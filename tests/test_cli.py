@@ -76,7 +76,13 @@ def test_json_findings_have_the_documented_keys(cli, write):
     assert finding["code"] == "HBM102" and finding["severity"] == "error"
     assert (finding["line"], finding["column"]) == (7, 28)  # the value 131072
     assert finding["end_line"] == 7 and finding["end_column"] == 34
-    assert finding["fixes"] and all(isinstance(f, str) for f in finding["fixes"])
+    # each fix is a record: its message, setting, effect, applicability and edits
+    assert finding["fixes"] and all(
+        set(f) == {"message", "setting", "effect", "applicability", "edits"}
+        and isinstance(f["message"], str)
+        and f["applicability"] in ("safe", "unsafe")
+        for f in finding["fixes"]
+    )
 
 
 def test_fail_on_warning(cli, write):
@@ -335,7 +341,9 @@ def test_parallelism_must_match_gpu_count(cli, write):
     [finding] = cli("--format", "json", path).json()
     assert finding["code"] == "HBM007" and finding["line"] == 5
     assert "2 x 1 = 2" in finding["message"]
-    assert finding["fixes"] == ["Set gpu.count to 2, or parallel.tensor to 4"]
+    assert [f["message"] for f in finding["fixes"]] == [
+        "Set gpu.count to 2, or parallel.tensor to 4"
+    ]
 
 
 def test_manifest_without_gpu_needs_gpu_flag(cli, write):

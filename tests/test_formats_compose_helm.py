@@ -162,7 +162,7 @@ def test_helm_template_is_reported_once_as_render_first(tmp_path):
     [render] = findings(template)
     assert render["code"] == "HBM012" and render["severity"] == "warning"
     assert render["line"] == line_of(template, "{{ .Release.Name }}")
-    assert "helm template" in render["fixes"][0]
+    assert "helm template" in render["fixes"][0]["message"]
 
 
 def test_helm_templates_that_run_no_engine_are_left_alone(tmp_path):

@@ -335,7 +335,7 @@ def test_legacy_speculative_flags_are_read_and_each_is_a_removed_flag_warning(tm
     assert all(f["severity"] == "warning" for f in removed)
     assert (
         'Use --speculative-config \'{"model": "meta-llama/Llama-3.2-1B-Instruct", '
-        '"num_speculative_tokens": 4}\' instead' in removed[0]["fixes"]
+        '"num_speculative_tokens": 4}\' instead' in [f["message"] for f in removed[0]["fixes"]]
     )
 
 
@@ -460,7 +460,8 @@ def test_a_template_placeholder_asks_once_to_render_first(tmp_path):
     found = findings(dep)
     [render] = [f for f in found if f["code"] == "HBM012"]
     assert render["line"] == line_of(dep, "{{HF_TOKEN}}")
-    assert "helm template" in render["fixes"][0] and "| hbmlint -" in render["fixes"][0]
+    fix = render["fixes"][0]["message"]
+    assert "helm template" in fix and "| hbmlint -" in fix
     assert "HBM102" in [f["code"] for f in found]  # the documents before it are still linted
 
 

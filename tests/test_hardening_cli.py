@@ -35,7 +35,7 @@ cli.main()
     [
         ("_filter", "KeyError('surprise')"),
         ("_run", "RecursionError('maximum recursion depth exceeded')"),
-        ("_render", "MemoryError()"),
+        ("_report", "MemoryError()"),
         ("_load_rules", "UnicodeDecodeError('utf-8', b'x', 0, 1, 'bad')"),
     ],
 )

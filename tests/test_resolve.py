@@ -119,7 +119,7 @@ def test_gpus_the_engine_does_not_use_are_a_warning_and_the_default_tp_is_budget
     [finding] = by_code(path, "HBM007")
     assert finding["severity"] == "warning" and "1 idle" in finding["message"]
     assert finding["line"] == line_of(path, "nvidia.com/gpu:")
-    assert "--tensor-parallel-size 2" in " ".join(finding["fixes"])
+    assert "--tensor-parallel-size 2" in " ".join(f["message"] for f in finding["fixes"])
     [budget] = budgets(path)
     assert budget["tensor_parallel"] == 1 and "tensor_parallel" in budget["assumed"]
 

@@ -6,8 +6,7 @@ import json
 from typing import Any
 
 from ..budget import Budget
-from ..diagnostics import Severity
-from ..lint import DeploymentResult, FileResult
+from ..results import DeploymentResult, FileResult, RenderOptions, Report
 from ..units import Q, bytes_of, format_bytes
 
 BAR_WIDTH = 50
@@ -61,13 +60,7 @@ def budget_dict(result: FileResult, item: DeploymentResult) -> dict[str, Any]:
 
 def file_error(result: FileResult) -> str | None:
     """Why a file yielded no deployment at all (unreadable, not YAML, schema errors)."""
-    if result.deployments:
-        return None
-    errors = [d for d in result.diagnostics if d.severity == Severity.ERROR]
-    if not errors:
-        return None
-    first = errors[0]
-    return f"{first.code} at line {first.span.line}, column {first.span.column}: {first.message}"
+    return result.error()
 
 
 def render_json(results: list[FileResult]) -> str:
@@ -187,3 +180,11 @@ def _table(display: str, b: Budget) -> str:
         lines.append("  assumed:")
         lines += [f"    {key} = {why}" for key, why in b.assumed.items()]
     return "\n".join(lines) + "\n"
+
+
+def report_text(result: Report, options: RenderOptions) -> str:
+    return render_text(result.files)
+
+
+def report_json(result: Report, options: RenderOptions) -> str:
+    return render_json(result.files)

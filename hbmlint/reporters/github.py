@@ -10,6 +10,7 @@ before ``col``; those fields are then left out and the annotation covers whole l
 from __future__ import annotations
 
 from ..diagnostics import Diagnostic, Severity
+from ..results import RenderOptions, Report
 from . import text
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -80,3 +81,10 @@ def render(diagnostics: list[Diagnostic], files: int, deployments: int) -> str:
     lines = ([notice] if notice else []) + [command(d) for d in ordered]
     lines.append(text.summary(diagnostics, files, deployments))
     return "\n".join(lines) + "\n"
+
+
+def report(result: Report, options: RenderOptions) -> str:
+    """The registry's entry point; with ``statistics``, the text format's count per code."""
+    if options.statistics:
+        return text.statistics(result.findings, options.color)
+    return render(result.findings, result.file_count, result.deployment_count)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..lint import FileResult
+from ..results import FileResult, RenderOptions, Report
 from ..units import format_bytes
 from . import budget as budget_reporter
 from . import svg
@@ -83,3 +83,11 @@ def _page(title: str, sections: list[str]) -> str:
 def _only(result: FileResult, item: object) -> FileResult:
     """The file with just this deployment, for its own picture."""
     return FileResult(path=result.path, display=result.display, deployments=[item])  # type: ignore[list-item]
+
+
+def report(result: Report, options: RenderOptions) -> str:
+    return render(result.files)
+
+
+def report_speculative(result: Report, options: RenderOptions) -> str:
+    return render_speculative(result.comparisons)

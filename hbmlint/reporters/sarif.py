@@ -19,7 +19,8 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..diagnostics import Diagnostic, Severity
+from ..diagnostics import Diagnostic, Fix, Severity, as_fix
+from ..results import RenderOptions, Report
 from ..ruledoc import RuleDoc
 from ..suppressions import Suppression
 from ..yamlsrc import Span
@@ -89,6 +90,30 @@ def region(span: Span) -> dict[str, int]:
     }
 
 
+def sarif_fix(fix: Fix, locator: _Locator) -> dict[str, Any]:
+    """A fix with edits: one artifactChange per file, each edit a replacement of its region
+    (an empty region inserts). ``safe`` or ``unsafe`` goes in the fix's properties."""
+    changes: dict[str, list[dict[str, Any]]] = {}
+    for edit in fix.edits:
+        region = {
+            "startLine": edit.line,
+            "startColumn": edit.column,
+            "endLine": edit.end_line,
+            "endColumn": edit.end_column,
+        }
+        changes.setdefault(edit.file, []).append(
+            {"deletedRegion": region, "insertedContent": {"text": edit.replacement}}
+        )
+    return {
+        "description": {"text": fix.message},
+        "artifactChanges": [
+            {"artifactLocation": locator.artifact(file), "replacements": replacements}
+            for file, replacements in changes.items()
+        ],
+        "properties": {"applicability": fix.applicability},
+    }
+
+
 def identity(d: Diagnostic, uri: str) -> str:
     """What makes a finding the same finding from one run to the next: never its line."""
     return "\0".join([d.code, uri, d.deployment or "", "" if d.deployment else d.message])
@@ -132,6 +157,9 @@ def render(
             "locations": [{"physicalLocation": locator.physical(d.file, d.span)}],
             "partialFingerprints": {FINGERPRINT_KEY: fingerprint(key, ordinal)},
         }
+        fixes = [sarif_fix(as_fix(fix), locator) for fix in d.fixes if as_fix(fix).edits]
+        if fixes:
+            result["fixes"] = fixes
         if d.deployment:
             result["properties"] = {"deployment": d.deployment}
         if suppression is not None:
@@ -162,3 +190,15 @@ def render(
     }
     sarif = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(sarif, indent=2) + "\n"
+
+
+def report(result: Report, options: RenderOptions) -> str:
+    """The registry's entry point: one run, its rules and results (with ``statistics``, the
+    text format's count per code)."""
+    if options.statistics:
+        from .text import statistics
+
+        return statistics(result.findings, options.color)
+    return render(
+        result.findings, list(result.rules), result.suppressed, successful=not result.internal
+    )

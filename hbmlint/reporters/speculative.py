@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..lint import FileResult
-from ..speculative import Comparison, compare
+from ..results import RenderOptions, Report
+from ..speculative import Comparison
 from ..units import bytes_of, format_bytes
-from .budget import file_error
 
 RULE_ID = "HBM208"
 # (file, deployment name, (budget, comparison) or None, error or None)
@@ -23,23 +22,6 @@ ESTIMATE = (
     "speculation at the same batch, and the best serves the most tokens per second. "
     "Acceptance depends on the task: measure before you commit."
 )
-
-
-def comparisons(results: list[FileResult], params: dict[str, Any]) -> list[Entry]:
-    """What the report shows, computed before it is rendered (by hbmlint/speculative.py):
-    (file, deployment, (budget, table) or None, error or None) per deployment."""
-    out: list[Entry] = []
-    for result in results:
-        error = file_error(result)
-        if error:
-            out.append((result.display, None, None, error))
-        for item in result.deployments:
-            if item.budget is None:
-                out.append((result.display, item.deployment.name, None, item.error))
-            else:
-                table = compare(item.budget, params)
-                out.append((result.display, item.deployment.name, (item.budget, table), None))
-    return out
 
 
 def render_json(entries: list[Entry]) -> str:
@@ -193,3 +175,11 @@ def _table(display: str, name: str, budget: Any, table: Comparison) -> str:
     lines.append(f"  best: {verdict}")
     lines.append(f"  ({ESTIMATE})")
     return "\n".join(lines) + "\n"
+
+
+def report_text(result: Report, options: RenderOptions) -> str:
+    return render_text(result.comparisons)
+
+
+def report_json(result: Report, options: RenderOptions) -> str:
+    return render_json(result.comparisons)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
+from ..results import RenderOptions, Report
 from .speculative import ESTIMATE, Entry
 from .svg import BAR_X, STYLE, WIDTH, _t
 
@@ -85,3 +86,7 @@ def render(entries: list[Entry]) -> str:
         + "\n".join(body)
         + "\n</svg>\n"
     )
+
+
+def report(result: Report, options: RenderOptions) -> str:
+    return render(result.comparisons)

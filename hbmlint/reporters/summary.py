@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from ..diagnostics import Diagnostic, Severity
-from ..lint import FileResult
+from ..results import FileResult, RenderOptions, Report
 from ..units import format_bytes
 from . import text
 
@@ -179,3 +179,7 @@ def append(path: str, markdown: str) -> str | None:
     finally:
         os.close(fd)
     return None
+
+
+def report(result: Report, options: RenderOptions) -> str:
+    return render(result.files, result.findings)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 from ..budget import Budget
-from ..lint import FileResult
+from ..results import FileResult, RenderOptions, Report
 from ..units import format_bytes
 from . import budget as budget_reporter
 
@@ -161,3 +161,7 @@ def render(results: list[FileResult]) -> str:
         f"<title>hbmlint budget: where each GPU's memory goes</title>\n"
         f"<style>{STYLE}</style>\n" + "\n".join(body) + "\n</svg>\n"
     )
+
+
+def report(result: Report, options: RenderOptions) -> str:
+    return render(result.files)

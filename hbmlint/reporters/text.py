@@ -9,7 +9,8 @@ from collections import Counter
 
 import click
 
-from ..diagnostics import Diagnostic, Severity
+from ..diagnostics import Diagnostic, Fix, Severity
+from ..results import RenderOptions, Report
 
 _SEVERITY_STYLE = {
     Severity.ERROR: {"fg": "red", "bold": True},
@@ -29,6 +30,40 @@ def finding_line(d: Diagnostic, color: bool = False) -> str:
     return f"{where} {severity} {code} [{d.name}] {d.message}"
 
 
+def fix_label(fix: Fix, color: bool = False) -> str:
+    """``fix:``, or ``fix [safe]:`` / ``fix [unsafe]:`` where the fix comes with edits (what
+    ``--fix`` and ``--fix --unsafe-fixes`` apply)."""
+    label = f"fix [{fix.applicability}]:" if getattr(fix, "edits", None) else "fix:"
+    return _style(label, color, fg="green")
+
+
+def report(result: Report, options: RenderOptions) -> str:
+    """The registry's entry point (see reporters/__init__.py)."""
+    if options.statistics:
+        return statistics(result.findings, options.color)
+    out = render(
+        result.findings,
+        result.file_count,
+        result.deployment_count,
+        color=options.color,
+        quiet=options.quiet,
+    )
+    if result.fixed and not options.quiet:
+        out += fixed_line(result)
+    return out
+
+
+def fixed_line(result: Report) -> str:
+    """After --fix: what was applied, per file (the findings above are what remains)."""
+    lines = []
+    for item in result.fixed:
+        if item.applied:
+            count = len(item.applied)
+            lines.append(f"Fixed {count} finding{'s' if count != 1 else ''} in {item.display}:")
+            lines += [f"    {message}" for message in item.applied]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
 def render(
     diagnostics: list[Diagnostic],
     files: int,
@@ -40,8 +75,7 @@ def render(
     lines = []
     for d in diagnostics:
         lines.append(finding_line(d, color))
-        fix = _style("fix:", color, fg="green")
-        lines.extend(f"    {fix} {text}" for text in d.fixes)
+        lines.extend(f"    {fix_label(fix, color)} {fix}" for fix in d.fixes)
     if not quiet:
         lines.append(summary(diagnostics, files, deployments))
     return "\n".join(lines) + "\n" if lines else ""

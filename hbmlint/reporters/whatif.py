@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from ..lint import FileResult
+from ..results import FileResult, RenderOptions, Report
 from . import budget as budget_reporter
 from . import html, svg
 
@@ -88,3 +88,16 @@ def render(
         text = budget_reporter.render_text([_labelled(new_file, new, label)])
         blocks.append(text + change_line(old, new))
     return "\n".join(blocks) if blocks else "No deployments found.\n"
+
+
+def _report(output_format: str) -> Any:
+    def report(result: Report, options: RenderOptions) -> str:
+        return render(result.before, result.files, result.overrides, output_format)
+
+    return report
+
+
+report_text = _report("text")
+report_json = _report("json")
+report_svg = _report("svg")
+report_html = _report("html")
