@@ -305,6 +305,25 @@ def _split(values: tuple[str, ...]) -> list[str]:
 @click.option("--stdin-filename", metavar="NAME", help=STDIN_FILENAME_HELP)
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
 @click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the safe fixes (those that keep what the deployment does, e.g. vLLM's removed "
+    "--speculative-model flags rewritten as --speculative-config) to the files, then report "
+    "what remains.",
+)
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="With --fix or --diff (or alone, meaning --fix), also apply each finding's first fix "
+    "that can be written as an edit, though it changes the deployment (a shorter context, an "
+    "FP8 KV cache).",
+)
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Print the fixes as a unified diff and write nothing; exit 1 when there is a diff.",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -330,6 +349,9 @@ def lint(
     statistics: bool = False,
     stdin_filename: str | None = None,
     settings: tuple[str, ...] = (),
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    diff: bool = False,
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files (`-` reads standard
     input)."""
@@ -340,14 +362,20 @@ def lint(
     from .results import RenderOptions
 
     overrides = _overrides(settings)
+    if (fix or diff or unsafe_fixes) and (overrides or "-" in paths):
+        raise click.UsageError(
+            "--fix, --unsafe-fixes and --diff edit files as written: not with --set or "
+            "standard input"
+        )
     config = _load_config(config_file, allow_outside_paths)
     selection = CommandLine(
         select=_split(select) if select else None,
         extend_select=_split(extend_select),
         ignore=_split(ignore),
     )
-    try:
-        run = _run(
+
+    def lint_all() -> _Run:
+        return _run(
             paths,
             rules_dirs,
             default_gpu,
@@ -358,13 +386,34 @@ def lint(
             stdin_filename=stdin_filename,
             overrides=overrides,
         )
+
+    try:
+        run = lint_all()
+        diagnostics, suppressed = _filter(run)
+        fixed: list = []
+        if diff:
+            fixed = _apply_fixes(run, diagnostics, unsafe_fixes, write=False)
+            click.echo(_diffs(fixed), nl=False)
+            count = sum(len(f.applied) for f in fixed)
+            if count:
+                click.echo(
+                    f"hbmlint: would apply {count} fix{'es' if count != 1 else ''} to "
+                    f"{len(fixed)} file{'s' if len(fixed) != 1 else ''} (--fix writes them)",
+                    err=True,
+                )
+            sys.exit(EXIT_ERROR if run.internal else EXIT_FINDINGS if fixed else EXIT_OK)
+        if fix or unsafe_fixes:
+            fixed = _fix_until_done(lint_all, run, diagnostics, unsafe_fixes)
+            if fixed:  # lint again: the report shows what remains
+                run = lint_all()
+                diagnostics, suppressed = _filter(run)
     except ConfigError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_ERROR)
-    diagnostics, suppressed = _filter(run)
     colored = use_color(color, None if output else sys.stdout)
     chosen = _resolve_format(output_format)
     result = _report(run, diagnostics, suppressed)
+    result.fixed = fixed
     options = RenderOptions(color=colored, quiet=quiet, statistics=statistics)
     report = reporters.render("lint", chosen, result, options)
     if output:
@@ -394,6 +443,79 @@ def _resolve_format(output_format: str) -> str:
     if output_format != "auto":
         return output_format
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+MAX_FIX_PASSES = 4  # a fix may uncover a finding another fix then applies to (as ruff does)
+
+
+def _apply_fixes(run: _Run, diagnostics: list, unsafe: bool, write: bool) -> list:
+    """Pick and apply each file's fixes (fixes.chosen, fixes.apply); write the files when
+    ``write``. Returns a results.FixedFile for each file that changed."""
+    from . import files as file_io
+    from . import fixes as fix_stage
+    from .output import OutputError, write_in_place
+    from .results import FixedFile
+
+    out = []
+    for result in run.results:
+        if str(result.path) == "-":
+            continue
+        mine = [d for d in diagnostics if d.file == result.display]
+        picked = fix_stage.chosen(mine, unsafe)
+        if not picked:
+            continue
+        try:
+            raw = file_io.read_bytes(result.path)
+            text = file_io.decode(raw, result.path)
+        except file_io.FileReadError:
+            continue
+        new, applied = fix_stage.apply(text, result.display, picked)
+        if new == text:
+            continue
+        if write:
+            bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""  # kept as it was
+            try:
+                write_in_place(result.path, bom + new)
+            except OutputError as exc:
+                click.echo(f"hbmlint: {exc}", err=True)
+                continue
+        out.append(FixedFile(result.display, [f.message for f in applied], text, new))
+    return out
+
+
+def _fix_until_done(lint_all: Any, run: _Run, diagnostics: list, unsafe: bool) -> list:
+    """--fix: apply, lint again, apply what the new findings offer, until nothing changes."""
+    done: dict[str, Any] = {}
+    for _ in range(MAX_FIX_PASSES):
+        fixed = _apply_fixes(run, diagnostics, unsafe, write=True)
+        if not fixed:
+            break
+        for item in fixed:
+            if item.display in done:
+                done[item.display].applied += item.applied
+                done[item.display].after = item.after
+            else:
+                done[item.display] = item
+        run = lint_all()
+        diagnostics, _ = _filter(run)
+    return list(done.values())
+
+
+def _diffs(fixed: list) -> str:
+    """Unified diffs, as `git apply` and `patch -p1` take them (a/ and b/ prefixes)."""
+    import difflib
+
+    out = []
+    for item in fixed:
+        out += difflib.unified_diff(
+            item.before.splitlines(keepends=True),
+            item.after.splitlines(keepends=True),
+            f"a/{item.display}",
+            f"b/{item.display}",
+        )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out
+    )
 
 
 def _report(run: _Run, diagnostics: list, suppressed: list) -> Any:

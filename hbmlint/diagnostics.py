@@ -238,9 +238,19 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             Severity.WARNING,
             "An engine flag that current releases have removed (vLLM's --speculative-model "
             "family); hbmlint reads it as its replacement, but the engine refuses it.",
-            "An engine flag that current releases have removed (vLLM's `--speculative-model`, "
-            "`--num-speculative-tokens`, `--ngram-prompt-lookup-max`, ...). hbmlint reads it as "
-            "its `--speculative-config` replacement, but a current engine refuses to start.",
+            "An engine flag that current releases have removed: vLLM's separate speculative "
+            "decoding flags (`--speculative-model`, `--num-speculative-tokens`, "
+            "`--speculative-draft-tensor-parallel-size`, `--speculative-model-quantization`, "
+            "`--speculative-max-model-len`, `--ngram-prompt-lookup-max/min`, "
+            "`--speculative-disable-by-batch-size`, and the V0 tuning flags "
+            "`--spec-decoding-acceptance-method`, `--typical-acceptance-sampler-posterior-*`, "
+            "`--speculative-disable-mqa-scorer`, `--disable-logprobs-during-spec-decoding`), "
+            "deprecated in v0.8.0 for `--speculative-config` (vLLM PR #14434) and removed in "
+            "v0.8.3 (PR #15466), and `--use-v2-block-manager`. hbmlint reads them as their "
+            "`--speculative-config` replacement, but vLLM 0.8.3 and later refuse to start. The "
+            "fix rewrites them as one `--speculative-config` JSON where the file allows; it is "
+            "safe (`--fix` applies it) when every flag has a key in today's "
+            "`--speculative-config`, and unsafe when one would be dropped.",
         ),
         InputCheck(
             "HBM011",

@@ -19,6 +19,8 @@ from . import budget as budget_stage
 from . import files
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
+from .fixes import FixContext
+from .fixes import complete as complete_fixes
 from .formats import (
     detect_format,
     format_named,
@@ -143,9 +145,10 @@ def _lint_text(
         result.is_manifest = True
         read_elsewhere = getattr(module, "read_elsewhere", None)
         checked_elsewhere |= bool(read_elsewhere and read_elsewhere(document.data))
+        first = len(result.diagnostics)
         deployments, findings = module.to_deployments(document, path, display)
         result.diagnostics.extend(findings)
-        for deployment in deployments:
+        for position, deployment in enumerate(deployments):
             deployment.source_format = module.NAME
             if options.overrides:
                 from .overrides import apply
@@ -154,6 +157,12 @@ def _lint_text(
             result.deployments.append(
                 _lint_deployment(deployment, rules, result.diagnostics, options)
             )
+            if not options.overrides:  # fixes for a what-if would not describe the file
+                context = FixContext(
+                    text, document, _rereader(text, module, path, display, document), position
+                )
+                complete_fixes(result.diagnostics[first:], deployment, context)
+            deployment.writer = None  # its work is done; it does not cross processes
     if (
         error is None
         and not result.deployments
@@ -168,6 +177,23 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _rereader(text: str, module: Any, path: Path, display: str, document: Any) -> Any:
+    """Reads an edited text back as the same format: the deployments of the same document,
+    or None where it no longer reads as one (what fixes.py checks every edit with)."""
+
+    def reread(edited: str) -> list[Deployment] | None:
+        documents, error = load_documents(edited)
+        if error is not None or len(documents) <= document.index:
+            return None
+        try:
+            deployments, _ = module.to_deployments(documents[document.index], path, display)
+        except Exception:  # an edit that breaks the reader is not an edit we offer
+            return None
+        return deployments
+
+    return reread
 
 
 def _unique(findings: list[Diagnostic]) -> list[Diagnostic]:

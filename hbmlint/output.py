@@ -67,3 +67,29 @@ def write_report(path: str, text: str, inputs: Iterable[str | os.PathLike[str]] 
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def write_in_place(path: str | os.PathLike[str], text: str) -> None:
+    """Rewrite a file hbmlint fixed: atomically (a temporary file beside it, renamed over
+    it), through a symlink to its target, keeping its permissions."""
+    target = Path(os.path.realpath(path))
+    try:
+        info = os.stat(target)
+        if not stat.S_ISREG(info.st_mode):
+            raise OutputError(f"cannot fix {path}: not a regular file")
+        handle, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as exc:
+        raise OutputError(f"cannot fix {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        os.replace(temporary, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot fix {path}: {exc.strerror or exc}") from None
+        raise

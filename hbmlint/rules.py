@@ -18,6 +18,7 @@ from typing import Any
 from . import files
 from .budget import Budget, release
 from .diagnostics import Diagnostic, Severity, input_diagnostic
+from .diagnostics import Fix as DiagnosticFix
 from .expressions import (
     ExpressionError,
     Lazy,
@@ -36,6 +37,9 @@ from .yamlsrc import Span, load_documents
 class Fix:
     text: str
     when: str | None = None
+    # manifest field -> expression for its new value: what --fix writes (fixes.py)
+    set: dict[str, str] = field(default_factory=dict)
+    applicability: str = "unsafe"
 
 
 @dataclass
@@ -136,7 +140,14 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
                 )
             )
     fixes = [
-        Fix(text=f) if isinstance(f, str) else Fix(text=f["text"], when=f.get("when"))
+        Fix(text=f)
+        if isinstance(f, str)
+        else Fix(
+            text=f["text"],
+            when=f.get("when"),
+            set={str(k): str(v) for k, v in (f.get("set") or {}).items()},
+            applicability=f.get("applicability", "unsafe"),
+        )
         for f in data.get("fixes") or []
     ]
     rule = Rule(
@@ -161,6 +172,7 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
     templates = [("message", rule.message)]
     for i, fix in enumerate(rule.fixes):
         expressions += [(f"fixes.{i}", fix.when)]
+        expressions += [(f"fixes.{i}", e) for e in fix.set.values()]
         expressions += [(f"fixes.{i}", e) for e, _ in template_fields(fix.text)]
         templates += [(f"fixes.{i}", fix.text)]
     checks = [(key, parse, e) for key, e in expressions if e is not None]
@@ -553,7 +565,14 @@ def evaluate_rule(
     unit = budget.byte_unit
     message = render(rule.message, names, functions, unit)
     fixes = [
-        render(fix.text, names, functions, unit)
+        DiagnosticFix(
+            render(fix.text, names, functions, unit),
+            applicability=fix.applicability,
+            changes={
+                path: _setting(evaluate(expression, names, functions))
+                for path, expression in fix.set.items()
+            },
+        )
         for fix in rule.fixes
         if not fix.when or evaluate(fix.when, names, functions)
     ]
@@ -568,3 +587,12 @@ def evaluate_rule(
         fixes=fixes,
         deployment=dep.name,
     )
+
+
+def _setting(value: Any) -> Any:
+    """A fix's new value as the manifest writes it: a count of tokens or GPUs is a whole
+    number, a name a string."""
+    magnitude = getattr(value, "magnitude", value)
+    if isinstance(magnitude, float) and magnitude.is_integer():
+        return int(magnitude)
+    return magnitude

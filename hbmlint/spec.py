@@ -153,6 +153,9 @@ class Deployment:
     # (KAITO's memory fraction, a chart's default image): {setting: why}, shown in the
     # budget's `assumed` list in place of the engine's own default
     assumed: dict[str, str] = field(default_factory=dict)
+    # how to write a setting back into the file (rewrite.ArgvWriter, rewrite.FieldWriter): set
+    # by the format reader, used by the fix stage, dropped after it (it is not picklable)
+    writer: Any = None
 
     @property
     def written_for_hbmlint(self) -> bool:

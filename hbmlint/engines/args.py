@@ -50,6 +50,9 @@ class EngineCommand:
     notes: list[Note] = field(default_factory=list)
     nodes: int | None = None  # hosts one instance spans (SGLang --nnodes), for GPU counting
     model_unreadable: bool = False  # the model is a variable: no budget can be made
+    # every flag and word of the invocation as scanned, in order: what a fix rewrites
+    # (rewrite.py finds each one's text in the file)
+    items: list[Item] = field(default_factory=list)
 
     def set(self, path: str, value: Any, span: Span) -> None:
         self.values[path] = value

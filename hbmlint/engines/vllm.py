@@ -85,7 +85,12 @@ FLAGS = FlagTable(
         # removed from vLLM (legacy speculative decoding); read as their replacement
         Flag(("--speculative-model",), parse=str),
         Flag(("--num-speculative-tokens",), parse=str),
-        Flag(("--speculative-draft-tensor-parallel-size",), parse=str),
+        Flag(("--speculative-draft-tensor-parallel-size", "-spec-draft-tp"), parse=str),
+        Flag(("--speculative-model-quantization",), parse=str),
+        Flag(("--speculative-disable-mqa-scorer",)),
+        Flag(("--typical-acceptance-sampler-posterior-threshold",), parse=str),
+        Flag(("--typical-acceptance-sampler-posterior-alpha",), parse=str),
+        Flag(("--disable-logprobs-during-spec-decoding",)),
         Flag(("--ngram-prompt-lookup-max",), parse=str),
         Flag(("--ngram-prompt-lookup-min",), parse=str),
         Flag(("--speculative-max-model-len",), parse=str),
@@ -176,17 +181,39 @@ _SPEC_KEYS = {
 }
 
 # Removed flags: the --speculative-config key they became (None: dropped without a successor).
+# vLLM v0.8.0 added --speculative-config and deprecated the separate flags (PR #14434); PR
+# #15466 removed them from vllm/engine/arg_utils.py, first released in v0.8.3. The V0-only
+# tuning flags (acceptance method, typical acceptance, MQA scorer, logprobs) have no key in
+# today's SpeculativeConfig (vllm/config/speculative.py); --use-v2-block-manager was a no-op
+# from v0.6.2 and went with them.
 _LEGACY = {
     "--speculative-model": "model",
     "--num-speculative-tokens": "num_speculative_tokens",
     "--speculative-draft-tensor-parallel-size": "draft_tensor_parallel_size",
+    "--speculative-model-quantization": "quantization",
     "--ngram-prompt-lookup-max": "prompt_lookup_max",
     "--ngram-prompt-lookup-min": "prompt_lookup_min",
     "--speculative-max-model-len": "max_model_len",
     "--speculative-disable-by-batch-size": "disable_by_batch_size",
     "--spec-decoding-acceptance-method": None,
+    "--typical-acceptance-sampler-posterior-threshold": None,
+    "--typical-acceptance-sampler-posterior-alpha": None,
+    "--speculative-disable-mqa-scorer": None,
+    "--disable-logprobs-during-spec-decoding": None,
     "--use-v2-block-manager": None,
 }
+# Keys today's SpeculativeConfig still has: moving a removed flag to one keeps its meaning.
+# The others (and the dropped flags but --use-v2-block-manager) change what the engine does.
+CURRENT_SPEC_KEYS = (
+    "method",
+    "model",
+    "num_speculative_tokens",
+    "draft_tensor_parallel_size",
+    "quantization",
+    "max_model_len",
+    "prompt_lookup_max",
+    "prompt_lookup_min",
+)
 _SHORTHANDS = {
     "--spec-method": "method",
     "--spec-model": "model",
@@ -231,7 +258,8 @@ def parse(
     served: Item | None = None
     config: Item | None = None
     guessed: Token | None = None  # a model-like word taken as the value of a flag we don't know
-    for item in scan(tokens, FLAGS):
+    command.items = list(scan(tokens, FLAGS))
+    for item in command.items:
         if item.flag is None and item.name == "--config":
             config = item
             continue
@@ -412,17 +440,51 @@ def _spec_json(command: EngineCommand, item: Item) -> dict | None:
     return loaded
 
 
-def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> None:
-    if not legacy:
-        return
-    replacement = {k: v for k, (v, _) in spec.items()}
+_INTEGER_KEYS = (
+    "num_speculative_tokens",
+    "draft_tensor_parallel_size",
+    "max_model_len",
+    "prompt_lookup_max",
+    "prompt_lookup_min",
+)
+
+
+def legacy_replacement(legacy: list[Item]) -> tuple[dict[str, Any], bool]:
+    """The --speculative-config object that replaces the removed flags in ``legacy`` (the last
+    of a repeated flag wins, as in argparse), and whether it keeps what they did: False when
+    one of them has no key in today's SpeculativeConfig, so that dropping it changes the
+    engine's behaviour (all but --use-v2-block-manager, a no-op since v0.6.2)."""
+    replacement: dict[str, Any] = {}
+    keeps = True
+    for item in legacy:
+        key = _LEGACY.get(item.flag.names[0]) if item.flag else None
+        if key is None:
+            keeps = keeps and item.name == "--use-v2-block-manager"
+            continue
+        if key not in CURRENT_SPEC_KEYS:
+            keeps = False
+            continue
+        if item.value is None or not item.value.readable:
+            keeps = False
+            continue
+        value: Any = item.value.text
+        if key in _INTEGER_KEYS:
+            with contextlib.suppress(TypeError, ValueError):
+                value = int(value)
+        replacement[key] = value
     if str(replacement.get("model", "")).strip("[]") == "ngram":
         replacement.pop("model")
         replacement = {"method": "ngram", **replacement}
-    for key in ("num_speculative_tokens", "draft_tensor_parallel_size", "prompt_lookup_max"):
-        if key in replacement:
-            with contextlib.suppress(TypeError, ValueError):
-                replacement[key] = int(replacement[key])
+    return replacement, keeps
+
+
+def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> None:
+    if not legacy:
+        return
+    replacement, _ = legacy_replacement(legacy)
+    current = {k: v for k, (v, _) in spec.items() if k in CURRENT_SPEC_KEYS}
+    if "--speculative-config" not in {i.flag.names[0] for i in command.items if i.flag}:
+        replacement = {**replacement, **{k: v for k, v in current.items() if k not in replacement}}
     fix = (
         f"Use --speculative-config '{json.dumps(replacement)}' instead"
         if replacement
@@ -431,8 +493,9 @@ def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> No
     for item in legacy:
         command.note(
             "HBM010",
-            f"{item.name} was removed from vLLM (speculative decoding is configured with "
-            "--speculative-config since v0.8); current releases refuse to start with it",
+            f"{item.name} was removed from vLLM in v0.8.3 (speculative decoding is configured "
+            "with --speculative-config since v0.8.0); from v0.8.3 on, vLLM refuses to start "
+            "with it",
             item.word.span,
             fix,
         )

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines.args import EngineCommand
+from ..rewrite import ArgvWriter
 from ..spec import (
     Deployment,
     GpuSpec,
@@ -138,5 +139,6 @@ def build(
         speculative=speculative,
         locations=locations,
         hints=list(hints or []),
+        writer=ArgvWriter(command.engine, list(command.items)),
     )
     return deployment, findings

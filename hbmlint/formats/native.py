@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..rewrite import FieldWriter
 from ..schema import validate
 from ..spec import (
     METHOD_ALIASES,
@@ -94,6 +95,7 @@ def to_deployments(
         speculative=_speculative(speculative, base),
         workload=WorkloadSpec(**workload) if workload else None,
         locations=locations,
+        writer=FieldWriter(),  # fixes edit spec.<field> in place
     )
     return [deployment], []
 
