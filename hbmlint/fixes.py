@@ -147,7 +147,7 @@ def _complete(
 ) -> Fix:
     if not fix.changes or fix.setting:
         return fix
-    setting = writer.setting(fix.changes)
+    setting = writer.setting(fix.changes, locator)
     if setting is None:
         return fix
     message = fix.message

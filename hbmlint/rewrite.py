@@ -350,8 +350,9 @@ class ArgvWriter:
                     loaded.pop(key, None)
         return item, loaded, _dumps(loaded, compact=": " not in item.value.text)
 
-    def setting(self, changes: dict[str, Any]) -> str | None:
-        """The changes as the author would write them on this command line."""
+    def setting(self, changes: dict[str, Any], locator: Locator | None = None) -> str | None:
+        """The changes as the author would write them: on this command line, or as the
+        mapping key a chart reads the flag from (``maxModelLen: 11696``)."""
         parts = []
         spec = {p: v for p, v in changes.items() if p in SPEC_KEYS}
         if spec:
@@ -367,6 +368,10 @@ class ArgvWriter:
             name = item.name if item is not None else names.get(path)
             if name is None:
                 return None
+            site = locator.site(item.value) if item and item.value and locator else None
+            if site is not None and site.node and isinstance(site.path[-1], str):
+                parts.append(f"{site.path[-1]}: {_text(value)}")  # a chart's own key
+                continue
             joined = (
                 item is not None and item.value is not None and item.value.span == item.word.span
             )
@@ -684,7 +689,7 @@ class FieldWriter:
 
     root: Path = ("spec",)
 
-    def setting(self, changes: dict[str, Any]) -> str | None:
+    def setting(self, changes: dict[str, Any], locator: Locator | None = None) -> str | None:
         return ", ".join(f"{path}: {_text(value)}" for path, value in changes.items()) or None
 
     def edits(self, changes: dict[str, Any], source: Source, locator: Locator) -> list[Edit] | None:
