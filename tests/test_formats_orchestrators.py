@@ -821,3 +821,22 @@ def test_llm_d_data_parallel_above_the_pods_gpus_is_an_error(tmp_path, rules):
     result = lint_path(path, rules)
     # the chart keeps the explicit limit of 2, but vLLM needs TP 2 x DP 2 = 4 GPUs
     assert [f.code for f in result.diagnostics if f.severity is Severity.ERROR] == ["HBM007"]
+
+
+def test_kaito_confidential_h100_vm_size_names_its_gpu(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "ws.yaml",
+        """
+        apiVersion: kaito.sh/v1beta1
+        kind: Workspace
+        metadata: {name: confidential}
+        resource: {instanceType: Standard_NCC40ads_H100_v5}
+        inference:
+          preset: {name: phi-4}
+        """,
+    )
+    result = lint_path(path, rules)
+    [deployment] = result.deployments
+    assert deployment.budget.resolved.gpu.name == "H100-NVL-94GB"
+    assert deployment.deployment.gpu.count == 1

@@ -29,6 +29,7 @@ from ..units import parse_quantity
 from ..yamlsrc import YamlDocument
 from .build import GpuFacts, build
 from .multihost import engine_gpus
+from .podspec import value_at
 
 NAME = "dstack"
 _TYPES = ("service", "task")
@@ -46,20 +47,9 @@ def _groups(data: dict) -> list[tuple[Any, ...]]:
 
 
 def _script(data: dict, base: tuple) -> Any:
-    part = _at(data, base)
+    part = value_at(data, base)
     commands = part.get("commands") if isinstance(part, dict) else None
     return commands if commands is not None else data.get("commands")
-
-
-def _at(data: Any, path: tuple) -> Any:
-    for key in path:
-        if isinstance(data, dict):
-            data = data.get(key)
-        elif isinstance(data, list) and isinstance(key, int) and key < len(data):
-            data = data[key]
-        else:
-            return None
-    return data
 
 
 def detect(data: Any) -> bool:
@@ -133,10 +123,10 @@ def _gib(text: str) -> float | None:
 def _gpu(document: YamlDocument, base: tuple) -> GpuFacts:
     data = document.data
     path = (*base, "resources", "gpu")
-    value = _at(data, path)
+    value = value_at(data, path)
     if value is None:
         path = ("resources", "gpu")
-        value = _at(data, path)
+        value = value_at(data, path)
     if value is None:
         return GpuFacts()
     span = document.span(path)
@@ -171,7 +161,7 @@ def _env(document: YamlDocument, base: tuple) -> dict[str, Token]:
     for path in (("env",), (*base, "env") if base else None):
         if path is None:
             continue
-        items = _at(document.data, path)
+        items = value_at(document.data, path)
         if isinstance(items, dict):
             for key, value in items.items():
                 span = document.span((*path, key))
@@ -209,7 +199,7 @@ def to_deployments(
         if not isinstance(commands, list):
             continue
         where_path = (
-            (*base, "commands") if base and "commands" in _at(data, base) else ("commands",)
+            (*base, "commands") if base and "commands" in value_at(data, base) else ("commands",)
         )
         span = document.span(where_path)
         gpu = _gpu(document, base)
@@ -228,7 +218,7 @@ def to_deployments(
         if gpu.count:
             gpu.count = engine_gpus(command, gpu.count, gpu.count * nodes)
         name = run_name if len(groups) == 1 else f"{run_name}/{base[-1]}"
-        image = _at(data, (*base, "image")) if base else None
+        image = value_at(data, (*base, "image")) if base else None
         image_path = (*base, "image") if image else ("image",)
         image = image or data.get("image")
         version = image_version(image) if isinstance(image, str) else None

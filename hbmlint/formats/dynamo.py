@@ -22,7 +22,7 @@ from ..engines.args import EngineCommand, Token
 from ..engines.shell import Locator, expand_k8s, shell_script, split_script
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import Path, Reader, container_argv, container_env, node_labels, value_at
 
@@ -114,15 +114,5 @@ def to_deployments(
         nodes = reader.count((*spath, "multinode", "nodeCount"), name)
         if gpu.count and nodes and nodes > 1:
             gpu.count *= nodes  # one worker spans nodeCount pods, each with these GPUs
-        deployment, findings = build(
-            command,
-            name=name,
-            display=display,
-            document=document.index,
-            gpu=gpu,
-            where=where,
-        )
-        reader.findings.extend(findings)
-        if deployment is not None:
-            deployments.append(deployment)
+        deployments += reader.build(command, name, gpu, where)
     return deployments, reader.findings

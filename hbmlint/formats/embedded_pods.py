@@ -20,11 +20,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_version
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import (
     Path,
@@ -162,19 +161,10 @@ def to_deployments(
                     )
                 )
                 gpu.count = None
-        version = image_version(container.get("image"))
         template_meta = (*pod[:-1], "metadata") if pod and pod[-1] == "spec" else ("metadata",)
-        deployment, findings = build(
-            command,
-            name=name,
-            display=display,
-            document=document.index,
-            gpu=gpu,
-            where=where,
-            engine_version=(version, document.span((*cpath, "image"))) if version else None,
-            hints=metadata_labels(document, ("metadata",), template_meta),
+        hints = metadata_labels(document, ("metadata",), template_meta)
+        image_span = document.span((*cpath, "image"))
+        deployments += reader.build(
+            command, name, gpu, where, container.get("image"), image_span, hints
         )
-        reader.findings.extend(findings)
-        if deployment is not None:
-            deployments.append(deployment)
     return deployments, reader.findings

@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_version, vllm
+from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import Reader, metadata_labels, value_at
 
@@ -122,16 +122,6 @@ def to_deployments(
         return [], reader.findings
     command = vllm.parse(argv, document.key_span(("spec",)), env)
     image = value_at(data, ("spec", "image"))
-    version = image_version(image)
-    deployment, findings = build(
-        command,
-        name=name,
-        display=display,
-        document=document.index,
-        gpu=gpu,
-        where=where,
-        engine_version=(version, document.span(("spec", "image"))) if version else None,
-        hints=metadata_labels(document, ("metadata",)),
-    )
-    reader.findings.extend(findings)
-    return ([deployment] if deployment else []), reader.findings
+    hints = metadata_labels(document, ("metadata",))
+    found = reader.build(command, name, gpu, where, image, document.span(("spec", "image")), hints)
+    return found, reader.findings

@@ -21,11 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import image_version, vllm
+from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment, Label
 from ..yamlsrc import Span, YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts
 from .podspec import (
     Path,
     Reader,
@@ -178,17 +178,8 @@ def to_deployments(
             if multinode and count:
                 count *= parallel["workers"][0]  # one instance spans the workers' pods
             gpu = GpuFacts(count=count, count_span=count_span, labels=_labels(document, pool))
-            version = image_version(container.get("image"))
-            deployment, findings = build(
-                command,
-                name=name,
-                display=display,
-                document=document.index,
-                gpu=gpu,
-                where=where,
-                engine_version=(version, document.span((*cpath, "image"))) if version else None,
+            image_span = document.span((*cpath, "image"))
+            deployments += reader.build(
+                command, name, gpu, where, container.get("image"), image_span
             )
-            reader.findings.extend(findings)
-            if deployment is not None:
-                deployments.append(deployment)
     return deployments, reader.findings

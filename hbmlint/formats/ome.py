@@ -27,11 +27,11 @@ import json
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_version, read_invocation
+from ..engines import read_invocation
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument, load_documents
-from .build import GpuFacts, build
+from .build import GpuFacts
 from .kubernetes import document_name
 from .multihost import engine_gpus
 from .podspec import (
@@ -338,19 +338,8 @@ def _component(
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod:
         gpu.count = engine_gpus(command, per_pod, per_pod * (1 + size))
-    version = image_version(image)
-    deployment, findings = build(
-        command,
-        name=name,
-        display=reader.display,
-        document=document.index,
-        gpu=gpu,
-        where=where,
-        engine_version=(version, image_span) if version else None,
-        hints=metadata_labels(document, ("metadata",)),
-    )
-    reader.findings.extend(findings)
-    return [deployment] if deployment is not None else []
+    hints = metadata_labels(document, ("metadata",))
+    return reader.build(command, name, gpu, where, image, image_span, hints)
 
 
 def _model_words(argv: list[Token], model: Token) -> list[Token]:

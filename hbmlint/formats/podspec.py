@@ -10,10 +10,11 @@ from functools import lru_cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import ENGINE_WORDS, image_engine, read_invocation
+from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
-from ..spec import Label
+from ..spec import Deployment, Label
 from ..yamlsrc import Span, YamlDocument
+from .build import build as build_deployment
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # Which node labels name a GPU is the catalog's business (catalog/labels.yaml): a reader passes
@@ -284,6 +285,32 @@ class Reader:
                 [RENDER_HINT],
             )
         )
+
+    def build(
+        self,
+        command: EngineCommand,
+        name: str,
+        gpu: Any,
+        where: Span,
+        image: Any = None,
+        image_span: Span | None = None,
+        hints: list[Label] | None = None,
+    ) -> list[Deployment]:
+        """The Deployment of ``command`` (none when it names no readable model; the finding
+        says why), its findings kept here; ``image``'s tag names the engine release."""
+        version = image_version(image) if isinstance(image, str) else None
+        deployment, findings = build_deployment(
+            command,
+            name=name,
+            display=self.display,
+            document=self.document.index,
+            gpu=gpu,
+            where=where,
+            engine_version=(version, image_span or where) if version else None,
+            hints=hints,
+        )
+        self.findings.extend(findings)
+        return [deployment] if deployment is not None else []
 
     def count(self, path: Path, name: str | None) -> int | None:
         """A whole-number field (a GPU limit, an LWS size), or None with a finding."""

@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_version, vllm
+from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import Path, Reader, container_env, metadata_labels, node_labels, value_at
 
@@ -91,17 +91,6 @@ def to_deployments(
     if value_at(data, gpu_path) is not None:
         gpu.count, gpu.count_span = reader.count(gpu_path, name), document.span(gpu_path)
     image = value_at(data, (*deployment_config, "image", "name"))
-    version = image_version(str(image)) if image else None
     image_span = document.span((*deployment_config, "image", "name"))
-    deployment, findings = build(
-        command,
-        name=name,
-        display=display,
-        document=document.index,
-        gpu=gpu,
-        where=where,
-        engine_version=(version, image_span) if version else None,
-        hints=metadata_labels(document, ("metadata",)),
-    )
-    reader.findings.extend(findings)
-    return ([deployment] if deployment else []), reader.findings
+    hints = metadata_labels(document, ("metadata",))
+    return reader.build(command, name, gpu, where, image, image_span, hints), reader.findings
