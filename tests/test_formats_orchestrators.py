@@ -434,6 +434,71 @@ def test_dynamo_tp_beyond_the_worker_gpus_is_an_error_at_the_flag(tmp_path, rule
     assert [f.code for f in result.diagnostics if f.severity is Severity.ERROR] == ["HBM007"]
 
 
+def test_dynamo_v1beta1_components_are_read_with_their_container_gpus(tmp_path, rules):
+    # nvidia.com/v1beta1 as the Dynamo docs write it (a components list, each a podTemplate
+    # whose "main" container runs the worker); a 70B model on one GPU cannot load
+    path = write(
+        tmp_path,
+        "dgd.yaml",
+        """
+        apiVersion: nvidia.com/v1beta1
+        kind: DynamoGraphDeployment
+        metadata: {name: beta}
+        spec:
+          components:
+          - name: Frontend
+            type: frontend
+            podTemplate:
+              spec:
+                containers:
+                - {name: main, image: nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.9.0}
+          - name: SGLangWorker
+            type: worker
+            podTemplate:
+              spec:
+                nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+                containers:
+                - name: main
+                  image: nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.9.0
+                  command: [python3, -m, dynamo.sglang]
+                  args: [--model-path, Qwen/Qwen3-8B, --tp, "2"]
+                  resources: {limits: {nvidia.com/gpu: "2"}}
+          - name: BigWorker
+            type: worker
+            podTemplate:
+              spec:
+                nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+                containers:
+                - name: main
+                  image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.9.0
+                  command: [python3, -m, dynamo.vllm]
+                  args: [--model, meta-llama/Llama-3.1-70B-Instruct]
+                  resources: {limits: {nvidia.com/gpu: "1"}}
+        """,
+    )
+    result = lint_path(path, rules)
+    assert read(result) == [
+        ("beta/SGLangWorker", "sglang", "Qwen/Qwen3-8B", 2, None, 2),
+        ("beta/BigWorker", "vllm", "meta-llama/Llama-3.1-70B-Instruct", None, None, 1),
+    ]
+    errors = [f for f in result.diagnostics if f.severity is Severity.ERROR]
+    assert [f.code for f in errors] == ["HBM101"]
+    assert "Llama-3.1-70B" in path.read_text().splitlines()[errors[0].span.line - 1]
+
+
+def test_a_dynamo_worker_in_an_unknown_format_is_not_passed_in_silence(tmp_path, rules):
+    path = write(
+        tmp_path,
+        "worker.yaml",
+        """
+        kind: SomethingNew
+        run: python3 -m dynamo.sglang --model-path Qwen/Qwen3-8B
+        """,
+    )
+    result = lint_path(path, rules)
+    assert [f.code for f in result.diagnostics] == ["HBM014"]
+
+
 # ------------------------------------------------------------------------------------- llm-d
 
 

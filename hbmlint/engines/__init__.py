@@ -31,6 +31,10 @@ ENGINE_WORDS = (
     "text-generation-launcher",
     "vllm/vllm-openai",
     "text-generation-inference",
+    # Dynamo's workers take their engine's flags (ai-dynamo/dynamo components/src/dynamo/*)
+    "dynamo.vllm",
+    "dynamo.sglang",
+    "dynamo.trtllm",
 )
 
 

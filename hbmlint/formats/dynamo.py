@@ -1,13 +1,16 @@
-"""NVIDIA Dynamo ``DynamoGraphDeployment`` (``nvidia.com/v1alpha1``): each service under
-``spec.services`` whose main container runs a Dynamo worker (``python3 -m dynamo.vllm`` or
-``dynamo.sglang``, plain or in an ``sh -c`` script) is one deployment; the worker takes its
-engine's own flags (ai-dynamo/dynamo components/src/dynamo/vllm/args.py passes them to vLLM's
-parser; dynamo.sglang to SGLang's). Aggregated and disaggregated graphs alike: a prefill and a
-decode worker are two deployments. ``dynamo.trtllm`` workers are an info (TensorRT-LLM is not
-budgeted). The frontend and other services run no engine and are not read.
+"""NVIDIA Dynamo ``DynamoGraphDeployment``: each service under ``spec.services``
+(``nvidia.com/v1alpha1``) or component under ``spec.components`` (``nvidia.com/v1beta1``, a
+list of ``name``/``type``/``podTemplate``) whose main container runs a Dynamo worker
+(``python3 -m dynamo.vllm`` or ``dynamo.sglang``, plain or in an ``sh -c`` script) is one
+deployment; the worker takes its engine's own flags (ai-dynamo/dynamo
+components/src/dynamo/vllm/args.py passes them to vLLM's parser; dynamo.sglang to SGLang's).
+Aggregated and disaggregated graphs alike: a prefill and a decode worker are two deployments.
+``dynamo.trtllm`` workers are an info (TensorRT-LLM is not budgeted). The frontend and other
+services run no engine and are not read.
 
-GPUs: the service's ``resources.limits.gpu`` (Dynamo's own resources, one pod) times
-``multinode.nodeCount``; the type from the ``extraPodSpec`` nodeSelector / node affinity.
+GPUs: the service's ``resources.limits.gpu`` (Dynamo's own resources, one pod; in v1beta1 the
+container's ``nvidia.com/gpu`` limit) times ``multinode.nodeCount``; the type from the
+``extraPodSpec`` (v1beta1: ``podTemplate.spec``) nodeSelector / node affinity.
 Samples: ai-dynamo/dynamo examples/backends/vllm/deploy/{agg,disagg,disagg-multinode}.yaml.
 """
 
@@ -40,8 +43,52 @@ def detect(data: Any) -> bool:
     return (
         isinstance(data, dict)
         and data.get("kind") == "DynamoGraphDeployment"
-        and isinstance(value_at(data, ("spec", "services")), dict)
+        and (
+            isinstance(value_at(data, ("spec", "services")), dict)
+            or isinstance(value_at(data, ("spec", "components")), list)
+        )
     )
+
+
+def _workers(document: YamlDocument) -> list[tuple[str, Path, Path, Path, list[Path]]]:
+    """Each service or component: (name, its path, pod spec path, main container path, where
+    its GPU count may be, first found wins)."""
+    data = document.data
+    found = []
+    services = value_at(data, ("spec", "services"))
+    if isinstance(services, dict):  # v1alpha1: a map of services, extraPodSpec.mainContainer
+        for service, spec in services.items():
+            if isinstance(spec, dict):
+                spath: Path = ("spec", "services", service)
+                pod: Path = (*spath, "extraPodSpec")
+                gpus = [(*spath, "resources", s, "gpu") for s in ("limits", "requests")]
+                found.append((str(service), spath, pod, (*pod, "mainContainer"), gpus))
+    components = value_at(data, ("spec", "components"))
+    if isinstance(components, list):  # v1beta1: a list of components with a podTemplate
+        for i, spec in enumerate(components):
+            if not isinstance(spec, dict):
+                continue
+            spath = ("spec", "components", i)
+            pod = (*spath, "podTemplate", "spec")
+            containers = value_at(data, (*pod, "containers"))
+            if not isinstance(containers, list) or not containers:
+                continue
+            # The main container is named "main" in Dynamo's samples; else the first one.
+            index = next(
+                (
+                    j
+                    for j, c in enumerate(containers)
+                    if isinstance(c, dict) and c.get("name") == "main"
+                ),
+                0,
+            )
+            cpath: Path = (*pod, "containers", index)
+            gpus = [
+                *[(*cpath, "resources", s, "nvidia.com/gpu") for s in ("limits", "requests")],
+                *[(*spath, "resources", s, "gpu") for s in ("limits", "requests")],
+            ]
+            found.append((str(spec.get("name", i)), spath, pod, cpath, gpus))
+    return found
 
 
 def _commands(document: YamlDocument, cpath: Path, env: dict[str, Token]) -> list[list[Token]]:
@@ -74,12 +121,7 @@ def to_deployments(
     reader = Reader(document, display)
     base, where = document_name(document, reader, "DynamoGraphDeployment")
     deployments: list[Deployment] = []
-    for service, spec in value_at(data, ("spec", "services")).items():
-        if not isinstance(spec, dict):
-            continue
-        spath: Path = ("spec", "services", service)
-        pod: Path = (*spath, "extraPodSpec")
-        cpath: Path = (*pod, "mainContainer")
+    for service, spath, pod, cpath, gpu_paths in _workers(document):
         if not isinstance(value_at(data, cpath), dict):
             continue
         name = f"{base}/{service}"
@@ -105,8 +147,7 @@ def to_deployments(
                 document, (*pod, "nodeSelector"), (*pod, *_AFFINITY, "nodeSelectorTerms")
             )
         )
-        for section in ("limits", "requests"):
-            where_gpu = (*spath, "resources", section, "gpu")
+        for where_gpu in gpu_paths:
             if value_at(data, where_gpu) is not None:
                 gpu.count = reader.count(where_gpu, name)
                 gpu.count_span = document.span(where_gpu)
