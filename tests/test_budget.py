@@ -164,8 +164,28 @@ def test_defaults_are_assumed_and_said():
     """)
     assert older.settings.memory_fraction == 0.9
     assert "before 0.21" in older.assumed["gpu_memory_utilization"]
-    # before v0.21 CUDA graphs were captured outside vLLM's budget
+    # before v0.20 CUDA graphs were captured outside vLLM's budget
     assert "cuda_graphs" not in older.overhead
+
+
+def test_cuda_graphs_enter_vllms_budget_with_0_20():
+    # 0.19.x logs the graph estimate but sizes the KV cache without it; 0.20.0 takes it out
+    def graphs(version):
+        return (
+            "cuda_graphs"
+            in budget_of(f"""
+            engine_version: "{version}"
+            gpu: {{type: H100}}
+            model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        """).overhead
+        )
+
+    assert [graphs(v) for v in ("0.18.1", "0.19.1", "0.20.0", "0.24.0")] == [
+        False,
+        False,
+        True,
+        True,
+    ]
 
 
 def test_kv_capacity_is_whole_blocks_and_concurrency_follows():

@@ -275,7 +275,7 @@ def test_v0_engine_defaults_and_the_assumptions_said():
     assert s.legacy_engine and s.memory_fraction == 0.9
     # no chunked prefill below 32k context: a prefill batch holds a whole max_model_len
     assert (s.max_num_seqs, s.max_num_batched_tokens) == (256, 20000)
-    assert "cuda_graphs" not in b.overhead  # outside the budget before 0.21
+    assert "cuda_graphs" not in b.overhead  # outside the budget before 0.20
     assert "V0" in b.assumed["max_num_batched_tokens"]
     newest, _ = budget_of("""
         gpu: {type: H100}
