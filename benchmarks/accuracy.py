@@ -57,6 +57,14 @@ SPLITS = ("calibration", "validation")
 # GPU names as logs print them -> catalog names (the first match wins).
 GPU_NAMES = [
     ("rtx 5090", "RTX-5090"),
+    ("rtx pro 6000", "RTX-PRO-6000-Blackwell-96GB"),
+    ("rtx a6000", "RTX-A6000-48GB"),
+    ("l40s", "L40S-48GB"),
+    ("l40", "L40-48GB"),
+    ("l20", "L20-48GB"),
+    ("a10g", "A10G-24GB"),
+    ("b200", "B200-180GB"),
+    ("h20", "H20-96GB"),
     ("rtx 4090", "RTX-4090"),
     ("rtx 3090", "RTX-3090"),
     ("mi300x", "MI300X"),
@@ -228,7 +236,19 @@ def measured_of(record: dict, engine: str) -> dict[str, float]:
     draft = memory.get("draft_weights_gib")
     if isinstance(draft, (int, float)):
         out["draft_weights"] = float(draft) * GIB
+    concurrency = concurrency_of(memory.get("max_concurrency"))
+    if concurrency is not None:
+        out["max_concurrency"] = concurrency
     return out
+
+
+def concurrency_of(value: Any) -> float | None:
+    """The x figure of vLLM's "Maximum concurrency for N tokens per request: 9.74x" as a record
+    keeps it (the line's tail, or a number)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    match = re.search(r"([\d.]+)\s*x\s*$", str(value or ""))
+    return float(match.group(1)) if match else None
 
 
 def speculative_of(record: dict) -> SpeculativeSpec:
@@ -318,7 +338,8 @@ def evaluate(record: dict) -> Outcome | str:
         group=version_group(engine, engine_version_of(record)),
         measured=measured,
     )
-    outcome.started, outcome.started_how = happened(record, engine)
+    hybrid = is_hybrid(resolved, b)
+    outcome.started, outcome.started_how = happened(record, engine, hybrid)
     if gpu is not None or memory is not None:
         refusals = predicted_refusals(b)
         outcome.predicted_start = not refusals
@@ -341,19 +362,46 @@ def evaluate(record: dict) -> Outcome | str:
     else:
         outcome.predicted["kv_bytes"] = float(b.kv_cache.to("byte").magnitude)
         outcome.predicted["kv_tokens"] = float(b.kv_tokens.to("token").magnitude)
+        outcome.predicted["max_concurrency"] = b.max_concurrency
+    if hybrid and "kv_tokens" in measured:
+        # vLLM's "GPU KV cache size" for a model with window or state layers counts one KV
+        # group's blocks x block size (0.18-0.19 logs: Qwen3.5 on an A100 and an L40S), not the
+        # full-length requests x max_model_len hbmlint counts; the concurrency compares the two
+        outcome.predicted.pop("kv_tokens", None)
+        outcome.skipped["kv_tokens"] = HYBRID_TOKENS
     # The layout check: tokens hbmlint fits in the KV bytes the engine measured.
-    if "kv_bytes" in measured and "kv_tokens" in measured and measured["kv_bytes"] > 0:
+    if (
+        "kv_bytes" in measured
+        and "kv_tokens" in measured
+        and measured["kv_bytes"] > 0
+        and not hybrid
+    ):
         per_token = float(b.kv_bytes_per_token.to("byte / token").magnitude)
         outcome.predicted["layout_tokens"] = measured["kv_bytes"] / per_token
         outcome.measured["layout_tokens"] = measured["kv_tokens"]
     return outcome
 
 
-def happened(record: dict, engine: str) -> tuple[bool | None, str]:
+HYBRID_TOKENS = (
+    "window or state layers: vLLM counts one KV group's pages as tokens; see max concurrency"
+)
+
+
+def is_hybrid(resolved: Any, b: Any) -> bool:
+    """Does the model have sliding-window or state-space layers (vLLM's hybrid KV manager)?"""
+    s = b.settings
+    layout = resolved.target.kv_layout(
+        s.tensor_parallel, s.pipeline_parallel, catalog.kv_dtype_bytes(s.kv_cache_dtype)
+    )
+    return bool(layout.windows or layout.state_per_sequence)
+
+
+def happened(record: dict, engine: str, hybrid: bool = False) -> tuple[bool | None, str]:
     """Whether the engine started, and how that is known: the record's `started`; else, for
-    vLLM only: refused when its KV cache came out at or below zero or held fewer tokens than one
-    max_model_len sequence (vLLM refuses such a start), started (its KV check passed) when it
-    logged at least max_model_len tokens; otherwise unknown (None)."""
+    vLLM only: refused when its KV cache came out at or below zero or (a model without window
+    or state layers) held fewer tokens than one max_model_len sequence (vLLM refuses such a
+    start), started (its KV check passed) when it logged at least max_model_len tokens;
+    otherwise unknown (None)."""
     if isinstance(record.get("started"), bool):
         return record["started"], "stated"
     if engine != "vllm":
@@ -364,7 +412,7 @@ def happened(record: dict, engine: str) -> tuple[bool | None, str]:
         return False, "no KV cache left"
     tokens = memory.get("kv_cache_tokens")
     length = record.get("max_model_len")
-    if isinstance(tokens, (int, float)) and isinstance(length, int):
+    if isinstance(tokens, (int, float)) and isinstance(length, int) and not hybrid:
         # V1 logs "GPU KV cache size" only after its check that one request fits
         if tokens < length:
             return False, "KV tokens below max_model_len"
@@ -484,6 +532,7 @@ QUANTITIES = [
     ("kv_bytes", "KV bytes"),
     ("kv_tokens", "KV tokens"),
     ("layout_tokens", "tokens in measured KV bytes"),
+    ("max_concurrency", "max concurrency"),
     ("draft_weights", "drafter weights"),
 ]
 
