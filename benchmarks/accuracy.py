@@ -63,13 +63,14 @@ GPU_NAMES = [
     ("l40", "L40-48GB"),
     ("l20", "L20-48GB"),
     ("a10g", "A10G-24GB"),
+    ("gb200", "GB200-186GB"),
     ("b200", "B200-180GB"),
-    ("h20", "H20-96GB"),
     ("rtx 4090", "RTX-4090"),
     ("rtx 3090", "RTX-3090"),
     ("mi300x", "MI300X"),
     ("h200", "H200"),
     ("h100", "H100"),
+    ("h20", "H20-96GB"),  # after h200 and h100: "H200" contains "h20"
     ("a100-sxm4-40gb", "A100-40GB"),
     ("a100-pcie-40gb", "A100-40GB"),
     ("a100", "A100-80GB"),
@@ -302,6 +303,7 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             block_size=(record.get("memory") or {}).get("block_size") or record.get("page_size"),
             kv_cache_max_tokens=record.get("max_total_tokens"),
             cuda_graph_max_bs=record.get("cuda_graph_max_bs"),
+            cpu_offload_gb=record.get("cpu_offload_gb"),
             enforce_eager=bool(record.get("enforce_eager"))
             or "--enforce-eager" in str(record.get("notes") or ""),
         ),
@@ -364,9 +366,10 @@ def evaluate(record: dict) -> Outcome | str:
         outcome.predicted["kv_tokens"] = float(b.kv_tokens.to("token").magnitude)
         outcome.predicted["max_concurrency"] = b.max_concurrency
     if hybrid and "kv_tokens" in measured:
-        # vLLM's "GPU KV cache size" for a model with window or state layers counts one KV
-        # group's blocks x block size (0.18-0.19 logs: Qwen3.5 on an A100 and an L40S), not the
-        # full-length requests x max_model_len hbmlint counts; the concurrency compares the two
+        # vLLM's "GPU KV cache size" for a model with window or state layers was num_blocks //
+        # KV groups x block size (kv_cache_utils._report_kv_cache_config; the 0.18-0.19 logs of
+        # Qwen3.5), newer releases log max concurrency x max_model_len as hbmlint counts; the
+        # concurrency compares the two whatever the release
         outcome.predicted.pop("kv_tokens", None)
         outcome.skipped["kv_tokens"] = HYBRID_TOKENS
     # The layout check: tokens hbmlint fits in the KV bytes the engine measured.

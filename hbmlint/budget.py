@@ -59,6 +59,8 @@ class Settings:
     draft_offload: bool = False
     # SGLang --max-total-tokens: a cap on the KV pool's tokens (None: what the memory holds)
     kv_cache_max_tokens: int | None = None
+    # vLLM --cpu-offload-gb: GiB of the target's weights per GPU kept in host memory
+    cpu_offload_gib: float = 0.0
 
 
 @dataclass
@@ -266,6 +268,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_kv_cache_dtype=draft_kv,
         draft_offload=bool(getattr(spec, "offload", False)),
         kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
+        cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
     )
     return settings, assumed
 
@@ -430,7 +433,7 @@ def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, An
 def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     """Non-torch memory, the activation peak of the profile run and CUDA graphs, per GPU."""
     target = resolved.target
-    spec = catalog.engine_defaults(s.engine)["overhead"]
+    spec = overhead_constants(s)
     tp = s.tensor_parallel
     non_torch = (
         spec["non_torch_tp1"] if tp * s.pipeline_parallel == 1 else spec["non_torch_tp_many"]
@@ -438,8 +441,8 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     # The profile run's peak is the larger of two moments, not their sum: the forward pass of
     # max_num_batched_tokens tokens (the MLP's intermediate activations are the widest), and
     # the dummy sampler run after it, which turns one token per sequence into fp32 logits over
-    # the vocabulary plus probabilities and the sort/top-k copies (~39 bytes a logit; the
-    # calibration logs agree on 38.5-41 across seven models and GPUs).
+    # the vocabulary plus probabilities and, up to vLLM 0.11, the sort/top-k copies (~39 bytes
+    # a logit; ~14 in the 0.17 and 0.19 logs: engines.yaml overhead_since).
     sampled = min(s.max_num_seqs, s.max_num_batched_tokens)
     mlp = float(spec["mlp_factor"]) * target.active_intermediate_size / tp
     forward = s.max_num_batched_tokens * mlp * catalog.dtype_bytes(s.dtype)
@@ -458,6 +461,23 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     if not s.enforce_eager and _graphs_in_budget(s):
         overhead["cuda_graphs"] = parse_quantity(spec["cuda_graphs"], "[information]").to("byte")
     return overhead
+
+
+def overhead_constants(s: Settings) -> dict[str, Any]:
+    """The engine's overhead constants for this release: engines.yaml `overhead`, updated by
+    each `overhead_since` entry the release has reached. A settings without a release number
+    gets the newest; the V0 engine keeps the base values."""
+    defaults = catalog.engine_defaults(s.engine)
+    spec = dict(defaults["overhead"])
+    version = _version(s.engine_version)
+    if s.legacy_engine:
+        return spec
+    for since, changes in sorted(
+        (defaults.get("overhead_since") or {}).items(), key=lambda item: _version(item[0])
+    ):
+        if version is None or version >= _version(since):
+            spec.update({k: v for k, v in changes.items() if k != "source"})
+    return spec
 
 
 def _vision_profile(target: Any, s: Settings, mlp_factor: float) -> float:
@@ -490,6 +510,11 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = resolved.gpu.memory.to("byte")
     weights = target.weight_bytes_per_rank(tp, pp, s.quantization, s.dtype, s.expert_parallel)
+    if s.cpu_offload_gib:
+        # vLLM keeps --cpu-offload-gb GiB of each GPU's weights in pinned host memory
+        # (streamed in every forward pass): only the rest is in HBM
+        offload = Q(s.cpu_offload_gib, "GiB").to("byte")
+        weights = weights - offload if weights > offload else Q(0, "byte")
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
     layout = target.kv_layout(tp, pp, kv_bytes, s.kv_cache_dtype)
     draft_weights, kv_draft = _draft_cost(resolved, s, kv_bytes)

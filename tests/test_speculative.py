@@ -119,6 +119,7 @@ def test_medusa_heads_are_weights_only(write):
 @pytest.mark.parametrize("method", ["ngram", "prompt_lookup", "suffix", "lookahead"])
 def test_weightless_drafters_cost_zero_bytes(write, method):
     spec = """
+        engine_version: "0.11.0"
         gpu: {type: L4}
         model: {name: meta-llama/Llama-3.1-8B-Instruct}
         serving: {max_model_len: 8192}
@@ -128,7 +129,8 @@ def test_weightless_drafters_cost_zero_bytes(write, method):
     none = budget_of(write, spec.replace("method: %s, num_speculative_tokens: 3", "method: none"))
     assert as_bytes(b.draft_weights) == 0
     assert b.kv_bytes_per_token_draft.magnitude == 0
-    assert b.kv_tokens == none.kv_tokens  # k = 3 stays below the sampler's own peak
+    # k = 3 stays below the sampler's own peak of vLLM 0.11 (39 bytes a logit)
+    assert b.kv_tokens == none.kv_tokens
 
 
 def test_mtp_layers_come_from_the_target_checkpoint(write):

@@ -9,6 +9,8 @@ from hbmlint.suppressions import scan
 from hbmlint.yamlsrc import load_documents
 
 # 70B FP8 + BF16 8B draft on one H100. Line 6: `model:` (HBM101); line 11: the draft model (HBM201).
+# A 32k context, so that no alternative to the drafter holds a whole sequence either (HBM208
+# stays quiet: these tests are about suppressions, not the trade-off).
 BASE = """\
 apiVersion: hbmlint/v1
 kind: ServingManifest
@@ -16,7 +18,7 @@ metadata: {name: draft}
 spec:
   gpu: {type: H100}
   model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
-  serving: {max_model_len: 8192, gpu_memory_utilization: 0.95}
+  serving: {max_model_len: 32768, gpu_memory_utilization: 0.95}
   speculative:
     method: draft_model
     # a comment line
