@@ -694,6 +694,55 @@ def print_groups(groups: dict[tuple[str, str, str], dict[str, Any]]) -> None:
     )
 
 
+def fit_logit_bytes(records: list[dict]) -> dict[str, list[tuple[str, float]]]:
+    """The dummy sampler run's bytes a logit implied by each vLLM record that logs its weights
+    and KV cache, per version group: (usable - logged weights - logged KV - non-torch - CUDA
+    graphs where in the budget) / (min(max_num_seqs, max_num_batched_tokens) x vocabulary).
+    Only records where the sampler is the activation peak count: no vision tower, no drafter,
+    no CPU offload, and the forward pass estimate below the result."""
+    out: dict[str, list[tuple[str, float]]] = {}
+    for record in records:
+        memory = record.get("memory") or {}
+        weights, kv = memory.get("weights_gib"), memory.get("kv_cache_gib")
+        if engine_of(record) != "vllm" or not isinstance(weights, (int, float)):
+            continue
+        if not isinstance(kv, (int, float)) or kv <= 0 or record.get("cpu_offload_gb"):
+            continue
+        if (record.get("speculative") or {}).get("method"):
+            continue
+        if not record.get("model_id") or catalog.find_model(record["model_id"]) is None:
+            continue
+        gpu, memory_logged = gpu_of(record)
+        if gpu is None and memory_logged is None:
+            continue
+        resolved, _ = resolve(deployment_of(record, "vllm", gpu, memory_logged))
+        if resolved is None or resolved.target.vision is not None:
+            continue
+        b = budget_stage.build(resolved)
+        s, target = b.settings, resolved.target
+        spec = budget_stage.overhead_constants(s)
+        graphs = b.overhead.get("cuda_graphs")
+        rest = (
+            float(b.usable.to("byte").magnitude)
+            - (weights + kv) * GIB
+            - float(b.overhead["non_torch"].to("byte").magnitude)
+            - (float(graphs.to("byte").magnitude) if graphs is not None else 0.0)
+        )
+        forward = (
+            s.max_num_batched_tokens
+            * float(spec["mlp_factor"])
+            * target.active_intermediate_size
+            / s.tensor_parallel
+            * catalog.dtype_bytes(s.dtype)
+        )
+        if rest <= forward:
+            continue
+        logits = min(s.max_num_seqs, s.max_num_batched_tokens) * target.vocab_size
+        group = version_group("vllm", engine_version_of(record))
+        out.setdefault(group, []).append((record["id"], rest / logits))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=Path, default=DEFAULT_LOGS, help="the shared log file")
@@ -805,6 +854,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"\nactivation fit on {n} calibration records: mlp_factor {a:.2f}, logit_bytes {b:.1f}"
         )
+        print("\nsampler bytes a logit implied by logged weights and KV (calibration split):")
+        for group, rows in fit_logit_bytes(fitted_on).items():
+            values = ", ".join(f"{rid} {value:.1f}" for rid, value in rows)
+            median = statistics.median(value for _, value in rows)
+            print(f"  vLLM {group}: median {median:.1f} over {len(rows)} ({values})")
     if args.json:
         data = {
             "records": [o.__dict__ for o in outcomes],

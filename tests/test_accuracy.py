@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import statistics
 import sys
 
 import pytest
@@ -202,3 +203,16 @@ def test_every_vllm_record_is_evaluated():
     assert records
     skipped = {r["id"]: why for r in records if isinstance(why := accuracy.evaluate(r), str)}
     assert skipped == {}
+
+
+def test_the_017_sampler_constant_is_the_calibration_fit():
+    """engines.yaml's vLLM 0.17+ logit_bytes is the median that `accuracy.py --fit` finds on
+    the calibration split of the project's own logs of 0.17 and later (never on validation)."""
+    from hbmlint import catalog
+
+    calibration = [r for r in accuracy.load_records(None) if r["split"] == "calibration"]
+    fitted = accuracy.fit_logit_bytes(calibration)
+    values = [v for group in ("0.12-0.17", "0.18+") for _, v in fitted.get(group, [])]
+    assert len(values) >= 4
+    constant = catalog.engine_defaults("vllm")["overhead_since"]["0.17"]["logit_bytes"]
+    assert abs(statistics.median(values) - constant) < 1.0
