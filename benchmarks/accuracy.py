@@ -76,7 +76,6 @@ GPU_NAMES = [
     ("a100", "A100-80GB"),
     ("tesla t4", "T4"),
     ("l4", "L4"),
-    ("a10g", "A10G-24GB"),
 ]
 
 # vLLM releases by month, for logs that give only a date ("V1 (Jul 2025)"): github.com/
