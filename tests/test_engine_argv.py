@@ -43,3 +43,17 @@ def test_a_file_after_an_unknown_flag_is_not_taken_for_the_model():
 
 def test_a_config_file_holding_the_model_is_an_info():
     assert read("--config", "/etc/vllm/config.yaml") == (None, ["HBM011"])
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [("8192", 8192), ("32k", 32_000), ("32K", 32_768), ("1.5k", 1_500), ("8192.5", None)],
+)
+def test_lengths_are_read_as_vllm_reads_them(text, tokens):
+    # human_readable_int: a fraction only with a decimal suffix; "8192.5" is an argparse exit
+    command = vllm.parse(
+        [Token(w, Span(1, i + 1)) for i, w in enumerate(("org/m", "--max-model-len", text))],
+        Span(1, 1),
+    )
+    assert command.values.get("serving.max_model_len") == tokens
+    assert ("HBM004" in [n.code for n in command.notes]) == (tokens is None)

@@ -218,8 +218,10 @@ def human_int(text: str) -> int:
     if not match:
         raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
     number, unit = match.groups()
-    if "." in number and unit in ("K", "M", "G"):
-        raise BadValue(f"'{text}': binary suffixes take whole numbers")
+    if "." in number and unit in ("", "K", "M", "G"):
+        # vLLM reads a plain number with int() (argparse exits on "8192.5"); only the decimal
+        # suffixes take a fraction (vllm/utils/argparse_utils.human_readable_int)
+        raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
     value = int(float(number) * _HUMAN_UNITS[unit])
     if value <= 0:
         raise BadValue(f"{text} must be more than zero")
