@@ -270,7 +270,40 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
         cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
     )
+    if spec.method in ("eagle", "eagle3") and resolved.draft is not None:
+        note = _head_note(resolved.draft, resolved.target, settings)
+        if note:
+            before = assumed.get("draft_weights")
+            assumed["draft_weights"] = f"{before}; {note}" if before else note
     return settings, assumed
+
+
+def _head_note(head: Any, target: Any, s: Settings) -> str:
+    """What of an EAGLE head's own embedding (and EAGLE-1 lm_head) the draft weights count."""
+    method = s.speculative_method
+    stores = head_stores(head) - ({"lm_head"} if method == "eagle3" else set())
+    shared = head_shared_parts(s, method, head, target)
+    release = f"{s.engine} {s.engine_version}" if s.engine_version else f"the newest {s.engine}"
+    if stores & shared:
+        names = " and ".join(sorted(stores & shared))
+        extra = len(stores & shared) * head.vocab_size * head.hidden_size / s.draft_tensor_parallel
+        gib = extra * catalog.dtype_bytes(s.dtype) / 2**30
+        if s.engine == "vllm" and (_version(s.engine_version) or (99,)) >= (0, 12):
+            return (
+                f"the head's stored {names} not counted: {release} uses the target's when they "
+                f"are equal bit for bit, as the frozen copy published heads save; a head "
+                f"trained with {names} of its own keeps them, {gib:.2f} GiB more per GPU"
+            )
+        return f"the head's stored {names} not counted: {release} uses the target's"
+    if stores:
+        names = " and ".join(sorted(stores))
+        return f"the head's own {names} counted ({release} loads what the head stores)"
+    if head.checkpoint is not None and head.checkpoint.groups:
+        return "the head's layers only: it stores no embed_tokens, so it uses the target's"
+    return (
+        "the head's layers only, on the target's embedding: hbmlint does not know whether the "
+        "head stores embed_tokens of its own (its safetensors headers would say)"
+    )
 
 
 # GPUs before Ampere (compute capability < 8.0) have no bfloat16.
@@ -659,24 +692,69 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         return zero
     tp = s.draft_tensor_parallel
     if method in ("eagle", "eagle3"):
-        weights = eagle_weights(draft, method, tp, s.draft_quantization)
+        shared = head_shared_parts(s, method, draft, target)
+        weights = eagle_weights(draft, method, tp, s.draft_quantization, shared)
     else:  # a draft with tensor_parallel 1 sits whole on every rank of the target
         weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
     return weights, draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
 
 
-def eagle_weights(head: Any, method: str, tp: int, quantization: str | None) -> Any:
-    """Bytes per rank of an EAGLE (EAGLE-3) head: its decoder layer(s) without embeddings (the
-    target's are shared), the replicated fc fusing 2 (3) hidden states, and for EAGLE-3 the
-    wider first layer (its q/k/v read [embedding; fused hidden], 2h wide), one more norm and its
-    own lm_head over draft_vocab_size (vocab-parallel). EAGLE-1 shares the target's lm_head."""
+def head_stores(head: Any) -> frozenset[str]:
+    """What a speculator head stores of its own beyond its layers ("embed_tokens", "lm_head"):
+    read from its safetensors headers when known, else what its catalog entry says."""
+    if head.checkpoint is not None and head.checkpoint.groups:
+        return head.checkpoint.stored_parts()
+    return head.head_stores
+
+
+def head_shared_parts(s: Settings, method: str, head: Any, target: Any) -> frozenset[str]:
+    """The parts an EAGLE head takes from the target instead of loading its own. vLLM releases
+    between PR #17326 and PR #28549 (engines.yaml eagle_shares_target_embeddings) always share
+    the embedding, and EAGLE-1 heads the lm_head, at pipeline parallel 1; earlier ones load what
+    the head stores; later ones share a stored embedding (lm_head) only when it equals the
+    target's bit for bit. hbmlint cannot compare weights: it takes one of the target's shape for
+    the frozen copy published heads save, and one of another shape as the head's own. SGLang's
+    EAGLE worker always sets the target's embedding (and, but for EAGLE-3, its lm_head)."""
+    eagle1 = {"lm_head"} if method == "eagle" else set()
+    if s.engine == "sglang":
+        return frozenset({"embed_tokens", *eagle1})
+    window = catalog.engine_defaults(s.engine).get("eagle_shares_target_embeddings")
+    version = _version(s.engine_version)
+    if not window or s.pipeline_parallel > 1:
+        return frozenset()
+    if version is not None and version < _version(window["since"]):
+        return frozenset()
+    if version is not None and version < _version(window["before"]):
+        return frozenset({"embed_tokens", *eagle1})
+    same = head.hidden_size == target.hidden_size and head.vocab_size == target.vocab_size
+    return frozenset({"embed_tokens", *eagle1}) if same else frozenset()
+
+
+def eagle_weights(
+    head: Any,
+    method: str,
+    tp: int,
+    quantization: str | None,
+    shared: frozenset[str] = frozenset(),
+) -> Any:
+    """Bytes per rank of an EAGLE (EAGLE-3) head: its decoder layer(s), the replicated fc
+    fusing 2 (3) hidden states, and for EAGLE-3 the wider first layer (its q/k/v read
+    [embedding; fused hidden], 2h wide), one more norm and its own lm_head over draft_vocab_size
+    (vocab-parallel). The embed_tokens (and an EAGLE-1 head's lm_head) count when the head
+    stores its own and the engine keeps them (``shared`` names the parts it takes from the
+    target instead); a head that stores none uses the target's."""
+    stores = head_stores(head)
+    dense = catalog.dtype_bytes(head.dtype)
     if head.stored_weights_apply(quantization, None):  # the head's own tensors, as stored
-        dense = catalog.dtype_bytes(head.dtype)
-        return Q(head.checkpoint.bytes_per_rank(head, tp, dtype_bytes=dense), "byte")
+        stored = head.checkpoint.bytes_per_rank(head, tp, dtype_bytes=dense)
+        for part in shared & stores:
+            if part == "lm_head" and method == "eagle3":
+                continue  # EAGLE-3's reduced-vocabulary head is never the target's
+            stored -= head.checkpoint.part_bytes(head, tp, part, dtype_bytes=dense)
+        return Q(stored, "byte")
     layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
     weights = layers.weight_bytes_per_rank(tp, 1, quantization)
     h = head.hidden_size
-    dense = catalog.dtype_bytes(head.dtype)
     fmt = catalog.weight_format(quantization, head)
     linear = fmt.bytes_per_param if fmt else dense
     extra = (3 if method == "eagle3" else 2) * h * h * linear  # fc: replicated on every rank
@@ -686,6 +764,10 @@ def eagle_weights(head: Any, method: str, tp: int, quantization: str | None) -> 
         extra += (q + kv) * linear + h * dense  # the second input half, and hidden_norm
         vocab = head.draft_vocab_size or head.vocab_size
         extra += vocab * h / tp * dense
+    elif "lm_head" in stores - shared:
+        extra += head.vocab_size * h / tp * dense
+    if "embed_tokens" in stores - shared:
+        extra += head.vocab_size * h / tp * dense
     return weights + Q(extra, "byte")
 
 

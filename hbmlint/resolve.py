@@ -240,6 +240,7 @@ class FoundModel:
     name: str
     source: str
     checkpoint: Any = None  # the stored checkpoint's tensor sizes, when known (catalog/hub.py)
+    stores: tuple[str, ...] = ()  # a speculator head's own embed_tokens / lm_head (catalog)
 
 
 # A source looks a model name up; None when it does not have it. It raises ConfigError when it
@@ -252,7 +253,8 @@ def _from_catalog(name: str, guess: bool) -> FoundModel | None:
     entry = catalog.find_model(name)
     if entry is None:
         return None
-    return FoundModel(entry["config"], entry["id"], entry["source"])
+    stores = tuple(str(part) for part in entry.get("stores") or ())
+    return FoundModel(entry["config"], entry["id"], entry["source"], stores=stores)
 
 
 def _from_hf_cache(name: str, guess: bool) -> FoundModel | None:
@@ -385,6 +387,8 @@ def _resolve_model(
             arch = read(found.config, found.name, found.source, found.checkpoint is not None)
             if arch is not None and found.checkpoint is not None:
                 arch = replace(arch, checkpoint=found.checkpoint)
+            if arch is not None and found.stores:
+                arch = replace(arch, head_stores=frozenset(found.stores))
             return arch
     _unknown_model(run, ref, where, field_name)
     return None

@@ -316,9 +316,10 @@ def test_a_broken_lock_file_is_a_located_finding(home):
 HEAD = "test-org/eagle3-llama3.1-8b"
 
 
-def eagle3_manifest(tp: int = 1) -> str:
+def eagle3_manifest(tp: int = 1, version: str | None = None) -> str:
+    release = f"engine: vllm\n        engine_version: '{version}'\n        " if version else ""
     return manifest(f"""
-        gpu: {{type: H100, count: {tp}}}
+        {release}gpu: {{type: H100, count: {tp}}}
         model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
         parallel: {{tensor: {tp}}}
         serving: {{max_model_len: 8192}}
@@ -326,21 +327,40 @@ def eagle3_manifest(tp: int = 1) -> str:
     """)
 
 
-@pytest.mark.parametrize("own_embeddings", [False, True])
-def test_an_eagle3_head_from_the_hub_weighs_what_it_stores(home, own_embeddings):
+@pytest.mark.parametrize(
+    ("own_embeddings", "version", "loads_embedding"),
+    [
+        (False, None, False),
+        # a stored embedding of the target's shape is the frozen copy published heads save:
+        # vLLM from 0.12 shares it when equal, 0.9.1-0.11 always; before 0.9.1 it loaded it
+        (True, None, False),
+        (True, "0.10.1", False),
+        (True, "0.8.5", True),
+    ],
+)
+def test_an_eagle3_head_from_the_hub_weighs_what_the_engine_loads(
+    home, own_embeddings, version, loads_embedding
+):
     from hubserver import eagle3_repo
 
-    path = write(home, eagle3_manifest())
+    path = write(home, eagle3_manifest(version=version))
     with Hub({HEAD: eagle3_repo(own_embeddings)}) as hub:
         entry, _ = budget_json(home, path, endpoint=hub.url)
     h = 4096
     params = (2 * h * h + 2 * (2 * h * 1024) + h * h) + 3 * h * 14_336 + 4 * h
     params += 3 * h * h + 32_000 * h  # fc, and lm_head over the draft vocabulary
     stored = params * 2 + 32_000 * 8  # float16, and the d2t map (int64); t2d is not loaded
-    if own_embeddings:  # a head with embeddings of its own loads them: the arithmetic cannot know
+    if loads_embedding:  # the head's own embedding, as the engine loads it
         stored += 128_256 * h * 2
     assert entry["draft_weights_bytes"] == stored
-    assert "stored checkpoint tensors" in entry["assumed"]["draft_weights"]
+    assumed = entry["assumed"]["draft_weights"]
+    assert "stored checkpoint tensors" in assumed
+    if own_embeddings and not loads_embedding:
+        assert "embed_tokens not counted" in assumed
+    elif own_embeddings:
+        assert "own embed_tokens counted" in assumed
+    else:
+        assert "stores no embed_tokens" in assumed
 
 
 def test_an_eagle3_head_split_over_two_ranks(home):

@@ -242,3 +242,58 @@ def test_argv_speculative_config_reads_the_drafts_kv_dtype_and_context(write):
     spec = item.deployment.speculative
     assert spec.kv_cache_dtype == "fp8" and spec.max_model_len == 4096
     assert item.budget.kv_bytes_per_token_draft == Q(16_384, "byte / token")
+
+
+# ------------------------------------------------------------- heads as engines load them
+
+
+def eagle_budget(write, method: str, head: str, version: str | None):
+    release = f"engine: vllm\nengine_version: '{version}'\n" if version else "engine: vllm\n"
+    return budget_of(
+        write,
+        release
+        + f"""
+        gpu: {{type: H100, count: 1}}
+        model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        serving: {{max_model_len: 8192}}
+        speculative: {{method: {method}, model: {head}, num_speculative_tokens: 3}}
+        """.replace("\n        ", "\n"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "embedding_loaded"),
+    [("0.8.5", True), ("0.10.1", False), ("0.12.0", False), (None, False)],
+)
+def test_a_head_that_stores_the_embedding_counts_it_only_where_the_engine_loads_it(
+    write, version, embedding_loaded
+):
+    # SafeAILab's EAGLE-1 head stores a frozen copy of Llama 3's embedding (catalog `stores`):
+    # vLLM loaded it before 0.9.1, shared the target's from 0.9.1, and from 0.12 shares it
+    # when equal (a copy of the target's shape is taken as equal; the budget says so)
+    b = eagle_budget(write, "eagle", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", version)
+    embedding = 128_256 * 4096 * 2
+    layers = eagle_budget(write, "eagle", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "0.10.1")
+    extra = as_bytes(b.draft_weights) - as_bytes(layers.draft_weights)
+    assert extra == (embedding if embedding_loaded else 0)
+    note = b.assumed["draft_weights"]
+    assert ("counted" in note and "not counted" not in note) == embedding_loaded
+    if version in (None, "0.12.0"):
+        assert "0.98 GiB more per GPU" in note  # what a head with its own would cost
+
+
+def test_qwen35_mtp_layer_weighs_what_vllm_loaded(write):
+    # nvidia/Qwen3.6-27B-NVFP4 on vLLM 0.23.1rc1 (DGX Spark): "Model loading took 19.78 GiB"
+    # without MTP and 20.57 GiB with it, the same settings otherwise
+    # (benchmarks/calibration/speculative.yaml): the MTP layer, left in bfloat16, 0.79 GiB.
+    # Qwen3.6-27B has Qwen3.5-27B's shape; its gated attention makes q_proj twice as wide.
+    b = budget_of(
+        write,
+        """
+        gpu: {type: H100, count: 1}
+        model: {name: Qwen/Qwen3.5-27B}
+        serving: {max_model_len: 8192}
+        speculative: {method: mtp, num_speculative_tokens: 2}
+        """,
+    )
+    assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(0.79, abs=0.01)

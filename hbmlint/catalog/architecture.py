@@ -177,6 +177,12 @@ class Architecture:
     # Medusa checkpoints: heads, and residual blocks per head (config medusa_num_heads / _layers)
     medusa_heads: int = 0
     medusa_layers: int = 0
+    # gated attention (Qwen3-Next, Qwen3.5): q_proj also produces a per-head output gate, so it
+    # is twice as wide (vLLM qwen3_next.py: attn_output_gate, on unless the config says false)
+    attn_output_gate: bool = False
+    # what a speculator head's checkpoint stores of its own beyond its layers: "embed_tokens",
+    # "lm_head" (from its safetensors headers, or the catalog entry's `stores`)
+    head_stores: frozenset[str] = field(default_factory=frozenset)
     # the checkpoint as stored (safetensors headers), when hbmlint could read them
     checkpoint: Any = None
 
@@ -224,7 +230,7 @@ class Architecture:
                 replicated += h * self.q_lora_rank + self.q_lora_rank
             return q + kv_b + o, 0.0, replicated + self.kv_lora_rank
         hd = self.head_dim
-        split = 2 * h * heads * hd
+        split = (3 if self.attn_output_gate else 2) * h * heads * hd
         kv = 2 * h * self.num_kv_heads * hd
         if self.attention_bias:
             split += heads * hd
@@ -676,6 +682,10 @@ def checkpoint_quant_method(config: dict) -> str | None:
     return None
 
 
+# model types whose full-attention layers gate their output (q_proj twice as wide)
+GATED_ATTENTION_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
+
+
 def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
     """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
     from . import checkpoint_format
@@ -779,6 +789,9 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         kv_cache_dtype=kv_dtype,
         medusa_heads=_int(text, "medusa_num_heads"),
         medusa_layers=_int(text, "medusa_num_layers"),
+        attn_output_gate=bool(
+            text.get("attn_output_gate", str(text.get("model_type", "")) in GATED_ATTENTION_TYPES)
+        ),
         **moe,
         **state,
     )

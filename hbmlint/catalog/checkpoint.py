@@ -28,6 +28,8 @@ _NUMBER = re.compile(r"(?<=\.)\d+(?=\.|$)")
 # load time), EAGLE-3's target-to-draft vocabulary map (vLLM skips t2d).
 _NOT_LOADED = re.compile(r"(rotary_emb\.inv_freq|(^|\.)t2d)$")
 _MTP = re.compile(r"(^|\.)mtp[._]|(^|\.)mtp$")
+_EMBED = re.compile(r"(^|\.)embed_tokens\.weight$")
+_LM_HEAD = re.compile(r"(^|\.)lm_head\.weight$")
 _VISION = re.compile(r"vision|visual|image_newline|mm_projector|multi_modal_projector")
 
 
@@ -159,6 +161,27 @@ class Checkpoint:
             else:  # embeddings, vision tower: the first stage
                 stage_first += one
         return max(stage_first, stage_last)
+
+    def stored_parts(self) -> frozenset[str]:
+        """Which of a speculator head's own "embed_tokens" and "lm_head" the checkpoint holds."""
+        names = [g.name for g in self.groups]
+        parts = set()
+        if any(_EMBED.search(n) for n in names):
+            parts.add("embed_tokens")
+        if any(_LM_HEAD.search(n) for n in names):
+            parts.add("lm_head")
+        return frozenset(parts)
+
+    def part_bytes(self, arch: Any, tp: int, part: str, dtype_bytes: float | None = None) -> float:
+        """Bytes on one rank of the head's own "embed_tokens" or "lm_head" tensors."""
+        pattern = _EMBED if part == "embed_tokens" else _LM_HEAD
+        total = 0.0
+        for group in self.groups:
+            share = _share(group, arch, tp, 1)
+            if share is None or not pattern.search(group.name):
+                continue
+            total += group.nbytes * group.count * share * _cast(group, dtype_bytes)
+        return total
 
     def has_mtp(self, arch: Any) -> bool:
         return any(
