@@ -792,6 +792,8 @@ def mtp_cost(
     like the target's last one (full attention), sharing its embeddings and lm_head, each with
     an eh_proj fusing [embedding; hidden] (2h x h, replicated) and two norms; with their own KV."""
     n = max(target.mtp_layers, 1)
+    if "mtp" in target.unquantized:  # ignore: ["mtp*"]: the MTP layers stay in the model dtype
+        quantization = None
     stored = None
     if target.stored_weights_apply(quantization, dtype) and target.checkpoint.has_mtp(target):
         dense = catalog.dtype_bytes(dtype or target.dtype)

@@ -297,3 +297,25 @@ def test_qwen35_mtp_layer_weighs_what_vllm_loaded(write):
         """,
     )
     assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(0.79, abs=0.01)
+
+
+def test_mtp_layers_a_quantized_export_leaves_in_16_bits_are_counted_so():
+    # ModelOpt NVFP4 exports of Qwen3.5/3.6 list `ignore: ["mtp*"]`: the MTP layer stays in
+    # bfloat16 while the target's MLPs are 4-bit (the 0.79 GiB vLLM loads for it)
+    from dataclasses import replace
+
+    from hbmlint import catalog
+    from hbmlint.budget import mtp_cost
+
+    fmt, parts, _ = catalog.checkpoint_format(
+        {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "mtp*"]}
+    )
+    assert "mtp" in parts
+    entry = catalog.find_model("Qwen/Qwen3.5-27B")
+    arch = catalog.architecture_from_config(entry["config"], "q", "test")
+    dense, _ = mtp_cost(arch, 1, None, "bfloat16", 1)
+    quantized = replace(arch, weight_format=fmt, quantization="nvfp4")
+    four_bit, _ = mtp_cost(quantized, 1, "nvfp4", "bfloat16", 1)
+    kept, _ = mtp_cost(replace(quantized, unquantized=parts), 1, "nvfp4", "bfloat16", 1)
+    assert four_bit < 0.5 * dense
+    assert kept == dense

@@ -367,6 +367,8 @@ def _unquantized_parts(modules: list[str]) -> frozenset[str]:
             parts.add("shared_experts")
         if re.search(r"\.mlp(\.|$|\*)", module) and not re.search(r"expert|router|gate$", module):
             parts.add("dense_mlp")
+        if re.match(r"(re:\^?)?(model\.)?mtp", module):
+            parts.add("mtp")  # ModelOpt and llm-compressor exports keep MTP layers in 16 bits
     return frozenset(parts)
 
 
