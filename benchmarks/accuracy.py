@@ -239,6 +239,11 @@ def measured_of(record: dict, engine: str) -> dict[str, float]:
     concurrency = concurrency_of(memory.get("max_concurrency"))
     if concurrency is not None:
         out["max_concurrency"] = concurrency
+    # vLLM V1 prints target + drafter on one line: the drafter is that line less the same
+    # deployment's figure without it, or the target checkpoint's own figure from another log
+    alone = first(memory, "weights_without_drafter_gib", "target_alone_weights_gib")
+    if isinstance(alone, (int, float)) and "weights" in out and "draft_weights" not in out:
+        out["draft_weights"] = out["weights"] - float(alone) * GIB
     return out
 
 
@@ -249,6 +254,17 @@ def concurrency_of(value: Any) -> float | None:
         return float(value)
     match = re.search(r"([\d.]+)\s*x\s*$", str(value or ""))
     return float(match.group(1)) if match else None
+
+
+def drafter_only(record: dict) -> dict | None:
+    """A record whose model hbmlint's catalog lacks, but whose drafter layers are those of a
+    catalog model of the same shape (speculative.drafter_shape_model_id): that model in its
+    stored dtype, for the drafter alone. None otherwise."""
+    spec = record.get("speculative")
+    shape = spec.get("drafter_shape_model_id") if isinstance(spec, dict) else None
+    if not shape or catalog.find_model(str(record.get("model_id"))) is not None:
+        return None
+    return {**record, "model_id": shape, "quantization": None, "_drafter_only": True}
 
 
 def speculative_of(record: dict) -> SpeculativeSpec:
@@ -317,11 +333,14 @@ def evaluate(record: dict) -> Outcome | str:
         return f"engine '{record.get('engine')}' is not one hbmlint models"
     if not record.get("model_id"):
         return "the model is not named by a Hugging Face id (local path or not in the excerpt)"
+    record = drafter_only(record) or record
     if catalog.find_model(record["model_id"]) is None:
         return f"{record['model_id']} is not in the catalog"
     if record.get("decode_context_parallel_size"):
         return "decode context parallelism multiplies the token count; not a manifest setting"
     measured = measured_of(record, engine)
+    if record.get("_drafter_only"):  # another target's figures would not compare
+        measured = {k: v for k, v in measured.items() if k == "draft_weights"}
     if not measured:
         return "the log gives no weights, KV bytes or KV tokens"
     gpu, memory = gpu_of(record)
@@ -346,6 +365,10 @@ def evaluate(record: dict) -> Outcome | str:
         outcome.predicted_start = not refusals
         outcome.refusal = "; ".join(refusals)
     outcome.predicted["weights"] = float(b.weights.to("byte").magnitude)
+    # V1 loads the drafter inside the target's memory profiler: its line holds both
+    with_drafter = engine == "vllm" and b.has_drafter and not b.settings.legacy_engine
+    drafter_bytes = float(b.draft_weights.to("byte").magnitude) if with_drafter else 0.0
+    outcome.predicted["weights"] += drafter_bytes
     if "draft_weights" in measured:
         drafter = b.draft_weights + (b.draft_host_weights or Q(0, "byte"))
         if b.has_drafter and (resolved.draft is not None or drafter.magnitude > 0):
@@ -354,7 +377,7 @@ def evaluate(record: dict) -> Outcome | str:
             outcome.skipped["draft_weights"] = "the drafter is not named by a Hugging Face id"
     stored = stored_weights(resolved, b)
     if stored is not None and "weights" in measured:
-        outcome.predicted["weights_stored"] = stored
+        outcome.predicted["weights_stored"] = stored + drafter_bytes
         outcome.measured["weights_stored"] = measured["weights"]
     if gpu is None and memory is None:
         for quantity in ("kv_bytes", "kv_tokens"):

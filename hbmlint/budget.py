@@ -270,6 +270,12 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
         cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
     )
+    if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
+        heads = max(settings.num_speculative_tokens, 1)
+        assumed["draft_weights"] = (
+            f"{heads} Medusa heads, one per speculative token: the heads' config "
+            "(medusa_num_heads) is not known, and vLLM loads every head the checkpoint holds"
+        )
     if spec.method in ("eagle", "eagle3") and resolved.draft is not None:
         note = _head_note(resolved.draft, resolved.target, settings)
         if note:
