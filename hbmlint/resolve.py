@@ -261,7 +261,10 @@ def _from_hf_cache(name: str, guess: bool) -> FoundModel | None:
     cached = catalog.hf_cache_config(name)  # the local Hugging Face cache: no network
     if cached is None:
         return None
-    return FoundModel(cached, name, str(cached), lookup.cached_checkpoint(name, cached))
+    config: dict | Path = cached
+    if cached.name == "params.json":  # Mistral's own format, in config.json's terms
+        config = lookup.mistral_config(catalog.read_config_file(cached))
+    return FoundModel(config, name, str(cached), lookup.cached_checkpoint(name, cached))
 
 
 def _from_lock_dir(name: str, guess: bool) -> FoundModel | None:

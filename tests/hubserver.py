@@ -91,6 +91,39 @@ def eagle3_repo(own_embeddings: bool = False) -> Repo:
     return Repo({"config.json": config_raw}, {"model.safetensors": safetensors_file(tensors)})
 
 
+def mistral_tensors(params: dict) -> dict[str, tuple[str, list[int]]]:
+    """consolidated.safetensors of a Mistral-format repository, in Mistral's own tensor names
+    (tok_embeddings, layers.N.attention.wq/wk/wv/wo, feed_forward.w1/w2/w3, attention_norm,
+    ffn_norm, norm, output), shapes from its params.json (see data/hub/SOURCES.md)."""
+    h, inter, vocab = params["dim"], params["hidden_dim"], params["vocab_size"]
+    q = params["n_heads"] * params["head_dim"]
+    kv = params["n_kv_heads"] * params["head_dim"]
+    out = {
+        "tok_embeddings.weight": ("BF16", [vocab, h]),
+        "norm.weight": ("BF16", [h]),
+        "output.weight": ("BF16", [vocab, h]),
+    }
+    for i in range(params["n_layers"]):
+        p = f"layers.{i}."
+        out[p + "attention.wq.weight"] = ("BF16", [q, h])
+        out[p + "attention.wk.weight"] = ("BF16", [kv, h])
+        out[p + "attention.wv.weight"] = ("BF16", [kv, h])
+        out[p + "attention.wo.weight"] = ("BF16", [h, q])
+        out[p + "feed_forward.w1.weight"] = ("BF16", [inter, h])
+        out[p + "feed_forward.w2.weight"] = ("BF16", [h, inter])
+        out[p + "feed_forward.w3.weight"] = ("BF16", [inter, h])
+        out[p + "attention_norm.weight"] = ("BF16", [h])
+        out[p + "ffn_norm.weight"] = ("BF16", [h])
+    return out
+
+
+def mistral_repo() -> Repo:
+    """A repository in Mistral's own format only: params.json and consolidated.safetensors."""
+    raw = (DATA / "mistral-7b-instruct-v0.3" / "params.json").read_bytes()
+    tensors = mistral_tensors(json.loads(raw))
+    return Repo({"params.json": raw}, {"consolidated.safetensors": safetensors_file(tensors)})
+
+
 class Repo:
     """The files of one repository: small ones whole, safetensors as header + size."""
 
@@ -235,3 +268,70 @@ def wait_for(predicate, seconds: float = 5.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+class Proxy:
+    """A forward HTTP proxy on 127.0.0.1 for the proxy tests: it takes absolute-form requests
+    (``GET http://host:port/path``), records them, and sends each to ``upstream`` (the local
+    Hub) whatever host the request names, relaying status, headers and body."""
+
+    def __init__(self, upstream: str):
+        import http.client
+        from urllib.parse import urlsplit
+
+        target = urlsplit(upstream)
+        self.requests: list[tuple[str, str]] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _relay(self) -> None:
+                proxy.requests.append((self.command, self.path))
+                if not self.path.startswith("http://"):  # not a proxy request
+                    self.send_response(400)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                path = "/" + self.path.split("/", 3)[3] if self.path.count("/") >= 3 else "/"
+                headers = {
+                    k: v
+                    for k, v in self.headers.items()
+                    if k.lower() not in ("host", "proxy-connection", "connection")
+                }
+                conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+                conn.request(self.command, path, headers=headers)
+                answer = conn.getresponse()
+                body = answer.read()
+                self.send_response(answer.status)
+                for key, value in answer.getheaders():
+                    if key.lower() not in ("connection", "transfer-encoding", "content-length"):
+                        self.send_header(key, value)
+                length = answer.getheader("Content-Length") if self.command == "HEAD" else None
+                self.send_header("Content-Length", length or str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+                conn.close()
+
+            do_GET = _relay
+            do_HEAD = _relay
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> Proxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

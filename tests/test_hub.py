@@ -434,3 +434,96 @@ def test_parallel_workers_warn_once_per_model_in_the_run(home):
     findings = [f for f in json.loads(out) if f["code"] == "HBM015"]
     assert len(findings) == 1
     assert findings[0]["file"].endswith("d00.yaml")
+
+
+# --------------------------------------------------------------------------- Mistral's own format
+
+MISTRAL = "test-org/mistral-7b-instruct-v0.3-consolidated"
+# Mistral-7B-Instruct-v0.3's parameters: 32 layers x (attention 4096x4096 x 2 + 1024x4096 x 2
+# + MLP 3 x 4096 x 14336 + 2 norms) + embedding and output 32768 x 4096 each + final norm
+MISTRAL_PARAMS = 32 * (2 * 4096 * 4096 + 2 * 1024 * 4096 + 3 * 4096 * 14336 + 2 * 4096)
+MISTRAL_PARAMS += 2 * 32768 * 4096 + 4096
+
+
+def test_a_mistral_format_repository_is_read_from_params_json_and_consolidated_weights(home):
+    from hubserver import mistral_repo
+
+    path = write(home, spec(MISTRAL, gpu="H100"))
+    with Hub({MISTRAL: mistral_repo()}) as hub:
+        entry, _ = budget_json(home, path, endpoint=hub.url)
+        requests = list(hub.requests)
+    # the architecture from params.json: 32 layers x K and V x 8 heads x 128 x 2 bytes a token
+    assert entry["kv_bytes_per_token"] == 32 * 2 * 8 * 128 * 2
+    # the weights from consolidated.safetensors' header (a ranged read), Mistral's tensor names
+    assert "stored checkpoint tensors" in entry["assumed"]["weights"]
+    rope = entry["weights_bytes"] - MISTRAL_PARAMS * 2
+    assert 0 <= rope < 64 * 2**20  # the RoPE cache beside the stored tensors
+    gets = [r for m, p, r, _ in requests if m == "GET" and p.endswith("consolidated.safetensors")]
+    assert gets and all(r and r.startswith("bytes=0-") for r in gets)
+    # warm: params.json from the Hugging Face cache, no server
+    again, _ = budget_json(home, path)
+    assert again["weights_bytes"] == entry["weights_bytes"]
+    assert again["kv_bytes_per_token"] == entry["kv_bytes_per_token"]
+
+
+def test_mistral_tensor_names_split_over_tensor_parallel_ranks_like_the_hf_ones(home):
+    from hubserver import mistral_repo
+
+    path = write(home, spec(MISTRAL, gpu="H100", tp=2))
+    with Hub({MISTRAL: mistral_repo()}) as hub:
+        entry, _ = budget_json(home, path, endpoint=hub.url)
+    norms = (32 * 2 + 1) * 4096 * 2  # whole on every rank
+    split = (MISTRAL_PARAMS * 2 - norms) / 2
+    assert entry["weights_bytes"] - (split + norms) < 64 * 2**20  # + the RoPE cache
+    assert entry["weights_bytes"] - (split + norms) >= 0
+
+
+# --------------------------------------------------------------------------- proxies
+
+
+@pytest.mark.parametrize("variable", ["HTTP_PROXY", "http_proxy"])
+def test_the_hub_is_reached_through_the_proxy_the_environment_names(home, variable):
+    """HF_ENDPOINT names a host that does not resolve: only a proxy can reach it. The proxy on
+    127.0.0.1 forwards every request to the local Hub, and records them."""
+    from hubserver import Proxy
+
+    path = write(home, spec())
+    endpoint = "http://hub.hbmlint-test.invalid:8080"
+    with Hub({GRANITE: granite_repo()}) as hub, Proxy(hub.url) as proxy:
+        code, out, err, _ = run(
+            home,
+            "budget",
+            "--format",
+            "json",
+            str(path),
+            endpoint=endpoint,
+            NO_PROXY="",
+            **{variable: proxy.url},
+        )
+        seen = list(proxy.requests)
+    assert code == 0, err
+    [entry] = json.loads(out)
+    assert "stored checkpoint tensors" in entry["assumed"]["weights"]
+    assert any(p == f"{endpoint}/api/models/{GRANITE}" for _, p in seen)
+    assert any(p.endswith(".safetensors") for _, p in seen)
+
+
+def test_a_proxy_that_refuses_is_a_located_warning_naming_the_proxy_settings(home):
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    path = write(home, spec())
+    code, findings, seconds = lint_json(
+        home,
+        path,
+        endpoint="http://hub.hbmlint-test.invalid:8080",
+        NO_PROXY="",
+        HTTP_PROXY=dead,
+        HBMLINT_HUB_TIMEOUT="5",
+    )
+    assert code == 0
+    message = only_hbm015(findings)["message"]
+    assert "proxy" in message and GRANITE in message
+    assert seconds < 5 + 8

@@ -206,7 +206,7 @@ def find_model(name: str) -> dict | None:
 
 
 def hf_cache_config(model_id: str) -> Path | None:
-    """config.json of a model in the local Hugging Face cache (``$HF_HUB_CACHE``, else
+    """config.json (or params.json) of a model in the local Hugging Face cache (``$HF_HUB_CACHE``, else
     ``$HF_HOME/hub``, else ``~/.cache/huggingface/hub``): no network call. The newest snapshot
     wins."""
     if "/" not in model_id or model_id.count("/") > 1 or ".." in model_id:
@@ -217,7 +217,11 @@ def hf_cache_config(model_id: str) -> Path | None:
         hub = os.path.join(home, "hub")
     folder = Path(hub).expanduser() / ("models--" + model_id.replace("/", "--"))
     dated = []
-    for candidate in folder.glob("snapshots/*/config.json"):
+    # config.json, else Mistral's params.json (a repository in Mistral's own format)
+    candidates = [*folder.glob("snapshots/*/config.json")] or [
+        *folder.glob("snapshots/*/params.json")
+    ]
+    for candidate in candidates:
         try:  # a snapshot's files are symlinks into blobs/; a dangling one is skipped
             info = candidate.stat()
         except (OSError, ValueError):

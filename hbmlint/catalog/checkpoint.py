@@ -156,7 +156,7 @@ class Checkpoint:
             elif group.layers:
                 stage_first += one * len(first.intersection(group.layers))
                 stage_last += one * len(last.intersection(group.layers))
-            elif "lm_head" in group.name or group.name.endswith("model.norm.weight"):
+            elif re.search(r"lm_head|^output\.weight$|^(model\.)?norm\.weight$", group.name):
                 stage_last += one
             else:  # embeddings, vision tower: the first stage
                 stage_first += one
@@ -222,7 +222,7 @@ def _share(group: TensorGroup, arch: Any, tp: int, expert_parallel: int) -> floa
         if expert_parallel > 1:
             return math.ceil(experts / expert_parallel) / experts
         return 1 / tp
-    if re.search(r"\.(k_proj|v_proj)\.", name) and arch.num_kv_heads:
+    if re.search(r"\.(k_proj|v_proj|wk|wv)\.", name) and arch.num_kv_heads:
         return arch.kv_heads_per_rank(tp) / arch.num_kv_heads
     return 1 / tp
 
@@ -319,6 +319,8 @@ def local_checkpoint(snapshot: Path, origin: str) -> Checkpoint | None:
         files = sorted(set(index[1].values()))
     elif (snapshot / "model.safetensors").exists():
         files = ["model.safetensors"]
+    elif (snapshot / "consolidated.safetensors").exists():  # Mistral's own format
+        files = ["consolidated.safetensors"]
     if not files and total is None:
         return None
     tensors: dict[str, tuple[str, list[int], int]] = {}

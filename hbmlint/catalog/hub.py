@@ -269,6 +269,8 @@ def _remote_checkpoint(
         shards = sorted(set(weight_map.values()))
     elif "model.safetensors" in files:
         shards = ["model.safetensors"]
+    elif "consolidated.safetensors" in files:  # Mistral's own format (params.json beside it)
+        shards = ["consolidated.safetensors"]
     else:  # only .bin / GGUF weights: the config's arithmetic it is
         return Checkpoint(origin, revision)
     from concurrent.futures import ThreadPoolExecutor

@@ -7,9 +7,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .hub import HubFailure, cached_checkpoint, endpoint, fetch, first_report, is_hub_id
+from .hub import (
+    HubFailure,
+    cached_checkpoint,
+    endpoint,
+    fetch,
+    first_report,
+    is_hub_id,
+    mistral_config,
+)
 
-__all__ = ["HubFailure", "cached_checkpoint", "first_report", "from_hub", "locked"]
+__all__ = [
+    "HubFailure",
+    "cached_checkpoint",
+    "first_report",
+    "from_hub",
+    "locked",
+    "mistral_config",
+]
 
 
 @dataclass(frozen=True)
