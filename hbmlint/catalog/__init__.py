@@ -206,9 +206,9 @@ def find_model(name: str) -> dict | None:
 
 
 def hf_cache_config(model_id: str) -> Path | None:
-    """config.json (or params.json) of a model in the local Hugging Face cache (``$HF_HUB_CACHE``, else
-    ``$HF_HOME/hub``, else ``~/.cache/huggingface/hub``): no network call. The newest snapshot
-    wins."""
+    """config.json (else Mistral's params.json) of a model in the local Hugging Face cache
+    (``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else ``~/.cache/huggingface/hub``): no network
+    call. The newest snapshot wins."""
     if "/" not in model_id or model_id.count("/") > 1 or ".." in model_id:
         return None
     hub = os.environ.get("HF_HUB_CACHE")
