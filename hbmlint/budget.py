@@ -243,6 +243,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     ):
         if arch is not None and arch.checkpoint is not None:
             assumed[label] = weights_source(arch, quant, dtype if arch is target else None)
+        elif arch is not None and arch.parameters:  # the catalog's, or a config.json's
+            assumed[label] = "parameter arithmetic from config.json (no safetensors headers read)"
     # the orchestrator's own choices (formats/*), where it made them, say why instead
     assumed.update(dep.assumed)
     settings = Settings(
