@@ -673,8 +673,11 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
     """Weights per GPU and KV bytes per token per GPU of the speculative drafter, by method:
 
     draft_model  the whole draft with its own TP (TP 1: whole on every rank) and its own KV
-    eagle/eagle3 one (or a few) decoder layers + the fc fusing 2 (3) hidden states; embeddings
-                 shared with the target; EAGLE-3 has its own lm_head over a reduced vocabulary
+    eagle/eagle3 one (or a few) decoder layers + the fc fusing 2 (3) hidden states; EAGLE-3 has
+                 its own lm_head over a reduced vocabulary; a stored embedding only where the
+                 engine keeps it (head_shared_parts). Its KV sits in the target's pool. The
+                 drafter's CUDA graphs are not a line of their own: vLLM 0.19 estimated 0.27
+                 GiB with an EAGLE-3 head against 0.26 GiB without (speculative.yaml)
     medusa       heads only (residual blocks + an lm_head each): no KV
     mtp          the checkpoint's MTP layers, sharing embeddings and lm_head, with their KV
     early_exit   the target's own first layers: no weights; an exit-query vector per token
