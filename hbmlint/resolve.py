@@ -253,7 +253,10 @@ def _from_catalog(name: str, guess: bool) -> FoundModel | None:
     entry = catalog.find_model(name)
     if entry is None:
         return None
-    stores = tuple(str(part) for part in entry.get("stores") or ())
+    stores = entry.get("stores")
+    if stores is None and entry.get("base"):  # a re-upload stores what its base stores
+        stores = (catalog.find_model(entry["base"]) or {}).get("stores")
+    stores = tuple(str(part) for part in stores or ())
     return FoundModel(entry["config"], entry["id"], entry["source"], stores=stores)
 
 

@@ -319,3 +319,23 @@ def test_mtp_layers_a_quantized_export_leaves_in_16_bits_are_counted_so():
     kept, _ = mtp_cost(replace(quantized, unquantized=parts), 1, "nvfp4", "bfloat16", 1)
     assert four_bit < 0.5 * dense
     assert kept == dense
+
+
+def test_sglang_draft_worker_loads_the_heads_stored_embedding(write):
+    # SGLang's draft worker loads what the head stores before it sets the target's embedding on
+    # it; its log counts the copy: "Load weight end. type=LlamaForCausalLMEagle3, ... mem
+    # usage=1.77 GB" for this head on the docs CI (benchmarks/calibration/sglang.yaml)
+    b = budget_of(
+        write,
+        """
+        engine: sglang
+        engine_version: 0.4.4
+        gpu: {type: H100, count: 1}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 8192}
+        speculative: {method: eagle3, model: jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B,
+                      num_speculative_tokens: 5}
+        """,
+    )
+    assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(1.77, abs=0.01)
+    assert "own embed_tokens counted" in b.assumed["draft_weights"]
