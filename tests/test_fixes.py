@@ -320,6 +320,9 @@ def test_fix_runs_as_a_module_entry_point(tmp_path):
         capture_output=True,
         text=True,
         timeout=120,
+        # outside the checkout: `-m` from the repository root would import the source tree,
+        # which lacks the package-data modules a regular install has (hbmlint.builtin_rules)
+        cwd=tmp_path,
     )
     assert diff.returncode == 1 and '+            - "' in diff.stdout
 
