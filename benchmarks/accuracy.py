@@ -363,9 +363,11 @@ def evaluate(record: dict) -> Outcome | str:
     outcome.started, outcome.started_how = happened(record, engine, hybrid)
     outcome.method = deployment.speculative.method if b.has_drafter else ""
     if gpu is not None or memory is not None:
-        refusals = predicted_refusals(b)
-        outcome.predicted_start = not refusals
-        outcome.refusal = "; ".join(refusals)
+        refusals, doubts = predicted_refusals(b)
+        # a warning that the engine may refuse (the shortfall is inside the KV estimate's
+        # uncertainty) is neither a refusal promised nor a clean bill: "?"
+        outcome.predicted_start = None if doubts and not refusals else not refusals
+        outcome.refusal = "; ".join(refusals or doubts)
     outcome.predicted["weights"] = float(b.weights.to("byte").magnitude)
     # V1 loads the drafter inside the target's memory profiler: its line holds both
     with_drafter = engine == "vllm" and b.has_drafter and not b.settings.legacy_engine
@@ -450,17 +452,24 @@ def happened(record: dict, engine: str, hybrid: bool = False) -> tuple[bool | No
 _RULES: list[Any] = []
 
 
-def predicted_refusals(b: Any) -> list[str]:
-    """The built-in rules' errors for this budget: each is hbmlint saying the engine refuses."""
+# warnings that say the engine may refuse to start (inside the estimate's uncertainty)
+MAY_REFUSE = {"HBM105"}
+
+
+def predicted_refusals(b: Any) -> tuple[list[str], list[str]]:
+    """The built-in rules' errors for this budget (each is hbmlint saying the engine refuses),
+    and the warnings that it may refuse (MAY_REFUSE)."""
     if not _RULES:
         _RULES.extend(load_rules()[0])
-    found = []
+    found, doubts = [], []
     for rule in _RULES:
         finding = evaluate_rule(rule, b)
         if finding is not None and finding.severity == Severity.ERROR:
             found.append(finding.code)
+        elif finding is not None and finding.code in MAY_REFUSE:
+            doubts.append(finding.code)
     forget_scope(b)
-    return found
+    return found, doubts
 
 
 # ------------------------------------------------------------------------- records and splits

@@ -28,6 +28,17 @@ from .units import DECIMAL_BYTE_UNITS, Q, parse_quantity
 # The overhead constants live per engine in catalog/engines.yaml ("overhead"), fitted on
 # ../shared/calibration/engine-logs.yaml by benchmarks/accuracy.py.
 
+# How far the KV cache estimate may be off, as (share of the estimated runtime overhead, share
+# of the weights). On the calibration split of benchmarks/calibration (accuracy.py) the KV bytes
+# of ordinary text models are within 0.35 GiB of the logs, but the overhead (activations, CUDA
+# graphs, non-torch memory) was overestimated by up to a third (-0.9 GiB of KV on an L4 with
+# vLLM 0.11, -1.3 GiB on a vLLM 0.7 TP-2 4090 pair) and unusual checkpoints weigh 1-3% off
+# their parameter arithmetic. Upward (the engine finds more KV than estimated) bounds the
+# errors: HBM102 promises a refusal only when one sequence does not fit even then. Downward
+# (less KV) bounds the clean bills: inside it HBM105 warns that the engine may refuse.
+KV_UNCERTAINTY_UP = (0.30, 0.01)
+KV_UNCERTAINTY_DOWN = (0.10, 0.005)
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -104,6 +115,23 @@ class Budget:
     @property
     def overhead_total(self) -> Any:
         return sum(self.overhead.values(), Q(0, "byte"))
+
+    def kv_uncertainty(self, up: bool) -> Any:
+        """Bytes the KV cache estimate may be off by, upward or downward (KV_UNCERTAINTY_*)."""
+        of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
+        weights = self.weights + self.draft_weights
+        return (of_overhead * self.overhead_total + of_weights * weights).to("byte")
+
+    def kv_tokens_if(self, kv_bytes: Any) -> Any:
+        """Tokens a KV cache of ``kv_bytes`` holds at this budget's cost per token, in whole
+        blocks (the band's edges: kv_cache -/+ kv_uncertainty(...))."""
+        per_block = float(self.kv_bytes_per_token.to("byte / token").magnitude) * (
+            self.settings.block_size
+        )
+        magnitude = float(kv_bytes.to("byte").magnitude)
+        if magnitude <= 0 or per_block <= 0:
+            return Q(0, "token")
+        return Q(math.floor(magnitude / per_block) * self.settings.block_size, "token")
 
     @property
     def kv_bytes_per_token(self) -> Any:

@@ -411,6 +411,12 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "tokens": kv_tokens,
                 "max_concurrency": budget.max_concurrency,
                 "max_model_len_fit": kv_tokens,
+                "tokens_low": lambda: budget.kv_tokens_if(
+                    budget.kv_cache - budget.kv_uncertainty(up=False)
+                ),
+                "tokens_high": lambda: budget.kv_tokens_if(
+                    budget.kv_cache + budget.kv_uncertainty(up=True)
+                ),
                 "fp8": s.kv_cache_dtype.startswith("fp8"),
                 "tokens_without_draft": tokens_without_draft,
                 "tokens_displaced_by_draft": displaced_tokens,

@@ -50,10 +50,13 @@ def test_a_fix_is_a_record_in_the_manifests_own_terms(cli, tmp_path, monkeypatch
     assert finding["code"] == "HBM102"
     first = finding["fixes"][0]
     fit = int(first["setting"].split()[-1])
-    assert 30_000 < fit < 40_000  # what one L4 holds for Llama-3.1-8B in BF16
+    # what one L4 holds for Llama-3.1-8B in BF16 at the low edge of the estimate
+    assert 20_000 < fit < 35_000
     assert first["setting"] == f"--max-model-len {fit}"  # the flag as the author writes it
-    assert first["message"] == f"Lower max_model_len to {fit:,} tokens (--max-model-len {fit})."
-    assert first["effect"] == f"Lower max_model_len to {fit:,} tokens."
+    assert first["message"] == (
+        f"Lower max_model_len to {fit:,} tokens (--max-model-len {fit}), which fits either way."
+    )
+    assert first["effect"] == f"Lower max_model_len to {fit:,} tokens, which fits either way."
     assert first["applicability"] == "unsafe"  # a shorter context changes the deployment
     text = (tmp_path / "k8s-llama8b-l4-long-context.yaml").read_text()
     line = text.splitlines().index('            - "131072"   # the model\'s full context') + 1
@@ -94,8 +97,9 @@ def test_hbmlint_format_fixes_name_the_field(cli, tmp_path):
     first, kv = finding["fixes"][:2]
     assert first["setting"].startswith("serving.max_model_len: ")
     fit = int(first["setting"].split()[-1])
-    assert (
-        first["message"] == f"Lower max_model_len to {fit:,} tokens (serving.max_model_len: {fit})."
+    assert first["message"] == (
+        f"Lower max_model_len to {fit:,} tokens (serving.max_model_len: {fit}),"
+        " which fits either way."
     )
     assert [e["replacement"] for e in first["edits"]] == [str(fit)]
     assert kv["setting"] == "serving.kv_cache_dtype: fp8"
@@ -168,7 +172,7 @@ def test_fix_in_a_folded_command(cli, tmp_path, monkeypatch):
     run = cli("--fix", "--unsafe-fixes", "--gpu", "L4", path.name)
     assert run.exit_code == 0, run.output
     text = path.read_text()
-    assert "      --max-model-len 37408\n" in text
+    assert "      --max-model-len 35568\n" in text
     assert (
         '      --speculative-config \'{"method": "ngram", "num_speculative_tokens": 5, '
         '"prompt_lookup_max": 4}\'\n    deploy:'

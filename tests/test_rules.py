@@ -99,7 +99,7 @@ def test_hbm101_fixes_compute_fp8_and_ngram_draft(write):
 # --- HBM102 kv-below-one-sequence ----------------------------------------------------------
 
 
-def test_hbm102_trips_and_gives_largest_max_model_len(write):
+def test_hbm102_trips_and_gives_a_max_model_len_that_fits(write):
     result = findings(
         write,
         """
@@ -111,9 +111,14 @@ def test_hbm102_trips_and_gives_largest_max_model_len(write):
     )
     finding = only(result, "HBM102")
     assert (finding.span.line, finding.span.column) == (8, 20)  # the 131072 value
-    match = re.search(r"largest max_model_len that fits is ([\d,]+) tokens", finding.message)
+    match = re.search(
+        r"A max_model_len of ([\d,]+) tokens fits even at the low edge", finding.message
+    )
     fit = int(match.group(1).replace(",", ""))
-    assert 0 < fit < 131072 and fit % 16 == 0
+    held = int(
+        re.search(r"the KV cache holds ([\d,]+) tokens", finding.message)[1].replace(",", "")
+    )
+    assert 0 < fit <= held < 131072 and fit % 16 == 0
     assert f"Lower max_model_len to {fit:,} tokens" in finding.fixes[0]
 
 

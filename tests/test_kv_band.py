@@ -1,0 +1,100 @@
+"""The KV cache is an estimate: HBM102 promises a refusal only beyond the estimate's
+uncertainty; inside it HBM105 warns that the engine may refuse. The pattern is from a public
+GKE sample (GoogleCloudPlatform/kubernetes-engine-samples, ai-ml/adk-vllm/deploy-llm): vLLM
+0.8.5 serving Llama-3.1-8B on one L4 with --max-model-len=32768, which sits 10% above
+hbmlint's estimate of what the KV cache holds, well inside what the estimate can be off by."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_startup_rules import deployment, findings, line_of, lint
+
+from hbmlint.diagnostics import Severity
+from hbmlint.rules import load_rules
+
+MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, problems = load_rules()
+    assert not problems
+    return loaded
+
+
+def on_l4(max_model_len: int, image: str = "vllm/vllm-openai:v0.8.5") -> str:
+    return deployment([f"--max-model-len={max_model_len}"], model=MODEL, image=image)
+
+
+def test_shortfall_inside_the_estimates_uncertainty_is_a_warning_not_an_error(tmp_path, rules):
+    text = on_l4(32768)
+    result = lint(tmp_path, rules, text)
+    assert not [d for d in result.diagnostics if d.severity == Severity.ERROR]
+    [warning] = findings(result, "HBM105")
+    assert warning.severity == Severity.WARNING
+    assert warning.span.line == line_of(text, "--max-model-len")
+    assert "may refuse to start" in warning.message
+    assert "32,768 tokens" in warning.message
+    # the band's edges are printed, and the low edge is offered as a length that fits
+    low = int(warning.message.split("A max_model_len of ")[1].split(" tokens")[0].replace(",", ""))
+    assert 0 < low < 32768
+    assert any(f"{low:,}" in fix or str(low) in fix for fix in warning.fixes)
+
+
+def test_shortfall_beyond_the_uncertainty_is_still_an_error(tmp_path, rules):
+    text = on_l4(65536)
+    result = lint(tmp_path, rules, text)
+    [error] = findings(result, "HBM102")
+    assert error.severity == Severity.ERROR
+    assert "allowing for the estimate's uncertainty" in error.message
+    assert not findings(result, "HBM105")
+
+
+def test_comfortable_fit_has_neither(tmp_path, rules):
+    result = lint(tmp_path, rules, on_l4(8192))
+    assert not findings(result, "HBM102")
+    assert not findings(result, "HBM105")
+
+
+def test_the_band_holds_each_calibration_refusal_hbmlint_does_not_promise(tmp_path, rules):
+    """Moving max_model_len across the band: error above it, warning inside, nothing below,
+    and never an error while the estimate's high edge still fits the sequence."""
+    seen = []
+    for length in (20000, 26000, 30000, 34000, 40000, 60000):
+        result = lint(tmp_path, rules, on_l4(length))
+        codes = {d.code for d in result.diagnostics if d.code in ("HBM102", "HBM105")}
+        assert len(codes) <= 1, (length, codes)
+        seen.append(next(iter(codes), ""))
+    # ordered: nothing, then HBM105, then HBM102; each appears
+    order = {"": 0, "HBM105": 1, "HBM102": 2}
+    assert [order[c] for c in seen] == sorted(order[c] for c in seen)
+    assert {"", "HBM105", "HBM102"} <= set(seen)
+
+
+def test_tgi3_sizing_its_own_total_tokens_is_not_doubted(tmp_path: Path, rules):
+    text = "\n".join(
+        [
+            "apiVersion: apps/v1",
+            "kind: Deployment",
+            "metadata: {name: tgi}",
+            "spec:",
+            "  selector: {matchLabels: {app: tgi}}",
+            "  template:",
+            "    metadata: {labels: {app: tgi}}",
+            "    spec:",
+            "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}",
+            "      containers:",
+            "      - name: tgi",
+            "        image: ghcr.io/huggingface/text-generation-inference:3.0.1",
+            "        env:",
+            f"        - {{name: MODEL_ID, value: {MODEL}}}",
+            "        resources:",
+            "          limits: {nvidia.com/gpu: 1}",
+            "",
+        ]
+    )
+    result = lint(tmp_path, rules, text)
+    assert not findings(result, "HBM105")
+    assert not findings(result, "HBM102")
