@@ -362,9 +362,6 @@ def lint_many(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .units import ureg
-
-    ureg()  # the parent's registry must exist before budgets are unpickled into it
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     chunk = max(1, len(items) // (jobs * 8))

@@ -1,8 +1,9 @@
-"""The one pint UnitRegistry hbmlint uses, and helpers to parse and print quantities.
+"""hbmlint's units, and helpers to parse and print quantities.
 
-Every memory figure in hbmlint is a pint Quantity from the manifest to the report. The registry
-is defined in units.txt: bytes have their own dimension, and ``token`` (a KV-cache slot) and
-``sequence`` (one request) are units too.
+Every memory figure in hbmlint is a Quantity (hbmlint/quantity.py: pint's semantics for the
+multiplicative units hbmlint has, without pint's start-up) from the manifest to the report.
+The units are defined in units.txt: bytes have their own dimension, and ``token`` (a KV-cache
+slot) and ``sequence`` (one request) are units too.
 """
 
 from __future__ import annotations
@@ -10,47 +11,24 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-import pint
-
-_registry: pint.UnitRegistry | None = None
+from .quantity import Quantity, UndefinedUnitError, dimensionality_of, get_name
 
 
-def ureg() -> pint.UnitRegistry:
-    """The shared registry, built on first use (pint's registry is the slowest import we pay)."""
-    global _registry
-    if _registry is None:
-        definitions = Path(__file__).with_name("units.txt")
-        _registry = pint.UnitRegistry(str(definitions), cache_folder=None)
-        # hbmlint converts between a dozen unit strings ("byte", "GiB", "token") tens of
-        # thousands of times a run; pint re-parses the string every time. Remember them.
-        _registry.parse_units_as_container = lru_cache(maxsize=1024)(
-            _registry.parse_units_as_container
-        )
-        # Quantities unpickle into the application registry: make it ours, so budgets computed
-        # in --jobs worker processes come back with their units (token, sequence) intact.
-        pint.set_application_registry(_registry)
-    return _registry
-
-
-def Q(value: Any, unit: str | None = None) -> pint.Quantity:
-    """Build a quantity in the shared registry."""
-    reg = ureg()
-    return reg.Quantity(value, unit) if unit is not None else reg.Quantity(value)
+def Q(value: Any, unit: str | None = None) -> Quantity:
+    """Build a quantity."""
+    return Quantity(value, unit) if unit is not None else Quantity(value)
 
 
 @lru_cache(maxsize=32)
 def dimensionality(name: str) -> Any:
-    """pint's dimensionality for ``"[information]"``, ``"[token]/[sequence]"`` or ``"[]"``."""
-    if name == "[]":
-        return Q(1).dimensionality
-    return ureg().get_dimensionality(name)
+    """The dimensionality for ``"[information]"``, ``"[token]/[sequence]"`` or ``"[]"``."""
+    return dimensionality_of(name)
 
 
 def is_quantity(value: Any) -> bool:
-    return isinstance(value, pint.Quantity)
+    return isinstance(value, Quantity)
 
 
 class UnitError(ValueError):
@@ -80,8 +58,8 @@ def shown(value: Any) -> str:
 
 def _unit_name(name: str) -> str:
     try:
-        return str(ureg().get_name(name))
-    except (pint.errors.UndefinedUnitError, AttributeError, ValueError, KeyError) as exc:
+        return get_name(name)
+    except (UndefinedUnitError, AttributeError, ValueError, KeyError) as exc:
         raise UnitError(f"'{name}' is not a unit hbmlint knows") from exc
 
 
@@ -104,10 +82,10 @@ def _parse_cached(text: str) -> tuple[float, str]:
     return number, unit
 
 
-def parse_quantity(value: Any, dimension: str, default_unit: str | None = None) -> pint.Quantity:
+def parse_quantity(value: Any, dimension: str, default_unit: str | None = None) -> Quantity:
     """Parse ``"80 GiB"``, ``"10 percent"`` or a bare number into a quantity of ``dimension``.
 
-    ``dimension`` is a pint dimensionality such as ``"[information]"`` or ``"[]"``. A bare number
+    ``dimension`` is a dimensionality such as ``"[information]"`` or ``"[]"``. A bare number
     takes ``default_unit``; without one it is an error for dimensioned quantities, so that
     ``memory: 80`` is never silently read as 80 bytes.
     """
@@ -149,12 +127,12 @@ _DIMENSION_WORDS = {"[information]": "memory (bytes)", "[]": "a ratio", "[token]
 DECIMAL_BYTE_UNITS = {"kB", "KB", "MB", "GB", "TB", "kilobyte", "megabyte", "gigabyte", "terabyte"}
 
 
-def bytes_of(quantity: pint.Quantity) -> int:
+def bytes_of(quantity: Quantity) -> int:
     """A byte quantity as an integer number of bytes (for JSON output)."""
     return int(round(float(quantity.to("byte").magnitude)))
 
 
-def format_bytes(quantity: pint.Quantity, unit: str = "GiB") -> str:
+def format_bytes(quantity: Quantity, unit: str = "GiB") -> str:
     """``"67.66 GiB"``; negative values keep their sign."""
     return f"{float(quantity.to(unit).magnitude):,.2f} {unit}"
 
