@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 from typing import Any
 
 from . import catalog
@@ -874,6 +875,7 @@ def release(text: str | None) -> tuple[int, ...] | None:
     return _version(text)
 
 
+@lru_cache(maxsize=256)  # a handful of version texts, asked for by every budget and rule
 def _version(text: str | None) -> tuple[int, ...] | None:
     """The release in an engine version text ("0.14.1", "v0.8.5.post1 (V0 engine)"), or None
     when it names none ("V1 (Jul 2025)")."""

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 import simpleeval
@@ -199,21 +200,192 @@ _IDLE: list[_Evaluator] = []
 
 
 def evaluate(expression: str, names: Mapping[str, Any], functions: Mapping[str, Any]) -> Any:
-    # Evaluators are reused, re-pointed at each scope (building one costs more than most
-    # evaluations); a nested evaluation, should a function ever make one, takes another.
-    evaluator = _IDLE.pop() if _IDLE else _Evaluator(operators=OPERATORS)
-    evaluator.names = dict(names)
-    evaluator.functions = {**BASE_FUNCTIONS, **functions}
+    every = {**BASE_FUNCTIONS, **functions}
+    evaluator = None
     try:
+        compiled = _compiled(expression)
+        if compiled is not None:
+            return compiled(names, every)
+        # Evaluators are reused, re-pointed at each scope (building one costs more than most
+        # evaluations); a nested evaluation, should a function ever make one, takes another.
+        evaluator = _IDLE.pop() if _IDLE else _Evaluator(operators=OPERATORS)
+        evaluator.names = dict(names)
+        evaluator.functions = every
         return evaluator.eval(expression, previously_parsed=parse(expression))
     except ExpressionError:
         raise
-    except Exception as exc:  # simpleeval, pint and arithmetic errors alike, memory too
+    except Exception as exc:  # simpleeval, unit and arithmetic errors alike, memory too
         detail = " ".join(str(exc).split())
         detail = detail if len(detail) <= 200 else detail[:197] + "..."
         raise ExpressionError(f"{_shown(expression)}: {type(exc).__name__}: {detail}") from None
     finally:
-        _IDLE.append(evaluator)
+        if evaluator is not None:
+            _IDLE.append(evaluator)
+
+
+# --- expressions compiled once ----------------------------------------------------------------
+#
+# Walking simpleeval's tree costs a dozen Python calls a node on every evaluation, and rules are
+# evaluated tens of thousands of times a run. An expression made only of the nodes rules use
+# (names, attributes, constants, arithmetic, comparisons, and/or/not, if-else, tuples, calls of
+# the documented functions) is compiled once into nested closures that do what simpleeval does
+# for those nodes, with the same operators, the same refusals and the same errors. Anything else
+# (subscripts, comprehensions, refused attributes) is left to simpleeval, which refuses it or
+# evaluates it as before.
+
+
+class _NotCompiled(Exception):
+    """A node the compiler leaves to simpleeval."""
+
+
+Compiled = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
+
+
+@lru_cache(maxsize=4096)
+def _compiled(expression: str) -> Compiled | None:
+    tree = parse(expression)
+    try:
+        return _build(tree, expression)
+    except _NotCompiled:
+        return None
+
+
+def _build(node: ast.AST, expression: str) -> Compiled:  # noqa: C901 - one branch a node kind
+    kind = type(node)
+    if kind is ast.Constant:
+        value = node.value  # type: ignore[attr-defined]
+        if hasattr(value, "__len__") and len(value) > simpleeval.MAX_STRING_LENGTH:
+            raise _NotCompiled
+        return lambda names, functions: value
+    if kind is ast.Name:
+        key = node.id  # type: ignore[attr-defined]
+
+        def name(names: Any, functions: Any) -> Any:
+            try:
+                return names[key]
+            except (TypeError, KeyError):
+                pass
+            if key in functions:
+                return functions[key]
+            raise simpleeval.NameNotDefined(key, expression)
+
+        return name
+    if kind is ast.Attribute:
+        attr = node.attr  # type: ignore[attr-defined]
+        refused = any(attr.startswith(prefix) for prefix in simpleeval.DISALLOW_PREFIXES)
+        if refused or attr in simpleeval.DISALLOW_METHODS:
+            raise _NotCompiled
+        base = _build(node.value, expression)  # type: ignore[attr-defined]
+
+        def attribute(names: Any, functions: Any) -> Any:
+            value = base(names, functions)
+            try:
+                item = getattr(value, attr)
+            except (AttributeError, TypeError):
+                try:
+                    item = value[attr]
+                except (KeyError, TypeError):
+                    raise simpleeval.AttributeDoesNotExist(attr, expression) from None
+            if isinstance(item, ModuleType):
+                raise simpleeval.FeatureNotAvailable("Sorry, modules are not allowed")
+            if callable(item) and item in simpleeval.DISALLOW_FUNCTIONS:
+                raise simpleeval.FeatureNotAvailable("This function is forbidden")
+            return item
+
+        return attribute
+    if kind is ast.BinOp:
+        binary = OPERATORS.get(type(node.op))  # type: ignore[attr-defined]
+        if binary is None:
+            raise _NotCompiled
+        left = _build(node.left, expression)  # type: ignore[attr-defined]
+        right = _build(node.right, expression)  # type: ignore[attr-defined]
+        return lambda names, functions: binary(left(names, functions), right(names, functions))
+    if kind is ast.UnaryOp:
+        unary = OPERATORS.get(type(node.op))  # type: ignore[attr-defined]
+        if unary is None:
+            raise _NotCompiled
+        operand = _build(node.operand, expression)  # type: ignore[attr-defined]
+        return lambda names, functions: unary(operand(names, functions))
+    if kind is ast.BoolOp:
+        values = [_build(value, expression) for value in node.values]  # type: ignore[attr-defined]
+        if isinstance(node.op, ast.And):  # type: ignore[attr-defined]
+
+            def all_of(names: Any, functions: Any) -> Any:
+                result: Any = False
+                for value in values:
+                    result = value(names, functions)
+                    if not result:
+                        break
+                return result
+
+            return all_of
+
+        def any_of(names: Any, functions: Any) -> Any:
+            result: Any = False
+            for value in values:
+                result = value(names, functions)
+                if result:
+                    break
+            return result
+
+        return any_of
+    if kind is ast.Compare:
+        first = _build(node.left, expression)  # type: ignore[attr-defined]
+        steps = []
+        for operation, comparator in zip(node.ops, node.comparators, strict=True):  # type: ignore[attr-defined]
+            if type(operation) not in OPERATORS:
+                raise _NotCompiled
+            steps.append((OPERATORS[type(operation)], _build(comparator, expression)))
+
+        def compare(names: Any, functions: Any) -> Any:
+            right = first(names, functions)
+            result: Any = True
+            for test, comparator in steps:
+                if not result:
+                    break
+                left = right
+                right = comparator(names, functions)
+                result = test(left, right)
+            return result
+
+        return compare
+    if kind is ast.IfExp:
+        test = _build(node.test, expression)  # type: ignore[attr-defined]
+        body = _build(node.body, expression)  # type: ignore[attr-defined]
+        orelse = _build(node.orelse, expression)  # type: ignore[attr-defined]
+        return lambda names, functions: (
+            body(names, functions) if test(names, functions) else orelse(names, functions)
+        )
+    if kind is ast.Tuple:
+        elements = [_build(element, expression) for element in node.elts]  # type: ignore[attr-defined]
+        return lambda names, functions: tuple(element(names, functions) for element in elements)
+    if kind is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if not isinstance(func, ast.Name):
+            raise _NotCompiled
+        if any(isinstance(a, ast.Starred) for a in node.args):  # type: ignore[attr-defined]
+            raise _NotCompiled
+        if any(k.arg is None for k in node.keywords):  # type: ignore[attr-defined]
+            raise _NotCompiled
+        called = func.id
+        arguments = [_build(a, expression) for a in node.args]  # type: ignore[attr-defined]
+        keywords = [(k.arg, _build(k.value, expression)) for k in node.keywords]  # type: ignore[attr-defined]
+
+        def call(names: Any, functions: Any) -> Any:
+            if called not in functions:
+                raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
+            if keywords and called in BASE_FUNCTIONS:
+                raise simpleeval.FeatureNotAvailable(f"{called}() takes no keyword arguments")
+            function = functions[called]
+            if function in simpleeval.DISALLOW_FUNCTIONS:
+                raise simpleeval.FeatureNotAvailable("This function is forbidden")
+            return function(
+                *(argument(names, functions) for argument in arguments),
+                **{key: value(names, functions) for key, value in keywords},
+            )
+
+        return call
+    raise _NotCompiled
 
 
 _FIELD = re.compile(r"\{([^{}]+)\}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -334,6 +335,25 @@ def _mapped(name: str, model_paths: tuple[tuple[str, str], ...]) -> str | None:
     return best[1] if best else None
 
 
+# The architectures of the configs read last, by identity: the catalog's configs are the same
+# objects on every deployment of a run, so a model's architecture (and the parameter count it
+# caches) is built once per model, not once per deployment. Frozen, so sharing is safe.
+_ARCHITECTURES: OrderedDict[tuple[int, str, str], tuple[Any, Architecture]] = OrderedDict()
+
+
+def _architecture(config: Any, label: str, source: str) -> Architecture:
+    key = (id(config), label, source)
+    hit = _ARCHITECTURES.get(key)
+    if hit is not None and hit[0] is config:
+        _ARCHITECTURES.move_to_end(key)
+        return hit[1]
+    arch = catalog.architecture_from_config(config, label, source)
+    _ARCHITECTURES[key] = (config, arch)  # the config is kept, so its id is not reused
+    if len(_ARCHITECTURES) > 64:
+        _ARCHITECTURES.popitem(last=False)
+    return arch
+
+
 def _resolve_model(
     run: _Run, ref: ModelRef, where: str, options: ResolveOptions
 ) -> Architecture | None:
@@ -343,7 +363,7 @@ def _resolve_model(
         try:
             if isinstance(config, Path):
                 config = catalog.read_config_file(config)
-            return catalog.architecture_from_config(config, label, source)
+            return _architecture(config, label, source)
         except ConfigError as exc:  # a broken catalog entry is our bug: report it, not crash
             message = f"{field_name}: {label}: {exc}"
             if outside:  # a config from the Hub or a cache hbmlint cannot read: not the engine's

@@ -435,9 +435,14 @@ def engine_applies(engines: dict[str, str], settings: Any) -> bool:
     spec = engines.get(settings.engine)
     if spec is None:
         return False
+    return _release_in(spec, settings.engine_version)
+
+
+@lru_cache(maxsize=1024)  # a few ranges and releases, asked for by every rule and deployment
+def _release_in(spec: str, engine_version: str | None) -> bool:
     if spec.strip() == "all":
         return True
-    have = release(settings.engine_version)
+    have = release(engine_version)
     for part in spec.split(","):
         op, number = part.strip()[:2].strip(), part.strip()[2:].strip()
         if op.startswith("<") and op != "<=":
