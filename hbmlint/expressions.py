@@ -121,6 +121,11 @@ class Lazy:
 
     def __init__(self, values: Mapping[str, Any]):
         self._values = dict(values)
+        # Values known now are plain attributes (Python finds them without calling
+        # __getattr__, which rules would otherwise call tens of thousands of times a run).
+        for name, value in self._values.items():
+            if not name.startswith("_") and (not callable(value) or isinstance(value, Lazy)):
+                self.__dict__[name] = value
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._values:
@@ -129,6 +134,7 @@ class Lazy:
         if callable(value) and not isinstance(value, Lazy):
             value = value()
             self._values[name] = value
+            self.__dict__[name] = value
         return value
 
     def __repr__(self) -> str:

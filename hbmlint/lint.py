@@ -19,8 +19,6 @@ from . import budget as budget_stage
 from . import files
 from .diagnostics import Diagnostic, input_diagnostic
 from .expressions import ExpressionError
-from .fixes import FixContext
-from .fixes import complete as complete_fixes
 from .formats import (
     detect_format,
     format_named,
@@ -157,7 +155,12 @@ def _lint_text(
             result.deployments.append(
                 _lint_deployment(deployment, rules, result.diagnostics, options)
             )
-            if not options.overrides:  # fixes for a what-if would not describe the file
+            if not options.overrides and _has_edits(result.diagnostics[first:]):
+                # fixes for a what-if would not describe the file; fixes.py (and the rewriters
+                # it uses) is loaded only for a file with a fix to write
+                from .fixes import FixContext
+                from .fixes import complete as complete_fixes
+
                 context = FixContext(
                     text, document, _rereader(text, module, path, display, document), position
                 )
@@ -177,6 +180,15 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _has_edits(findings: list[Diagnostic]) -> bool:
+    """Whether fixes.complete has anything to do: a finding whose fixes change a setting, or a
+    removed flag to migrate (HBM010)."""
+    return any(
+        finding.code == "HBM010" or any(getattr(fix, "changes", None) for fix in finding.fixes)
+        for finding in findings
+    )
 
 
 def _rereader(text: str, module: Any, path: Path, display: str, document: Any) -> Any:
@@ -275,7 +287,7 @@ def _lint_deployment(
 def _tradeoff_params(rules: list[Rule], options: LintOptions) -> dict[str, Any]:
     """The speculative-tradeoff rule's parameters with the configuration's overrides: what
     ``tradeoff()`` starts from in every rule that calls it."""
-    from .speculative import TRADEOFF_RULE
+    from .rules import TRADEOFF_RULE  # not speculative's: that module loads when a rule asks
 
     rule = next((r for r in rules if r.name == TRADEOFF_RULE), None)
     if rule is None:

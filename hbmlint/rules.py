@@ -32,6 +32,10 @@ from .schema import validate
 from .units import Q, UnitError, parse_quantity, shown
 from .yamlsrc import Span, load_documents
 
+# The rule whose parameters tradeoff() starts from (speculative.py names it too, for its
+# messages; a test keeps the two equal without either module importing the other).
+TRADEOFF_RULE = "speculative-tradeoff"
+
 
 @dataclass
 class Fix:

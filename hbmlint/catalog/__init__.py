@@ -155,6 +155,7 @@ def _performance(data: Any) -> GpuPerformance | None:
         return None
 
 
+@cache  # asked for by every speculative comparison; the file is read (and checked) once
 def efficiency(family: str) -> Efficiency | None:
     """The decode efficiency of a GPU family (gpus.yaml ``efficiency:``), or None."""
     entry = (_load("gpus.yaml").get("efficiency") or {}).get(family)
