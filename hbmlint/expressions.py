@@ -123,9 +123,12 @@ class Lazy:
         self._values = dict(values)
         # Values known now are plain attributes (Python finds them without calling
         # __getattr__, which rules would otherwise call tens of thousands of times a run).
-        for name, value in self._values.items():
-            if not name.startswith("_") and (not callable(value) or isinstance(value, Lazy)):
-                self.__dict__[name] = value
+        self.__dict__.update(
+            (name, value)
+            for name, value in self._values.items()
+            if not callable(value) or isinstance(value, Lazy)
+            if not name.startswith("_")
+        )
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._values:

@@ -570,11 +570,15 @@ def evaluate_rule(
     budget_scope, functions = _scope(budget)
     names = {**budget_scope, **rule.params, **(params or {})}
     if "tradeoff" in functions:
-        # tradeoff() takes the calling rule's parameters (config overrides included)
-        own = {**(tradeoff_params or {})}
-        own.update({k: names[k] for k in {*rule.params, *(params or {})}})
         table = functions["tradeoff"]
-        functions = {**functions, "tradeoff": lambda **kw: table(**{**own, **kw})}
+
+        def tradeoff(**kw: Any) -> Any:
+            # tradeoff() takes the calling rule's parameters (config overrides included)
+            own = {**(tradeoff_params or {})}
+            own.update({k: names[k] for k in {*rule.params, *(params or {})}})
+            return table(**{**own, **kw})
+
+        functions = {**functions, "tradeoff": tradeoff}
     if rule.when and not evaluate(rule.when, names, functions):
         return None
     if evaluate(rule.check, names, functions):

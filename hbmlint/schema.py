@@ -124,7 +124,9 @@ def _valid(schema: Any, value: Any, root: dict) -> bool | None:
         elif key == "properties":
             if not isinstance(value, dict):
                 continue
-            ok = _all(_valid(sub, value[name], root) for name, sub in rule.items() if name in value)
+            ok = _all(
+                _valid(rule[name], item, root) for name, item in value.items() if name in rule
+            )
         elif key == "additionalProperties":
             if not isinstance(value, dict):
                 continue

@@ -93,7 +93,9 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
             node = loader.get_node()
             if node is None:
                 break
-            _check_expansion(node)
+            if "*" in text or len(text) > MAX_EXPANDED_NODES:
+                # only an alias (``*name``) makes a document expand past its own text's size
+                _check_expansion(node)
             data = loader.construct_document(node)
             document = YamlDocument(data=data, index=index, text=text)
             _record_spans(node, (), document, set())
