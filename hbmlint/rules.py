@@ -11,7 +11,6 @@ import ast
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib.resources import files as package_files
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +67,19 @@ class Rule:
         return self.spans.get(key, Span(1, 1))
 
 
+def _package_dir(name: str) -> Path:
+    """The directory of a data package (rules/ and schemas/ install as hbmlint.builtin_rules
+    and hbmlint.schemas). Its __path__, not importlib.resources: that module and what it
+    imports (tempfile, shutil, zipfile) cost more start-up than reading the rules."""
+    import importlib
+
+    return Path(next(iter(importlib.import_module(name).__path__)))
+
+
 def builtin_rule_files() -> list[Path]:
     return sorted(
         Path(str(p))
-        for p in package_files("hbmlint.builtin_rules").iterdir()
+        for p in _package_dir("hbmlint.builtin_rules").iterdir()
         if p.name.endswith((".yaml", ".yml"))
     )
 

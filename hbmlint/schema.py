@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from functools import cache
-from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from .diagnostics import Diagnostic, input_diagnostic
@@ -15,7 +15,10 @@ from .yamlsrc import YamlDocument
 @cache
 def load_schema(name: str) -> dict:
     """A schema shipped in the package (``manifest``, ``rule``)."""
-    text = files("hbmlint.schemas").joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
+    import importlib  # the data package's directory (not importlib.resources: see rules.py)
+
+    folder = Path(next(iter(importlib.import_module("hbmlint.schemas").__path__)))
+    text = (folder / f"{name}.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

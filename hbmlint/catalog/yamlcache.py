@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +95,8 @@ def write_entry(entry: Path, source_digest: str, data: Any) -> None:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not _safe_dir(directory):
         return
+    import tempfile  # only when an entry is written: its imports cost every run's start-up
+
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{entry.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
