@@ -32,7 +32,16 @@ class Span:
     @classmethod
     def of_node(cls, node: yaml.Node) -> Span:
         start, end = node.start_mark, node.end_mark
-        return cls(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+        # Made without the frozen dataclass's __init__ (four object.__setattr__ calls): tens
+        # of spans a file, every file. The same fields, so the same equality, hash and repr.
+        span = object.__new__(cls)
+        span.__dict__.update(
+            line=start.line + 1,
+            column=start.column + 1,
+            end_line=end.line + 1,
+            end_column=end.column + 1,
+        )
+        return span
 
     @classmethod
     def of_mark(cls, mark: Any) -> Span:
@@ -87,6 +96,10 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
     with the error, so a broken second document does not hide findings in the first."""
     documents: list[YamlDocument] = []
     loader = _Loader(text)
+    # Without aliases, merge keys or tags, the node graph is a tree of the standard types: one
+    # walk builds the data and records the spans (PyYAML's constructor and a second walk for
+    # the spans cost three times as much). Anything else takes PyYAML's constructor.
+    plain = "*" not in text and "<<" not in text and "!" not in text
     try:
         index = 0
         while loader.check_node():
@@ -96,9 +109,17 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
             if "*" in text or len(text) > MAX_EXPANDED_NODES:
                 # only an alias (``*name``) makes a document expand past its own text's size
                 _check_expansion(node)
-            data = loader.construct_document(node)
-            document = YamlDocument(data=data, index=index, text=text)
-            _record_spans(node, (), document, set())
+            document = YamlDocument(data=None, index=index, text=text)
+            built = _Unbuilt
+            if plain:
+                built = _build(loader, node, (), document)
+            if built is _Unbuilt:
+                document.spans.clear()
+                document.key_spans.clear()
+                document.data = loader.construct_document(node)
+                _record_spans(node, (), document, set())
+            else:
+                document.data = built
             documents.append(document)
             index += 1
     except yaml.constructor.ConstructorError as exc:
@@ -150,6 +171,51 @@ def _check_expansion(root: yaml.Node) -> None:
         return total
 
     size(root)
+
+
+class _Unbuilt:
+    """_build's answer for a document PyYAML's constructor must build."""
+
+
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
+
+def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument) -> Any:
+    """The data of ``node`` as PyYAML's safe constructor builds it, with each value's span (and
+    each key's) recorded as _record_spans records them; _Unbuilt where it would differ."""
+    doc.spans[path] = Span.of_node(node)
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == _STR:
+            return node.value
+        constructor = loader.yaml_constructors.get(node.tag)
+        return _Unbuilt if constructor is None else constructor(loader, node)
+    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+        items = []
+        for i, item in enumerate(node.value):
+            value = _build(loader, item, (*path, i), doc)
+            if value is _Unbuilt:
+                return _Unbuilt
+            items.append(value)
+        return items
+    if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                return _Unbuilt  # a complex key: PyYAML's constructor says what it makes of it
+            key = _build(loader, key_node, (), _SCRATCH)
+            if key is _Unbuilt:
+                return _Unbuilt
+            child = (*path, str(key_node.value))
+            doc.key_spans[child] = Span.of_node(key_node)
+            value = _build(loader, value_node, child, doc)
+            if value is _Unbuilt:
+                return _Unbuilt
+            mapping[key] = value
+        return mapping
+    return _Unbuilt
+
+
+_SCRATCH = YamlDocument(data=None, index=-1)  # where a key's own span goes (not kept)
 
 
 def _record_spans(node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> None:

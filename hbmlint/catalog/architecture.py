@@ -291,12 +291,28 @@ class Architecture:
         otherwise, embeddings vocab-parallel, layers over PP. The format quantizes the linear
         layers it covers; embeddings, lm_head, norms, routers and the vision tower stay in the
         model dtype."""
-        return Q(
-            _weight_bytes(
-                self, tensor_parallel, pipeline_parallel, quantization, dtype, expert_parallel
+        key = ("weights", tensor_parallel, pipeline_parallel, quantization, dtype, expert_parallel)
+        return self._memo(
+            key,
+            lambda: Q(
+                _weight_bytes(
+                    self, tensor_parallel, pipeline_parallel, quantization, dtype, expert_parallel
+                ),
+                "byte",
             ),
-            "byte",
         )
+
+    def _memo(self, key: tuple, compute: Any) -> Any:
+        """``compute()``, remembered on this (frozen, so unchanging) architecture: every
+        what-if budget of a deployment asks again for the same layouts and weights."""
+        memo = self.__dict__.setdefault("_memo_values", {})
+        try:
+            if key in memo:
+                return memo[key]
+        except TypeError:  # an unhashable argument: computed every time
+            return compute()
+        memo[key] = value = compute()
+        return value
 
     def _weight_bytes(
         self,
@@ -377,6 +393,14 @@ class Architecture:
         self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str = ""
     ) -> KvLayout:
         """The KV cost of the busiest PP stage on one TP rank."""
+        key = ("kv", tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype)
+        return self._memo(
+            key, lambda: self._kv_layout(tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype)
+        )
+
+    def _kv_layout(
+        self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str
+    ) -> KvLayout:
         per_layer = self._attention_bytes_per_token(
             tensor_parallel, kv_bytes, kv_dtype == "fp8_ds_mla"
         )
