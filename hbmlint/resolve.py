@@ -512,10 +512,14 @@ def _resolve_parallel(run: _Run) -> tuple[int, int, int] | None:
     if count < need:
         run.report(
             "HBM007",
-            f"{count} GPUs requested but {kinds} parallelism is {product} = {need}; the engine "
-            "cannot start with fewer GPUs than that",
+            f"{count} GPUs {d.gpu.count_why or 'requested'} but {kinds} parallelism is "
+            f"{product} = {need}; the engine cannot start with fewer GPUs than that",
             "gpu.count",
-            [f"Request {need} GPUs, or lower {flag}"],
+            [
+                f"Make {need} GPUs visible, or lower {flag}"
+                if d.gpu.count_why
+                else f"Request {need} GPUs, or lower {flag}"
+            ],
         )
         return None
     fits = count // (pp * dp) if count % (pp * dp) == 0 else None

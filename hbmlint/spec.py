@@ -66,6 +66,8 @@ class GpuSpec:
     type: str | None = None
     memory: Any = None  # pint Quantity of bytes, overriding the catalog's figure
     count: int | None = None  # GPUs requested for one engine instance
+    # how the count is known when it is not a request: "visible (CUDA_VISIBLE_DEVICES=1)"
+    count_why: str | None = None
     # node labels the pod requires (nodeSelector, required affinity): resolve picks the GPU
     labels: list[Label] = field(default_factory=list)
 

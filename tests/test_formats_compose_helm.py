@@ -86,6 +86,54 @@ def test_compose_names_no_gpu_so_each_service_asks_for_one(tmp_path):
     assert [f["deployment"] for f in missing] == ["vllm", "sglang"]
 
 
+# The pattern of public compose files that reserve every GPU (or a few) and pin the engine to
+# some with CUDA_VISIBLE_DEVICES (e.g. a `vllm/vllm-openai:v0.5.2` service with
+# CUDA_VISIBLE_DEVICES=1 and `count: "all"`); written for these tests.
+VISIBLE = """
+services:
+  pinned:
+    image: vllm/vllm-openai:v0.8.5
+    environment:
+      - CUDA_VISIBLE_DEVICES=1
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: all, capabilities: [gpu]}]
+    command: --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 8192
+  pair:
+    image: vllm/vllm-openai:v0.8.5
+    environment: {CUDA_VISIBLE_DEVICES: "0,1"}
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: 4, capabilities: [gpu]}]
+    command: --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 8192
+  unknown:
+    image: vllm/vllm-openai:v0.8.5
+    environment: ["CUDA_VISIBLE_DEVICES=${GPUS}"]
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: all, capabilities: [gpu]}]
+    command: --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 4 --max-model-len 8192
+"""
+
+
+def test_cuda_visible_devices_bounds_what_the_engine_sees(tmp_path):
+    compose = write(tmp_path, "compose.yaml", VISIBLE)
+    found = findings(compose, "--gpu", "A100-80GB")
+    [short] = [f for f in found if f["code"] == "HBM007"]
+    # the pinned service sees one GPU (whatever it reserves): TP 2 cannot start, at the env line
+    assert short["deployment"] == "pinned" and short["severity"] == "error"
+    assert short["line"] == line_of(compose, "CUDA_VISIBLE_DEVICES=1")
+    assert "1 GPUs visible (CUDA_VISIBLE_DEVICES=1)" in short["message"]
+    # two visible of four reserved: TP 2 runs on the two it sees; an unreadable list is not read
+    pinned, pair, unknown = budgets(compose, "--gpu", "A100-80GB")
+    assert "cannot start" in pinned["error"]
+    assert (pair["gpu_count"], pair["tensor_parallel"]) == (2, 2)
+    assert unknown["tensor_parallel"] == 4
+
+
 VALUES = """
 servingEngineSpec:
   runtimeClassName: ""

@@ -37,6 +37,8 @@ class GpuFacts:
     memory_span: Span | None = None
     count: int | None = None  # GPUs of one engine instance (the pod, or the LWS group)
     count_span: Span | None = None
+    # how the count is known when not from a GPU request ("visible (CUDA_VISIBLE_DEVICES=1)")
+    count_why: str | None = None
     # node labels the pod requires; resolve picks the GPU from them (catalog/labels.py)
     labels: list[Label] = field(default_factory=list)
 
@@ -115,7 +117,13 @@ def build(
         engine_version=engine_version[0] if engine_version else None,
         # all the GPUs one engine instance requests: resolve splits them over tensor, pipeline
         # and data parallelism (and says when some would sit idle)
-        gpu=GpuSpec(type=gpu.type, memory=gpu.memory, count=gpu.count, labels=list(gpu.labels)),
+        gpu=GpuSpec(
+            type=gpu.type,
+            memory=gpu.memory,
+            count=gpu.count,
+            labels=list(gpu.labels),
+            count_why=gpu.count_why,
+        ),
         model=ModelRef(
             name=v["model.name"],
             dtype=v.get("model.dtype"),
