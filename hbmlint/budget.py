@@ -523,7 +523,10 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
         prefill = s.max_num_batched_tokens * target.vocab_size * float(spec["prefill_logit_bytes"])
         activation = max(activation, prefill)
     if target.vision is not None:
-        activation = max(activation, _vision_profile(target, s, float(spec["mlp_factor"])))
+        encoder_factor = float(spec.get("vision_mlp_factor", spec["mlp_factor"]))
+        activation = max(
+            activation, _vision_profile(target, s, float(spec["mlp_factor"]), encoder_factor)
+        )
     overhead = {
         "non_torch": parse_quantity(non_torch, "[information]").to("byte"),
         "activation": Q(activation, "byte"),
@@ -550,16 +553,24 @@ def overhead_constants(s: Settings) -> dict[str, Any]:
     return spec
 
 
-def _vision_profile(target: Any, s: Settings, mlp_factor: float) -> float:
+def _vision_profile(
+    target: Any, s: Settings, mlp_factor: float, encoder_factor: float | None = None
+) -> float:
     """The profile run's peak for a multimodal model: vLLM feeds the vision encoder dummy
     images of the largest size. Decoder-only models get as many as the batch holds (at least
     one); the V0 encoder-decoder runner (cross-attention models: Llama 3.2 Vision) gives every
     one of max_num_seqs dummy sequences an image. The peak is the larger of the encoder's own
     MLP pass over all patches and the language model's forward pass with the float32 pixel
-    values and the image embeddings still held."""
+    values and the image embeddings still held. From vLLM 0.18 (engines.yaml
+    vision_full_image_since) the dummy image has its largest size whatever max_model_len is:
+    the 0.18.1 logs of Qwen3.5 profile "1 image items of the maximum feature size" (16,384
+    tokens) with max_model_len 1,024."""
     tower = target.vision
-    patches_per_image = tower.image_patches(s.max_model_len)
-    tokens_per_image = tower.image_tokens(s.max_model_len)
+    since = catalog.engine_defaults(s.engine).get("vision_full_image_since")
+    capped = s.legacy_engine or since is None or _before(s, "vision_full_image_since")
+    length = s.max_model_len if capped else None
+    patches_per_image = tower.image_patches(length)
+    tokens_per_image = tower.image_tokens(length)
     if tower.cross_attention and s.legacy_engine:
         images = s.max_num_seqs
     else:
@@ -570,7 +581,8 @@ def _vision_profile(target: Any, s: Settings, mlp_factor: float) -> float:
     patches = images * patches_per_image
     pixels = patches * tower.pixel_bytes_per_patch
     embeddings = images * tokens_per_image * target.hidden_size * dtype
-    encoder = patches * mlp_factor * tower.intermediate / tp * dtype
+    factor = mlp_factor if encoder_factor is None else encoder_factor
+    encoder = patches * factor * tower.intermediate / tp * dtype
     forward = s.max_num_batched_tokens * mlp_factor * target.active_intermediate_size / tp * dtype
     return max(encoder + pixels, forward + pixels + embeddings)
 

@@ -246,6 +246,31 @@ def test_vision_profile_holds_pixels_and_image_embeddings():
     assert (forward + pixels + embeddings) / GIB == pytest.approx(2.71, abs=0.01)  # measured
 
 
+def test_vllm_018_profiles_one_full_size_image_whatever_max_model_len():
+    # vllm-0181-qwen35-35b-a3b-a100-eager-mml1024: 0.18.1 logs "Encoder cache will be
+    # initialized with a budget of 16384 tokens, and profiled with 1 image items of the maximum
+    # feature size" at max_model_len 1,024, and the same 6.96 GiB of KV cache as at 43,878: one
+    # 16,384-token image (65,536 patches of 3 x 2 x 16 x 16 fp32 pixels) through the 4,304-wide
+    # encoder MLP at 0.18's factor
+    def activation(version: str, length: int) -> float:
+        b, _ = budget_of(f"""
+            engine_version: "{version}"
+            gpu: {{type: A100-80GB}}
+            model: {{name: Qwen/Qwen3.5-35B-A3B}}
+            serving: {{max_model_len: {length}, max_num_seqs: 1, gpu_memory_utilization: 0.94,
+                      enforce_eager: true}}
+        """)
+        return b.overhead["activation"].magnitude
+
+    factor = catalog.engine_defaults("vllm")["overhead_since"]["0.18"]["vision_mlp_factor"]
+    full = 65536 * factor * 4304 * 2 + 65536 * 3 * 2 * 16 * 16 * 4
+    assert activation("0.18.1", 1024) == pytest.approx(full)
+    assert activation("0.18.1", 43878) == pytest.approx(full)
+    assert full / GIB == pytest.approx(0.94 * 79.15 - 65.53 - 6.96 - 0.15, abs=0.05)  # logged
+    # before 0.18 the dummy image stays capped at max_model_len tokens
+    assert activation("0.17.1", 1024) < full / 4
+
+
 def test_v0_cross_attention_profile_gives_every_sequence_an_image():
     # vllm-pr12126 (and vllm#9163): the V0 encoder-decoder runner profiles max_num_seqs dummy
     # sequences, each with a 4-tile 560 px image: 128 x 4 x 40 x 40 patches through the

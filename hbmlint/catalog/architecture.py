@@ -94,13 +94,17 @@ class VisionTower:
     tokens_per_image: int = 0  # language-model tokens of one image, when the config says
     cross_attention: bool = False  # features enter through cross-attention layers
 
-    def image_patches(self, max_model_len: int) -> int:
-        """Patches the encoder sees for one image of the largest size."""
+    def image_patches(self, max_model_len: int | None) -> int:
+        """Patches the encoder sees for one image of the largest size (a dynamic-resolution
+        image no longer than max_model_len tokens, when that caps it)."""
         if self.image_size:
             return self.tiles * (self.image_size // self.patch) ** 2
-        return min(DYNAMIC_IMAGE_MAX_TOKENS, max_model_len) * self.merge
+        tokens = DYNAMIC_IMAGE_MAX_TOKENS
+        if max_model_len is not None:
+            tokens = min(tokens, max_model_len)
+        return tokens * self.merge
 
-    def image_tokens(self, max_model_len: int) -> int:
+    def image_tokens(self, max_model_len: int | None) -> int:
         """Language-model tokens (or cross-attention states) of one largest image."""
         if self.tokens_per_image:
             return self.tokens_per_image
