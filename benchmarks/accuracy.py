@@ -322,6 +322,10 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             cpu_offload_gb=record.get("cpu_offload_gb"),
             enforce_eager=bool(record.get("enforce_eager"))
             or "--enforce-eager" in str(record.get("notes") or ""),
+            # the engine's switch for a length above the model's, and a config override (a
+            # YaRN rope entry), where the record's command sets them
+            allow_long_max_model_len=record.get("allow_long_max_model_len"),
+            model_overrides=record.get("model_overrides"),
         ),
         speculative=speculative_of(record),
     )
@@ -417,8 +421,11 @@ HYBRID_TOKENS = (
 
 
 def is_hybrid(resolved: Any, b: Any) -> bool:
-    """Does the model have sliding-window or state-space layers (vLLM's hybrid KV manager)?"""
+    """Does the model have sliding-window or state-space layers (vLLM's hybrid KV manager)?
+    Only vLLM logs one KV group's pages as its token count; SGLang logs its pool's tokens."""
     s = b.settings
+    if s.engine != "vllm":
+        return False
     layout = resolved.target.kv_layout(
         s.tensor_parallel, s.pipeline_parallel, catalog.kv_dtype_bytes(s.kv_cache_dtype)
     )

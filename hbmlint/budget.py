@@ -186,6 +186,13 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     elif fraction is None:
         fraction, why = _default_fraction(defaults, dep.engine_version)
         assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
+    if engine == "sglang" and resolved.target.vision is not None:
+        factor, why = _sglang_vlm_factor(
+            resolved, defaults, dep.engine_version, serving.gpu_memory_utilization is not None
+        )
+        if factor != 1.0:
+            fraction = float(fraction) * factor
+            assumed["gpu_memory_utilization"] = f"{fraction:.3f} ({why})"
     if defaults.get("free_at_start_reserved"):
         assumed["free_at_start"] = (
             f"the card less {defaults['free_at_start_reserved']} (CUDA context): "
@@ -313,6 +320,42 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             before = assumed.get("draft_weights")
             assumed["draft_weights"] = f"{before}; {note}" if before else note
     return settings, assumed
+
+
+def _sglang_vlm_factor(
+    resolved: Resolved, defaults: dict, engine_version: str | None, explicit: bool
+) -> tuple[float, str]:
+    """SGLang's cut to mem_fraction_static for a multimodal model (engines.yaml vlm_fraction):
+    a flat factor on any fraction in older releases, later one scaled by the vision tower's
+    size and applied to the default only. (1.0, "") when none applies."""
+    spec = defaults.get("vlm_fraction")
+    if not spec:
+        return 1.0, ""
+    base = float(spec["base"])
+    version = _version(engine_version)
+    if version is not None and version < _version(spec["flat_before"]):
+        return base, f"mem_fraction_static x {base}: SGLang cuts it for a multimodal model"
+    if explicit:
+        return 1.0, ""
+    tower = resolved.target.vision
+    layers = tower.num_hidden_layers or int(spec["default_layers"])
+    width = tower.width or int(spec["default_width"])
+    ratio = layers * width**2 / (int(spec["default_layers"]) * int(spec["default_width"]) ** 2)
+    low, high = (float(v) for v in spec["clamp"])
+    factor = base * max(low, min(high, 1.0 - float(spec["sensitivity"]) * (ratio - 1.0)))
+    return factor, (
+        f"the default x {factor:.3f}: SGLang cuts it for a multimodal model by the size of its "
+        f"vision tower ({layers} layers of {width})"
+    )
+
+
+def _windows_kept_full(resolved: Resolved, s: Settings) -> bool:
+    """Whether the engine gives sliding-window layers the whole context: vLLM's V0 engine, and
+    SGLang for the model types it keeps out of its hybrid SWA pool (engines.yaml)."""
+    if s.legacy_engine:
+        return True
+    types = catalog.engine_defaults(s.engine).get("windows_kept_full_model_types") or []
+    return resolved.target.model_type in types
 
 
 def _head_note(head: Any, target: Any, s: Settings) -> str:
@@ -634,7 +677,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     # (constant, and exact, when every layer is full attention).
     mml = s.max_model_len
     per_request = layout.request_bytes(
-        mml, s.max_num_batched_tokens, s.block_size, hybrid=not s.legacy_engine
+        mml, s.max_num_batched_tokens, s.block_size, hybrid=not _windows_kept_full(resolved, s)
     )
     if state_pool.magnitude:
         per_request -= layout.state_per_sequence

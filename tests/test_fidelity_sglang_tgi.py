@@ -193,3 +193,38 @@ def test_sglang_cuda_graph_max_bs_moves_the_default_fraction(rules, tmp_path):
     # 0.5.4 on a 22 GiB card: 512 + 2048 x 1.5 + 8 graphs x 2 + 4 x 1 / 8 x 1024 MiB
     reserved = 512 + 2048 * 1.5 + 8 * 2 + 4 / 8 * 1024
     assert budget.settings.memory_fraction == round((total - reserved) / total, 3)
+
+
+def test_sglang_gemma3_keeps_every_layer_and_cuts_the_fraction_for_vision():
+    # sglang-pr4826-gemma3-4b-it-h200 (0.4.4): "KV Cache is allocated. #tokens: 834615, K size:
+    # 54.12 GB": all 34 layers hold the whole context (SGLang keeps Gemma 3 out of its hybrid
+    # SWA pool), in 0.88 x 0.95 of the memory free at start (a multimodal model)
+    spec = """
+        engine: sglang
+        engine_version: "{version}"
+        gpu: {{type: H200, memory: 139.61 GiB}}
+        model: {{name: google/gemma-3-4b-it}}
+        serving: {{gpu_memory_utilization: 0.88}}
+    """
+    b = sglang_budget(spec.format(version="0.4.4"))
+    assert b.kv_bytes_per_token.to("byte / token").magnitude == 34 * 2 * 4 * 256 * 2
+    assert b.settings.memory_fraction == pytest.approx(0.88 * 0.95)
+    assert tokens(b) == pytest.approx(834_615, rel=0.005)
+    # from 0.4.9 SGLang cuts only a default it derived itself, by the tower's size: SigLIP's 27
+    # layers of 1152 against a ViT-L/14's 24 of 1024
+    assert sglang_budget(spec.format(version="0.5.10")).settings.memory_fraction == 0.88
+    unset = sglang_budget(
+        spec.format(version="0.5.10").replace(
+            "serving: {gpu_memory_utilization: 0.88}", "serving: {max_model_len: 8192}"
+        )
+    )
+    text_only = sglang_budget(
+        spec.format(version="0.5.10")
+        .replace("google/gemma-3-4b-it", "google/gemma-2-9b-it")
+        .replace("serving: {gpu_memory_utilization: 0.88}", "serving: {max_model_len: 8192}")
+    )
+    factor = 0.95 * (1 - 0.1 * (27 * 1152**2 / (24 * 1024**2) - 1))
+    assert unset.settings.memory_fraction == pytest.approx(
+        text_only.settings.memory_fraction * factor
+    )
+    assert "multimodal" in unset.assumed["gpu_memory_utilization"]

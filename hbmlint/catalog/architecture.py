@@ -93,6 +93,7 @@ class VisionTower:
     tiles: int = 1  # tiles of one image (Llama 3.2 Vision: 4)
     tokens_per_image: int = 0  # language-model tokens of one image, when the config says
     cross_attention: bool = False  # features enter through cross-attention layers
+    num_hidden_layers: int = 0  # vision_config.num_hidden_layers as written (0: absent)
 
     def image_patches(self, max_model_len: int | None) -> int:
         """Patches the encoder sees for one image of the largest size (a dynamic-resolution
@@ -607,6 +608,7 @@ def _vision_tower(config: dict, vision: dict) -> VisionTower | None:
         tiles=_int(vision, "max_num_tiles", default=1),
         tokens_per_image=_int(config, "mm_tokens_per_image"),
         cross_attention=bool((config.get("text_config") or {}).get("cross_attention_layers")),
+        num_hidden_layers=_int(vision, "num_hidden_layers"),
     )
 
 
