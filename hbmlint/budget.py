@@ -679,6 +679,9 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     per_request = layout.request_bytes(
         mml, s.max_num_batched_tokens, s.block_size, hybrid=not _windows_kept_full(resolved, s)
     )
+    if s.engine == "vllm" and not s.legacy_engine and not _before(s, "hybrid_pages_since"):
+        # vLLM pages attention and state layers alike: whole blocks, padded state pages
+        per_request = layout.paged_request_bytes(mml) or per_request
     if state_pool.magnitude:
         per_request -= layout.state_per_sequence
     full_only = per_request == layout.full_per_token * mml

@@ -378,3 +378,25 @@ def test_calibration_benchmark_meets_the_issue_targets():
     assert totals["kv_bytes"]["within_10pct"] >= 0.8
     # the KV layout alone (tokens in the bytes the engine measured) is near exact
     assert totals["layout_tokens"]["median_abs_error"] <= 0.01
+
+
+def test_vllm_018_pages_gated_deltanet_state_with_attention_blocks():
+    # vllm-0181-qwen35-35b-a3b-a100-eager-*: "Setting attention block size to 1056 tokens",
+    # "Padding mamba page size by 0.76%"; 345 blocks of 10 layers in 4 groups (1 attention, 3
+    # gated delta-net) give "Maximum concurrency" 345 / (ceil(len / 1056) + 3): 86.25x at
+    # 1,024 tokens, 18.16x at 16,384, 7.67x at 43,878
+    layout = arch("Qwen/Qwen3.5-35B-A3B").kv_layout(1, 1, 2)
+    assert (layout.full_layers, layout.state_layers) == (10, 30)
+    assert layout.state_per_layer / (1056 * layout.attention_per_token_layer) == pytest.approx(
+        1 / 1.0076, abs=1e-4
+    )
+    page_group = 1056 * layout.attention_per_token_layer * 10
+    blocks = 345
+    for length, logged in ((1024, 86.25), (16384, 18.16), (43878, 7.67)):
+        per_request = layout.paged_request_bytes(length)
+        assert blocks * page_group / per_request == pytest.approx(logged, abs=0.005)
+    # an FP8 KV cache halves the attention page: blocks of 2,096 tokens (the kv-fp8 record)
+    fp8 = arch("Qwen/Qwen3.5-35B-A3B").kv_layout(1, 1, 1)
+    assert fp8.paged_request_bytes(2096) == 4 * 2096 * fp8.attention_per_token_layer * 10
+    # a model without state layers is paged per token as before
+    assert arch("Qwen/Qwen3-8B").kv_layout(1, 1, 2).paged_request_bytes(4096) is None

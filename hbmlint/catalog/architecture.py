@@ -52,11 +52,40 @@ class KvLayout:
     full_per_token: int  # bytes a token costs in the full-attention layers
     windows: tuple[tuple[int, int], ...] = ()  # (window, bytes a token) per window size
     state_per_sequence: int = 0  # recurrent state of the state-space layers, per sequence
+    # the layer counts and per-layer sizes behind the sums, for vLLM's page layout
+    full_layers: int = 0
+    state_layers: int = 0
+    attention_per_token_layer: int = 0  # K and V of one attention layer, one token
+    state_per_layer: int = 0  # the largest state-space layer's state, one sequence
 
     @property
     def all_layers_per_token(self) -> int:
         """Bytes a token costs when every attention layer keeps the whole context."""
         return self.full_per_token + sum(b for _, b in self.windows)
+
+    def paged_request_bytes(self, tokens: int, align: int = 16) -> float | None:
+        """One request of ``tokens`` tokens as vLLM's hybrid allocator pages a model of full
+        attention and state-space layers (no window layers), or None for any other model.
+        Attention blocks grow to the first multiple of ``align`` tokens whose page holds one
+        layer's state, the state pages are padded to that size; layers are grouped by kind
+        into groups of equal size (the smaller count, or the larger when the two are within
+        a quarter of each other), and a request takes ceil(tokens / block) pages in each
+        attention group and one in each state group, each page for every layer of a group
+        (kv_cache_utils._get_kv_cache_groups_uniform_page_size, mamba's
+        verify_and_update_config)."""
+        if self.windows or not (self.full_layers and self.state_layers):
+            return None
+        if not self.attention_per_token_layer:
+            return None
+        block = math.ceil(self.state_per_layer / self.attention_per_token_layer)
+        block = math.ceil(block / align) * align
+        page = block * self.attention_per_token_layer
+        low, high = sorted((self.full_layers, self.state_layers))
+        group = high if high < low * 1.25 else low
+        full_groups = math.ceil(self.full_layers / group)
+        state_groups = math.ceil(self.state_layers / group)
+        pages = full_groups * math.ceil(tokens / block) + state_groups
+        return float(pages * page * group)
 
     def request_bytes(
         self, tokens: int, batched_tokens: int, block: int, hybrid: bool = True
@@ -412,16 +441,27 @@ class Architecture:
         full = 0.0
         window = 0.0
         state = 0.0
+        full_layers = state_layers = 0
         for layer in self._stage_layers(pipeline_parallel):
             mixer = self.mixer(layer)
             if mixer == FULL:
                 full += per_layer
+                full_layers += 1
             elif mixer == SLIDING:
                 window += per_layer
             elif mixer == STATE:
                 state += self.state_bytes_per_layer(tensor_parallel)
+                state_layers += 1
         windows = ((self.sliding_window, int(window)),) if window else ()
-        return KvLayout(int(full), windows, int(state))
+        return KvLayout(
+            int(full),
+            windows,
+            int(state),
+            full_layers=full_layers,
+            state_layers=state_layers,
+            attention_per_token_layer=int(per_layer),
+            state_per_layer=int(self.state_bytes_per_layer(tensor_parallel)) if state_layers else 0,
+        )
 
     def state_bytes_per_layer(self, tensor_parallel: int) -> float:
         """Conv and SSM state of one state-space layer, for one sequence, on one rank."""
