@@ -152,7 +152,13 @@ def _own_groups() -> dict:
 # a target, the xfail fails and the entry must go. (vLLM 0.18+'s KV targets were met when the
 # vision encoder's profile pass was counted as 0.18 runs it: one full-size image, MLP factor
 # 2.6 fitted on the calibration split.)
-NOT_YET: dict[tuple[str, str, str], str] = {}
+NOT_YET: dict[tuple[str, str, str], str] = {
+    # One SGLang 0.5 validation record: Qwen3-14B at TP 4 on four RTX 4090, 7.08 GiB logged per
+    # rank against 6.89 GiB predicted (-2.7%). SGLang's TP 4 logs run ~0.2 GiB per rank above
+    # the sharded weights (QwQ-32B at TP 4: -1.6%); where that comes from is not found in the
+    # source yet, and no constant is fitted on a validation record.
+    ("sglang", "0.5", "weights median |error|"): "2.7% on 1 record (TP 4, weights -2.7%)",
+}
 
 
 @pytest.mark.parametrize(
