@@ -11,13 +11,13 @@ import os
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import budget as budget_stage
 from . import files
-from .diagnostics import Diagnostic, input_diagnostic
+from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .expressions import ExpressionError
 from .formats import (
     detect_format,
@@ -274,7 +274,7 @@ def _lint_deployment(
             )
             continue
         if finding is not None:
-            findings.append(finding)
+            findings.append(_unless_the_larger_part_fits(finding, rule, resolved, options))
     # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
     # would otherwise hold every one of them until the report is written.
     forget_scope(budget)
@@ -282,6 +282,35 @@ def _lint_deployment(
         deployment.locations = {}
         return DeploymentResult(deployment)
     return DeploymentResult(deployment, budget=budget)
+
+
+def _unless_the_larger_part_fits(
+    finding: Diagnostic, rule: Rule, resolved: Any, options: LintOptions
+) -> Diagnostic:
+    """An error on a GPU whose name stands for two memory sizes (a bare "V100": 16 or 32 GB)
+    is a promise only when the larger part refuses too; otherwise it is a warning that says
+    which part refuses."""
+    larger = resolved.gpu_larger_variant
+    if finding.severity != Severity.ERROR or larger is None:
+        return finding
+    other = budget_stage.build(replace(resolved, gpu=larger, gpu_larger_variant=None))
+    try:
+        again = evaluate_rule(rule, other, options.rule_params.get(rule.id))
+    except ExpressionError:
+        again = finding
+    finally:
+        forget_scope(other)
+    if again is not None:
+        return finding
+    return replace(
+        finding,
+        severity=Severity.WARNING,
+        message=(
+            f"{finding.message} (on the {resolved.gpu.name}; the GPU's name does not say its "
+            f"memory size, and on the {larger.name} this does not refuse: name the part, "
+            "for example with a node label or --gpu, to know)"
+        ),
+    )
 
 
 def _tradeoff_params(rules: list[Rule], options: LintOptions) -> dict[str, Any]:

@@ -51,6 +51,9 @@ class Resolved:
     pipeline_parallel: int
     gpu_count: int
     gpu_from_default: bool = False  # the manifest named no GPU; --gpu / default-gpu was used
+    # the larger part the GPU's name may also stand for (a bare "V100": the 32 GB one); a
+    # refusal that part would not make is then not an error (lint.py)
+    gpu_larger_variant: GpuInfo | None = None
     # what resolve had to assume, for the budget's `assumed` list: {setting: why}
     assumed: dict[str, str] = field(default_factory=dict)
 
@@ -62,6 +65,7 @@ class _Run:
     deployment: Deployment
     findings: list[Diagnostic] = field(default_factory=list)
     assumed: dict[str, str] = field(default_factory=dict)
+    gpu_written: str | None = None  # the GPU name the manifest (or its node labels) gives
 
     @property
     def strict(self) -> bool:
@@ -128,8 +132,27 @@ def resolve(
         for note in arch.approximations if arch else ():
             run.report("HBM008", f"{arch.name}: {note}", where)
     tp, pp, count = parallel
+    written = run.gpu_written
+    larger = catalog.larger_variant(written) if written and not gpu_from_default else None
+    if larger is not None and larger.name != gpu.name:
+        run.assumed.setdefault(
+            "gpu",
+            f"{gpu.name} ('{written}' names no memory size; a refusal the {larger.name} would "
+            "not make is a warning)",
+        )
+    else:
+        larger = None
     resolved = Resolved(
-        deployment, gpu, target, draft, tp, pp, count, gpu_from_default, run.assumed
+        deployment,
+        gpu,
+        target,
+        draft,
+        tp,
+        pp,
+        count,
+        gpu_from_default,
+        assumed=run.assumed,
+        gpu_larger_variant=larger,
     )
     return resolved, run.findings
 
@@ -150,6 +173,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             d.locations["gpu.type"] = annotated[1]
         elif choice.type is not None:
             gpu_type, label = choice.type, choice.label
+            run.gpu_written = choice.written
             d.locations["gpu.type"] = choice.type_span or d.location("gpu")
         elif choice.memory is not None:
             memory = choice.memory
@@ -168,6 +192,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 [],
             )
             return None, False
+    run.gpu_written = (run.gpu_written or gpu_type) if memory is None else None
     info = catalog.find_gpu(gpu_type) if gpu_type else None
     if info is None and memory is None:
         if default_gpu is not None and not run.strict:

@@ -57,6 +57,7 @@ def use_extra_files(paths: list[Path]) -> None:
     if tuple(paths) != _EXTRA_FILES:
         _EXTRA_FILES = tuple(paths)
         _gpu_index.cache_clear()
+        _larger_variants.cache_clear()
         _model_index.cache_clear()
         labels._by_basename.cache_clear()
 
@@ -176,6 +177,25 @@ def _capability(value: Any) -> float | None:
 def find_gpu(name: str) -> GpuInfo | None:
     """The catalog GPU for a name or alias (``H100``, ``NVIDIA-H100-80GB-HBM3``), or None."""
     return _gpu_index().get(_key(name))
+
+
+@cache
+def _larger_variants() -> dict[str, str]:
+    """Names that stand for more than one memory size -> the largest variant's name
+    (gpus.yaml ``ambiguous_aliases`` and ``larger_variant``)."""
+    larger: dict[str, str] = {}
+    for entry in _entries("gpus.yaml", "gpus"):
+        for alias in entry.get("ambiguous_aliases") or []:
+            if entry.get("larger_variant"):
+                larger[_key(str(alias))] = str(entry["larger_variant"])
+    return larger
+
+
+def larger_variant(name: str) -> GpuInfo | None:
+    """The larger-memory part a GPU name may also stand for ("V100": the 32 GB one), or None
+    when the name says which part it is."""
+    other = _larger_variants().get(_key(name))
+    return find_gpu(other) if other else None
 
 
 def gpu_names() -> list[str]:

@@ -54,6 +54,7 @@ class GpuChoice:
     type_span: Span | None = None
     label: str | None = None  # the label key the type came from
     known: bool = False  # type is a catalog GPU
+    written: str | None = None  # the name as the label gives it (Tesla-V100)
     memory: Any = None  # pint Quantity of bytes
     memory_span: Span | None = None
     # labels that say "a GPU" without naming it, with how to name it: (label, advice)
@@ -83,8 +84,8 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     known = [(find_gpu(name), name, span, key) for name, span, key in candidates]
     named = [k for k in known if k[0] is not None]
     if named:
-        info, _, span, key = min(named, key=lambda k: k[0].memory)
-        return GpuChoice(type=info.name, type_span=span, label=key, known=True)
+        info, written, span, key = min(named, key=lambda k: k[0].memory)
+        return GpuChoice(type=info.name, type_span=span, label=key, known=True, written=written)
     if candidates:
         choice.type, choice.type_span, choice.label = candidates[0]
     memories = [
