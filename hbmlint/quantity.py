@@ -386,7 +386,9 @@ def _conversion(src: tuple, dst: tuple) -> Any:
 # --------------------------------------------------------------------------- quantities
 
 
-_QUANTITY_TEXT = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*")
+@lru_cache(maxsize=1)  # compiled on first use: only a quantity written as one text needs it
+def _quantity_text() -> re.Pattern:
+    return re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*")
 
 
 class Quantity:
@@ -399,7 +401,7 @@ class Quantity:
             if isinstance(value, Quantity):
                 value, units = value._magnitude, value._units
             elif isinstance(value, str):  # "0.5 GiB"
-                match = _QUANTITY_TEXT.fullmatch(value)
+                match = _quantity_text().fullmatch(value)
                 if match is None:
                     raise ValueError(f"'{value}' is not a number with a unit")
                 number = match[1]
