@@ -96,10 +96,9 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
     with the error, so a broken second document does not hide findings in the first."""
     documents: list[YamlDocument] = []
     loader = _Loader(text)
-    # Without aliases, merge keys or tags, the node graph is a tree of the standard types: one
-    # walk builds the data and records the spans (PyYAML's constructor and a second walk for
-    # the spans cost three times as much). Anything else takes PyYAML's constructor.
-    plain = "*" not in text and "<<" not in text and "!" not in text
+    # Without aliases or merge keys, the node graph is a tree: one walk builds the data of the
+    # standard types and records the spans (PyYAML's constructor and a second walk for the
+    # spans cost three times as much). Anything else takes PyYAML's constructor.
     try:
         index = 0
         while loader.check_node():
@@ -110,9 +109,7 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
                 # only an alias (``*name``) makes a document expand past its own text's size
                 _check_expansion(node)
             document = YamlDocument(data=None, index=index, text=text)
-            built = _Unbuilt
-            if plain:
-                built = _build(loader, node, (), document)
+            built = _build(loader, node, (), document, set())
             if built is _Unbuilt:
                 document.spans.clear()
                 document.key_spans.clear()
@@ -178,11 +175,16 @@ class _Unbuilt:
 
 
 _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_MERGE = "tag:yaml.org,2002:merge"
 
 
-def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument) -> Any:
+def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> Any:
     """The data of ``node`` as PyYAML's safe constructor builds it, with each value's span (and
-    each key's) recorded as _record_spans records them; _Unbuilt where it would differ."""
+    each key's) recorded as _record_spans records them; _Unbuilt where it would differ: an
+    alias (a node met twice), a merge key, a tag without a safe constructor."""
+    if id(node) in seen:
+        return _Unbuilt
+    seen.add(id(node))
     doc.spans[path] = Span.of_node(node)
     if isinstance(node, yaml.ScalarNode):
         if node.tag == _STR:
@@ -192,7 +194,7 @@ def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument) -> Any:
     if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
         items = []
         for i, item in enumerate(node.value):
-            value = _build(loader, item, (*path, i), doc)
+            value = _build(loader, item, (*path, i), doc, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             items.append(value)
@@ -200,14 +202,14 @@ def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument) -> Any:
     if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                return _Unbuilt  # a complex key: PyYAML's constructor says what it makes of it
-            key = _build(loader, key_node, (), _SCRATCH)
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE:
+                return _Unbuilt  # a complex or merge key: PyYAML's constructor handles it
+            key = _build(loader, key_node, (), _SCRATCH, seen)
             if key is _Unbuilt:
                 return _Unbuilt
             child = (*path, str(key_node.value))
             doc.key_spans[child] = Span.of_node(key_node)
-            value = _build(loader, value_node, child, doc)
+            value = _build(loader, value_node, child, doc, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             mapping[key] = value
