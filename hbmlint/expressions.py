@@ -124,10 +124,11 @@ class Lazy:
         # Values known now are plain attributes (Python finds them without calling
         # __getattr__, which rules would otherwise call tens of thousands of times a run).
         self.__dict__.update(
-            (name, value)
-            for name, value in self._values.items()
-            if not callable(value) or isinstance(value, Lazy)
-            if not name.startswith("_")
+            {
+                name: value
+                for name, value in self._values.items()
+                if (not callable(value) or isinstance(value, Lazy)) and name[:1] != "_"
+            }
         )
 
     def __getattr__(self, name: str) -> Any:

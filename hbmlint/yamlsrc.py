@@ -7,6 +7,7 @@ safe constructor (no tags that run code) and keep a map from each value's path t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -77,6 +78,18 @@ class YamlDocument:
 
 
 def _normalise(path: Path | str) -> Path:
+    try:
+        return _normalised(path)  # rules and readers ask for the same few paths in every file
+    except TypeError:  # an unhashable part
+        return _normalise_now(path)
+
+
+@lru_cache(maxsize=4096)
+def _normalised(path: Path | str) -> Path:
+    return _normalise_now(path)
+
+
+def _normalise_now(path: Path | str) -> Path:
     if isinstance(path, str):
         path = tuple(int(part) if part.isdecimal() else part for part in path.split(".") if part)
     return tuple(p if isinstance(p, int) else str(p) for p in path)
