@@ -330,8 +330,9 @@ dtype = choice(DTYPES, "weight dtype")
 
 # Placeholders left for a templating step: Helm, envsubst, "REPLACE_ME", "<your model>".
 # ``${VAR:-default}`` and friends count too: in a Kubernetes command line nothing expands them.
+# A ``{{`` whose action a shell split into several words (``{{ .Spec.X }}``) is one too.
 _PLACEHOLDER = re.compile(
-    r"\{\{.*?\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}|^\$[A-Za-z_][\w.]*$"
+    r"\{\{.*?(?:\}\}|$)|\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}|^\$[A-Za-z_][\w.]*$"
     r"|REPLACE[_-]?\w*|<[^<>\s][^<>]*>"
 )
 

@@ -3,6 +3,7 @@ says about GPUs into a Deployment, with every field located in the user's file."
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,15 @@ _NO_MODEL = {
     "sglang": "give it with --model-path",
     "tgi": "give it with --model-id or the MODEL_ID variable",
 }
+
+# Engine images built for CPUs (vLLM's vllm-openai-cpu, vllm-cpu-release-repo, a "-cpu" tag):
+# they run without a GPU, so there is no HBM to budget
+_CPU_IMAGE = re.compile(r"(^|[/_.-])cpu([/_.:-]|$)|[:-]cpu[\w.-]*$", re.I)
+
+
+def cpu_image(image: Any) -> bool:
+    """Whether ``image`` names an engine build for CPUs (``vllm/vllm-openai-cpu:v0.23.0``)."""
+    return isinstance(image, str) and bool(_CPU_IMAGE.search(image.rsplit("@", 1)[0]))
 
 
 @dataclass
@@ -60,11 +70,25 @@ def build(
     where: Span,
     engine_version: tuple[str, Span] | None = None,
     hints: list[Label] | None = None,
+    image: Any = None,
 ) -> tuple[Deployment | None, list[Diagnostic]]:
     """The Deployment, or None (with the reason as a finding) when it has no readable model.
-    ``hints`` are the workload's labels and annotations that may name its model or GPU."""
+    ``hints`` are the workload's labels and annotations that may name its model or GPU;
+    ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
     v = command.values
+    if cpu_image(image) and not gpu.count and not gpu.type and not gpu.labels:
+        findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"the engine runs from a CPU image ({image}) and asks for no GPU: there is no "
+                "HBM to budget, so this deployment is not checked",
+                display,
+                where,
+                name,
+            )
+        )
+        return None, findings
     if command.model_unreadable:
         return None, findings  # the finding that says why is already among the notes
     if not v.get("model.name"):

@@ -40,7 +40,7 @@ from .podspec import (
 NAME = "embedded-pod-spec"
 
 # Templates, not workloads: linted through the service that uses them (kserve.py).
-TEMPLATE_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+TEMPLATE_KINDS = ("ServingRuntime", "ClusterServingRuntime", "LLMInferenceServiceConfig")
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 _MAX_DEPTH = 12  # pod specs sit a few levels down; this bounds the walk on hostile input
 
@@ -61,7 +61,7 @@ def pod_spec_paths(data: Any, path: Path = (), depth: int = 0) -> Iterator[Path]
             yield from pod_spec_paths(item, (*path, i), depth + 1)
 
 
-def _engine_containers(data: Any) -> list[tuple[Path, int, dict]]:
+def engine_containers(data: Any) -> list[tuple[Path, int, dict]]:
     return [
         (pod, i, c)
         for pod in pod_spec_paths(data)
@@ -73,7 +73,7 @@ def _engine_containers(data: Any) -> list[tuple[Path, int, dict]]:
 def detect(data: Any) -> bool:
     if not isinstance(data, dict) or data.get("kind") in TEMPLATE_KINDS:
         return False
-    return bool(_engine_containers(data))
+    return bool(engine_containers(data))
 
 
 def _role_name(data: Any, pod: Path) -> str | None:
@@ -120,7 +120,7 @@ def to_deployments(
     data = document.data
     reader = Reader(document, display)
     base, where = document_name(document, reader, str(data.get("kind") or "object"))
-    found = _engine_containers(data)
+    found = engine_containers(data)
     deployments: list[Deployment] = []
     for pod, index, container in found:
         cpath = (*pod, "containers", index)

@@ -4,7 +4,12 @@ The chart renders each model as ``vllm serve MODEL_URL`` followed by flags from 
 (in the template's order) and then ``vllmConfig.extraArgs`` verbatim, so a flag in ``extraArgs``
 overrides the same setting in ``vllmConfig`` (vLLM keeps the last). ``requestGPU`` is the GPU
 count; ``affinity`` (or, without it, ``nodeSelectorTerms``) may name the GPU type. ``extraArgs``
-anywhere else than under ``vllmConfig`` is ignored by the chart, and reported.
+anywhere else than under ``vllmConfig`` is ignored by the chart, and reported. A model with
+``enabled: false`` (or the whole engine with ``enableEngine: false``) is not deployed by the
+chart (the chart's own values.yaml ships such an example) and not read. With ``raySpec.enabled``
+the chart runs one RayCluster per model: a head pod with ``raySpec.headNode.requestGPU`` GPUs and
+``replicaCount`` worker pods with ``requestGPU`` each (helm/templates/ray-cluster.yaml), and
+vLLM's parallelism spans all of them.
 """
 
 from __future__ import annotations
@@ -47,9 +52,11 @@ def to_deployments(
     findings: list[Diagnostic] = []
     rendered_reported = False
     findings += _ignored_extra_args(document, ("servingEngineSpec",), None, display)
+    if document.data["servingEngineSpec"].get("enableEngine") is False:
+        return deployments, findings  # the chart renders no engine at all
     for i, model_spec in enumerate(document.data["servingEngineSpec"]["modelSpec"]):
-        if not isinstance(model_spec, dict):
-            continue
+        if not isinstance(model_spec, dict) or model_spec.get("enabled") is False:
+            continue  # the chart skips a model with enabled: false
         mpath = ("servingEngineSpec", "modelSpec", i)
         name = str(model_spec.get("name") or f"modelSpec[{i}]")
         findings += _ignored_extra_args(document, mpath, name, display)
@@ -89,6 +96,7 @@ def to_deployments(
             ]
         command = vllm.parse(argv, document.span((*mpath, "modelURL")))
         count, count_span = _request_gpu(document, mpath, model_spec, findings, display)
+        count = _ray_cluster_gpus(document, mpath, model_spec, count, findings, display)
         labels = _node_labels(document, mpath, model_spec)
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         tag = model_spec.get("tag")
@@ -146,6 +154,30 @@ def _ignored_extra_args(
             ["Move the list under vllmConfig: (vllmConfig.extraArgs)"],
         )
     ]
+
+
+def _ray_cluster_gpus(
+    document: YamlDocument,
+    mpath: tuple,
+    model_spec: dict,
+    per_worker: int | None,
+    findings: list,
+    display: str,
+) -> int | None:
+    """The GPUs of the RayCluster the chart runs for a model with ``raySpec.enabled``: the
+    head's ``requestGPU`` plus ``replicaCount`` workers of ``requestGPU`` each; ``per_worker``
+    unchanged without a Ray cluster."""
+    ray = model_spec.get("raySpec")
+    if not isinstance(ray, dict) or ray.get("enabled") is not True:
+        return per_worker
+    head = ray.get("headNode") if isinstance(ray.get("headNode"), dict) else {}
+    head_gpus, _ = _request_gpu(document, (*mpath, "raySpec", "headNode"), head, findings, display)
+    replicas = model_spec.get("replicaCount", 1)
+    try:
+        workers = int(str(replicas))
+    except ValueError:
+        return None  # a templated count: the parallelism decides
+    return (head_gpus or 0) + workers * (per_worker or 0) or None
 
 
 def _request_gpu(

@@ -57,6 +57,17 @@ PRESETS = {
     "qwen2.5-coder-32b-instruct": "Qwen/Qwen2.5-Coder-32B-Instruct",
     "deepseek-r1-distill-qwen-14b": "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B",
     "deepseek-r1-distill-llama-8b": "deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
+    "llama-3.3-70b-instruct": "meta-llama/Llama-3.3-70B-Instruct",
+    "deepseek-r1-0528": "deepseek-ai/DeepSeek-R1-0528",
+    "deepseek-v3-0324": "deepseek-ai/DeepSeek-V3-0324",
+    "ministral-3-3b-instruct": "mistralai/Ministral-3-3B-Instruct-2512",
+    "ministral-3-8b-instruct": "mistralai/Ministral-3-8B-Instruct-2512",
+    "ministral-3-14b-instruct": "mistralai/Ministral-3-14B-Instruct-2512",
+    "mistral-large-3-675b-instruct": "mistralai/Mistral-Large-3-675B-Instruct-2512",
+    "gemma-3-4b-instruct": "google/gemma-3-4b-it",
+    "gemma-3-27b-instruct": "google/gemma-3-27b-it",
+    "gpt-oss-20b": "openai/gpt-oss-20b",
+    "gpt-oss-120b": "openai/gpt-oss-120b",
 }
 CONFIG_KEY = "inference_config.yaml"
 
@@ -184,8 +195,19 @@ def to_deployments(
             gpu.count, gpu.count_span = per_node, span
             # KAITO shards the model over the node's GPUs unless the config says otherwise
             argv += [Token("--tensor-parallel-size", span), Token(str(per_node), span)]
-    nodes = reader.count((*base, "resource", "count"), name)
-    if nodes and nodes > 1 and gpu.count:
+    nodes_path = (*base, "resource", "count")
+    nodes = reader.count(nodes_path, name)
+    if nodes and nodes > 1 and per_node is not None:
+        # several nodes form one instance: KAITO runs one pipeline stage a node, each sharded
+        # over the node's GPUs (pkg/model/interface.go configureParallelism)
+        span = document.span(nodes_path)
+        gpu.count, gpu.count_span = per_node * nodes, span
+        argv += [Token("--pipeline-parallel-size", span), Token(str(nodes), span)]
+        assumed["pipeline_parallel"] = (
+            f"{nodes} (KAITO runs one pipeline stage on each of resource.count nodes; newer "
+            "KAITO estimates the node count from the model and may choose another)"
+        )
+    elif nodes and nodes > 1:
         gpu.count = None  # several nodes form one instance: the parallelism decides
     config_path = (*base, "inference", "config")
     config = value_at(data, config_path)
@@ -209,6 +231,11 @@ def to_deployments(
             argv += tokens  # appended after KAITO's own flags: they win
     if per_node is not None and "tensor-parallel-size" not in named:
         assumed["tensor_parallel"] = f"{per_node} (KAITO shards the model over the VM's GPUs)"
+        if per_node > 1 and not (nodes and nodes > 1):
+            assumed["tensor_parallel"] += (
+                "; KAITO from v0.8 runs one replica a GPU instead (data parallel, TP 1) when "
+                "the model's files take under half of one GPU"
+            )
     fraction = "gpu-memory-utilization" not in named
     if fraction:
         assumed["gpu_memory_utilization"] = (

@@ -41,6 +41,7 @@ from ..engines.shell import Locator, expand_k8s, split_words
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build, notes_as_findings
+from .embedded_pods import engine_containers
 from .kubernetes import document_name
 from .podspec import (
     Elsewhere,
@@ -61,6 +62,10 @@ GROUP = "serving.kserve.io/"
 ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
 MODEL_MOUNT = "/mnt/models"
 RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
+# KServe's LLMInferenceService presets (config/llmisvcconfig): pod templates with Go template
+# actions ({{ .Spec.Parallelism.Tensor }}) that the controller fills in and merges into each
+# LLMInferenceService that refers to them (spec.baseRefs, or the well-known defaults)
+CONFIG_KIND = "LLMInferenceServiceConfig"
 # tree_objects' key for "an InferenceService of the run uses this runtime" ("" : auto-selected)
 USED_BY = "InferenceService runtime"
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
@@ -132,7 +137,7 @@ def detect(data: Any) -> bool:
     spec = data.get("spec")
     if not isinstance(spec, dict):
         return False
-    if data.get("kind") in ("LLMInferenceService", *RUNTIME_KINDS):
+    if data.get("kind") in ("LLMInferenceService", CONFIG_KIND, *RUNTIME_KINDS):
         return True
     predictor = spec.get("predictor")
     if data.get("kind") != "InferenceService" or not isinstance(predictor, dict):
@@ -154,6 +159,8 @@ def to_deployments(
         deployments = _llm_inference_service(reader, name, where)
     elif data.get("kind") in RUNTIME_KINDS:
         deployments = _runtime_alone(reader, name, where)
+    elif data.get("kind") == CONFIG_KIND:
+        deployments = _config_alone(reader, name, where)
     elif _is_huggingface(value_at(data, ("spec", "predictor"))) is None and _is_runtime_model(
         value_at(data, ("spec", "predictor"))
     ):
@@ -223,6 +230,7 @@ def _build(
         engine_version=(version, reader.document.span(image_path)) if version else None,
         # the service's own labels and annotations (hbmlint.io/model names a local model)
         hints=metadata_labels(reader.document, ("metadata",)),
+        image=image,
     )
     reader.findings.extend(findings)
     return [deployment] if deployment is not None else []
@@ -583,6 +591,31 @@ def _runtime_alone(reader: Reader, name: str, where: Span) -> list[Deployment]:
             where,
             name,
             ["Lint it together with the InferenceService that uses it (its file, or a folder)"],
+        )
+    )
+    return []
+
+
+def _config_alone(reader: Reader, name: str, where: Span) -> list[Deployment]:
+    """An LLMInferenceServiceConfig is a template, never a deployment: its command holds Go
+    template actions the controller fills in from the LLMInferenceService it is merged into.
+    An info where it runs an engine, so the file does not pass in silence."""
+    if not engine_containers(reader.document.data):
+        return []
+    reader.findings.append(
+        input_diagnostic(
+            "HBM014",
+            f"{CONFIG_KIND} '{name}' is a template: KServe fills it in and merges it into each "
+            "LLMInferenceService that refers to it (spec.baseRefs, or the defaults it applies "
+            "to every service), with that service's model, parallelism and GPUs; nothing in it "
+            "was checked alone",
+            reader.display,
+            where,
+            name,
+            [
+                "Lint the LLMInferenceService that uses it: its model, parallelism and args are "
+                "read there"
+            ],
         )
     )
     return []

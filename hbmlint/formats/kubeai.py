@@ -27,15 +27,25 @@ NAME = "kubeai"
 # KubeAI's chart values (charts/kubeai/values.yaml, resourceProfiles): each profile's node
 # selector (nvidia.com/gpu.family + gpu.memory) -> the GPU in hbmlint's catalog.
 PROFILES = {
+    "nvidia-gpu-t4": "T4-16GB",
     "nvidia-gpu-l4": "L4",
+    "nvidia-gpu-l40s": "L40S-48GB",
     "nvidia-gpu-h100": "H100",
     "nvidia-gpu-gh200": "GH200",
     "nvidia-gpu-a100-80gb": "A100-80GB",
     "nvidia-gpu-a100-40gb": "A100-40GB",
     "nvidia-gpu-rtx4090-24gb": "RTX-4090",
     "nvidia-gpu-a16": None,  # not in the catalog: --gpu
+    "nvidia-gpu-rtx4070-8gb": None,  # not in the catalog: --gpu
     "amd-gpu-mi300x": "MI300X",
 }
+
+
+# The vLLM image the chart runs when a Model sets no spec.image: modelServers.VLLM.images in
+# the KubeAI chart installed (charts/kubeai/values.yaml: "vllm/vllm-openai:v0.10.2" from chart
+# 0.22.0). Which chart a cluster runs is not in the file, so the release is left to the
+# budget's own default, and the assumed list says where the real one is set.
+CHART_IMAGES = "modelServers.VLLM.images"
 
 
 def detect(data: Any) -> bool:
@@ -124,4 +134,11 @@ def to_deployments(
     image = value_at(data, ("spec", "image"))
     hints = metadata_labels(document, ("metadata",))
     found = reader.build(command, name, gpu, where, image, document.span(("spec", "image")), hints)
+    for deployment in found:
+        if deployment.engine_version is None and image is None:
+            deployment.assumed["engine_version"] = (
+                "the newest vllm: the Model sets no spec.image, so KubeAI runs the image its "
+                f"chart names ({CHART_IMAGES}; vllm/vllm-openai:v0.10.2 in charts from 0.22.0), "
+                "which this file cannot tell; set spec.image to check that release"
+            )
     return found, reader.findings

@@ -93,6 +93,7 @@ def to_deployments(
             where=doc_span,
             engine_version=(version, document.span((*cpath, "image"))) if version else None,
             hints=metadata_labels(document, ("metadata",), (*pod_path[:-1], "metadata")),
+            image=container.get("image"),
         )
         reader.findings.extend(findings)
         if deployment is not None:

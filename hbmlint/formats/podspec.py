@@ -308,6 +308,7 @@ class Reader:
             where=where,
             engine_version=(version, image_span or where) if version else None,
             hints=hints,
+            image=image,
         )
         self.findings.extend(findings)
         return [deployment] if deployment is not None else []

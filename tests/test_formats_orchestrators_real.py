@@ -1,0 +1,112 @@
+"""Orchestrators on the patterns of their projects' own published files (issue 19, second
+round: KServe's LLMInferenceServiceConfig presets and CPU samples, production-stack's disabled
+example and Ray pipelines, KAITO's multi-node presets, KubeAI's chart profiles). Each fixture in
+tests/fixtures/real/ names the file it reproduces; these tests check what a user sees: the
+deployments read (model, TP/PP, GPUs, GPU type), the infos that keep a file from passing in
+silence, and no error the engine would not hit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_formats_orchestrators import codes, errors, lint_path, read
+
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+# fixture -> (name, engine, model, TP, PP, GPUs) of each deployment a correct reader finds
+EXPECTED = {
+    "kserve-llmisvc-config-template.yaml": [],
+    "kserve-llmisvc-cpu.yaml": [],
+    "production-stack-disabled-and-ray.yaml": [
+        ("qwen-ray", "vllm", "Qwen/Qwen2.5-7B-Instruct", 1, 2, 2),
+    ],
+    "kaito-multinode-preset.yaml": [
+        ("workspace-r1", "vllm", "deepseek-ai/DeepSeek-R1-0528", 2, 6, 12),
+    ],
+    "kubeai-chart-profiles.yaml": [
+        ("qwen-0-5b-t4", "vllm", "Qwen/Qwen2.5-0.5B-Instruct", None, None, 1),
+        ("qwen-7b-l40s", "vllm", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2),
+    ],
+}
+COVERED = set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixtures_are_read_with_no_false_error(name, rules):
+    result = lint_path(REAL / name, rules)
+    assert read(result) == EXPECTED[name]
+    assert errors(result) == []
+
+
+def test_an_llm_inference_service_config_is_a_template_never_a_deployment(rules):
+    """Its Go template actions ({{ .Spec.Parallelism.Tensor }}) are filled in by KServe: read
+    alone they were a false 'not a whole number' error; now one info at the object."""
+    result = lint_path(REAL / "kserve-llmisvc-config-template.yaml", rules)
+    assert [(f.code, f.span.line) for f in result.diagnostics] == [("HBM014", 8)]
+    assert "template" in result.diagnostics[0].message
+
+
+def test_a_template_action_split_into_words_is_a_placeholder_not_a_bad_value(tmp_path, rules):
+    path = tmp_path / "k8s.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai\n"
+        "          command: [sh, -c]\n          args:\n            - >-\n"
+        "              vllm serve Qwen/Qwen2.5-7B-Instruct\n"
+        "              --tensor-parallel-size {{ .Values.tp }}\n"
+    )
+    result = lint_file(path, path.name, rules)
+    assert errors(result) == []
+    assert [f.span.line for f in codes(result, "HBM011")] == [14]
+
+
+def test_a_cpu_image_with_no_gpu_is_an_info_not_an_unknown_gpu_warning(rules):
+    result = lint_path(REAL / "kserve-llmisvc-cpu.yaml", rules)
+    assert [f.code for f in result.diagnostics] == ["HBM014"]
+    assert "CPU image" in result.diagnostics[0].message
+
+
+def test_production_stack_disabled_model_is_not_read_and_ray_pods_add_up(rules):
+    """The chart's own example (enabled: false, TP 2 on one GPU) is never deployed: no false
+    HBM007; a Ray pipeline of 2 gets the head's GPU plus its worker's."""
+    result = lint_path(REAL / "production-stack-disabled-and-ray.yaml", rules)
+    assert [d.deployment.name for d in result.deployments] == ["qwen-ray"]
+    assert codes(result, "HBM007") == []
+
+
+def test_kaito_multinode_preset_is_pipeline_over_nodes_and_says_so(rules):
+    result = lint_path(REAL / "kaito-multinode-preset.yaml", rules)
+    deployment = result.deployments[0].deployment
+    assert [(label.key, label.value) for label in deployment.gpu.labels] == [
+        ("node.kubernetes.io/instance-type", "Standard_NC80adis_H100_v5")
+    ]
+    assert "resource.count" in deployment.assumed["pipeline_parallel"]
+
+
+def test_kubeai_model_without_image_says_the_chart_picks_the_release(rules):
+    result = lint_path(REAL / "kubeai-chart-profiles.yaml", rules)
+    by_name = {d.deployment.name: d.deployment for d in result.deployments}
+    assert by_name["qwen-0-5b-t4"].gpu.type == "T4-16GB"
+    assert by_name["qwen-7b-l40s"].gpu.type == "L40S-48GB"
+    assert "chart" in by_name["qwen-0-5b-t4"].assumed["engine_version"]
+    assert "engine_version" not in by_name["qwen-7b-l40s"].assumed
+    assert by_name["qwen-7b-l40s"].engine_version == "0.10.2"
+
+
+def test_the_assumed_release_reaches_the_budget(rules):
+    result = lint_path(REAL / "kubeai-chart-profiles.yaml", rules)
+    first = result.deployments[0]
+    if first.budget is None:
+        pytest.skip("the model is not in the catalog here")
+    assert "KubeAI" in first.budget.assumed["engine_version"]
