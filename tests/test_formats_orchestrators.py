@@ -89,6 +89,7 @@ EXPECTED = {
         ("llama-disagg/decode", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 8, None, 8),
         ("llama-disagg/prefill", "vllm", "meta-llama/Llama-3.1-70B-Instruct", 4, None, 4),
         ("qwen-sglang-agg/decode", "sglang", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2),
+        ("qwen-sglang-agg/trt", "trtllm", "Qwen/Qwen2.5-7B-Instruct", None, None, 1),
     ],
     "llm-d-modelservice-pd-values.yaml": [
         ("decode", "vllm", "meta-llama/Llama-3.3-70B-Instruct", 4, None, 4),
@@ -393,14 +394,14 @@ def test_kubeai_profile_a_cluster_defines_itself_is_a_warning_not_a_guess(tmp_pa
 # ------------------------------------------------------------------------------------ Dynamo
 
 
-def test_dynamo_workers_are_read_frontend_skipped_and_trtllm_an_info(rules):
+def test_dynamo_workers_are_read_frontend_skipped_and_trtllm_flags_read(rules):
+    """A TRT-LLM worker with no --extra-engine-args is read from its flags alone (TensorRT-LLM's
+    defaults for the rest); tests/test_formats_orchestrators_real.py reads the config files."""
     result = lint_path(REAL / "dynamo-vllm-disagg-multinode.yaml", rules)
     names = [d.deployment.name for d in result.deployments]
     assert not any("Frontend" in name for name in names)
-    [info] = codes(result, "HBM014")
-    assert info.severity is Severity.INFO and "dynamo.trtllm" in info.message
-    text = (REAL / "dynamo-vllm-disagg-multinode.yaml").read_text().splitlines()
-    assert "dynamo.trtllm" in text[info.span.line - 1]
+    assert codes(result, "HBM014") == []
+    assert result.deployments[-1].deployment.engine == "trtllm"
     decode = result.deployments[0]
     assert decode.budget is not None  # H100 from the extraPodSpec nodeSelector
     assert decode.deployment.gpu.count == 8  # 4 a pod x multinode.nodeCount 2

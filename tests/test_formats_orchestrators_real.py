@@ -39,7 +39,11 @@ EXPECTED = {
         ("qwen-7b-l40s", "vllm", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2),
     ],
 }
-COVERED = set(EXPECTED)
+COVERED = set(EXPECTED) | {
+    "dynamo-trtllm-configmap.yaml",
+    "dynamo-trtllm-tree/deploy/agg.yaml",
+    "dynamo-trtllm-tree/engine_configs/llama/agg.yaml",
+}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -110,3 +114,61 @@ def test_the_assumed_release_reaches_the_budget(rules):
     if first.budget is None:
         pytest.skip("the model is not in the catalog here")
     assert "KubeAI" in first.budget.assumed["engine_version"]
+
+
+# ------------------------------------------------------------ Dynamo's TensorRT-LLM workers
+
+
+def test_dynamo_trtllm_reads_the_mounted_config_map_at_its_lines(rules):
+    """--extra-engine-args /workspace/prefill.yaml names a key of the ConfigMap mounted at
+    /workspace/: TP 8 from the key's block, the memory fraction as TensorRT-LLM means it."""
+    path = REAL / "dynamo-trtllm-configmap.yaml"
+    result = lint_path(path, rules)
+    assert read(result) == [
+        ("trt-disagg/prefill", "trtllm", "Qwen/Qwen2.5-14B-Instruct", 8, None, 8),
+        ("trt-disagg/decode", "trtllm", "Qwen/Qwen2.5-14B-Instruct", 8, None, 4),
+    ]
+    lines = path.read_text().splitlines()
+    prefill = result.deployments[0].deployment
+    tp_line = prefill.locations["parallel.tensor"].line
+    assert lines[tp_line - 1].strip() == "tensor_parallel_size: 8"
+    assert prefill.serving.gpu_memory_utilization == 0.80
+    assert result.deployments[1].deployment.serving.max_num_seqs == 64
+
+
+def test_dynamo_trtllm_tp_beyond_the_components_gpus_is_an_error(rules):
+    """The decode config asks for TP 8 on one pod of 4 GPUs: TensorRT-LLM cannot start."""
+    path = REAL / "dynamo-trtllm-configmap.yaml"
+    result = lint_path(path, rules)
+    [error] = errors(result)
+    assert error.startswith("HBM007")
+    assert 'nvidia.com/gpu: "4"' in path.read_text().splitlines()[int(error.split()[2][:-1]) - 1]
+
+
+def test_dynamo_trtllm_config_in_the_repository_is_found_and_a_missing_one_is_an_info(rules):
+    path = REAL / "dynamo-trtllm-tree" / "deploy" / "agg.yaml"
+    result = lint_path(path, rules)
+    assert read(result) == [
+        ("trt-agg/TRTLLMWorker", "trtllm", "meta-llama/Llama-3.1-8B-Instruct", 2, None, 2),
+    ]
+    deployment = result.deployments[0].deployment
+    assert deployment.serving.max_model_len == 8192
+    assert deployment.serving.gpu_memory_utilization == 0.6
+    [info] = codes(result, "HBM014")
+    assert "/opt/configs/agg.yaml" in info.message
+    assert info.span.line == 47
+    assert errors(result) == []
+
+
+def test_dynamo_trtllm_override_engine_args_win_over_the_file(tmp_path, rules):
+    path = tmp_path / "dgd.yaml"
+    path.write_text(
+        "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nmetadata: {name: t}\n"
+        "spec:\n  services:\n    w:\n      resources: {limits: {gpu: '2'}}\n"
+        "      extraPodSpec:\n        mainContainer:\n          image: x\n"
+        "          command: [python3, -m, dynamo.trtllm]\n"
+        "          args: [--model-path, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, '1',\n"
+        "                 --override-engine-args, '{\"tensor_parallel_size\": 2}']\n"
+    )
+    result = lint_file(path, path.name, rules)
+    assert read(result) == [("t/w", "trtllm", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2)]

@@ -5,8 +5,13 @@ list of ``name``/``type``/``podTemplate``) whose main container runs a Dynamo wo
 deployment; the worker takes its engine's own flags (ai-dynamo/dynamo
 components/src/dynamo/vllm/args.py passes them to vLLM's parser; dynamo.sglang to SGLang's).
 Aggregated and disaggregated graphs alike: a prefill and a decode worker are two deployments.
-``dynamo.trtllm`` workers are an info (TensorRT-LLM is not budgeted). The frontend and other
-services run no engine and are not read.
+``dynamo.trtllm`` workers take TensorRT-LLM's settings from their flags and from the YAML file
+``--extra-engine-args`` names (engines/trtllm.py): a ConfigMap the worker mounts (from this file
+or another file of the run, by the container's ``volumeMounts`` and the pod's ``volumes``), else
+the file at that path in the repository being linted (Dynamo's images hold the repository in
+their ``workingDir``, so ``./examples/backends/trtllm/engine_configs/...`` is found from any
+folder above the manifest). A file found nowhere makes the worker an info, never a guess: its
+parallelism may be in it. The frontend and other services run no engine and are not read.
 
 GPUs: the service's ``resources.limits.gpu`` (Dynamo's own resources, one pod; in v1beta1 the
 container's ``nvidia.com/gpu`` limit) times ``multinode.nodeCount``; the type from the
@@ -16,26 +21,40 @@ Samples: ai-dynamo/dynamo examples/backends/vllm/deploy/{agg,disagg,disagg-multi
 
 from __future__ import annotations
 
+from pathlib import Path as FilePath
 from types import ModuleType
 from typing import Any
 
+import yaml
+
+from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import sglang, vllm
+from ..engines import sglang, trtllm, vllm
 from ..engines.args import EngineCommand, Token
 from ..engines.shell import Locator, expand_k8s, shell_script, split_script
 from ..spec import Deployment
-from ..yamlsrc import YamlDocument
+from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts
 from .kubernetes import document_name
-from .podspec import Path, Reader, container_argv, container_env, node_labels, value_at
+from .podspec import (
+    Path,
+    Reader,
+    container_argv,
+    container_env,
+    node_labels,
+    tree_object,
+    value_at,
+)
 
 NAME = "dynamo"
 
 WORKERS: dict[str, ModuleType | None] = {
     "dynamo.vllm": vllm,
     "dynamo.sglang": sglang,
-    "dynamo.trtllm": None,  # TensorRT-LLM: not an engine hbmlint budgets
+    "dynamo.trtllm": trtllm,  # with its --extra-engine-args file, read below
 }
+_CONFIG_BYTES = 1 << 20  # an engine config is a few KB; a larger file is not read
+_ANCESTORS = 12  # how far up from the manifest a repository file is looked for
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
 
@@ -103,15 +122,152 @@ def _commands(document: YamlDocument, cpath: Path, env: dict[str, Token]) -> lis
 
 def _worker(
     commands: list[list[Token]], env: dict[str, Token]
-) -> tuple[str, EngineCommand | None, Token] | None:
-    """The Dynamo worker module a command runs, and its engine command (None for TRT-LLM)."""
+) -> tuple[str, list[Token], Token] | None:
+    """The Dynamo worker module a command runs, the words after it, and where it is named."""
     for command in commands:
         for i, token in enumerate(command):
             if token.text in WORKERS:
-                module = WORKERS[token.text]
-                parsed = module.parse(command[i + 1 :], token.span, env) if module else None
-                return token.text, parsed, token
+                return token.text, command[i + 1 :], token
     return None
+
+
+def _mounted_config(
+    document: YamlDocument, pod: Path, cpath: Path, file: str, at: Span
+) -> tuple[dict, Any] | None:
+    """The YAML of ``file`` where it is a key of a ConfigMap the container mounts: from this
+    file (each value at its line in the block) or another file of the run (at ``at``)."""
+    mounts = value_at(document.data, (*cpath, "volumeMounts"))
+    volumes = value_at(document.data, (*pod, "volumes"))
+    by_name = {
+        v.get("name"): v["configMap"].get("name")
+        for v in (volumes if isinstance(volumes, list) else ())
+        if isinstance(v, dict) and isinstance(v.get("configMap"), dict)
+    }
+    for mount in mounts if isinstance(mounts, list) else ():
+        if not isinstance(mount, dict) or by_name.get(mount.get("name")) is None:
+            continue
+        root = str(mount.get("mountPath", "")).rstrip("/")
+        sub = mount.get("subPath")
+        if sub is not None:
+            key = str(sub) if file == root else None
+        else:
+            key = file[len(root) + 1 :] if file.startswith(root + "/") else None
+        if not key:
+            continue
+        found = _config_map_key(document, by_name[mount.get("name")], key, at)
+        if found is not None:
+            return found
+    return None
+
+
+def _config_map_key(document: YamlDocument, name: str, key: str, at: Span) -> Any:
+    from ..yamlsrc import load_documents
+
+    documents, _ = load_documents(document.text)
+    for other in documents:
+        data = other.data
+        if not isinstance(data, dict) or data.get("kind") != "ConfigMap":
+            continue
+        if value_at(data, ("metadata", "name")) != name or key not in (data.get("data") or {}):
+            continue
+        text = data["data"][key]
+        block = other.span(("data", key))
+        lines = document.text.splitlines()
+        return _load(text), lambda path, lines=lines, block=block: _line_of(lines, block, path[-1])
+    elsewhere = tree_object("ConfigMap", name)
+    if elsewhere is not None and key in elsewhere:
+        return _load(elsewhere[key]), lambda path: at
+    return None
+
+
+def _line_of(lines: list[str], block: Span, key: str) -> Span:
+    """Where ``key:`` is written inside a literal block (the block's start when not found)."""
+    for number in range(block.line, min(len(lines), block.line + 500) + 1):
+        text = lines[number - 1]
+        if text.strip().startswith(f"{key}:"):
+            return Span(number, text.index(key) + 1)
+    return block
+
+
+def _load(text: Any) -> dict:
+    try:
+        data = yaml.safe_load(str(text or ""))
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _tree_config(path: Any, file: str, workdir: Any) -> dict | None:
+    """The YAML of ``file`` in the repository the manifest sits in: relative to the container's
+    ``workingDir`` (Dynamo's images hold the repository there), looked for from each folder
+    above the manifest."""
+    if not isinstance(path, FilePath):
+        return None
+    relative = file
+    base = str(workdir or "").rstrip("/")
+    if base and relative.startswith(base + "/"):
+        relative = relative[len(base) + 1 :]
+    relative = relative.removeprefix("./")
+    if not relative or relative.startswith(("/", "..")):
+        return None
+    folder = path.resolve().parent
+    for _ in range(_ANCESTORS):
+        candidate = folder / relative
+        if candidate.is_file():
+            try:
+                return _load(files.read_text(candidate, _CONFIG_BYTES))
+            except files.FileReadError:
+                return None
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None
+
+
+def _trtllm(
+    document: YamlDocument,
+    path: Any,
+    pod: Path,
+    cpath: Path,
+    words: list[Token],
+    token: Token,
+    env: dict[str, Token],
+    reader: Reader,
+    name: str,
+) -> EngineCommand | None:
+    """A TRT-LLM worker's settings, with its extra-engine-args file; None (and an info) when
+    the worker names a file hbmlint cannot find."""
+    reference = trtllm.config_path(words)
+    if reference is None:
+        return trtllm.parse(words, token.span, env)
+    file = reference.text
+    found = (
+        _mounted_config(document, pod, cpath, file, reference.span) if reference.readable else None
+    )
+    if found is None and reference.readable:
+        workdir = value_at(document.data, (*cpath, "workingDir"))
+        data = _tree_config(path, file, workdir)
+        if data is not None:
+            found = data, lambda key: reference.span
+    if found is None:
+        reader.findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"this TensorRT-LLM worker takes its settings (parallelism, memory fraction, "
+                f"lengths) from {file}, which is neither a ConfigMap the pod mounts in the files "
+                "linted nor a file at that path in this repository; it is not checked",
+                reader.display,
+                reference.span,
+                name,
+                [
+                    "Lint the ConfigMap's file with this one, or lint from the repository that "
+                    "holds the engine config"
+                ],
+            )
+        )
+        return None
+    data, span_of = found
+    return trtllm.parse(words, token.span, env, data, span_of)
 
 
 def to_deployments(
@@ -129,19 +285,14 @@ def to_deployments(
         found = _worker(_commands(document, cpath, env), env)
         if found is None:
             continue
-        worker, command, token = found
-        if command is None:
-            reader.findings.append(
-                input_diagnostic(
-                    "HBM014",
-                    f"{worker} runs TensorRT-LLM, which hbmlint does not budget; this worker is "
-                    "not checked",
-                    display,
-                    token.span,
-                    name,
-                )
-            )
-            continue
+        worker, words, token = found
+        module = WORKERS[worker]
+        if module is trtllm:
+            command = _trtllm(document, path, pod, cpath, words, token, env, reader, name)
+            if command is None:
+                continue
+        else:
+            command = module.parse(words, token.span, env)
         gpu = GpuFacts(
             labels=node_labels(
                 document, (*pod, "nodeSelector"), (*pod, *_AFFINITY, "nodeSelectorTerms")

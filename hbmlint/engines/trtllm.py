@@ -1,0 +1,147 @@
+"""TensorRT-LLM as NVIDIA Dynamo's ``python3 -m dynamo.trtllm`` worker runs it: its own flags
+(ai-dynamo/dynamo components/src/dynamo/trtllm/backend_args.py: ``--model`` (formerly
+``--model-path``), ``--tensor-parallel-size``, ``--pipeline-parallel-size``,
+``--expert-parallel-size``, ``--enable-attention-dp``, ``--kv-block-size``,
+``--max-batch-size``, ``--max-num-tokens``, ``--max-seq-len``, ``--free-gpu-memory-fraction``)
+build TensorRT-LLM's argument map, then the YAML file ``--extra-engine-args`` names is laid over
+it (tensorrt_llm.llmapi.llm_utils.update_llm_args_with_extra_options: the file wins), then the
+JSON of ``--override-engine-args`` over that.
+
+``free_gpu_memory_fraction`` is a share of the memory free after the weights and activations
+(engines.yaml ``trtllm.memory_fraction.meaning: of_free``); the budget knows that meaning. The
+file itself is found by the format reader (a ConfigMap mounted in the pod, or a file of the
+repository), and given here as a mapping with where its values are written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..yamlsrc import Span
+from .args import (
+    BadValue,
+    EngineCommand,
+    Flag,
+    FlagTable,
+    Token,
+    apply,
+    boolean,
+    fraction,
+    kv_cache_dtype,
+    model_name,
+    positive_int,
+    scan,
+)
+
+NAME = "trtllm"
+EXTRA = "--extra-engine-args"
+OVERRIDE = "--override-engine-args"
+
+FLAGS = FlagTable(
+    [
+        Flag(("--model", "--model-path"), "model.name", model_name),
+        Flag(("--tensor-parallel-size",), "parallel.tensor", positive_int),
+        Flag(("--pipeline-parallel-size",), "parallel.pipeline", positive_int),
+        Flag(("--expert-parallel-size",), "parallel.ep_size", positive_int),
+        Flag(("--enable-attention-dp",), "parallel.dp_attention"),
+        Flag(("--kv-block-size",), "serving.block_size", positive_int),
+        Flag(("--max-batch-size",), "serving.max_num_seqs", positive_int),
+        Flag(("--max-num-tokens",), "serving.max_num_batched_tokens", positive_int),
+        Flag(("--max-seq-len",), "serving.max_model_len", positive_int),
+        Flag(("--free-gpu-memory-fraction",), "serving.gpu_memory_utilization", fraction),
+        Flag((EXTRA,), None, str),
+        Flag((OVERRIDE,), None, str),
+    ],
+    switches=[
+        "--publish-kv-events",
+        "--enable-multimodal",
+        "--publish-events-and-metrics",
+        "--conversation-affinity",
+    ],
+)
+
+# TensorRT-LLM's LLM arguments (the extra-engine-args YAML) -> Deployment fields
+_KEYS: dict[tuple[str, ...], tuple[str, Callable[[str], Any]]] = {
+    ("tensor_parallel_size",): ("parallel.tensor", positive_int),
+    ("pipeline_parallel_size",): ("parallel.pipeline", positive_int),
+    ("moe_expert_parallel_size",): ("parallel.ep_size", positive_int),
+    ("enable_attention_dp",): ("parallel.dp_attention", boolean),
+    ("max_batch_size",): ("serving.max_num_seqs", positive_int),
+    ("max_num_tokens",): ("serving.max_num_batched_tokens", positive_int),
+    ("max_seq_len",): ("serving.max_model_len", positive_int),
+    ("kv_cache_config", "free_gpu_memory_fraction"): (
+        "serving.gpu_memory_utilization",
+        fraction,
+    ),
+    ("kv_cache_config", "dtype"): ("serving.kv_cache_dtype", kv_cache_dtype),
+    ("kv_cache_config", "tokens_per_block"): ("serving.block_size", positive_int),
+}
+
+
+def find(argv: list[Token]) -> int | None:
+    for i, token in enumerate(argv):
+        if token.text == "dynamo.trtllm":
+            return i + 1
+    return None
+
+
+def config_path(tokens: list[Token]) -> Token | None:
+    """The ``--extra-engine-args`` file a worker names (the last one wins), or None."""
+    found = None
+    for item in scan(tokens, FLAGS):
+        if item.name == EXTRA:
+            found = item.value
+    return found
+
+
+def parse(
+    tokens: list[Token],
+    launcher: Span,
+    env: Mapping[str, Token] | None = None,
+    config: Mapping[str, Any] | None = None,
+    config_span: Callable[[tuple[str, ...]], Span] | None = None,
+) -> EngineCommand:
+    """The worker's settings: its flags, then ``config`` (the extra-engine-args YAML, each
+    value located by ``config_span``), then the ``--override-engine-args`` JSON."""
+    command = EngineCommand(engine=NAME, span=launcher)
+    override: Token | None = None
+    for item in scan(tokens, FLAGS):
+        if item.name == OVERRIDE:
+            override = item.value
+            continue
+        apply(command, item)
+    if config:
+        _apply_mapping(command, config, lambda key: config_span(key) if config_span else launcher)
+    if override is not None and override.readable:
+        try:
+            data = json.loads(override.text)
+        except ValueError:
+            command.note("HBM004", f"{OVERRIDE}: not a JSON object", override.span)
+        else:
+            if isinstance(data, dict):
+                _apply_mapping(command, data, lambda key: override.span)
+    values = command.values
+    ep = values.pop("parallel.ep_size", None)
+    ep_span = command.locations.pop("parallel.ep_size", None)
+    if ep is not None and ep_span is not None:
+        command.set("parallel.expert", ep > 1, ep_span)
+    return command
+
+
+def _apply_mapping(
+    command: EngineCommand, data: Mapping[str, Any], span_of: Callable[[tuple[str, ...]], Span]
+) -> None:
+    for key, (field, parse_value) in _KEYS.items():
+        value: Any = data
+        for part in key:
+            value = value.get(part) if isinstance(value, Mapping) else None
+        if value is None:
+            continue
+        span = span_of(key)
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        try:
+            command.set(field, parse_value(text), span)
+        except BadValue as exc:
+            command.note("HBM004", f"{'.'.join(key)}: {exc}", span)
