@@ -34,6 +34,13 @@ EXPECTED = {
     "kaito-multinode-preset.yaml": [
         ("workspace-r1", "vllm", "deepseek-ai/DeepSeek-R1-0528", 2, 6, 12),
     ],
+    "rbg-dynamo-templateref.yaml": [
+        ("dynamo-lwp/backend", "sglang", "Qwen/Qwen3-8B", 2, None, 2),
+    ],
+    "llm-d-modelservice-templated-uri.yaml": [
+        ("decode", "vllm", "Qwen/Qwen3-8B", 2, None, 2),
+    ],
+    "llm-d-modelservice-gaudi.yaml": [],
     "kubeai-chart-profiles.yaml": [
         ("qwen-0-5b-t4", "vllm", "Qwen/Qwen2.5-0.5B-Instruct", None, None, 1),
         ("qwen-7b-l40s", "vllm", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2),
@@ -172,3 +179,35 @@ def test_dynamo_trtllm_override_engine_args_win_over_the_file(tmp_path, rules):
     )
     result = lint_file(path, path.name, rules)
     assert read(result) == [("t/w", "trtllm", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2)]
+
+
+def test_a_dynamo_worker_in_a_plain_deployment_is_read_with_its_engines_flags(tmp_path, rules):
+    """python3 -m dynamo.vllm passes vLLM's flags to vLLM: in any pod spec, not only in a
+    DynamoGraphDeployment (RoleBasedGroup, a Deployment), it is read as vLLM."""
+    path = tmp_path / "deploy.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: worker}\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: main\n"
+        "          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1\n"
+        "          command: [python3, -m, dynamo.vllm]\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, '2']\n"
+        "          resources: {limits: {nvidia.com/gpu: '2'}}\n"
+    )
+    result = lint_file(path, path.name, rules)
+    assert read(result) == [("worker", "vllm", "Qwen/Qwen2.5-7B-Instruct", 2, None, 2)]
+    assert errors(result) == []
+
+
+def test_llm_d_uri_over_the_values_is_rendered_and_a_simulator_is_not_an_engine(rules):
+    """hf://"{{ .Values.modelArtifacts.name }}" was an unreadable model (no deployment);
+    the chart renders it, so it is the name's value."""
+    result = lint_path(REAL / "llm-d-modelservice-templated-uri.yaml", rules)
+    assert [d.deployment.name for d in result.deployments] == ["decode"]
+    assert codes(result, "HBM011") == []
+
+
+def test_llm_d_on_a_non_gpu_accelerator_is_an_info_at_its_type(rules):
+    result = lint_path(REAL / "llm-d-modelservice-gaudi.yaml", rules)
+    [info] = result.diagnostics
+    assert (info.code, info.span.line) == ("HBM014", 8)
+    assert "intel-gaudi" in info.message

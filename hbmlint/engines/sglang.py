@@ -94,7 +94,10 @@ FLAGS = FlagTable(
 def find(argv: list[Token]) -> int | None:
     """The index of the first engine argument when ``argv`` runs SGLang's server, else None."""
     for i, token in enumerate(argv):
-        if token.text == "sglang.launch_server" and i > 0 and argv[i - 1].text == "-m":
+        # NVIDIA Dynamo's SGLang worker takes SGLang's own flags (ai-dynamo/dynamo
+        # components/src/dynamo/sglang), in a Dynamo graph or any pod spec
+        launchers = ("sglang.launch_server", "dynamo.sglang")
+        if token.text in launchers and i > 0 and argv[i - 1].text == "-m":
             return i + 1
         is_sglang = token.text.rsplit("/", 1)[-1] == "sglang"
         if is_sglang and i + 1 < len(argv) and argv[i + 1].text == "serve":

@@ -243,6 +243,10 @@ def find(argv: list[Token]) -> int | None:
             return i + 2
         if token.text in SERVER_MODULES and i > 0 and argv[i - 1].text == "-m":
             return i + 1
+        # NVIDIA Dynamo's vLLM worker passes vLLM's own flags to vLLM's parser
+        # (ai-dynamo/dynamo components/src/dynamo/vllm/args.py), in a graph or any pod spec
+        if token.text == "dynamo.vllm" and i > 0 and argv[i - 1].text == "-m":
+            return i + 1
     return None
 
 

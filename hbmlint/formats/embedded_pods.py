@@ -66,7 +66,9 @@ def engine_containers(data: Any) -> list[tuple[Path, int, dict]]:
         (pod, i, c)
         for pod in pod_spec_paths(data)
         for i, c in containers(data, pod)
-        if "image" in c and runs_engine(c)
+        # a container with its own command, or an image (a RoleBasedGroup templateRef patch
+        # gives the command and leaves the image to the template)
+        if ("image" in c or "command" in c) and runs_engine(c)
     ]
 
 

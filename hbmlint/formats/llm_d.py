@@ -14,13 +14,21 @@ The ``helm template`` output of the chart is plain Kubernetes (Deployments, Lead
 and is read as such. GPUs: the container's ``nvidia.com/gpu`` limit, else what the chart fills
 in (``dataLocal`` x ``tensor`` a pod); a ``multinode: true`` pool is a LeaderWorkerSet whose
 one instance spans ``workers`` pods, so their GPUs are counted together.
+
+The chart renders the part of an ``hf://`` URI after the scheme as a template
+(``common.tplvalues.render``), so ``hf://{{ .Values.modelArtifacts.name }}`` is read with the
+value it names. ``imageDefault`` on the llm-d inference simulator (``llm-d-inference-sim``)
+runs no engine and is not read; ``accelerator.type`` other than ``nvidia`` / ``amd`` (Intel
+Gaudi and XE, Google TPU, Rebellions ATOM, CPU) runs a vLLM build for that device, which
+hbmlint does not budget: an info.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment, Label
@@ -37,6 +45,10 @@ from .podspec import (
 
 NAME = "llm-d-modelservice"
 POOLS = ("decode", "prefill")
+# accelerator.type values whose devices hbmlint's catalog holds (the chart's default: nvidia)
+GPU_TYPES = ("nvidia", "amd")
+_SIMULATOR = "llm-d-inference-sim"
+_VALUES_REF = re.compile(r"\{\{-?\s*\.Values\.([A-Za-z0-9_.]+)\s*-?\}\}")
 
 
 def _pool_containers(data: dict, pool: str) -> list[tuple[int, dict]]:
@@ -44,7 +56,12 @@ def _pool_containers(data: dict, pool: str) -> list[tuple[int, dict]]:
     return [
         (i, c)
         for i, c in enumerate(items if isinstance(items, list) else [])
-        if isinstance(c, dict) and (c.get("modelCommand") == "vllmServe" or runs_engine(c))
+        if isinstance(c, dict)
+        and (
+            c.get("modelCommand") == "vllmServe"
+            or (c.get("modelCommand") == "imageDefault" and _SIMULATOR not in str(c.get("image")))
+            or runs_engine(c)
+        )
     ]
 
 
@@ -62,7 +79,8 @@ def _model_tokens(document: YamlDocument) -> list[Token]:
     uri = value_at(data, ("modelArtifacts", "uri"))
     if isinstance(uri, str) and uri.startswith("hf://"):
         span = document.span(("modelArtifacts", "uri"))
-        return [Token("--model", span), Token(uri.removeprefix("hf://"), span)]
+        model = _render(data, uri.removeprefix("hf://")).strip('"')
+        return [Token("--model", span), Token(model, span)]
     name = value_at(data, ("modelArtifacts", "name"))
     if name is not None:
         span = document.span(("modelArtifacts", "name"))
@@ -71,6 +89,17 @@ def _model_tokens(document: YamlDocument) -> list[Token]:
         span = document.span(("modelArtifacts", "uri"))
         return [Token("--model", span), Token(str(uri), span)]
     return []
+
+
+def _render(data: dict, text: str) -> str:
+    """``{{ .Values.a.b }}`` replaced by that value of these values, as the chart's
+    tplvalues.render does; a reference to nothing (or to a mapping) is left as written."""
+
+    def value(match: re.Match) -> str:
+        found = value_at(data, tuple(match.group(1).split(".")))
+        return str(found) if isinstance(found, (str, int, float)) else match.group(0)
+
+    return _VALUES_REF.sub(value, text)
 
 
 def _labels(document: YamlDocument, pool: str) -> list[Label]:
@@ -143,6 +172,19 @@ def to_deployments(
     where = where if isinstance(where, Span) else Span(1, 1)
     multinode = data.get("multinode") is True
     deployments: list[Deployment] = []
+    accelerator = value_at(data, ("accelerator", "type"))
+    if accelerator is not None and str(accelerator).lower() not in GPU_TYPES:
+        reader.findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"accelerator.type {accelerator}: the chart runs vLLM's build for that device, "
+                "whose memory hbmlint does not budget (NVIDIA and AMD GPUs only); nothing in this "
+                "file was checked",
+                display,
+                document.span(("accelerator", "type")),
+            )
+        )
+        return [], reader.findings
     for pool in POOLS:
         if not isinstance(data.get(pool), dict) or data[pool].get("create") is False:
             continue
