@@ -50,6 +50,12 @@ COVERED = set(EXPECTED) | {
     "dynamo-trtllm-configmap.yaml",
     "dynamo-trtllm-tree/deploy/agg.yaml",
     "dynamo-trtllm-tree/engine_configs/llama/agg.yaml",
+    "ome-autoselect/models.yaml",
+    "ome-autoselect/runtimes.yaml",
+    "ome-autoselect/services.yaml",
+    "trtllm-serve-deployment.yaml",
+    "skypilot-sglang-multinode-arithmetic.sky.yaml",
+    "skypilot-tp-unknown.sky.yaml",
 }
 
 
@@ -79,7 +85,8 @@ def test_a_template_action_split_into_words_is_a_placeholder_not_a_bad_value(tmp
     )
     result = lint_file(path, path.name, rules)
     assert errors(result) == []
-    assert [f.span.line for f in codes(result, "HBM011")] == [14]
+    # the placeholder's info, and (TP unknown, GPUs unknown) no budget: both at the flag
+    assert {f.span.line for f in codes(result, "HBM011")} == {14}
 
 
 def test_a_cpu_image_with_no_gpu_is_an_info_not_an_unknown_gpu_warning(rules):
@@ -211,3 +218,53 @@ def test_llm_d_on_a_non_gpu_accelerator_is_an_info_at_its_type(rules):
     [info] = result.diagnostics
     assert (info.code, info.span.line) == ("HBM014", 8)
     assert "intel-gaudi" in info.message
+
+
+# ------------------------------------------- OME's runtime selection, TRT-LLM, shell arithmetic
+
+
+def test_ome_service_naming_no_runtime_gets_the_one_omes_selector_picks(tmp_path, rules):
+    """The run holds the runtimes and base models (config/runtimes, config/models): the service
+    that names only its base model is read with the runtime OME would pick (format,
+    architecture, size range; the disabled one and the one for smaller models passed over)."""
+    from hbmlint.lint import lint_paths
+
+    results = lint_paths([str(REAL / "ome-autoselect")], rules)
+    report = {Path(r.display).name: r for r in results}
+    service = report["services.yaml"]
+    assert read(service) == [("qwen3-32b", "sglang", "Qwen/Qwen3-32B", 4, None, 4)]
+    assert "srt-qwen3-32b" in service.deployments[0].deployment.assumed["runtime"]
+    [info] = codes(service, "HBM014")
+    assert "llama-2-7b" in info.message and "modelArchitecture" in info.message
+    # the picked runtime's file says nothing about it (it is checked with the service)
+    runtimes = report["runtimes.yaml"]
+    assert [f.message.split("'")[1] for f in codes(runtimes, "HBM014")] == [
+        "srt-qwen3-8b",
+        "srt-qwen3-disabled",
+    ]
+
+
+def test_trtllm_serve_is_read_wherever_a_format_finds_it(rules):
+    result = lint_path(REAL / "trtllm-serve-deployment.yaml", rules)
+    assert read(result) == [("trt-qwen", "trtllm", "Qwen/Qwen2.5-14B-Instruct", 2, None, 2)]
+    deployment = result.deployments[0].deployment
+    assert deployment.serving.gpu_memory_utilization == 0.75
+    assert deployment.serving.max_num_seqs == 32
+    [info] = codes(result, "HBM011")
+    assert "/config/extra.yaml" in info.message and info.span.line == 38
+    assert errors(result) == []
+
+
+def test_skypilot_tp_from_shell_arithmetic_over_the_nodes(rules):
+    """TP=$(($SKYPILOT_NUM_GPUS_PER_NODE * $SKYPILOT_NUM_NODES)) is 16 on 2 nodes of 8: read
+    as the shell computes it (was unreadable, TP 1 assumed: a false weights error)."""
+    result = lint_path(REAL / "skypilot-sglang-multinode-arithmetic.sky.yaml", rules)
+    assert read(result) == [("r1-multinode", "sglang", "deepseek-ai/DeepSeek-V3", 16, None, 16)]
+    assert errors(result) == []
+
+
+def test_an_unreadable_tp_over_several_gpus_is_not_budgeted_as_tp_1(rules):
+    result = lint_path(REAL / "skypilot-tp-unknown.sky.yaml", rules)
+    assert result.deployments == []
+    assert errors(result) == []
+    assert any("not budgeted" in f.message for f in codes(result, "HBM011"))

@@ -9,11 +9,11 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 
 from ..yamlsrc import Span
-from . import sglang, tgi, vllm
+from . import sglang, tgi, trtllm, vllm
 from .args import EngineCommand, Token
 from .shell import Locator, expand_k8s, shell_script, split_script
 
-ENGINES: tuple[ModuleType, ...] = (vllm, sglang, tgi)
+ENGINES: tuple[ModuleType, ...] = (vllm, sglang, tgi, trtllm)
 
 # Images whose entrypoint runs the engine, so that `args` alone are its flags.
 _IMAGE_ENTRYPOINTS = (
@@ -35,6 +35,7 @@ ENGINE_WORDS = (
     "dynamo.vllm",
     "dynamo.sglang",
     "dynamo.trtllm",
+    "trtllm-serve",
 )
 
 

@@ -50,6 +50,7 @@ class EngineCommand:
     notes: list[Note] = field(default_factory=list)
     nodes: int | None = None  # hosts one instance spans (SGLang --nnodes), for GPU counting
     model_unreadable: bool = False  # the model is a variable: no budget can be made
+    unread: dict[str, Span] = field(default_factory=dict)  # fields set to a variable, where
     # every flag and word of the invocation as scanned, in order: what a fix rewrites
     # (rewrite.py finds each one's text in the file)
     items: list[Item] = field(default_factory=list)
@@ -412,6 +413,7 @@ def apply(command: EngineCommand, item: Item) -> bool:
         # is unreadable (the engine default stands in for it), the rest of the command is read
         is_model = flag.field == "model.name"
         what = "this deployment cannot be checked" if is_model else "the engine default is assumed"
+        command.unread[flag.field] = value.span
         if is_model:
             command.model_unreadable = True
         if value.readable:

@@ -179,6 +179,9 @@ class _Splitter:
         if s.startswith("$((", start):
             end = _closing(s, start + 1)
             self.i = end
+            value = self._arithmetic(s[start + 3 : end - 2])
+            if value is not None:
+                return str(value), []
             return s[start:end], [s[start:end]]
         if s.startswith("$(", start):
             end = _closing(s, start + 1)
@@ -221,9 +224,80 @@ class _Splitter:
         self.i += 1
         return "$", []
 
+    def _arithmetic(self, body: str) -> int | None:
+        """``$(( ... ))`` over whole numbers and known variables (``$N``, ``${N}``, ``N``):
+        ``+ - * / %`` and parentheses, as the shell computes them; None when a variable is not
+        known or the expression is anything else."""
+        names = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", r"\1", body)
+        unknown = False
+
+        def value(match: re.Match) -> str:
+            nonlocal unknown
+            text = self.env.get(match.group(0), "")
+            if not text.strip().lstrip("-").isdigit():
+                unknown = True
+            return f"({text.strip()})"
+
+        expr = re.sub(r"[A-Za-z_][A-Za-z0-9_]*", value, names)
+        if unknown or not re.fullmatch(r"[\d\s+\-*/%()]*\d[\d\s+\-*/%()]*", expr):
+            return None
+        return _evaluate(expr)
+
     def _missing(self, name: str, ref: str) -> str:
         origin = self.origins.get(name)
         return f"{ref}{origin[len(name) :]}" if origin else ref
+
+
+def _evaluate(expr: str) -> int | None:
+    """A whole-number expression of ``+ - * / %`` and parentheses, with the shell's integer
+    division; None when malformed or dividing by zero. Parsed here, never eval'd."""
+    tokens = re.findall(r"\d+|[-+*/%()]", expr)
+    pos = 0
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def atom() -> int:
+        token = take()
+        if token == "(":
+            result = total()
+            if take() != ")":
+                raise ValueError
+            return result
+        if token == "-":
+            return -atom()
+        if token == "+":
+            return atom()
+        return int(token)
+
+    def product() -> int:
+        result = atom()
+        while peek() in ("*", "/", "%"):
+            op, right = take(), atom()
+            if op == "*":
+                result *= right
+            else:
+                quotient = abs(result) // abs(right)  # C division: towards zero
+                quotient = quotient if (result >= 0) == (right > 0) else -quotient
+                result = quotient if op == "/" else result - quotient * right
+        return result
+
+    def total() -> int:
+        result = product()
+        while peek() in ("+", "-"):
+            result = result + product() if take() == "+" else result - product()
+        return result
+
+    try:
+        result = total()
+    except (ValueError, IndexError, ZeroDivisionError):
+        return None
+    return result if pos == len(tokens) else None
 
 
 def _closing(s: str, open_at: int) -> int:

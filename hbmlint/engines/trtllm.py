@@ -11,6 +11,12 @@ JSON of ``--override-engine-args`` over that.
 (engines.yaml ``trtllm.memory_fraction.meaning: of_free``); the budget knows that meaning. The
 file itself is found by the format reader (a ConfigMap mounted in the pod, or a file of the
 repository), and given here as a mapping with where its values are written.
+
+TensorRT-LLM's own server, ``trtllm-serve [serve] MODEL`` (tensorrt_llm/commands/serve.py:
+``--tp_size``, ``--pp_size``, ``--ep_size``, ``--max_batch_size``, ``--max_num_tokens``,
+``--max_seq_len``, ``--kv_cache_free_gpu_memory_fraction``), is read the same way wherever a
+format finds it; its ``--extra_llm_api_options`` (``--config``) file is read by no format, so
+such a command is an info (its parallelism may be in the file), never a guess.
 """
 
 from __future__ import annotations
@@ -80,10 +86,32 @@ _KEYS: dict[tuple[str, ...], tuple[str, Callable[[str], Any]]] = {
 }
 
 
+SERVE = "trtllm-serve"
+SERVE_FLAGS = FlagTable(
+    [
+        Flag(("--tp_size",), "parallel.tensor", positive_int),
+        Flag(("--pp_size",), "parallel.pipeline", positive_int),
+        Flag(("--ep_size",), "parallel.ep_size", positive_int),
+        Flag(("--max_batch_size",), "serving.max_num_seqs", positive_int),
+        Flag(("--max_num_tokens",), "serving.max_num_batched_tokens", positive_int),
+        Flag(("--max_seq_len",), "serving.max_model_len", positive_int),
+        Flag(("--kv_cache_free_gpu_memory_fraction",), "serving.gpu_memory_utilization", fraction),
+        Flag(("--extra_llm_api_options", "--config"), None, str),
+        Flag(("--backend", "--host", "--port", "--tokenizer", "--log_level"), None, str),
+    ],
+    switches=["--trust_remote_code"],
+)
+
+
 def find(argv: list[Token]) -> int | None:
+    """The index of the first argument when ``argv`` runs ``trtllm-serve`` (its ``serve``
+    subcommand word skipped); Dynamo's worker is found by dynamo.py, which reads its file."""
     for i, token in enumerate(argv):
-        if token.text == "dynamo.trtllm":
-            return i + 1
+        if token.text.rsplit("/", 1)[-1] == SERVE:
+            start = i + 1
+            if start < len(argv) and argv[start].text == "serve":
+                start += 1
+            return start
     return None
 
 
@@ -97,6 +125,46 @@ def config_path(tokens: list[Token]) -> Token | None:
 
 
 def parse(
+    tokens: list[Token], launcher: Span, env: Mapping[str, Token] | None = None
+) -> EngineCommand:
+    """``trtllm-serve [serve] MODEL --flag value ...`` (what follows the launcher)."""
+    command = EngineCommand(engine=NAME, span=launcher)
+    for item in scan(tokens, SERVE_FLAGS):
+        if item.flag is None and not item.name:
+            if "model.name" not in command.values and item.word.readable:
+                command.set("model.name", model_name(item.word.text), item.word.span)
+            elif not item.word.readable and "model.name" not in command.values:
+                command.model_unreadable = True
+                command.note(
+                    "HBM011",
+                    f"the model is {item.word.text}, which hbmlint cannot read here; this server "
+                    "is not checked",
+                    item.word.span,
+                )
+            continue
+        if item.name in ("--extra-llm-api-options", "--config") and item.value is not None:
+            command.model_unreadable = True  # its settings may change the parallelism
+            command.note(
+                "HBM011",
+                "trtllm-serve takes settings (parallelism, memory fraction, lengths) from "
+                f"{item.value.text}, a file hbmlint does not read here; this server is not "
+                "checked",
+                item.value.span,
+            )
+            continue
+        apply(command, item)
+    _expert(command)
+    return command
+
+
+def _expert(command: EngineCommand) -> None:
+    ep = command.values.pop("parallel.ep_size", None)
+    ep_span = command.locations.pop("parallel.ep_size", None)
+    if ep is not None and ep_span is not None:
+        command.set("parallel.expert", ep > 1, ep_span)
+
+
+def parse_dynamo(
     tokens: list[Token],
     launcher: Span,
     env: Mapping[str, Token] | None = None,
@@ -122,11 +190,7 @@ def parse(
         else:
             if isinstance(data, dict):
                 _apply_mapping(command, data, lambda key: override.span)
-    values = command.values
-    ep = values.pop("parallel.ep_size", None)
-    ep_span = command.locations.pop("parallel.ep_size", None)
-    if ep is not None and ep_span is not None:
-        command.set("parallel.expert", ep > 1, ep_span)
+    _expert(command)
     return command
 
 

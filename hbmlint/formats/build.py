@@ -77,6 +77,24 @@ def build(
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
     v = command.values
+    shape = sorted({"parallel.tensor", "parallel.pipeline"} & command.unread.keys())
+    if shape and gpu.count != 1 and not command.model_unreadable:
+        # the engine default (1) would budget the whole model on each GPU: a false error
+        # where the variable spreads it over several
+        findings.append(
+            input_diagnostic(
+                "HBM011",
+                "the tensor or pipeline parallelism is a value hbmlint cannot read, and the "
+                "memory each GPU holds depends on it"
+                + (f" ({gpu.count} GPUs)" if gpu.count else "")
+                + ", so this deployment is not budgeted",
+                display,
+                command.unread[shape[0]],
+                name,
+                ["Write the parallelism as a number, or lint the rendered manifest"],
+            )
+        )
+        return None, findings
     if cpu_image(image) and not gpu.count and not gpu.type and not gpu.labels:
         findings.append(
             input_diagnostic(

@@ -239,7 +239,7 @@ def _trtllm(
     the worker names a file hbmlint cannot find."""
     reference = trtllm.config_path(words)
     if reference is None:
-        return trtllm.parse(words, token.span, env)
+        return trtllm.parse_dynamo(words, token.span, env)
     file = reference.text
     found = (
         _mounted_config(document, pod, cpath, file, reference.span) if reference.readable else None
@@ -267,7 +267,7 @@ def _trtllm(
         )
         return None
     data, span_of = found
-    return trtllm.parse(words, token.span, env, data, span_of)
+    return trtllm.parse_dynamo(words, token.span, env, data, span_of)
 
 
 def to_deployments(

@@ -16,14 +16,18 @@ What OME's controller does, and hbmlint with it (pkg/controller/v1beta1/inferenc
 Runtimes and base models are read from the same file or from any other file of the run (lint's
 pre-pass; values from another file are placed at the service's reference to them). A runtime
 alone is a template: read with each service that uses it, an info when none in the run does. A
-service that names no runtime gets the one OME picks for the model's architecture and size,
-which hbmlint cannot know: an info. GPUs come from the runner's resources and the node labels
-the service or runtime requires.
+service that names no runtime gets the one OME picks among the runtimes of the run for its base
+model (pkg/runtimeselector: not disabled, a format with ``autoSelect``, the model's format,
+framework, architecture and quantization, ``modelSizeRange`` holding ``modelParameterSize``;
+the highest priority, then the range nearest the size), read at the service's ``model.name``;
+where the run holds no such runtime, or several rank alike, an info names them, never a guess.
+GPUs come from the runner's resources and the node labels the service or runtime requires.
 """
 
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -55,8 +59,13 @@ COMPONENTS = (("engine", "engineConfig"), ("decoder", "decoderConfig"))
 # tree_objects' keys: OME's kinds share names with KServe's, so they carry the group
 _TREE = "ome.io/"
 USED_BY = "ome.io/InferenceService runtime"
+AUTO = "ome.io/InferenceService auto"  # a service naming no runtime: its base model
 _MODEL_WORDS = ("$(MODEL_PATH)", "${MODEL_PATH}", "$MODEL_PATH")
-_AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+_AFFINITY = (
+    "affinity",
+    "nodeAffinity",
+    "requiredDuringSchedulingIgnoredDuringExecution",
+)
 
 
 def _is_ome(data: Any) -> bool:
@@ -96,14 +105,207 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
         used = _runtime_used(data)
         if used:
             found[(USED_BY, used)] = {}
+        elif used == "" and _name(data):
+            model = value_at(data, ("spec", "model", "name"))
+            found[(AUTO, _name(data))] = {"model": str(model or "")}
     return found
 
 
 def read_elsewhere(data: Any) -> bool:
-    """A runtime a service of the run uses is checked with that service."""
+    """A runtime a service of the run uses (by name, or as OME picks it) is checked with that
+    service."""
     if not _is_ome(data) or data.get("kind") not in RUNTIME_KINDS:
         return False
-    return _name(data) in {name for name, _ in tree_kind(USED_BY)}
+    return _name(data) in {name for name, _ in tree_kind(USED_BY)} or _auto_selected(data)
+
+
+# ---------------------------------------------------------------- OME's runtime selection
+
+
+def _size(text: Any) -> float:
+    """A parameter count as OME parses it (``32B``, ``500M``, ``1.5T``); 0 when unreadable."""
+    text = str(text or "").strip()
+    scale = {"T": 1e12, "B": 1e9, "M": 1e6}.get(text[-1:], 1.0)
+    try:
+        return float(text.rstrip("TBM")) * scale
+    except ValueError:
+        return 0.0
+
+
+def _versions_match(runtime: dict, model: dict) -> bool:
+    """OME's version check: both given and equal (``operator: Equal``, the default), or the
+    model's at least the runtime's (``GreaterThan(OrEqual)``); one given alone does not match."""
+    want, have = runtime.get("version"), model.get("version")
+    if want is None or have is None:
+        return want is None and have is None
+    if str(runtime.get("operator") or "Equal") == "Equal":
+        return str(want).lstrip("v") == str(have).lstrip("v")
+    try:
+        a = tuple(int(p) for p in str(want).lstrip("v").split("."))
+        b = tuple(int(p) for p in str(have).lstrip("v").split("."))
+    except ValueError:
+        return False
+    return len(a) == len(b) and (b > a if runtime.get("operator") == "GreaterThan" else b >= a)
+
+
+def _format_matches(fmt: dict, model: dict) -> bool:
+    """pkg/runtimeselector matcher.go compareSupportedModelFormats."""
+    for key in ("modelArchitecture", "quantization"):
+        if (fmt.get(key) is None) != (model.get(key) is None) or fmt.get(key) != model.get(key):
+            return False
+    mine, theirs = fmt.get("modelFormat"), model.get("modelFormat")
+    if not isinstance(mine, dict) or not isinstance(theirs, dict):
+        return False
+    if mine.get("name") != theirs.get("name") or not _versions_match(mine, theirs):
+        return False
+    mine, theirs = fmt.get("modelFramework"), model.get("modelFramework")
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        return mine.get("name") == theirs.get("name") and _versions_match(mine, theirs)
+    return mine is None and theirs is None
+
+
+# pkg/runtimeselector types.go DefaultConfig: weights of a format and a framework match
+_FORMAT_WEIGHT, _FRAMEWORK_WEIGHT, _PRIORITY = 10, 5, 1
+
+
+def _score(fmt: dict, model: dict) -> float:
+    """scorer.go CalculateFormatScore: the weights of the format and framework matches times
+    the format's priority; 0 when either is named and does not match."""
+    priority = float(fmt.get("priority") or _PRIORITY)
+    score = 0.0
+    mine, theirs = fmt.get("modelFormat"), model.get("modelFormat")
+    if isinstance(mine, dict):
+        theirs = theirs if isinstance(theirs, dict) else {}
+        if mine.get("name") != theirs.get("name"):
+            return 0.0
+        both = mine.get("version") is not None and theirs.get("version") is not None
+        if both and not _versions_match(mine, theirs):
+            return 0.0
+        score += float(mine.get("weight") or _FORMAT_WEIGHT) * priority
+    mine, theirs = fmt.get("modelFramework"), model.get("modelFramework")
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        if mine.get("name") != theirs.get("name"):
+            return 0.0
+        both = mine.get("version") is not None and theirs.get("version") is not None
+        if both and not _versions_match(mine, theirs):
+            return 0.0
+        score += float(mine.get("weight") or _FRAMEWORK_WEIGHT) * priority
+    elif mine is not None or theirs is not None:
+        return 0.0
+    return score
+
+
+def _rank(runtime: dict, model: dict) -> tuple[float, float, int] | None:
+    """How OME ranks a runtime for ``model`` (higher first: score, nearness of the size range,
+    namespaced before cluster-wide); None when it cannot pick it (disabled, no auto-selected
+    format, no compatible format, outside its sizes, a score of 0)."""
+    spec = runtime.get("spec") if isinstance(runtime.get("spec"), dict) else {}
+    formats = [f for f in spec.get("supportedModelFormats") or () if isinstance(f, dict)]
+    if spec.get("disabled") is True or not any(f.get("autoSelect") is True for f in formats):
+        return None
+    if not any(_format_matches(f, model) for f in formats):
+        return None
+    size, sizes = model.get("modelParameterSize"), spec.get("modelSizeRange")
+    distance = 0.0
+    if size is not None and isinstance(sizes, dict):
+        low, high, have = _size(sizes.get("min")), _size(sizes.get("max")), _size(size)
+        if not low <= have <= high:
+            return None
+        distance = abs(low - have) + abs(high - have)
+    scores = [_score(f, model) for f in formats if f.get("autoSelect") is not False]
+    score = max(scores, default=0.0)
+    if score <= 0:
+        return None
+    return score, -distance, int(runtime.get("kind") == "ServingRuntime")
+
+
+def _run_runtimes(document: YamlDocument | None) -> list[tuple[str, dict, Any]]:
+    """Every runtime of the run: (name, object, the document here or None), this file's first."""
+    found: list[tuple[str, dict, Any]] = []
+    seen = set()
+    if document is not None:
+        documents, _ = load_documents(document.text)
+        for other in documents:
+            if _is_ome(other.data) and other.data.get("kind") in RUNTIME_KINDS:
+                found.append((_name(other.data), other.data, other))
+                seen.add(_name(other.data))
+    for kind in RUNTIME_KINDS:
+        for name, values in tree_kind(_TREE + kind):
+            data = _parsed(values.get("json", ""))
+            if name not in seen and data is not None:
+                found.append((name, data, None))
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> dict | None:
+    """An object of another file of the run, parsed once however often it is looked at (the
+    caller must not change it)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def select_runtime(model: dict, document: YamlDocument | None) -> tuple[list[str], Any]:
+    """The runtimes OME ranks first for base model spec ``model`` (several when they tie), and
+    the chosen one's (name, object, document) when exactly one ranks first, else None."""
+    return _select(model, _run_runtimes(document))
+
+
+def _select(
+    model: dict, runtimes: list[tuple[str, dict, Any]]
+) -> tuple[list[str], tuple[str, dict, Any] | None]:
+    """The runtimes ranked first for ``model`` and OME's pick among them (the name earliest in
+    order, selector.go sortMatches), or ([], None) when none can serve it."""
+    ranked = []
+    for name, data, here in runtimes:
+        rank = _rank(data, model)
+        if rank is not None:
+            ranked.append((rank, name, data, here))
+    if not ranked:
+        return [], None
+    ranked.sort(key=lambda item: (tuple(-r for r in item[0]), item[1]))
+    best = ranked[0][0]
+    return [name for rank, name, _, _ in ranked if rank == best], ranked[0][1:]
+
+
+def _auto_selected(runtime: dict) -> bool:
+    """Whether OME picks ``runtime`` for some service of the run that names none."""
+    models = tuple(sorted({values.get("model", "") for _, values in tree_kind(AUTO)}))
+    if not models:
+        return False
+    runtimes = tuple(
+        sorted(
+            values.get("json", "")
+            for kind in RUNTIME_KINDS
+            for _, values in tree_kind(_TREE + kind)
+        )
+    )
+    bases = tuple(
+        sorted(
+            (name, values.get("json", ""))
+            for kind in MODEL_KINDS
+            for name, values in tree_kind(_TREE + kind)
+            if name in models
+        )
+    )
+    return _name(runtime) in _picked(runtimes, bases)
+
+
+@lru_cache(maxsize=8)
+def _picked(runtimes: tuple[str, ...], bases: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """The runtimes OME picks for these base models among these runtimes (each as JSON)."""
+    found = [(_name(d), d, None) for d in map(_parsed, runtimes) if d is not None]
+    picked = set()
+    for _, text in bases:
+        spec = (_parsed(text) or {}).get("spec")
+        if isinstance(spec, dict):
+            _, chosen = _select(spec, found)
+            if chosen is not None:
+                picked.add(chosen[0])
+    return frozenset(picked)
 
 
 def _find(document: YamlDocument, kinds: tuple[str, ...], name: str, at: Span) -> Any:
@@ -146,7 +348,7 @@ def _runtime_alone(reader: Reader, name: str, where: Span) -> None:
     if _name(data) in {n for n, _ in tree_kind(USED_BY)}:
         return  # checked with the service that uses it
     documents, _ = load_documents(reader.document.text)
-    if any(_runtime_used(d.data) == _name(data) for d in documents):
+    if any(_runtime_used(d.data) == _name(data) for d in documents) or _auto_selected(data):
         return
     runners = [
         value_at(data, ("spec", *runner))
@@ -172,37 +374,32 @@ def _runtime_alone(reader: Reader, name: str, where: Span) -> None:
 def _service(reader: Reader, name: str, where: Span) -> list[Deployment]:
     document, data = reader.document, reader.document.data
     runtime_name = _runtime_used(data)
+    runtime: Any = None
+    picked = None
     if not runtime_name:
-        if value_at(data, ("spec", "predictor")) is None and not _own_runner(data):
+        if value_at(data, ("spec", "predictor")) is not None or _own_runner(data):
+            return []
+        auto = _auto_runtime(reader, name)
+        if auto is None:
+            return []
+        runtime, picked = auto
+    else:
+        at = document.span(("spec", "runtime", "name"))
+        runtime = _find(document, RUNTIME_KINDS, runtime_name, at)
+        if runtime is None:
             reader.findings.append(
                 input_diagnostic(
                     "HBM014",
-                    "this InferenceService names no runtime: OME picks one for the base model's "
-                    "architecture and size when it is applied, so hbmlint cannot know its "
-                    "engine command; nothing in it was checked",
+                    f"the engine command line of this InferenceService is in runtime "
+                    f"'{runtime_name}', which is neither in this file nor in the others linted "
+                    "with it; nothing in it was checked",
                     reader.display,
-                    document.key_span(("spec",)),
+                    at,
                     name,
-                    ["Name the runtime in spec.runtime.name and lint its file with this one"],
+                    ["Lint the runtime's file with this one (for example config/runtimes/...)"],
                 )
             )
-        return []
-    at = document.span(("spec", "runtime", "name"))
-    runtime = _find(document, RUNTIME_KINDS, runtime_name, at)
-    if runtime is None:
-        reader.findings.append(
-            input_diagnostic(
-                "HBM014",
-                f"the engine command line of this InferenceService is in runtime "
-                f"'{runtime_name}', which is neither in this file nor in the others linted with "
-                "it; nothing in it was checked",
-                reader.display,
-                at,
-                name,
-                ["Lint the runtime's file with this one (for example config/runtimes/...)"],
-            )
-        )
-        return []
+            return []
     model_env = _model_path(reader, name)
     components = [
         (component, config)
@@ -216,7 +413,59 @@ def _service(reader: Reader, name: str, where: Span) -> list[Deployment]:
             continue  # a runtime's decoder runs only for a service that asks for one
         shown = name if len(components) == 1 else f"{name}/{component}"
         found += _component(reader, runtime, component, config, shown, where, model_env)
+    for deployment in found if picked else ():
+        deployment.assumed["runtime"] = picked
     return found
+
+
+def _auto_runtime(reader: Reader, name: str) -> tuple[Any, str] | None:
+    """The runtime OME picks for a service that names none, as a document (another file's
+    values at the service's ``model.name``); None, with an info saying why, when the run does
+    not decide it."""
+    document = reader.document
+    model = value_at(document.data, ("spec", "model", "name"))
+    at = document.span(("spec", "model", "name")) if model else document.key_span(("spec",))
+    base = _find(document, MODEL_KINDS, str(model), at) if model else None
+    spec = value_at(base.data, ("spec",)) if base is not None else None
+    names, chosen = select_runtime(spec, document) if isinstance(spec, dict) else ([], None)
+    if chosen is not None:
+        picked, data, here = chosen
+        others = sorted(n for n in names if n != picked)
+        note = (
+            f"{picked} (the runtime OME's selector picks for base model '{model}' by format, "
+            "architecture and size range"
+            + (f"; before {', '.join(others)}, which rank alike, by name)" if others else ")")
+        )
+        return (here if here is not None else Elsewhere(data, at)), note
+    if not isinstance(spec, dict):
+        why = (
+            f"its base model '{model}' is neither in this file nor in the others linted with it"
+            if model
+            else "it names no base model (spec.model.name)"
+        )
+    elif not spec.get("modelFormat") or not spec.get("modelArchitecture"):
+        why = (
+            f"base model '{model}' gives no modelFormat or modelArchitecture (OME's model agent "
+            "fills them in from the checkpoint it downloads)"
+        )
+    else:
+        why = "no runtime of the files linted can serve its base model"
+    reader.findings.append(
+        input_diagnostic(
+            "HBM014",
+            "this InferenceService names no runtime: OME picks one for the base model's "
+            f"format, architecture and size when it is applied, and {why}, so hbmlint cannot "
+            "know its engine command; nothing in it was checked",
+            reader.display,
+            at,
+            name,
+            [
+                "Name the runtime in spec.runtime.name, or lint the runtimes and base models "
+                "with this file (config/runtimes, config/models)"
+            ],
+        )
+    )
+    return None
 
 
 def _own_runner(data: dict) -> bool:
@@ -310,7 +559,9 @@ def _component(
         env["LWS_GROUP_SIZE"] = Token(str(1 + size), group)
         env["LWS_WORKER_INDEX"] = Token("0", group)
         env["LWS_LEADER_ADDRESS"] = Token(
-            "", group, ("LWS_LEADER_ADDRESS is set by LeaderWorkerSet when the pod starts",)
+            "",
+            group,
+            ("LWS_LEADER_ADDRESS is set by LeaderWorkerSet when the pod starts",),
         )
     env.update(container_env(runtime, rpath))
     env.update(container_env(document, spath))
