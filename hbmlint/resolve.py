@@ -418,10 +418,10 @@ def _resolve_model(
                 run.report("HBM006", f"{candidate.name}: {exc}", field_name)
                 return None
             except lookup.HubFailure as failure:  # a warning, once per model in a run
-                close = difflib.get_close_matches(candidate.name, catalog.model_ids(), 1, 0.6)
-                if run.strict and (failure.kind == "not-found" or close):
-                    # hbmlint's own format: a name the Hub lacks, or close to a catalog
-                    # model's, is most likely a typo (an error, as for any unknown name)
+                if run.strict and failure.kind == "not-found":
+                    # hbmlint's own format: a name the Hub says it lacks is a typo (an error,
+                    # as for any unknown name). Closeness to a catalog id alone is not: with
+                    # the Hub out of reach, granite-3.1-1b is a real model near granite-3.3-8b
                     _unknown_model(run, ref, where, field_name)
                 elif lookup.first_report(candidate.name):
                     run.report(
