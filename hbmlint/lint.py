@@ -274,7 +274,8 @@ def _lint_deployment(
             )
             continue
         if finding is not None:
-            findings.append(_unless_the_larger_part_fits(finding, rule, resolved, options))
+            finding = _unless_the_larger_part_fits(finding, rule, resolved, options)
+            findings.append(_unless_a_setting_is_unread(finding, rule, deployment))
     # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
     # would otherwise hold every one of them until the report is written.
     forget_scope(budget)
@@ -309,6 +310,30 @@ def _unless_the_larger_part_fits(
             f"{finding.message} (on the {resolved.gpu.name}; the GPU's name does not say its "
             f"memory size, and on the {larger.name} this does not refuse: name the part, "
             "for example with a node label or --gpu, to know)"
+        ),
+    )
+
+
+# rules whose verdict rests on the budget's figures (memory, KV, drafter), not on one flag
+_BUDGET_RULE = ("HBM1", "HBM2")
+
+
+def _unless_a_setting_is_unread(
+    finding: Diagnostic, rule: Rule, deployment: Deployment
+) -> Diagnostic:
+    """A budget error where the manifest sets a memory setting to a value hbmlint cannot read
+    (``--max-model-len $(MAX_LEN)``): the budget used the engine default in its place, so the
+    refusal is a warning that names the setting."""
+    unread = sorted(p for p in deployment.unread if p.split(".")[0] != "parallel")
+    if finding.severity != Severity.ERROR or not unread or not rule.id.startswith(_BUDGET_RULE):
+        return finding
+    names = ", ".join(p.rpartition(".")[2] for p in unread)
+    return replace(
+        finding,
+        severity=Severity.WARNING,
+        message=(
+            f"{finding.message} (with the engine default for {names}, which the manifest sets "
+            "to a value hbmlint cannot read: lint the rendered manifest to know)"
         ),
     )
 

@@ -155,6 +155,10 @@ class Deployment:
     # (KAITO's memory fraction, a chart's default image): {setting: why}, shown in the
     # budget's `assumed` list in place of the engine's own default
     assumed: dict[str, str] = field(default_factory=dict)
+    # settings the manifest writes as values hbmlint cannot read (an unset variable, a template):
+    # field path -> where; the budget takes the engine default for them, so a refusal it
+    # predicts is not a promise (lint.py makes such an error a warning)
+    unread: dict[str, Span] = field(default_factory=dict)
     # how to write a setting back into the file (rewrite.ArgvWriter, rewrite.FieldWriter): set
     # by the format reader, used by the fix stage, dropped after it (it is not picklable)
     writer: Any = None

@@ -98,3 +98,19 @@ def test_tgi3_sizing_its_own_total_tokens_is_not_doubted(tmp_path: Path, rules):
     result = lint(tmp_path, rules, text)
     assert not findings(result, "HBM105")
     assert not findings(result, "HBM102")
+
+
+def test_a_refusal_resting_on_an_unread_setting_is_a_warning(tmp_path, rules):
+    """`--max-model-len=$(MAX_LEN)` with MAX_LEN set nowhere in the file: the budget takes the
+    engine default (the model's 131,072 tokens) in its place, so it cannot promise that one
+    sequence does not fit; the same length written out is an error."""
+    unread = lint(tmp_path, rules, deployment(["--max-model-len=$(MAX_LEN)"], model=MODEL))
+    [warning] = findings(unread, "HBM102")
+    assert warning.severity == Severity.WARNING
+    assert "max_model_len, which the manifest sets to a value hbmlint cannot read" in (
+        warning.message
+    )
+    assert not [d for d in unread.diagnostics if d.severity == Severity.ERROR]
+    written = lint(tmp_path, rules, deployment(["--max-model-len=131072"], model=MODEL))
+    [error] = findings(written, "HBM102")
+    assert error.severity == Severity.ERROR

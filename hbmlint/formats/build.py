@@ -190,5 +190,6 @@ def build(
         locations=locations,
         hints=list(hints or []),
         writer=ArgvWriter(command.engine, list(command.items)),
+        unread={path: span for path, span in command.unread.items() if path != "model.name"},
     )
     return deployment, findings
