@@ -95,6 +95,17 @@ def _normalise_now(path: Path | str) -> Path:
     return tuple(p if isinstance(p, int) else str(p) for p in path)
 
 
+def key_in_block(lines: list[str], block: Span, key: str) -> Span:
+    """Where ``key:`` is written inside a literal block of YAML held in a string (a ConfigMap's
+    config file, an engine-args block), searching the 500 lines from the block's start; the
+    block's start when it is not found."""
+    for number in range(block.line, min(len(lines), block.line + 500) + 1):
+        text = lines[number - 1]
+        if text.strip().startswith(f"{key}:"):
+            return Span(number, text.index(key) + 1)
+    return block
+
+
 class YamlLoadError(Exception):
     """The YAML could not be parsed or constructed; ``span`` says where."""
 

@@ -33,7 +33,7 @@ from ..engines import sglang, trtllm, vllm
 from ..engines.args import EngineCommand, Token
 from ..engines.shell import Locator, expand_k8s, shell_script, split_script
 from ..spec import Deployment
-from ..yamlsrc import Span, YamlDocument
+from ..yamlsrc import Span, YamlDocument, key_in_block
 from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import (
@@ -173,20 +173,13 @@ def _config_map_key(document: YamlDocument, name: str, key: str, at: Span) -> An
         text = data["data"][key]
         block = other.span(("data", key))
         lines = document.text.splitlines()
-        return _load(text), lambda path, lines=lines, block=block: _line_of(lines, block, path[-1])
+        return _load(text), lambda path, lines=lines, block=block: key_in_block(
+            lines, block, path[-1]
+        )
     elsewhere = tree_object("ConfigMap", name)
     if elsewhere is not None and key in elsewhere:
         return _load(elsewhere[key]), lambda path: at
     return None
-
-
-def _line_of(lines: list[str], block: Span, key: str) -> Span:
-    """Where ``key:`` is written inside a literal block (the block's start when not found)."""
-    for number in range(block.line, min(len(lines), block.line + 500) + 1):
-        text = lines[number - 1]
-        if text.strip().startswith(f"{key}:"):
-            return Span(number, text.index(key) + 1)
-    return block
 
 
 def _load(text: Any) -> dict:

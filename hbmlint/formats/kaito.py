@@ -28,7 +28,7 @@ from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment, Label
-from ..yamlsrc import Span, YamlDocument, load_documents
+from ..yamlsrc import Span, YamlDocument, key_in_block, load_documents
 from .build import GpuFacts, build
 from .kubernetes import document_name
 from .podspec import Reader, tree_object, value_at
@@ -134,20 +134,11 @@ def _parse_config(
     lines = file_text.splitlines()
     tokens: list[Token] = []
     for key, value in settings.items():
-        span = _line_of(lines, block, str(key)) if here else block
+        span = key_in_block(lines, block, str(key)) if here else block
         if isinstance(value, bool):
             value = str(value).lower()
         tokens += [Token(f"--{key}", span), Token(str(value), span)]
     return tokens, {str(k).replace("_", "-") for k in settings}
-
-
-def _line_of(lines: list[str], block: Span, key: str) -> Span:
-    """Where ``key:`` is written inside the config block (its start when not found)."""
-    for number in range(block.line, min(len(lines), block.line + 500) + 1):
-        line = lines[number - 1]
-        if line.strip().startswith(f"{key}:"):
-            return Span(number, line.index(key) + 1)
-    return block
 
 
 def to_deployments(
