@@ -297,3 +297,56 @@ def test_a_safetensors_header_is_read_from_the_file_on_disk(tmp_path):
     path = tmp_path / "model.safetensors"
     path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + b"\0" * 12)
     assert read_local_header(path)["w"][:2] == ("BF16", [2, 3])
+
+
+OME_BAD_WEIGHTS = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: rt}
+spec:
+  supportedModelFormats:
+  - name: safetensors
+    modelFormat: {name: safetensors, version: "1.0.0", weight: abc}
+    modelArchitecture: LlamaForCausalLM
+    autoSelect: true
+    priority: xyz
+  engineConfig:
+    runner:
+      name: ome-container
+      image: docker.io/lmsysorg/sglang:v0.4.8
+      command: [python3, -m, sglang.launch_server]
+      args: [--model-path, /mnt/models, --tp-size, "1"]
+      resources:
+        limits: {nvidia.com/gpu: 1}
+---
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: svc}
+spec:
+  model: {name: llama-3-1-8b-instruct}
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: llama-3-1-8b-instruct}
+spec:
+  vendor: meta
+  modelFormat: {name: safetensors, version: "1.0.0"}
+  modelArchitecture: LlamaForCausalLM
+  storage: {storageUri: hf://meta-llama/Llama-3.1-8B-Instruct}
+"""
+
+
+def test_non_finite_and_non_numeric_counts_are_located_findings(tmp_path):
+    """float() takes "INF" and "nan" (a production-stack requestGPU hypothesis found) and an
+    OME runtime's priority or weight may be any string: never a traceback."""
+    values = tmp_path / "values.yaml"
+    values.write_text(
+        'servingEngineSpec:\n  modelSpec:\n  - name: "m"\n    requestGPU: INF\n'
+        '    modelURL: "meta-llama/Llama-3.1-8B-Instruct"\n'
+    )
+    runtime = tmp_path / "runtime.yaml"
+    runtime.write_text(OME_BAD_WEIGHTS)
+    found = findings(str(values), str(runtime))
+    assert not [f for f in found if f["code"] == "HBM000"]
+    [bad] = [f for f in found if f["code"] == "HBM004"]
+    assert bad["line"] == 4 and "requestGPU: 'INF' is not a number" in bad["message"]

@@ -14,6 +14,7 @@ vLLM's parallelism spans all of them.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,8 @@ def _request_gpu(
     span = document.span((*mpath, "requestGPU"))
     try:
         number = float(str(value))
+        if not math.isfinite(number):  # float() takes "inf" and "nan"; no GPU count is
+            raise ValueError(value)
     except ValueError:
         findings.append(
             input_diagnostic(

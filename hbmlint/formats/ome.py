@@ -27,6 +27,7 @@ GPUs come from the runner's resources and the node labels the service or runtime
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from typing import Any
 
@@ -168,10 +169,20 @@ def _format_matches(fmt: dict, model: dict) -> bool:
 _FORMAT_WEIGHT, _FRAMEWORK_WEIGHT, _PRIORITY = 10, 5, 1
 
 
+def _number(value: Any, default: float) -> float:
+    """A priority or weight as the CRD's integer field holds it; the default where the file
+    writes something else (the API server would refuse it; here it only ranks runtimes)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return number if math.isfinite(number) else default
+
+
 def _score(fmt: dict, model: dict) -> float:
     """scorer.go CalculateFormatScore: the weights of the format and framework matches times
     the format's priority; 0 when either is named and does not match."""
-    priority = float(fmt.get("priority") or _PRIORITY)
+    priority = _number(fmt.get("priority") or _PRIORITY, _PRIORITY)
     score = 0.0
     mine, theirs = fmt.get("modelFormat"), model.get("modelFormat")
     if isinstance(mine, dict):
@@ -181,7 +192,7 @@ def _score(fmt: dict, model: dict) -> float:
         both = mine.get("version") is not None and theirs.get("version") is not None
         if both and not _versions_match(mine, theirs):
             return 0.0
-        score += float(mine.get("weight") or _FORMAT_WEIGHT) * priority
+        score += _number(mine.get("weight") or _FORMAT_WEIGHT, _FORMAT_WEIGHT) * priority
     mine, theirs = fmt.get("modelFramework"), model.get("modelFramework")
     if isinstance(mine, dict) and isinstance(theirs, dict):
         if mine.get("name") != theirs.get("name"):
@@ -189,7 +200,7 @@ def _score(fmt: dict, model: dict) -> float:
         both = mine.get("version") is not None and theirs.get("version") is not None
         if both and not _versions_match(mine, theirs):
             return 0.0
-        score += float(mine.get("weight") or _FRAMEWORK_WEIGHT) * priority
+        score += _number(mine.get("weight") or _FRAMEWORK_WEIGHT, _FRAMEWORK_WEIGHT) * priority
     elif mine is not None or theirs is not None:
         return 0.0
     return score
