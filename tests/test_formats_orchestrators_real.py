@@ -159,6 +159,25 @@ def test_dynamo_trtllm_tp_beyond_the_components_gpus_is_an_error(rules):
     assert 'nvidia.com/gpu: "4"' in path.read_text().splitlines()[int(error.split()[2][:-1]) - 1]
 
 
+def test_dynamo_trtllm_override_left_to_a_template_is_not_malformed(rules, tmp_path):
+    """--override-engine-args "{{ .Values.overrides }}" is filled in by the chart before the
+    worker parses it as JSON: no HBM004, only the fixture's own TP error remains."""
+    text = (REAL / "dynamo-trtllm-configmap.yaml").read_text()
+    marker = "                - --disaggregation-mode\n"
+    templated = text.replace(
+        marker,
+        '                - --override-engine-args\n                - "{{ .Values.overrides }}"\n'
+        + marker,
+        1,
+    )
+    assert templated != text
+    path = tmp_path / "dynamo-trtllm-configmap.yaml"
+    path.write_text(templated)
+    result = lint_path(path, rules)
+    assert not codes(result, "HBM004")
+    assert [e.split()[0] for e in errors(result)] == ["HBM007"]
+
+
 def test_dynamo_trtllm_config_in_the_repository_is_found_and_a_missing_one_is_an_info(rules):
     path = REAL / "dynamo-trtllm-tree" / "deploy" / "agg.yaml"
     result = lint_path(path, rules)

@@ -37,6 +37,7 @@ from .args import (
     fraction,
     kv_cache_dtype,
     model_name,
+    placeholder,
     positive_int,
     scan,
 )
@@ -182,7 +183,8 @@ def parse_dynamo(
         apply(command, item)
     if config:
         _apply_mapping(command, config, lambda key: config_span(key) if config_span else launcher)
-    if override is not None and override.readable:
+    # a template placeholder ({{ .Values.overrides }}) is filled in before the worker sees it
+    if override is not None and override.readable and not placeholder(override.text):
         try:
             data = json.loads(override.text)
         except ValueError:
