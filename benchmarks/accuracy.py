@@ -36,6 +36,7 @@ import yaml
 from hbmlint import budget as budget_stage
 from hbmlint import catalog
 from hbmlint.diagnostics import Severity
+from hbmlint.engines.sglang import token_map_vocab
 from hbmlint.resolve import resolve
 from hbmlint.rules import evaluate_rule, forget_scope, load_rules
 from hbmlint.spec import (
@@ -277,11 +278,15 @@ def speculative_of(record: dict) -> SpeculativeSpec:
         return SpeculativeSpec()
     model = spec.get("draft_model_id") or spec.get("draft_model")
     named = isinstance(model, str) and re.fullmatch(r"[\w.-]+/[\w.-]+", model) is not None
+    token_map = spec.get("token_map")
     return SpeculativeSpec(
         method=method,
         model=ModelRef(name=model) if named else None,
         num_speculative_tokens=spec.get("num_speculative_tokens"),
         tensor_parallel=spec.get("draft_tensor_parallel_size"),
+        # SGLang --speculative-token-map: its size as hbmlint reads it from the flag
+        token_map=token_map,
+        hot_vocab_size=token_map_vocab(token_map) if token_map else None,
     )
 
 

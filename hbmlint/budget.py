@@ -73,6 +73,9 @@ class Settings:
     kv_cache_max_tokens: int | None = None
     # vLLM --cpu-offload-gb: GiB of the target's weights per GPU kept in host memory
     cpu_offload_gib: float = 0.0
+    # SGLang --speculative-token-map (FR-Spec) and its hot vocabulary (None: not known)
+    draft_token_map: str | None = None
+    draft_hot_vocab: int | None = None
 
 
 @dataclass
@@ -307,6 +310,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_offload=bool(getattr(spec, "offload", False)),
         kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
         cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
+        draft_token_map=getattr(spec, "token_map", None),
+        draft_hot_vocab=getattr(spec, "hot_vocab_size", None),
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)
@@ -315,7 +320,14 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             "(medusa_num_heads) is not known, and vLLM loads every head the checkpoint holds"
         )
     if spec.method in ("eagle", "eagle3") and resolved.draft is not None:
-        note = _head_note(resolved.draft, resolved.target, settings)
+        note = "; ".join(
+            n
+            for n in (
+                _head_note(resolved.draft, resolved.target, settings),
+                _token_map_note(resolved.draft, settings),
+            )
+            if n
+        )
         if note:
             before = assumed.get("draft_weights")
             assumed["draft_weights"] = f"{before}; {note}" if before else note
@@ -383,6 +395,43 @@ def _head_note(head: Any, target: Any, s: Settings) -> str:
     return (
         "the head's layers only, on the target's embedding: hbmlint does not know whether the "
         "head stores embed_tokens of its own (its safetensors headers would say)"
+    )
+
+
+def _token_map_note(head: Any, s: Settings) -> str:
+    """What the draft weights count for the lm_head an engine builds an EAGLE head (SGLang's
+    --speculative-token-map, FR-Spec); "" where nothing needs saying."""
+    mapped = bool(s.draft_token_map or s.draft_hot_vocab)
+    if s.engine != "sglang":
+        return "hot_vocab_size is SGLang's (--speculative-token-map): not applied" if mapped else ""
+    if s.speculative_method == "eagle3":
+        vocab = head.draft_vocab_size or head.vocab_size
+        return (
+            f"SGLang ignores --speculative-token-map for an EAGLE-3 head: its lm_head keeps the "
+            f"head's own {vocab:,} tokens"
+            if mapped
+            else ""
+        )
+    rows = sglang_eagle_lm_head(s, s.speculative_method, head)
+    if rows is None:
+        return ""
+    gib = rows * head.hidden_size / s.draft_tensor_parallel * catalog.dtype_bytes(head.dtype)
+    size = f"{rows:,} tokens, {gib / 2**30:.2f} GiB per GPU"
+    if not mapped:
+        return (
+            f"SGLang builds the head an lm_head of its own over the whole vocabulary ({size}) "
+            "before it takes the target's; --speculative-token-map cuts it to the hot tokens"
+        )
+    if head.model_type != "llama":
+        return (
+            f"SGLang's {head.model_type or 'non-Llama'} EAGLE head builds its lm_head over the "
+            f"whole vocabulary ({size}), token map or not; only the Llama head takes the map's size"
+        )
+    if s.draft_hot_vocab:
+        return f"SGLang builds the head's lm_head over the token map's hot tokens ({size})"
+    return (
+        f"the token map's size is not known (its file name gives none): the head's lm_head is "
+        f"counted over the whole vocabulary ({size}), the most it can be"
     )
 
 
@@ -791,7 +840,8 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
     tp = s.draft_tensor_parallel
     if method in ("eagle", "eagle3"):
         shared = head_shared_parts(s, method, draft, target)
-        weights = eagle_weights(draft, method, tp, s.draft_quantization, shared)
+        lm_head = sglang_eagle_lm_head(s, method, draft)
+        weights = eagle_weights(draft, method, tp, s.draft_quantization, shared, lm_head)
     else:  # a draft with tensor_parallel 1 sits whole on every rank of the target
         weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
     return weights, draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
@@ -830,19 +880,38 @@ def head_shared_parts(s: Settings, method: str, head: Any, target: Any) -> froze
     return frozenset({"embed_tokens", *eagle1}) if same else frozenset()
 
 
+def sglang_eagle_lm_head(s: Settings, method: str, head: Any) -> int | None:
+    """The rows of the lm_head SGLang builds for an EAGLE-1 head, whatever the head stores
+    (None: not SGLang EAGLE-1). Its head classes make an lm_head of their own unless the head
+    ties it to the embedding, and skip loading one; the draft worker swaps in the target's
+    (cut to the hot tokens) only after "Load weight end". The Llama head builds it over
+    config.hot_vocab_size, which the worker sets to the size of --speculative-token-map; the
+    other classes (Qwen2) over the whole vocabulary (python/sglang/srt/models/llama_eagle.py,
+    qwen2_eagle.py; speculative/eagle_worker.py). EAGLE-3 ignores the map: its head carries
+    its own reduced vocabulary. 1.70 GiB for lmsys/sglang-EAGLE-LLaMA3-Instruct-8B with
+    freq_32768.pt: its layer, fc and embedding (1.45 GiB) + 32,768 x 4,096 x 2 B (0.25 GiB)."""
+    if s.engine != "sglang" or method != "eagle" or head.tie_word_embeddings:
+        return None
+    if head.model_type == "llama" and s.draft_hot_vocab:
+        return min(s.draft_hot_vocab, head.vocab_size)
+    return head.vocab_size
+
+
 def eagle_weights(
     head: Any,
     method: str,
     tp: int,
     quantization: str | None,
     shared: frozenset[str] = frozenset(),
+    lm_head: int | None = None,
 ) -> Any:
     """Bytes per rank of an EAGLE (EAGLE-3) head: its decoder layer(s), the replicated fc
     fusing 2 (3) hidden states, and for EAGLE-3 the wider first layer (its q/k/v read
     [embedding; fused hidden], 2h wide), one more norm and its own lm_head over draft_vocab_size
     (vocab-parallel). The embed_tokens (and an EAGLE-1 head's lm_head) count when the head
     stores its own and the engine keeps them (``shared`` names the parts it takes from the
-    target instead); a head that stores none uses the target's."""
+    target instead); a head that stores none uses the target's. ``lm_head``: the rows of an
+    EAGLE-1 lm_head the engine builds whatever the head stores (sglang_eagle_lm_head)."""
     stores = head_stores(head)
     dense = catalog.dtype_bytes(head.dtype)
     if head.stored_weights_apply(quantization, None):  # the head's own tensors, as stored
@@ -851,6 +920,10 @@ def eagle_weights(
             if part == "lm_head" and method == "eagle3":
                 continue  # EAGLE-3's reduced-vocabulary head is never the target's
             stored -= head.checkpoint.part_bytes(head, tp, part, dtype_bytes=dense)
+        if lm_head is not None:  # the engine's own, in place of what the head stores
+            if "lm_head" in stores:
+                stored -= head.checkpoint.part_bytes(head, tp, "lm_head", dtype_bytes=dense)
+            stored += lm_head * head.hidden_size / tp * dense
         return Q(stored, "byte")
     layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
     weights = layers.weight_bytes_per_rank(tp, 1, quantization)
@@ -864,6 +937,8 @@ def eagle_weights(
         extra += (q + kv) * linear + h * dense  # the second input half, and hidden_norm
         vocab = head.draft_vocab_size or head.vocab_size
         extra += vocab * h / tp * dense
+    elif lm_head is not None:
+        extra += lm_head * h / tp * dense
     elif "lm_head" in stores - shared:
         extra += head.vocab_size * h / tp * dense
     if "embed_tokens" in stores - shared:

@@ -122,6 +122,11 @@ class SpeculativeSpec:
     max_model_len: int | None = None  # the draft's context limit (vLLM speculative max_model_len)
     offload: bool | None = None  # draft weights kept in host memory, streamed over PCIe
     exit_layer: int | None = None  # early_exit: the layer the draft exits after
+    # SGLang --speculative-token-map (FR-Spec): the file of hot token ids an EAGLE-1 head's
+    # lm_head is cut to, and that vocabulary's size (the native block's hot_vocab_size, or read
+    # from the map's file name)
+    token_map: str | None = None
+    hot_vocab_size: int | None = None
 
 
 @dataclass

@@ -158,12 +158,6 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     # the sharded weights (QwQ-32B at TP 4: -1.6%); where that comes from is not found in the
     # source yet, and no constant is fitted on a validation record.
     ("sglang", "0.5", "weights median |error|"): "2.7% on 1 record (TP 4, weights -2.7%)",
-    # One SGLang 0.4 validation drafter: lmsys/sglang-EAGLE-LLaMA3-Instruct-8B with an FR-Spec
-    # token map, 1.70 GiB logged against 1.45 GiB predicted (-14.9%). SGLang's EAGLE head builds
-    # an lm_head of the map's hot vocabulary (llama_eagle.py: ParallelLMHead(hot_vocab_size),
-    # set from --speculative-token-map by the EAGLE worker): 32,768 x 4,096 x 2 B = 0.25 GiB,
-    # which hbmlint does not count, having no input for the token map yet.
-    ("sglang", "0.4", "drafter weights max |error|"): "14.9% on 1 record (EAGLE with token map)",
 }
 
 

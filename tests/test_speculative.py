@@ -339,3 +339,93 @@ def test_sglang_draft_worker_loads_the_heads_stored_embedding(write):
     )
     assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(1.77, abs=0.01)
     assert "own embed_tokens counted" in b.assumed["draft_weights"]
+
+
+# --------------------------------------- SGLang's EAGLE-1 lm_head and the FR-Spec token map
+
+FRSPEC_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {{name: frspec}}
+spec:
+  nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+  containers:
+  - name: sglang
+    image: lmsysorg/sglang:v0.4.4
+    args: [python3, -m, sglang.launch_server, --model-path, meta-llama/Meta-Llama-3-8B-Instruct,
+      --speculative-algorithm, EAGLE, --speculative-draft-model-path,
+      {head}, --speculative-num-steps, "5",
+      --mem-fraction-static, "0.7", --dtype, float16{extra}]
+    resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+def sglang_eagle_pod(write, extra: str = "", head: str = "lmsys/sglang-EAGLE-LLaMA3-Instruct-8B"):
+    path = write(FRSPEC_POD.format(extra=extra, head=head))
+    result = lint_file(path, path.name, [])
+    [item] = result.deployments
+    assert item.budget is not None, result.diagnostics
+    return item.budget
+
+
+def test_sglang_token_map_sizes_the_eagle_heads_lm_head_at_the_hot_vocabulary(write):
+    # SGLang's docs CI, FR-Spec cell (benchmarks/calibration/sglang.yaml): "Load weight end.
+    # type=LlamaForCausalLMEagle, dtype=torch.float16, ... mem usage=1.70 GB" with
+    # --speculative-token-map thunlp/LLaMA3-Instruct-8B-FR-Spec/freq_32768.pt: the layer, fc and
+    # embedding, and an lm_head of 32,768 rows (0.25 GiB), not of the 128,256-token vocabulary
+    mapped = sglang_eagle_pod(
+        write, ", --speculative-token-map, thunlp/LLaMA3-Instruct-8B-FR-Spec/freq_32768.pt"
+    )
+    assert as_bytes(mapped.draft_weights) / 2**30 == pytest.approx(1.70, abs=0.01)
+    assert "32,768 tokens, 0.25 GiB" in mapped.assumed["draft_weights"]
+    assert "freq_32768.pt" in mapped.assumed["speculative.hot_vocab_size"]
+    # without a map the head builds an lm_head over the whole vocabulary before it takes the
+    # target's: 128,256 x 4,096 x 2 B more than the 32,768-row one
+    whole = sglang_eagle_pod(write)
+    extra = as_bytes(whole.draft_weights) - as_bytes(mapped.draft_weights)
+    assert extra == (128_256 - 32_768) * 4096 * 2
+    assert "whole vocabulary (128,256 tokens" in whole.assumed["draft_weights"]
+
+
+def test_sglang_token_map_of_unknown_size_counts_the_whole_vocabulary(write):
+    b = sglang_eagle_pod(write, ", --speculative-token-map, /maps/hot_tokens.pt")
+    whole = sglang_eagle_pod(write)
+    assert b.draft_weights == whole.draft_weights
+    assert "size is not known" in b.assumed["draft_weights"]
+    assert "speculative.hot_vocab_size" not in b.assumed
+
+
+def test_native_hot_vocab_size_and_eagle3_ignoring_the_map(write):
+    spec = """
+        engine: sglang
+        engine_version: 0.4.4
+        gpu: {{type: H100, count: 1}}
+        model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        serving: {{max_model_len: 8192}}
+        speculative: {{method: {method}, model: {head}, num_speculative_tokens: 5,
+                      hot_vocab_size: 16384}}
+        """
+    eagle = budget_of(write, spec.format(method="eagle", head="yuhuili/EAGLE-LLaMA3.1-Instruct-8B"))
+    assert "16,384 tokens, 0.12 GiB" in eagle.assumed["draft_weights"]
+    # EAGLE-3 heads carry their own draft vocabulary; SGLang warns and ignores the map
+    eagle3 = budget_of(
+        write,
+        spec.format(method="eagle3", head="jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B"),
+    )
+    assert as_bytes(eagle3.draft_weights) / 2**30 == pytest.approx(1.77, abs=0.01)
+    assert "ignores --speculative-token-map" in eagle3.assumed["draft_weights"]
+
+
+@pytest.mark.parametrize(
+    ("path", "size"),
+    [
+        ("thunlp/LLaMA3-Instruct-8B-FR-Spec/freq_32768.pt", 32768),
+        ("/models/fr-spec/freq_8192.pt", 8192),
+        ("/maps/hot_tokens.pt", None),
+        ("/maps/v2/", None),
+    ],
+)
+def test_token_map_size_is_read_from_the_file_name_only_where_it_gives_one(path, size):
+    from hbmlint.engines.sglang import token_map_vocab
+
+    assert token_map_vocab(path) == size

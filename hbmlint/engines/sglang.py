@@ -8,6 +8,7 @@ engine's own meaning (catalog/engines.yaml).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ..yamlsrc import Span
@@ -78,6 +79,8 @@ FLAGS = FlagTable(
         Flag(("--speculative-num-steps",), "speculative.num_speculative_tokens", positive_int),
         Flag(("--speculative-num-draft-tokens",), "speculative.num_draft_tokens", positive_int),
         Flag(("--speculative-draft-model-quantization",), "speculative.quantization", quantization),
+        # FR-Spec's hot-token file: an EAGLE-1 head's lm_head is built over these tokens only
+        Flag(("--speculative-token-map",), "speculative.token_map", str),
     ],
     switches=[
         "--trust-remote-code",
@@ -89,6 +92,29 @@ FLAGS = FlagTable(
         "--disable-overlap-schedule",
     ],
 )
+
+
+# FR-Spec publishes its maps as freq_<tokens>.pt (thunlp/LLaMA3-Instruct-8B-FR-Spec holds
+# freq_8192.pt to freq_65536.pt; SGLang's docs pass freq_32768.pt)
+_MAP_SIZE = re.compile(r"(?:^|[_.-])([0-9]+)$")
+
+
+def token_map_vocab(path: str) -> int | None:
+    """The hot vocabulary of a --speculative-token-map file, as far as its name says it: the
+    number that ends the file's stem (``freq_32768.pt``: 32768), else None. SGLang reads the
+    size from the file itself (len of its token ids), which hbmlint does not open."""
+    stem = path.strip().rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    match = _MAP_SIZE.search(stem)
+    size = int(match.group(1)) if match else 0
+    return size if size > 0 else None
+
+
+def token_map_assumption(path: str) -> str:
+    """The `assumed` line for a hot vocabulary read from a token map's name."""
+    return (
+        f"{token_map_vocab(path):,} tokens (the number in the name of the token map {path}: "
+        "FR-Spec names its maps by their size; SGLang counts the ids in the file)"
+    )
 
 
 def find(argv: list[Token]) -> int | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines.args import EngineCommand
+from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import ArgvWriter
 from ..spec import (
     Deployment,
@@ -138,9 +139,14 @@ def build(
         locations["engine_version"] = engine_version[1]
 
     speculative = SpeculativeSpec()
+    assumed: dict[str, str] = {}
     method = v.get("speculative.method")
     if method:
         draft = v.get("speculative.model")
+        token_map = v.get("speculative.token_map")
+        hot_vocab = token_map_vocab(token_map) if token_map else None
+        if hot_vocab:
+            assumed["speculative.hot_vocab_size"] = token_map_assumption(token_map)
         speculative = SpeculativeSpec(
             method=method,
             model=ModelRef(name=draft, quantization=v.get("speculative.quantization"))
@@ -150,6 +156,8 @@ def build(
             tensor_parallel=v.get("speculative.tensor_parallel"),
             kv_cache_dtype=v.get("speculative.kv_cache_dtype"),
             max_model_len=v.get("speculative.max_model_len"),
+            token_map=token_map,
+            hot_vocab_size=hot_vocab,
         )
     deployment = Deployment(
         name=name,
@@ -191,5 +199,6 @@ def build(
         hints=list(hints or []),
         writer=ArgvWriter(command.engine, list(command.items)),
         unread={path: span for path, span in command.unread.items() if path != "model.name"},
+        assumed=assumed,
     )
     return deployment, findings

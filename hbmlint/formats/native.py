@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import FieldWriter
 from ..schema import validate
 from ..spec import (
@@ -97,6 +98,10 @@ def to_deployments(
         locations=locations,
         writer=FieldWriter(),  # fixes edit spec.<field> in place
     )
+    drafter = deployment.speculative
+    if drafter.token_map and not drafter.hot_vocab_size and token_map_vocab(drafter.token_map):
+        drafter.hot_vocab_size = token_map_vocab(drafter.token_map)
+        deployment.assumed["speculative.hot_vocab_size"] = token_map_assumption(drafter.token_map)
     return [deployment], []
 
 
@@ -123,4 +128,6 @@ def _speculative(entry: dict | None, base: Path) -> SpeculativeSpec:
         max_model_len=entry.get("max_model_len"),
         offload=entry.get("offload"),
         exit_layer=entry.get("exit_layer"),
+        token_map=entry.get("token_map"),
+        hot_vocab_size=entry.get("hot_vocab_size"),
     )
