@@ -319,6 +319,15 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             f"{heads} Medusa heads, one per speculative token: the heads' config "
             "(medusa_num_heads) is not known, and vLLM loads every head the checkpoint holds"
         )
+    if spec.method == "mtp" and resolved.draft is None and engine == "sglang":
+        extra = sglang_mtp_vocab_tensors(settings, target).to("GiB").magnitude
+        note = (
+            f"the MTP draft's own embed_tokens and lm_head counted ({extra:.2f} GiB per GPU): "
+            "SGLang builds them, loads neither and takes the target's only after the load "
+            "and the KV pool sizing"
+        )
+        before = assumed.get("draft_weights")
+        assumed["draft_weights"] = f"{before}; {note}" if before else note
     if spec.method in ("eagle", "eagle3") and resolved.draft is not None:
         note = "; ".join(
             n
@@ -376,6 +385,13 @@ def _head_note(head: Any, target: Any, s: Settings) -> str:
     stores = head_stores(head) - ({"lm_head"} if method == "eagle3" else set())
     shared = head_shared_parts(s, method, head, target)
     release = f"{s.engine} {s.engine_version}" if s.engine_version else f"the newest {s.engine}"
+    if s.engine == "sglang":
+        size = head.vocab_size * head.hidden_size / s.draft_tensor_parallel
+        gib = size * catalog.dtype_bytes(head.dtype) / 2**30
+        return (
+            f"the head's own embed_tokens counted ({gib:.2f} GiB per GPU): {release} builds "
+            "one whatever the head stores and takes the target's only after the load"
+        )
     if stores & shared:
         names = " and ".join(sorted(stores & shared))
         extra = len(stores & shared) * head.vocab_size * head.hidden_size / s.draft_tensor_parallel
@@ -825,7 +841,10 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         kv_bytes = catalog.kv_dtype_bytes(s.draft_kv_cache_dtype)
     if method == "mtp" and draft is None:
         kv_dtype = s.draft_kv_cache_dtype or s.kv_cache_dtype
-        return mtp_cost(target, s.tensor_parallel, s.quantization, s.dtype, kv_bytes, kv_dtype)
+        weights, per_token = mtp_cost(
+            target, s.tensor_parallel, s.quantization, s.dtype, kv_bytes, kv_dtype
+        )
+        return weights + sglang_mtp_vocab_tensors(s, target), per_token
     if method in SELF_METHODS:
         # LayerSkip reuses the first E layers' KV for verification (its "cache reuse"); what is
         # left is the exit layer's query cache: one hidden vector per token on each rank.
@@ -841,10 +860,29 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
     if method in ("eagle", "eagle3"):
         shared = head_shared_parts(s, method, draft, target)
         lm_head = sglang_eagle_lm_head(s, method, draft)
-        weights = eagle_weights(draft, method, tp, s.draft_quantization, shared, lm_head)
+        # SGLang's head classes build an embed_tokens whatever the head stores (llama_eagle.py,
+        # llama_eagle3.py); the target's replaces it only after the load
+        own = s.engine == "sglang"
+        weights = eagle_weights(draft, method, tp, s.draft_quantization, shared, lm_head, own)
     else:  # a draft with tensor_parallel 1 sits whole on every rank of the target
         weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
     return weights, draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
+
+
+def sglang_mtp_vocab_tensors(s: Settings, target: Any) -> Any:
+    """Bytes per rank of the embed_tokens and lm_head SGLang's MTP (NextN) draft model builds
+    of its own: vocab-parallel, in the model dtype (no quant_config reaches the embedding),
+    one tensor when the model ties them. Neither is loaded (the checkpoint's MTP keys hold
+    none, or the loader skips them); the target's replace them in set_embed_and_head, which
+    runs after "Load weight end" and after the KV pool is sized (deepseek_nextn.py,
+    qwen3_5_mtp.py; sgl-project/sglang#36452, and #32468 on v0.5.19: "Load weight end.
+    type=Qwen3_5ForCausalLMMTP, ... mem usage=2.57 GB" at TP 2, of which 2 x 124,160 x 5,120
+    x 2 B are these). Not DP attention's whole-vocabulary copies."""
+    if s.engine != "sglang":
+        return Q(0, "byte")
+    tensors = 1 if target.tie_word_embeddings else 2
+    size = tensors * target.vocab_size * target.hidden_size / s.tensor_parallel
+    return Q(size * catalog.dtype_bytes(s.dtype), "byte")
 
 
 def head_stores(head: Any) -> frozenset[str]:
@@ -904,6 +942,7 @@ def eagle_weights(
     quantization: str | None,
     shared: frozenset[str] = frozenset(),
     lm_head: int | None = None,
+    embedding: bool = False,
 ) -> Any:
     """Bytes per rank of an EAGLE (EAGLE-3) head: its decoder layer(s), the replicated fc
     fusing 2 (3) hidden states, and for EAGLE-3 the wider first layer (its q/k/v read
@@ -911,8 +950,9 @@ def eagle_weights(
     (vocab-parallel). The embed_tokens (and an EAGLE-1 head's lm_head) count when the head
     stores its own and the engine keeps them (``shared`` names the parts it takes from the
     target instead); a head that stores none uses the target's. ``lm_head``: the rows of an
-    EAGLE-1 lm_head the engine builds whatever the head stores (sglang_eagle_lm_head)."""
-    stores = head_stores(head)
+    EAGLE-1 lm_head the engine builds whatever the head stores (sglang_eagle_lm_head);
+    ``embedding``: the engine builds the head an embed_tokens whether it stores one or not."""
+    stores = head_stores(head) | ({"embed_tokens"} if embedding else set())
     dense = catalog.dtype_bytes(head.dtype)
     if head.stored_weights_apply(quantization, None):  # the head's own tensors, as stored
         stored = head.checkpoint.bytes_per_rank(head, tp, dtype_bytes=dense)
@@ -924,6 +964,8 @@ def eagle_weights(
             if "lm_head" in stores:
                 stored -= head.checkpoint.part_bytes(head, tp, "lm_head", dtype_bytes=dense)
             stored += lm_head * head.hidden_size / tp * dense
+        if embedding and "embed_tokens" not in head.checkpoint.stored_parts():
+            stored += head.vocab_size * head.hidden_size / tp * dense
         return Q(stored, "byte")
     layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
     weights = layers.weight_bytes_per_rank(tp, 1, quantization)

@@ -429,3 +429,60 @@ def test_token_map_size_is_read_from_the_file_name_only_where_it_gives_one(path,
     from hbmlint.engines.sglang import token_map_vocab
 
     assert token_map_vocab(path) == size
+
+
+def test_sglang_counts_the_embedding_it_builds_a_head_that_stores_none(write, tmp_path):
+    # SGLang's EAGLE-3 head class builds embed_tokens (vocab x hidden) whatever the checkpoint
+    # holds (llama_eagle3.py); a head known only by its config.json gets it counted there,
+    # where on vLLM it uses the target's
+    import json
+
+    head = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+        "draft_vocab_size": 32000,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+    }
+    (tmp_path / "head").mkdir()
+    (tmp_path / "head" / "config.json").write_text(json.dumps(head))
+    spec = """
+        engine: {engine}
+        gpu: {{type: H100, count: 1}}
+        model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        serving: {{max_model_len: 8192}}
+        speculative: {{method: eagle3, config: head/config.json, num_speculative_tokens: 3}}
+        """
+    vllm = budget_of(write, spec.format(engine="vllm"))
+    sglang = budget_of(write, spec.format(engine="sglang"))
+    assert as_bytes(sglang.draft_weights) - as_bytes(vllm.draft_weights) == 128_256 * 4096 * 2
+    assert "own embed_tokens counted (0.98 GiB per GPU)" in sglang.assumed["draft_weights"]
+
+
+def test_sglang_mtp_draft_counts_the_embedding_and_lm_head_it_builds(write):
+    # SGLang's MTP (NextN) draft builds an embed_tokens and an lm_head of its own and takes the
+    # target's only after the KV pool is sized. sgl-project/sglang#32468 (v0.5.19, a
+    # Qwen3.5-27B-shaped AutoRound INT4 model at TP 2): "Load weight end.
+    # type=Qwen3_5ForCausalLMMTP, quant=auto-round, bits=4, mem usage=2.57 GB", 2 x 124,160 x
+    # 5,120 x 2 B of it the two tensors. vLLM shares the target's: no such bytes there.
+    spec = """
+        engine: {engine}
+        gpu: {{type: RTX-3090, count: 2}}
+        model: {{name: Qwen/Qwen3.5-27B, quantization: int4}}
+        parallel: {{tensor: 2}}
+        serving: {{max_model_len: 8192}}
+        speculative: {{method: mtp, num_speculative_tokens: 4}}
+        """
+    sglang = budget_of(write, spec.format(engine="sglang"))
+    vllm = budget_of(write, spec.format(engine="vllm"))
+    tensors = 2 * 248_320 * 5120 * 2 / 2
+    assert as_bytes(sglang.draft_weights) - as_bytes(vllm.draft_weights) == tensors
+    assert as_bytes(sglang.draft_weights) / 2**30 == pytest.approx(2.57, abs=0.03)
+    assert "own embed_tokens and lm_head counted (2.37 GiB" in sglang.assumed["draft_weights"]
