@@ -266,7 +266,9 @@ def drafter_only(record: dict) -> dict | None:
     shape = spec.get("drafter_shape_model_id") if isinstance(spec, dict) else None
     if not shape or catalog.find_model(str(record.get("model_id"))) is not None:
         return None
-    return {**record, "model_id": shape, "quantization": None, "_drafter_only": True}
+    # the shape model in its stored dtype, or in the format the record names for the drafter
+    quantization = spec.get("drafter_shape_quantization")
+    return {**record, "model_id": shape, "quantization": quantization, "_drafter_only": True}
 
 
 def speculative_of(record: dict) -> SpeculativeSpec:
@@ -371,7 +373,8 @@ def evaluate(record: dict) -> Outcome | str:
     hybrid = is_hybrid(resolved, b)
     outcome.started, outcome.started_how = happened(record, engine, hybrid)
     outcome.method = deployment.speculative.method if b.has_drafter else ""
-    if gpu is not None or memory is not None:
+    if (gpu is not None or memory is not None) and not record.get("_drafter_only"):
+        # (a drafter-only record's target is a stand-in of the drafter's shape: no verdict)
         refusals, doubts = predicted_refusals(b)
         # a warning that the engine may refuse (the shortfall is inside the KV estimate's
         # uncertainty) is neither a refusal promised nor a clean bill: "?"
