@@ -228,3 +228,36 @@ def test_sglang_gemma3_keeps_every_layer_and_cuts_the_fraction_for_vision():
         text_only.settings.memory_fraction * factor
     )
     assert "multimodal" in unset.assumed["gpu_memory_utilization"]
+
+
+SGLANG_TP = """
+engine: sglang
+engine_version: "0.5.6"
+gpu: {{type: {gpu}, count: {tp}}}
+model: {{name: {model}}}
+parallel: {{tensor: {tp}}}
+serving: {{gpu_memory_utilization: 0.8}}
+"""
+
+
+def test_sglang_weights_count_the_allocators_rounding_of_per_rank_tensors():
+    # Qwen3-14B at TP 4 (record kuiperinfer-projecta-v2-sglang-qwen3-14b-4x4090-tp4): "Load
+    # weight end ... mem usage=7.08 GB" against 6.89 GiB of tensors. Per rank its down
+    # projection is 42.5 MiB and gate/up 85 MiB; the allocator gives each a segment rounded up
+    # to 2 MiB, and SGLang reads the device's free memory
+    b = sglang_budget(SGLANG_TP.format(gpu="RTX-4090", tp=4, model="Qwen/Qwen3-14B"))
+    assert b.weights.to("GiB").magnitude == pytest.approx(7.08, abs=0.02)
+    assert "rounds each per-rank weight tensor" in b.assumed["weights"]
+    # on one GPU the same shapes are whole multiples of 2 MiB: nothing more
+    one = sglang_budget(SGLANG_TP.format(gpu="H100", tp=1, model="Qwen/Qwen3-32B"))
+    assert "rounds each" not in one.assumed.get("weights", "")
+
+
+@pytest.mark.parametrize(
+    ("mib", "slack_mib"),
+    [(17.5, 0.5), (42.5, 1.5), (85, 1), (12.5, 1.5), (100, 0), (9.5, 0), (0.5, 0)],
+)
+def test_allocator_slack_per_tensor(mib, slack_mib):
+    from hbmlint.catalog.allocator import slack
+
+    assert slack(mib * 2**20) == slack_mib * 2**20
