@@ -40,7 +40,13 @@ def slack(size: float) -> float:
 
 def weights_slack(arch: Any, tp: int, pp: int, dtype_bytes: float) -> float:
     """Bytes per rank the allocator holds beyond ``arch``'s weight tensors in the model dtype
-    at tensor parallel ``tp`` (on the busiest pipeline stage)."""
+    at tensor parallel ``tp`` (on the busiest pipeline stage); remembered on the architecture,
+    as every what-if budget asks again."""
+    key = ("allocator_slack", tp, pp, dtype_bytes)
+    return arch._memo(key, lambda: _weights_slack(arch, tp, pp, dtype_bytes))
+
+
+def _weights_slack(arch: Any, tp: int, pp: int, dtype_bytes: float) -> float:
     from .architecture import DENSE, FULL, MOE, SLIDING
 
     h = arch.hidden_size
