@@ -261,3 +261,13 @@ def test_allocator_slack_per_tensor(mib, slack_mib):
     from hbmlint.catalog.allocator import slack
 
     assert slack(mib * 2**20) == slack_mib * 2**20
+
+
+def test_allocator_packs_tensors_under_10_mib_into_shared_20_mib_segments():
+    # three 8 MiB tensors: the first takes a 20 MiB segment and leaves a 12 MiB block, the
+    # second fits there and leaves 4 MiB, the third needs a new segment: 40 MiB for 24
+    from hbmlint.catalog.allocator import held
+
+    assert held([8 * 2**20] * 3) == 16 * 2**20
+    # a rest of 1 MiB or less is not split off: it stays with its tensor
+    assert held([19.5 * 2**20, 0.75 * 2**20]) == 0.5 * 2**20
