@@ -263,7 +263,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     spec = dep.speculative
     draft_tp = spec.tensor_parallel or resolved.tensor_parallel
     if spec.method in (*DRAFT_MODEL_METHODS, *HEAD_METHODS) and spec.tensor_parallel is None:
-        assumed["speculative.tensor_parallel"] = f"{draft_tp} (vLLM default: the target's TP)"
+        assumed["speculative.tensor_parallel"] = f"{draft_tp} ({engine} default: the target's TP)"
     draft_quant = None
     if spec.model is not None:
         draft_quant = spec.model.quantization or (
@@ -701,13 +701,14 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     total = resolved.gpu.memory.to("byte")
     weights = target.weight_bytes_per_rank(tp, pp, s.quantization, s.dtype, s.expert_parallel)
     slack = _sglang_allocator_slack(target, s)
-    if slack:
-        weights = weights + Q(slack, "byte")
+    rope = _sglang_rope_fp32(target, s)
+    if slack or rope:
+        weights = weights + Q(slack + rope, "byte")
         assumed = dict(assumed or {})
         note = (
-            f"{slack / 2**30:.2f} GiB per GPU more: PyTorch's allocator rounds each per-rank "
-            "weight tensor of 10 MiB or more up to 2 MiB, and SGLang counts the device's "
-            "free memory"
+            f"{(slack + rope) / 2**30:.2f} GiB per GPU more: what PyTorch's allocator holds "
+            "beyond the weight tensors, which SGLang counts as it reads the device's free "
+            "memory, and its RoPE cache kept in float32"
         )
         before = assumed.get("weights")
         assumed["weights"] = f"{before}; {note}" if before else note
@@ -811,6 +812,16 @@ def _sglang_allocator_slack(target: Any, s: Settings) -> float:
     dense = catalog.dtype_bytes(s.dtype or target.dtype)
     slack = weights_slack(target, s.tensor_parallel, s.pipeline_parallel, dense)
     return slack if slack >= 2**20 else 0.0
+
+
+def _sglang_rope_fp32(target: Any, s: Settings) -> float:
+    """The bytes SGLang's RoPE cos/sin cache holds beyond the model dtype the weights count it
+    in: on CUDA it stays float32 ("cache needs to be in FP32 for numerical stability",
+    layers/rotary_embedding.py)."""
+    if s.engine != "sglang" or not target.vocab_size:
+        return 0.0
+    dense = catalog.dtype_bytes(s.dtype or target.dtype)
+    return float(target.rotary_positions * target.rotary_dim * max(4 - dense, 0))
 
 
 def _tgi_warmup_kv(s: Settings, free: Any, per_token: float) -> Any:
