@@ -162,7 +162,17 @@ class Budget:
         unknown = set(changes) - {f.name for f in fields(Settings)}
         if unknown:
             raise ValueError(f"whatif() does not know {', '.join(sorted(unknown))}")
-        return compute(self.resolved, replace(self.settings, **changes), self.assumed)
+        settings = replace(self.settings, **changes)
+        # Rules and the speculative advisor ask for the same few what-ifs of one budget (no
+        # drafter, another TP size): each is computed once, and dropped with the rules' scope.
+        memo = self.__dict__.setdefault("_whatifs", {})
+        try:
+            found = memo.get(settings)
+        except TypeError:  # a setting that cannot be hashed: no memo
+            return compute(self.resolved, settings, self.assumed)
+        if found is None:
+            found = memo[settings] = compute(self.resolved, settings, self.assumed)
+        return found
 
 
 def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:

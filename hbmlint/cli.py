@@ -520,16 +520,21 @@ def _diffs(fixed: list) -> str:
 
 def _report(run: _Run, diagnostics: list, suppressed: list) -> Any:
     """The one result model the reporters receive (results.Report)."""
-    from . import ruledoc
     from .diagnostics import INPUT_CHECKS
     from .results import Report
 
     checks = [c for c in INPUT_CHECKS.values() if run.filter.is_enabled(c.code)]
+
+    def rule_docs() -> list:
+        from . import ruledoc
+
+        return ruledoc.all_docs(run.rules, checks)
+
     return Report(
         files=run.results,
         findings=diagnostics,
         suppressed=suppressed,
-        rules=ruledoc.all_docs(run.rules, checks),
+        rule_docs=rule_docs,
         internal=run.internal,
     )
 

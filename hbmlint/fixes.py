@@ -51,22 +51,29 @@ def field_value(deployment: Deployment, path: str) -> Any:
     return value
 
 
-def _set_field(deployment: Deployment, path: str, value: Any) -> None:
+def _set_field(comparable: dict[str, Any], path: str, value: Any) -> None:
+    """Set ``path`` in a deployment's comparable form (``_comparable``), as a reader would
+    have set it on the deployment."""
     if path == "speculative.method" and value in WEIGHTLESS:
-        spec = deployment.speculative
-        spec.model = spec.tensor_parallel = spec.kv_cache_dtype = spec.max_model_len = None
+        spec = comparable.get("speculative")
+        if isinstance(spec, dict):
+            for name in ("model", "tensor_parallel", "kv_cache_dtype", "max_model_len"):
+                spec[name] = None
     parts = _ATTRIBUTES.get(path, tuple(path.split(".")))
-    target: Any = deployment
+    target: Any = comparable
     for part in parts[:-1]:
-        target = getattr(target, part, None)
+        target = target.get(part) if isinstance(target, dict) else None
         if target is None:
             return
-    setattr(target, parts[-1], value)
+    if isinstance(target, dict) and parts[-1] in target:
+        target[parts[-1]] = value
 
 
 def _comparable(deployment: Deployment) -> dict[str, Any]:
+    """The deployment's settings as plain data (a fresh copy, free to change), without what
+    an edit may move (locations) or what is not a setting."""
     return {
-        f.name: asdict(value) if is_dataclass(value) else value
+        f.name: asdict(value) if is_dataclass(value) else copy.deepcopy(value)
         for f in fields(deployment)
         if f.name not in _NOT_COMPARED
         for value in [getattr(deployment, f.name)]
@@ -96,15 +103,15 @@ class FixContext:
         """Whether the file with ``edits`` reads as the same deployment with ``changes``."""
         source = Source(self.text, file)
         before = self._before
-        after = self._nth(apply_edits(self.text, source, edits))
-        if before is None or after is None:
+        if before is None:
             return False
-        expected = copy.copy(before)
-        expected.writer = None
-        expected = copy.deepcopy(expected)
+        after = self._nth(apply_edits(self.text, source, edits))
+        if after is None:
+            return False
+        expected = _comparable(before)
         for path, value in changes.items():
             _set_field(expected, path, value)
-        return _comparable(expected) == _comparable(after)
+        return expected == _comparable(after)
 
 
 def complete(findings: list[Diagnostic], deployment: Deployment, context: FixContext) -> None:

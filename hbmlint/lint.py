@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,7 +33,6 @@ from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
 from .rules import Rule, evaluate_rule, forget_scope
 from .spec import Deployment
-from .suppressions import scan as scan_suppressions
 from .yamlsrc import load_documents
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -118,7 +116,12 @@ def _lint_text(
 ) -> FileResult:
     path, display = result.path, result.display
     documents, error = load_documents(text)
-    result.suppressions, result.suppression_problems = scan_suppressions(text, documents, display)
+    if "hbmlint:" in text or "hbmlint.io" in text or "\\" in text:  # a directive, an annotation
+        # (or one spelled in escapes): suppressions.py reads them
+        from .suppressions import scan as scan_suppressions
+
+        found = scan_suppressions(text, documents, display)
+        result.suppressions, result.suppression_problems = found
     # Broken YAML is reported only where it seems to be a manifest of ours: repositories hold
     # many YAML-like files (Helm templates with {{ }}) that are not ours to judge. A template
     # that runs an engine is reported once, as "render first".
@@ -387,6 +390,8 @@ def lint_one(
     try:
         return lint_file(path, display, rules, options), False
     except Exception as exc:
+        import traceback
+
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
         finding = input_diagnostic(
             "HBM000", f"hbmlint failed on this file ({detail}); please report it", display

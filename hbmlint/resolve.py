@@ -14,7 +14,6 @@ Hugging Face Hub client) is one more function in that list.
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 from collections import OrderedDict
 from collections.abc import Callable
@@ -208,7 +207,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
 def _named_gpu(run: _Run, name: str | None, memory: Any, label: str | None) -> GpuInfo | None:
     info = catalog.find_gpu(name) if name else None
     if info is None and memory is None:
-        close = difflib.get_close_matches(name or "", catalog.gpu_names(), n=3, cutoff=0.5)
+        close = _close_matches(name or "", catalog.gpu_names(), n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         origin = f" (node label {label})" if label else ""
         if run.strict:
@@ -446,7 +445,7 @@ def _resolve_model(
 
 
 def _hub_hint(name: str, where: str) -> str:
-    close = difflib.get_close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
+    close = _close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     return hint + f" Or point {where}.config at the model's config.json."
 
@@ -455,7 +454,7 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
     name = ref.name or ""
     role = "the drafter" if where == "speculative" else "model"
     if run.strict:
-        close = difflib.get_close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
+        close = _close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         run.unknown(
             "HBM006",
@@ -481,7 +480,7 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
             f"put its config.json in the Hugging Face cache: hf download {name} config.json"
         )
     tail = "; the target is budgeted without it" if where == "speculative" else ""
-    close = difflib.get_close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
+    close = _close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     run.unknown(
         "HBM006",
@@ -571,3 +570,9 @@ def _shards_over_every_gpu(d: Deployment) -> bool:
 def with_changes(resolved: Resolved, **changes: object) -> Resolved:
     """A copy with some settings changed, for what-if budgets (see budget.whatif)."""
     return replace(resolved, **changes)
+
+
+def _close_matches(word: str, possibilities: Any, n: int, cutoff: float) -> list[str]:
+    import difflib  # only for a name that is not found
+
+    return difflib.get_close_matches(word, possibilities, n=n, cutoff=cutoff)

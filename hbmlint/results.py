@@ -9,15 +9,19 @@ pipeline, never read files and never compute memory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
 from .diagnostics import Diagnostic, Severity
 from .spec import Deployment
-from .suppressions import Problem as SuppressionProblem
-from .suppressions import Suppression
+
+if TYPE_CHECKING:  # suppressions.py is imported where a file holds one
+    from .suppressions import Problem as SuppressionProblem
+    from .suppressions import Suppression
 
 
 @dataclass
@@ -69,7 +73,8 @@ class Report:
     files: list[FileResult] = field(default_factory=list)
     findings: list[Diagnostic] = field(default_factory=list)  # reported, after the filter stage
     suppressed: list[tuple[Diagnostic, Suppression]] = field(default_factory=list)
-    rules: list[Any] = field(default_factory=list)  # ruledoc.RuleDoc of the rules that ran
+    # ruledoc.RuleDoc of the rules that ran, made when a reporter asks (SARIF does)
+    rule_docs: Callable[[], list[Any]] | None = None
     internal: bool = False  # hbmlint itself failed on some file
     # budget --compare-speculative: (file, deployment, (budget, comparison) or None, error)
     comparisons: list[tuple[Any, ...]] = field(default_factory=list)
@@ -77,6 +82,10 @@ class Report:
     before: list[FileResult] = field(default_factory=list)
     overrides: tuple[Any, ...] = ()
     fixed: list[FixedFile] = field(default_factory=list)  # --fix / --diff
+
+    @cached_property
+    def rules(self) -> list[Any]:
+        return self.rule_docs() if self.rule_docs is not None else []
 
     @property
     def file_count(self) -> int:

@@ -26,7 +26,7 @@ import yaml
 
 from .diagnostics import Edit
 from .engines.args import Item, Token
-from .yamlsrc import Span, YamlDocument
+from .yamlsrc import Span, YamlDocument, load_plain
 
 Path = tuple[Any, ...]
 
@@ -115,7 +115,7 @@ def _plain_ok(text: str, flow: bool) -> bool:
     if not _PLAIN_SCALAR.fullmatch(text) or (flow and "," in text):
         return False
     try:
-        loaded = yaml.safe_load(text)
+        loaded = load_plain(text)
     except yaml.YAMLError:
         return False
     return not isinstance(loaded, (bool, type(None)))
@@ -148,7 +148,7 @@ def _in_scalar(raw: str, style: str) -> str | None:
 def _decode(raw: str) -> str | None:
     """A YAML scalar's value as the string a reader sees, or None."""
     try:
-        value = yaml.safe_load(raw)
+        value = load_plain(raw)
     except yaml.YAMLError:
         return None
     if isinstance(value, (dict, list)) or value is None:

@@ -8,6 +8,7 @@ with some settings changed; the arithmetic itself lives once, in budget.py.
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -29,7 +30,7 @@ from .expressions import (
 )
 from .schema import validate
 from .units import Q, UnitError, parse_quantity, shown
-from .yamlsrc import Span, load_documents
+from .yamlsrc import Span, YamlDocument, load_documents
 
 # The rule whose parameters tradeoff() starts from (speculative.py names it too, for its
 # messages; a test keeps the two equal without either module importing the other).
@@ -91,9 +92,14 @@ def load_rules(paths: list[Path] | None = None) -> tuple[list[Rule], list[Diagno
     findings: list[Diagnostic] = []
     builtin_files = builtin_rule_files()
     builtin = set(builtin_files)
+    parsed = _parsed_builtin_rules(builtin_files)
     for path in builtin_files if paths is None else paths:
         try:
-            rule, problems = load_rule_file(path, validated=path in builtin)
+            rule, problems = load_rule_file(
+                path, validated=path in builtin, parsed=parsed.get(path)
+            )
+            if problems and path in parsed:  # found at the full positions of a fresh parse
+                rule, problems = load_rule_file(path, validated=True)
         except (RecursionError, MemoryError) as exc:  # a rule file built to exhaust us
             rule, problems = (
                 None,
@@ -121,22 +127,73 @@ def load_rules(paths: list[Path] | None = None) -> tuple[list[Rule], list[Diagno
     return list(seen.values()), findings
 
 
-def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, list[Diagnostic]]:
+def _parsed_builtin_rules(paths: list[Path]) -> dict[Path, YamlDocument]:
+    """The built-in rule files' parsed YAML, from one entry of the catalogs' cache (checked
+    against the files' own bytes on every read, see catalog/yamlcache.py) or parsed now and
+    cached: composing 34 small YAML files with their positions was a tenth of a one-file
+    lint. Only a document's data and its top-level spans are kept (all a valid rule needs);
+    a file that is not exactly one mapping is left out, and read the usual way."""
+    from .catalog import yamlcache
+
+    texts: dict[Path, str] = {}
+    for path in paths:
+        with contextlib.suppress(files.FileReadError):
+            texts[path] = files.read_text(path)
+    source = "\0".join(f"{p.name}\0{t}" for p, t in texts.items()).encode("utf-8")
+
+    def parse_all() -> dict[str, Any]:
+        entries: dict[str, Any] = {}
+        for path, text in texts.items():
+            documents, error = load_documents(text)
+            if error is None and len(documents) == 1 and isinstance(documents[0].data, dict):
+                spans = documents[0].spans
+                entries[path.name] = {
+                    "data": documents[0].data,
+                    "spans": {
+                        str(key[0]): [s.line, s.column, s.end_line, s.end_column]
+                        for key, s in spans.items()
+                        if len(key) == 1
+                    },
+                }
+        return entries
+
+    try:
+        entries = yamlcache.cached(source, "rules", parse_all)
+    except Exception:  # noqa: BLE001 - a cache problem only means parsing the files
+        entries = parse_all()
+    found: dict[Path, YamlDocument] = {}
+    for path in texts:
+        entry = entries.get(path.name) if isinstance(entries, dict) else None
+        if not (isinstance(entry, dict) and isinstance(entry.get("data"), dict)):
+            continue
+        spans = {(key,): Span(*where) for key, where in entry["spans"].items()}
+        found[path] = YamlDocument(entry["data"], 0, spans, text=texts[path])
+    return found
+
+
+def load_rule_file(
+    path: Path, validated: bool = False, parsed: YamlDocument | None = None
+) -> tuple[Rule | None, list[Diagnostic]]:
     """One rule. ``validated`` skips the JSON Schema check and the declared-names check: the
     built-in rules are checked against both by the test suite, and hbmlint's start-up should not
     pay for them on every run (a team's own rules are always checked). Every expression is
-    parsed either way."""
+    parsed either way. ``parsed``: the file's document, already read (the built-in rules)."""
     display = str(path)
-    try:
-        text = files.read_text(path)
-    except files.FileReadError as exc:
-        return None, [input_diagnostic("HBM009", f"cannot read rule file: {exc.reason}", display)]
-    documents, error = load_documents(text)
-    if error is not None:
-        return None, [input_diagnostic("HBM009", error.message, display, error.span)]
-    if len(documents) != 1:
-        return None, [input_diagnostic("HBM009", "a rule file holds exactly one rule", display)]
-    document = documents[0]
+    if parsed is not None:
+        document = parsed
+    else:
+        try:
+            text = files.read_text(path)
+        except files.FileReadError as exc:
+            reason = f"cannot read rule file: {exc.reason}"
+            return None, [input_diagnostic("HBM009", reason, display)]
+        documents, error = load_documents(text)
+        if error is not None:
+            return None, [input_diagnostic("HBM009", error.message, display, error.span)]
+        if len(documents) != 1:
+            message = "a rule file holds exactly one rule"
+            return None, [input_diagnostic("HBM009", message, display)]
+        document = documents[0]
     problems = [] if validated else validate(document, "rule", display, code="HBM009")
     if problems:
         return None, problems
@@ -179,7 +236,9 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
         file=display,
         spans=spans,
     )
-    # Parse every expression now, so a typo is reported at load time with its line.
+    # Parse every expression now, so a typo is reported at load time with its line. The
+    # built-in rules' expressions are parsed by the test suite (test_rules.py) and here only
+    # when first used: a clean lint never renders most messages and fixes.
     expressions = [("check", rule.check), ("when", rule.when)]
     expressions += [("message", e) for e, _ in template_fields(rule.message)]
     templates = [("message", rule.message)]
@@ -190,6 +249,8 @@ def load_rule_file(path: Path, validated: bool = False) -> tuple[Rule | None, li
         templates += [(f"fixes.{i}", fix.text)]
     checks = [(key, parse, e) for key, e in expressions if e is not None]
     checks += [(key, check_template, t) for key, t in templates]
+    if validated:
+        checks = []
     for key, check, expression in checks:
         try:
             check(expression)
@@ -564,6 +625,7 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
 def forget_scope(budget: Budget) -> None:
     """Drop the cached scope (it holds closures), e.g. before a budget crosses processes."""
     budget.__dict__.pop("_rule_scope", None)
+    budget.__dict__.pop("_whatifs", None)
 
 
 def evaluate_rule(

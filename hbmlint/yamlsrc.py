@@ -106,6 +106,12 @@ def key_in_block(lines: list[str], block: Span, key: str) -> Span:
     return block
 
 
+def load_plain(text: str) -> Any:
+    """One YAML document's data without positions (yaml.safe_load with libyaml where it is
+    installed: the pure-Python loader costs several times more, and fixes call this per word)."""
+    return yaml.load(text, Loader=_Loader)
+
+
 class YamlLoadError(Exception):
     """The YAML could not be parsed or constructed; ``span`` says where."""
 

@@ -11,9 +11,12 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .architecture import ConfigError
-from .checkpoint import Checkpoint, CheckpointError
+
+if TYPE_CHECKING:  # imported where a lock file is read: most runs have none
+    from .checkpoint import Checkpoint
 
 LOCK_DIR = Path(".hbmlint") / "models"
 LOCK_VERSION = 1
@@ -71,6 +74,7 @@ def find(model_id: str, near: str | Path | None) -> Locked | None:
 @lru_cache(maxsize=256)
 def read(path: Path, model_id: str = "") -> Locked:
     from ..files import read_text
+    from .checkpoint import Checkpoint, CheckpointError
 
     try:
         data = json.loads(read_text(path, MAX_LOCK_BYTES))

@@ -7,24 +7,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .hub import (
-    HubFailure,
-    cached_checkpoint,
-    endpoint,
-    fetch,
-    first_report,
-    is_hub_id,
-    mistral_config,
-)
+# The Hub client (and the checkpoint reader it uses) is imported when a model is looked up
+# beyond the catalog: a run whose models are all in the catalog does not pay for it.
+__all__ = ["cached_checkpoint", "first_report", "from_hub", "locked", "mistral_config"]
 
-__all__ = [
-    "HubFailure",
-    "cached_checkpoint",
-    "first_report",
-    "from_hub",
-    "locked",
-    "mistral_config",
-]
+
+def __getattr__(name: str) -> Any:
+    if name == "HubFailure":  # resolve.py's `except lookup.HubFailure`, looked up on a raise
+        from .hub import HubFailure
+
+        return HubFailure
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def cached_checkpoint(name: str, folder: Any) -> Any:
+    from .hub import cached_checkpoint
+
+    return cached_checkpoint(name, folder)
+
+
+def first_report(name: str) -> bool:
+    from .hub import first_report
+
+    return first_report(name)
+
+
+def mistral_config(config: dict) -> dict:
+    from .hub import mistral_config
+
+    return mistral_config(config)
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,8 @@ def locked(name: str) -> Any:
 def from_hub(name: str) -> FromHub | None:
     """The model from the Hub: None when the name is no Hub repository id; HubFailure when the
     Hub cannot give it."""
+    from .hub import endpoint, fetch, is_hub_id
+
     if not is_hub_id(name):
         return None
     fetched = fetch(name)

@@ -121,3 +121,16 @@ def load_yaml_cached(path: Path) -> Any:
     with contextlib.suppress(OSError, TypeError, ValueError, RecursionError):
         write_entry(entry, digest, data)
     return data
+
+
+def cached(source: bytes, name: str, parse: Any) -> Any:
+    """``parse()``'s data for these source bytes, from a valid entry named ``name`` or computed
+    now (and cached). ``parse`` must depend on nothing but ``source``."""
+    digest = _sha256(source)
+    entry = cache_dir() / f"{name}-{digest[:32]}.json"
+    with contextlib.suppress(KeyError):
+        return read_entry(entry, digest)
+    data = parse()
+    with contextlib.suppress(OSError, TypeError, ValueError, RecursionError):
+        write_entry(entry, digest, data)
+    return data

@@ -33,7 +33,7 @@ from ..engines import sglang, trtllm, vllm
 from ..engines.args import EngineCommand, Token
 from ..engines.shell import Locator, expand_k8s, shell_script, split_script
 from ..spec import Deployment
-from ..yamlsrc import Span, YamlDocument, key_in_block
+from ..yamlsrc import Span, YamlDocument, key_in_block, load_plain
 from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import (
@@ -184,7 +184,7 @@ def _config_map_key(document: YamlDocument, name: str, key: str, at: Span) -> An
 
 def _load(text: Any) -> dict:
     try:
-        data = yaml.safe_load(str(text or ""))
+        data = load_plain(str(text or ""))
     except yaml.YAMLError:
         return {}
     return data if isinstance(data, dict) else {}

@@ -28,7 +28,7 @@ from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment, Label
-from ..yamlsrc import Span, YamlDocument, key_in_block, load_documents
+from ..yamlsrc import Span, YamlDocument, key_in_block, load_documents, load_plain
 from .build import GpuFacts, build
 from .kubernetes import document_name
 from .podspec import Reader, tree_object, value_at
@@ -118,7 +118,7 @@ def _parse_config(
     """The ``vllm:`` map of an ``inference_config.yaml`` as flags; ``here``: the block is in
     ``file_text`` (each flag at its own line), else every flag is at ``block``."""
     try:
-        parsed = yaml.safe_load(str(text or "")) or {}
+        parsed = load_plain(str(text or "")) or {}
     except yaml.YAMLError:
         reader.findings.append(
             input_diagnostic(
