@@ -27,6 +27,7 @@ from .expressions import (
     parse,
     render,
     template_fields,
+    with_base_functions,
 )
 from .schema import validate
 from .units import Q, UnitError, parse_quantity, shown
@@ -617,7 +618,7 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
     is the whatif cache): most of a lint's time would otherwise go to rebuilding them."""
     scope = budget.__dict__.get("_rule_scope")
     if scope is None:
-        scope = (budget_names(budget), rule_functions(budget))
+        scope = (budget_names(budget), with_base_functions(rule_functions(budget)))
         budget.__dict__["_rule_scope"] = scope
     return scope
 
@@ -641,8 +642,10 @@ def evaluate_rule(
     if rule.engines and not engine_applies(rule.engines, budget.settings):
         return None
     budget_scope, functions = _scope(budget)
-    names = {**budget_scope, **rule.params, **(params or {})}
-    if "tradeoff" in functions:
+    names = (
+        {**budget_scope, **rule.params, **(params or {})} if rule.params or params else budget_scope
+    )
+    if "tradeoff" in functions and _calls_tradeoff(rule):
         table = functions["tradeoff"]
 
         def tradeoff(**kw: Any) -> Any:
@@ -681,6 +684,18 @@ def evaluate_rule(
         fixes=fixes,
         deployment=dep.name,
     )
+
+
+def _calls_tradeoff(rule: Rule) -> bool:
+    """Whether any of the rule's expressions names tradeoff (only those rules get the function
+    bound to their parameters; the others cannot call it). Worked out once per rule."""
+    known = rule.__dict__.get("_calls_tradeoff")
+    if known is None:
+        texts = [rule.check, rule.when, rule.message]
+        for fix in rule.fixes:
+            texts += [fix.text, fix.when, *fix.set.values()]
+        known = rule.__dict__["_calls_tradeoff"] = any("tradeoff" in t for t in texts if t)
+    return known
 
 
 def _setting(value: Any) -> Any:

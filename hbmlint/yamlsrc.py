@@ -139,7 +139,7 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
                 # only an alias (``*name``) makes a document expand past its own text's size
                 _check_expansion(node)
             document = YamlDocument(data=None, index=index, text=text)
-            built = _build(loader, node, (), document, set())
+            built = _build(loader, node, (), document, set() if "*" in text else None)
             if built is _Unbuilt:
                 document.spans.clear()
                 document.key_spans.clear()
@@ -208,20 +208,27 @@ _STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.o
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> Any:
+def _build(
+    loader: Any, node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int] | None
+) -> Any:
     """The data of ``node`` as PyYAML's safe constructor builds it, with each value's span (and
     each key's) recorded as _record_spans records them; _Unbuilt where it would differ: an
-    alias (a node met twice), a merge key, a tag without a safe constructor."""
-    if id(node) in seen:
-        return _Unbuilt
-    seen.add(id(node))
-    doc.spans[path] = Span.of_node(node)
-    if isinstance(node, yaml.ScalarNode):
+    alias (a node met twice), a merge key, a tag without a safe constructor. ``seen``: the
+    nodes met so far, None where the text holds no alias (no ``*``), so none can be met
+    twice (the common case: this walk is most of reading a file)."""
+    if seen is not None:
+        if id(node) in seen:
+            return _Unbuilt
+        seen.add(id(node))
+    spans = doc.spans
+    spans[path] = Span.of_node(node)
+    kind = type(node)
+    if kind is _ScalarNode:
         if node.tag == _STR:
             return node.value
         constructor = loader.yaml_constructors.get(node.tag)
         return _Unbuilt if constructor is None else constructor(loader, node)
-    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+    if kind is _SequenceNode and node.tag == _SEQ:
         items = []
         for i, item in enumerate(node.value):
             value = _build(loader, item, (*path, i), doc, seen)
@@ -229,16 +236,25 @@ def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument, seen: se
                 return _Unbuilt
             items.append(value)
         return items
-    if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+    if kind is _MappingNode and node.tag == _MAP:
         mapping: dict[Any, Any] = {}
+        key_spans = doc.key_spans
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE:
+            if type(key_node) is not _ScalarNode or key_node.tag == _MERGE:
                 return _Unbuilt  # a complex or merge key: PyYAML's constructor handles it
-            key = _build(loader, key_node, (), _SCRATCH, seen)
-            if key is _Unbuilt:
-                return _Unbuilt
+            if seen is not None:
+                if id(key_node) in seen:
+                    return _Unbuilt
+                seen.add(id(key_node))
+            if key_node.tag == _STR:
+                key = key_node.value
+            else:
+                constructor = loader.yaml_constructors.get(key_node.tag)
+                if constructor is None:
+                    return _Unbuilt
+                key = constructor(loader, key_node)
             child = (*path, str(key_node.value))
-            doc.key_spans[child] = Span.of_node(key_node)
+            key_spans[child] = Span.of_node(key_node)
             value = _build(loader, value_node, child, doc, seen)
             if value is _Unbuilt:
                 return _Unbuilt
@@ -247,7 +263,7 @@ def _build(loader: Any, node: yaml.Node, path: Path, doc: YamlDocument, seen: se
     return _Unbuilt
 
 
-_SCRATCH = YamlDocument(data=None, index=-1)  # where a key's own span goes (not kept)
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 
 
 def _record_spans(node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> None:
