@@ -125,7 +125,7 @@ def as_fix(value: str) -> Fix:
     return value if isinstance(value, Fix) else Fix(str(value))
 
 
-@dataclass
+@dataclass(slots=True)
 class Diagnostic:
     code: str
     name: str

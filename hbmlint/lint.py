@@ -32,7 +32,7 @@ from .formats import (
 from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
 from .rules import Rule, evaluate_rule, forget_scope
-from .spec import Deployment
+from .spec import Deployment, GpuSpec, ParallelSpec, ServingSpec
 from .yamlsrc import load_documents
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -169,6 +169,8 @@ def _lint_text(
                 )
                 complete_fixes(result.diagnostics[first:], deployment, context)
             deployment.writer = None  # its work is done; it does not cross processes
+            if not options.keep_budgets:
+                _thin(deployment)
     if (
         error is None
         and not result.deployments
@@ -183,6 +185,23 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+# What a thinned deployment points at in place of its settings: shared, never written to.
+_NO_GPU, _NO_PARALLEL, _NO_SERVING = GpuSpec(), ParallelSpec(), ServingSpec()
+
+
+def _thin(deployment: Deployment) -> None:
+    """Drop what no report of a plain lint reads once the rules and fixes are done (a run
+    over 50,000 files keeps every result until the report): the settings and where they
+    are written. Kept: the names, the engine and the models (the command line must not
+    overwrite a model's configuration file with --output)."""
+    deployment.gpu, deployment.parallel, deployment.serving = _NO_GPU, _NO_PARALLEL, _NO_SERVING
+    deployment.workload = None
+    deployment.locations = {}
+    for name in ("hints", "assumed", "unread"):
+        if getattr(deployment, name):
+            setattr(deployment, name, type(getattr(deployment, name))())
 
 
 def _has_edits(findings: list[Diagnostic]) -> bool:

@@ -24,14 +24,14 @@ if TYPE_CHECKING:  # suppressions.py is imported where a file holds one
     from .suppressions import Suppression
 
 
-@dataclass
+@dataclass(slots=True)
 class DeploymentResult:
     deployment: Deployment
     budget: Budget | None = None
     error: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class FileResult:
     path: Path
     display: str

@@ -32,7 +32,7 @@ SPECULATIVE_METHODS = (
 METHOD_ALIASES = {"layerskip": "early_exit", "self_speculative": "early_exit"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Label:
     """A label or annotation a manifest sets (a node label a pod requires, a workload's own
     label), with where it is written. Format readers pass them on; resolve reads them."""
@@ -42,7 +42,7 @@ class Label:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class ModelRef:
     """A model named by catalog id and/or a Hugging Face config.json."""
 
@@ -61,7 +61,7 @@ class ModelRef:
         return str(self.config) if self.config else "(unnamed model)"
 
 
-@dataclass
+@dataclass(slots=True)
 class GpuSpec:
     type: str | None = None
     memory: Any = None  # pint Quantity of bytes, overriding the catalog's figure
@@ -72,7 +72,7 @@ class GpuSpec:
     labels: list[Label] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class ParallelSpec:
     tensor: int | None = None
     pipeline: int | None = None
@@ -84,7 +84,7 @@ class ParallelSpec:
     dp_attention: bool | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class ServingSpec:
     max_model_len: int | None = None
     max_num_seqs: int | None = None
@@ -112,7 +112,7 @@ class ServingSpec:
     model_overrides: str | None = None  # vLLM --hf-overrides / --rope-scaling: config changed
 
 
-@dataclass
+@dataclass(slots=True)
 class SpeculativeSpec:
     method: str = "none"
     model: ModelRef | None = None
@@ -129,13 +129,13 @@ class SpeculativeSpec:
     hot_vocab_size: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class WorkloadSpec:
     concurrency: int | None = None
     context_tokens: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Deployment:
     name: str
     file: str
