@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from types import MappingProxyType
 from typing import Any
 
 from .yamlsrc import Span
@@ -66,11 +67,13 @@ class Fix(str):
     A str subclass, so that every place that shows a fix as a sentence keeps working and a
     plain string given as a fix is a fix with no edits."""
 
-    applicability: str
-    edits: tuple[Edit, ...]
-    setting: str
-    effect: str
-    changes: dict[str, Any]
+    # Class-level defaults: a fix sets only what differs from them, so the many plain fixes of
+    # a large run carry no attribute dictionary (``changes`` is never written to in place).
+    applicability: str = UNSAFE
+    edits: tuple[Edit, ...] = ()
+    setting: str = ""
+    effect: str = ""
+    changes: dict[str, Any] = MappingProxyType({})  # type: ignore[assignment]
 
     def __new__(
         cls,
@@ -83,11 +86,16 @@ class Fix(str):
         changes: dict[str, Any] | None = None,
     ) -> Fix:
         fix = super().__new__(cls, message)
-        fix.applicability = applicability
-        fix.edits = tuple(edits)
-        fix.setting = setting
-        fix.effect = effect
-        fix.changes = dict(changes or {})
+        if applicability != UNSAFE:
+            fix.applicability = applicability
+        if edits:
+            fix.edits = tuple(edits)
+        if setting:
+            fix.setting = setting
+        if effect:
+            fix.effect = effect
+        if changes:
+            fix.changes = dict(changes)
         return fix
 
     @property
