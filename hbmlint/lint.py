@@ -21,10 +21,7 @@ from .expressions import ExpressionError
 from .formats import (
     detect_format,
     format_named,
-    kserve,
     mentions_engine,
-    ome,
-    podspec,
     read_as,
     render_first,
     unread_engine,
@@ -375,7 +372,7 @@ def lint_paths(
     paths: Iterable[str], rules: list[Rule], options: LintOptions | None = None
 ) -> list[FileResult]:
     items = list(discover(paths))
-    podspec.use_tree_objects(shared_objects(items))
+    _use_tree_objects(shared_objects(items))
     return [lint_file(path, display, rules, options) for path, display in items]
 
 
@@ -392,13 +389,29 @@ def shared_objects(items: list[tuple[Path, str]]) -> dict[tuple[str, str], dict[
             text = files.read_text(path)
         except files.FileReadError:
             continue
+        # the readers are imported only for a run whose files hold such objects
         if "ConfigMap" in text or "Secret" in text:
+            from .formats import podspec
+
             objects.update(podspec.tree_objects(text))
         if "ServingRuntime" in text or "InferenceService" in text:
+            from .formats import kserve
+
             objects.update(kserve.tree_objects(text))
         if "ome.io/" in text:
+            from .formats import ome
+
             objects.update(ome.tree_objects(text))
     return objects
+
+
+def _use_tree_objects(objects: dict[tuple[str, str], dict[str, str]]) -> None:
+    """Give the pod-spec reader the run's cross-file objects (and forget an earlier run's),
+    without importing it for a run that needs neither."""
+    if objects or "hbmlint.formats.podspec" in sys.modules:
+        from .formats import podspec
+
+        podspec.use_tree_objects(objects)
 
 
 def lint_one(
@@ -427,7 +440,7 @@ def _start_worker(rules: list[Rule], options: LintOptions, catalogs: tuple, obje
     from . import catalog
 
     catalog.use_extra_files(list(catalogs))
-    podspec.use_tree_objects(objects)
+    _use_tree_objects(objects)
     _worker.update(rules=rules, options=options)
 
 
@@ -446,7 +459,7 @@ def lint_many(
     the output is the same whatever ``jobs`` is. Standard input is always read here."""
     options = options or LintOptions()
     objects = shared_objects(items)
-    podspec.use_tree_objects(objects)
+    _use_tree_objects(objects)
     if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or any(str(p) == STDIN for p, _ in items):
         return [lint_one(path, display, rules, options) for path, display in items]
     import multiprocessing

@@ -9,58 +9,58 @@ runtime an InferenceService of the run uses), so its own file passing in silence
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import ENGINE_WORDS
-from ..engines.args import RENDER_HINT
 from ..yamlsrc import Span
-from . import (
-    compose,
-    dstack,
-    dynamo,
-    embedded_pods,
-    helm_values,
-    kaito,
-    kserve,
-    kubeai,
-    kubernetes,
-    llm_d,
-    native,
-    ome,
-    ray,
-    ray_serve_llm,
-    skypilot,
-    vllm_chart,
-    vllm_config,
-    vllm_runtime,
-)
 
 # Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
 # then plain workloads, then shapes recognised by their keys alone, and last any object that
-# embeds a pod spec (so a document is read by one format only).
-FORMATS: tuple[ModuleType, ...] = (
-    native,
-    kserve,
-    ome,
-    vllm_runtime,
-    kubeai,
-    kaito,
-    dynamo,
-    ray,
-    kubernetes,
-    helm_values,
-    vllm_chart,
-    llm_d,
-    compose,
-    skypilot,
-    dstack,
-    ray_serve_llm,
-    vllm_config,
-    embedded_pods,  # last: any pod spec no format above reads
+# embeds a pod spec (so a document is read by one format only). Each module is imported when a
+# document first gets that far: a run over hbmlint's own manifests imports none of the others.
+_ORDER = (
+    "native",
+    "kserve",
+    "ome",
+    "vllm_runtime",
+    "kubeai",
+    "kaito",
+    "dynamo",
+    "ray",
+    "kubernetes",
+    "helm_values",
+    "vllm_chart",
+    "llm_d",
+    "compose",
+    "skypilot",
+    "dstack",
+    "ray_serve_llm",
+    "vllm_config",
+    "embedded_pods",  # last: any pod spec no format above reads
 )
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+class _Formats(Sequence):
+    """The format modules in detection order, each imported on first use."""
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(_module(name) for name in _ORDER[index])
+        return _module(_ORDER[index])
+
+    def __len__(self) -> int:
+        return len(_ORDER)
+
+
+FORMATS: Sequence[ModuleType] = _Formats()
 
 
 def detect_format(data: Any) -> ModuleType | None:
@@ -80,18 +80,22 @@ def read_as(module: ModuleType, data: Any) -> bool:
     """Whether a document the configuration maps to ``module`` can be read by it: its own
     detection, or for the vLLM config format any mapping (detection there is deliberately
     strict, and the mapping is how a user says "this is one")."""
-    return module.detect(data) or (module is vllm_config and isinstance(data, dict))
+    return module.detect(data) or (module.NAME == "vllm-config" and isinstance(data, dict))
 
 
 def mentions_engine(text: str) -> bool:
     """Whether a file's text runs an engine or configures one: broken YAML in such a file is
     ours to report, and a Helm template among them is ours to ask to be rendered."""
+    from ..engines import ENGINE_WORDS
+
     return "servingEngineSpec" in text or any(word in text for word in ENGINE_WORDS)
 
 
 def unread_engine(text: str, display: str) -> Diagnostic | None:
     """An HBM014 info at the first engine command in ``text`` outside a comment, for a file in
     which no format found anything to read; None when no engine is mentioned."""
+    from ..engines import ENGINE_WORDS
+
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("#"):
             continue
@@ -139,6 +143,8 @@ def render_first(text: str, display: str, error: Span | None = None) -> Diagnost
     match = _TEMPLATE.search(text)
     if match is None or not is_template(text, error):
         return None
+    from ..engines.args import RENDER_HINT
+
     line = text.count("\n", 0, match.start()) + 1
     column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
     return input_diagnostic(

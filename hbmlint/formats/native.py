@@ -7,8 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines.sglang import token_map_assumption, token_map_vocab
-from ..rewrite import FieldWriter
 from ..schema import validate
 from ..spec import (
     METHOD_ALIASES,
@@ -96,13 +94,27 @@ def to_deployments(
         speculative=_speculative(speculative, base),
         workload=WorkloadSpec(**workload) if workload else None,
         locations=locations,
-        writer=FieldWriter(),  # fixes edit spec.<field> in place
+        writer=_FieldWriter(),  # fixes edit spec.<field> in place
     )
     drafter = deployment.speculative
-    if drafter.token_map and not drafter.hot_vocab_size and token_map_vocab(drafter.token_map):
-        drafter.hot_vocab_size = token_map_vocab(drafter.token_map)
-        deployment.assumed["speculative.hot_vocab_size"] = token_map_assumption(drafter.token_map)
+    if drafter.token_map and not drafter.hot_vocab_size:
+        from ..engines.sglang import token_map_assumption, token_map_vocab
+
+        if token_map_vocab(drafter.token_map):
+            drafter.hot_vocab_size = token_map_vocab(drafter.token_map)
+            note = token_map_assumption(drafter.token_map)
+            deployment.assumed["speculative.hot_vocab_size"] = note
     return [deployment], []
+
+
+class _FieldWriter:
+    """rewrite.FieldWriter, imported when a fix is written: rewrite.py imports the engines'
+    argument readers, which a run over hbmlint's own manifests otherwise never needs."""
+
+    def __getattr__(self, name: str) -> Any:
+        from ..rewrite import FieldWriter
+
+        return getattr(FieldWriter(), name)
 
 
 def _model_ref(entry: dict, base: Path) -> ModelRef:
