@@ -190,7 +190,15 @@ class Shape:
 
 
 def shape(arch: Any, tp: int, pp: int, dtype_bytes: int) -> Shape:
-    """The figures of ``arch`` on one GPU of a TP x PP group."""
+    """The figures of ``arch`` on one GPU of a TP x PP group (worked out once per shape: the
+    speculative advisor asks for the same ones for each of its alternatives)."""
+    memo = getattr(arch, "_memo", None)
+    if memo is None:  # an architecture-like object without the memo (tests' stand-ins)
+        return _shape(arch, tp, pp, dtype_bytes)
+    return memo(("roofline-shape", tp, pp, dtype_bytes), lambda: _shape(arch, tp, pp, dtype_bytes))
+
+
+def _shape(arch: Any, tp: int, pp: int, dtype_bytes: int) -> Shape:
     layers = range(min(-(-arch.num_layers // pp), arch.num_layers))
     h = arch.hidden_size
     heads = arch.num_attention_heads / tp
