@@ -324,12 +324,31 @@ def measure(
     name: str, argv: list[str], files: int, runs: int, allowed: tuple[int, ...]
 ) -> Scenario:
     """One untimed warm-up run, then ``runs`` timed ones."""
-    _check(run_child(argv), argv, allowed)
-    samples = []
+    return measure_together([(name, argv, files, allowed)], runs)[0]
+
+
+Spec = tuple[str, list[str], int, tuple[int, ...]]  # name, argv, files, allowed exit codes
+
+
+def measure_together(specs: list[Spec], runs: int) -> list[Scenario]:
+    """Scenarios that are compared with each other, timed in turns (one run of each, then the
+    next round): a shared machine's speed drifts over minutes, and timing one tool's runs
+    after the other's would put the drift into their ratio. Each gets one untimed warm-up."""
+    for _, argv, _, allowed in specs:
+        _check(run_child(argv), argv, allowed)
+    samples: list[list[Sample]] = [[] for _ in specs]
     for _ in range(runs):
-        sample = run_child(argv)
-        _check(sample, argv, allowed)
-        samples.append(sample)
+        for taken, (_, argv, _, allowed) in zip(samples, specs, strict=True):
+            sample = run_child(argv)
+            _check(sample, argv, allowed)
+            taken.append(sample)
+    return [
+        _scenario(name, files, runs, taken)
+        for (name, _, files, _), taken in zip(specs, samples, strict=True)
+    ]
+
+
+def _scenario(name: str, files: int, runs: int, samples: list[Sample]) -> Scenario:
     wall = statistics.median(s.wall_s for s in samples)
     return Scenario(
         name=name,
@@ -487,65 +506,30 @@ def main(argv: list[str] | None = None) -> int:
                 corpus = validate_corpus(hbmlint, directory)
             plain = [str(p) for p in paths if not p.name.endswith("-multi.yaml")]
             if count == sizes[0]:  # start-up, as pre-commit pays it per call
-                scenarios.append(
-                    measure("hbmlint 1 file", [hbmlint, str(paths[0])], 1, SINGLE_RUNS, (0, 1))
-                )
+                single: list[Spec] = [("hbmlint 1 file", [hbmlint, str(paths[0])], 1, (0, 1))]
                 if checker:
-                    scenarios.append(
-                        measure(
-                            "check-jsonschema 1 file",
-                            [checker, "--schemafile", schema, plain[0]],
-                            1,
-                            SINGLE_RUNS,
-                            (0, 1),
-                        )
-                    )
+                    command = [checker, "--schemafile", schema, plain[0]]
+                    single.append(("check-jsonschema 1 file", command, 1, (0, 1)))
+                scenarios += measure_together(single, SINGLE_RUNS)
             label = f"dir ({count})"
-            scenarios.append(
-                measure(
-                    f"hbmlint {label} --jobs 1",
-                    [hbmlint, "--jobs", "1", str(directory)],
-                    count,
-                    runs,
-                    (0, 1),
-                )
-            )
+            ours = [hbmlint, "--jobs", "1", str(directory)]
+            together: list[Spec] = [(f"hbmlint {label} --jobs 1", ours, count, (0, 1))]
+            if not args.no_peers and count <= 10_000:
+                floor = [sys.executable, "-c", FLOOR, str(directory)]
+                together.append((f"floor {label}", floor, count, (0,)))
+                if checker:
+                    command = [checker, "--schemafile", schema, *plain]
+                    together.append((f"check-jsonschema {label}", command, len(plain), (0, 1)))
+                if yamllint:
+                    command = [yamllint, "-d", "relaxed", str(directory)]
+                    together.append((f"yamllint {label}", command, count, (0, 1)))
+            scenarios += measure_together(together, runs)
             if count == sizes[-1]:
                 for jobs in sorted(set(args.jobs or [])):
                     scenarios.append(
                         measure(
                             f"hbmlint {label} --jobs {jobs}",
                             [hbmlint, "--jobs", str(jobs), str(directory)],
-                            count,
-                            runs,
-                            (0, 1),
-                        )
-                    )
-            if not args.no_peers and count <= 10_000:
-                scenarios.append(
-                    measure(
-                        f"floor {label}",
-                        [sys.executable, "-c", FLOOR, str(directory)],
-                        count,
-                        runs,
-                        (0,),
-                    )
-                )
-                if checker:
-                    scenarios.append(
-                        measure(
-                            f"check-jsonschema {label}",
-                            [checker, "--schemafile", schema, *plain],
-                            len(plain),
-                            runs,
-                            (0, 1),
-                        )
-                    )
-                if yamllint:
-                    scenarios.append(
-                        measure(
-                            f"yamllint {label}",
-                            [yamllint, "-d", "relaxed", str(directory)],
                             count,
                             runs,
                             (0, 1),
