@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -106,87 +107,147 @@ def _all(results: Any) -> bool | None:
     return None if unknown else True
 
 
+# A schema is compiled once into nested closures, one check per keyword in the schema's own
+# order: walking the schema's dictionaries for every document cost more than the document.
+# A check answers True, False, None (not judged here: the document goes to jsonschema) or
+# _GIVE_UP (the whole schema is not judged here, whatever the other keywords say).
+Check = Callable[[Any], Any]
+_GIVE_UP = object()
+_COMPILED: dict[int, tuple[Any, Check]] = {}  # id -> (the schema, kept alive; its check)
+
+
 def _valid(schema: Any, value: Any, root: dict) -> bool | None:
     """True: ``value`` satisfies ``schema``; False: it does not; None: not judged here."""
+    return _compiled(schema, root)(value)
+
+
+def _compiled(schema: Any, root: dict) -> Check:
+    """The check of ``schema`` (a part of ``root``, where its $refs point), made on first use;
+    schemas are loaded once and kept, so their identity names them."""
+    found = _COMPILED.get(id(schema))
+    if found is None or found[0] is not schema:
+        found = _COMPILED[id(schema)] = (schema, _compile(schema, root))
+    return found[1]
+
+
+def _compile(schema: Any, root: dict) -> Check:
     if schema is True:
-        return True
+        return lambda value: True
     if not isinstance(schema, dict):
-        return None
-    if not isinstance(value, _SCALARS + (dict, list)):
-        return None  # a YAML timestamp or set: jsonschema decides
-    verdict: bool | None = True
+        return lambda value: None
+    checks: list[Check] = []
     for key, rule in schema.items():
-        if key in _IGNORED:
+        if key in _IGNORED or key in ("then", "else"):  # then/else: judged with "if"
             continue
-        if key == "type":
-            kinds = rule if isinstance(rule, list) else [rule]
+        checks.append(_keyword(key, rule, schema, root))
+    kinds = _SCALARS + (dict, list)
+
+    def check(value: Any) -> bool | None:
+        if not isinstance(value, kinds):
+            return None  # a YAML timestamp or set: jsonschema decides
+        verdict: bool | None = True
+        for one in checks:
+            ok = one(value)
+            if ok is False:
+                return False
+            if ok is _GIVE_UP:
+                return None
+            if ok is None:
+                verdict = None
+        return verdict
+
+    return check
+
+
+def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C901 - a keyword a branch
+    if key == "type":
+        kinds = rule if isinstance(rule, list) else [rule]
+
+        def of_type(value: Any) -> bool | None:
             try:
-                ok: bool | None = any(_is_type(value, kind) for kind in kinds)
+                return any(_is_type(value, kind) for kind in kinds)
             except KeyError:
-                ok = None
-        elif key == "properties":
+                return None
+
+        return of_type
+    if key == "properties":
+
+        def properties(value: Any) -> bool | None:
             if not isinstance(value, dict):
-                continue
-            ok = _all(
-                _valid(rule[name], item, root) for name, item in value.items() if name in rule
+                return True
+            return _all(
+                _compiled(rule[name], root)(item) for name, item in value.items() if name in rule
             )
-        elif key == "additionalProperties":
+
+        return properties
+    if key == "additionalProperties":
+        known = schema.get("properties", {})
+        patterned = "patternProperties" in schema
+
+        def additional(value: Any) -> Any:
             if not isinstance(value, dict):
-                continue
-            if any(not isinstance(name, str) for name in value):
-                return None
-            known = schema.get("properties", {})
-            if "patternProperties" in schema:
-                return None
+                return True
+            if any(not isinstance(name, str) for name in value) or patterned:
+                return _GIVE_UP
             extra = [name for name in value if name not in known]
             if rule is False:
-                ok = not extra
-            else:
-                ok = _all(_valid(rule, value[name], root) for name in extra)
-        elif key == "required":
-            ok = not isinstance(value, dict) or all(name in value for name in rule)
-        elif key == "enum":
+                return not extra
+            sub = _compiled(rule, root)
+            return _all(sub(value[name]) for name in extra)
+
+        return additional
+    if key == "required":
+        return lambda value: not isinstance(value, dict) or all(name in value for name in rule)
+    if key == "enum":
+
+        def one_of(value: Any) -> bool | None:
             answers = [_equal(value, option) for option in rule]
-            ok = True if True in answers else (None if None in answers else False)
-        elif key == "const":
-            ok = _equal(value, rule)
-        elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            if not _is_type(value, "number"):
-                continue
-            ok = {
-                "minimum": value >= rule,
-                "maximum": value <= rule,
-                "exclusiveMinimum": value > rule,
-                "exclusiveMaximum": value < rule,
-            }[key]
-        elif key == "minLength":
-            ok = not isinstance(value, str) or len(value) >= rule
-        elif key == "$ref":
-            if not isinstance(rule, str) or not rule.startswith("#/$defs/"):
-                return None
-            target = root.get("$defs", {}).get(rule[len("#/$defs/") :])
-            ok = None if target is None else _valid(target, value, root)
-        elif key == "anyOf":
-            answers = [_valid(sub, value, root) for sub in rule]
-            ok = True if True in answers else (None if None in answers else False)
-        elif key == "allOf":
-            ok = _all(_valid(sub, value, root) for sub in rule)
-        elif key == "if":
-            condition = _valid(rule, value, root)
-            if condition is None:
-                return None
-            ok = _valid(schema["then"], value, root) if condition and "then" in schema else True
-            if not condition and "else" in schema:
-                ok = _valid(schema["else"], value, root)
-        elif key in ("then", "else"):
-            continue  # judged with "if"
-        else:
-            return None  # a keyword not judged here
-        if ok is False:
-            return False
-        if ok is None:
-            verdict = None
-    return verdict
+            return True if True in answers else (None if None in answers else False)
+
+        return one_of
+    if key == "const":
+        return lambda value: _equal(value, rule)
+    if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        compare = {
+            "minimum": lambda value: value >= rule,
+            "maximum": lambda value: value <= rule,
+            "exclusiveMinimum": lambda value: value > rule,
+            "exclusiveMaximum": lambda value: value < rule,
+        }[key]
+        return lambda value: compare(value) if _is_type(value, "number") else True
+    if key == "minLength":
+        return lambda value: not isinstance(value, str) or len(value) >= rule
+    if key == "$ref":
+        if not isinstance(rule, str) or not rule.startswith("#/$defs/"):
+            return lambda value: _GIVE_UP
+        target = root.get("$defs", {}).get(rule[len("#/$defs/") :])
+        if target is None:
+            return lambda value: None
+        return lambda value: _compiled(target, root)(value)
+    if key == "anyOf":
+
+        def any_of(value: Any) -> bool | None:
+            answers = [_compiled(sub, root)(value) for sub in rule]
+            return True if True in answers else (None if None in answers else False)
+
+        return any_of
+    if key == "allOf":
+        return lambda value: _all(_compiled(sub, root)(value) for sub in rule)
+    if key == "if":
+        then, otherwise = schema.get("then"), schema.get("else")
+        has_then, has_else = "then" in schema, "else" in schema
+
+        def condition(value: Any) -> Any:
+            holds = _compiled(rule, root)(value)
+            if holds is None:
+                return _GIVE_UP
+            ok = _compiled(then, root)(value) if holds and has_then else True
+            if not holds and has_else:
+                ok = _compiled(otherwise, root)(value)
+            return ok
+
+        return condition
+    return lambda value: _GIVE_UP  # a keyword not judged here
 
 
 def _dotted(path: tuple) -> str:

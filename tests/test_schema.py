@@ -7,6 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
+from helpers import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from hbmlint.schema import validate
@@ -135,3 +139,66 @@ def test_findings_come_in_file_order():
         "  serving:\n    max_model_len: lots\n    max_num_seq: 8\n"
     )
     assert [f.span.line for f in findings(text)] == [4, 10, 11]
+
+
+# --- the quick check never contradicts jsonschema ----------------------------------------------
+#
+# validate() skips jsonschema for a document its compiled quick check calls valid, and sends
+# every other document to jsonschema. A wrong "valid" would hide a finding; a wrong "invalid"
+# would only cost time, but is wrong too. Mutations of a full manifest, leaf by leaf.
+
+_FULL = yaml.safe_load((REPO / "examples" / "llama70b-fp8-h100-8b-draft.yaml").read_text())
+_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-3, max_value=300_000),
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-2.0, max_value=2e6),
+    st.sampled_from(
+        ["vllm", "sglang", "tgi", "ngram", "eagle3", "draft_model", "fp8", "auto", "H100", ""]
+    ),
+    st.text(max_size=6),
+    st.lists(st.integers(max_value=4), max_size=2),
+    st.dictionaries(st.sampled_from(["type", "name", "x"]), st.integers(max_value=4), max_size=2),
+)
+
+
+def _paths(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, (*path, index))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_the_quick_check_agrees_with_jsonschema(data):
+    import copy
+
+    from hbmlint import schema as schema_module
+
+    document = copy.deepcopy(_FULL)
+    for _ in range(data.draw(st.integers(min_value=1, max_value=3))):
+        paths = [p for p in _paths(document) if p]
+        path = data.draw(st.sampled_from(paths))
+        parent = document
+        for part in path[:-1]:
+            parent = parent[part]
+        action = data.draw(st.sampled_from(["replace", "delete", "add"]))
+        if action == "delete" and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif action == "add" and isinstance(parent, dict):
+            parent[data.draw(st.sampled_from(["extra", "tensor", "method", "count"]))] = data.draw(
+                _LEAVES
+            )
+        else:
+            parent[path[-1]] = data.draw(_LEAVES)
+    manifest_schema = schema_module.load_schema("manifest")
+    verdict = schema_module._valid(manifest_schema, document, manifest_schema)
+    errors = list(Draft202012Validator(manifest_schema).iter_errors(document))
+    if verdict is True:
+        assert not errors, (document, errors[0].message)
+    if verdict is False:
+        assert errors, document
