@@ -15,8 +15,8 @@ import copy
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields, is_dataclass
-from functools import cached_property
+from dataclasses import dataclass, fields
+from functools import cache, cached_property
 from typing import Any
 
 from .diagnostics import SAFE, UNSAFE, Diagnostic, Edit, Fix
@@ -51,32 +51,60 @@ def field_value(deployment: Deployment, path: str) -> Any:
     return value
 
 
-def _set_field(comparable: dict[str, Any], path: str, value: Any) -> None:
-    """Set ``path`` in a deployment's comparable form (``_comparable``), as a reader would
-    have set it on the deployment."""
+def _with_field(comparable: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """``comparable`` (a deployment's ``_comparable`` form) with ``path`` set as a reader would
+    have set it on the deployment; the mappings on the way are copied, the rest is shared."""
+    top = dict(comparable)
     if path == "speculative.method" and value in WEIGHTLESS:
-        spec = comparable.get("speculative")
+        spec = top.get("speculative")
         if isinstance(spec, dict):
-            for name in ("model", "tensor_parallel", "kv_cache_dtype", "max_model_len"):
-                spec[name] = None
+            top["speculative"] = {
+                **spec,
+                **dict.fromkeys(("model", "tensor_parallel", "kv_cache_dtype", "max_model_len")),
+            }
     parts = _ATTRIBUTES.get(path, tuple(path.split(".")))
-    target: Any = comparable
+    target: dict[str, Any] = top
     for part in parts[:-1]:
-        target = target.get(part) if isinstance(target, dict) else None
-        if target is None:
-            return
-    if isinstance(target, dict) and parts[-1] in target:
+        child = target.get(part)
+        if not isinstance(child, dict):
+            return top
+        target[part] = target = dict(child)
+    if parts[-1] in target:
         target[parts[-1]] = value
+    return top
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain data: dataclasses as dicts of their fields, containers of the same
+    type, scalars as they are (dataclasses.asdict does the same, a few times slower)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    names = _field_names(kind) if hasattr(kind, "__dataclass_fields__") else None
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    if kind is list or kind is tuple:
+        return kind(_plain(item) for item in value)
+    if kind is dict:
+        return {key: _plain(item) for key, item in value.items()}
+    return copy.deepcopy(value)
+
+
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
 
 
 def _comparable(deployment: Deployment) -> dict[str, Any]:
-    """The deployment's settings as plain data (a fresh copy, free to change), without what
-    an edit may move (locations) or what is not a setting."""
+    """The deployment's settings as plain data, without what an edit may move (locations) or
+    what is not a setting."""
     return {
-        f.name: asdict(value) if is_dataclass(value) else copy.deepcopy(value)
-        for f in fields(deployment)
-        if f.name not in _NOT_COMPARED
-        for value in [getattr(deployment, f.name)]
+        name: _plain(getattr(deployment, name))
+        for name in _field_names(type(deployment))
+        if name not in _NOT_COMPARED
     }
 
 
@@ -96,8 +124,10 @@ class FixContext:
         return found[self.position]
 
     @cached_property
-    def _before(self) -> Deployment | None:
-        return self._nth(self.text)
+    def _before(self) -> dict[str, Any] | None:
+        """The unedited deployment's comparable form, read once for every fix."""
+        before = self._nth(self.text)
+        return None if before is None else _comparable(before)
 
     def reads_as(self, edits: list[Edit], changes: dict[str, Any], file: str) -> bool:
         """Whether the file with ``edits`` reads as the same deployment with ``changes``."""
@@ -108,9 +138,9 @@ class FixContext:
         after = self._nth(apply_edits(self.text, source, edits))
         if after is None:
             return False
-        expected = _comparable(before)
+        expected = before
         for path, value in changes.items():
-            _set_field(expected, path, value)
+            expected = _with_field(expected, path, value)
         return expected == _comparable(after)
 
 
