@@ -503,6 +503,18 @@ def _resolve_parallel(run: _Run) -> tuple[int, int, int] | None:
     dp = 1 if run.strict else (d.parallel.data or 1)
     if d.parallel.dp_attention:
         dp = 1  # SGLang's DP attention splits the TP group's GPUs; it asks for no more
+    local = getattr(d.parallel, "data_local", None)
+    per_rank = (d.parallel.tensor or 1) * pp
+    whole = count is not None and count == per_rank * dp  # the count spans every node's ranks
+    if local is not None and not run.strict and not whole:
+        dp = local  # vLLM: the ranks this process runs; the others run on other nodes
+    elif "parallel.data_local" in d.unread and not run.strict and not whole:
+        # how many ranks this process runs is a value hbmlint cannot read: whatever the pod's
+        # GPUs hold, never a count claimed short or idle
+        dp = count // per_rank if count and count % per_rank == 0 else 1
+        run.assumed["data_parallel_local"] = (
+            f"{dp} (--data-parallel-size-local is not readable; the ranks the requested GPUs hold)"
+        )
     tp = d.parallel.tensor
     if tp is None:
         if count and count % (pp * dp) == 0 and (run.strict or _shards_over_every_gpu(d)):

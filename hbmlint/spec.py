@@ -78,6 +78,10 @@ class ParallelSpec:
     pipeline: int | None = None
     # Read from engine flags; the budget does not use these yet (one replica = tensor x pipeline).
     data: int | None = None  # data-parallel replicas inside one engine instance
+    # the data-parallel ranks this process runs, where it runs fewer than ``data`` (vLLM
+    # --data-parallel-size-local, or 1 with --data-parallel-rank: one pod a rank, the other
+    # ranks on other nodes); its GPUs are tensor x pipeline x this
+    data_local: int | None = None
     expert: bool | None = None  # expert parallelism on (MoE)
     # SGLang --enable-dp-attention: the data-parallel ranks run inside the tensor-parallel
     # group, so they need no GPUs of their own

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_formats_orchestrators import codes, errors, lint_path, read
+from test_formats_orchestrators import codes, errors, lint_path, read, write
 
 from hbmlint.lint import lint_file
 from hbmlint.rules import load_rules
@@ -287,3 +287,83 @@ def test_an_unreadable_tp_over_several_gpus_is_not_budgeted_as_tp_1(rules):
     assert result.deployments == []
     assert errors(result) == []
     assert any("not budgeted" in f.message for f in codes(result, "HBM011"))
+
+
+# The pattern of volcano-sh/kthena examples/model-serving/data-parallel-deployment.yaml: one
+# ModelServing role whose entry pod and worker pod each run one vLLM data-parallel rank
+# (--data-parallel-rank 0 / 1 of --data-parallel-size 2) on one GPU each.
+_DP_RANK_PER_POD = """
+    apiVersion: workload.serving.volcano.sh/v1alpha1
+    kind: ModelServing
+    metadata: {name: dp}
+    spec:
+      template:
+        roles:
+          - name: leader
+            entryTemplate:
+              spec:
+                containers:
+                  - name: engine
+                    image: vllm/vllm-openai:v0.13.0
+                    command: [python3, -m, vllm.entrypoints.openai.api_server,
+                      --model, Qwen/Qwen3-0.6B, --data-parallel-address, $(ENTRY_ADDRESS),
+                      --data-parallel-rank, "0", --data-parallel-rpc-port, "13345",
+                      --data-parallel-size, "2", --max-model-len, "2048"]
+                    resources: {limits: {nvidia.com/gpu: "1"}}
+                nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+            workerReplicas: 1
+            workerTemplate:
+              spec:
+                containers:
+                  - name: worker
+                    image: vllm/vllm-openai:v0.13.0
+                    command: [python3, -m, vllm.entrypoints.openai.api_server,
+                      --model, Qwen/Qwen3-0.6B, --data-parallel-rank, "1",
+                      --data-parallel-size, "2", --max-model-len, "2048"]
+                    resources: {limits: {nvidia.com/gpu: "1"}}
+                nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+"""
+
+
+def test_one_data_parallel_rank_a_pod_needs_only_its_own_gpus(tmp_path, rules):
+    # vLLM's external load balancing: with --data-parallel-rank each process runs one rank
+    # (tensor x pipeline GPUs); the other ranks run in other pods
+    result = lint_path(write(tmp_path, "dp.yaml", _DP_RANK_PER_POD), rules)
+    assert errors(result) == []
+    assert codes(result, "HBM007") == []
+    assert len(result.deployments) == 2
+
+
+def test_data_parallel_ranks_on_this_node_set_the_gpus_it_needs(tmp_path, rules):
+    # vLLM's multi-node data parallelism: DP 4 with 2 ranks on this node needs 2 x TP GPUs
+    text = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: dp}
+        spec:
+          template:
+            spec:
+              nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  args: [serve, Qwen/Qwen3-0.6B, --data-parallel-size, "4",
+                    --data-parallel-size-local, "2", --tensor-parallel-size, "2"]
+                  resources: {limits: {nvidia.com/gpu: "%s"}}
+    """
+    fits = lint_path(write(tmp_path, "fits.yaml", text % 4), rules)
+    assert codes(fits, "HBM007") == []
+    short = lint_path(write(tmp_path, "short.yaml", text % 2), rules)
+    assert [f.message.split(";")[0] for f in codes(short, "HBM007")] == [
+        "2 GPUs requested but tensor x pipeline x data parallelism is 2 x 1 x 2 = 4"
+    ]
+    # an API server alone (no local ranks) holds no model: nothing to budget, and it says so
+    api_only = lint_path(
+        write(tmp_path, "api.yaml", text.replace('"2", --tensor', '"0", --tensor') % 0), rules
+    )
+    assert errors(api_only) == [] and result_names(api_only) == []
+    assert "runs only the API server" in codes(api_only, "HBM014")[0].message
+
+
+def result_names(result) -> list[str]:
+    return [d.deployment.name for d in result.deployments]

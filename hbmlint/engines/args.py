@@ -187,6 +187,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def nonnegative_int(text: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise BadValue(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise BadValue(f"{value} must not be negative")
+    return value
+
+
 def nonnegative_float(text: str) -> float:
     try:
         value = float(text.strip())

@@ -31,6 +31,7 @@ from .args import (
     kv_cache_dtype,
     model_name,
     nonnegative_float,
+    nonnegative_int,
     placeholder,
     placeholder_message,
     positive_int,
@@ -60,6 +61,11 @@ FLAGS = FlagTable(
         Flag(("--tensor-parallel-size", "-tp"), "parallel.tensor", positive_int),
         Flag(("--pipeline-parallel-size", "-pp"), "parallel.pipeline", positive_int),
         Flag(("--data-parallel-size", "-dp"), "parallel.data", positive_int),
+        # the ranks this process runs when the others run on other nodes (multi-node or
+        # external-LB data parallelism, vLLM's docs/serving/data_parallel_deployment.md)
+        Flag(("--data-parallel-size-local", "-dpl"), "parallel.data_local", nonnegative_int),
+        Flag(("--data-parallel-rank", "-dpn"), parse=str),
+        Flag(("--data-parallel-start-rank", "-dpr"), parse=str),
         Flag(("--enable-expert-parallel", "-ep"), "parallel.expert"),
         Flag(("--nnodes", "-n"), "nodes", positive_int),
         Flag(("--max-model-len",), "serving.max_model_len", _model_len),
@@ -358,7 +364,19 @@ def parse(
     if spec:
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
+    _external_data_parallel(command)
     return command
+
+
+def _external_data_parallel(command: EngineCommand) -> None:
+    """``--data-parallel-rank N``: vLLM's external load balancing, one data-parallel rank a
+    process (its own pod, often on its own node); vLLM then runs one rank here, whatever the
+    data-parallel size (vllm/engine/arg_utils.py sets data_parallel_size_local to 1 and accepts
+    no other). The rank may be a variable (a worker's index): only its presence matters."""
+    for item in command.items:
+        if item.flag is not None and item.flag.names[0] == "--data-parallel-rank":
+            command.unread.pop("parallel.data_local", None)
+            command.set("parallel.data_local", 1, item.word.span)
 
 
 # integers vLLM reads with human_readable_int (32k) in newer releases and int() before

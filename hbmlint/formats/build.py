@@ -108,6 +108,19 @@ def build(
             )
         )
         return None, findings
+    if v.get("parallel.data_local") == 0:
+        findings.append(
+            input_diagnostic(
+                "HBM014",
+                "--data-parallel-size-local 0: this vLLM runs only the API server, and its "
+                "engines (with the model's memory) run on other nodes; there is no HBM to "
+                "budget here, so this deployment is not checked",
+                display,
+                command.locations["parallel.data_local"],
+                name,
+            )
+        )
+        return None, findings
     if command.model_unreadable:
         return None, findings  # the finding that says why is already among the notes
     if not v.get("model.name"):
@@ -184,6 +197,7 @@ def build(
             tensor=v.get("parallel.tensor"),
             pipeline=v.get("parallel.pipeline"),
             data=data,
+            data_local=v.get("parallel.data_local"),
             expert=v.get("parallel.expert"),
             dp_attention=v.get("parallel.dp_attention"),
         ),
