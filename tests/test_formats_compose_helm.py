@@ -119,6 +119,53 @@ services:
 """
 
 
+# The pattern of opea-project/GenAIExamples EdgeCraftRAG/docker_compose/intel/gpu/arc/compose.yaml:
+# a string entrypoint `/bin/bash -c "..."` whose script continues its lines with backslashes in
+# a plain (folded) scalar, so the script holds "\\ " before each flag. Compose splits the string
+# with go-shellwords, where a backslash escapes the next character even inside double quotes:
+# bash gets plain spaces, and the flags are read as flags. Written for these tests.
+BACKSLASH_SCRIPT = """
+services:
+  engine:
+    image: vllm/vllm-openai:v0.10.1
+    environment:
+      LLM_MODEL: ${LLM_MODEL:-Qwen/Qwen2.5-7B-Instruct}
+      TP: ${TP:-2}
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: 2, capabilities: [gpu]}]
+    entrypoint:
+      /bin/bash -c "
+      cd /workspace &&
+      VLLM_USE_V1=1 \\
+      python3 -m vllm.entrypoints.openai.api_server \\
+      --model $${LLM_MODEL} \\
+      --max-model-len 8192 \\
+      -tp=$${TP}"
+  unset:
+    image: vllm/vllm-openai:v0.10.1
+    environment:
+      MODEL: ${SOME_MODEL}
+    entrypoint: /bin/sh -c "vllm serve $${MODEL} --max-model-len 8192 && echo done"
+"""
+
+
+def test_a_compose_string_is_split_as_compose_splits_it(tmp_path):
+    compose = write(tmp_path, "compose.yaml", BACKSLASH_SCRIPT)
+    # the model from the container's env (no false HBM006 for a word " --model"), and the flags
+    [engine] = budgets(compose, "--gpu", "L4")
+    assert (engine["tensor_parallel"], engine["max_model_len"]) == (2, 8192)
+    assert engine["weights_bytes"] > 0
+    unset = [f for f in findings(compose) if f["deployment"] == "unset"]
+    # the variable is named once, with where its value should have come from
+    assert [f["code"] for f in unset] == ["HBM011"]
+    assert (
+        "${MODEL} is ${SOME_MODEL} in the container's env, and ${SOME_MODEL} is not set"
+        in (unset[0]["message"])
+    )
+
+
 def test_cuda_visible_devices_bounds_what_the_engine_sees(tmp_path):
     compose = write(tmp_path, "compose.yaml", VISIBLE)
     found = findings(compose, "--gpu", "A100-80GB")

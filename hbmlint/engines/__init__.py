@@ -65,6 +65,16 @@ def mentions_engine(argv: Sequence[Token], image: str | None = None) -> bool:
     return any(word in text for word in ENGINE_WORDS) or bool(_find(argv))
 
 
+def _origin(name: str, token: Token) -> str:
+    """Why the env variable ``name`` has no readable value, as "NAME is ...": a reason about
+    another reference (Compose's ``MODEL: ${LLM_MODEL}`` with LLM_MODEL set nowhere) says
+    what the variable holds first."""
+    why = token.unresolved[0]
+    if why.startswith(f"{name} "):
+        return why
+    return f"{name} is {token.text} in the container's env, and {why}"
+
+
 def read_invocation(
     argv: Sequence[Token],
     env: Mapping[str, Token],
@@ -79,7 +89,7 @@ def read_invocation(
     whole file, to place words of a shell script on their own lines."""
     env_text = {name: token.text for name, token in env.items() if token.readable}
     # variables the container has but whose value is not in the file: "NAME is read from ..."
-    origins = {name: token.unresolved[0] for name, token in env.items() if not token.readable}
+    origins = {name: _origin(name, token) for name, token in env.items() if not token.readable}
     script = shell_script(list(argv))
     if script is not None:
         token, _ = script

@@ -23,7 +23,7 @@ from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
 from ..engines.args import Token
-from ..engines.shell import Locator, split_words
+from ..engines.shell import Locator
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build
@@ -223,13 +223,62 @@ def _words(document: YamlDocument, path: tuple, interpolate: Interpolation) -> l
         return [_token(v, document.span((*path, i)), interpolate) for i, v in enumerate(value)]
     span = document.span(path)
     text, missing = interpolate(str(value))
-    # what compose could not interpolate stays unreadable, saying why, through the split
-    origins = {}
-    for reason in missing:
-        match = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", reason)
-        if match:
-            origins[match.group(1)] = match.group(1) + reason[reason.index(" is ") :]
-    return split_words(text, {}, Locator(document.text, span), span, origins)
+    locator = Locator(document.text, span)
+    tokens = []
+    for word, start, end in compose_split(text):
+        # what compose could not interpolate stays as written: the word is unreadable, saying why
+        why = tuple(reason for reason in missing if reason.split(" is ", 1)[0] in word)
+        tokens.append(Token(word, locator.locate(text[start:end]), why))
+    return tokens
+
+
+def compose_split(text: str) -> list[tuple[str, int, int]]:
+    """A string ``command`` / ``entrypoint`` split as Compose splits it (compose-go's
+    ShellCommand, with mattn/go-shellwords): no shell, no expansion (interpolation is done), a
+    backslash escapes the next character everywhere but in single quotes (so ``\\ `` inside a
+    double-quoted ``sh -c`` script is a plain space by the time the shell reads it), quotes are
+    removed, and an unquoted ``;``, ``&``, ``|``, ``<`` or ``>`` ends the command. Each word with
+    where it starts and ends in ``text``. One leniency: a backslash before a line break joins
+    the lines, as a shell would (go-shellwords keeps the line break in the word, which no
+    engine would read as a flag)."""
+    words: list[tuple[str, int, int]] = []
+    buf: list[str] = []
+    got = False  # go-shellwords emits a word only once it holds a character not escaped
+    start: int | None = None
+    escaped = double = single = backquote = False
+    for i, c in enumerate(text):
+        if start is None:
+            start = i
+        if escaped:
+            escaped = False
+            if c != "\n" or single or double:
+                buf.append(c)
+            continue
+        if c == "\\" and not single:
+            escaped = True
+            continue
+        if c in " \t\r\n" and not (single or double or backquote):
+            if got:
+                words.append(("".join(buf), start, i))
+                buf, got = [], False
+            if not buf:
+                start = None
+            continue
+        if c == '"' and not single:
+            double = not double
+            continue
+        if c == "'" and not double:
+            single = not single
+            continue
+        if c == "`" and not (single or double):
+            backquote = not backquote
+        elif c in ";&|<>" and not (single or double or backquote):
+            break
+        got = True
+        buf.append(c)
+    if got and start is not None:
+        words.append(("".join(buf), start, len(text)))
+    return words
 
 
 def _environment(
