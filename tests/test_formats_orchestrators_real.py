@@ -367,3 +367,31 @@ def test_data_parallel_ranks_on_this_node_set_the_gpus_it_needs(tmp_path, rules)
 
 def result_names(result) -> list[str]:
     return [d.deployment.name for d in result.deployments]
+
+
+def test_a_kubeai_profile_for_gaudi_is_never_budgeted_on_a_gpu(tmp_path):
+    # The pattern of opea-project/GenAIInfra kubeai/models/*-gaudi.yaml: a KubeAI Model on a
+    # resource profile the cluster defines for Intel Gaudi (habana.ai/gaudi limits). --gpu is
+    # for manifests that name no device; budgeting this one on a T4 made up a false error.
+    from format_helpers import findings
+
+    path = write(
+        tmp_path,
+        "model.yaml",
+        """
+        apiVersion: kubeai.org/v1
+        kind: Model
+        metadata: {name: llama-gaudi}
+        spec:
+          url: hf://meta-llama/Llama-3.1-8B-Instruct
+          engine: VLLM
+          args: [--tensor-parallel-size=1, --max-model-len=2048]
+          resourceProfile: gaudi-for-text-generation:1
+        """,
+    )
+    found = findings(path, "--gpu", "T4")
+    assert [(f["code"], f["severity"]) for f in found] == [("HBM014", "info")]
+    assert "Intel Gaudi" in found[0]["message"]
+    # a word that merely contains a marker is not one ("throughput" holds "hpu")
+    throughput = write(tmp_path, "t.yaml", path.read_text().replace("gaudi-for-text", "throughput"))
+    assert [f["code"] for f in findings(throughput, "--gpu", "T4")] != ["HBM014"]

@@ -6,11 +6,14 @@ its ``resourceProfile`` (``PROFILE:COUNT``) names; ``env`` is the container's en
 Resource profiles are defined in the KubeAI Helm chart's values (``resourceProfiles``); the
 shipped names are mapped to GPUs below. A profile a cluster defines itself names no GPU hbmlint
 knows: the budget then needs ``--gpu`` (a warning says so), the count still comes from the
-suffix. Engines other than vLLM (OLlama, FasterWhisper, Infinity) are not budgeted: an info.
+suffix. A profile named for an accelerator that is not a GPU (Intel Gaudi, Google TPU, AWS
+Neuron) is an info, never budgeted on a ``--gpu``. Engines other than vLLM (OLlama,
+FasterWhisper, Infinity) are not budgeted: an info.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -39,6 +42,19 @@ PROFILES = {
     "nvidia-gpu-rtx4070-8gb": None,  # not in the catalog: --gpu
     "amd-gpu-mi300x": "MI300X",
 }
+
+
+# Profiles a cluster defines for accelerators that are not GPUs (OPEA's KubeAI values define
+# gaudi-for-text-generation with habana.ai/gaudi limits): how a word of the name starts.
+_NOT_GPUS = (
+    ("gaudi", "an Intel Gaudi accelerator"),
+    ("habana", "an Intel Gaudi accelerator"),
+    ("hpu", "an Intel Gaudi accelerator"),
+    ("tpu", "a Google TPU"),
+    ("neuron", "AWS Neuron (Inferentia / Trainium)"),
+    ("inferentia", "AWS Inferentia"),
+    ("trainium", "AWS Trainium"),
+)
 
 
 # The vLLM image the chart runs when a Model sets no spec.image: modelServers.VLLM.images in
@@ -118,6 +134,23 @@ def to_deployments(
         str(k): Token(str(v), document.span(("spec", "env", k)))
         for k, v in (env_map.items() if isinstance(env_map, dict) else ())
     }
+    profile = str(value_at(data, ("spec", "resourceProfile")) or "").partition(":")[0]
+    words = re.split(r"[^a-z0-9]+", profile.lower())
+    device = next((d for m, d in _NOT_GPUS for w in words if w.startswith(m)), None)
+    if device is not None:
+        # a GPU given with --gpu (or default-gpu) is for manifests that name none; this one
+        # names its device, and budgeting it on a GPU would make up the memory it has
+        reader.findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"resourceProfile '{profile}' runs vLLM's build for {device}, whose memory "
+                "hbmlint does not budget (NVIDIA and AMD GPUs only); this model is not checked",
+                display,
+                document.span(("spec", "resourceProfile")),
+                name,
+            )
+        )
+        return [], reader.findings
     gpu = _profile(reader, name)
     if gpu is None:
         reader.findings.append(
