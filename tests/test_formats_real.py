@@ -445,3 +445,45 @@ def test_odd_shapes_in_ray_documents_are_not_a_crash(tmp_path):
     )
     deployments, found = read(odd_config)
     assert deployments == [] and [f for f in found if f["severity"] == "error"] == []
+
+
+def test_redirections_are_not_words_of_the_engine_command(tmp_path):
+    # The pattern of skypilot-org/skypilot llm/dbrx/dbrx.yaml: the server's output sent to a log
+    # (`... 2>&1 | tee api_server.log &`); `2>` was read as a positional model, which wins over
+    # --model. Other redirections (`> log`, `&>/dev/null`, `2>err`) hide nothing either.
+    path = write(
+        tmp_path,
+        "task.yaml",
+        """
+        envs:
+          MODEL_NAME: Qwen/Qwen2.5-7B-Instruct
+        resources:
+          accelerators: L4:2
+        run: |
+          python -u -m vllm.entrypoints.openai.api_server \\
+            --model $MODEL_NAME \\
+            --tensor-parallel-size $SKYPILOT_NUM_GPUS_PER_NODE \\
+            --max-model-len 8192 \\
+            2>&1 | tee api_server.log &
+        """,
+    )
+    deployments, found = read(path)
+    assert [(d.model.name, d.parallel.tensor) for d in deployments] == [
+        ("Qwen/Qwen2.5-7B-Instruct", 2)
+    ]
+    assert found == []
+    # words after a redirection's file are still the command's
+    later = write(
+        tmp_path,
+        "later.yaml",
+        """
+        resources:
+          accelerators: L4:1
+        run: vllm serve Qwen/Qwen2.5-7B-Instruct >/tmp/log 2>err --max-model-len 4096 &>/dev/null
+        """,
+    )
+    deployments, found = read(later)
+    assert [(d.model.name, d.serving.max_model_len) for d in deployments] == [
+        ("Qwen/Qwen2.5-7B-Instruct", 4096)
+    ]
+    assert found == []

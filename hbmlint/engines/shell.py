@@ -20,6 +20,11 @@ from .args import Token
 SHELLS = ("sh", "bash", "dash", "zsh", "ash", "ksh")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+# a redirection where a word would start: [n]> [n]>> [n]< [n]<> [n]>| &> &>>, a descriptor
+# duplicated (2>&1, >&2, <&0, 2>&-)
+# (every < or > where a word would start matches, so the splitter always moves on), or a
+# here-document's or here-string's operator, whose delimiter or string is the next word
+_REDIRECT = re.compile(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
 
 
 class Locator:
@@ -90,6 +95,8 @@ class _Splitter:
             elif c == "#":
                 while self.i < len(s) and s[self.i] != "\n":
                     self.i += 1
+            elif _REDIRECT.match(s, self.i):
+                self._redirect()
             elif c in ";&|\n()":
                 self.i += 1
                 self._end_command(current)
@@ -114,13 +121,26 @@ class _Splitter:
             return
         self.commands.append(words)
 
+    def _redirect(self) -> None:
+        """Skip a redirection (``2>&1``, ``> log``, ``&>/dev/null``, ``< in``): neither it nor
+        the file it names is a word of the command."""
+        match = _REDIRECT.match(self.s, self.i)
+        assert match is not None
+        self.i = match.end()
+        if match.group("dup"):
+            return  # 2>&1, <&0, >&-: the descriptor is part of the operator
+        while self.i < len(self.s) and self.s[self.i] in " \t":
+            self.i += 1
+        if self.i < len(self.s) and self.s[self.i] not in "\n;&|()":
+            self._word()  # the file: expanded as the shell would, then dropped
+
     def _word(self) -> list[Word]:
         """One shell word, which unquoted expansions may split into several."""
         s = self.s
         words = [Word(raw_start=self.i)]
         while self.i < len(s):
             c = s[self.i]
-            if c in " \t\r\n;&|()":
+            if c in " \t\r\n;&|()<>":
                 break
             if c == "\\":
                 if s[self.i + 1 : self.i + 2] == "\n":
