@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from . import catalog
@@ -116,7 +116,7 @@ class Budget:
     def deployment(self) -> Any:
         return self.resolved.deployment
 
-    @property
+    @cached_property  # the rules, the KV band and the reporters ask for it again and again
     def overhead_total(self) -> Any:
         return sum(self.overhead.values(), Q(0, "byte"))
 
