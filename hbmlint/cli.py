@@ -217,11 +217,15 @@ def _load_config(config_file: str | None, allow_outside: bool = False) -> Any:
 def _filter(run: _Run) -> tuple[list, list]:
     """The filter stage: configuration (select, ignore, per-file-ignores, severity), then inline
     suppressions. Returns (reported findings, [(suppressed finding, its suppression)])."""
-    from .suppressions import apply
-
     diagnostics = run.filter.apply(run.diagnostics)
     suppressions = [s for r in run.results for s in r.suppressions]
     problems = [p for r in run.results for p in r.suppression_problems]
+    if not suppressions and not problems:  # nothing to apply (suppressions.py not imported)
+        from .diagnostics import Diagnostic
+
+        return run.filter.apply(sorted(diagnostics, key=Diagnostic.sort_key)), []
+    from .suppressions import apply
+
     kept, suppressed = apply(
         diagnostics, suppressions, problems, run.filter.known, run.filter.is_enabled
     )
