@@ -336,8 +336,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             "SGLang builds them, loads neither and takes the target's only after the load "
             "and the KV pool sizing"
         )
-        before = assumed.get("draft_weights")
-        assumed["draft_weights"] = f"{before}; {note}" if before else note
+        _add_note(assumed, "draft_weights", note)
     if spec.method in ("eagle", "eagle3") and resolved.draft is not None:
         note = "; ".join(
             n
@@ -705,6 +704,12 @@ def _vision_profile(
     return max(encoder + pixels, forward + pixels + embeddings)
 
 
+def _add_note(assumed: dict[str, str], key: str, note: str) -> None:
+    """Say ``note`` in ``assumed[key]``, after what it says already."""
+    before = assumed.get(key)
+    assumed[key] = f"{before}; {note}" if before else note
+
+
 def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = None) -> Budget:
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
@@ -720,8 +725,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             "beyond the weight tensors, which SGLang counts as it reads the device's free "
             "memory, and its RoPE cache kept in float32"
         )
-        before = assumed.get("weights")
-        assumed["weights"] = f"{before}; {note}" if before else note
+        _add_note(assumed, "weights", note)
     if s.cpu_offload_gib:
         # vLLM keeps --cpu-offload-gb GiB of each GPU's weights in pinned host memory
         # (streamed in every forward pass): only the rest is in HBM
