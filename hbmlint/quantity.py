@@ -391,6 +391,15 @@ def _quantity_text() -> re.Pattern:
     return re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*")
 
 
+def _quantity(magnitude: Any, units: Unit) -> Quantity:
+    """A Quantity of a magnitude and a Unit, without __init__'s parsing (the arithmetic's
+    results: tens of thousands a run)."""
+    made = object.__new__(Quantity)
+    made._magnitude = magnitude
+    made._units = units
+    return made
+
+
 class Quantity:
     """A magnitude with units (pint's Quantity, for multiplicative units)."""
 
@@ -436,7 +445,7 @@ class Quantity:
 
     def to(self, units: Any) -> Quantity:
         target = _as_unit(units)
-        return Quantity(self._convert(target), target)
+        return _quantity(self._convert(target), target)
 
     def m_as(self, units: Any) -> Any:
         return self._convert(_as_unit(units))
@@ -515,7 +524,7 @@ class Quantity:
         return Quantity(abs(self._magnitude), self._units)
 
     def __neg__(self) -> Quantity:
-        return Quantity(-self._magnitude, self._units)
+        return _quantity(-self._magnitude, self._units)
 
     def __pos__(self) -> Quantity:
         return Quantity(+self._magnitude, self._units)
@@ -526,6 +535,9 @@ class Quantity:
     # -- arithmetic, as pint does it
 
     def _add_sub(self, other: Any, op: Any) -> Quantity:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            # the same units (most of a budget's sums): their dimensions are the same too
+            return _quantity(op(self._magnitude, other._magnitude), self._units)
         if not isinstance(other, Quantity):
             if not isinstance(other, Number):
                 raise TypeError(f"unsupported operand type: {type(other).__name__}")
@@ -642,6 +654,8 @@ class Quantity:
         return not self.__eq__(other)
 
     def _compare(self, other: Any, op: Any) -> bool:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            return op(self._magnitude, other._magnitude)
         if not isinstance(other, Quantity):
             if self.dimensionless:
                 return op(self._convert(_DIMENSIONLESS), other)
