@@ -487,3 +487,26 @@ def test_redirections_are_not_words_of_the_engine_command(tmp_path):
         ("Qwen/Qwen2.5-7B-Instruct", 4096)
     ]
     assert found == []
+
+
+def test_tgi_named_in_prose_or_a_bucket_is_not_an_engine(tmp_path):
+    # The pattern of huggingface/text-generation-inference .github/: an issue form that
+    # describes the project, a package name, a CI image and a bucket named after it. None runs
+    # the engine; TGI's name counts only as its image (.../text-generation-inference[:tag]).
+    path = write(
+        tmp_path,
+        "forms.yml",
+        """
+        description: Submit a bug report to help us improve text-generation-inference
+        package: text-generation-inference
+        images: docker.io/huggingface/text-generation-inference-ci
+        results: s3://text-generation-inference-ci/benchmarks/ci.parquet
+        """,
+    )
+    assert read(path) == ([], [])
+    image = write(
+        tmp_path,
+        "values.yaml",
+        "tgi:\n  repository: ghcr.io/huggingface/text-generation-inference\n",
+    )
+    assert [f["code"] for f in read(image)[1]] == ["HBM014"]

@@ -91,6 +91,17 @@ def mentions_engine(text: str) -> bool:
     return "servingEngineSpec" in text or any(word in text for word in ENGINE_WORDS)
 
 
+# TGI's name is its image's only when it is one (ghcr.io/huggingface/text-generation-inference,
+# with a tag or none): not in prose, a package name or a bucket (text-generation-inference-ci)
+_TGI_IMAGE = re.compile(r"/text-generation-inference(?![\w-])")
+
+
+def _runs_here(line: str, word: str) -> bool:
+    if word == "text-generation-inference":
+        return bool(_TGI_IMAGE.search(line))
+    return True
+
+
 def unread_engine(text: str, display: str) -> Diagnostic | None:
     """An HBM014 info at the first engine command in ``text`` outside a comment, for a file in
     which no format found anything to read; None when no engine is mentioned."""
@@ -100,6 +111,7 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
         if line.lstrip().startswith("#"):
             continue
         hits = [(line.find(word), word) for word in ENGINE_WORDS if word in line]
+        hits = [(column, word) for column, word in hits if _runs_here(line, word)]
         if hits:
             column, word = min(hits)
             names = ", ".join(module.NAME for module in FORMATS)
