@@ -481,3 +481,48 @@ def test_yaml_that_runs_no_engine_is_not_ours(tmp_path):
     )
     result = run(other)
     assert result.exit_code == 0 and "no findings" in result.output.lower()
+
+
+# The pattern of GoogleCloudPlatform/accelerated-platforms offline-batch-worker/base/jobset.yaml:
+# the vLLM server is a native sidecar (an init container with restartPolicy: Always, which keeps
+# running beside the pod's containers) next to a batch client and a model-fetching init
+# container. Written for these tests.
+SIDECAR = """
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: batch}
+spec:
+  replicatedJobs:
+    - name: worker
+      template:
+        spec:
+          template:
+            spec:
+              nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+              initContainers:
+                - name: fetch
+                  image: busybox
+                  command: [sh, -c, "echo fetching for vllm.entrypoints.openai.api_server"]
+                - name: inference-server
+                  image: vllm/vllm-openai:v0.10.1
+                  restartPolicy: Always
+                  command: [python3, -m, vllm.entrypoints.openai.api_server]
+                  args: [--model=meta-llama/Llama-3.1-8B-Instruct, --max-model-len=131072]
+                  resources: {limits: {nvidia.com/gpu: "1"}}
+              containers:
+                - name: batch-client
+                  image: python:3.12
+                  command: [python, client.py]
+"""
+
+
+def test_an_engine_in_a_native_sidecar_is_read(tmp_path):
+    path = write(tmp_path, "jobset.yaml", SIDECAR)
+    found = findings(path)
+    # read (not an HBM014 "nothing read"), budgeted on its own GPU: 131,072 tokens of an 8B
+    # model's KV cache do not fit on one L4 next to its weights
+    assert [f["code"] for f in found] == ["HBM102"]
+    assert found[0]["line"] == line_of(path, "--max-model-len=131072")
+    # a plain init container runs to completion before the pod starts: never the engine
+    plain = write(tmp_path, "plain.yaml", SIDECAR.replace("restartPolicy: Always", "tty: true"))
+    assert [f["code"] for f in findings(plain)] == ["HBM014"]

@@ -1,8 +1,9 @@
 """The fallback for any object that embeds a Kubernetes pod spec where no format above looks:
-a ``containers`` list (never ``initContainers``: they run before the engine and are not one)
-anywhere in the document, whose container runs an engine. So a custom resource that carries
-pod templates (Alibaba's RoleBasedGroup ``roles[].template`` / ``standalonePattern.template``,
-OME runtimes, a new operator's CRD) is read on day one, as a Kubernetes workload would be.
+a ``containers`` list (and native sidecars, ``initContainers`` with ``restartPolicy: Always``;
+other init containers run before the engine and are not one) anywhere in the document, whose
+container runs an engine. So a custom resource that carries pod templates (Alibaba's
+RoleBasedGroup ``roles[].template`` / ``standalonePattern.template``, OME runtimes, a JobSet, a
+new operator's CRD) is read on day one, as a Kubernetes workload would be.
 
 Registered last: a document an earlier format recognises is never read twice. KServe's
 ``ServingRuntime`` / ``ClusterServingRuntime`` are templates (KServe fills ``{{.Name}}`` in
@@ -30,10 +31,10 @@ from .podspec import (
     Reader,
     container_command,
     container_env,
-    containers,
     metadata_labels,
     node_labels,
     runs_engine,
+    serving_containers,
     value_at,
 )
 
@@ -61,11 +62,12 @@ def pod_spec_paths(data: Any, path: Path = (), depth: int = 0) -> Iterator[Path]
             yield from pod_spec_paths(item, (*path, i), depth + 1)
 
 
-def engine_containers(data: Any) -> list[tuple[Path, int, dict]]:
+def engine_containers(data: Any) -> list[tuple[Path, Path, dict]]:
+    """Each engine container: its pod spec's path, its own path under it, the container."""
     return [
-        (pod, i, c)
+        (pod, key, c)
         for pod in pod_spec_paths(data)
-        for i, c in containers(data, pod)
+        for key, c in serving_containers(data, pod)
         # a container with its own command, or an image (a RoleBasedGroup templateRef patch
         # gives the command and leaves the image to the template)
         if ("image" in c or "command" in c) and runs_engine(c)
@@ -124,8 +126,9 @@ def to_deployments(
     base, where = document_name(document, reader, str(data.get("kind") or "object"))
     found = engine_containers(data)
     deployments: list[Deployment] = []
-    for pod, index, container in found:
-        cpath = (*pod, "containers", index)
+    for pod, key, container in found:
+        cpath = (*pod, *key)
+        index = key[1]
         parts = [base]
         role = _role_name(data, pod)
         if role:

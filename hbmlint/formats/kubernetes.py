@@ -29,6 +29,7 @@ from .podspec import (
     node_labels,
     pod_specs,
     runs_engine,
+    serving_containers,
     value_at,
 )
 
@@ -41,7 +42,7 @@ def detect(data: Any) -> bool:
     return any(
         runs_engine(container)
         for pod_path, _ in pod_specs(data)
-        for _, container in containers(data, pod_path)
+        for _, container in serving_containers(data, pod_path)
     )
 
 
@@ -66,18 +67,18 @@ def to_deployments(
     deployments: list[Deployment] = []
     pods = pod_specs(data)
     engine_containers = [
-        (pod_path, role, i, c)
+        (pod_path, role, key, c)
         for pod_path, role in pods
-        for i, c in containers(data, pod_path)
+        for key, c in serving_containers(data, pod_path)
         if runs_engine(c)
     ]
-    for pod_path, role, index, container in engine_containers:
+    for pod_path, role, key, container in engine_containers:
         if role == "worker" and any(r == "leader" for _, r, _, _ in engine_containers):
             continue  # LWS workers join the leader's engine (Ray): the leader is the instance
-        cpath = (*pod_path, "containers", index)
+        cpath = (*pod_path, *key)
         name = base_name
         if len(engine_containers) > 1 and role != "worker":
-            name = f"{base_name}/{container.get('name', index)}"
+            name = f"{base_name}/{container.get('name', key[1])}"
         env = container_env(document, cpath, _injected(document, role))
         command = container_command(document, cpath, env)
         if command is None:

@@ -60,6 +60,19 @@ def containers(data: dict, pod_path: Path) -> Iterator[tuple[int, dict]]:
                 yield i, container
 
 
+def serving_containers(data: dict, pod_path: Path) -> Iterator[tuple[Path, dict]]:
+    """The containers that run for the pod's whole life, each with its path under the pod:
+    ``containers``, then the native sidecars (``initContainers`` with ``restartPolicy:
+    Always``, Kubernetes 1.28+), which start before them and keep running beside them. Other
+    init containers run to completion first (a model download) and are never an engine."""
+    for i, container in containers(data, pod_path):
+        yield ("containers", i), container
+    items = value_at(data, (*pod_path, "initContainers"))
+    for i, container in enumerate(items if isinstance(items, list) else []):
+        if isinstance(container, dict) and container.get("restartPolicy") == "Always":
+            yield ("initContainers", i), container
+
+
 def _words(value: Any) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value]
