@@ -510,3 +510,29 @@ def test_tgi_named_in_prose_or_a_bucket_is_not_an_engine(tmp_path):
         "tgi:\n  repository: ghcr.io/huggingface/text-generation-inference\n",
     )
     assert [f["code"] for f in read(image)[1]] == ["HBM014"]
+
+
+def test_a_kustomization_that_names_an_engine_says_to_lint_what_it_builds(tmp_path):
+    # The pattern of GoogleCloudPlatform/accelerated-platforms online-inference-gpu/vllm/*/
+    # kustomization.yaml: an overlay that sets the engine image and generates the ConfigMap the
+    # base Deployment's $(MODEL_ID) flags read. Its output is what can be checked.
+    path = write(
+        tmp_path,
+        "kustomization.yaml",
+        """
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        configMapGenerator:
+          - name: runtime
+            envs: [runtime.env]
+        images:
+          - name: replaced-by-kustomize
+            newName: vllm/vllm-openai
+            newTag: v0.10.1
+        resources: [../base]
+        """,
+    )
+    _, found = read(path)
+    line = line_of(path, "newName: vllm/vllm-openai")
+    assert [(f["code"], f["severity"], f["line"]) for f in found] == [("HBM014", "info", line)]
+    assert "kubectl kustomize DIR | hbmlint -" in found[0]["fixes"][0]["message"]

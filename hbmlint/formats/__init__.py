@@ -96,6 +96,10 @@ def mentions_engine(text: str) -> bool:
 _TGI_IMAGE = re.compile(r"/text-generation-inference(?![\w-])")
 
 
+# kustomize's own file: its images, patches and generators name the engine for what it builds
+_KUSTOMIZATION = re.compile(r"^kind:\s*Kustomization\s*$", re.M)
+
+
 def _runs_here(line: str, word: str) -> bool:
     if word == "text-generation-inference":
         return bool(_TGI_IMAGE.search(line))
@@ -114,6 +118,19 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
         hits = [(column, word) for column, word in hits if _runs_here(line, word)]
         if hits:
             column, word = min(hits)
+            if _KUSTOMIZATION.search(text):
+                return input_diagnostic(
+                    "HBM014",
+                    f"'{word}' here is part of a Kustomization, which sets what the manifests it "
+                    "builds from its bases, patches and generators run; hbmlint reads manifests, "
+                    "not the overlay, so nothing in it was checked",
+                    display,
+                    Span(number, column + 1),
+                    fixes=[
+                        "Lint what the overlay builds, with the ConfigMaps it generates: "
+                        "`kubectl kustomize DIR | hbmlint -` (or `kustomize build DIR | hbmlint -`)"
+                    ],
+                )
             names = ", ".join(module.NAME for module in FORMATS)
             return input_diagnostic(
                 "HBM014",
