@@ -15,6 +15,7 @@ Hugging Face Hub client) is one more function in that list.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -470,6 +471,9 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
         if looks_like_path(name)
         else ("not in hbmlint's catalog nor in the local Hugging Face cache")
     )
+    scheme = re.match(r"([a-z][a-z0-9+.-]*)://", name)
+    if scheme:  # oci://, s3://, gs://, pvc://: a store the weights are copied from
+        what = f"a storage URI ({scheme.group(1)}://) hbmlint cannot identify"
     ways = [
         f"map it to its Hugging Face id in the configuration (model-paths: {{{name}: ORG/NAME}})"
     ]

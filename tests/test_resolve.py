@@ -52,6 +52,16 @@ def test_an_unknown_local_path_is_a_warning_that_says_how_to_unblock_it(tmp_path
     assert run(path).exit_code == 0  # not a CI failure
 
 
+def test_a_storage_uri_is_named_as_one_not_as_a_local_path(tmp_path):
+    # The pattern of vllm-project/semantic-router deploy/kserve/inference-examples: a KServe
+    # storageUri of a Red Hat "modelcar" OCI image, which no Hugging Face id names.
+    uri = "oci://quay.io/redhat-ai-services/modelcar-catalog:granite-3.2-8b-instruct"
+    [finding] = by_code(deployment(tmp_path, uri), "HBM006")
+    assert finding["severity"] == "warning"
+    assert "is a storage URI (oci://) hbmlint cannot identify" in finding["message"]
+    assert "local path" not in finding["message"]
+
+
 def test_a_near_name_the_hub_cannot_confirm_is_a_warning_with_the_catalog_name(tmp_path):
     """Offline, a name near a catalog id may be a typo or a real sibling (gemma-3-4b-pt beside
     gemma-3-4b-it, granite-3.1-1b beside granite-3.3-8b): hbmlint cannot tell, so it warns and
