@@ -526,3 +526,37 @@ def test_an_engine_in_a_native_sidecar_is_read(tmp_path):
     # a plain init container runs to completion before the pod starts: never the engine
     plain = write(tmp_path, "plain.yaml", SIDECAR.replace("restartPolicy: Always", "tty: true"))
     assert [f["code"] for f in findings(plain)] == ["HBM014"]
+
+
+def test_a_tpu_pod_is_an_info_never_budgeted_on_the_gpu_given(tmp_path):
+    # The pattern of GoogleCloudPlatform/accelerated-platforms online-inference-tpu/vllm (as
+    # `kubectl kustomize` renders it): vLLM's TPU build on a pod that asks for google.com/tpu.
+    # --gpu (or default-gpu) is for manifests that name no device; on an L4 this 27B model
+    # would be a false "weights exceed the GPU" error.
+    path = write(
+        tmp_path,
+        "tpu.yaml",
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: vllm-v6e-gemma-3-27b-it}
+        spec:
+          template:
+            spec:
+              nodeSelector:
+                cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice
+                cloud.google.com/gke-tpu-topology: 2x4
+              containers:
+                - name: inference-server
+                  image: vllm/vllm-tpu:v0.11.1
+                  command: [python3, -m, vllm.entrypoints.openai.api_server]
+                  args: [--model=google/gemma-3-27b-it, --tensor-parallel-size=8]
+                  resources:
+                    limits: {google.com/tpu: "8"}
+                    requests: {google.com/tpu: "8"}
+        """,
+    )
+    found = findings(path, "--gpu", "L4")
+    assert [(f["code"], f["severity"]) for f in found] == [("HBM014", "info")]
+    assert "google.com/tpu" in found[0]["message"]
+    assert found[0]["line"] == line_of(path, "limits: {google.com/tpu")

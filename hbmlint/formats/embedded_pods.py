@@ -140,7 +140,7 @@ def to_deployments(
         command = container_command(
             document, cpath, container_env(document, cpath, _injected(size, size_span))
         )
-        if command is None:
+        if command is None or reader.other_accelerator(cpath, name):
             continue
         per_pod, count_span = reader.container_gpus(cpath, name)
         labels = node_labels(

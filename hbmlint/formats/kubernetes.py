@@ -81,7 +81,7 @@ def to_deployments(
             name = f"{base_name}/{container.get('name', key[1])}"
         env = container_env(document, cpath, _injected(document, role))
         command = container_command(document, cpath, env)
-        if command is None:
+        if command is None or reader.other_accelerator(cpath, name):
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)
         version = image_version(container.get("image"))

@@ -17,6 +17,17 @@ from ..yamlsrc import Span, YamlDocument
 from .build import build as build_deployment
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+# Device-plugin resources of accelerators that are not the GPUs hbmlint budgets: a container
+# that asks for one runs the engine's build for that device (vllm-tpu, a Gaudi or Neuron build)
+OTHER_ACCELERATORS = {
+    "google.com/tpu": "a Google TPU",
+    "habana.ai/gaudi": "an Intel Gaudi accelerator",
+    "aws.amazon.com/neuron": "AWS Neuron (Inferentia / Trainium)",
+    "aws.amazon.com/neuroncore": "AWS Neuron (Inferentia / Trainium)",
+    "aws.amazon.com/neurondevice": "AWS Neuron (Inferentia / Trainium)",
+    "gpu.intel.com/i915": "an Intel GPU",
+    "gpu.intel.com/xe": "an Intel GPU",
+}
 # Which node labels name a GPU is the catalog's business (catalog/labels.yaml): a reader passes
 # every label a pod requires, with where it is written, and resolve picks the GPU.
 
@@ -348,6 +359,38 @@ class Reader:
             )
             return None
         return number
+
+    def other_accelerator(self, path: Path, name: str | None) -> bool:
+        """Whether the container at ``path`` asks for an accelerator that is not a GPU (and for
+        no GPU); if so an info says why it is not budgeted. ``--gpu`` is for manifests that
+        name no device: budgeting a TPU pod on one would make up the memory it has."""
+        resources = value_at(self.document.data, (*path, "resources"))
+        if not isinstance(resources, dict):
+            return False
+        asked = [
+            (section, resource)
+            for section in ("limits", "requests")
+            for resource in (resources.get(section) or {})
+            if isinstance(resources.get(section), dict)
+        ]
+        if any(resource in GPU_RESOURCES for _, resource in asked):
+            return False
+        for section, resource in asked:
+            device = OTHER_ACCELERATORS.get(resource)
+            if device is not None:
+                self.findings.append(
+                    input_diagnostic(
+                        "HBM014",
+                        f"the container asks for {resource}: it runs the engine's build for "
+                        f"{device}, whose memory hbmlint does not budget (NVIDIA and AMD GPUs "
+                        "only); this deployment is not checked",
+                        self.display,
+                        self.document.span((*path, "resources", section, resource)),
+                        name,
+                    )
+                )
+                return True
+        return False
 
     def container_gpus(self, path: Path, name: str | None) -> tuple[int | None, Span | None]:
         for section in ("limits", "requests"):
