@@ -407,8 +407,8 @@ def test_a_file_that_runs_an_engine_in_a_format_hbmlint_does_not_read_gets_an_in
 
 
 def test_a_recognised_task_whose_engine_line_is_not_read_is_not_passed_in_silence(tmp_path):
-    """SkyPilot's TGI example starts the engine with `docker run IMAGE --model-id ...`, which
-    hbmlint does not read: the task is recognised, and the file still gets its info."""
+    """A task whose engine line hbmlint does not read (here the engine's image started on a
+    cluster with `kubectl run`) is recognised, and the file still gets its info."""
     path = write(
         tmp_path,
         "tgi.yaml",
@@ -416,14 +416,14 @@ def test_a_recognised_task_whose_engine_line_is_not_read_is_not_passed_in_silenc
         resources:
           accelerators: A100:1
         run: |
-          docker run --gpus all -p 8082:80 \\
-            ghcr.io/huggingface/text-generation-inference --model-id lmsys/vicuna-13b-v1.5
+          kubectl run tgi --image=ghcr.io/huggingface/text-generation-inference \\
+            -- --model-id lmsys/vicuna-13b-v1.5
         """,
     )
     assert "read as skypilot" in run("formats", path).output
     deployments, found = read(path)
     assert deployments == []
-    assert [(f["code"], f["line"]) for f in found] == [("HBM014", 5)]
+    assert [(f["code"], f["line"]) for f in found] == [("HBM014", line_of(path, "kubectl run"))]
 
 
 def test_odd_shapes_in_ray_documents_are_not_a_crash(tmp_path):
@@ -536,3 +536,44 @@ def test_a_kustomization_that_names_an_engine_says_to_lint_what_it_builds(tmp_pa
     line = line_of(path, "newName: vllm/vllm-openai")
     assert [(f["code"], f["severity"], f["line"]) for f in found] == [("HBM014", "info", line)]
     assert "kubectl kustomize DIR | hbmlint -" in found[0]["fixes"][0]["message"]
+
+
+def test_an_engine_image_run_with_docker_in_a_script_is_read(tmp_path):
+    # The pattern of skypilot-org/skypilot examples/serve/huggingface-tgi.yaml and tgi_coder.yaml:
+    # the task's run script starts the engine's image with `docker run [options] IMAGE ARGS`;
+    # the ARGS go to the image's entrypoint (TGI's launcher, vLLM's server).
+    tgi = write(
+        tmp_path,
+        "tgi.yaml",
+        """
+        envs:
+          MODEL_ID: Qwen/Qwen2.5-7B-Instruct
+        resources:
+          accelerators: A100:1
+        run: |
+          docker run --gpus all --shm-size 1g -p 8080:80 -e NUM_SHARD=1 \\
+            -v ~/data:/data ghcr.io/huggingface/text-generation-inference \\
+            --model-id $MODEL_ID --max-total-tokens 8192
+        """,
+    )
+    vllm_run = write(
+        tmp_path,
+        "vllm.yaml",
+        """
+        resources:
+          accelerators: L4:2
+        run: |
+          podman run --device nvidia.com/gpu=all --ipc=host -p 8000:8000 \\
+            vllm/vllm-openai:v0.10.1 --model Qwen/Qwen2.5-7B-Instruct \\
+            --tensor-parallel-size 2 --max-model-len 8192
+        """,
+    )
+    read_back = []
+    for path in (tgi, vllm_run):
+        deployments, found = read(path)
+        assert [f for f in found if f["severity"] == "error"] == []
+        read_back += [(d.engine, d.model.name, d.parallel.tensor) for d in deployments]
+    assert read_back == [
+        ("tgi", "Qwen/Qwen2.5-7B-Instruct", 1),
+        ("vllm", "Qwen/Qwen2.5-7B-Instruct", 2),
+    ]

@@ -75,6 +75,38 @@ def _origin(name: str, token: Token) -> str:
     return f"{name} is {token.text} in the container's env, and {why}"
 
 
+_CONTAINER_CLIS = ("docker", "podman", "nerdctl")
+
+
+def _container_run(
+    command: Sequence[Token],
+) -> tuple[Token, list[Token], dict[str, Token]] | None:
+    """``docker run [OPTIONS] IMAGE [ARGS]`` (podman, nerdctl) in a script, where IMAGE is an
+    engine's image: the image, the arguments its entrypoint gets, and the ``-e``/``--env``
+    variables the container is given. The image is the first word after ``run`` that names an
+    engine image (the options' values are volumes, ports and names, never one)."""
+    words = [t.text for t in command]
+    if len(words) < 3 or words[0].rsplit("/", 1)[-1] not in _CONTAINER_CLIS:
+        return None
+    at = 2 if words[1] == "run" else 3 if words[1:3] == ["container", "run"] else None
+    if at is None:
+        return None
+    env: dict[str, Token] = {}
+    for i in range(at, len(command)):
+        word = words[i]
+        if word in ("-e", "--env") and i + 1 < len(command):
+            name, eq, value = words[i + 1].partition("=")
+            if eq:
+                env[name] = Token(value, command[i + 1].span, command[i + 1].unresolved)
+        elif word.startswith("--env="):
+            name, eq, value = word[len("--env=") :].partition("=")
+            if eq:
+                env[name] = Token(value, command[i].span, command[i].unresolved)
+        elif not word.startswith("-") and image_engine(word) is not None:
+            return command[i], list(command[i + 1 :]), env
+    return None
+
+
 def read_invocation(
     argv: Sequence[Token],
     env: Mapping[str, Token],
@@ -99,6 +131,12 @@ def read_invocation(
             if found:
                 module, start = found
                 return module.parse(command[start:], command[start - 1].span, env)
+            container = _container_run(command)
+            if container is not None:
+                image_token, rest, run_env = container
+                return read_invocation(
+                    rest, run_env, text, image_token.text, image_token.span, k8s_expansion=False
+                )
         return None
     if k8s_expansion:
         argv = [expand_k8s(t, env_text, origins) for t in argv]
