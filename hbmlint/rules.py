@@ -412,8 +412,11 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "experts": target.num_experts if target.is_moe else 0,
                 "model_type": getattr(target, "model_type", "") or "",
                 "mtp_layers": target.mtp_layers,
-                "max_length": Q(target.max_length or 0, "token"),
-                "max_length_sglang": Q(getattr(target, "max_length_sglang", None) or 0, "token"),
+                # thunks (Lazy computes them on first use): most rules never ask
+                "max_length": lambda: Q(target.max_length or 0, "token"),
+                "max_length_sglang": lambda: Q(
+                    getattr(target, "max_length_sglang", None) or 0, "token"
+                ),
             }
         ),
         "draft": Lazy(
@@ -427,11 +430,11 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "kv_bytes_per_token": budget.kv_bytes_per_token_draft,
                 "vocab_size": draft.vocab_size if draft else 0,
                 "parameter_ratio": (draft.parameters / target.parameters) if draft else 0.0,
-                "max_model_len": Q(draft_context or s.max_model_len, "token"),
+                "max_model_len": lambda: Q(draft_context or s.max_model_len, "token"),
                 "kv_cache_dtype": s.draft_kv_cache_dtype or s.kv_cache_dtype,
                 "kv_fp8": (s.draft_kv_cache_dtype or s.kv_cache_dtype).startswith("fp8"),
                 "offloaded": s.draft_offload,
-                "host_weights": budget.draft_host_weights or Q(0, "byte"),
+                "host_weights": lambda: budget.draft_host_weights or Q(0, "byte"),
                 "separate_model": s.speculative_method == "draft_model" and draft is not None,
                 "tensor_parallel_set": spec.tensor_parallel is not None and uses_draft_tp,
             }
@@ -442,7 +445,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "num_speculative_tokens": s.num_speculative_tokens,
                 "n_predict": n_predict,
                 "tokens_supported": supported,
-                "verify_tokens": Q(budget.verify_tokens, "token"),
+                "verify_tokens": lambda: Q(budget.verify_tokens, "token"),
             }
         ),
         "parallel": Lazy(
@@ -472,23 +475,23 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "chunked_prefill": _switch(serving.chunked_prefill),
                 "allow_long_max_model_len": bool(serving.allow_long_max_model_len),
                 "model_overrides": bool(serving.model_overrides),
-                "max_input_tokens": Q(serving.max_input_tokens or 0, "token"),
+                "max_input_tokens": lambda: Q(serving.max_input_tokens or 0, "token"),
                 "max_input_tokens_set": serving.max_input_tokens is not None,
                 "max_model_len_suffixed": "max_model_len" in (serving.human_readable or ()),
                 "max_num_batched_tokens_suffixed": "max_num_batched_tokens"
                 in (serving.human_readable or ()),
                 "block_size_set": serving.block_size is not None,
-                "kv_cache_max_tokens": Q(serving.kv_cache_max_tokens or 0, "token"),
+                "kv_cache_max_tokens": lambda: Q(serving.kv_cache_max_tokens or 0, "token"),
             }
         ),
         "overhead": Lazy({"total": budget.overhead_total, **budget.overhead}),
-        "weights": Lazy({"total": budget.weights + budget.draft_weights}),
+        "weights": Lazy({"total": lambda: budget.weights + budget.draft_weights}),
         "kv": Lazy(
             {
                 "bytes": budget.kv_cache,
                 "bytes_per_token": budget.kv_bytes_per_token,
                 "tokens": kv_tokens,
-                "max_concurrency": budget.max_concurrency,
+                "max_concurrency": lambda: budget.max_concurrency,
                 "max_model_len_fit": kv_tokens,
                 "tokens_low": lambda: budget.kv_tokens_if(
                     budget.kv_cache - budget.kv_uncertainty(up=False)
