@@ -90,6 +90,28 @@ def _role_name(data: Any, pod: Path) -> str | None:
     return None
 
 
+def _names(data: Any, base: str, found: list[tuple[Path, Path, dict]]) -> list[str]:
+    """Each engine container's deployment name: the object's, its role's, and the container's
+    where one pod (or a role-less object) has several. Two pod templates that would share a
+    name (kthena's entryTemplate and workerTemplate, llmaz's leaderTemplate and
+    workerTemplate) are told apart by their template's key."""
+    names = []
+    for pod, key, container in found:
+        parts = [base]
+        role = _role_name(data, pod)
+        if role:
+            parts.append(role)
+        if sum(1 for other, _, _ in found if other == pod) > 1 or (len(found) > 1 and not role):
+            parts.append(str(container.get("name", key[1])))
+        names.append("/".join(dict.fromkeys(parts)))
+    shared = {name for name in names if names.count(name) > 1}
+    for i, (pod, _, _) in enumerate(found):
+        if names[i] in shared:
+            template = next((k for k in reversed(pod) if isinstance(k, str) and k != "spec"), "")
+            names[i] += "/" + (str(template).removesuffix("Template") or str(i))
+    return names
+
+
 def _group_size(reader: Reader, pod: Path, name: str) -> tuple[int | None, Any]:
     """The ``size`` of a leader/worker pattern holding the pod (RBG ``leaderWorkerPattern`` /
     ``leaderWorkerSet``): the pods of one engine instance, and where it is written."""
@@ -126,16 +148,8 @@ def to_deployments(
     base, where = document_name(document, reader, str(data.get("kind") or "object"))
     found = engine_containers(data)
     deployments: list[Deployment] = []
-    for pod, key, container in found:
+    for (pod, key, container), name in zip(found, _names(data, base, found), strict=True):
         cpath = (*pod, *key)
-        index = key[1]
-        parts = [base]
-        role = _role_name(data, pod)
-        if role:
-            parts.append(role)
-        if sum(1 for other, _, _ in found if other == pod) > 1 or (len(found) > 1 and not role):
-            parts.append(str(container.get("name", index)))
-        name = "/".join(dict.fromkeys(parts))
         size, size_span = _group_size(reader, pod, name)
         command = container_command(
             document, cpath, container_env(document, cpath, _injected(size, size_span))
