@@ -294,6 +294,7 @@ def _lint_deployment(
             continue
         if finding is not None:
             finding = _unless_the_larger_part_fits(finding, rule, resolved, options)
+            finding = _unless_the_kv_is_split(finding, rule, budget)
             findings.append(_unless_a_setting_is_unread(finding, rule, deployment))
     # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
     # would otherwise hold every one of them until the report is written.
@@ -353,6 +354,32 @@ def _unless_a_setting_is_unread(
         message=(
             f"{finding.message} (with the engine default for {names}, which the manifest sets "
             "to a value hbmlint cannot read: lint the rendered manifest to know)"
+        ),
+    )
+
+
+def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic:
+    """A budget error on a deployment that splits each sequence's KV cache over its GPUs
+    (vLLM --decode-context-parallel-size N: each GPU holds up to N times the tokens the budget
+    counts): the budget does not model that, so the refusal is a warning that says so, unless
+    one sequence does not fit even in N times the tokens (HBM102 stays an error then). The
+    weights (HBM101) do not depend on it and stay an error."""
+    split = budget.deployment.parallel.decode_context or 1
+    budget_rule = rule.id.startswith(_BUDGET_RULE) and rule.id != "HBM101"
+    if finding.severity != Severity.ERROR or split <= 1 or not budget_rule:
+        return finding
+    if rule.id == "HBM102":
+        high = budget.kv_tokens_if(budget.kv_cache + budget.kv_uncertainty(up=True))
+        if high.magnitude * split < budget.settings.max_model_len:
+            return finding
+    return replace(
+        finding,
+        severity=Severity.WARNING,
+        message=(
+            f"{finding.message} (counting each GPU's KV cache as whole sequences; with "
+            f"--decode-context-parallel-size {split} vLLM splits every sequence's KV cache "
+            f"over {split} GPUs, which hbmlint does not model: check the engine's logged KV "
+            "cache size)"
         ),
     )
 

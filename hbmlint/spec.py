@@ -86,6 +86,10 @@ class ParallelSpec:
     # SGLang --enable-dp-attention: the data-parallel ranks run inside the tensor-parallel
     # group, so they need no GPUs of their own
     dp_attention: bool | None = None
+    # vLLM --decode-context-parallel-size: the KV cache of a sequence is split over this many
+    # ranks of the tensor-parallel group, so each GPU holds up to that many times the tokens
+    # (not modelled in the budget: a refusal it predicts is not a promise, see lint.py)
+    decode_context: int | None = None
 
 
 @dataclass(slots=True)

@@ -67,6 +67,8 @@ FLAGS = FlagTable(
         Flag(("--data-parallel-rank", "-dpn"), parse=str),
         Flag(("--data-parallel-start-rank", "-dpr"), parse=str),
         Flag(("--enable-expert-parallel", "-ep"), "parallel.expert"),
+        # the KV cache split over ranks of the TP group (vllm/engine/arg_utils.py)
+        Flag(("--decode-context-parallel-size", "-dcp"), "parallel.decode_context", positive_int),
         Flag(("--nnodes", "-n"), "nodes", positive_int),
         Flag(("--max-model-len",), "serving.max_model_len", _model_len),
         Flag(("--max-num-seqs",), "serving.max_num_seqs", positive_int),

@@ -200,6 +200,7 @@ def build(
             data_local=v.get("parallel.data_local"),
             expert=v.get("parallel.expert"),
             dp_attention=v.get("parallel.dp_attention"),
+            decode_context=v.get("parallel.decode_context"),
         ),
         serving=ServingSpec(
             **{
