@@ -445,6 +445,8 @@ class Quantity:
 
     def to(self, units: Any) -> Quantity:
         target = _as_unit(units)
+        if target._key == self._units._key:
+            return self  # quantities are never changed in place: the same one serves
         return _quantity(self._convert(target), target)
 
     def m_as(self, units: Any) -> Any:
