@@ -347,8 +347,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             if n
         )
         if note:
-            before = assumed.get("draft_weights")
-            assumed["draft_weights"] = f"{before}; {note}" if before else note
+            _add_note(assumed, "draft_weights", note)
     return settings, assumed
 
 
