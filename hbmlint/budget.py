@@ -756,7 +756,18 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         kv_cache = free * s.memory_fraction if free.magnitude > 0 else free
         usable = fixed + overhead_total + (kv_cache if kv_cache.magnitude > 0 else Q(0, "byte"))
     elif meaning == "weights_and_kv_of_total":  # SGLang: activations live outside the fraction
-        usable, kv_cache, draft_in = _sglang_pool(s, total, weights, draft_weights, state_pool)
+        usable, kv_cache, draft_in, state_pool = _sglang_pool(
+            s, total, weights, draft_weights, state_pool, layout.state_per_sequence
+        )
+        if state_pool.magnitude:
+            assumed = dict(assumed or {})
+            slots = round(float(state_pool.to("byte").magnitude) / layout.state_per_sequence)
+            _add_note(
+                assumed,
+                "kv_cache",
+                f"SGLang's recurrent-state pool holds {slots} request slots "
+                f"({float(state_pool.to('GiB').magnitude):.2f} GiB) outside the KV cache",
+            )
     else:  # vLLM, TGI: a share of the whole card
         usable = total * s.memory_fraction
         kv_cache = usable - fixed - overhead_total
@@ -848,13 +859,20 @@ def _tgi_warmup_kv(s: Settings, free: Any, per_token: float) -> Any:
 
 
 def _sglang_pool(
-    s: Settings, total: Any, weights: Any, draft_weights: Any, state_pool: Any
-) -> tuple[Any, Any, bool]:
+    s: Settings,
+    total: Any,
+    weights: Any,
+    draft_weights: Any,
+    state_pool: Any,
+    state_per_sequence: float = 0.0,
+) -> tuple[Any, Any, bool, Any]:
     """SGLang's KV pool (model_runner profile_max_num_token): usable = the memory free when the
     worker starts (the device less the CUDA context and distributed init) x
     mem_fraction_static; the pool is what is left of it after the weights (and the recurrent
-    state pool of hybrid models). Returns (usable, KV bytes, whether the drafter's weights and
-    KV are inside the fraction, which depends on the release: engines.yaml)."""
+    state pool of hybrid models: from the release of engines.yaml mamba_full_memory_ratio_since,
+    the state takes ratio / (1 + ratio) of what is left, in whole slots). Returns (usable, KV
+    bytes, whether the drafter's weights and KV are inside the fraction, which depends on the
+    release: engines.yaml, and the state pool)."""
     spec = catalog.engine_defaults("sglang")
     reserved = parse_quantity(spec.get("free_at_start_reserved", "0 GiB"), "[information]")
     free = total - reserved.to("byte")
@@ -867,7 +885,12 @@ def _sglang_pool(
 
     draft_in = since("draft_kv_in_fraction_since")
     fixed = weights + (draft_weights if since("draft_weights_in_fraction_since") else 0 * weights)
-    return usable, usable - fixed - state_pool, draft_in
+    ratio = spec.get("mamba_full_memory_ratio")
+    if state_per_sequence and ratio and since("mamba_full_memory_ratio_since"):
+        rest = float((usable - fixed).to("byte").magnitude)
+        slots = max(math.floor(rest * ratio / (1 + ratio) / state_per_sequence), 0)
+        state_pool = Q(slots * state_per_sequence, "byte")
+    return usable, usable - fixed - state_pool, draft_in, state_pool
 
 
 def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, Any]:

@@ -270,6 +270,43 @@ def test_sglang_fraction_covers_weights_and_kv_only():
     assert as_bytes(sglang.kv_cache) > as_bytes(vllm.kv_cache)
 
 
+@pytest.mark.parametrize("running", [62, 400])
+def test_sglang_splits_a_hybrid_models_pool_by_mamba_full_memory_ratio(running):
+    # Qwen3.5-9B on two RTX 4090s, SGLang 0.5.10, --mem-fraction-static 0.8 (the
+    # sglang-dev11582 record of benchmarks/calibration/sglang.yaml: "max_mamba_cache_size: 186,
+    # conv_state size: 0.10GB, ssm_state size: 4.38GB", K and V 2.50 GB each): what the
+    # weights leave of the fraction goes 0.9 : 1 to the recurrent state and the KV cache, in
+    # whole state slots, whatever the running-request limit
+    b = budget_of(f"""
+        engine: sglang
+        engine_version: "0.5.10"
+        gpu: {{type: RTX 4090, count: 2}}
+        model: {{name: Qwen/Qwen3.5-9B}}
+        parallel: {{tensor: 2}}
+        serving: {{gpu_memory_utilization: 0.8, max_model_len: 262144, max_num_seqs: {running}}}
+    """)
+    per_slot = as_bytes(b.kv_state_bytes_per_sequence)
+    rest = as_bytes(b.usable) - as_bytes(b.weights)
+    state = rest - as_bytes(b.kv_cache)
+    assert state == pytest.approx(int(rest * 0.9 / 1.9 / per_slot) * per_slot)
+    assert state / per_slot == pytest.approx(186, abs=4)
+    assert as_bytes(b.kv_cache) / 2**30 == pytest.approx(5.00, rel=0.03)
+    assert f"holds {round(state / per_slot)} request slots" in b.assumed["kv_cache"]
+
+
+def test_sglang_before_the_ratio_keeps_one_state_slot_per_running_request():
+    b = budget_of("""
+        engine: sglang
+        engine_version: "0.5.2"
+        gpu: {type: RTX 4090, count: 2}
+        model: {name: Qwen/Qwen3.5-9B}
+        parallel: {tensor: 2}
+        serving: {gpu_memory_utilization: 0.8, max_model_len: 262144, max_num_seqs: 62}
+    """)
+    state = as_bytes(b.usable) - as_bytes(b.weights) - as_bytes(b.kv_cache)
+    assert state == pytest.approx(62 * as_bytes(b.kv_state_bytes_per_sequence))
+
+
 def test_pipeline_parallel_splits_layers():
     pp1 = budget_of("""
         gpu: {type: H100}
