@@ -299,6 +299,23 @@ def test_qwen35_mtp_layer_weighs_what_vllm_loaded(write):
     assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(0.79, abs=0.01)
 
 
+def test_qwen35_9b_mtp_layer_weighs_what_vllm_020_loaded(write):
+    # Qwen/Qwen3.5-9B on one RTX 5090, vLLM 0.20.0: "Model loading took 17.66 GiB" without
+    # --speculative-config and 18.12 GiB with MTP, the same command otherwise
+    # (vllm-0200-qwen35-9b-rtx5090-mtp1, a validation record): 0.46 GiB, rounded
+    b = budget_of(
+        write,
+        """
+        gpu: {type: RTX 5090, count: 1}
+        engine_version: "0.20.0"
+        model: {name: Qwen/Qwen3.5-9B}
+        serving: {max_model_len: 4096, gpu_memory_utilization: 0.85}
+        speculative: {method: mtp, num_speculative_tokens: 1}
+        """,
+    )
+    assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(0.46, abs=0.015)
+
+
 def test_mtp_layers_a_quantized_export_leaves_in_16_bits_are_counted_so():
     # ModelOpt NVFP4 exports of Qwen3.5/3.6 list `ignore: ["mtp*"]`: the MTP layer stays in
     # bfloat16 while the target's MLPs are 4-bit (the 0.79 GiB vLLM loads for it)
