@@ -45,7 +45,11 @@ def changed_lines(before: str, after: str) -> list[tuple[str, str]]:
 
 def test_a_fix_is_a_record_in_the_manifests_own_terms(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    copy(tmp_path, "k8s-llama8b-l4-long-context.yaml")
+    path = copy(tmp_path, "k8s-llama8b-l4-long-context.yaml")
+    # a 64k context: too long for the BF16 cache (about 33k tokens), within an FP8 one (66k),
+    # so the FP8 KV cache is offered as a fix with its edit
+    full = '            - "131072"   # the model\'s full context'
+    path.write_text(path.read_text().replace(full, '            - "65536"    # a 64k context'))
     [finding] = findings(cli, "k8s-llama8b-l4-long-context.yaml")
     assert finding["code"] == "HBM102"
     first = finding["fixes"][0]
@@ -59,14 +63,14 @@ def test_a_fix_is_a_record_in_the_manifests_own_terms(cli, tmp_path, monkeypatch
     assert first["effect"] == f"Lower max_model_len to {fit:,} tokens, which fits either way."
     assert first["applicability"] == "unsafe"  # a shorter context changes the deployment
     text = (tmp_path / "k8s-llama8b-l4-long-context.yaml").read_text()
-    line = text.splitlines().index('            - "131072"   # the model\'s full context') + 1
+    line = text.splitlines().index('            - "65536"    # a 64k context') + 1
     assert first["edits"] == [
         {
             "file": "k8s-llama8b-l4-long-context.yaml",
             "line": line,
             "column": 15,
             "end_line": line,
-            "end_column": 23,
+            "end_column": 22,  # the 7 characters of '"65536"'
             "replacement": f'"{fit}"',  # quoted stays quoted
         }
     ]
@@ -90,11 +94,11 @@ def test_hbmlint_format_fixes_name_the_field(cli, tmp_path):
           gpu: {type: L4}
           model: {name: meta-llama/Llama-3.1-8B-Instruct}
           serving:
-            max_model_len: 131072
+            max_model_len: 65536
         """)
     )
     [finding] = findings(cli, manifest)
-    first, kv = finding["fixes"][:2]
+    first, kv = finding["fixes"][:2]  # 64k tokens: an FP8 KV cache holds them, BF16 not
     assert first["setting"].startswith("serving.max_model_len: ")
     fit = int(first["setting"].split()[-1])
     assert first["message"] == (
