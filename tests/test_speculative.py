@@ -316,6 +316,23 @@ def test_qwen35_9b_mtp_layer_weighs_what_vllm_020_loaded(write):
     assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(0.46, abs=0.015)
 
 
+def test_eagle3_head_without_an_embedding_of_its_own(write):
+    # AngelSlim/Qwen3-4B_eagle3 on vLLM 0.28 (one RTX 4090): 7.97 GiB loaded with the head,
+    # 7.56 without (vllm-028-qwen3-4b-eagle3-4090-wsl): a layer of 2 x 2560 inputs, the fc of
+    # 3 x 2560 and a 32,000-row lm_head, on the target's embedding
+    b = budget_of(
+        write,
+        """
+        gpu: {type: RTX 4090, count: 1}
+        engine_version: "0.28.0"
+        model: {name: Qwen/Qwen3-4B}
+        serving: {max_model_len: 4096, gpu_memory_utilization: 0.9, max_num_seqs: 64}
+        speculative: {method: eagle3, model: AngelSlim/Qwen3-4B_eagle3, num_speculative_tokens: 3}
+        """,
+    )
+    assert as_bytes(b.draft_weights) / 2**30 == pytest.approx(0.41, abs=0.01)
+
+
 def test_mtp_layers_a_quantized_export_leaves_in_16_bits_are_counted_so():
     # ModelOpt NVFP4 exports of Qwen3.5/3.6 list `ignore: ["mtp*"]`: the MTP layer stays in
     # bfloat16 while the target's MLPs are 4-bit (the 0.79 GiB vLLM loads for it)
