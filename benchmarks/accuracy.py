@@ -135,6 +135,7 @@ class Outcome:
     skipped: dict[str, str] = field(default_factory=dict)  # quantity -> why not evaluated
     note: str = ""
     method: str = ""  # the speculative method, where the run has a drafter
+    drafter_from: str = ""  # how the log's drafter figure is had (drafter_basis)
 
     def error(self, quantity: str) -> float | None:
         if quantity not in self.measured or quantity not in self.predicted:
@@ -247,6 +248,20 @@ def measured_of(record: dict, engine: str) -> dict[str, float]:
     if isinstance(alone, (int, float)) and "weights" in out and "draft_weights" not in out:
         out["draft_weights"] = out["weights"] - float(alone) * GIB
     return out
+
+
+def drafter_basis(memory: dict) -> str:
+    """How a record's drafter figure is had: "logged" where the engine printed the drafter on
+    its own line; "derived, paired runs" (the same deployment without the drafter printed the
+    target) or "derived, target elsewhere" (the target checkpoint's figure from another log):
+    one printed figure less another (measured_of)."""
+    if isinstance(memory.get("draft_weights_gib"), (int, float)):
+        return "logged"
+    if isinstance(memory.get("weights_without_drafter_gib"), (int, float)):
+        return "derived, paired runs"
+    if isinstance(memory.get("target_alone_weights_gib"), (int, float)):
+        return "derived, target elsewhere"
+    return ""
 
 
 def concurrency_of(value: Any) -> float | None:
@@ -373,6 +388,8 @@ def evaluate(record: dict) -> Outcome | str:
     hybrid = is_hybrid(resolved, b)
     outcome.started, outcome.started_how = happened(record, engine, hybrid)
     outcome.method = deployment.speculative.method if b.has_drafter else ""
+    if "draft_weights" in measured:
+        outcome.drafter_from = drafter_basis(record.get("memory") or {})
     if (gpu is not None or memory is not None) and not record.get("_drafter_only"):
         # (a drafter-only record's target is a stand-in of the drafter's shape: no verdict)
         refusals, doubts = predicted_refusals(b)
@@ -795,6 +812,41 @@ def fit_logit_bytes(records: list[dict]) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
+def print_drafters(outcomes: list[Outcome]) -> None:
+    """The drafter-weights table: each record's drafter as the log has it (printed on its own
+    line, or derived from two printed figures) against hbmlint's, and the share within bounds."""
+    drafters = [o for o in outcomes if "draft_weights" in o.measured]
+    if not drafters:
+        return
+    print("\nDrafter weights (the drafter alone, where the logs separate it):")
+    for o in drafters:
+        print(
+            f"  {o.id[:44]:44} {o.method:11} {_pair(o, 'draft_weights', GIB, '{:.2f}'):>19} "
+            f"{fmt_pct(o.error('draft_weights')):>7}  {o.drafter_from:26}"
+            f"{o.skipped.get('draft_weights', '')}".rstrip()
+        )
+    print(
+        "  (logged: the engine printed the drafter on its own line; derived: one printed\n"
+        "   figure less another, with and without the drafter, see speculative.yaml)"
+    )
+    for label, methods, bound in (
+        ("speculator heads (EAGLE, EAGLE-3, MTP)", HEAD_WEIGHT_METHODS, 0.05),
+        ("drafters, every method", None, 0.10),
+    ):
+        errors = [
+            abs(e)
+            for o in drafters
+            if (methods is None or o.method in methods)
+            and (e := o.error("draft_weights")) is not None
+        ]
+        if errors:
+            within = sum(e <= bound for e in errors)
+            print(
+                f"  {label}: {len(errors)} records, worst {max(errors) * 100:.1f}%, "
+                f"{within} of {len(errors)} within {bound:.0%}"
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=Path, default=DEFAULT_LOGS, help="the shared log file")
@@ -879,30 +931,7 @@ def main(argv: list[str] | None = None) -> int:
         f"  not known offline for {len(missing)} models; `hbmlint models pull` them where the "
         "Hub is reachable to add them"
     )
-    drafters = [o for o in outcomes if "draft_weights" in o.measured]
-    if drafters:
-        print("\nDrafter weights (the drafter alone, where the logs separate it):")
-        for o in drafters:
-            print(
-                f"  {o.id[:44]:44} {o.method:11} {_pair(o, 'draft_weights', GIB, '{:.2f}'):>19} "
-                f"{fmt_pct(o.error('draft_weights')):>7} {o.skipped.get('draft_weights', '')}"
-            )
-        for label, methods, bound in (
-            ("speculator heads (EAGLE, EAGLE-3, MTP)", HEAD_WEIGHT_METHODS, 0.05),
-            ("drafters, every method", None, 0.10),
-        ):
-            errors = [
-                abs(e)
-                for o in drafters
-                if (methods is None or o.method in methods)
-                and (e := o.error("draft_weights")) is not None
-            ]
-            if errors:
-                within = sum(e <= bound for e in errors)
-                print(
-                    f"  {label}: {len(errors)} records, worst {max(errors) * 100:.1f}%, "
-                    f"{within} of {len(errors)} within {bound:.0%}"
-                )
+    print_drafters(outcomes)
     not_evaluated = [(o.id, q, why) for o in outcomes for q, why in o.skipped.items()]
     failed = [o for o in outcomes if o.measured.get("kv_bytes", 1) <= 0]
     for o in failed:

@@ -50,6 +50,23 @@ def test_a_v0_record_prints_the_drafter_apart_so_weights_are_the_target_alone():
     outcome = accuracy.evaluate(record)
     assert abs(outcome.error("weights")) < 0.01
     assert outcome.measured["draft_weights"] == pytest.approx(0.7959 * GIB)
+    assert outcome.drafter_from == "logged"
+
+
+@pytest.mark.parametrize(
+    ("second", "label"),
+    [
+        ("weights_without_drafter_gib", "derived, paired runs"),
+        ("target_alone_weights_gib", "derived, target elsewhere"),
+    ],
+)
+def test_a_drafter_figure_had_by_subtraction_is_labelled_derived(second, label, capsys):
+    record = {**EAGLE3, "memory": {"weights_gib": 15.7847, second: 14.9888}}
+    outcome = accuracy.evaluate(record)
+    assert outcome.drafter_from == label
+    accuracy.print_drafters([outcome])
+    [line] = [row for row in capsys.readouterr().out.splitlines() if "test-eagle3" in row]
+    assert line.rstrip().endswith(label)
 
 
 def test_a_model_outside_the_catalog_is_compared_on_its_drafter_through_its_shape():
