@@ -46,10 +46,20 @@ def _flag(key: Any) -> str:
     return normalise("--" + str(key))
 
 
+# Keys of a Helm chart's values file that no vLLM flag is named after: vLLM turns every key of
+# its config file into ``--KEY`` and refuses one it does not know, so a file holding any of these
+# (or a camelCase key: vLLM's flags are all lower case) is some chart's values, read by that
+# chart's templates, not by vLLM (substratusai/helm charts/vllm/values.yaml: ``model``,
+# ``quantization: ""`` next to ``replicaCount``, ``resources`` and ``nodeSelector``).
+_CHART_KEYS = {"image", "resources", "tolerations", "affinity", "service", "ingress", "env"}
+
+
 def detect(data: Any) -> bool:
     if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
         return False
     if not isinstance(data.get("model"), str):
+        return False
+    if any(str(key) in _CHART_KEYS or str(key).lower() != str(key) for key in data):
         return False
     return any(_flag(key) in _SERVING_KEYS for key in data)
 
