@@ -124,9 +124,15 @@ def read_invocation(
     origins = {name: _origin(name, token) for name, token in env.items() if not token.readable}
     script = shell_script(list(argv))
     if script is not None:
-        token, _ = script
+        token, index = script
+        # `sh -c SCRIPT $0 $1...`: the words after the script are its positional parameters,
+        # which a script passes on as "$@" (`exec vllm serve "$@"` with the flags in `args`)
+        positional = list(argv[index + 2 :])
+        if k8s_expansion:
+            positional = [expand_k8s(t, env_text, origins) for t in positional]
         locator = Locator(text, token.span)
         for command in split_script(token.text, env_text, locator, token.span, origins):
+            command = _with_positional(command, positional)
             found = _find(command)
             if found:
                 module, start = found
@@ -170,6 +176,26 @@ def read_invocation(
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
         return module.parse(list(argv), image_span or argv[0].span, env)
     return None
+
+
+_POSITIONAL = re.compile(r"\$(?:[@*]|\{[@*]\}|([1-9])|\{([1-9])\})")
+
+
+def _with_positional(command: list[Token], positional: list[Token]) -> list[Token]:
+    """``command`` with each word that is a positional parameter (``$@``, ``$*``, ``$1``...)
+    replaced by the words it stands for: all of ``positional``, one of them, or none."""
+    out: list[Token] = []
+    for word in command:
+        match = _POSITIONAL.fullmatch(word.text)
+        if match is None:
+            out.append(word)
+            continue
+        number = match.group(1) or match.group(2)
+        if number is None:
+            out += positional
+        elif int(number) <= len(positional):
+            out.append(positional[int(number) - 1])
+    return out
 
 
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?)")
