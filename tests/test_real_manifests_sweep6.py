@@ -42,4 +42,50 @@ def test_a_vllm_config_with_the_same_keys_is_still_read(rules, tmp_path):
     assert deployment.deployment.model.name == "Qwen/Qwen3-8B"
 
 
-COVERED = {"chart-values-model-quantization-empty.yaml"}
+def test_a_shells_positional_parameters_are_the_containers_args(rules):
+    # "$@" is the args after $0: the model is --model's, never the word '$@'
+    name = "k8s-sh-c-positional-args.yaml"
+    result = lint(name, rules)
+    read = {
+        d.deployment.name: (d.deployment.model.name, d.deployment.parallel.tensor)
+        for d in result.deployments
+    }
+    assert read == {
+        "qwen3-chat": ("Qwen/Qwen3-0.6B", None),
+        "sourced-first": ("Qwen/Qwen2.5-7B-Instruct", 2),
+    }
+    [chat] = [d for d in result.deployments if d.deployment.name == "qwen3-chat"]
+    assert chat.deployment.serving.max_model_len == 8192
+    assert [f for f in result.diagnostics if "$@" in f.message] == []
+    assert [f.code for f in result.diagnostics if f.severity.name != "INFO"] == []
+
+
+def test_numbered_positional_parameters_and_none_at_all(rules, tmp_path):
+    pod = (REAL / "k8s-sh-c-positional-args.yaml").read_text().split("---")[0]
+    one = pod.replace('"$@"', '--model "$1"').replace("- --model=$(MODEL_ID)", "- Qwen/Qwen3-8B")
+    (tmp_path / "one.yaml").write_text(one)
+    [read] = lint_file(tmp_path / "one.yaml", "one.yaml", rules).deployments
+    assert read.deployment.model.name == "Qwen/Qwen3-8B"
+    # no args: "$@" is empty, and the model is the one the script names itself
+    bare = pod.replace('"$@"', '--model Qwen/Qwen3-4B "$@"').split("        args:")[0]
+    (tmp_path / "bare.yaml").write_text(bare)
+    [read] = lint_file(tmp_path / "bare.yaml", "bare.yaml", rules).deployments
+    assert read.deployment.model.name == "Qwen/Qwen3-4B"
+
+
+def test_a_serving_runtime_in_an_openshift_template_is_an_info_not_warnings(rules):
+    # the runtime's model (/mnt/models) and GPUs come from each InferenceService that uses it
+    name = "openshift-template-servingruntime.yaml"
+    result = lint(name, rules)
+    assert result.deployments == []
+    [info] = result.diagnostics
+    assert info.code == "HBM014" and info.severity.name == "INFO"
+    assert "serving runtime, a template" in info.message
+    assert info.span.line == line_of(name, "vllm.entrypoints.openai.api_server")
+
+
+COVERED = {
+    "chart-values-model-quantization-empty.yaml",
+    "k8s-sh-c-positional-args.yaml",
+    "openshift-template-servingruntime.yaml",
+}

@@ -98,6 +98,9 @@ _TGI_IMAGE = re.compile(r"/text-generation-inference(?![\w-])")
 
 # kustomize's own file: its images, patches and generators name the engine for what it builds
 _KUSTOMIZATION = re.compile(r"^kind:\s*Kustomization\s*$", re.M)
+# a KServe runtime inside another object: OpenShift AI ships its runtimes as the `objects` of a
+# `kind: Template` (opendatahub-io/odh-model-controller config/runtimes/vllm/*-template.yaml)
+_WRAPPED_RUNTIME = re.compile(r"^[ \t-]*kind:\s*(Cluster)?ServingRuntime\s*$", re.M)
 
 
 def _runs_here(line: str, word: str) -> bool:
@@ -129,6 +132,19 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
                     fixes=[
                         "Lint what the overlay builds, with the ConfigMaps it generates: "
                         "`kubectl kustomize DIR | hbmlint -` (or `kustomize build DIR | hbmlint -`)"
+                    ],
+                )
+            if _WRAPPED_RUNTIME.search(text):
+                return input_diagnostic(
+                    "HBM014",
+                    f"'{word}' here is in a KServe serving runtime, a template: KServe runs it "
+                    "for each InferenceService that names it, with that service's model, args "
+                    "and GPUs; nothing in it was checked alone",
+                    display,
+                    Span(number, column + 1),
+                    fixes=[
+                        "Lint the InferenceService that uses it together with the runtime, "
+                        "the runtime as a document of its own (the Template's `objects` entry)"
                     ],
                 )
             names = ", ".join(module.NAME for module in FORMATS)

@@ -51,6 +51,8 @@ def pod_spec_paths(data: Any, path: Path = (), depth: int = 0) -> Iterator[Path]
     if depth > _MAX_DEPTH:
         return
     if isinstance(data, dict):
+        if path and data.get("kind") in TEMPLATE_KINDS:
+            return  # a runtime wrapped in another object (an OpenShift Template's objects)
         if isinstance(data.get("containers"), list):
             yield path
         for key, value in data.items():
