@@ -246,7 +246,10 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             batched = int(defaults["max_num_batched_tokens"][tier])
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
     block_size = serving.block_size
-    if block_size is None:
+    if block_size is None and "block_size" in derived:
+        block_size, why = derived["block_size"]
+        assumed["block_size"] = f"{block_size} ({why})"
+    elif block_size is None:
         block_size = int(defaults["block_size"])
         assumed["block_size"] = f"{block_size} ({engine} default)"
     target = resolved.target
@@ -381,8 +384,8 @@ def _sglang_vlm_factor(
 def _windows_kept_full(resolved: Resolved, s: Settings) -> bool:
     """Whether the engine gives sliding-window layers the whole context: vLLM's V0 engine, and
     SGLang for the model types it keeps out of its hybrid SWA pool (engines.yaml)."""
-    if s.legacy_engine:
-        return True
+    if s.legacy_engine or catalog.engine_defaults(s.engine).get("windows_kept_full"):
+        return True  # TGI: every layer holds the whole context
     types = catalog.engine_defaults(s.engine).get("windows_kept_full_model_types") or []
     return resolved.target.model_type in types
 
@@ -592,9 +595,16 @@ def _tier_at_least(table: list, value: int) -> float:
 
 
 def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, Any]:
-    """TGI's --max-total-tokens and --max-batch-prefill-tokens when unset (launcher)."""
+    """TGI's --max-total-tokens and --max-batch-prefill-tokens when unset, and the KV block of
+    the attention backend it picks (launcher; catalog/tgi_warmup.py)."""
+    from .catalog import tgi_warmup
+
+    spec = catalog.engine_defaults("tgi")
+    version = resolved.deployment.engine_version
     mpe = resolved.target.max_position_embeddings or 4096
     out: dict[str, Any] = {}
+    _, block, why = tgi_warmup.attention(spec, version, resolved.target, resolved.gpu)
+    out["block_size"] = (block, why)
     if "max_total_tokens" in entry:
         total = int(entry["max_total_tokens"])
         out["max_model_len"] = (total, f"{release}: --max-total-tokens default")
@@ -613,6 +623,18 @@ def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, An
         out["fits"] = f"{release} takes min(max_position_embeddings, what fits in the KV cache)"
         prefill = min(int(entry["max_batch_prefill_tokens"]), mpe)
         out["batched"] = (prefill, f"{release}: min(4096, max_position_embeddings)")
+        fraction = resolved.deployment.serving.gpu_memory_utilization
+        optimal = tgi_warmup.prefill_default(
+            spec,
+            version,
+            resolved.target,
+            resolved.gpu.name,
+            float(resolved.gpu.memory.to("byte").magnitude),
+            resolved.tensor_parallel,
+            float(spec["memory_fraction"]["default"] if fraction is None else fraction),
+        )
+        if optimal is not None:
+            out["batched"] = optimal
     return out
 
 
@@ -772,7 +794,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         usable = total * s.memory_fraction
         kv_cache = usable - fixed - overhead_total
         if s.engine == "tgi":
-            kv_cache = _tgi_warmup_kv(s, kv_cache, layout.full_per_token)
+            kv_cache = _tgi_warmup_kv(resolved, s, kv_cache, usable, layout.full_per_token)
 
     # One full-length request's worst case; its per-token average is the "bytes per token"
     # (constant, and exact, when every layer is full attention).
@@ -848,14 +870,41 @@ def _sglang_rope_fp32(target: Any, s: Settings) -> float:
     return float(target.rotary_positions * target.rotary_dim * max(4 - dense, 0))
 
 
-def _tgi_warmup_kv(s: Settings, free: Any, per_token: float) -> Any:
-    """TGI's KV cache after warm-up: the memory free after the warm-up prefill (which already
-    holds that batch's KV blocks) x the wiggle room, plus those blocks back."""
-    wiggle = float(catalog.engine_defaults("tgi").get("wiggle_room", 1.0))
-    batch = Q(s.max_num_batched_tokens * per_token, "byte")
-    if free.magnitude <= 0:
-        return free
-    return wiggle * (free - batch) + batch
+def _tgi_warmup_kv(
+    resolved: Resolved, s: Settings, free: Any, usable: Any, per_token: float
+) -> Any:
+    """TGI's KV cache after its warm-up (catalog/tgi_warmup.py): ``free`` is the fraction of the
+    card less the weights and the warm-up's peak, the warm-up batch's KV blocks not yet taken."""
+    from .catalog import tgi_warmup
+
+    spec = catalog.engine_defaults("tgi")
+    serving = resolved.deployment.serving
+    max_total = serving.max_model_len
+    max_input = serving.max_input_tokens
+    # before 2.4.1 the launcher passes its defaults to the warm-up; later ones pass none
+    passes_defaults = _derived_entry(spec, s.engine_version) is not _derived_entry(spec, None)
+    if max_total is None and passes_defaults:
+        max_total = s.max_model_len
+    if max_input is None and max_total is not None and passes_defaults:
+        max_input = max_total - 1
+    slots = tgi_warmup.warmup_batch_tokens(
+        s.block_size,
+        s.max_num_batched_tokens,
+        max_input,
+        max_total,
+        s.num_speculative_tokens,
+        s.max_num_seqs,
+    )
+    block_bytes = per_token * s.block_size
+    kv = tgi_warmup.kv_after_warmup(
+        spec,
+        s.engine_version,
+        float(free.to("byte").magnitude),
+        float(usable.to("byte").magnitude),
+        block_bytes,
+        slots // s.block_size,
+    )
+    return Q(kv, "byte")
 
 
 def _sglang_pool(
