@@ -340,6 +340,8 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             kv_cache_dtype=None if kv_dtype in (None, "auto") else kv_dtype,
             block_size=(record.get("memory") or {}).get("block_size") or record.get("page_size"),
             kv_cache_max_tokens=record.get("max_total_tokens"),
+            # TGI --max-input-tokens (its --max-total-tokens is the record's max_model_len)
+            max_input_tokens=record.get("max_input_tokens"),
             cuda_graph_max_bs=record.get("cuda_graph_max_bs"),
             cpu_offload_gb=record.get("cpu_offload_gb"),
             enforce_eager=bool(record.get("enforce_eager"))
