@@ -635,6 +635,16 @@ def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, An
         )
         if optimal is not None:
             out["batched"] = optimal
+        why = tgi_warmup.no_prefill_chunking(spec, resolved.target, block, resolved.deployment)
+        if why:
+            # then max_total_tokens is the warm-up batch's length: its prefill tokens
+            prefill = resolved.deployment.serving.max_num_batched_tokens or out["batched"][0]
+            out["max_model_len"] = (
+                prefill,
+                f"{release}: no prefill chunking ({why}), so the "
+                "warm-up's max_batch_prefill_tokens",
+            )
+            del out["fits"]
     return out
 
 

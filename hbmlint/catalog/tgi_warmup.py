@@ -153,6 +153,22 @@ def prefill_default(
     return value, f"{where}: {why}"
 
 
+def no_prefill_chunking(spec: dict, target: Any, block: int, deployment: Any) -> str | None:
+    """Why the server runs without prefill chunking, or None: then, from 2.4.1, an unset
+    max_total_tokens becomes the warm-up batch's length instead of what the KV cache holds
+    (flash_causal_lm.py warmup, "sum(batch.cache_lengths)"). Chunking is off for the
+    vision-language models (models/__init__.py: support_chunking=False for Gemma 3, Qwen2-VL,
+    Qwen2.5-VL, Mllama, ...), with speculation, and with the paged backend (model.py)."""
+    if getattr(target, "vision", None) is not None:
+        return "a vision-language model"
+    method = getattr(getattr(deployment, "speculative", None), "method", None)
+    if method not in (None, "", "none"):
+        return "speculation"
+    if block == spec["attention_block_size"]["paged"]:
+        return "paged attention"
+    return None
+
+
 def warmup_batch_tokens(
     block: int,
     prefill: int,
