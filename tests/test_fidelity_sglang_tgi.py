@@ -91,9 +91,10 @@ def test_tgi_warmup_sizes_the_cache_from_what_is_free_after_the_prefill(rules):
     # the warm-up asks for prefill logprobs: the peak holds logits over all 4145 tokens
     assert budget.overhead["activation"].to("byte").magnitude >= 4145 * 32768 * 8
     # calibration record: 43,808 tokens logged; the estimate is high (the warm-up peak is
-    # larger than the lower bound taken), within 40%
+    # larger than the lower bound taken; the JumpStart container's settings are not logged):
+    # +25.5% at this commit, within 30%
     logged = record("tgi", "tgi-hyperpod-mistral7b-a10g")["memory"]["kv_cache_tokens"]
-    assert logged < tokens(budget) < 1.4 * logged
+    assert logged < tokens(budget) < 1.3 * logged
 
 
 SGLANG_EAGLE = """

@@ -25,13 +25,13 @@ def rules():
 
 
 def deploy(tmp_path, rules, tag: str, model: str, node: str, env: dict | None = None, gpus=1):
-    """lint a Deployment running the TGI image ``tag`` on ``node`` (an instance type, or a GKE
-    accelerator name)."""
-    label = (
-        "cloud.google.com/gke-accelerator"
-        if node.startswith("nvidia-")
-        else ("node.kubernetes.io/instance-type")
-    )
+    """lint a Deployment running the TGI image ``tag`` on ``node``: an instance type, a GKE
+    accelerator name (nvidia-...) or an NVIDIA product label (NVIDIA-...)."""
+    label = "node.kubernetes.io/instance-type"
+    if node.startswith("nvidia-"):
+        label = "cloud.google.com/gke-accelerator"
+    elif node.startswith("NVIDIA-"):
+        label = "nvidia.com/gpu.product"
     lines = "".join(f"        - {{name: {k}, value: '{v}'}}\n" for k, v in (env or {}).items())
     text = (
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: tgi}\nspec:\n  template:\n"
@@ -175,3 +175,30 @@ def test_verdicts(tmp_path, rules):
     started, findings = deploy(tmp_path, rules, "3.3.4", LLAMA, "g5.xlarge")
     assert not errors(findings)
     assert started.settings.max_model_len == tokens(started) < 131072
+
+
+# ------------------------------------------------------------ the calibration logs (tgi.yaml)
+
+
+def test_llama31_8b_on_an_a10g_with_tgi_2_2(tmp_path, rules):
+    # tgi-notes-llama31-8b-a10g-220: every setting at its 2.2.0 default, "Setting max batch
+    # total tokens to 19056", started. Predicted +7.5% at this commit.
+    budget, findings = deploy(tmp_path, rules, "2.2.0", LLAMA, "g5.xlarge")
+    s = budget.settings
+    assert (s.max_model_len, s.max_num_batched_tokens, s.block_size) == (4096, 4145, 16)
+    assert 19056 <= tokens(budget) <= 1.10 * 19056
+    assert not errors(findings)
+
+
+def test_gemma3_27b_on_two_a6000s_with_tgi_3_3(tmp_path, rules):
+    # tgi-notes-gemma3-27b-2xa6000-33: "Default `max_batch_prefill_tokens` to 8000" (gemma3),
+    # "Using attention flashinfer", "Setting max batch total tokens to 52125", "Maximum total
+    # tokens defaulted to 8000" (no prefill chunking for a VLM), started. Predicted +11.9%.
+    env = {"NUM_SHARD": 2}
+    budget, findings = deploy(
+        tmp_path, rules, "3.3.4", "google/gemma-3-27b-it", "NVIDIA-RTX-A6000", env, gpus=2
+    )
+    s = budget.settings
+    assert (s.max_num_batched_tokens, s.block_size, s.max_model_len) == (8000, 1, 8000)
+    assert 52125 <= tokens(budget) <= 1.15 * 52125
+    assert not errors(findings)
