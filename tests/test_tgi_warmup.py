@@ -87,6 +87,23 @@ def test_block_is_the_attention_backends(tmp_path, rules, tag, model, node, bloc
     assert tokens(budget) % block == 0
 
 
+def test_the_attention_env_picks_the_block(tmp_path, rules):
+    budget, _ = deploy(tmp_path, rules, "3.3.4", LLAMA, "g5.xlarge", {"ATTENTION": "paged"})
+    assert budget.settings.block_size == 16
+    assert "block_size" not in budget.assumed  # the manifest's own choice
+    assert tokens(budget) % 16 == 0
+    _, findings = deploy(tmp_path, rules, "3.3.4", LLAMA, "g5.xlarge", {"ATTENTION": "flash"})
+    [bad] = [f for f in findings if f.code == "HBM004"]
+    assert "flashinfer, flashdecoding, paged" in bad.message
+
+
+def test_the_attention_blocks_agree_with_engines_yaml():
+    from hbmlint import catalog
+    from hbmlint.engines import tgi
+
+    assert catalog.engine_defaults("tgi")["attention_block_size"] == tgi.ATTENTION_BLOCK
+
+
 def test_2x_warmup_holds_two_full_requests_and_keeps_a_share_of_what_is_free(tmp_path, rules):
     # 2.4.0 defaults for Llama 3.1 8B: max_total_tokens 4096, max_input_tokens 4095,
     # max_batch_prefill_tokens 4145; the router's warm-up sends 4095 + 50 prompt tokens, each

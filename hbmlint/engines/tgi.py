@@ -104,6 +104,12 @@ ENV = {
 }
 
 
+# ATTENTION (an env var with no flag, from 2.3.0): the backend the launcher passes to the
+# server, and the KV block that backend takes (server models/globals.py BLOCK_SIZE; the same
+# figures as engines.yaml attention_block_size)
+ATTENTION_BLOCK = {"flashinfer": 1, "flashdecoding": 256, "paged": 16}
+
+
 def find(argv: list[Token]) -> int | None:
     for i, token in enumerate(argv):
         if token.text.rsplit("/", 1)[-1] == LAUNCHER:
@@ -122,6 +128,15 @@ def parse(
             argv += [Token(flag, env[name].span), env[name]]
     for item in scan(argv + list(tokens), FLAGS):
         apply(command, item)
+    attention = env.get("ATTENTION") if env else None
+    if attention is not None:
+        backend = attention.text.strip().lower()
+        if backend in ATTENTION_BLOCK:
+            command.set("serving.block_size", ATTENTION_BLOCK[backend], attention.span)
+        else:
+            choices = ", ".join(ATTENTION_BLOCK)
+            message = f"ATTENTION: '{attention.text}' is not a TGI attention ({choices})"
+            command.note("HBM004", message, attention.span)
     values = command.values
     # --max-batch-size caps the batch outright; else the concurrency limit bounds it
     concurrent = values.pop("serving.concurrent", None)
