@@ -219,3 +219,15 @@ def test_gemma3_27b_on_two_a6000s_with_tgi_3_3(tmp_path, rules):
     assert (s.max_num_batched_tokens, s.block_size, s.max_model_len) == (8000, 1, 8000)
     assert 52125 <= tokens(budget) <= 1.15 * 52125
     assert not errors(findings)
+
+
+def test_3x_cuts_the_prefill_to_what_the_card_holds(tmp_path, rules):
+    # launcher vram_maximum: (card x fraction x 0.95 - the model's bytes) / (KV + MLP bytes a
+    # token). At CUDA_MEMORY_FRACTION 0.7 an A10G leaves Llama 3.1 8B room for fewer prefill
+    # tokens than its compute-optimal 7,761
+    full, _ = deploy(tmp_path, rules, "3.3.4", LLAMA, "g5.xlarge")
+    env = {"CUDA_MEMORY_FRACTION": 0.7}
+    cut, _ = deploy(tmp_path, rules, "3.3.4", LLAMA, "g5.xlarge", env)
+    assert full.settings.max_num_batched_tokens == int(125e12 / llama_flops())
+    assert 0 < cut.settings.max_num_batched_tokens < full.settings.max_num_batched_tokens
+    assert "vram_maximum" in cut.assumed["max_num_batched_tokens"]
