@@ -418,6 +418,9 @@ def _resolve_model(
                 run.report("HBM006", f"{candidate.name}: {exc}", field_name)
                 return None
             except lookup.HubFailure as failure:  # a warning, once per model in a run
+                found = _variant(run, candidate, where, failure)
+                if found is not None:
+                    return read(found.config, found.name, found.source)
                 if run.strict and failure.kind == "not-found":
                     # hbmlint's own format: a name the Hub says it lacks is a typo (an error,
                     # as for any unknown name). Closeness to a catalog id alone is not: with
@@ -443,6 +446,28 @@ def _resolve_model(
             return arch
     _unknown_model(run, ref, where, field_name)
     return None
+
+
+def _variant(
+    run: _Run, candidate: _Candidate, where: str, failure: lookup.HubFailure
+) -> FoundModel | None:
+    """A quantized upload or copy of a catalog model, read from its repository name
+    (catalog/variants.py), for a name the Hub cannot give: not for one the Hub says does not
+    exist (a typo)."""
+    if failure.kind == "not-found":
+        return None
+    from .catalog.variants import variant
+
+    found = variant(candidate.name)
+    if found is None:
+        return None
+    key = "model" if where == "model" else "speculative.model"
+    hint = f"; from {candidate.why}" if candidate.why is not None else ""
+    run.assumed[key] = (
+        f"{found.described}{hint} (not in hbmlint's catalog, and the Hugging Face Hub could not "
+        f"be read: `hbmlint models pull {candidate.name}` reads its own config.json)"
+    )
+    return FoundModel(found.config, found.name, f"{found.source} ({found.described})")
 
 
 def _hub_hint(name: str, where: str) -> str:

@@ -203,6 +203,18 @@ def test_not_found_is_a_warning_naming_the_model_in_an_engine_manifest(home):
     assert "acme/no-such-model" in message and "not found" in message and "HF_TOKEN" in message
 
 
+def test_a_quantized_name_the_hub_says_does_not_exist_is_not_read_from_its_name(home):
+    # offline, Llama-3.1-8B-Instruct-AWQ would be sized as the catalog's Llama 3.1 8B in AWQ;
+    # a Hub that answers "not found" says the name is wrong, so it is not guessed at
+    path = write(home, vllm_config("acme/Llama-3.1-8B-Instruct-AWQ"))
+    with Hub({GRANITE: granite_repo()}) as hub:
+        code, findings, _ = run_lint(home, path, hub)
+    assert code == 0
+    [finding] = [f for f in findings if f["code"] == "HBM015"]
+    assert "acme/Llama-3.1-8B-Instruct-AWQ" in finding["message"]
+    assert "not found" in finding["message"]
+
+
 def test_not_found_in_hbmlint_own_format_is_an_error_as_any_unknown_name(home):
     path = write(home, spec("acme/no-such-model"))
     with Hub({GRANITE: granite_repo()}) as hub:

@@ -1,0 +1,134 @@
+"""Quantized re-uploads and copies of catalog models, known by their repository names.
+
+Most checkpoints deployed today are not the base model's own repository but a quantized upload
+of it (``Qwen/Qwen3-32B-AWQ``, ``RedHatAI/Llama-3.1-8B-Instruct-FP8``,
+``hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4``) or a plain copy under another
+organisation (``unsloth/Qwen3-8B``). Their config.json is the base model's with a
+``quantization_config`` added. Where hbmlint cannot read that file (the model is not in the
+catalog and the Hub cannot be reached), the name says enough: the base model is the catalog
+model whose repository name is what is left once the quantization suffix is taken off, and the
+suffix says the weight format. The result is what the same deployment of the base model with
+``--quantization`` set would be budgeted as, and ``assumed`` says where it came from.
+
+The suffixes are the publishers' own conventions, read from their repository names on the Hub:
+Qwen (``-AWQ``, ``-GPTQ-Int4``, ``-GPTQ-Int8``, ``-FP8``), Red Hat AI / Neural Magic
+(``-FP8``, ``-FP8-dynamic``, ``-quantized.w4a16``, ``-quantized.w8a8``), hugging-quants
+(``-AWQ-INT4``, ``-GPTQ-INT4``), NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), unsloth
+(``-bnb-4bit``, ``-unsloth-bnb-4bit``). Group-wise INT4 formats are taken at their common group
+of 128 (AWQ's and GPTQ's defaults, and what these publishers upload).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+_INT4_GROUP_128 = {
+    "quant_method": "compressed-tensors",
+    "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 128}}},
+    "ignore": ["lm_head"],
+}
+_INT8_CHANNEL = {
+    "quant_method": "compressed-tensors",
+    "config_groups": {
+        "group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"}}
+    },
+    "ignore": ["lm_head"],
+}
+
+# (suffix pattern at the end of the repository name, quantization_config, how it is described),
+# most specific first
+_SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
+    (re.compile(pattern + r"$", re.IGNORECASE), qconfig, label)
+    for pattern, qconfig, label in (
+        (
+            r"-(?:unsloth-)?bnb-4bit",
+            {"quant_method": "bitsandbytes", "load_in_4bit": True},
+            "bitsandbytes 4-bit",
+        ),
+        (r"-awq(?:-int4)?", {"quant_method": "awq", "bits": 4, "group_size": 128}, "AWQ 4-bit"),
+        (r"-gptq-int8", {"quant_method": "gptq", "bits": 8, "group_size": 128}, "GPTQ 8-bit"),
+        (
+            r"-gptq(?:-int4)?",
+            {"quant_method": "gptq", "bits": 4, "group_size": 128},
+            "GPTQ 4-bit",
+        ),
+        (r"-(?:quantized\.)?w4a16", _INT4_GROUP_128, "INT4 (W4A16)"),
+        (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
+        (r"-(?:nv)?fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "NVFP4"),
+        (r"-fp8(?:-dynamic|-static)?", {"quant_method": "fp8"}, "FP8"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A model read from its repository name: the catalog model it is a copy of, and the
+    config.json it would have."""
+
+    name: str  # the repository name the manifest gives
+    base: str  # the catalog model's id
+    config: dict
+    source: str
+    weights: str  # "AWQ 4-bit", or "" for a plain copy
+
+    @property
+    def described(self) -> str:
+        """How ``assumed`` says it."""
+        kind = f"{self.base} with {self.weights} weights" if self.weights else self.base
+        return f"{kind}, read from the name '{self.name}'"
+
+
+def _basename_key(name: str) -> str:
+    from . import _key
+
+    return _key(name.rpartition("/")[2])
+
+
+@cache
+def _by_basename() -> dict[str, tuple[str, ...]]:
+    """Catalog entries by repository name (ids and aliases), each with the ids it may mean."""
+    from . import _model_index
+
+    found: dict[str, set[str]] = {}
+    for key, entry in _model_index().items():
+        found.setdefault(_basename_key(key), set()).add(entry["id"])
+    return {name: tuple(sorted(ids)) for name, ids in found.items()}
+
+
+def variant(name: str) -> Variant | None:
+    """The catalog model ``name`` is a quantized upload or a plain copy of, judged by its
+    repository name alone; None when the name does not say (no single catalog model has the
+    name left, or the model it names is itself quantized)."""
+    from . import find_model
+
+    if name.count("/") != 1 or name.startswith(("/", ".")):
+        return None
+    repo = name.partition("/")[2]
+    for pattern, qconfig, label in _SUFFIXES:
+        match = pattern.search(repo)
+        if match is None or match.start() == 0:
+            continue
+        base = _unique(repo[: match.start()])
+        if base is None:
+            return None
+        entry = find_model(base)
+        config = entry["config"] if entry else None
+        if config is None or config.get("quantization_config"):
+            return None  # a quantized model's name with a second suffix: not a known shape
+        derived = {**config, "quantization_config": dict(qconfig)}
+        if qconfig["quant_method"] in ("awq", "gptq"):
+            derived["torch_dtype"] = "float16"  # their kernels' dtype, as these uploads say
+        return Variant(name, entry["id"], derived, entry["source"], label)
+    base = _unique(repo)
+    entry = find_model(base) if base else None
+    if entry is None:
+        return None
+    return Variant(name, entry["id"], entry["config"], entry["source"], "")
+
+
+def _unique(repo: str) -> str | None:
+    ids = _by_basename().get(_basename_key(repo), ())
+    return ids[0] if len(ids) == 1 else None

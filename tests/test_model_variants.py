@@ -1,0 +1,82 @@
+"""Quantized uploads and copies of catalog models, read from their repository names where the
+Hub cannot be read (the tests run with HF_HUB_OFFLINE=1: conftest.py)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from hbmlint.catalog.variants import variant
+from hbmlint.lint import lint_paths
+from hbmlint.rules import load_rules
+
+
+def kubernetes(model: str, gpu: str = "NVIDIA-L4", extra: str = "") -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: served
+        spec:
+          template:
+            spec:
+              nodeSelector:
+                nvidia.com/gpu.product: {gpu}
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:latest
+                  args: ["--model", "{model}", "--max-model-len", "8192"{extra}]
+                  resources:
+                    limits:
+                      nvidia.com/gpu: 1
+        """)
+
+
+def lint(tmp_path, text: str, name: str = "deploy.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    rules, _ = load_rules()
+    [result] = lint_paths([str(path)], rules)
+    return result
+
+
+def test_a_quantized_upload_is_budgeted_as_its_base_with_that_quantization(tmp_path):
+    upload = lint(tmp_path, kubernetes("Qwen/Qwen3-32B-AWQ"), "upload.yaml")
+    assert [d.code for d in upload.diagnostics if d.code == "HBM015"] == []
+    [deployment] = upload.deployments
+    # the same deployment of the catalog's Qwen3-32B with --quantization awq
+    base = lint(tmp_path, kubernetes("Qwen/Qwen3-32B", extra=', "--quantization", "awq"'))
+    [written] = base.deployments
+    assert deployment.budget.weights == written.budget.weights
+    assert deployment.budget.kv_tokens == written.budget.kv_tokens
+    assumed = deployment.budget.assumed["model"]
+    assert assumed.startswith("Qwen/Qwen3-32B with AWQ 4-bit weights, read from the name")
+    assert "hbmlint models pull Qwen/Qwen3-32B-AWQ" in assumed
+
+
+def test_a_70b_awq_upload_on_one_l4_is_checked_offline(tmp_path):
+    # 70B parameters at about half a byte each do not fit a 22 GiB card: an error, where the
+    # Hub being out of reach used to leave only a "cannot check" warning
+    result = lint(tmp_path, kubernetes("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4"))
+    codes = {d.code: d for d in result.diagnostics}
+    assert "HBM015" not in codes
+    assert codes["HBM101"].severity.name == "ERROR"
+    # 70.6 B parameters: the linear layers at 4 bits with a scale and zero per 128, the
+    # embeddings and lm_head in 16 bits
+    [deployment] = result.deployments
+    assert 35 < deployment.budget.weights.to("GiB").magnitude < 40
+
+
+def test_names_the_suffix_and_the_catalog_decide():
+    fp8 = variant("RedHatAI/Llama-3.1-8B-Instruct-FP8")
+    assert fp8 is not None and fp8.base == "meta-llama/Llama-3.1-8B-Instruct"
+    assert fp8.config["quantization_config"] == {"quant_method": "fp8"}
+    gptq8 = variant("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8")
+    assert gptq8 is not None and gptq8.config["quantization_config"]["bits"] == 8
+    w4a16 = variant("RedHatAI/Qwen2.5-7B-Instruct-quantized.w4a16")
+    assert w4a16 is not None and w4a16.weights == "INT4 (W4A16)"
+    copy = variant("unsloth/Qwen3-8B")
+    assert copy is not None and copy.base == "Qwen/Qwen3-8B" and copy.weights == ""
+    # a name that leaves no single catalog model, or no base at all, says nothing
+    assert variant("acme/my-finetune-AWQ") is None
+    assert variant("Qwen/Qwen3-8B-FP8-KV") is None
+    assert variant("/models/Qwen3-8B-AWQ") is None
