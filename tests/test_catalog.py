@@ -285,3 +285,22 @@ def test_a_generic_gpu_label_names_no_gpu_but_says_how_to():
 def test_gb300_is_no_longer_read_as_a_b300():
     assert catalog.find_gpu("GB300").name == "GB300-288GB"
     assert catalog.find_gpu("GB300").memory > catalog.find_gpu("B300").memory
+
+
+# --------------------------------------------------------------- models deployed in 2025-26
+
+
+def _without(config: dict, section: str, field: str) -> dict:
+    return {**config, section: {k: v for k, v in config[section].items() if k != field}}
+
+
+def test_qwen3_vl_counts_a_deepstack_merger_for_each_layer_it_taps():
+    config = catalog.find_model("Qwen/Qwen3-VL-8B-Instruct")["config"]
+    taps = config["vision_config"]["deepstack_visual_indexes"]
+    with_taps = catalog.architecture_from_config(config, "taps", "test").parameters
+    plain = _without(config, "vision_config", "deepstack_visual_indexes")
+    without = catalog.architecture_from_config(plain, "plain", "test").parameters
+    # each merger: 4 patches of 1152 merged (4608 -> 4608) and projected to the text width 4096
+    assert with_taps - without == len(taps) * (4608 * 4608 + 4608 * 4096)
+    # the Hub's 8.77B: the count without the taps was 1.4% short of it
+    assert with_taps == pytest.approx(8.77e9, rel=0.002)

@@ -540,7 +540,8 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
         return {}
     inter = _int(text, "moe_intermediate_size", "expert_intermediate_size")
     inter = inter or _int(text, "intermediate_size")
-    shared = _int(text, "shared_expert_intermediate_size")
+    # Nemotron 3 names its shared expert's width moe_shared_expert_intermediate_size
+    shared = _int(text, "shared_expert_intermediate_size", "moe_shared_expert_intermediate_size")
     if not shared and _int(text, "n_shared_experts", "num_shared_experts"):
         shared = _int(text, "n_shared_experts", "num_shared_experts") * inter
     if text.get("model_type", "").startswith("llama4"):
@@ -629,6 +630,8 @@ def _vision_params(vision: dict) -> int:
     out = _int(vision, "out_hidden_size", "projection_dim") or width
     merge = _int(vision, "spatial_merge_size", default=1) ** 2
     projector = width * merge * width * merge + width * merge * out
+    # Qwen3-VL's DeepStack: one more merger of the same shape for each layer it taps
+    projector *= 1 + len(vision.get("deepstack_visual_indexes") or [])
     return depth * per_layer + channels * temporal * patch * patch * width + projector
 
 

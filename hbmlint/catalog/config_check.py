@@ -37,6 +37,7 @@ INT_FIELDS: dict[str, tuple[int, int]] = {
     "moe_intermediate_size": (0, 1 << 24),
     "expert_intermediate_size": (0, 1 << 24),
     "shared_expert_intermediate_size": (0, 1 << 24),
+    "moe_shared_expert_intermediate_size": (0, 1 << 24),
     "vocab_size": (0, 1 << 26),
     "draft_vocab_size": (0, 1 << 26),
     "max_position_embeddings": (0, 1 << 34),
