@@ -304,3 +304,55 @@ def test_qwen3_vl_counts_a_deepstack_merger_for_each_layer_it_taps():
     assert with_taps - without == len(taps) * (4608 * 4608 + 4608 * 4096)
     # the Hub's 8.77B: the count without the taps was 1.4% short of it
     assert with_taps == pytest.approx(8.77e9, rel=0.002)
+
+
+def test_nemotron_3_nano_shared_expert_has_its_own_width():
+    entry = catalog.find_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+    arch = catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+    # moe_shared_expert_intermediate_size (3712), not n_shared_experts x moe_intermediate_size
+    assert arch.shared_intermediate_size == 3712
+    assert arch.parameters == pytest.approx(31.6e9, rel=0.002)
+
+
+def _vllm_deployment(tmp_path: Path, model: str, gpu: str, max_len: int) -> Path:
+    path = tmp_path / "deployment.yaml"
+    path.write_text(
+        f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: llm}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "{model}", "--max-model-len", "{max_len}"]
+        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _codes(path: Path) -> dict[str, str]:
+    from format_helpers import findings
+
+    return {f["code"]: f["message"] for f in findings(path)}
+
+
+def test_qwen3_coder_30b_on_one_l4_is_checked_offline_not_left_unread(tmp_path):
+    """Offline (the tests' Hub is), a model outside the catalog is an HBM015 warning and nothing
+    is checked; Qwen3-Coder-30B-A3B's 30.5B BF16 weights (56.9 GiB) on a 24 GB L4 are a refusal."""
+    path = _vllm_deployment(tmp_path, "Qwen/Qwen3-Coder-30B-A3B-Instruct", "NVIDIA-L4", 8192)
+    codes = _codes(path)
+    assert "HBM015" not in codes
+    assert "weights need 56.9" in codes["HBM101"]
+
+
+def test_qwen3_2507_reads_its_262144_positions_not_the_april_release_40960(tmp_path):
+    april = _codes(_vllm_deployment(tmp_path, "Qwen/Qwen3-4B", "NVIDIA-H100-80GB-HBM3", 131072))
+    assert "supports at most 40,960 tokens" in april["HBM303"]
+    for model in ("Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507"):
+        codes = _codes(_vllm_deployment(tmp_path, model, "NVIDIA-H100-80GB-HBM3", 131072))
+        assert "HBM303" not in codes and "HBM015" not in codes, model
