@@ -231,3 +231,19 @@ def test_3x_cuts_the_prefill_to_what_the_card_holds(tmp_path, rules):
     assert full.settings.max_num_batched_tokens == int(125e12 / llama_flops())
     assert 0 < cut.settings.max_num_batched_tokens < full.settings.max_num_batched_tokens
     assert "vram_maximum" in cut.assumed["max_num_batched_tokens"]
+
+
+def test_a_warmup_batch_that_does_not_fit_refuses(tmp_path, rules):
+    # Llama 2 7B keeps 512 KiB a token: TGI 2.0's warm-up batch (2 x 4096 slots) holds 4 GiB of
+    # KV before its prefill runs. Under CUDA_MEMORY_FRACTION 0.8 (torch's per-process memory
+    # fraction) on an A10G that and the weights leave no room: TGI fails its warm-up ("Not
+    # enough memory to handle 4145 prefill tokens"); at 1.0 it starts
+    model = "meta-llama/Llama-2-7b-chat-hf"
+    tight, findings = deploy(
+        tmp_path, rules, "2.0.4", model, "g5.xlarge", {"CUDA_MEMORY_FRACTION": 0.8}
+    )
+    assert tight.kv_cache.magnitude < 0
+    assert errors(findings)
+    roomy, findings = deploy(tmp_path, rules, "2.0.4", model, "g5.xlarge")
+    assert tokens(roomy) > 2 * 4096
+    assert not errors(findings)

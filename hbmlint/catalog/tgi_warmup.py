@@ -202,13 +202,15 @@ def kv_after_warmup(
     """The KV bytes TGI allocates: ``free`` is cuda_memory_fraction x the card less what the
     process holds after the warm-up besides the warm-up batch's blocks (weights, activations,
     the CUDA context), ``usable`` the fraction of the card, both in bytes."""
-    if free <= 0 or block_bytes <= 0:
-        return free
-    wiggle = wiggle_room(spec, version_text)
     batch = batch_blocks * block_bytes
+    if free - batch <= 0 or block_bytes <= 0:
+        # the warm-up batch's blocks and its prefill do not fit under the fraction (torch's
+        # per-process memory fraction): "Not enough memory to handle N prefill tokens"
+        return free - batch
+    wiggle = wiggle_room(spec, version_text)
     if _before(release(version_text), spec.get("wiggle_of_card_since")):
         # 2.x: the wiggle room of what is free above (1 - fraction) of the card
-        room = wiggle * max(free - batch, 0.0)
+        room = wiggle * (free - batch)
     else:
         # 3.x: free above (1 - fraction x wiggle) of the card
         room = max(free - batch - (1 - wiggle) * usable, 0.0)
