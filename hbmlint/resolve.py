@@ -410,7 +410,8 @@ def _resolve_model(
         except ConfigError as exc:
             run.report("HBM006", f"{where}.config: {exc}", f"{where}.config")
             return None
-    for candidate in _candidates(run, ref, where, options):
+    candidates = _candidates(run, ref, where, options)
+    for candidate in candidates:
         for source in MODEL_SOURCES:
             try:
                 found = source(candidate.name, candidate.guess)
@@ -444,17 +445,23 @@ def _resolve_model(
             if arch is not None and found.stores:
                 arch = replace(arch, head_stores=frozenset(found.stores))
             return arch
+    # then a hint's name (a path's last parts, a label) as a quantized upload or copy of a
+    # catalog model, once every hint has had its exact turn
+    for candidate in candidates:
+        found = _variant(run, candidate, where, None) if candidate.why is not None else None
+        if found is not None:
+            return read(found.config, found.name, found.source)
     _unknown_model(run, ref, where, field_name)
     return None
 
 
 def _variant(
-    run: _Run, candidate: _Candidate, where: str, failure: lookup.HubFailure
+    run: _Run, candidate: _Candidate, where: str, failure: lookup.HubFailure | None
 ) -> FoundModel | None:
     """A quantized upload or copy of a catalog model, read from its repository name
-    (catalog/variants.py), for a name the Hub cannot give: not for one the Hub says does not
-    exist (a typo)."""
-    if failure.kind == "not-found":
+    (catalog/variants.py), for a name the Hub cannot give (``failure``) or a hint's name the
+    Hub is not asked for: not for one the Hub says does not exist (a typo)."""
+    if failure is not None and failure.kind == "not-found":
         return None
     from .catalog.variants import variant
 
@@ -462,11 +469,13 @@ def _variant(
     if found is None:
         return None
     key = "model" if where == "model" else "speculative.model"
-    hint = f"; from {candidate.why}" if candidate.why is not None else ""
-    run.assumed[key] = (
-        f"{found.described}{hint} (not in hbmlint's catalog, and the Hugging Face Hub could not "
-        f"be read: `hbmlint models pull {candidate.name}` reads its own config.json)"
-    )
+    if failure is None:
+        run.assumed[key] = f"{found.described} (from {candidate.why})"
+    else:
+        run.assumed[key] = (
+            f"{found.described} (not in hbmlint's catalog, and the Hugging Face Hub could not "
+            f"be read: `hbmlint models pull {candidate.name}` reads its own config.json)"
+        )
     return FoundModel(found.config, found.name, f"{found.source} ({found.described})")
 
 

@@ -80,3 +80,20 @@ def test_names_the_suffix_and_the_catalog_decide():
     assert variant("acme/my-finetune-AWQ") is None
     assert variant("Qwen/Qwen3-8B-FP8-KV") is None
     assert variant("/models/Qwen3-8B-AWQ") is None
+
+
+def test_a_local_path_named_after_a_quantized_upload_is_read_from_that_name(tmp_path):
+    # vLLM serving a downloaded copy: the directory keeps the repository's name
+    result = lint(tmp_path, kubernetes("/models/Qwen2.5-72B-Instruct-AWQ"))
+    [deployment] = result.deployments
+    assumed = deployment.budget.assumed["model"]
+    assert assumed == (
+        "Qwen/Qwen2.5-72B-Instruct with AWQ 4-bit weights, read from the name "
+        "'models/Qwen2.5-72B-Instruct-AWQ' (from the last two parts of the path)"
+    )
+    # 72.7 B parameters in AWQ do not fit one L4; four of them do
+    [weights] = [d for d in result.diagnostics if d.code == "HBM101"]
+    assert "Raise tensor parallelism to 4" in weights.fixes[0]
+    # a directory that names no catalog model stays unidentified (a warning saying so)
+    unknown = lint(tmp_path, kubernetes("/models/my-finetune-AWQ"), "unknown.yaml")
+    assert [d.code for d in unknown.diagnostics] == ["HBM006"]
