@@ -421,7 +421,7 @@ def _resolve_model(
             except lookup.HubFailure as failure:  # a warning, once per model in a run
                 found = _variant(run, candidate, where, failure)
                 if found is not None:
-                    return read(found.config, found.name, found.source)
+                    return _from_name(read(found.config, found.name, found.source))
                 if run.strict and failure.kind == "not-found":
                     # hbmlint's own format: a name the Hub says it lacks is a typo (an error,
                     # as for any unknown name). Closeness to a catalog id alone is not: with
@@ -450,9 +450,16 @@ def _resolve_model(
     for candidate in candidates:
         found = _variant(run, candidate, where, None) if candidate.why is not None else None
         if found is not None:
-            return read(found.config, found.name, found.source)
+            return _from_name(read(found.config, found.name, found.source))
     _unknown_model(run, ref, where, field_name)
     return None
+
+
+def _from_name(arch: Architecture | None) -> Architecture | None:
+    """A model read from its name knows its weight format but not the quant_method string its
+    config.json holds (an FP8 upload may say fp8, compressed-tensors or modelopt): no rule
+    holds --quantization to it."""
+    return None if arch is None else replace(arch, quant_method=None)
 
 
 def _variant(

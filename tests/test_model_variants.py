@@ -97,3 +97,24 @@ def test_a_local_path_named_after_a_quantized_upload_is_read_from_that_name(tmp_
     # a directory that names no catalog model stays unidentified (a warning saying so)
     unknown = lint(tmp_path, kubernetes("/models/my-finetune-AWQ"), "unknown.yaml")
     assert [d.code for d in unknown.diagnostics] == ["HBM006"]
+
+
+def test_a_name_read_quantization_is_not_held_against_the_quantization_flag(tmp_path):
+    # NVIDIA's -FP8 uploads say quant_method modelopt, Red Hat's compressed-tensors, Qwen's fp8:
+    # the name gives the weight format, not the string vLLM compares --quantization with
+    for flag in ("modelopt", "fp8", "compressed-tensors"):
+        text = kubernetes(
+            "nvidia/Llama-3.1-8B-Instruct-FP8",
+            gpu="NVIDIA-H100-80GB-HBM3",
+            extra=f', "--quantization", "{flag}"',
+        )
+        result = lint(tmp_path, text, f"{flag}.yaml")
+        assert [d.code for d in result.diagnostics if d.code == "HBM309"] == []
+    # the catalog's own FP8 checkpoint, whose config.json is known, is still held to it
+    known = kubernetes(
+        "neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8",
+        gpu="NVIDIA-H100-80GB-HBM3",
+        extra=', "--quantization", "fp8", "--tensor-parallel-size", "1"',
+    )
+    codes = [d.code for d in lint(tmp_path, known, "known.yaml").diagnostics]
+    assert "HBM309" in codes
