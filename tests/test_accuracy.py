@@ -159,7 +159,10 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     # Qwen3-0.6B on an RTX 5080 (SGLang of 2025-08, record
     # sglang-mineru-blackwell-qwen3-06b-rtx5080): 1.25 GiB logged, 1.19 predicted (-5.1%).
     # The tensors are 1.11 GiB, the allocator's packing 0.06 and the float32 RoPE cache 0.01;
-    # the other 0.06 GiB is not explained (the same model logged 1.20 on 0.4.6.post2). No
+    # the other 0.06 GiB is not explained (the same model logged 1.20 on 0.4.6.post2, and on
+    # 0.5.8 Qwen2.5-0.5B's line matches tensors + packing + RoPE to 0.01 GiB). SGLang's
+    # "mem usage" is the device's free memory before less after the load (model_runner
+    # load_model, get_available_gpu_memory): anything else the load allocates counts too. No
     # constant is fitted on it.
     ("sglang", "0.4", "weights max |error|"): "5.1% on Qwen3-0.6B (0.06 GiB not explained)",
 }
