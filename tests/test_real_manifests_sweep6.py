@@ -84,7 +84,28 @@ def test_a_serving_runtime_in_an_openshift_template_is_an_info_not_warnings(rule
     assert info.span.line == line_of(name, "vllm.entrypoints.openai.api_server")
 
 
+def test_cloud_runs_accelerator_selector_names_the_gpu(rules):
+    from hbmlint.formats import describe
+
+    name = "cloudrun-vllm-l4.yaml"
+    result = lint(name, rules)
+    [read] = result.deployments
+    assert read.deployment.gpu.count == 1 and read.budget is not None
+    assert result.diagnostics == []  # no unknown-GPU warning; 3968 tokens fit one L4
+    # `hbmlint formats` shows the GPU read from the selector, at its line
+    shown = describe((REAL / name).read_text(), REAL / name, name)
+    [gpu] = [line.split() for line in shown.splitlines() if line.strip().startswith("gpu.type")]
+    assert gpu[1:] == ["L4-24GB", "line", str(line_of(name, "    run.googleapis.com/accelerator"))]
+
+
+def test_cloud_runs_rtx_pro_6000_value_is_the_catalog_card():
+    from hbmlint.catalog import find_gpu
+
+    assert find_gpu("nvidia-rtx-pro-6000").name == "RTX-PRO-6000-Blackwell-96GB"
+
+
 COVERED = {
+    "cloudrun-vllm-l4.yaml",
     "chart-values-model-quantization-empty.yaml",
     "k8s-sh-c-positional-args.yaml",
     "openshift-template-servingruntime.yaml",
