@@ -104,7 +104,21 @@ def test_cloud_runs_rtx_pro_6000_value_is_the_catalog_card():
     assert find_gpu("nvidia-rtx-pro-6000").name == "RTX-PRO-6000-Blackwell-96GB"
 
 
+def test_production_stack_values_under_an_umbrella_charts_key_are_read(rules):
+    name = "production-stack-as-subchart.yaml"
+    result = lint(name, rules)
+    [read] = result.deployments
+    deployment = read.deployment
+    assert (deployment.name, deployment.model.name) == ("qwen7b", "Qwen/Qwen2.5-7B-Instruct")
+    assert (deployment.parallel.tensor, deployment.gpu.count) == (2, 2)
+    assert deployment.serving.max_model_len == 16384
+    assert deployment.locations["model.name"].line == line_of(name, "modelURL:")
+    assert read.budget is not None
+    assert [f for f in result.diagnostics if f.severity.name != "INFO"] == []
+
+
 COVERED = {
+    "production-stack-as-subchart.yaml",
     "cloudrun-vllm-l4.yaml",
     "chart-values-model-quantization-empty.yaml",
     "k8s-sh-c-positional-args.yaml",

@@ -41,9 +41,26 @@ _VLLM_CONFIG = (
 )
 
 
-def detect(data: Any) -> bool:
+def _has_spec(data: Any) -> bool:
     spec = data.get("servingEngineSpec") if isinstance(data, dict) else None
     return isinstance(spec, dict) and isinstance(spec.get("modelSpec"), list)
+
+
+def _base(data: Any) -> tuple:
+    """Where the chart's values start: the document itself, or the key of an umbrella chart's
+    values that passes them to production-stack as a subchart (``vllm-stack:`` in
+    k0rdent/catalog apps/vllm/example/values.yaml)."""
+    if _has_spec(data):
+        return ()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if _has_spec(value):
+                return (key,)
+    return ()
+
+
+def detect(data: Any) -> bool:
+    return _has_spec(data) or (isinstance(data, dict) and _base(data) != ())
 
 
 def to_deployments(
@@ -52,13 +69,15 @@ def to_deployments(
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
     rendered_reported = False
-    findings += _ignored_extra_args(document, ("servingEngineSpec",), None, display)
-    if document.data["servingEngineSpec"].get("enableEngine") is False:
+    base = _base(document.data)
+    spec = document.data[base[0]] if base else document.data
+    findings += _ignored_extra_args(document, (*base, "servingEngineSpec"), None, display)
+    if spec["servingEngineSpec"].get("enableEngine") is False:
         return deployments, findings  # the chart renders no engine at all
-    for i, model_spec in enumerate(document.data["servingEngineSpec"]["modelSpec"]):
+    for i, model_spec in enumerate(spec["servingEngineSpec"]["modelSpec"]):
         if not isinstance(model_spec, dict) or model_spec.get("enabled") is False:
             continue  # the chart skips a model with enabled: false
-        mpath = ("servingEngineSpec", "modelSpec", i)
+        mpath = (*base, "servingEngineSpec", "modelSpec", i)
         name = str(model_spec.get("name") or f"modelSpec[{i}]")
         findings += _ignored_extra_args(document, mpath, name, display)
         url = model_spec.get("modelURL")
