@@ -27,6 +27,7 @@ from .catalog import Architecture, ConfigError, GpuInfo, lookup
 from .catalog.labels import label_keys, looks_like_path
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef, SpeculativeSpec
+from .units import format_bytes
 from .yamlsrc import Span
 
 # The annotations (or labels) a user adds to a workload to name what hbmlint cannot read.
@@ -165,6 +166,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
     d = run.deployment
     gpu_type, memory = d.gpu.type, d.gpu.memory
     label = None
+    mig: tuple[str, Any] | None = None
     if gpu_type is None and memory is None:
         annotated = run.hint(GPU_ANNOTATION)
         choice = catalog.gpu_from_labels(d.gpu.labels)
@@ -175,6 +177,8 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             gpu_type, label = choice.type, choice.label
             run.gpu_written = choice.written
             d.locations["gpu.type"] = choice.type_span or d.location("gpu")
+            if choice.mig is not None:
+                mig = (choice.mig, choice.mig_span or d.location("gpu"))
         elif choice.memory is not None:
             memory = choice.memory
             d.locations["gpu.memory"] = choice.memory_span or d.location("gpu")
@@ -202,7 +206,31 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             )
             return _named_gpu(run, default_gpu, None, None), False
         return _named_gpu(run, gpu_type or "", memory, label), False
-    return _named_gpu(run, gpu_type, memory, label), False
+    info = _named_gpu(run, gpu_type, memory, label)
+    if info is not None and mig is not None:
+        info = _mig_slice(run, info, *mig)
+    return info, False
+
+
+def _mig_slice(run: _Run, info: GpuInfo, profile: str, span: Any) -> GpuInfo:
+    """The MIG slice of ``info`` a pod gets: the engine sees the slice's memory, not the card's.
+    Its share of the card is the profile's size over the card's (1g.10gb: 10 of an 80 GB
+    A100's); the slice reports somewhat less than that share (nvidia-smi mig -lgip: 10.75 GiB for
+    the H100 NVL's 1g.12gb, 20 GiB for the GB200's 1g.24gb), so the budget is an upper bound."""
+    from .catalog.labels import MIG_PROFILE
+
+    nominal = re.search(r"(\d+)GB$", info.name)
+    size = MIG_PROFILE.fullmatch(profile)
+    if nominal is None or size is None:
+        return info
+    share = min(1.0, int(size.group(2)) / int(nominal.group(1)))
+    memory = info.memory * share
+    run.deployment.locations["gpu.memory"] = span
+    run.assumed["gpu"] = (
+        f"a MIG {profile} slice of the {info.name}: {format_bytes(memory)}, its share of the "
+        f"card's {format_bytes(info.memory)} (an upper bound: a slice reports somewhat less)"
+    )
+    return replace(info, memory=memory, name=f"{info.name} MIG {profile}")
 
 
 def _named_gpu(run: _Run, name: str | None, memory: Any, label: str | None) -> GpuInfo | None:

@@ -117,7 +117,48 @@ def test_production_stack_values_under_an_umbrella_charts_key_are_read(rules):
     assert [f for f in result.diagnostics if f.severity.name != "INFO"] == []
 
 
+def test_a_mig_slice_is_budgeted_with_the_slices_memory(rules):
+    name = "mig-slices.yaml"
+    result = lint(name, rules)
+    gpus = {
+        d.deployment.name: (d.budget.resolved.gpu.name, d.budget.resolved.gpu.memory.to("GiB"))
+        for d in result.deployments
+    }
+    # each slice is its profile's share of the card (1g.10gb: 10 of 80 GB), never the card
+    assert gpus["mixed-strategy-1g10gb"][0] == "A100-SXM4-80GB MIG 1g.10gb"
+    assert 9.5 < gpus["mixed-strategy-1g10gb"][1].magnitude < 10
+    assert gpus["single-strategy-3g40gb"][0] == "A100-SXM4-80GB MIG 3g.40gb"
+    assert 39 < gpus["single-strategy-3g40gb"][1].magnitude < 40
+    assert gpus["gke-partition-1g5gb"][0] == "A100-SXM4-40GB MIG 1g.5gb"
+    assert 4.5 < gpus["gke-partition-1g5gb"][1].magnitude < 5
+    # an 8B model in bfloat16 does not load in 10 GB: the error is at the model, and says so
+    [error] = [f for f in result.diagnostics if f.severity.name == "ERROR"]
+    assert error.code == "HBM101" and error.span.line == line_of(name, "Llama-3.1-8B")
+    assert "MIG 1g.10gb" in error.message
+    assert [f.code for f in result.diagnostics] == ["HBM101"]
+
+
+def test_a_mig_resource_counts_as_the_engines_gpu(rules):
+    result = lint("mig-slices.yaml", rules)
+    [mixed] = [d for d in result.deployments if d.deployment.name == "mixed-strategy-1g10gb"]
+    assert mixed.deployment.gpu.count == 1
+    assert "MIG 1g.10gb slice" in mixed.budget.assumed["gpu"]
+
+
+def test_gpus_named_to_the_runtime_are_not_zero_gpus(rules):
+    name = "nvidia-visible-devices-shared-gpu.yaml"
+    result = lint(name, rules)
+    counts = {d.deployment.name: d.deployment.gpu.count for d in result.deployments}
+    # "0" is one GPU; "all" is as many as the node has: the parallelism decides, no error
+    assert counts == {"llm-on-gpu0": 1, "every-gpu-of-the-node": None}
+    assert [f for f in result.diagnostics if f.severity.name == "ERROR"] == []
+    [shared] = [d for d in result.deployments if d.deployment.name == "llm-on-gpu0"]
+    assert shared.deployment.locations["gpu.count"].line == line_of(name, 'value: "0"')
+
+
 COVERED = {
+    "nvidia-visible-devices-shared-gpu.yaml",
+    "mig-slices.yaml",
     "production-stack-as-subchart.yaml",
     "cloudrun-vllm-l4.yaml",
     "chart-values-model-quantization-empty.yaml",

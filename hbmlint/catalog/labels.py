@@ -59,6 +59,17 @@ class GpuChoice:
     memory_span: Span | None = None
     # labels that say "a GPU" without naming it, with how to name it: (label, advice)
     generic: list[tuple[Label, str]] = field(default_factory=list)
+    # a MIG slice of that GPU the pod gets (its profile, "1g.10gb"), and where it is said
+    mig: str | None = None
+    mig_span: Span | None = None
+
+
+# A MIG profile: compute slices and memory (1g.10gb, 3g.40gb, 1g.12gb+me). GPU feature
+# discovery appends it to nvidia.com/gpu.product under the single strategy
+# (NVIDIA-A100-SXM4-80GB-MIG-1g.10gb), the mixed strategy names it in the resource
+# (nvidia.com/mig-1g.10gb), GKE in cloud.google.com/gke-gpu-partition-size.
+MIG_PROFILE = re.compile(r"(\d+)g\.(\d+)gb(?:\+me)?", re.I)
+_MIG_SUFFIX = re.compile(r"-MIG-(\d+g\.\d+gb(?:\+me)?)$", re.I)
 
 
 def gpu_from_labels(labels: list[Label]) -> GpuChoice:
@@ -70,8 +81,16 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     candidates: list[tuple[str, Span, str]] = []
     by_key = {label.key: label for label in labels}
     shapes = instance_types()
+    mig: tuple[str, Span] | None = None
     for label in labels:
+        if label.key in label_keys("mig") and MIG_PROFILE.fullmatch(label.value.strip()):
+            mig = (label.value.strip(), label.span)
         if label.key in label_keys("gpu_type"):
+            suffix = _MIG_SUFFIX.search(label.value)
+            if suffix:
+                mig = (suffix.group(1), label.span)
+                candidates.append((label.value[: suffix.start()], label.span, label.key))
+                continue
             candidates.append((label.value, label.span, label.key))
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
@@ -85,7 +104,15 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     named = [k for k in known if k[0] is not None]
     if named:
         info, written, span, key = min(named, key=lambda k: k[0].memory)
-        return GpuChoice(type=info.name, type_span=span, label=key, known=True, written=written)
+        return GpuChoice(
+            type=info.name,
+            type_span=span,
+            label=key,
+            known=True,
+            written=written,
+            mig=mig[0] if mig else None,
+            mig_span=mig[1] if mig else None,
+        )
     if candidates:
         choice.type, choice.type_span, choice.label = candidates[0]
     memories = [

@@ -32,6 +32,7 @@ from .podspec import (
     container_command,
     container_env,
     metadata_labels,
+    mig_resources,
     node_labels,
     runs_engine,
     serving_containers,
@@ -162,6 +163,7 @@ def to_deployments(
         labels = node_labels(
             document, (*pod, "nodeSelector"), (*pod, *_AFFINITY, "nodeSelectorTerms")
         )
+        labels += [label for label, _ in mig_resources(document, cpath)]
         gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
         if per_pod:
             pods = command.nodes or size or 1

@@ -26,6 +26,7 @@ from .podspec import (
     container_env,
     containers,
     metadata_labels,
+    mig_resources,
     node_labels,
     pod_specs,
     runs_engine,
@@ -146,6 +147,7 @@ def _gpu_facts(
         "nodeSelectorTerms",
     )
     labels = node_labels(reader.document, (*pod_path, "nodeSelector"), terms)
+    labels += [label for label, _ in mig_resources(reader.document, cpath)]
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod is None:
         return gpu

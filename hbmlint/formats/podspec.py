@@ -5,6 +5,7 @@ environment, GPU limits, and the node labels a pod requires."""
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -397,8 +398,58 @@ class Reader:
             for resource in GPU_RESOURCES:
                 where = (*path, "resources", section, resource)
                 if value_at(self.document.data, where) is not None:
-                    return self.count(where, name), self.document.span(where)
+                    count = self.count(where, name)
+                    if count == 0 and resource == "nvidia.com/gpu":
+                        exposed = _visible_by_runtime(self.document, path)
+                        if exposed is not None:
+                            return exposed
+                    return count, self.document.span(where)
+        for label, where in mig_resources(self.document, path):
+            # each nvidia.com/mig-<profile> the container asks for is one GPU to the engine
+            return self.count(where, name), label.span
         return None, None
+
+
+# NVIDIA_VISIBLE_DEVICES entries: an index or a GPU / MIG UUID
+_DEVICE = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
+
+
+def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None, Span] | None:
+    """The GPUs a container asking the device plugin for none (``nvidia.com/gpu: 0``) gets from
+    the NVIDIA container runtime through ``NVIDIA_VISIBLE_DEVICES`` in its env (the runtime's own
+    variable; a way to share one GPU between pods): ``all`` is a count hbmlint cannot know (None),
+    a list of indices or UUIDs its length. None where the env does not set it, or hides the GPUs
+    (``none``, ``void``, empty)."""
+    env = value_at(document.data, (*cpath, "env"))
+    for i, item in enumerate(env if isinstance(env, list) else []):
+        if not isinstance(item, dict) or item.get("name") != "NVIDIA_VISIBLE_DEVICES":
+            continue
+        value = item.get("value")
+        span = document.span((*cpath, "env", i, "value"))
+        text = str(value).strip() if isinstance(value, (str, int)) else ""
+        if text.lower() == "all":
+            return None, span
+        entries = [part.strip() for part in text.split(",")]
+        if text and all(_DEVICE.match(part) for part in entries):
+            return len(entries), span
+    return None
+
+
+def mig_resources(document: YamlDocument, cpath: Path) -> list[tuple[Label, Path]]:
+    """A container's MIG slices under the device plugin's mixed strategy
+    (``nvidia.com/mig-1g.10gb: 1``), as a ``nvidia.com/mig`` label holding the profile for
+    resolve (catalog/labels.py), placed at the resource."""
+    found: list[tuple[Label, Path]] = []
+    for section in ("limits", "requests"):
+        asked = value_at(document.data, (*cpath, "resources", section))
+        for key in asked if isinstance(asked, dict) else ():
+            if isinstance(key, str) and key.startswith("nvidia.com/mig-"):
+                where = (*cpath, "resources", section, key)
+                span = document.span(where)
+                found.append((Label("nvidia.com/mig", key[15:], span), where))
+        if found:
+            break
+    return found
 
 
 def node_labels(
