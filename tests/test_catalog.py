@@ -356,3 +356,20 @@ def test_qwen3_2507_reads_its_262144_positions_not_the_april_release_40960(tmp_p
     for model in ("Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507"):
         codes = _codes(_vllm_deployment(tmp_path, model, "NVIDIA-H100-80GB-HBM3", 131072))
         assert "HBM303" not in codes and "HBM015" not in codes, model
+
+
+@pytest.mark.parametrize(
+    "model, longest",
+    [
+        # Kimi K2 0905: YaRN factor 64 over 4096 positions; the July release reads 32 (131,072)
+        ("moonshotai/Kimi-K2-Instruct-0905", 262144),
+        ("moonshotai/Kimi-K2-Instruct", 131072),
+        ("zai-org/GLM-4.6", 202752),
+        ("zai-org/GLM-4.5", 131072),
+    ],
+)
+def test_a_release_is_held_to_its_own_context_length(tmp_path, model, longest):
+    fits = _codes(_vllm_deployment(tmp_path, model, "NVIDIA-H200", longest))
+    assert "HBM303" not in fits and "HBM015" not in fits
+    over = _codes(_vllm_deployment(tmp_path, model, "NVIDIA-H200", longest + 1024))
+    assert f"supports at most {longest:,} tokens" in over["HBM303"]
