@@ -156,7 +156,23 @@ def test_gpus_named_to_the_runtime_are_not_zero_gpus(rules):
     assert shared.deployment.locations["gpu.count"].line == line_of(name, 'value: "0"')
 
 
+def test_a_model_directory_named_after_its_revision_is_the_model_above_it(rules, tmp_path):
+    name = "model-path-org-name-revision.yaml"
+    result = lint(name, rules)
+    [read] = result.deployments
+    assert read.budget is not None
+    assert read.budget.resolved.target.name == "TinyLlama/TinyLlama-1.1B-Chat-v1.0"
+    assert [f.code for f in result.diagnostics] == []
+    # a commit hash names the revision as well as a branch does
+    pinned = tmp_path / "pinned.yaml"
+    commit = "fe8a4ea1ffedaf415f4da2f062534de366a451e6"
+    pinned.write_text((REAL / name).read_text().replace("v1.0/main", f"v1.0/{commit}"))
+    [read] = lint_file(pinned, "pinned.yaml", rules).deployments
+    assert read.budget.resolved.target.name == "TinyLlama/TinyLlama-1.1B-Chat-v1.0"
+
+
 COVERED = {
+    "model-path-org-name-revision.yaml",
     "nvidia-visible-devices-shared-gpu.yaml",
     "mig-slices.yaml",
     "production-stack-as-subchart.yaml",

@@ -157,6 +157,10 @@ def looks_like_path(name: str) -> bool:
     return name.startswith(("/", "./", "../", "~")) or "://" in name or name.count("/") > 1
 
 
+_BRANCHES = ("main", "master")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
 def model_candidates(name: str) -> list[tuple[str, str]]:
     """Hugging Face ids a local path (or an unknown name) may hold, best first, each with the
     hint it comes from: a cache directory (``models--org--name``), an ``org/name`` tail, a last
@@ -169,6 +173,9 @@ def model_candidates(name: str) -> list[tuple[str, str]]:
     # a cache snapshot path ends in snapshots/<revision>: the model is further up
     if len(parts) > 2 and parts[-2] == "snapshots":
         parts = parts[:-2]
+    # a download kept per revision, ORG/NAME/main (or its commit hash): the model is above it
+    elif len(parts) > 2 and (parts[-1] in _BRANCHES or _COMMIT.fullmatch(parts[-1])):
+        parts = parts[:-1]
     if len(parts) >= 2 and looks_like_path(name):
         found.append((f"{parts[-2]}/{parts[-1]}", "the last two parts of the path"))
     if parts:
