@@ -618,6 +618,22 @@ def _resolve_parallel(run: _Run) -> tuple[int, int, int] | None:
         )
         return None
     flag = _TP_FLAG.get(d.engine, "the tensor-parallel size")
+    if count == 0 and not d.gpu.count_why:
+        # The device plugin hands a container that asks for none no GPU; yet on nodes whose
+        # default runtime is NVIDIA's, an image's own NVIDIA_VISIBLE_DEVICES=all (the CUDA
+        # images') exposes every GPU of the node behind the scheduler's back. Not certain to
+        # fail, so a warning; the budget is for the GPUs the engine uses.
+        run.report(
+            "HBM007",
+            f"0 GPUs requested but {kinds} parallelism is {product} = {need}; the engine sees a "
+            "GPU only where the node's default container runtime exposes them anyway (an "
+            "image's NVIDIA_VISIBLE_DEVICES=all), which the scheduler neither counts nor "
+            "reserves",
+            "gpu.count",
+            [f"Request {need} GPU{'s' if need != 1 else ''}"],
+            Severity.WARNING,
+        )
+        return tp, pp, tp * pp
     if count < need:
         run.report(
             "HBM007",

@@ -38,9 +38,10 @@ def test_shortfall_inside_the_estimates_uncertainty_is_a_warning_not_an_error(tm
     assert "may refuse to start" in warning.message
     assert "32,768 tokens" in warning.message
     # the band's edges are printed, and the low edge is offered as a length that fits
-    low = int(warning.message.split("A max_model_len of ")[1].split(" tokens")[0].replace(",", ""))
+    band = warning.message.split("within the estimate's uncertainty (")[1].split(" tokens to ")[0]
+    low = int(band.replace(",", ""))
     assert 0 < low < 32768
-    assert any(f"{low:,}" in fix or str(low) in fix for fix in warning.fixes)
+    assert warning.fixes[0].startswith(f"Lower max_model_len to {low:,} tokens")
 
 
 def test_shortfall_beyond_the_uncertainty_is_still_an_error(tmp_path, rules):

@@ -186,3 +186,22 @@ def test_the_same_finding_is_reported_once_per_place(tmp_path):
     [finding] = by_code(path, "HBM006")
     assert finding["line"] == line_of(path, "uri: pvc://")
     assert finding["severity"] == "warning"
+
+
+def test_zero_gpus_requested_is_a_warning_not_a_refusal(tmp_path):
+    """nvidia.com/gpu: 0 gets no GPU from the device plugin, but on nodes whose default runtime
+    is NVIDIA's the CUDA images' NVIDIA_VISIBLE_DEVICES=all exposes them all anyway: the
+    engine is not certain to fail, so hbmlint warns and still budgets the GPU it uses."""
+    path = tmp_path / "zero.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: z}\nspec:\n  template:\n"
+        "    spec:\n      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}\n"
+        "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+        '          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", '
+        '"8192"]\n'
+        "          resources: {limits: {nvidia.com/gpu: 0}}\n"
+    )
+    [finding] = by_code(path, "HBM007")
+    assert finding["severity"] == "warning"
+    assert finding["message"].startswith("0 GPUs requested but tensor x pipeline parallelism")
+    assert run(path).exit_code == 0
