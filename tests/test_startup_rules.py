@@ -380,11 +380,13 @@ def test_every_nvidia_gpu_has_a_compute_capability():
         gpu = find_gpu(name)
         assert gpu is not None
         if gpu.vendor == "nvidia":
-            assert gpu.compute_capability and 7.0 <= gpu.compute_capability < 13, name
+            # Kepler (K80, 3.7) is the oldest the catalog holds
+            assert gpu.compute_capability and 3.7 <= gpu.compute_capability < 13, name
     assert find_gpu("T4").compute_capability == 7.5
     assert find_gpu("A100").compute_capability == 8.0
     assert find_gpu("L4").compute_capability == 8.9
     assert find_gpu("H100").compute_capability == 9.0
+    assert find_gpu("Tesla-P100-PCIE-16GB").compute_capability == 6.0
 
 
 def test_quantization_is_kept_as_written_beside_its_format():

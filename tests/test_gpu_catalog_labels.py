@@ -1,0 +1,101 @@
+"""GPUs that node labels and manifests name beyond the big data-center parts: Pascal and Kepler
+cards (Kaggle's and GKE's P100, P4, P40, K80), and the spellings each platform's label uses. A
+Deployment that selects one gets a budget on that card's memory, not an unknown-GPU warning
+(HBM005)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_startup_rules import findings, line_of, lint
+
+from hbmlint import catalog
+from hbmlint.diagnostics import Severity
+from hbmlint.rules import load_rules
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, problems = load_rules()
+    assert not problems
+    return loaded
+
+
+def gib(quantity) -> float:
+    return float(quantity.to("GiB").magnitude)
+
+
+def on_node(label: str, value: str, args: list[str], model="Qwen/Qwen2.5-1.5B-Instruct") -> str:
+    words = [f"--model={model}", *args]
+    return "\n".join(
+        [
+            "apiVersion: apps/v1",
+            "kind: Deployment",
+            "metadata: {name: llm}",
+            "spec:",
+            "  selector: {matchLabels: {app: llm}}",
+            "  template:",
+            "    metadata: {labels: {app: llm}}",
+            "    spec:",
+            f"      nodeSelector: {{{label}: {value}}}",
+            "      containers:",
+            "      - name: vllm",
+            "        image: vllm/vllm-openai:v0.11.0",
+            "        command: [vllm, serve]",
+            "        args:",
+            *(f"        - {json.dumps(word)}" for word in words),
+            "        resources: {limits: {nvidia.com/gpu: 1}}",
+            "",
+        ]
+    )
+
+
+# (label key, value as the platform writes it, catalog entry)
+LABELS = [
+    ("nvidia.com/gpu.product", "Tesla-P100-PCIE-16GB", "P100-PCIe-16GB"),
+    ("cloud.google.com/gke-accelerator", "nvidia-tesla-p100", "P100-PCIe-16GB"),
+    ("cloud.google.com/gke-accelerator", "nvidia-tesla-p4", "P4-8GB"),
+    ("cloud.google.com/gke-accelerator", "nvidia-tesla-k80", "K80-12GB"),
+    ("nvidia.com/gpu.product", "Tesla-P40", "P40-24GB"),
+    ("karpenter.k8s.aws/instance-gpu-name", "k80", "K80-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
+    ("nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB", "V100-SXM2-16GB"),
+]
+
+
+@pytest.mark.parametrize(("label", "value", "expected"), LABELS, ids=[v for _, v, _ in LABELS])
+def test_a_node_label_value_names_a_catalog_gpu(tmp_path, rules, label, value, expected):
+    result = lint(tmp_path, rules, on_node(label, value, ["--max-model-len=4096", "--dtype=half"]))
+    assert not findings(result, "HBM005")
+    [deployed] = result.deployments
+    assert deployed.budget is not None
+    assert deployed.budget.resolved.gpu.name == expected
+
+
+def test_a_p100_deployment_is_budgeted_on_16_gb_and_told_vllm_does_not_run_there(tmp_path, rules):
+    # the Kaggle / GKE P100: 16 GB of HBM2, of which PyTorch reports 15.89-15.90 GiB
+    text = on_node(
+        "nvidia.com/gpu.product", "Tesla-P100-PCIE-16GB", ["--max-model-len=4096", "--dtype=half"]
+    )
+    result = lint(tmp_path, rules, text)
+    [deployed] = result.deployments
+    assert 15.8 < gib(deployed.budget.total) < 16
+    # Pascal (6.0) is below vLLM's 7.0: a warning at the model, not a refusal to budget
+    [finding] = findings(result, "HBM321")
+    assert finding.severity == Severity.WARNING
+    assert "compute capability 6.0" in finding.message
+    assert finding.span.line == line_of(text, "--model=")
+    assert not [d for d in result.diagnostics if d.severity == Severity.ERROR]
+
+
+def test_a_t4_is_not_told_it_is_below_vllms_minimum(tmp_path, rules):
+    text = on_node("nvidia.com/gpu.product", "Tesla-T4", ["--max-model-len=4096", "--dtype=half"])
+    assert not findings(lint(tmp_path, rules, text), "HBM321")
+
+
+def test_a_bare_p4_is_not_read_as_the_tesla_p4():
+    # AWS's p4d / p4de instances carry A100s; only the Tesla spellings name the 8 GB card
+    assert catalog.find_gpu("P4") is None
+    assert gib(catalog.find_gpu("Tesla-P4").memory) < 8
