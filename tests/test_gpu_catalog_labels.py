@@ -1,7 +1,7 @@
 """GPUs that node labels and manifests name beyond the big data-center parts: Pascal and Kepler
-cards (Kaggle's and GKE's P100, P4, P40, K80), and the spellings each platform's label uses. A
-Deployment that selects one gets a budget on that card's memory, not an unknown-GPU warning
-(HBM005)."""
+cards (Kaggle's and GKE's P100, P4, P40, K80), workstation and GeForce cards, and the spellings
+each platform's label uses. A Deployment that selects one gets a budget on that card's memory,
+not an unknown-GPU warning (HBM005)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,17 @@ LABELS = [
     ("cloud.google.com/gke-accelerator", "nvidia-tesla-k80", "K80-12GB"),
     ("nvidia.com/gpu.product", "Tesla-P40", "P40-24GB"),
     ("karpenter.k8s.aws/instance-gpu-name", "k80", "K80-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-A2", "A2-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-A16", "A16-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-A5000", "RTX-A5000-24GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-A4000", "RTX-A4000-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-4000-Ada-Generation", "RTX-4000-Ada-20GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-3060", "RTX-3060-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4070-Ti-SUPER", "RTX-4070-Ti-SUPER-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4080-SUPER", "RTX-4080-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4090-D", "RTX-4090"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-5080", "RTX-5080-16GB"),
+    ("amd.com/gpu.product-name", "Instinct-MI300X", "MI300X-192GB"),
     ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"),
     ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
     ("nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB", "V100-SXM2-16GB"),
@@ -99,3 +110,11 @@ def test_a_bare_p4_is_not_read_as_the_tesla_p4():
     # AWS's p4d / p4de instances carry A100s; only the Tesla spellings name the 8 GB card
     assert catalog.find_gpu("P4") is None
     assert gib(catalog.find_gpu("Tesla-P4").memory) < 8
+
+
+def test_a_name_two_memory_sizes_share_stays_unknown(tmp_path, rules):
+    # the 8 GB and the 16 GB RTX 4060 Ti have the same NVML name: hbmlint does not pick one
+    text = on_node("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4060-Ti", ["--max-model-len=4096"])
+    [unknown] = findings(lint(tmp_path, rules, text), "HBM005")
+    assert "--gpu" in unknown.message
+    assert catalog.find_gpu("RTX-4060-Ti-16GB").name == "RTX-4060-Ti-16GB"
