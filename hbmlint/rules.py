@@ -391,6 +391,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "memory_fraction": s.memory_fraction,
                 "vendor": resolved.gpu.vendor,
                 "compute_capability": getattr(resolved.gpu, "compute_capability", None) or 0.0,
+                "unified_memory": bool(getattr(resolved.gpu, "unified_memory", False)),
             }
         ),
         "model": Lazy(

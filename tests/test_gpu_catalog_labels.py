@@ -1,7 +1,7 @@
 """GPUs that node labels and manifests name beyond the big data-center parts: Pascal and Kepler
-cards (Kaggle's and GKE's P100, P4, P40, K80), workstation and GeForce cards, and the spellings
-each platform's label uses. A Deployment that selects one gets a budget on that card's memory,
-not an unknown-GPU warning (HBM005)."""
+cards (Kaggle's and GKE's P100, P4, P40, K80), workstation and GeForce cards, the GB10 of the DGX
+Spark, and the spellings each platform's label uses. A Deployment that selects one gets a budget
+on that card's memory, not an unknown-GPU warning (HBM005)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ LABELS = [
     ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4080-SUPER", "RTX-4080-16GB"),
     ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4090-D", "RTX-4090"),
     ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-5080", "RTX-5080-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GB10", "GB10-128GB"),
     ("amd.com/gpu.product-name", "Instinct-MI300X", "MI300X-192GB"),
     ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"),
     ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
@@ -104,6 +105,32 @@ def test_a_p100_deployment_is_budgeted_on_16_gb_and_told_vllm_does_not_run_there
 def test_a_t4_is_not_told_it_is_below_vllms_minimum(tmp_path, rules):
     text = on_node("nvidia.com/gpu.product", "Tesla-T4", ["--max-model-len=4096", "--dtype=half"])
     assert not findings(lint(tmp_path, rules, text), "HBM321")
+
+
+def test_the_gb10_is_budgeted_on_what_cuda_reports_and_warned_at_vllms_default(tmp_path, rules):
+    # no --gpu-memory-utilization: vLLM 0.11's 0.9 of 121.69 GiB would need 109.5 GiB free, more
+    # than a GB10 host has free at start-up (about 102 GiB)
+    text = on_node("nvidia.com/gpu.product", "NVIDIA-GB10", ["--max-model-len=4096"])
+    result = lint(tmp_path, rules, text)
+    [deployed] = result.deployments
+    assert gib(deployed.budget.total) == pytest.approx(121.69)
+    [finding] = findings(result, "HBM322")
+    assert finding.severity == Severity.WARNING
+    assert "0.90" in finding.message and "share" in finding.message
+    # 0.85, what vLLM's own GB10 recipe sets, passes
+    text = on_node(
+        "nvidia.com/gpu.product",
+        "NVIDIA-GB10",
+        ["--max-model-len=4096", "--gpu-memory-utilization=0.85"],
+    )
+    assert not findings(lint(tmp_path, rules, text), "HBM322")
+
+
+def test_only_the_unified_memory_gpu_is_held_to_the_lower_fraction(tmp_path, rules):
+    text = on_node("nvidia.com/gpu.product", "NVIDIA-GH200-480GB", ["--max-model-len=4096"])
+    assert not findings(lint(tmp_path, rules, text), "HBM322")
+    assert catalog.find_gpu("GB10").unified_memory
+    assert not catalog.find_gpu("GH200").unified_memory
 
 
 def test_a_bare_p4_is_not_read_as_the_tesla_p4():

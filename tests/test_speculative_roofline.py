@@ -214,7 +214,7 @@ def test_every_gpu_has_its_datasheet_figures_with_a_source(entry):
     perf = info.performance
     assert perf is not None and perf.family == data["family"]
     if "memory_bandwidth" in data:
-        # HBM parts move 0.3-8 TB/s; GDDR cards 0.19-1.8 (Tesla P4 0.192)
+        # HBM parts move 0.3-8 TB/s; GDDR cards 0.19-1.8 (Tesla P4 0.192); the GB10's LPDDR5X 0.273
         assert 0.15e12 <= perf.memory_bandwidth.to("byte / second").magnitude <= 8e12
     for dtype, figure in perf.dense.items():
         assert dtype in ("bf16", "fp16", "fp8", "int8", "int4", "fp4")

@@ -387,6 +387,7 @@ def test_every_nvidia_gpu_has_a_compute_capability():
     assert find_gpu("L4").compute_capability == 8.9
     assert find_gpu("H100").compute_capability == 9.0
     assert find_gpu("Tesla-P100-PCIE-16GB").compute_capability == 6.0
+    assert find_gpu("NVIDIA-GB10").compute_capability == 12.1
 
 
 def test_quantization_is_kept_as_written_beside_its_format():

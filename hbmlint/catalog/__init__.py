@@ -86,6 +86,8 @@ class GpuInfo:
     # CUDA compute capability as major.minor (8.9), None where unknown or not NVIDIA
     compute_capability: float | None = None
     performance: GpuPerformance | None = None  # datasheet figures; None where none is known
+    # the memory is the host's, shared with the CPU (GB10): what is free at start-up is less
+    unified_memory: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ def _gpu_index() -> dict[str, GpuInfo]:
             source=entry.get("source", ""),
             compute_capability=_capability(entry.get("compute_capability")),
             performance=_performance(entry.get("performance")),
+            unified_memory=bool(entry.get("unified_memory", False)),
         )
         for alias in [entry["name"], *entry.get("aliases", [])]:
             index[_key(str(alias))] = info
