@@ -38,6 +38,16 @@ def cpu_image(image: Any) -> bool:
     return isinstance(image, str) and bool(_CPU_IMAGE.search(image.rsplit("@", 1)[0]))
 
 
+# llm-d's inference simulator (ghcr.io/llm-d/llm-d-inference-sim, earlier ghcr.io/llm-d/vllm-sim):
+# it answers vLLM's API with made-up tokens and loads no model, so there is no HBM to budget
+_SIMULATOR_IMAGE = re.compile(r"(^|/)(llm-d-inference-sim|vllm-sim)(:|@|$)", re.I)
+
+
+def simulator_image(image: Any) -> bool:
+    """Whether ``image`` is llm-d's inference simulator (``ghcr.io/llm-d/llm-d-inference-sim``)."""
+    return isinstance(image, str) and bool(_SIMULATOR_IMAGE.search(image.strip()))
+
+
 @dataclass
 class GpuFacts:
     """What a manifest says about the GPUs of one replica, with where it says it."""
@@ -93,6 +103,19 @@ def build(
                 command.unread[shape[0]],
                 name,
                 ["Write the parallelism as a number, or lint the rendered manifest"],
+            )
+        )
+        return None, findings
+    if simulator_image(image):
+        findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"the container runs llm-d's inference simulator ({image}), which loads no "
+                "model and holds no KV cache: there is no HBM to budget, so this deployment "
+                "is not checked",
+                display,
+                where,
+                name,
             )
         )
         return None, findings
