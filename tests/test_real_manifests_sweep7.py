@@ -39,3 +39,32 @@ def test_an_llm_inference_service_on_the_llm_d_simulator_is_an_info(rules, gpu):
     assert (info.code, info.severity.name) == ("HBM014", "INFO")
     assert "inference simulator" in info.message
     assert info.span.line == line_of(name, "name: prefix-routing-sim")
+
+
+def test_engines_started_in_a_loop_share_the_pods_gpus(rules):
+    # 8 single-GPU workers on 8 GPUs: no "7 GPUs idle" warning; each budgeted on its own GPU
+    name = "pod-engine-per-gpu-loop.yaml"
+    result = lint(name, rules)
+    by_name = {d.deployment.name: d for d in result.deployments}
+    loop = by_name["workers-per-gpu"]
+    assert loop.deployment.model.name == "Qwen/Qwen3-8B"
+    assert loop.budget is not None and loop.deployment.parallel.tensor == 1
+    findings = [f for f in result.diagnostics if f.deployment == "workers-per-gpu"]
+    assert [f.code for f in findings if f.severity.name != "INFO"] == []
+    [shared] = [f for f in findings if "more than once" in f.message]
+    assert shared.code == "HBM011" and "8 GPUs" in shared.message
+    assert shared.span.line == line_of(name, "dynamo.vllm $FLAGS --disaggregation-mode prefill")
+
+
+def test_engine_lines_in_the_branches_of_an_if_are_one_engine(rules):
+    # the alternatives of an `if` start one engine: its 2 GPUs with TP 1 leave one idle
+    result = lint("pod-engine-per-gpu-loop.yaml", rules)
+    findings = [f for f in result.diagnostics if f.deployment == "one-of-two"]
+    assert [f.code for f in findings] == ["HBM007"]
+    assert "leaves 1 idle" in findings[0].message
+
+
+COVERED = {
+    "kserve-llmisvc-simulator.yaml",
+    "pod-engine-per-gpu-loop.yaml",
+}

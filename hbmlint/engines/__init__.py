@@ -131,12 +131,15 @@ def read_invocation(
         if k8s_expansion:
             positional = [expand_k8s(t, env_text, origins) for t in positional]
         locator = Locator(text, token.span)
-        for command in split_script(token.text, env_text, locator, token.span, origins):
+        commands = split_script(token.text, env_text, locator, token.span, origins)
+        for command in commands:
             command = _with_positional(command, positional)
             found = _find(command)
             if found:
                 module, start = found
-                return module.parse(command[start:], command[start - 1].span, env)
+                parsed = module.parse(command[start:], command[start - 1].span, env)
+                parsed.launches = _launches(commands)
+                return parsed
             container = _container_run(command)
             if container is not None:
                 image_token, rest, run_env = container
@@ -176,6 +179,41 @@ def read_invocation(
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
         return module.parse(list(argv), image_span or argv[0].span, env)
     return None
+
+
+def _launches(commands: Sequence[Sequence[Token]]) -> int:
+    """How many engines a script starts: each engine command outside an ``if`` counts once,
+    and one in a loop body (``for ... do ... done``) counts as the loop's list of words, or
+    at least twice (Dynamo's recipes start a worker per GPU of the pod in a loop). Engine
+    commands in the branches of an ``if`` are alternatives, not launches of their own."""
+    loops: list[int] = []  # for each open loop, its iterations (0: unknown)
+    conditionals = 0
+    total = 0
+    for command in commands:
+        words = [t.text for t in command]
+        while words and words[0] in ("do", "then", "else", "{"):
+            words = words[1:]
+        if not words:
+            continue
+        first = words[0]
+        if first in ("for", "while", "until"):
+            iterations = len(words) - 3 if first == "for" and words[2:3] == ["in"] else 0
+            loops.append(max(iterations, 0))
+        elif first == "done" and loops:
+            loops.pop()
+        elif first == "if":
+            conditionals += 1
+        elif first == "fi" and conditionals:
+            conditionals -= 1
+        elif _find(command) is not None:
+            if loops:
+                times = 1
+                for n in loops:
+                    times *= n if n > 1 else 2
+                total += times
+            elif not conditionals:
+                total += 1
+    return max(total, 1)
 
 
 _POSITIONAL = re.compile(r"\$(?:[@*]|\{[@*]\}|([1-9])|\{([1-9])\})")

@@ -54,6 +54,9 @@ class EngineCommand:
     # every flag and word of the invocation as scanned, in order: what a fix rewrites
     # (rewrite.py finds each one's text in the file)
     items: list[Item] = field(default_factory=list)
+    # how many times the script this invocation comes from starts an engine (a loop counts as
+    # several): more than one share the container's GPUs, so none of them holds all of them
+    launches: int = 1
 
     def set(self, path: str, value: Any, span: Span) -> None:
         self.values[path] = value

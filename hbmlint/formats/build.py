@@ -4,7 +4,7 @@ says about GPUs into a Deployment, with every field located in the user's file."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -131,6 +131,21 @@ def build(
             )
         )
         return None, findings
+    if command.launches > 1 and gpu.count:
+        # several engines share the container's GPUs: which ones each gets is the script's
+        # business (CUDA_VISIBLE_DEVICES per launch); each is budgeted on its own parallelism
+        findings.append(
+            input_diagnostic(
+                "HBM011",
+                "the script starts the engine more than once (in a loop, or on several lines), "
+                f"and the launches share the container's {gpu.count} GPUs: each is budgeted "
+                "like this one, on the GPUs its own parallelism uses",
+                display,
+                command.span,
+                name,
+            )
+        )
+        gpu = replace(gpu, count=None, count_span=None)
     if v.get("parallel.data_local") == 0:
         findings.append(
             input_diagnostic(
