@@ -287,8 +287,10 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_kv = None  # follows the target's (vLLM: unless speculative_config.kv_cache_dtype)
     expert_parallel = 1
     if getattr(dep.parallel, "expert", None) and target.is_moe:
-        # vLLM --enable-expert-parallel: experts spread over TP x DP ranks, whole
-        expert_parallel = resolved.tensor_parallel * (getattr(dep.parallel, "data", None) or 1)
+        # vLLM --enable-expert-parallel: experts spread over TP x DP ranks, whole. SGLang's DP
+        # attention ranks are the TP group's own GPUs: its experts spread over those alone
+        data = 1 if dep.parallel.dp_attention else (getattr(dep.parallel, "data", None) or 1)
+        expert_parallel = resolved.tensor_parallel * data
     for label, arch, quant in (
         ("weights", target, quantization),
         ("draft_weights", resolved.draft, draft_quant),

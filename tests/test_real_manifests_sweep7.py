@@ -64,7 +64,30 @@ def test_engine_lines_in_the_branches_of_an_if_are_one_engine(rules):
     assert "leaves 1 idle" in findings[0].message
 
 
+@pytest.mark.parametrize("gpu", ["H100", "H200"])
+def test_sglang_dp_attention_spreads_experts_over_the_tp_group_only(rules, gpu):
+    # DP attention's 8 ranks are the TP group's 8 GPUs: each holds 1/8 of the experts, as the
+    # prefill worker without DP attention does (they were spread over 64 ranks: 13.6 GiB a GPU
+    # for DeepSeek-R1 instead of 80, and no error on 8 H100)
+    name = "dynamo-sglang-dp-attention-ep.yaml"
+    result = lint(name, rules, gpu)
+    weights = {
+        d.deployment.name.rsplit("/", 1)[-1]: d.budget.weights.to("GiB").magnitude
+        for d in result.deployments
+    }
+    assert weights["decode"] == pytest.approx(weights["prefill"], rel=0.01)
+    assert weights["decode"] > 70
+    errors = sorted((f.code, f.span.line) for f in result.diagnostics if f.severity.name == "ERROR")
+    if gpu == "H100":  # 80 GiB of FP8 weights a GPU do not fit 75% of an H100: both refuse
+        lines = (REAL / name).read_text().splitlines()
+        models = [i for i, line in enumerate(lines, 1) if line.endswith("- --model-path")]
+        assert errors == [("HBM101", line) for line in models]
+    else:
+        assert errors == []
+
+
 COVERED = {
     "kserve-llmisvc-simulator.yaml",
     "pod-engine-per-gpu-loop.yaml",
+    "dynamo-sglang-dp-attention-ep.yaml",
 }
