@@ -76,6 +76,13 @@ def test_names_the_suffix_and_the_catalog_decide():
     assert w4a16 is not None and w4a16.weights == "INT4 (W4A16)"
     copy = variant("unsloth/Qwen3-8B")
     assert copy is not None and copy.base == "Qwen/Qwen3-8B" and copy.weights == ""
+    # community AWQ uploads spell the suffix -AWQ-4bit or _AWQ (cpatonn/, jakiAJK/ on the Hub)
+    awq = variant("cpatonn/Qwen3-30B-A3B-Instruct-2507-AWQ-4bit")
+    assert awq is not None and awq.base == "Qwen/Qwen3-30B-A3B-Instruct-2507"
+    assert awq.weights == "AWQ 4-bit"
+    underscore = variant("jakiAJK/DeepSeek-R1-Distill-Qwen-7B_AWQ")
+    assert underscore is not None and underscore.base == "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"
+    assert variant("cpatonn/Qwen3-30B-A3B-Instruct-2507-AWQ-8bit") is None  # not 4-bit
     # a name that leaves no single catalog model, or no base at all, says nothing
     assert variant("acme/my-finetune-AWQ") is None
     assert variant("Qwen/Qwen3-8B-FP8-KV") is None

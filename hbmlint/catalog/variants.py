@@ -13,9 +13,10 @@ suffix says the weight format. The result is what the same deployment of the bas
 The suffixes are the publishers' own conventions, read from their repository names on the Hub:
 Qwen (``-AWQ``, ``-GPTQ-Int4``, ``-GPTQ-Int8``, ``-FP8``), Red Hat AI / Neural Magic
 (``-FP8``, ``-FP8-dynamic``, ``-quantized.w4a16``, ``-quantized.w8a8``), hugging-quants
-(``-AWQ-INT4``, ``-GPTQ-INT4``), NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), unsloth
-(``-bnb-4bit``, ``-unsloth-bnb-4bit``). Group-wise INT4 formats are taken at their common group
-of 128 (AWQ's and GPTQ's defaults, and what these publishers upload).
+(``-AWQ-INT4``, ``-GPTQ-INT4``), community uploads (``-AWQ-4bit``, ``_AWQ``), NVIDIA ModelOpt
+(``-FP8``, ``-FP4``, ``-NVFP4``), unsloth (``-bnb-4bit``, ``-unsloth-bnb-4bit``). Group-wise
+INT4 formats are taken at their common group of 128 (AWQ's and GPTQ's defaults, and what these
+publishers upload).
 """
 
 from __future__ import annotations
@@ -48,7 +49,11 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
             {"quant_method": "bitsandbytes", "load_in_4bit": True},
             "bitsandbytes 4-bit",
         ),
-        (r"-awq(?:-int4)?", {"quant_method": "awq", "bits": 4, "group_size": 128}, "AWQ 4-bit"),
+        (
+            r"[-_]awq(?:-int4|-4bit)?",
+            {"quant_method": "awq", "bits": 4, "group_size": 128},
+            "AWQ 4-bit",
+        ),
         (r"-gptq-int8", {"quant_method": "gptq", "bits": 8, "group_size": 128}, "GPTQ 8-bit"),
         (
             r"-gptq(?:-int4)?",
