@@ -373,3 +373,22 @@ def test_a_release_is_held_to_its_own_context_length(tmp_path, model, longest):
     assert "HBM303" not in fits and "HBM015" not in fits
     over = _codes(_vllm_deployment(tmp_path, model, "NVIDIA-H200", longest + 1024))
     assert f"supports at most {longest:,} tokens" in over["HBM303"]
+
+
+def test_mistral_large_2407_on_one_h100_is_a_weights_refusal_offline(tmp_path):
+    """Mistral-Large-Instruct-2407 was an HBM015 warning offline; its 122.6B BF16 weights
+    (228 GiB) on one 80 GB H100 are now a refusal."""
+    path = _vllm_deployment(
+        tmp_path, "mistralai/Mistral-Large-Instruct-2407", "NVIDIA-H100-80GB-HBM3", 8192
+    )
+    codes = _codes(path)
+    assert "HBM015" not in codes
+    assert "weights need 228" in codes["HBM101"]
+
+
+def test_qwen25_1m_reads_its_1010000_positions_not_the_instruct_32768(tmp_path):
+    short = _codes(_vllm_deployment(tmp_path, "Qwen/Qwen2.5-7B-Instruct", "NVIDIA-H200", 1010000))
+    assert "supports at most 32,768 tokens" in short["HBM303"]
+    for model in ("Qwen/Qwen2.5-7B-Instruct-1M", "Qwen/Qwen2.5-14B-Instruct-1M"):
+        codes = _codes(_vllm_deployment(tmp_path, model, "NVIDIA-H200", 1010000))
+        assert "HBM303" not in codes and "HBM015" not in codes, model
