@@ -90,4 +90,39 @@ COVERED = {
     "kserve-llmisvc-simulator.yaml",
     "pod-engine-per-gpu-loop.yaml",
     "dynamo-sglang-dp-attention-ep.yaml",
+    "compose-entrypoint-list-config-file.yaml",
 }
+
+
+@pytest.mark.parametrize("gpu", [None, "L4"])
+def test_a_compose_entrypoint_list_is_read_and_a_config_file_is_not_guessed(rules, gpu):
+    # `entrypoint: [vllm, serve, ...]` is an engine command (the whole file was an HBM014 info);
+    # settings a --config file may hold are not taken as vLLM's defaults (TP 1 of a 30B model
+    # on one L4 would be a false HBM101 where the file says TP 2)
+    name = "compose-entrypoint-list-config-file.yaml"
+    result = lint(name, rules, gpu)
+    [embedder] = result.deployments
+    deployment = embedder.deployment
+    assert (deployment.name, deployment.model.name) == ("embedder", "Qwen/Qwen3-8B")
+    assert (deployment.parallel.tensor, deployment.gpu.count) == (2, 2)
+    assert deployment.serving.max_model_len == 16384
+    assert [f.code for f in result.diagnostics if f.severity.name == "ERROR"] == []
+    config = [f for f in result.diagnostics if "--config /app/config.yaml" in f.message]
+    assert [(f.code, f.severity.name) for f in config] == [("HBM011", "INFO")]
+    assert "tensor-parallel-size" in config[0].message
+    assert config[0].span.line == line_of(name, '"--config", "/app/config.yaml"')
+    assert "HBM014" not in [f.code for f in result.diagnostics]
+
+
+def test_a_config_file_does_not_hide_what_the_command_line_sets(rules, tmp_path):
+    # every budget setting on the command line: the file can change none of them; budgeted
+    text = (REAL / "compose-entrypoint-list-config-file.yaml").read_text()
+    text = text.replace(
+        '"--config", "/app/config.yaml"]',
+        '"--tensor-parallel-size", "1", "--pipeline-parallel-size", "1", "--max-model-len", '
+        '"8192", "--gpu-memory-utilization", "0.9", "--config", "/app/config.yaml"]',
+    )
+    (tmp_path / "compose.yaml").write_text(text)
+    result = lint_file(tmp_path / "compose.yaml", "compose.yaml", rules)
+    assert sorted(d.deployment.name for d in result.deployments) == ["embedder", "qwen-moe"]
+    assert [f for f in result.diagnostics if "--config" in f.message] == []

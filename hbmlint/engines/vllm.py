@@ -363,11 +363,43 @@ def parse(
             # a boolean flag hbmlint does not know, then the model: vLLM knows its flags, so the
             # model-like word after it is the positional model
             command.set("model.name", model_name(guessed.text), guessed.span)
+    if config is not None and "model.name" in command.values:
+        _settings_in_config_file(command, config)
     if spec:
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
     _external_data_parallel(command)
     return command
+
+
+# what a `--config FILE` beside a model on the command line may set that the budget rests on
+_CONFIG_FILE_SETTINGS = {
+    "parallel.tensor": "tensor-parallel-size",
+    "parallel.pipeline": "pipeline-parallel-size",
+    "serving.max_model_len": "max-model-len",
+    "serving.gpu_memory_utilization": "gpu-memory-utilization",
+}
+
+
+def _settings_in_config_file(command: EngineCommand, config: Item) -> None:
+    """``vllm serve MODEL --config FILE``: vLLM takes every setting the command line leaves out
+    from the file (a mounted YAML hbmlint does not follow from here). The budget's settings not
+    on the command line are unknown, not the engine defaults: unread, at the file's name, so
+    no refusal is claimed from a default the file may change (TP 1 for a file that says 2)."""
+    where = config.value or config.word
+    missing = [p for p in _CONFIG_FILE_SETTINGS if p not in command.values]
+    for path in missing:
+        command.unread.setdefault(path, where.span)
+    if missing:
+        names = ", ".join(_CONFIG_FILE_SETTINGS[p] for p in missing)
+        command.note(
+            "HBM011",
+            f"vLLM reads the settings this command line leaves out from --config {where.text}, "
+            f"which hbmlint does not follow from here; {names} may be set there, so they are "
+            "not taken as the engine defaults",
+            where.span,
+            "Put those settings on the command line to have them checked",
+        )
 
 
 def _external_data_parallel(command: EngineCommand) -> None:

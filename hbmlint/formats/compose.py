@@ -36,7 +36,9 @@ _ENV_FILE_BYTES = 1024 * 1024
 def _runs_engine(service: Any) -> bool:
     if not isinstance(service, dict):
         return False
-    text = " ".join(str(service.get(k, "")) for k in ("command", "entrypoint"))
+    # a list form (`entrypoint: [vllm, serve, MODEL]`) is read as the words it runs
+    words = [service.get(k) or "" for k in ("command", "entrypoint")]
+    text = " ".join(" ".join(map(str, w)) if isinstance(w, list) else str(w) for w in words)
     if any(word in text for word in ENGINE_WORDS):
         return True
     return "entrypoint" not in service and image_engine(service.get("image")) is not None
