@@ -56,10 +56,12 @@ def test_engines_started_in_a_loop_share_the_pods_gpus(rules):
     assert shared.span.line == line_of(name, "dynamo.vllm $FLAGS --disaggregation-mode prefill")
 
 
-def test_engine_lines_in_the_branches_of_an_if_are_one_engine(rules):
-    # the alternatives of an `if` start one engine: its 2 GPUs with TP 1 leave one idle
+@pytest.mark.parametrize("name", ["one-of-two", "restart-loop"])
+def test_engine_lines_in_an_if_or_a_restart_loop_are_one_engine(rules, name):
+    # the alternatives of an `if`, or a foreground engine restarted by a `while` loop, run one
+    # engine at a time: its 2 GPUs with TP 1 leave one idle
     result = lint("pod-engine-per-gpu-loop.yaml", rules)
-    findings = [f for f in result.diagnostics if f.deployment == "one-of-two"]
+    findings = [f for f in result.diagnostics if f.deployment == name]
     assert [f.code for f in findings] == ["HBM007"]
     assert "leaves 1 idle" in findings[0].message
 

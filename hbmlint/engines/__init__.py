@@ -138,7 +138,7 @@ def read_invocation(
             if found:
                 module, start = found
                 parsed = module.parse(command[start:], command[start - 1].span, env)
-                parsed.launches = _launches(commands)
+                parsed.launches = _launches(commands, text)
                 return parsed
             container = _container_run(command)
             if container is not None:
@@ -181,14 +181,31 @@ def read_invocation(
     return None
 
 
-def _launches(commands: Sequence[Sequence[Token]]) -> int:
-    """How many engines a script starts: each engine command outside an ``if`` counts once,
-    and one in a loop body (``for ... do ... done``) counts as the loop's list of words, or
-    at least twice (Dynamo's recipes start a worker per GPU of the pod in a loop). Engine
-    commands in the branches of an ``if`` are alternatives, not launches of their own."""
+# a lone `&` ending a line (after any redirections), not `&&`, `2>&1` or `&>`
+_BACKGROUND = re.compile(r"(?<![>&|])&(?![&>])\s*(?:#.*)?$")
+
+
+def _backgrounded(command: Sequence[Token], lines: Sequence[str]) -> bool:
+    """Whether ``command`` ends with ``&`` on its last word's line: the shell runs it in the
+    background and goes on. Unknown (a word not placed on its own line) counts as no."""
+    span = command[-1].span
+    line, column = span.end_line, span.end_column
+    if line is None or column is None or not 0 < line <= len(lines):
+        return False
+    return bool(_BACKGROUND.search(lines[line - 1][column - 1 :]))
+
+
+def _launches(commands: Sequence[Sequence[Token]], text: str) -> int:
+    """How many engines a script runs at once: each engine command sent to the background
+    (``... &``) counts once, or once per iteration of the loops around it (the words of a
+    ``for``'s list, at least two where unknown: Dynamo's recipes start a worker per GPU of the
+    pod so), and the script's foreground engine once more. A foreground engine in a loop
+    (``while true; do vllm serve ...; done``, a restart loop) or in the branches of an ``if``
+    runs one at a time."""
+    lines = text.splitlines()
     loops: list[int] = []  # for each open loop, its iterations (0: unknown)
-    conditionals = 0
-    total = 0
+    background = 0
+    foreground = False
     for command in commands:
         words = [t.text for t in command]
         while words and words[0] in ("do", "then", "else", "{"):
@@ -201,19 +218,15 @@ def _launches(commands: Sequence[Sequence[Token]]) -> int:
             loops.append(max(iterations, 0))
         elif first == "done" and loops:
             loops.pop()
-        elif first == "if":
-            conditionals += 1
-        elif first == "fi" and conditionals:
-            conditionals -= 1
         elif _find(command) is not None:
-            if loops:
+            if _backgrounded(command, lines):
                 times = 1
                 for n in loops:
                     times *= n if n > 1 else 2
-                total += times
-            elif not conditionals:
-                total += 1
-    return max(total, 1)
+                background += times
+            else:
+                foreground = True
+    return max(background + foreground, 1)
 
 
 _POSITIONAL = re.compile(r"\$(?:[@*]|\{[@*]\}|([1-9])|\{([1-9])\})")

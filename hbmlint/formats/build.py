@@ -137,9 +137,10 @@ def build(
         findings.append(
             input_diagnostic(
                 "HBM011",
-                "the script starts the engine more than once (in a loop, or on several lines), "
-                f"and the launches share the container's {gpu.count} GPUs: each is budgeted "
-                "like this one, on the GPUs its own parallelism uses",
+                "the script runs the engine more than once at a time (in the background with "
+                f"&, in a loop or on several lines), and the launches share the container's "
+                f"{gpu.count} GPUs: each is budgeted like this one, on the GPUs its own "
+                "parallelism uses",
                 display,
                 command.span,
                 name,
