@@ -64,6 +64,7 @@ class Settings:
     num_speculative_tokens: int
     # ranks the experts of a MoE model are spread over (1: each expert split over TP instead)
     expert_parallel: int = 1
+    redundant_experts: int = 0  # vLLM EPLB's extra expert copies, over the EP ranks
     # the vLLM V0 engine: no hybrid KV manager, graphs outside the budget
     legacy_engine: bool = False
     # the drafter's own KV dtype (None: the target's) and whether its weights live in host memory
@@ -320,6 +321,9 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_tensor_parallel=draft_tp,
         num_speculative_tokens=spec.num_speculative_tokens or 0,
         expert_parallel=expert_parallel,
+        redundant_experts=(getattr(dep.parallel, "redundant_experts", None) or 0)
+        if expert_parallel > 1
+        else 0,
         legacy_engine=legacy,
         draft_kv_cache_dtype=draft_kv,
         draft_offload=bool(getattr(spec, "offload", False)),
@@ -747,7 +751,9 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = resolved.gpu.memory.to("byte")
-    weights = target.weight_bytes_per_rank(tp, pp, s.quantization, s.dtype, s.expert_parallel)
+    weights = target.weight_bytes_per_rank(
+        tp, pp, s.quantization, s.dtype, s.expert_parallel, s.redundant_experts
+    )
     slack = _sglang_allocator_slack(target, s)
     rope = _sglang_rope_fp32(target, s)
     if slack or rope:

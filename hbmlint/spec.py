@@ -83,6 +83,9 @@ class ParallelSpec:
     # ranks on other nodes); its GPUs are tensor x pipeline x this
     data_local: int | None = None
     expert: bool | None = None  # expert parallelism on (MoE)
+    # vLLM EPLB's redundant expert copies (--eplb-config num_redundant_experts), held by the
+    # expert-parallel ranks beside the model's own experts
+    redundant_experts: int | None = None
     # SGLang --enable-dp-attention: the data-parallel ranks run inside the tensor-parallel
     # group, so they need no GPUs of their own
     dp_attention: bool | None = None

@@ -88,11 +88,30 @@ def test_sglang_dp_attention_spreads_experts_over_the_tp_group_only(rules, gpu):
         assert errors == []
 
 
+def test_eplb_redundant_experts_are_weights_on_every_expert_parallel_rank(rules):
+    # 256 experts + 32 redundant copies over 16 ranks: 18 experts a GPU, not 16 (about 4.8 GiB
+    # more of DeepSeek-R1's FP8 experts); without --enable-eplb vLLM makes no copies
+    name = "dynamo-vllm-wide-ep-eplb.yaml"
+    result = lint(name, rules)
+    by_role = {d.deployment.name.rsplit("/", 1)[-1]: d for d in result.deployments}
+    decode, prefill = by_role["decode"], by_role["prefill"]
+    assert decode.deployment.parallel.redundant_experts == 32
+    assert (
+        decode.deployment.locations["parallel.redundant_experts"].line
+        == line_of(name, "--enable-eplb \\") + 1
+    )
+    assert prefill.deployment.parallel.redundant_experts is None
+    extra = (decode.budget.weights - prefill.budget.weights).to("GiB").magnitude
+    assert 4.3 < extra < 5.3
+    assert [f.code for f in result.diagnostics if f.severity.name == "ERROR"] == []
+
+
 COVERED = {
     "kserve-llmisvc-simulator.yaml",
     "pod-engine-per-gpu-loop.yaml",
     "dynamo-sglang-dp-attention-ep.yaml",
     "compose-entrypoint-list-config-file.yaml",
+    "dynamo-vllm-wide-ep-eplb.yaml",
 }
 
 

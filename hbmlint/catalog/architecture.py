@@ -318,6 +318,7 @@ class Architecture:
         quantization: str | WeightFormat | None,
         dtype: str | None = None,
         expert_parallel: int = 1,
+        redundant_experts: int = 0,
     ) -> Any:
         """Bytes of weights on the busiest GPU. Linear layers are split over TP (K/V projections
         replicated once TP exceeds the KV heads, MLA's down-projections on every rank), experts
@@ -325,12 +326,26 @@ class Architecture:
         otherwise, embeddings vocab-parallel, layers over PP. The format quantizes the linear
         layers it covers; embeddings, lm_head, norms, routers and the vision tower stay in the
         model dtype."""
-        key = ("weights", tensor_parallel, pipeline_parallel, quantization, dtype, expert_parallel)
+        key = (
+            "weights",
+            tensor_parallel,
+            pipeline_parallel,
+            quantization,
+            dtype,
+            expert_parallel,
+            redundant_experts,
+        )
         return self._memo(
             key,
             lambda: Q(
                 _weight_bytes(
-                    self, tensor_parallel, pipeline_parallel, quantization, dtype, expert_parallel
+                    self,
+                    tensor_parallel,
+                    pipeline_parallel,
+                    quantization,
+                    dtype,
+                    expert_parallel,
+                    redundant_experts,
                 ),
                 "byte",
             ),
@@ -355,6 +370,7 @@ class Architecture:
         quantization: str | WeightFormat | None,
         dtype: str | None,
         expert_parallel: int,
+        redundant_experts: int = 0,
     ) -> float:
         from . import dtype_bytes, weight_format
 
@@ -362,7 +378,12 @@ class Architecture:
         rope = self.rotary_positions * self.rotary_dim * dense if self.vocab_size else 0.0
         if self.stored_weights_apply(quantization, dtype):
             stored = self.checkpoint.bytes_per_rank(
-                self, tp, pp, expert_parallel, dtype_bytes=dense
+                self,
+                tp,
+                pp,
+                expert_parallel,
+                dtype_bytes=dense,
+                redundant_experts=redundant_experts,
             )
             return stored + rope
         fmt = weight_format(quantization, self)
@@ -375,8 +396,9 @@ class Architecture:
         split, kv, replicated = self._attention_parts()
         attention = (split / tp + kv * kv_share) * linear("attention") + replicated * dense
         expert_ranks = expert_parallel if expert_parallel > 1 else tp
+        # vLLM's EPLB adds redundant copies of experts, spread over the EP ranks with the rest
         experts_here = (
-            math.ceil(self.num_experts / expert_ranks) / self.num_experts
+            math.ceil((self.num_experts + redundant_experts) / expert_ranks) / self.num_experts
             if expert_parallel > 1
             else 1 / tp
         )
@@ -878,6 +900,7 @@ def _weight_bytes(
     quantization: str | WeightFormat | None,
     dtype: str | None,
     expert_parallel: int,
+    redundant_experts: int = 0,
 ) -> float:
     """Memoised: what-if budgets ask for the same split many times in one run."""
-    return arch._weight_bytes(tp, pp, quantization, dtype, expert_parallel)
+    return arch._weight_bytes(tp, pp, quantization, dtype, expert_parallel, redundant_experts)

@@ -126,6 +126,7 @@ class Checkpoint:
         expert_parallel: int = 1,
         part: str = "model",
         dtype_bytes: float | None = None,
+        redundant_experts: int = 0,
     ) -> float:
         """Stored bytes on the busiest GPU. ``part`` is "model" (what the engine loads for the
         model itself: MTP layers and a tied lm_head left out) or "mtp" (the MTP layers only).
@@ -140,7 +141,7 @@ class Checkpoint:
         last = set(range(max(0, layers - per_stage), layers))
         stage_first = stage_last = 0.0
         for group in self.groups:
-            share = _share(group, arch, tp, expert_parallel)
+            share = _share(group, arch, tp, expert_parallel, redundant_experts)
             if share is None:
                 continue
             mtp = bool(_MTP.search(group.name)) or any(i >= layers for i in group.layers)
@@ -202,7 +203,9 @@ def _cast(group: TensorGroup, dtype_bytes: float | None) -> float:
     return dtype_bytes / width
 
 
-def _share(group: TensorGroup, arch: Any, tp: int, expert_parallel: int) -> float | None:
+def _share(
+    group: TensorGroup, arch: Any, tp: int, expert_parallel: int, redundant_experts: int = 0
+) -> float | None:
     """The fraction of this tensor one rank holds, or None when the engine does not load it."""
     name = group.name
     if _NOT_LOADED.search(name):
@@ -220,7 +223,7 @@ def _share(group: TensorGroup, arch: Any, tp: int, expert_parallel: int) -> floa
     ):
         experts = max(arch.num_experts, 1)
         if expert_parallel > 1:
-            return math.ceil(experts / expert_parallel) / experts
+            return math.ceil((experts + redundant_experts) / expert_parallel) / experts
         return 1 / tp
     if re.search(r"\.(k_proj|v_proj|wk|wv)\.", name) and arch.num_kv_heads:
         return arch.kv_heads_per_rank(tp) / arch.num_kv_heads

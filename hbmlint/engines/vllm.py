@@ -67,6 +67,11 @@ FLAGS = FlagTable(
         Flag(("--data-parallel-rank", "-dpn"), parse=str),
         Flag(("--data-parallel-start-rank", "-dpr"), parse=str),
         Flag(("--enable-expert-parallel", "-ep"), "parallel.expert"),
+        # expert-parallel load balancing: redundant expert copies on the EP ranks (only with
+        # --enable-eplb; --num-redundant-experts before --eplb-config took the setting)
+        Flag(("--enable-eplb",), "parallel.eplb"),
+        Flag(("--num-redundant-experts",), "parallel.redundant_experts", nonnegative_int),
+        Flag(("--eplb-config",), parse=str),
         # the KV cache split over ranks of the TP group (vllm/engine/arg_utils.py)
         Flag(("--decode-context-parallel-size", "-dcp"), "parallel.decode_context", positive_int),
         Flag(("--nnodes", "-n"), "nodes", positive_int),
@@ -319,6 +324,8 @@ def parse(
                 # each key is located at the JSON (which may sit on the line after the flag)
                 spec = {k: (v, item.value.span) for k, v in loaded.items()}  # type: ignore[union-attr]
                 spec_span = item.word.span
+        elif long == "--eplb-config" and item.value is not None and item.value.readable:
+            _eplb_config(command, item)
         elif long in _SHORTHANDS:
             if item.value is None or not item.value.readable:
                 _unreadable_or_missing(command, item)
@@ -365,11 +372,26 @@ def parse(
             command.set("model.name", model_name(guessed.text), guessed.span)
     if config is not None and "model.name" in command.values:
         _settings_in_config_file(command, config)
+    if not command.values.pop("parallel.eplb", False):
+        command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
+    command.locations.pop("parallel.eplb", None)
     if spec:
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
     _external_data_parallel(command)
     return command
+
+
+def _eplb_config(command: EngineCommand, item: Item) -> None:
+    """``--eplb-config '{"num_redundant_experts": 32, ...}'``: the redundant experts (vLLM's
+    EPLBConfig takes the number as a string too)."""
+    try:
+        loaded = json.loads(item.value.text)  # type: ignore[union-attr]
+        count = int(loaded["num_redundant_experts"])
+    except (ValueError, TypeError, KeyError):
+        return
+    if count >= 0:
+        command.set("parallel.redundant_experts", count, item.value.span)  # type: ignore[union-attr]
 
 
 # what a `--config FILE` beside a model on the command line may set that the budget rests on

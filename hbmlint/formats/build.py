@@ -238,6 +238,7 @@ def build(
             data=data,
             data_local=v.get("parallel.data_local"),
             expert=v.get("parallel.expert"),
+            redundant_experts=v.get("parallel.redundant_experts"),
             dp_attention=v.get("parallel.dp_attention"),
             decode_context=v.get("parallel.decode_context"),
         ),
