@@ -30,7 +30,7 @@ from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
 from .rules import Rule, evaluate_rule, forget_scope
 from .spec import Deployment, GpuSpec, ParallelSpec, ServingSpec
-from .yamlsrc import load_documents
+from .yamlsrc import load_documents, load_documents_without_positions
 
 YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
@@ -215,8 +215,8 @@ def _rereader(text: str, module: Any, path: Path, display: str, document: Any) -
     or None where it no longer reads as one (what fixes.py checks every edit with)."""
 
     def reread(edited: str) -> list[Deployment] | None:
-        documents, error = load_documents(edited)
-        if error is not None or len(documents) <= document.index:
+        documents = load_documents_without_positions(edited)
+        if documents is None or len(documents) <= document.index:
             return None
         try:
             deployments, _ = module.to_deployments(documents[document.index], path, display)
