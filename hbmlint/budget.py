@@ -931,7 +931,7 @@ def _sglang_pool(
     weights: Any,
     draft_weights: Any,
     state_pool: Any,
-    state_per_sequence: float = 0.0,
+    state_per_sequence: float,
 ) -> tuple[Any, Any, bool, Any]:
     """SGLang's KV pool (model_runner profile_max_num_token): usable = the memory free when the
     worker starts (the device less the CUDA context and distributed init) x

@@ -219,11 +219,11 @@ def _mig_slice(run: _Run, info: GpuInfo, profile: str, span: Any) -> GpuInfo:
     the H100 NVL's 1g.12gb, 20 GiB for the GB200's 1g.24gb), so the budget is an upper bound."""
     from .catalog.labels import MIG_PROFILE
 
-    nominal = re.search(r"(\d+)GB$", info.name)
     size = MIG_PROFILE.fullmatch(profile)
-    if nominal is None or size is None:
+    if info.marketing_memory is None or size is None:
         return info
-    share = min(1.0, int(size.group(2)) / int(nominal.group(1)))
+    sold = float(info.marketing_memory.to("GB").magnitude)  # profiles are named in decimal GB
+    share = min(1.0, int(size.group(2)) / sold)
     memory = info.memory * share
     run.deployment.locations["gpu.memory"] = span
     run.assumed["gpu"] = (

@@ -97,11 +97,15 @@ def test_the_attention_env_picks_the_block(tmp_path, rules):
     assert "flashinfer, flashdecoding, paged" in bad.message
 
 
-def test_the_attention_blocks_agree_with_engines_yaml():
+def test_the_attention_blocks_agree_with_engines_yaml(tmp_path, rules):
     from hbmlint import catalog
-    from hbmlint.engines import tgi
 
-    assert catalog.engine_defaults("tgi")["attention_block_size"] == tgi.ATTENTION_BLOCK
+    blocks = catalog.engine_defaults("tgi")["attention_block_size"]
+    assert blocks == {"flashinfer": 1, "flashdecoding": 256, "paged": 16}
+    for backend, block in blocks.items():
+        env = {"ATTENTION": backend}
+        budget, _ = deploy(tmp_path, rules, "3.3.4", LLAMA, "g5.xlarge", env)
+        assert budget.settings.block_size == block
 
 
 def test_2x_warmup_holds_two_full_requests_and_keeps_a_share_of_what_is_free(tmp_path, rules):

@@ -88,6 +88,8 @@ class GpuInfo:
     performance: GpuPerformance | None = None  # datasheet figures; None where none is known
     # the memory is the host's, shared with the CPU (GB10): what is free at start-up is less
     unified_memory: bool = False
+    # capacity as sold (gpus.yaml marketing_memory, decimal GB): what MIG profiles divide
+    marketing_memory: Any = None
 
 
 @dataclass(frozen=True)
@@ -126,10 +128,22 @@ def _gpu_index() -> dict[str, GpuInfo]:
             compute_capability=_capability(entry.get("compute_capability")),
             performance=_performance(entry.get("performance")),
             unified_memory=bool(entry.get("unified_memory", False)),
+            marketing_memory=_optional_bytes(entry.get("marketing_memory")),
         )
         for alias in [entry["name"], *entry.get("aliases", [])]:
             index[_key(str(alias))] = info
     return index
+
+
+def _optional_bytes(value: Any) -> Any:
+    """A memory size an entry may give; None where it gives none or a team catalog's figure
+    does not parse (it costs only what needs the figure, never the lint)."""
+    from ..units import UnitError
+
+    try:
+        return None if value is None else parse_quantity(value, "[information]")
+    except UnitError:
+        return None
 
 
 def _performance(data: Any) -> GpuPerformance | None:

@@ -142,13 +142,27 @@ def _loose(name: str) -> str:
 
 
 @cache
-def _by_basename() -> dict[str, list[str]]:
-    from . import model_ids
+def _by_basename(aliases: bool, loose: bool) -> dict[str, list[str]]:
+    """Catalog models by repository name, each with the ids it may mean: the ids' names, and
+    with ``aliases`` the aliases' too (Meta-Llama-3.1-8B-Instruct); compared ``loose``ly (a
+    dot as a hyphen, as labels must write it) or as catalog lookups compare names."""
+    from . import _key, _model_index
 
-    index: dict[str, list[str]] = {}
-    for model_id in model_ids():
-        index.setdefault(_loose(model_id.rpartition("/")[2]), []).append(model_id)
-    return index
+    compared = _loose if loose else _key
+    index: dict[str, set[str]] = {}
+    for name, entry in _model_index().items():
+        if aliases or name == _key(entry["id"]):
+            index.setdefault(compared(name.rpartition("/")[2]), set()).add(entry["id"])
+    return {name: sorted(ids) for name, ids in index.items()}
+
+
+def catalog_model_named(repository: str, aliases: bool = False, loose: bool = True) -> str | None:
+    """The one catalog model whose repository name (an id's, or with ``aliases`` an alias's
+    too) is ``repository``; None where none or several are."""
+    from . import _key
+
+    ids = _by_basename(aliases, loose).get((_loose if loose else _key)(repository), [])
+    return ids[0] if len(ids) == 1 else None
 
 
 def looks_like_path(name: str) -> bool:
@@ -179,8 +193,8 @@ def model_candidates(name: str) -> list[tuple[str, str]]:
     if len(parts) >= 2 and looks_like_path(name):
         found.append((f"{parts[-2]}/{parts[-1]}", "the last two parts of the path"))
     if parts:
-        ids = _by_basename().get(_loose(parts[-1]), [])
-        if len(ids) == 1:  # an ambiguous basename is no hint
-            found.append((ids[0], f"'{parts[-1]}', the name of a catalog model"))
+        model = catalog_model_named(parts[-1])  # an ambiguous basename is no hint
+        if model is not None:
+            found.append((model, f"'{parts[-1]}', the name of a catalog model"))
     seen: set[str] = set()
     return [c for c in found if not (c[0] in seen or seen.add(c[0]))]

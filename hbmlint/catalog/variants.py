@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
+
+from .labels import catalog_model_named
 
 _INT4_GROUP_128 = {
     "quant_method": "compressed-tensors",
@@ -86,23 +87,6 @@ class Variant:
         return f"{kind}, read from the name '{self.name}'"
 
 
-def _basename_key(name: str) -> str:
-    from . import _key
-
-    return _key(name.rpartition("/")[2])
-
-
-@cache
-def _by_basename() -> dict[str, tuple[str, ...]]:
-    """Catalog entries by repository name (ids and aliases), each with the ids it may mean."""
-    from . import _model_index
-
-    found: dict[str, set[str]] = {}
-    for key, entry in _model_index().items():
-        found.setdefault(_basename_key(key), set()).add(entry["id"])
-    return {name: tuple(sorted(ids)) for name, ids in found.items()}
-
-
 def variant(name: str) -> Variant | None:
     """The catalog model ``name`` is a quantized upload or a plain copy of, judged by its
     repository name alone; None when the name does not say (no single catalog model has the
@@ -116,7 +100,7 @@ def variant(name: str) -> Variant | None:
         match = pattern.search(repo)
         if match is None or match.start() == 0:
             continue
-        base = _unique(repo[: match.start()])
+        base = catalog_model_named(repo[: match.start()], aliases=True, loose=False)
         if base is None:
             return None
         entry = find_model(base)
@@ -127,13 +111,8 @@ def variant(name: str) -> Variant | None:
         if qconfig["quant_method"] in ("awq", "gptq"):
             derived["torch_dtype"] = "float16"  # their kernels' dtype, as these uploads say
         return Variant(name, entry["id"], derived, entry["source"], label)
-    base = _unique(repo)
+    base = catalog_model_named(repo, aliases=True, loose=False)
     entry = find_model(base) if base else None
     if entry is None:
         return None
     return Variant(name, entry["id"], entry["config"], entry["source"], "")
-
-
-def _unique(repo: str) -> str | None:
-    ids = _by_basename().get(_basename_key(repo), ())
-    return ids[0] if len(ids) == 1 else None

@@ -104,12 +104,6 @@ ENV = {
 }
 
 
-# ATTENTION (an env var with no flag, from 2.3.0): the backend the launcher passes to the
-# server, and the KV block that backend takes (server models/globals.py BLOCK_SIZE; the same
-# figures as engines.yaml attention_block_size)
-ATTENTION_BLOCK = {"flashinfer": 1, "flashdecoding": 256, "paged": 16}
-
-
 def find(argv: list[Token]) -> int | None:
     for i, token in enumerate(argv):
         if token.text.rsplit("/", 1)[-1] == LAUNCHER:
@@ -128,13 +122,18 @@ def parse(
             argv += [Token(flag, env[name].span), env[name]]
     for item in scan(argv + list(tokens), FLAGS):
         apply(command, item)
+    # ATTENTION (an env var with no flag, from 2.3.0): the backend the launcher passes to the
+    # server, and the KV block that backend takes (engines.yaml attention_block_size)
     attention = env.get("ATTENTION") if env else None
     if attention is not None:
+        from ..catalog import engine_defaults
+
+        blocks = engine_defaults("tgi")["attention_block_size"]
         backend = attention.text.strip().lower()
-        if backend in ATTENTION_BLOCK:
-            command.set("serving.block_size", ATTENTION_BLOCK[backend], attention.span)
+        if backend in blocks:
+            command.set("serving.block_size", int(blocks[backend]), attention.span)
         else:
-            choices = ", ".join(ATTENTION_BLOCK)
+            choices = ", ".join(blocks)
             message = f"ATTENTION: '{attention.text}' is not a TGI attention ({choices})"
             command.note("HBM004", message, attention.span)
     values = command.values

@@ -418,20 +418,17 @@ def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None
     """The GPUs a container asking the device plugin for none (``nvidia.com/gpu: 0``) gets from
     the NVIDIA container runtime through ``NVIDIA_VISIBLE_DEVICES`` in its env (the runtime's own
     variable; a way to share one GPU between pods): ``all`` is a count hbmlint cannot know (None),
-    a list of indices or UUIDs its length. None where the env does not set it, or hides the GPUs
-    (``none``, ``void``, empty)."""
-    env = value_at(document.data, (*cpath, "env"))
-    for i, item in enumerate(env if isinstance(env, list) else []):
-        if not isinstance(item, dict) or item.get("name") != "NVIDIA_VISIBLE_DEVICES":
-            continue
-        value = item.get("value")
-        span = document.span((*cpath, "env", i, "value"))
-        text = str(value).strip() if isinstance(value, (str, int)) else ""
-        if text.lower() == "all":
-            return None, span
-        entries = [part.strip() for part in text.split(",")]
-        if text and all(_DEVICE.match(part) for part in entries):
-            return len(entries), span
+    a list of indices or UUIDs its length. None where the env does not set it readably, or hides
+    the GPUs (``none``, ``void``, empty)."""
+    token = container_env(document, cpath).get("NVIDIA_VISIBLE_DEVICES")
+    if token is None or not token.readable:
+        return None
+    text = token.text.strip()
+    if text.lower() == "all":
+        return None, token.span
+    entries = [part.strip() for part in text.split(",")]
+    if text and all(_DEVICE.match(part) for part in entries):
+        return len(entries), token.span
     return None
 
 
