@@ -266,6 +266,19 @@ def load_rule_file(
                 names = ", ".join(dict.fromkeys(unknown))
                 message = f"unknown name {names} (hbmlint/names.yaml lists the names rules use)"
                 problems.append(input_diagnostic("HBM009", message, display, document.span(key)))
+    # Every name is known: the units must agree (bytes compared with tokens fails on every
+    # deployment, or never trips); the built-in rules are checked by the test suite.
+    if not problems and not validated:
+        from .dimensions import UnitMismatch
+        from .dimensions import check as check_units
+
+        for key, expression in expressions:
+            try:
+                if expression:
+                    check_units(expression, declared_names(), rule.params)
+            except UnitMismatch as exc:
+                message = f"units do not agree: {exc}"
+                problems.append(input_diagnostic("HBM009", message, display, document.span(key)))
     return (None if problems else rule), problems
 
 

@@ -61,6 +61,29 @@ def test_the_names_rules_see_are_the_declared_ones(budgets):
         assert names == set(declared[space]), space
 
 
+def test_each_names_value_is_of_its_declared_unit(budgets):
+    """The load-time unit check reads names.yaml's units: the values rules see must be of
+    them (a quantity of that dimension for bytes, tokens and bytes/token; plain otherwise)."""
+    from hbmlint.dimensions import kind_of_unit
+    from hbmlint.quantity import Quantity
+
+    declared = declared_names()["namespaces"]
+    for budget in budgets:
+        for space, values in budget_names(budget).items():
+            for name in values._values:
+                value = getattr(values, name)
+                expected = kind_of_unit(declared[space][name]["unit"])
+                if value is None:
+                    continue  # parallel.next_tensor where there is none
+                if expected.what == "quantity":
+                    assert isinstance(value, Quantity), f"{space}.{name}"
+                    assert value.dimensionality == expected.dims, f"{space}.{name}"
+                elif expected.what == "text":
+                    assert isinstance(value, str), f"{space}.{name}"
+                else:
+                    assert isinstance(value, (bool, int, float)), f"{space}.{name}"
+
+
 def test_the_functions_rules_see_are_the_declared_ones(budgets):
     offered = set(BASE_FUNCTIONS) | set(rule_functions(budgets[0]))
     assert offered == set(declared_names()["functions"])

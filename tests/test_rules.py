@@ -11,7 +11,7 @@ from helpers import manifest
 
 from hbmlint.expressions import ExpressionError, evaluate, render
 from hbmlint.lint import lint_file
-from hbmlint.rules import builtin_rule_files, load_rule_file, load_rules
+from hbmlint.rules import builtin_rule_files, declared_names, load_rule_file, load_rules
 from hbmlint.units import Q
 
 
@@ -367,8 +367,11 @@ def test_rule_failing_at_runtime_is_reported_and_others_still_run(write, tmp_pat
     broken, _ = load_rule_file(
         write_rule(
             tmp_path,
-            # declared names, incompatible units: only evaluation can tell
-            GOOD_RULE.replace("check: kv.tokens >= min_tokens", "check: kv.tokens >= gpu.total"),
+            # declared names, agreeing units, a division by zero: only evaluation can tell
+            GOOD_RULE.replace(
+                "check: kv.tokens >= min_tokens",
+                "check: kv.tokens / (gpu.count - gpu.count) >= min_tokens",
+            ),
         )
     )
     builtin, _ = load_rules()
@@ -381,8 +384,69 @@ def test_rule_failing_at_runtime_is_reported_and_others_still_run(write, tmp_pat
         rules=[broken, *builtin],
     )
     problem = only(result, "HBM009")
-    assert problem.file.endswith("mine.yaml") and "kv.tokens >= gpu.total" in problem.message
+    assert problem.file.endswith("mine.yaml") and "ZeroDivisionError" in problem.message
     assert "HBM101" in codes(result)
+
+
+@pytest.mark.parametrize(
+    ("check", "said"),
+    [
+        ("kv.tokens >= gpu.total", "compares tokens with bytes in 'kv.tokens >= gpu.total'"),
+        ("kv.tokens >= 8192", "compares tokens with a plain number in 'kv.tokens >= 8192'"),
+        ("kv.tokens + 1 >= min_tokens", "adds tokens with a plain number in 'kv.tokens + 1'"),
+        ("min(kv.bytes, min_tokens) > 0", "min() of bytes with tokens"),
+        (
+            'whatif(kv_cache_dtype="fp8").kv.tokens > kv.bytes',
+            "compares tokens with bytes",
+        ),
+        ("kv.tokens >= workload.concurrency", "compares tokens with a plain number"),
+        ("serving.max_model_len % serving.block_size == 0", "takes the remainder of tokens"),
+    ],
+)
+def test_units_that_do_not_agree_are_reported_when_the_rule_loads(tmp_path, check, said):
+    """A rule that compares bytes with tokens would fail on every deployment (or never trip):
+    it is refused at load, at the expression's line, before any manifest is read."""
+    text = GOOD_RULE.replace("check: kv.tokens >= min_tokens", f"check: {check}")
+    rule, problems = load_rule_file(write_rule(tmp_path, text))
+    assert rule is None
+    [problem] = problems
+    assert problem.code == "HBM009" and "units do not agree" in problem.message
+    assert said in problem.message
+    assert problem.span.line == text.splitlines().index(f"check: {check}") + 1
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "kv.tokens >= min_tokens",
+        "kv.tokens > 0",  # zero stands for any unit
+        "draft.weights <= share * gpu.usable",
+        "kv.bytes / kv.tokens <= kv.bytes_per_token",
+        "kv.tokens / serving.max_model_len >= gpu.count",
+        'whatif(kv_cache_dtype="fp8").kv.tokens >= serving.max_model_len',
+        "floor(kv.tokens / 2) >= min(min_tokens, serving.max_model_len)",
+        'model.quantization in ("awq", "gptq") or gpu.count * 2 > parallel.tensor',
+    ],
+)
+def test_units_that_agree_load(tmp_path, check):
+    text = GOOD_RULE.replace("check: kv.tokens >= min_tokens", f"check: {check}")
+    text = text.replace("params:\n", "params:\n  share: 10 percent\n")
+    rule, problems = load_rule_file(write_rule(tmp_path, text))
+    assert problems == [] and rule is not None
+
+
+def test_the_builtin_rules_units_agree():
+    from hbmlint.dimensions import check as check_units
+    from hbmlint.expressions import template_fields
+
+    rules, _ = load_rules()
+    for rule in rules:
+        expressions = [rule.check, rule.when, *(e for e, _ in template_fields(rule.message))]
+        for fix in rule.fixes:
+            expressions += [fix.when, *fix.set.values()]
+            expressions += [e for e, _ in template_fields(fix.text)]
+        for expression in filter(None, expressions):
+            check_units(expression, declared_names(), rule.params)
 
 
 @pytest.mark.parametrize(
