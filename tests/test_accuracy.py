@@ -162,8 +162,17 @@ NOT_YET: dict[tuple[str, str, str], str] = {
     # the other 0.06 GiB is not explained (the same model logged 1.20 on 0.4.6.post2, and on
     # 0.5.8 Qwen2.5-0.5B's line matches tensors + packing + RoPE to 0.01 GiB). SGLang's
     # "mem usage" is the device's free memory before less after the load (model_runner
-    # load_model, get_available_gpu_memory): anything else the load allocates counts too. No
-    # constant is fitted on it.
+    # load_model, get_available_gpu_memory, which empties the allocator's cache before each
+    # reading): anything else the load allocates counts too. Read in the 0.4.6.post2,
+    # 0.4.10.post2 and 0.5.0rc0 wheels, the window builds the same tensors in all three (the
+    # float32 RoPE cache, the lm_head tied to the embedding, nothing in the logits processor;
+    # the expert-location metadata is set before it). The one difference found: from PR #7740
+    # ("two stream norm for qwen3") Qwen3Model.__init__ asks for a side stream, at TP 1 the
+    # process's first, so PyTorch creates its stream pool (32 streams per priority,
+    # c10/cuda/CUDAStream.cpp initDeviceStreamState) inside the window; 0.5.10 creates its
+    # forward stream in ModelRunner.__init__, before it. What the pool takes on the device is
+    # documented nowhere found, and the two logs also differ in GPU, torch build and OS (WSL).
+    # No constant is fitted on it.
     ("sglang", "0.4", "weights max |error|"): "5.1% on Qwen3-0.6B (0.06 GiB not explained)",
 }
 
