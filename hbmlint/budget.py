@@ -70,6 +70,8 @@ class Settings:
     # the drafter's own KV dtype (None: the target's) and whether its weights live in host memory
     draft_kv_cache_dtype: str | None = None
     draft_offload: bool = False
+    # vLLM --max-model-len auto, on a release that takes it: the engine fits the length
+    max_model_len_auto: bool = False
     # SGLang --max-total-tokens: a cap on the KV pool's tokens (None: what the memory holds)
     kv_cache_max_tokens: int | None = None
     # vLLM --cpu-offload-gb: GiB of the target's weights per GPU kept in host memory
@@ -500,9 +502,27 @@ def build(resolved: Resolved) -> Budget:
     """The budget of a resolved deployment, with engine defaults filled in."""
     settings, assumed = settings_for(resolved)
     budget = compute(resolved, settings, assumed)
-    fits = _derived_defaults(resolved, catalog.engine_defaults(settings.engine)).get("fits")
+    defaults = catalog.engine_defaults(settings.engine)
+    fits = _derived_defaults(resolved, defaults).get("fits")
+    serving = resolved.deployment.serving
+    unset = serving.max_model_len is None
+    if unset and serving.max_model_len_auto and settings.engine == "vllm":
+        since = defaults.get("max_model_len_auto_since")
+        version = _version(settings.engine_version)
+        if since is not None and version is not None and version < _version(since):
+            budget.assumed["max_model_len"] = (
+                f"{settings.max_model_len} (--max-model-len auto: vLLM {settings.engine_version} "
+                f"does not take it, {since} and later do; the model's length)"
+            )
+        else:
+            fits = "--max-model-len auto takes min(the model's length, what fits in the KV cache)"
+            settings = replace(settings, max_model_len_auto=True)
+            cap = serving.max_model_len_cap
+            if cap and cap < settings.max_model_len:
+                assumed["max_model_len"] = f"{cap} (--max-model-len auto, --max-model-len-cap)"
+                settings = replace(settings, max_model_len=int(cap))
+            budget = compute(resolved, settings, assumed)
     tokens = int(budget.kv_tokens.magnitude)
-    unset = resolved.deployment.serving.max_model_len is None
     if fits and unset and 0 < tokens < settings.max_model_len:
         # the engine lowers its longest sequence to what the KV cache holds
         assumed["max_model_len"] = (

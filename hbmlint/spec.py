@@ -98,6 +98,9 @@ class ParallelSpec:
 @dataclass(slots=True)
 class ServingSpec:
     max_model_len: int | None = None
+    # vLLM --max-model-len auto (or -1): the engine fits the length to what its KV cache holds
+    max_model_len_auto: bool | None = None
+    max_model_len_cap: int | None = None  # vLLM --max-model-len-cap: the most auto may pick
     max_num_seqs: int | None = None
     max_num_batched_tokens: int | None = None
     gpu_memory_utilization: float | None = None

@@ -267,6 +267,15 @@ class Unsupported(Exception):
     """The engine accepts this value but hbmlint cannot model it (an info, not an error)."""
 
 
+@dataclass(frozen=True)
+class Instead:
+    """A flag's value that sets another field: vLLM's ``--max-model-len auto`` is no length but
+    a request to fit one (serving.max_model_len_auto)."""
+
+    field: str
+    value: Any
+
+
 # Weight formats by the names engines use, mapped onto quantization.yaml's formats. None means
 # "the checkpoint says": the budget reads config.json's quantization_config.
 QUANTIZATION = {
@@ -444,6 +453,10 @@ def apply(command: EngineCommand, item: Item) -> bool:
     else:
         if flag.field == "nodes":  # not a Deployment field: it says how GPUs are counted
             command.nodes = parsed
+        elif isinstance(parsed, Instead):
+            command.set(parsed.field, parsed.value, item.word.span)
+            # findings about the flag's own field point at it (and fixes edit it)
+            command.locations[flag.field] = item.word.span
         else:
             command.set(flag.field, parsed, item.word.span)
     return True

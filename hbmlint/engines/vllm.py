@@ -21,6 +21,7 @@ from .args import (
     EngineCommand,
     Flag,
     FlagTable,
+    Instead,
     Item,
     Token,
     Unsupported,
@@ -44,12 +45,11 @@ NAME = "vllm"
 SERVER_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
 
 
-def _model_len(text: str) -> int:
+def _model_len(text: str) -> int | Instead:
     if text.strip().lower() in ("auto", "-1"):
-        raise Unsupported(
-            "auto: the engine picks the longest length that fits; hbmlint assumes the "
-            "model's own maximum"
-        )
+        # the engine fits the length to its KV cache after profiling (vllm-project/vllm#29431;
+        # engines.yaml vllm.max_model_len_auto_since); the budget does the same
+        return Instead("serving.max_model_len_auto", True)
     return human_int(text)
 
 
@@ -76,6 +76,8 @@ FLAGS = FlagTable(
         Flag(("--decode-context-parallel-size", "-dcp"), "parallel.decode_context", positive_int),
         Flag(("--nnodes", "-n"), "nodes", positive_int),
         Flag(("--max-model-len",), "serving.max_model_len", _model_len),
+        # the longest length auto may pick (vllm-project/vllm#41391, 2026-05)
+        Flag(("--max-model-len-cap",), "serving.max_model_len_cap", human_int),
         Flag(("--max-num-seqs",), "serving.max_num_seqs", positive_int),
         Flag(("--max-num-batched-tokens",), "serving.max_num_batched_tokens", human_int),
         Flag(("--gpu-memory-utilization",), "serving.gpu_memory_utilization", fraction),
