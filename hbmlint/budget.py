@@ -74,6 +74,10 @@ class Settings:
     max_model_len_auto: bool = False
     # SGLang --max-total-tokens: a cap on the KV pool's tokens (None: what the memory holds)
     kv_cache_max_tokens: int | None = None
+    # vLLM --kv-cache-memory-bytes: the KV cache's bytes per GPU, as set (the engine skips its
+    # memory profiling and ignores the fraction for the KV cache: v1/worker/gpu_worker.py
+    # determine_available_memory returns the value as it is)
+    kv_cache_memory_bytes: int | None = None
     # vLLM --cpu-offload-gb: GiB of the target's weights per GPU kept in host memory
     cpu_offload_gib: float = 0.0
     # SGLang --speculative-token-map (FR-Spec) and its hot vocabulary (None: not known)
@@ -125,6 +129,8 @@ class Budget:
 
     def kv_uncertainty(self, up: bool) -> Any:
         """Bytes the KV cache estimate may be off by, upward or downward (KV_UNCERTAINTY_*)."""
+        if self.settings.kv_cache_memory_bytes:
+            return Q(0, "byte")  # the manifest sets the KV cache's bytes: nothing is estimated
         of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
         weights = self.weights + self.draft_weights
         return (of_overhead * self.overhead_total + of_weights * weights).to("byte")
@@ -330,6 +336,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_kv_cache_dtype=draft_kv,
         draft_offload=bool(getattr(spec, "offload", False)),
         kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
+        kv_cache_memory_bytes=serving.kv_cache_memory_bytes if engine == "vllm" else None,
         cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
         draft_token_map=getattr(spec, "token_map", None),
         draft_hot_vocab=getattr(spec, "hot_vocab_size", None),
@@ -828,6 +835,9 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
                 f"SGLang's recurrent-state pool holds {slots} request slots "
                 f"({float(state_pool.to('GiB').magnitude):.2f} GiB) outside the KV cache",
             )
+    elif s.kv_cache_memory_bytes:  # vLLM with the KV cache's bytes set: no fraction applies
+        kv_cache = Q(s.kv_cache_memory_bytes, "byte")
+        usable = fixed + overhead_total + kv_cache
     else:  # vLLM, TGI: a share of the whole card
         usable = total * s.memory_fraction
         kv_cache = usable - fixed - overhead_total

@@ -485,6 +485,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "legacy_engine": s.legacy_engine,
                 "max_model_len_set": serving.max_model_len is not None,
                 "max_model_len_auto": s.max_model_len_auto,
+                "kv_cache_memory_bytes": Q(s.kv_cache_memory_bytes or 0, "byte"),
                 "max_num_seqs_set": serving.max_num_seqs is not None,
                 "max_num_batched_tokens_set": serving.max_num_batched_tokens is not None,
                 "chunked_prefill": _switch(serving.chunked_prefill),

@@ -120,6 +120,7 @@ def test_every_fixture_is_covered_by_a_test():
 OTHER_TESTS = (
     "yaml-error-not-template.yaml",
     "vllm-max-model-len-auto.yaml",  # test_max_model_len_auto.py
+    "vllm-kv-cache-memory-bytes-gb10.yaml",  # test_kv_cache_memory_bytes.py
 )
 
 

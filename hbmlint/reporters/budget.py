@@ -141,8 +141,12 @@ def _table(display: str, b: Budget) -> str:
         f"each), TP {s.tensor_parallel} x PP {s.pipeline_parallel}; per GPU:",
         f"  {_bar(b)}",
         "  " + "  ".join(f"{sym} {label}" for sym, label in _SEGMENTS),
-        f"    usable           {size(b.usable)}   {s.memory_fraction:.0%} of "
-        f"{format_bytes(b.total, unit)}",
+        f"    usable           {size(b.usable)}   "
+        + (
+            "weights + overhead + --kv-cache-memory-bytes (no fraction applies)"
+            if getattr(s, "kv_cache_memory_bytes", None)
+            else f"{s.memory_fraction:.0%} of {format_bytes(b.total, unit)}"
+        ),
         f"    target weights   {size(b.weights)}   {b.resolved.target.name}"
         f"{' (' + s.quantization + ')' if s.quantization else ''}",
     ]
