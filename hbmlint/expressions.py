@@ -120,16 +120,13 @@ class Lazy:
     """A namespace whose values may be computed on first access (a whatif budget, say)."""
 
     def __init__(self, values: Mapping[str, Any]):
-        self._values = dict(values)
+        self._values = values = dict(values)
         # Values known now are plain attributes (Python finds them without calling
         # __getattr__, which rules would otherwise call tens of thousands of times a run).
-        self.__dict__.update(
-            {
-                name: value
-                for name, value in self._values.items()
-                if (not callable(value) or isinstance(value, Lazy)) and name[:1] != "_"
-            }
-        )
+        known = self.__dict__
+        for name, value in values.items():
+            if (type(value) is Lazy or not callable(value)) and name[:1] != "_":
+                known[name] = value
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._values:
@@ -297,6 +294,10 @@ def _build(node: ast.AST, expression: str) -> Compiled:  # noqa: C901 - one bran
 
         def attribute(names: Any, functions: Any) -> Any:
             value = base(names, functions)
+            if type(value) is Lazy:  # a namespace of the budget's: its known values are plain
+                known = value.__dict__
+                if attr in known:
+                    return known[attr]
             try:
                 item = getattr(value, attr)
             except (AttributeError, TypeError):

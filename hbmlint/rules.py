@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -334,6 +335,12 @@ def parse_param(value: Any) -> Any:
 
 def budget_names(budget: Budget) -> dict[str, Any]:
     """The names a rule expression can use. Documented in the README's rule section."""
+    return {space: build() for space, build in namespaces(budget).items()}
+
+
+def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
+    """budget_names' namespaces, each built when first asked for: a what-if budget's rules
+    read one or two of them (``whatif(...).kv.tokens``)."""
     s = budget.settings
     resolved = budget.resolved
     dep = budget.deployment
@@ -360,12 +367,14 @@ def budget_names(budget: Budget) -> dict[str, Any]:
             size = _next_tensor_parallel(target.num_attention_heads, size)
         return None
 
-    workload = dep.workload
-    workload_names: dict[str, Any] = {"declared": workload is not None}
-    if workload is not None:
+    def workload_names() -> Lazy:
+        workload = dep.workload
+        names: dict[str, Any] = {"declared": workload is not None}
+        if workload is None:
+            return Lazy(names)
         context = Q(workload.context_tokens, "token")
         per_sequence = kv_tokens / workload.concurrency
-        workload_names.update(
+        names.update(
             concurrency_fit_without_draft=lambda: max(
                 0, math.floor((tokens_without_draft() / context).to("").magnitude)
             ),
@@ -375,6 +384,8 @@ def budget_names(budget: Budget) -> dict[str, Any]:
             concurrency_fit=max(0, math.floor((kv_tokens / context).to("").magnitude)),
             context_fit=Q(math.floor(per_sequence.to("token").magnitude / block) * block, "token"),
         )
+        return Lazy(names)
+
     has_draft = budget.draft_weights.magnitude > 0 or budget.kv_bytes_per_token_draft.magnitude > 0
     has_draft = has_draft or bool(budget.draft_host_weights and budget.draft_host_weights.magnitude)
     spec = dep.speculative
@@ -394,7 +405,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
     uses_draft_tp = s.speculative_method in ("draft_model", "eagle", "eagle3")
     serving = dep.serving
     return {
-        "gpu": Lazy(
+        "gpu": lambda: Lazy(
             {
                 "name": resolved.gpu.name,
                 "total": budget.total,
@@ -407,7 +418,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "unified_memory": bool(getattr(resolved.gpu, "unified_memory", False)),
             }
         ),
-        "model": Lazy(
+        "model": lambda: Lazy(
             {
                 "name": target.name,
                 "vocab_size": target.vocab_size,
@@ -433,7 +444,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 ),
             }
         ),
-        "draft": Lazy(
+        "draft": lambda: Lazy(
             {
                 "present": has_draft,
                 "name": draft.name if draft else "",
@@ -453,7 +464,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "tensor_parallel_set": spec.tensor_parallel is not None and uses_draft_tp,
             }
         ),
-        "speculative": Lazy(
+        "speculative": lambda: Lazy(
             {
                 "method": s.speculative_method,
                 "num_speculative_tokens": s.num_speculative_tokens,
@@ -462,7 +473,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "verify_tokens": lambda: Q(budget.verify_tokens, "token"),
             }
         ),
-        "parallel": Lazy(
+        "parallel": lambda: Lazy(
             {
                 "tensor": s.tensor_parallel,
                 "pipeline": s.pipeline_parallel,
@@ -473,7 +484,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "tensor_to_fit": tensor_to_fit,
             }
         ),
-        "serving": Lazy(
+        "serving": lambda: Lazy(
             {
                 "max_model_len": max_model_len,
                 "max_num_seqs": s.max_num_seqs,
@@ -500,9 +511,9 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "kv_cache_max_tokens": lambda: Q(serving.kv_cache_max_tokens or 0, "token"),
             }
         ),
-        "overhead": Lazy({"total": budget.overhead_total, **budget.overhead}),
-        "weights": Lazy({"total": lambda: budget.weights + budget.draft_weights}),
-        "kv": Lazy(
+        "overhead": lambda: Lazy({"total": budget.overhead_total, **budget.overhead}),
+        "weights": lambda: Lazy({"total": lambda: budget.weights + budget.draft_weights}),
+        "kv": lambda: Lazy(
             {
                 "bytes": budget.kv_cache,
                 "bytes_per_token": budget.kv_bytes_per_token,
@@ -521,7 +532,7 @@ def budget_names(budget: Budget) -> dict[str, Any]:
                 "sequences_displaced_by_draft": lambda: whole_sequences(displaced_tokens()),
             }
         ),
-        "workload": Lazy(workload_names),
+        "workload": workload_names,
     }
 
 
@@ -575,7 +586,7 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         """The budget with settings changed: whatif(speculative_method="ngram").kv.tokens"""
         key = tuple(sorted(changes.items()))
         if key not in cache:
-            cache[key] = Lazy(budget_names(budget.whatif(**changes)))
+            cache[key] = Lazy(namespaces(budget.whatif(**changes)))
         return cache[key]
 
     def tradeoff(**params: Any) -> Lazy:
