@@ -594,7 +594,10 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         parameters (acceptance rates); returns best, current, gain and summary."""
         from . import speculative
 
-        key = ("tradeoff", *sorted((name, str(value)) for name, value in params.items()))
+        # keyed on the parameters the table reads: HBM208 and HBM209 (whose own min_speedup
+        # the table never reads) share one table
+        read = (*speculative.RATE_PARAMS, *speculative.MODEL_PARAMS)
+        key = ("tradeoff", *sorted((name, str(params[name])) for name in read if name in params))
         if key not in cache:
             table = speculative.compare(budget, params)
             gain = table.gain
