@@ -320,6 +320,9 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
     kv_dtype = record.get("kv_cache_dtype")
     tp = int(record.get("tensor_parallel_size") or record.get("num_gpus") or 1)
     pp = int(record.get("pipeline_parallel_size") or 1)
+    # SGLang --dp-size D --enable-dp-attention: D attention-DP ranks inside the TP group's GPUs
+    dp_attention = bool(record.get("enable_dp_attention"))
+    data = int(record.get("data_parallel_size") or 1) if dp_attention else None
     return Deployment(
         name=record["id"],
         file=str(record.get("_file") or "engine-logs.yaml"),
@@ -327,7 +330,7 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
         engine_version=engine_version_of(record),
         gpu=GpuSpec(type=gpu or "H100", memory=memory, count=tp * pp),
         model=ModelRef(name=record["model_id"], dtype=dtype, quantization=quantization_of(record)),
-        parallel=ParallelSpec(tensor=tp, pipeline=pp),
+        parallel=ParallelSpec(tensor=tp, pipeline=pp, data=data, dp_attention=dp_attention or None),
         serving=ServingSpec(
             max_model_len=record.get("max_model_len"),
             max_num_seqs=first(

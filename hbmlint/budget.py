@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from . import catalog
+from . import catalog, dp_attention
 from .catalog.architecture import FULL
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
@@ -83,6 +83,10 @@ class Settings:
     # SGLang --speculative-token-map (FR-Spec) and its hot vocabulary (None: not known)
     draft_token_map: str | None = None
     draft_hot_vocab: int | None = None
+    # SGLang --enable-dp-attention: the attention-DP ranks inside the TP group (1: none), and
+    # the parts flags keep whole on each GPU (ParallelSpec.whole_parts; dp_attention.py)
+    attention_data_parallel: int = 1
+    whole_parts: tuple[str, ...] = ()
 
 
 @dataclass
@@ -300,6 +304,12 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         # attention ranks are the TP group's own GPUs: its experts spread over those alone
         data = 1 if dep.parallel.dp_attention else (getattr(dep.parallel, "data", None) or 1)
         expert_parallel = resolved.tensor_parallel * data
+    attention_dp = (getattr(dep.parallel, "data", None) or 1) if dep.parallel.dp_attention else 1
+    whole = tuple(getattr(dep.parallel, "whole_parts", None) or ())
+    tp_size = resolved.tensor_parallel
+    split = dp_attention.sharding(target, engine, dep.engine_version, tp_size, attention_dp, whole)
+    if split is not None:
+        assumed["sharding"] = dp_attention.describe(split, tp_size, attention_dp)
     for label, arch, quant in (
         ("weights", target, quantization),
         ("draft_weights", resolved.draft, draft_quant),
@@ -337,6 +347,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_offload=bool(getattr(spec, "offload", False)),
         kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
         kv_cache_memory_bytes=serving.kv_cache_memory_bytes if engine == "vllm" else None,
+        attention_data_parallel=attention_dp,
+        whole_parts=whole,
         cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
         draft_token_map=getattr(spec, "token_map", None),
         draft_hot_vocab=getattr(spec, "hot_vocab_size", None),
@@ -778,8 +790,11 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = resolved.gpu.memory.to("byte")
+    split = dp_attention.sharding(
+        target, s.engine, s.engine_version, tp, s.attention_data_parallel, s.whole_parts
+    )
     weights = target.weight_bytes_per_rank(
-        tp, pp, s.quantization, s.dtype, s.expert_parallel, s.redundant_experts
+        tp, pp, s.quantization, s.dtype, s.expert_parallel, s.redundant_experts, split
     )
     slack = _sglang_allocator_slack(target, s)
     rope = _sglang_rope_fp32(target, s)
@@ -798,7 +813,8 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         offload = Q(s.cpu_offload_gib, "GiB").to("byte")
         weights = weights - offload if weights > offload else Q(0, "byte")
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
-    layout = target.kv_layout(tp, pp, kv_bytes, s.kv_cache_dtype)
+    # KV heads follow the attention's split (SGLang DP attention: TP / D)
+    layout = target.kv_layout(split.attention if split else tp, pp, kv_bytes, s.kv_cache_dtype)
     draft_weights, kv_draft = _draft_cost(resolved, s, kv_bytes)
     host_weights = Q(0, "byte")
     if s.draft_offload and draft_weights.magnitude:

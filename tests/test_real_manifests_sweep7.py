@@ -70,15 +70,16 @@ def test_engine_lines_in_an_if_or_a_restart_loop_are_one_engine(rules, name):
 def test_sglang_dp_attention_spreads_experts_over_the_tp_group_only(rules, gpu):
     # DP attention's 8 ranks are the TP group's 8 GPUs: each holds 1/8 of the experts, as the
     # prefill worker without DP attention does (they were spread over 64 ranks: 13.6 GiB a GPU
-    # for DeepSeek-R1 instead of 80, and no error on 8 H100)
+    # for DeepSeek-R1 instead of 80, and no error on 8 H100). Its attention-TP group is one GPU:
+    # the MLA projections and the embedding whole on each, 10 GiB more (test_dp_attention.py)
     name = "dynamo-sglang-dp-attention-ep.yaml"
     result = lint(name, rules, gpu)
     weights = {
         d.deployment.name.rsplit("/", 1)[-1]: d.budget.weights.to("GiB").magnitude
         for d in result.deployments
     }
-    assert weights["decode"] == pytest.approx(weights["prefill"], rel=0.01)
-    assert weights["decode"] > 70
+    assert 9.9 < weights["decode"] - weights["prefill"] < 10.2
+    assert weights["prefill"] > 70
     errors = sorted((f.code, f.span.line) for f in result.diagnostics if f.severity.name == "ERROR")
     if gpu == "H100":  # 80 GiB of FP8 weights a GPU do not fit 75% of an H100: both refuse
         lines = (REAL / name).read_text().splitlines()

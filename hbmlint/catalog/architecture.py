@@ -29,6 +29,21 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Sharding:
+    """The ranks a model's parts are split over where they are not all split over the whole TP
+    group. SGLang's data-parallel attention (hbmlint/dp_attention.py) builds the attention
+    layers, linear-attention mixers and KV heads over an attention-TP group of TP / D GPUs,
+    the input embedding over that group or whole on each GPU, lm_head over the whole TP group
+    or the attention group. 0 stands for the whole TP group; experts follow TP or EP."""
+
+    attention: int = 0  # attention projections, state mixers and KV heads
+    embed: int = 0  # the input embedding (1: whole on every GPU)
+    lm_head: int = 0
+    dense_mlp: int = 0  # the MLP of dense layers
+    shared_experts: int = 0  # a MoE layer's shared experts
+
+
+@dataclass(frozen=True)
 class WeightFormat:
     """Bytes per parameter of a quantized layer: packed values plus one scale (and zero) per
     group of ``group`` values."""
@@ -319,13 +334,14 @@ class Architecture:
         dtype: str | None = None,
         expert_parallel: int = 1,
         redundant_experts: int = 0,
+        split: Sharding | None = None,
     ) -> Any:
         """Bytes of weights on the busiest GPU. Linear layers are split over TP (K/V projections
         replicated once TP exceeds the KV heads, MLA's down-projections on every rank), experts
         over EP when expert parallelism is on (each rank holding whole experts) and over TP
         otherwise, embeddings vocab-parallel, layers over PP. The format quantizes the linear
         layers it covers; embeddings, lm_head, norms, routers and the vision tower stay in the
-        model dtype."""
+        model dtype. ``split``: the parts split over other ranks than TP (Sharding)."""
         key = (
             "weights",
             tensor_parallel,
@@ -334,6 +350,7 @@ class Architecture:
             dtype,
             expert_parallel,
             redundant_experts,
+            split,
         )
         return self._memo(
             key,
@@ -346,6 +363,7 @@ class Architecture:
                     dtype,
                     expert_parallel,
                     redundant_experts,
+                    split,
                 ),
                 "byte",
             ),
@@ -371,6 +389,7 @@ class Architecture:
         dtype: str | None,
         expert_parallel: int,
         redundant_experts: int = 0,
+        split: Sharding | None = None,
     ) -> float:
         from . import dtype_bytes, weight_format
 
@@ -384,6 +403,7 @@ class Architecture:
                 expert_parallel,
                 dtype_bytes=dense,
                 redundant_experts=redundant_experts,
+                split=split,
             )
             return stored + rope
         fmt = weight_format(quantization, self)
@@ -392,9 +412,12 @@ class Architecture:
         def linear(part: str) -> float:
             return dense if part in self.unquantized else quant
 
-        kv_share = self.kv_heads_per_rank(tp) / self.num_kv_heads
-        split, kv, replicated = self._attention_parts()
-        attention = (split / tp + kv * kv_share) * linear("attention") + replicated * dense
+        split = split or Sharding()
+        attn_tp = split.attention or tp
+        kv_share = self.kv_heads_per_rank(attn_tp) / self.num_kv_heads
+        split_part, kv, replicated = self._attention_parts()
+        attention = (split_part / attn_tp + kv * kv_share) * linear("attention")
+        attention += replicated * dense
         expert_ranks = expert_parallel if expert_parallel > 1 else tp
         # vLLM's EPLB adds redundant copies of experts, spread over the EP ranks with the rest
         experts_here = (
@@ -408,17 +431,20 @@ class Architecture:
             if mixer in (FULL, SLIDING):
                 total += attention
             elif mixer == STATE:
-                total += self.state_mixer_params / tp * linear("attention")
+                total += self.state_mixer_params / attn_tp * linear("attention")
             kind = self.ffn(layer)
             experts, shared, router = self._ffn_parts(kind)
             expert_bytes = self._padded_experts(experts, fmt, expert_ranks)
             shared_part = "shared_experts" if kind == MOE else "dense_mlp"
             total += expert_bytes * experts_here * quant
-            total += shared / tp * linear(shared_part) + router * dense
+            shared_tp = (split.shared_experts if kind == MOE else split.dense_mlp) or tp
+            total += shared / shared_tp * linear(shared_part) + router * dense
             total += 2 * self.hidden_size * dense  # norms
         total += self.hidden_size * dense
-        embed = self.vocab_size * self.hidden_size / tp
-        lm_head = 0 if self.tie_word_embeddings else embed
+        embed = self.vocab_size * self.hidden_size / (split.embed or tp)
+        lm_head = self.vocab_size * self.hidden_size / (split.lm_head or tp)
+        if self.tie_word_embeddings:
+            lm_head = 0
         # with PP the first stage holds the embedding and the last the lm_head
         total += (embed + lm_head if pp == 1 else max(embed, lm_head)) * dense
         total += self.vision_params / tp * dense  # on the first stage with PP
@@ -901,6 +927,9 @@ def _weight_bytes(
     dtype: str | None,
     expert_parallel: int,
     redundant_experts: int = 0,
+    split: Sharding | None = None,
 ) -> float:
     """Memoised: what-if budgets ask for the same split many times in one run."""
-    return arch._weight_bytes(tp, pp, quantization, dtype, expert_parallel, redundant_experts)
+    return arch._weight_bytes(
+        tp, pp, quantization, dtype, expert_parallel, redundant_experts, split
+    )

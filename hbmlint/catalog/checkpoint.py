@@ -31,6 +31,10 @@ _MTP = re.compile(r"(^|\.)mtp[._]|(^|\.)mtp$")
 _EMBED = re.compile(r"(^|\.)embed_tokens\.weight$")
 _LM_HEAD = re.compile(r"(^|\.)lm_head\.weight$")
 _VISION = re.compile(r"vision|visual|image_newline|mm_projector|multi_modal_projector")
+# A decoder layer's attention (or linear-attention / state) mixer, and its MLP parts
+_ATTENTION = re.compile(r"\.(self_attn|attn|attention|linear_attn|mixer)\.")
+_SHARED_EXPERT = re.compile(r"\.shared_experts?\.")
+_DENSE_MLP = re.compile(r"\.(mlp|feed_forward)\.")
 
 
 class CheckpointError(ValueError):
@@ -127,6 +131,7 @@ class Checkpoint:
         part: str = "model",
         dtype_bytes: float | None = None,
         redundant_experts: int = 0,
+        split: Any = None,
     ) -> float:
         """Stored bytes on the busiest GPU. ``part`` is "model" (what the engine loads for the
         model itself: MTP layers and a tied lm_head left out) or "mtp" (the MTP layers only).
@@ -141,7 +146,7 @@ class Checkpoint:
         last = set(range(max(0, layers - per_stage), layers))
         stage_first = stage_last = 0.0
         for group in self.groups:
-            share = _share(group, arch, tp, expert_parallel, redundant_experts)
+            share = _share(group, arch, tp, expert_parallel, redundant_experts, split)
             if share is None:
                 continue
             mtp = bool(_MTP.search(group.name)) or any(i >= layers for i in group.layers)
@@ -204,10 +209,21 @@ def _cast(group: TensorGroup, dtype_bytes: float | None) -> float:
 
 
 def _share(
-    group: TensorGroup, arch: Any, tp: int, expert_parallel: int, redundant_experts: int = 0
+    group: TensorGroup,
+    arch: Any,
+    tp: int,
+    expert_parallel: int,
+    redundant_experts: int = 0,
+    split: Any = None,
 ) -> float | None:
-    """The fraction of this tensor one rank holds, or None when the engine does not load it."""
+    """The fraction of this tensor one rank holds, or None when the engine does not load it.
+    ``split``: a Sharding whose parts (attention, embed, lm_head, dense_mlp, shared_experts)
+    are split over other ranks than TP; 0 or no split: over TP."""
     name = group.name
+
+    def ranks(part: str) -> int:
+        return (getattr(split, part, 0) if split is not None else 0) or tp
+
     if _NOT_LOADED.search(name):
         return None
     if len(group.shape) <= 1:
@@ -225,6 +241,20 @@ def _share(
         if expert_parallel > 1:
             return math.ceil((experts + redundant_experts) / expert_parallel) / experts
         return 1 / tp
+    if split is not None and not _VISION.search(name):
+        if _EMBED.search(name):
+            return 1 / ranks("embed")
+        if _LM_HEAD.search(name):
+            return 1 / ranks("lm_head")
+        if _SHARED_EXPERT.search(name):
+            return 1 / ranks("shared_experts")
+        if _DENSE_MLP.search(name):
+            return 1 / ranks("dense_mlp")
+        if _ATTENTION.search(name):
+            attention = ranks("attention")
+            if re.search(r"\.(k_proj|v_proj|wk|wv)\.", name) and arch.num_kv_heads:
+                return arch.kv_heads_per_rank(attention) / arch.num_kv_heads
+            return 1 / attention
     if re.search(r"\.(k_proj|v_proj|wk|wv)\.", name) and arch.num_kv_heads:
         return arch.kv_heads_per_rank(tp) / arch.num_kv_heads
     return 1 / tp

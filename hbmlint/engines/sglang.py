@@ -61,6 +61,15 @@ FLAGS = FlagTable(
         Flag(("--dp-size", "--dp", "--data-parallel-size"), "parallel.data", positive_int),
         # data-parallel attention: the DP ranks share the TP group's GPUs (no more GPUs)
         Flag(("--enable-dp-attention",), "parallel.dp_attention"),
+        # v0.5.23's spelling of --dp-size N --enable-dp-attention (arg_groups/parallel_hook.py)
+        Flag(("--attn-dp-size",), "parallel.attn_dp_size", positive_int),
+        # lm_head over the attention-TP group (ParallelLMHead use_attn_tp_group)
+        Flag(("--enable-dp-lm-head",), "parallel.dp_lm_head"),
+        # 1: DeepSeek's dense-layer MLP whole on each GPU (DeepseekV2MLP tp_size 1)
+        Flag(("--moe-dense-tp-size",), "parallel.moe_dense_tp", positive_int),
+        # DeepEP all-to-all: DeepSeek's shared experts whole on each GPU
+        Flag(("--moe-a2a-backend",), "parallel.moe_a2a_backend", str),
+        Flag(("--enable-deepep-moe",), "parallel.deepep"),
         Flag(("--ep-size", "--ep", "--expert-parallel-size"), "parallel.ep_size", positive_int),
         Flag(("--nnodes",), "nodes", positive_int),
         Flag(("--context-length",), "serving.max_model_len", positive_int),
@@ -149,6 +158,7 @@ def parse(
     values = command.values
     # Keys the Deployment does not have: --ep-size says expert
     # parallelism is on, and draft tokens stand in for steps when only they are given.
+    _dp_attention_parts(command)
     ep = values.pop("parallel.ep_size", None)
     ep_span = command.locations.pop("parallel.ep_size", None)
     if ep is not None and ep_span is not None:
@@ -166,6 +176,49 @@ def parse(
     else:
         command.locations.setdefault("speculative", command.locations["speculative.method"])
     return command
+
+
+def _dp_attention_parts(command: EngineCommand) -> None:
+    """The flags that change which GPUs hold which parts of the model, as the Deployment's keys:
+    --attn-dp-size N is --dp-size N --enable-dp-attention (v0.5.23; with a --dp-size of its own
+    the replicas are not modelled: an HBM011 note); --moe-dense-tp-size 1 and a DeepEP all-to-all
+    backend (--moe-a2a-backend deepep, --enable-deepep-moe before it) keep DeepSeek's dense MLP and
+    shared experts whole on each GPU (deepseek_v2.py at v0.4.6.post5, v0.5.2 and v0.5.23)."""
+    values, spans = command.values, command.locations
+    attn = values.pop("parallel.attn_dp_size", None)
+    attn_span = spans.pop("parallel.attn_dp_size", None)
+    if attn is not None and attn_span is not None:
+        if (values.get("parallel.data") or 1) > 1:
+            command.note(
+                "HBM011",
+                "--attn-dp-size beside --dp-size: replicas of attention-DP groups are not "
+                "modelled; the budget splits attention over the whole TP group, which holds less "
+                "than SGLang does on each GPU",
+                attn_span,
+            )
+        elif attn > 1:
+            command.set("parallel.data", attn, attn_span)
+            command.set("parallel.dp_attention", True, attn_span)
+    parts = []
+    if values.get("parallel.dp_lm_head"):
+        parts.append(("dp_lm_head", spans.get("parallel.dp_lm_head")))
+    values.pop("parallel.dp_lm_head", None)
+    dense = values.pop("parallel.moe_dense_tp", None)
+    dense_span = spans.pop("parallel.moe_dense_tp", None)
+    if dense == 1:
+        parts.append(("dense_mlp_whole", dense_span))
+    backend = values.pop("parallel.moe_a2a_backend", None)
+    backend_span = spans.pop("parallel.moe_a2a_backend", None)
+    deepep = values.pop("parallel.deepep", None)
+    deepep_span = spans.pop("parallel.deepep", None)
+    if str(backend or "").strip().lower() == "deepep":
+        parts.append(("shared_experts_whole", backend_span))
+    elif deepep:
+        parts.append(("shared_experts_whole", deepep_span))
+    spans.pop("parallel.dp_lm_head", None)
+    found = [(name, span) for name, span in parts if span is not None]
+    if found:
+        command.set("parallel.whole_parts", tuple(n for n, _ in found), found[0][1])
 
 
 # SGLang's switch for a --context-length above the model's: the current name, and the one the

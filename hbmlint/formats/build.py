@@ -240,6 +240,7 @@ def build(
             expert=v.get("parallel.expert"),
             redundant_experts=v.get("parallel.redundant_experts"),
             dp_attention=v.get("parallel.dp_attention"),
+            whole_parts=v.get("parallel.whole_parts"),
             decode_context=v.get("parallel.decode_context"),
         ),
         serving=ServingSpec(

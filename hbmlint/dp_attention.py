@@ -1,0 +1,100 @@
+"""SGLang's data-parallel attention: which parts of a model each GPU holds whole, split over the
+attention-TP group, or split over the whole TP group (catalog/engines.yaml sglang.dp_attention
+says what SGLang's model files do, with the releases read).
+
+With ``--tp T --dp D --enable-dp-attention`` the T GPUs of one TP group run D attention-DP
+ranks; each rank's attention (and KV heads) is split over T / D GPUs, the MoE and dense MLP
+over all T (or the EP group), lm_head over T unless ``--enable-dp-lm-head``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import catalog
+from .catalog.architecture import Sharding
+
+
+def _version(text: str | None) -> tuple[int, ...] | None:
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
+    return tuple(int(p) for p in match.groups() if p is not None) if match else None
+
+
+def _since(boundary: str | None, engine_version: str | None) -> bool:
+    """Whether the release is at or after ``boundary`` (no boundary: every release; a manifest
+    that names no release runs the newest)."""
+    version = _version(engine_version)
+    return boundary is None or version is None or version >= _version(boundary)
+
+
+def attention_ranks(tensor_parallel: int, data: int) -> int:
+    """The attention-TP size: TP / D (SGLang asserts that D divides TP; where it does not, the
+    engine refuses, and the budget keeps plain TP)."""
+    if data <= 1 or tensor_parallel % data:
+        return tensor_parallel
+    return tensor_parallel // data
+
+
+def sharding(
+    target: Any,
+    engine: str,
+    engine_version: str | None,
+    tensor_parallel: int,
+    data: int,
+    whole_parts: tuple[str, ...] = (),
+) -> Sharding | None:
+    """How ``target``'s parts are split on one GPU under SGLang's DP attention with ``data``
+    attention-DP ranks in a TP group of ``tensor_parallel``, and with the flags in
+    ``whole_parts`` ("dp_lm_head", "dense_mlp_whole", "shared_experts_whole"); None where
+    nothing differs from plain TP (another engine, D of 1 and no such flag, or a model whose
+    SGLang file keeps its parts over TP)."""
+    if engine != "sglang":
+        return None
+    spec = catalog.engine_defaults("sglang").get("dp_attention") or {}
+    model_type = getattr(target, "model_type", "")
+    parts: dict[str, int] = {}
+    attention_since = spec.get("attention_since") or {}
+    attention = attention_ranks(tensor_parallel, data)
+    if (
+        attention != tensor_parallel
+        and model_type in attention_since
+        and _since(attention_since[model_type], engine_version)
+    ):
+        embed_since = (spec.get("embed_attention_tp_since") or {}).get(model_type, "")
+        if embed_since == "":
+            embed = tensor_parallel  # not read for this model: over the whole TP group
+        elif _since(embed_since, engine_version):
+            embed = attention
+        else:
+            embed = 1  # whole on every GPU
+        parts.update(attention=attention, embed=embed, lm_head=tensor_parallel)
+        if "dp_lm_head" in whole_parts:  # --enable-dp-lm-head: over the attention-TP group
+            parts["lm_head"] = attention
+    if model_type in (spec.get("whole_mlp_model_types") or ()):
+        if "dense_mlp_whole" in whole_parts:
+            parts["dense_mlp"] = 1
+        if "shared_experts_whole" in whole_parts and getattr(target, "is_moe", False):
+            parts["shared_experts"] = 1
+    return Sharding(**parts) if parts else None
+
+
+def describe(split: Sharding, tensor_parallel: int, data: int) -> str:
+    """The `assumed` line for a budget whose parts are not all split over TP."""
+
+    def where(ranks: int) -> str:
+        ranks = ranks or tensor_parallel
+        return "whole on each GPU" if ranks == 1 else f"split over {ranks} GPUs"
+
+    said = []
+    if split.attention:
+        said.append(
+            f"attention weights and KV heads {where(split.attention)} (SGLang DP attention: TP "
+            f"{tensor_parallel} / DP {data}), the input embedding {where(split.embed)}, lm_head "
+            f"{where(split.lm_head)}"
+        )
+    if split.dense_mlp:
+        said.append(f"the dense layers' MLP {where(split.dense_mlp)} (--moe-dense-tp-size 1)")
+    if split.shared_experts:
+        said.append(f"the shared experts {where(split.shared_experts)} (DeepEP all-to-all)")
+    return "; ".join(said) + "; the rest as without them"
