@@ -253,6 +253,10 @@ def test_skypilot_fraction_of_a_gpu_and_yaml_set_of_alternatives(tmp_path):
     # L4 reports 22.16 GiB, A10G 22.18 GiB, A100 39.56 GiB: the budget must hold on the L4
     assert deployment.gpu.type == "L4" and deployment.gpu.count == 1
     assert found == []
+    # and the budget says which of the alternatives it was made for, and why
+    assert deployment.assumed["gpu"].startswith(
+        "L4, the alternative with the least memory of A10G, L4, A100: SkyPilot may place"
+    )
     shared = write(
         tmp_path,
         "shared.yaml",

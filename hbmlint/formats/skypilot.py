@@ -76,10 +76,12 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _gpu(document: YamlDocument) -> GpuFacts:
+def _gpu(document: YamlDocument) -> tuple[GpuFacts, str | None]:
+    """The GPUs the budget is made for, and, where the task offers several alternatives, why
+    those (for the budget's assumptions)."""
     resources = document.data.get("resources")
     if not isinstance(resources, dict):
-        return GpuFacts()
+        return GpuFacts(), None
     found = _candidates(document, ("resources", "accelerators"), resources.get("accelerators"))
     for key in ("any_of", "ordered"):
         options = resources.get(key)
@@ -88,7 +90,7 @@ def _gpu(document: YamlDocument) -> GpuFacts:
                 path = ("resources", key, i, "accelerators")
                 found += _candidates(document, path, option["accelerators"])
     if not found:
-        return GpuFacts()
+        return GpuFacts(), None
     known = [(catalog.find_gpu(name), name, count, span) for name, count, span in found]
     usable = [k for k in known if k[0] is not None]
     counts = {k[2] for k in usable}
@@ -101,8 +103,23 @@ def _gpu(document: YamlDocument) -> GpuFacts:
     # the alternative with the least memory: the budget must hold on every one
     _, name, count, span = min(usable, key=memory) if usable else known[0]
     whole = count is not None and count >= 1 and count == int(count)
+    why = None
+
+    def shown(n: str, c: Any) -> str:
+        return f"{n}:{c:g}" if c and c != 1 else n
+
+    offered = list(dict.fromkeys(shown(n, c) for n, c, _ in found))
+    if len(offered) > 1:
+        chosen = shown(name, count)
+        why = (
+            f"{chosen}, the alternative with the least memory of {', '.join(offered)}: SkyPilot "
+            "may place the task on any of them, so the budget must hold on every one"
+        )
     # a fraction of a GPU (`T4:0.5`) shares one card: its memory is still the card's
-    return GpuFacts(type=name, type_span=span, count=int(count) if whole else None, count_span=span)
+    facts = GpuFacts(
+        type=name, type_span=span, count=int(count) if whole else None, count_span=span
+    )
+    return facts, why
 
 
 def _env(document: YamlDocument, gpu: GpuFacts, nodes: int, nodes_span: Span) -> dict:
@@ -126,7 +143,7 @@ def to_deployments(
     document: YamlDocument, path: Path, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     data = document.data
-    gpu = _gpu(document)
+    gpu, gpu_why = _gpu(document)
     nodes = str(data.get("num_nodes", 1)).strip()
     nodes = int(nodes) if nodes.isdecimal() and int(nodes) > 0 else 1
     nodes_span = document.span(("num_nodes",)) if "num_nodes" in data else document.span(())
@@ -159,4 +176,6 @@ def to_deployments(
         where=document.key_span(("run",)),
         engine_version=version,
     )
+    if deployment is not None and gpu_why:
+        deployment.assumed["gpu"] = gpu_why
     return ([deployment] if deployment else []), findings
