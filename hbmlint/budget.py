@@ -1049,6 +1049,8 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         # llama_eagle3.py); the target's replaces it only after the load
         own = s.engine == "sglang"
         weights = eagle_weights(draft, method, tp, s.draft_quantization, shared, lm_head, own)
+    elif method == "dflash":
+        weights = dflash_weights(draft, target, tp, s.draft_quantization)
     else:  # a draft with tensor_parallel 1 sits whole on every rank of the target
         weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
     return weights, draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
@@ -1068,6 +1070,28 @@ def sglang_mtp_vocab_tensors(s: Settings, target: Any) -> Any:
     tensors = 1 if target.tie_word_embeddings else 2
     size = tensors * target.vocab_size * target.hidden_size / s.tensor_parallel
     return Q(size * catalog.dtype_bytes(s.dtype), "byte")
+
+
+def dflash_weights(head: Any, target: Any, tp: int, quantization: str | None) -> Any:
+    """Bytes per rank of a DFlash drafter: its decoder layers, the fc that fuses the hidden
+    states of the target layers it reads (target_layer_ids x the target's width, into its own;
+    counted whole on every rank, as EAGLE-3's fc) and the norm after it. It embeds and
+    reads logits with the target's embed_tokens and lm_head (z-lab's checkpoints store neither:
+    their keys are fc, hidden_norm, layers.* and norm), so a copy it stores is not counted."""
+    dense = catalog.dtype_bytes(head.dtype)
+    if head.stored_weights_apply(quantization, None):  # the drafter's own tensors, as stored
+        stored = head.checkpoint.bytes_per_rank(head, tp, dtype_bytes=dense)
+        for part in head_stores(head) & {"embed_tokens", "lm_head"}:
+            stored -= head.checkpoint.part_bytes(head, tp, part, dtype_bytes=dense)
+        return Q(stored, "byte")
+    layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
+    weights = layers.weight_bytes_per_rank(tp, 1, quantization)
+    fmt = catalog.weight_format(quantization, head)
+    linear = fmt.bytes_per_param if fmt else dense
+    reads = head.dflash_target_layers or 1
+    fc = reads * target.hidden_size * head.hidden_size * linear
+    hidden_norm = head.hidden_size * dense  # on the fused hidden state
+    return weights + Q(fc + hidden_norm, "byte")
 
 
 def head_stores(head: Any) -> frozenset[str]:

@@ -17,7 +17,9 @@ ENGINES = ("vllm", "sglang", "trtllm", "tgi")
 
 # Speculative methods, grouped by what they cost in HBM.
 DRAFT_MODEL_METHODS = ("draft_model",)
-HEAD_METHODS = ("eagle", "eagle3", "medusa", "mtp")
+# DFlash: a block-diffusion drafter of a few decoder layers fed the target's hidden states
+# (z-lab/dflash; vLLM qwen3_dflash.py, SGLang --speculative-algorithm DFLASH)
+HEAD_METHODS = ("eagle", "eagle3", "medusa", "mtp", "dflash")
 WEIGHTLESS_METHODS = ("ngram", "suffix", "prompt_lookup", "lookahead")
 # Self-speculation that drafts with the target's own first layers (LayerSkip): no extra weights.
 SELF_METHODS = ("early_exit",)

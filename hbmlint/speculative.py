@@ -58,6 +58,7 @@ LABELS = {
     "lookahead": "lookahead decoding",
     "early_exit": "early-exit (LayerSkip)",
     "none": "no speculation",
+    "dflash": "DFlash drafter",
 }
 
 
@@ -193,7 +194,12 @@ def compare(budget: Budget, params: Mapping[str, Any]) -> Comparison:
         served = min(wanted, math.floor(concurrency + 1e-9)) if starts else 0
         per_step = tokens_per_step(a, kk)
         step = base = speedup = throughput = None
-        if hw is not None and starts and served > 0:
+        if kk and method not in rates:
+            # no acceptance rate to run the step model with (a method the published
+            # benchmarks behind RATE_PARAMS do not cover): no speed estimate, no advice on it
+            note = f"{note}; " if note else ""
+            note += f"no acceptance rate for {LABELS.get(method, method)}: speed not estimated"
+        elif hw is not None and starts and served > 0:
             try:
                 step = decode_step(b, method, kk, served, context, hw)
                 base = plain(served)
@@ -228,7 +234,7 @@ def compare(budget: Budget, params: Mapping[str, Any]) -> Comparison:
 
     method = s.speculative_method
     current_label = LABELS.get(method, method)
-    if draft is not None and method in ("draft_model", "eagle", "eagle3", "medusa"):
+    if draft is not None and method in ("draft_model", "eagle", "eagle3", "medusa", "dflash"):
         current_label += f" {draft.name.rsplit('/', 1)[-1]}"
     if s.draft_quantization:
         current_label += f" ({s.draft_quantization})"

@@ -85,8 +85,9 @@ def test_model_parameter_count_matches_the_published_figure(entry):
     assert str(entry.get("source", "")).strip()
     merged = catalog.find_model(entry["id"])  # with its base's config where it names one
     arch = catalog.architecture_from_config(merged["config"], entry["id"], entry["source"])
-    if entry.get("parameters") is None:  # EAGLE heads: no published count
-        assert arch.num_layers == 1
+    if entry.get("parameters") is None:  # speculator heads: no published count
+        # EAGLE heads are one decoder layer; DFlash drafters a few, reading target layers
+        assert arch.num_layers == 1 or (arch.dflash_target_layers and arch.num_layers <= 8)
         return
     assert arch.parameters == pytest.approx(entry["parameters"], rel=0.025)
 

@@ -219,6 +219,9 @@ class Architecture:
     rotary_dim: int = 0
     mtp_layers: int = 0  # multi-token-prediction layers shipped in the checkpoint
     draft_vocab_size: int = 0  # EAGLE-3 heads: the reduced vocabulary of their lm_head
+    # DFlash drafters: the target layers whose hidden states their fc fuses
+    # (dflash_config.target_layer_ids, or target_layer_ids at the top as some copies write it)
+    dflash_target_layers: int = 0
     weight_format: WeightFormat | None = None  # the checkpoint's format, with its group size
     # parts the checkpoint's format leaves unquantized: "attention", "shared_experts", "dense_mlp"
     unquantized: frozenset[str] = field(default_factory=frozenset)
@@ -529,6 +532,13 @@ class Architecture:
 
 
 # --------------------------------------------------------------------------- config.json
+
+
+def _dflash_target_layers(config: dict) -> int:
+    inner = config.get("dflash_config")
+    ids = inner.get("target_layer_ids") if isinstance(inner, dict) else None
+    ids = ids if ids is not None else config.get("target_layer_ids")
+    return len(ids) if isinstance(ids, list) else 0
 
 
 def _int(config: dict, *names: str, default: int = 0) -> int:
@@ -905,6 +915,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         rotary_dim=rotary_dim,
         mtp_layers=_int(text, "num_nextn_predict_layers", "mtp_num_hidden_layers"),
         draft_vocab_size=_int(text, "draft_vocab_size"),
+        dflash_target_layers=_dflash_target_layers(config),
         weight_format=fmt,
         unquantized=unquantized,
         kv_cache_dtype=kv_dtype,

@@ -37,6 +37,7 @@ ALGORITHMS = {
     "eagle3": "eagle3",
     "nextn": "mtp",
     "standalone": "draft_model",
+    "dflash": "dflash",
     "ngram": "ngram",
 }
 

@@ -238,6 +238,7 @@ _SHORTHANDS = {
 # vLLM's method names, by what they cost in HBM (spec.py); every "*_mtp" is MTP.
 METHODS = {
     "draft_model": "draft_model",
+    "dflash": "dflash",
     "eagle": "eagle",
     "eagle3": "eagle3",
     "medusa": "medusa",

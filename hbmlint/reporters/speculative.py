@@ -164,10 +164,12 @@ def _table(display: str, name: str, budget: Any, table: Comparison) -> str:
     elif best is current:
         verdict = "keep the current setting: no alternative serves more tokens per second"
     elif table.gain is None:
-        verdict = (
-            f"{best.label}, {best.change}: {best.served} x {best.speedup:.2f}x; "
-            "the current setting does not start"
+        why = (
+            "the current setting's speed is not estimated"
+            if current.starts
+            else "the current setting does not start"
         )
+        verdict = f"{best.label}, {best.change}: {best.served} x {best.speedup:.2f}x; {why}"
     else:
         verdict = (
             f"{best.label}, {best.change}: about {table.gain:.2f}x the current decode throughput"
