@@ -205,3 +205,27 @@ def test_attn_dp_size_is_dp_attention(tmp_path):
     both = sglang(tmp_path, r1, "--tp 8 --dp 2 --attn-dp-size 4", 16, image="v0.5.23")
     [note] = [f for f in findings(both) if f["code"] == "HBM011"]
     assert note["severity"] == "info" and "--attn-dp-size beside --dp-size" in note["message"]
+
+
+def test_default_memory_fraction_reserves_for_dp_attention(tmp_path):
+    # SGLang's default mem_fraction_static keeps more back with DP attention: 4 GiB from 0.4.8
+    # to 0.5.2; from 0.5.3 cuda_graph_max_bs x DP x 3 MiB, x 1.5 more above 300 graph batches
+    # (server_args.py). 8 H200 (143,165 MiB), DeepSeek-R1, TP 8: 512 graph batches
+    r1 = "deepseek-ai/DeepSeek-R1"
+    dp_args = "--tp 8 --dp 8 --enable-dp-attention"
+
+    def fraction(args: str, image: str) -> str:
+        [budget] = budgets(sglang(tmp_path, r1, args, 8, image=image))
+        return budget["assumed"]["gpu_memory_utilization"]
+
+    assert fraction("--tp 8", "v0.5.2").startswith("0.886 ")
+    assert fraction(dp_args, "v0.5.2").startswith("0.857 ")  # 4,096 MiB more held back
+    assert "4 GiB of it for DP attention" in fraction(dp_args, "v0.5.2")
+    assert fraction("--tp 8", "v0.5.9").startswith("0.896 ")
+    # 512 x 8 x (3 + 1.5) = 18,432 MiB more: (143165 - 14848 - 18432) / 143165
+    assert fraction(dp_args, "v0.5.9").startswith("0.768 ")
+    # before 0.4.8 the share went by TP alone
+    assert (
+        fraction(dp_args, "v0.4.6").startswith("0.81 ")
+        and fraction("--tp 8", "v0.4.6")[:5] == "0.81 "
+    )
