@@ -66,20 +66,14 @@ def _read_bounded(stream: BinaryIO | int, limit: int) -> bytes:
     return b"".join(parts)
 
 
-@contextmanager
-def open_regular(path: str | os.PathLike[str], follow_symlinks: bool = True) -> Iterator[BinaryIO]:
-    """A regular file opened for reading, or FileReadError.
-
-    The file is opened non-blocking (opening a FIFO must not wait for a writer) and checked
-    with fstat on the open descriptor, so what is read is what was checked. With
-    ``follow_symlinks=False`` a symlink as the last path component is refused. For callers
-    that read only part of a file (a safetensors header); read_bytes reads a whole one."""
+def _open_fd(path: str | os.PathLike[str], follow_symlinks: bool) -> int:
+    """A read-only, non-blocking descriptor (opening a FIFO must not wait for a writer)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags)
+        return os.open(path, flags)
     except FileNotFoundError:
         raise FileReadError("no such file", path) from None
     except IsADirectoryError:
@@ -89,6 +83,17 @@ def open_regular(path: str | os.PathLike[str], follow_symlinks: bool = True) -> 
             what = "a symlink; not followed" if not follow_symlinks else "a symlink loop"
             raise FileReadError(f"{what}; not read", path) from None
         raise FileReadError(f"cannot read file: {exc.strerror or exc}", path) from None
+
+
+@contextmanager
+def open_regular(path: str | os.PathLike[str], follow_symlinks: bool = True) -> Iterator[BinaryIO]:
+    """A regular file opened for reading, or FileReadError.
+
+    The file is opened non-blocking (opening a FIFO must not wait for a writer) and checked
+    with fstat on the open descriptor, so what is read is what was checked. With
+    ``follow_symlinks=False`` a symlink as the last path component is refused. For callers
+    that read only part of a file (a safetensors header); read_bytes reads a whole one."""
+    fd = _open_fd(path, follow_symlinks)
     with os.fdopen(fd, "rb") as handle:
         try:
             info = os.fstat(fd)
@@ -106,18 +111,39 @@ def open_regular(path: str | os.PathLike[str], follow_symlinks: bool = True) -> 
 def read_bytes(
     path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, follow_symlinks: bool = True
 ) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes (opened as ``open_regular``)."""
+    """The bytes of a regular file of at most ``limit`` bytes (opened as ``open_regular``:
+    non-blocking, checked with fstat on the open descriptor)."""
     try:
-        with open_regular(path, follow_symlinks) as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > limit:
-                raise _too_big(size, limit)
-            return _read_bounded(handle, limit)
+        fd = _open_fd(path, follow_symlinks)
+    except FileReadError as exc:
+        exc.path = str(path)
+        raise
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise FileReadError("a directory, not a file; not read", path)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileReadError("not a regular file; not read", path)  # a FIFO would block
+        if info.st_size > limit:
+            raise _too_big(info.st_size, limit)
+        os.set_blocking(fd, True)
+        # the descriptor itself, no buffered reader: the reported size and one byte more in
+        # one read, then on to the end (a file that grew, or whose size lies, reads on)
+        first = os.read(fd, min(info.st_size + 1, limit + 1))
+        if len(first) > limit:
+            raise _too_big(len(first), limit)
+        try:
+            rest = _read_bounded(fd, limit - len(first)) if first else b""
+        except FileReadError:  # past the limit: as _read_bounded says it of the whole file
+            raise _too_big(limit + 1, limit) from None
+        return first + rest if rest else first
     except FileReadError as exc:
         exc.path = str(path)
         raise
     except OSError as exc:
         raise FileReadError(f"cannot read file: {exc.strerror or exc}", path) from None
+    finally:
+        os.close(fd)
 
 
 def decode(data: bytes, path: str | os.PathLike[str] | None = None) -> str:
