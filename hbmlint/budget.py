@@ -519,6 +519,7 @@ def weights_source(arch: Any, quantization: str | None, dtype: str | None) -> st
 
 def build(resolved: Resolved) -> Budget:
     """The budget of a resolved deployment, with engine defaults filled in."""
+    resolved = _text_only(resolved)
     settings, assumed = settings_for(resolved)
     budget = compute(resolved, settings, assumed)
     defaults = catalog.engine_defaults(settings.engine)
@@ -549,6 +550,36 @@ def build(resolved: Resolved) -> Budget:
         )
         budget = compute(resolved, replace(settings, max_model_len=tokens), assumed)
     return budget
+
+
+def _text_only(resolved: Resolved) -> Resolved:
+    """vLLM told to serve text only (--language-model-only, or --limit-mm-per-prompt 0 for
+    every modality of the vision tower: image, and video where the tower takes frames) builds
+    no vision tower and skips the encoder's profile run (engines.yaml
+    mm_zero_tower_skipped_since, language_model_only_since). The budget then counts the
+    language model alone."""
+    dep, target = resolved.deployment, resolved.target
+    serving = dep.serving
+    if dep.engine != "vllm" or target.vision is None:
+        return resolved
+    modalities = {"image", "video"} if target.vision.temporal > 1 else {"image"}
+    how, key = "--language-model-only", "language_model_only_since"
+    if not serving.language_model_only:
+        if not modalities <= set(serving.mm_zero_limits or ()):
+            return resolved
+        how = f"--limit-mm-per-prompt 0 for {' and '.join(sorted(modalities))}"
+        key = "mm_zero_tower_skipped_since"
+    since = catalog.engine_defaults("vllm").get(key)
+    version = _version(dep.engine_version)
+    if since is not None and version is not None and version < _version(since):
+        return resolved  # an older release: its models may build the tower all the same
+    gib = (target.vision_params * catalog.dtype_bytes(target.dtype)) / 2**30
+    assumed = dict(resolved.assumed)
+    assumed["vision_tower"] = (
+        f"not loaded and not profiled ({how}: vLLM builds no vision tower; about {gib:.2f} GiB "
+        "of tower weights left out)"
+    )
+    return replace(resolved, target=target.without_vision(), assumed=assumed)
 
 
 # --- defaults that depend on the engine's release, the GPU and the model ----------------------

@@ -120,6 +120,10 @@ class ServingSpec:
     # --max-total-tokens caps its pool).
     kv_cache_memory_bytes: int | None = None  # vLLM --kv-cache-memory-bytes (bypasses the fraction)
     cpu_offload_gb: float | None = None  # vLLM --cpu-offload-gb: weights kept in host memory
+    # vLLM --language-model-only: every modality's limit is 0 (no tower built or profiled)
+    language_model_only: bool | None = None
+    # vLLM --limit-mm-per-prompt: the modalities whose limit is set to 0
+    mm_zero_limits: tuple[str, ...] = ()
     kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens
     # Start-up checks (rules HBM3xx): what the manifest says explicitly, None where it is silent.
     chunked_prefill: bool | None = None  # vLLM --enable-chunked-prefill / --no-enable-...

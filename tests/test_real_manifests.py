@@ -121,6 +121,7 @@ OTHER_TESTS = (
     "yaml-error-not-template.yaml",
     "vllm-max-model-len-auto.yaml",  # test_max_model_len_auto.py
     "vllm-kv-cache-memory-bytes-gb10.yaml",  # test_kv_cache_memory_bytes.py
+    "vllm-language-model-only-l40s.yaml",  # test_language_model_only.py
 )
 
 

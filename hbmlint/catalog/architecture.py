@@ -11,7 +11,7 @@ touches only the parts it quantizes, and per rank the way vLLM shards them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -237,6 +237,12 @@ class Architecture:
     head_stores: frozenset[str] = field(default_factory=frozenset)
     # the checkpoint as stored (safetensors headers), when hbmlint could read them
     checkpoint: Any = None
+
+    def without_vision(self) -> Architecture:
+        """The language model alone: no vision tower or projector weights, no image profile
+        (an engine told to serve text only builds no tower)."""
+        checkpoint = self.checkpoint.without_vision() if self.checkpoint is not None else None
+        return replace(self, vision_params=0, vision=None, checkpoint=checkpoint)
 
     def stored_weights_apply(self, quantization: Any, dtype: str | None) -> bool:
         """Whether the stored tensors are what the engine loads: the checkpoint's own format,

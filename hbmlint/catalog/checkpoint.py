@@ -14,7 +14,7 @@ import json
 import math
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,12 @@ class Checkpoint:
         if self.groups:
             return sum(g.total for g in self.groups)
         return int(self.total_size or 0)
+
+    def without_vision(self) -> Checkpoint:
+        """The checkpoint less its vision tower and projector tensors (what an engine that
+        builds no vision tower loads)."""
+        groups = tuple(g for g in self.groups if not _VISION.search(g.name))
+        return replace(self, groups=groups, total_size=None)  # the index's total holds the tower
 
     # ------------------------------------------------------------------ persistence
     def to_json(self) -> dict:

@@ -92,6 +92,10 @@ FLAGS = FlagTable(
         Flag(("--rope-scaling",), "serving.model_overrides", str),
         Flag(("--kv-cache-memory-bytes",), "serving.kv_cache_memory_bytes", human_int),
         Flag(("--cpu-offload-gb",), "serving.cpu_offload_gb", nonnegative_float),
+        # text only: no modality's encoder is built or profiled (vllm/config/multimodal.py
+        # get_limit_per_prompt; engines.yaml vllm.language_model_only_since)
+        Flag(("--language-model-only",), "serving.language_model_only"),
+        Flag(("--limit-mm-per-prompt",), parse=str),
         Flag(("--speculative-config", "-sc"), parse=str),
         # newer shorthands for the common speculative keys
         Flag(("--spec-method",), parse=str),
@@ -329,6 +333,8 @@ def parse(
                 spec_span = item.word.span
         elif long == "--eplb-config" and item.value is not None and item.value.readable:
             _eplb_config(command, item)
+        elif long == "--limit-mm-per-prompt" and item.value is not None and item.value.readable:
+            _mm_limits(command, item)
         elif long in _SHORTHANDS:
             if item.value is None or not item.value.readable:
                 _unreadable_or_missing(command, item)
@@ -395,6 +401,29 @@ def _eplb_config(command: EngineCommand, item: Item) -> None:
         return
     if count >= 0:
         command.set("parallel.redundant_experts", count, item.value.span)  # type: ignore[union-attr]
+
+
+def _mm_limits(command: EngineCommand, item: Item) -> None:
+    """``--limit-mm-per-prompt '{"image": 0, "video": 0}'`` (JSON; a count or an object with
+    one) or, in older releases, ``image=0,video=0``: the modalities set to 0. vLLM builds no
+    encoder whose modalities are all 0 (the last of a repeated flag wins)."""
+    text = item.value.text.strip()  # type: ignore[union-attr]
+    limits: dict[str, Any] = {}
+    try:
+        loaded = json.loads(text)
+        limits = loaded if isinstance(loaded, dict) else {}
+    except json.JSONDecodeError:
+        for part in text.split(","):
+            key, sep, value = part.partition("=")
+            if sep:
+                limits[key.strip().lower()] = value.strip()
+    zero = []
+    for modality, limit in limits.items():
+        count = limit.get("count") if isinstance(limit, dict) else limit
+        with contextlib.suppress(TypeError, ValueError):
+            if int(count) == 0:
+                zero.append(str(modality).lower())
+    command.set("serving.mm_zero_limits", tuple(sorted(zero)), item.word.span)
 
 
 # what a `--config FILE` beside a model on the command line may set that the budget rests on

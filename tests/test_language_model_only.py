@@ -1,0 +1,111 @@
+"""vLLM told to serve text only: --language-model-only (0.17 and later), or --limit-mm-per-prompt
+0 for every modality of the vision tower (0.15 and later). vLLM then builds no vision tower
+and skips the encoder's profile run; hbmlint budgeted both, and called a Qwen3.5 launch that
+starts a refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+FIXTURE = "vllm-language-model-only-l40s.yaml"
+
+QWEN35_9B = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:VERSION
+    command: >-
+      vllm serve Qwen/Qwen3.5-9B --max-model-len 32768 FLAGS
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
+"""
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint_9b(tmp_path: Path, rules, flags: str, version: str = "v0.19.0"):
+    path = tmp_path / "compose.yaml"
+    path.write_text(QWEN35_9B.replace("FLAGS", flags).replace("VERSION", version))
+    result = lint_file(
+        path, "compose.yaml", rules, LintOptions(keep_budgets=True, default_gpu="L4")
+    )
+    return result.diagnostics, result.deployments[0].budget
+
+
+def gib(quantity) -> float:
+    return round(float(quantity.to("GiB").magnitude), 2)
+
+
+def test_a_text_only_launch_that_fits_is_not_a_refusal(rules, tmp_path):
+    """The real pattern on an L40S: with the tower and its profile run counted, one
+    262,144-token sequence did not fit (HBM102, an error); without them it does."""
+    result = lint_file(
+        REAL / FIXTURE, FIXTURE, rules, LintOptions(keep_budgets=True, default_gpu="L40S")
+    )
+    assert [d.code for d in result.diagnostics] == []
+    budget = result.deployments[0].budget
+    assert budget.resolved.target.vision is None
+    assert gib(budget.weights) == 33.37
+    assert gib(budget.overhead["activation"]) == 0.14  # the decoder's pass, no image
+    assert "not loaded and not profiled (--language-model-only" in budget.assumed["vision_tower"]
+    assert budget.kv_tokens.magnitude > 262_144
+
+    with_tower = tmp_path / "with-tower.yaml"
+    with_tower.write_text((REAL / FIXTURE).read_text().replace("      --language-model-only\n", ""))
+    before = lint_file(
+        with_tower, "w.yaml", rules, LintOptions(keep_budgets=True, default_gpu="L40S")
+    )
+    assert [d.code for d in before.diagnostics] == ["HBM102"]
+    assert gib(before.deployments[0].budget.weights) == 34.2
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        "--language-model-only",
+        """--limit-mm-per-prompt '{"image": 0, "video": 0}'""",
+        """--limit-mm-per-prompt '{"image": {"count": 0}, "video": 0}'""",
+        "--limit-mm-per-prompt image=0,video=0",
+    ],
+)
+def test_text_only_drops_the_tower_and_its_profile(tmp_path, rules, flags):
+    """Qwen3.5-9B on an L4: 0.84 GiB of tower weights and the image profile (1.74 GiB of
+    activations against 0.83 for the decoder's pass) free the KV cache from 0.41 GiB, which
+    may not hold one 32k sequence (HBM105), to 2.16 GiB."""
+    plain, plain_budget = lint_9b(tmp_path, rules, "")
+    assert [d.code for d in plain] == ["HBM105"]
+    assert gib(plain_budget.kv_cache) == 0.41
+    found, budget = lint_9b(tmp_path, rules, flags)
+    assert found == []
+    assert gib(budget.weights) == 16.8
+    assert gib(budget.kv_cache) == 2.16
+
+
+@pytest.mark.parametrize(
+    ("flags", "version"),
+    [
+        # the tower takes video too: it is built while video's limit stays at 999
+        ("""--limit-mm-per-prompt '{"image": 0}'""", "v0.19.0"),
+        ("""--limit-mm-per-prompt '{"image": 0, "video": 1}'""", "v0.19.0"),
+        # releases before the tower was skipped, or before the flag existed
+        ("""--limit-mm-per-prompt '{"image": 0, "video": 0}'""", "v0.14.0"),
+        ("--language-model-only", "v0.16.0"),
+    ],
+)
+def test_the_tower_stays_where_vllm_builds_it(tmp_path, rules, flags, version):
+    _, plain = lint_9b(tmp_path, rules, "", version)
+    _, budget = lint_9b(tmp_path, rules, flags, version)
+    assert budget.resolved.target.vision is not None
+    assert "vision_tower" not in budget.assumed
+    assert gib(budget.kv_cache) == gib(plain.kv_cache)
