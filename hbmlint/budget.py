@@ -1066,8 +1066,9 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         kv_bytes = catalog.kv_dtype_bytes(s.draft_kv_cache_dtype)
     if method == "mtp" and draft is None:
         kv_dtype = s.draft_kv_cache_dtype or s.kv_cache_dtype
+        split = dp_attention.nextn_sharding(target, s)
         weights, per_token = mtp_cost(
-            target, s.tensor_parallel, s.quantization, s.dtype, kv_bytes, kv_dtype
+            target, s.tensor_parallel, s.quantization, s.dtype, kv_bytes, kv_dtype, split
         )
         return weights + sglang_mtp_vocab_tensors(s, target), per_token
     if method in SELF_METHODS:
@@ -1104,11 +1105,16 @@ def sglang_mtp_vocab_tensors(s: Settings, target: Any) -> Any:
     runs after "Load weight end" and after the KV pool is sized (deepseek_nextn.py,
     qwen3_5_mtp.py; sgl-project/sglang#36452, and #32468 on v0.5.19: "Load weight end.
     type=Qwen3_5ForCausalLMMTP, ... mem usage=2.57 GB" at TP 2, of which 2 x 124,160 x 5,120
-    x 2 B are these). Not DP attention's whole-vocabulary copies."""
+    x 2 B are these). With DP attention they are split as the target's (deepseek_nextn.py:
+    the embedding whole on each GPU before v0.5.8; dp_attention.nextn_sharding)."""
     if s.engine != "sglang":
         return Q(0, "byte")
-    tensors = 1 if target.tie_word_embeddings else 2
-    size = tensors * target.vocab_size * target.hidden_size / s.tensor_parallel
+    split = dp_attention.nextn_sharding(target, s)
+    embed = (split.embed if split is not None else 0) or s.tensor_parallel
+    lm_head = (split.lm_head if split is not None else 0) or s.tensor_parallel
+    size = target.vocab_size * target.hidden_size / embed
+    if not target.tie_word_embeddings:
+        size += target.vocab_size * target.hidden_size / lm_head
     return Q(size * catalog.dtype_bytes(s.dtype), "byte")
 
 
@@ -1253,17 +1259,21 @@ def mtp_cost(
     dtype: str | None,
     kv_bytes: float,
     kv_dtype: str = "",
+    split: Any = None,
 ) -> tuple[Any, Any]:
     """MTP layers ship in the target checkpoint and load only when MTP is on: decoder layers
     like the target's last one (full attention), sharing its embeddings and lm_head, each with
-    an eh_proj fusing [embedding; hidden] (2h x h, replicated) and two norms; with their own KV."""
+    an eh_proj fusing [embedding; hidden] (2h x h, replicated) and two norms; with their own KV.
+    ``split``: their parts split as the target's (SGLang DP attention, dp_attention.py)."""
     n = max(target.mtp_layers, 1)
     if "mtp" in target.unquantized:  # ignore: ["mtp*"]: the MTP layers stay in the model dtype
         quantization = None
     stored = None
     if target.stored_weights_apply(quantization, dtype) and target.checkpoint.has_mtp(target):
         dense = catalog.dtype_bytes(dtype or target.dtype)
-        stored = target.checkpoint.bytes_per_rank(target, tp, part="mtp", dtype_bytes=dense)
+        stored = target.checkpoint.bytes_per_rank(
+            target, tp, part="mtp", dtype_bytes=dense, split=split
+        )
         stored = Q(stored, "byte")
     last = target.num_layers - 1
     layer = replace(
@@ -1275,13 +1285,14 @@ def mtp_cost(
         vision_params=0,
         checkpoint=None,  # the layers' shape only; stored MTP tensors are counted above
     )
-    weights = layer.weight_bytes_per_rank(tp, 1, quantization, dtype)
+    weights = layer.weight_bytes_per_rank(tp, 1, quantization, dtype, split=split)
     h = target.hidden_size
     weights += Q(n * (2 * h * h + 2 * h) * catalog.dtype_bytes(dtype or target.dtype), "byte")
     if stored is not None:  # the checkpoint's MTP tensors, as stored
         weights = stored
     # the same KV layout as the target's layers (fp8_ds_mla included)
-    per_token = layer.kv_layout(tp, 1, kv_bytes, kv_dtype).all_layers_per_token
+    kv_ranks = (split.attention if split is not None else 0) or tp
+    per_token = layer.kv_layout(kv_ranks, 1, kv_bytes, kv_dtype).all_layers_per_token
     return weights, Q(per_token, "byte / token")
 
 

@@ -79,6 +79,23 @@ def sharding(
     return Sharding(**parts) if parts else None
 
 
+def nextn_sharding(target: Any, s: Any) -> Sharding | None:
+    """The split of SGLang's MTP (NextN) draft model of ``target`` under budget settings ``s``:
+    the target's, for the model types whose NextN file builds its layer, embedding and lm_head
+    as the target's (engines.yaml sglang.dp_attention nextn_model_types); else None."""
+    spec = catalog.engine_defaults("sglang").get("dp_attention") or {}
+    if getattr(target, "model_type", "") not in (spec.get("nextn_model_types") or ()):
+        return None
+    return sharding(
+        target,
+        s.engine,
+        s.engine_version,
+        s.tensor_parallel,
+        s.attention_data_parallel,
+        s.whole_parts,
+    )
+
+
 def describe(split: Sharding, tensor_parallel: int, data: int) -> str:
     """The `assumed` line for a budget whose parts are not all split over TP."""
 

@@ -229,3 +229,16 @@ def test_default_memory_fraction_reserves_for_dp_attention(tmp_path):
         fraction(dp_args, "v0.4.6").startswith("0.81 ")
         and fraction("--tp 8", "v0.4.6")[:5] == "0.81 "
     )
+
+
+def test_the_mtp_draft_is_split_as_the_target(tmp_path):
+    # deepseek_nextn.py builds its layer, embed_tokens and lm_head as the target's: under DP
+    # attention over one GPU its attention (0.14 GiB) and its own embedding (1.73 GiB, taken
+    # from the target only after the KV pool is sized) are whole on each GPU
+    r1 = "deepseek-ai/DeepSeek-R1"
+    mtp = " --speculative-algorithm EAGLE --speculative-num-steps 3"
+    [plain] = budgets(sglang(tmp_path, r1, "--tp 8" + mtp, 8))
+    [dp] = budgets(sglang(tmp_path, r1, "--tp 8 --dp 8 --enable-dp-attention" + mtp, 8))
+    more = (dp["draft_weights_bytes"] - plain["draft_weights_bytes"]) / GIB
+    assert 1.6 < more < 1.7
+    assert "(1.94 GiB per GPU)" in dp["assumed"]["draft_weights"]
