@@ -92,6 +92,13 @@ EXPECTED = {
     "vllm-config-file-and-new-switch.yaml": [
         ("new-switch-first", "vllm", "Qwen/Qwen3-8B", None, None, 1)
     ],
+    # NVIDIA NIM (formats/nim.py): the model from the image, the backend from the env
+    "nim-operator-multinode-deepseek-r1.yaml": [
+        ("deepseek-r1", "sglang", "deepseek-ai/DeepSeek-R1", 8, 2, 16)
+    ],
+    "nim-llm-chart-values.yaml": [
+        ("nim-llm", "trtllm", "meta-llama/Meta-Llama-3-8B-Instruct", None, None, 1)
+    ],
 }
 
 
@@ -122,6 +129,8 @@ OTHER_TESTS = (
     "vllm-max-model-len-auto.yaml",  # test_max_model_len_auto.py
     "vllm-kv-cache-memory-bytes-gb10.yaml",  # test_kv_cache_memory_bytes.py
     "vllm-language-model-only-l40s.yaml",  # test_language_model_only.py
+    "nim-operator-nimservice-llama.yaml",  # test_formats_nim.py (an error NIM would hit)
+    "nim-statefulset-nemotron-49b.yaml",  # test_formats_nim.py (an error NIM would hit)
 )
 
 

@@ -32,6 +32,7 @@ _ORDER = (
     "dynamo",
     "ray",
     "kubernetes",
+    "nim",
     "helm_values",
     "vllm_chart",
     "llm_d",
