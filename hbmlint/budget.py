@@ -305,6 +305,13 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         data = 1 if dep.parallel.dp_attention else (getattr(dep.parallel, "data", None) or 1)
         expert_parallel = resolved.tensor_parallel * data
     attention_dp = (getattr(dep.parallel, "data", None) or 1) if dep.parallel.dp_attention else 1
+    forced = dp_attention.forced_data(target, engine, dep.engine_version, resolved.tensor_parallel)
+    if forced > 1 and attention_dp == 1 and not getattr(dep.parallel, "data", None):
+        attention_dp = forced
+        assumed["dp_attention"] = (
+            f"DP {forced} ({engine} {dep.engine_version} turns DP attention on for this model "
+            "with the DP size equal to TP, whatever the command says)"
+        )
     whole = tuple(getattr(dep.parallel, "whole_parts", None) or ())
     tp_size = resolved.tensor_parallel
     split = dp_attention.sharding(target, engine, dep.engine_version, tp_size, attention_dp, whole)
@@ -625,7 +632,9 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
     method = resolved.deployment.speculative.method
     drafting = method not in (None, "", "none", "ngram", "suffix", "prompt_lookup")
     parallel = resolved.deployment.parallel
-    dp_attention = (parallel.data or 1) if parallel.dp_attention else 0  # its DP size; 0: off
+    attention_dp = (parallel.data or 1) if parallel.dp_attention else 0  # its DP size; 0: off
+    # (DP attention SGLang turns on itself for a model, dp_attention.forced_data, comes after
+    # these defaults in server_args.py __post_init__ at v0.5.3-v0.5.6: not counted here)
     out: dict[str, Any] = {}
     if "fraction_by_tp" in entry:
         fraction = _tier_at_least(entry["fraction_by_tp"], tp)
@@ -635,11 +644,11 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
         _, base, per = _tier(entry["reserved_gib"], gpu_mib, 1024)
         reserved = (float(base) + tp * pp * float(per)) * 1024
         reserved += float(entry.get("speculative_gib", 0)) * 1024 if drafting else 0
-        reserved += float(entry.get("dp_attention_gib", 0)) * 1024 if dp_attention else 0
+        reserved += float(entry.get("dp_attention_gib", 0)) * 1024 if attention_dp else 0
         fraction = round((gpu_mib - reserved) / gpu_mib, 3)
         chunked = int(_tier(entry["chunked"], gpu_mib)[1])
         why = f"{release}: (GPU {gpu_mib:.0f} MiB - {reserved:.0f} MiB reserved) / GPU"
-        why += " (4 GiB of it for DP attention)" if dp_attention else ""
+        why += " (4 GiB of it for DP attention)" if attention_dp else ""
     else:
         _, chunked, small, large = _tier(entry["tiers"], gpu_mib)
         graphs = small if tp < 4 else large
@@ -652,9 +661,9 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
         if "piecewise_graph_sizes" in entry and not resolved.deployment.serving.enforce_eager:
             sizes = int(_tier(entry["piecewise_graph_sizes"], chunked)[1] if chunked else 0)
             reserved += sizes * float(entry["piecewise_mib_each"])
-        if dp_attention and "dp_attention_graph_mib" in entry:
+        if attention_dp and "dp_attention_graph_mib" in entry:
             per, more, over = entry["dp_attention_graph_mib"]
-            reserved += graphs * dp_attention * (per + (more if graphs > over else 0))
+            reserved += graphs * attention_dp * (per + (more if graphs > over else 0))
         above, floor = entry["floor_above"]
         if gpu_mib > above:
             reserved = max(reserved, floor)
@@ -666,8 +675,8 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
             f"{release}: (GPU {gpu_mib:.0f} MiB - {reserved:.0f} MiB reserved for activations "
             "and CUDA graphs) / GPU"
         )
-        if dp_attention and "dp_attention_graph_mib" in entry:
-            why += f" (DP attention: {graphs} graph batches x DP {dp_attention} of the reserve)"
+        if attention_dp and "dp_attention_graph_mib" in entry:
+            why += f" (DP attention: {graphs} graph batches x DP {attention_dp} of the reserve)"
     out["fraction"] = (fraction, why)
     out["batched"] = (int(chunked), f"{release}: chunked_prefill_size for this GPU's memory")
     mpe = resolved.target.max_position_embeddings or 4096

@@ -28,6 +28,19 @@ def _since(boundary: str | None, engine_version: str | None) -> bool:
     return boundary is None or version is None or version >= _version(boundary)
 
 
+def forced_data(target: Any, engine: str, engine_version: str | None, tensor_parallel: int) -> int:
+    """The attention-DP size SGLang sets itself for ``target`` whatever the command says
+    (DeepSeek V3.2 on some releases: engines.yaml forced_model_types), else 0. A manifest that
+    names no release runs the newest, which sets none."""
+    spec = catalog.engine_defaults("sglang").get("dp_attention") or {}
+    window = (spec.get("forced_model_types") or {}).get(getattr(target, "model_type", ""))
+    version = _version(engine_version)
+    if engine != "sglang" or not window or version is None:
+        return 0
+    since, before = window
+    return tensor_parallel if _version(since) <= version < _version(before) else 0
+
+
 def attention_ranks(tensor_parallel: int, data: int) -> int:
     """The attention-TP size: TP / D (SGLang asserts that D divides TP; where it does not, the
     engine refuses, and the budget keeps plain TP)."""

@@ -242,3 +242,17 @@ def test_the_mtp_draft_is_split_as_the_target(tmp_path):
     more = (dp["draft_weights_bytes"] - plain["draft_weights_bytes"]) / GIB
     assert 1.6 < more < 1.7
     assert "(1.94 GiB per GPU)" in dp["assumed"]["draft_weights"]
+
+
+def test_deepseek_v32_runs_dp_attention_where_sglang_turns_it_on(tmp_path):
+    # server_args.py at v0.5.3 and v0.5.5: DeepSeek V3.2 (DSA) on GPUs gets DP attention with
+    # dp_size = tp_size whatever the command says; v0.5.6 no longer sets the DP size
+    v32 = "deepseek-ai/DeepSeek-V3.2"
+    [forced] = budgets(sglang(tmp_path, v32, "--tp 8", 8, image="v0.5.5"))
+    [later] = budgets(sglang(tmp_path, v32, "--tp 8", 8, image="v0.5.6"))
+    assert 9.9 < (forced["weights_bytes"] - later["weights_bytes"]) / GIB < 10.2
+    assert forced["assumed"]["dp_attention"].startswith("DP 8 (sglang 0.5.5 turns DP attention")
+    assert "dp_attention" not in later["assumed"]
+    # its default fraction was set before that switch: no DP attention reserve in it
+    fraction = forced["assumed"]["gpu_memory_utilization"]
+    assert fraction == later["assumed"]["gpu_memory_utilization"].replace("0.5.6", "0.5.5")
