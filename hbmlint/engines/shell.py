@@ -25,6 +25,9 @@ _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 # (every < or > where a word would start matches, so the splitter always moves on), or a
 # here-document's or here-string's operator, whose delimiter or string is the next word
 _REDIRECT = re.compile(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
+# a documentation placeholder (``--model <model-path>``) left for the reader to fill in: one
+# word, not a redirection from a file named "model-path" into one named by the next word
+_ANGLE_PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>(?=[\s;&|)/\"']|$)")
 
 
 class Locator:
@@ -95,7 +98,7 @@ class _Splitter:
             elif c == "#":
                 while self.i < len(s) and s[self.i] != "\n":
                     self.i += 1
-            elif _REDIRECT.match(s, self.i):
+            elif _REDIRECT.match(s, self.i) and not _ANGLE_PLACEHOLDER.match(s, self.i):
                 self._redirect()
             elif c in ";&|\n()":
                 self.i += 1
@@ -140,6 +143,11 @@ class _Splitter:
         words = [Word(raw_start=self.i)]
         while self.i < len(s):
             c = s[self.i]
+            placeholder = _ANGLE_PLACEHOLDER.match(s, self.i) if c == "<" else None
+            if placeholder:
+                words[-1].text += placeholder.group(0)
+                self.i = placeholder.end()
+                continue
             if c in " \t\r\n;&|()<>":
                 break
             if c == "\\":

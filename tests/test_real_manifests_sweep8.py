@@ -1,0 +1,56 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 8): each fixture under
+tests/fixtures/real/ names its source in its first lines; each test says what a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(name: str, rules, gpu: str | None = None):
+    return lint_file(REAL / name, name, rules, LintOptions(default_gpu=gpu))
+
+
+def line_of(name: str, needle: str) -> int:
+    lines = (REAL / name).read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+COVERED = {
+    "shell-angle-placeholders.yaml",
+}
+
+
+@pytest.mark.parametrize("gpu", [None, "H100"])
+def test_an_angle_bracket_placeholder_in_a_shell_script_is_not_a_redirection(rules, gpu):
+    # `--model <model-path>` in `sh -c`: a placeholder to fill in (an info at the word), not
+    # "names no model" and "--model needs a value" errors
+    name = "shell-angle-placeholders.yaml"
+    result = lint(name, rules, gpu)
+    sample = [f for f in result.diagnostics if f.deployment == "neuron-pool"]
+    [info] = sample
+    assert (info.code, info.severity.name) == ("HBM011", "INFO")
+    assert "'<model-path>'" in info.message and "placeholder" in info.message
+    assert info.span.line == line_of(name, "--model <model-path> \\")
+
+
+def test_real_redirections_around_an_engine_are_still_skipped(rules):
+    # `< /dev/null > /tmp/vllm.log` after the flags: the model is read, the log file is not
+    # taken as a served name or a flag value
+    result = lint("shell-angle-placeholders.yaml", rules, "H100")
+    [filled] = [d for d in result.deployments if d.deployment.name == "filled-in"]
+    assert filled.deployment.model.name == "Qwen/Qwen3-8B"
+    assert filled.budget is not None
+    assert [f for f in result.diagnostics if f.deployment == "filled-in"] == []
