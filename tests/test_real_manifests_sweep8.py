@@ -30,6 +30,7 @@ def line_of(name: str, needle: str) -> int:
 
 COVERED = {
     "shell-angle-placeholders.yaml",
+    "vllm-omni-stages.yaml",
 }
 
 
@@ -54,3 +55,17 @@ def test_real_redirections_around_an_engine_are_still_skipped(rules):
     assert filled.deployment.model.name == "Qwen/Qwen3-8B"
     assert filled.budget is not None
     assert [f for f in result.diagnostics if f.deployment == "filled-in"] == []
+
+
+@pytest.mark.parametrize("gpu", [None, "L4"])
+def test_vllm_omni_stages_are_not_budgeted_as_one_engine(rules, gpu):
+    # `vllm serve MODEL --omni` on 2 GPUs: vllm-omni's stage config uses both, so no "leaves
+    # 1 idle" warning (whose fix, "Request 1 GPUs", would starve the talker stage) and no
+    # single-engine budget; an info at --omni says why
+    name = "vllm-omni-stages.yaml"
+    result = lint(name, rules, gpu)
+    assert result.deployments == []
+    [info] = result.diagnostics
+    assert (info.code, info.severity.name) == ("HBM011", "INFO")
+    assert "vllm-omni" in info.message and "not budgeted" in info.message
+    assert info.span.line == line_of(name, "- --omni")

@@ -381,6 +381,7 @@ def parse(
             command.set("model.name", model_name(guessed.text), guessed.span)
     if config is not None and "model.name" in command.values:
         _settings_in_config_file(command, config)
+    _omni(command)
     if not command.values.pop("parallel.eplb", False):
         command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
     command.locations.pop("parallel.eplb", None)
@@ -389,6 +390,26 @@ def parse(
     _allow_long(command, env)
     _external_data_parallel(command)
     return command
+
+
+def _omni(command: EngineCommand) -> None:
+    """``vllm serve MODEL --omni``: the vllm-omni plugin takes the command (its CLI serves only
+    when --omni is on the line, vllm_omni/entrypoints/cli/main.py) and runs the model as
+    stages, each an engine of its own with its own memory fraction, on the devices a stage
+    config names (--stage-configs-path, or the one vllm-omni bundles for the model:
+    Qwen2.5-Omni's thinker on GPU 0, its talker on GPU 1). None of that is on the command
+    line: neither the memory of one GPU nor which GPUs are used can be told from here."""
+    omni = next((i for i in command.items if i.flag is None and i.name == "--omni"), None)
+    if omni is None or command.model_unreadable:
+        return
+    command.model_unreadable = True
+    command.note(
+        "HBM011",
+        "--omni runs the model with vllm-omni as separate stage engines (thinker, talker, "
+        "audio or image generation), each with its own memory fraction and devices set by a "
+        "stage config that hbmlint does not read; this deployment is not budgeted",
+        omni.word.span,
+    )
 
 
 def _eplb_config(command: EngineCommand, item: Item) -> None:
