@@ -29,6 +29,7 @@ def line_of(name: str, needle: str) -> int:
 
 
 COVERED = {
+    "compose-device-ids-variable.yml",
     "shell-angle-placeholders.yaml",
     "vllm-omni-stages.yaml",
 }
@@ -69,3 +70,20 @@ def test_vllm_omni_stages_are_not_budgeted_as_one_engine(rules, gpu):
     assert (info.code, info.severity.name) == ("HBM011", "INFO")
     assert "vllm-omni" in info.message and "not budgeted" in info.message
     assert info.span.line == line_of(name, "- --omni")
+
+
+def test_a_compose_device_id_left_to_a_variable_leaves_the_gpu_count_unknown(rules):
+    # device_ids: ["${GPU_ID_x:?error}"], which a setup script fills with "0,1": no false
+    # "1 GPUs requested ... cannot start" error; an info says why; a written single id still
+    # refuses TP 2
+    name = "compose-device-ids-variable.yml"
+    result = lint(name, rules, "H100")
+    by_name = {d.deployment.name: d for d in result.deployments}
+    assert by_name["qwen-32b"].budget is not None
+    assert by_name["qwen-32b"].deployment.parallel.tensor == 2
+    variable = [f for f in result.diagnostics if f.deployment == "qwen-32b"]
+    assert [(f.code, f.severity.name) for f in variable] == [("HBM011", "INFO")]
+    assert "GPU_ID_qwen_32b" in variable[0].message and "not known" in variable[0].message
+    assert variable[0].span.line == line_of(name, 'device_ids: ["${GPU_ID_qwen_32b')
+    [short] = [f for f in result.diagnostics if f.deployment == "qwen-32b-one-gpu"]
+    assert (short.code, short.severity.name) == ("HBM007", "ERROR")

@@ -464,7 +464,23 @@ def _gpus(
             span = span or where
         elif isinstance(device.get("device_ids"), list):
             # ['0,1,2,3'] is four devices: the ids reach the runtime joined by commas
-            ids = [interpolate(str(d))[0] for d in device["device_ids"]]
+            where = document.span((*devices_path, i, "device_ids"))
+            read = [interpolate(str(d)) for d in device["device_ids"]]
+            missing = [m for _, unknown in read for m in unknown]
+            if missing:
+                # one entry may hold several ids ("0,1", written by a setup script)
+                findings.append(
+                    input_diagnostic(
+                        "HBM011",
+                        f"device_ids holds a value hbmlint cannot read ({'; '.join(missing)}); "
+                        "one entry may name several GPUs ('0,1'), so the GPU count is not known",
+                        display,
+                        where,
+                        name,
+                    )
+                )
+                return GpuFacts(count_span=where)
+            ids = [value for value, _ in read]
             total += len([part for d in ids for part in d.split(",") if part.strip()])
-            span = span or document.span((*devices_path, i, "device_ids"))
+            span = span or where
     return GpuFacts(count=total or None, count_span=span)
