@@ -24,6 +24,7 @@ from typing import Any
 
 from . import catalog
 from .catalog import Architecture, ConfigError, GpuInfo, lookup
+from .catalog.architecture import block_misfit
 from .catalog.labels import label_keys, looks_like_path
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef, SpeculativeSpec
@@ -121,7 +122,7 @@ def resolve(
             )
         deployment = replace(deployment, speculative=SpeculativeSpec())
         spec = deployment.speculative
-    parallel = _resolve_parallel(run)
+    parallel = _resolve_parallel(run, target)
     if (
         gpu is None
         or target is None
@@ -569,7 +570,7 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
 _TP_FLAG = {"vllm": "--tensor-parallel-size", "sglang": "--tp-size", "tgi": "--num-shard"}
 
 
-def _resolve_parallel(run: _Run) -> tuple[int, int, int] | None:
+def _resolve_parallel(run: _Run, target: Architecture | None = None) -> tuple[int, int, int] | None:
     d = run.deployment
     count = d.gpu.count
     pp = d.parallel.pipeline or 1
@@ -648,6 +649,8 @@ def _resolve_parallel(run: _Run) -> tuple[int, int, int] | None:
         )
         return None
     fits = count // (pp * dp) if count % (pp * dp) == 0 else None
+    if fits and target is not None and block_misfit(target, fits, not d.parallel.expert):
+        fits = None  # an FP8 block-quantized checkpoint that size splits into partial blocks
     fixes = [f"Request {need} GPUs"]
     if fits:
         fixes.append(f"Set {flag} {fits} to use all {count}")

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import files
 from .budget import Budget, release
+from .catalog.architecture import block_misfit
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .diagnostics import Fix as DiagnosticFix
 from .expressions import (
@@ -358,14 +359,27 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
     def whole_sequences(tokens: Any) -> int:
         return max(0, math.floor((tokens / max_model_len).to("dimensionless").magnitude))
 
+    experts_split = not dep.parallel.expert
+
+    def next_tensor(current: int) -> int | None:
+        """The next TP size the engine accepts: it divides the heads and, for an FP8
+        block-quantized checkpoint, splits the weights into whole blocks."""
+        size = _next_tensor_parallel(target.num_attention_heads, current)
+        while size is not None and block_misfit(target, size, experts_split):
+            size = _next_tensor_parallel(target.num_attention_heads, size)
+        return size
+
     def tensor_to_fit() -> int | None:
         """The smallest larger TP size at which one max_model_len sequence fits, if any."""
-        size = _next_tensor_parallel(target.num_attention_heads, s.tensor_parallel)
+        size = next_tensor(s.tensor_parallel)
         while size is not None:
             if budget.whatif(tensor_parallel=size).kv_tokens >= max_model_len:
                 return size
-            size = _next_tensor_parallel(target.num_attention_heads, size)
+            size = next_tensor(size)
         return None
+
+    def misfit() -> tuple[str, Any] | None:
+        return block_misfit(target, s.tensor_parallel, experts_split)
 
     def workload_names() -> Lazy:
         workload = dep.workload
@@ -437,6 +451,9 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "experts": target.num_experts if target.is_moe else 0,
                 "model_type": getattr(target, "model_type", "") or "",
                 "mtp_layers": target.mtp_layers,
+                "weight_block": max(target.weight_block, default=0),
+                "block_misfit": lambda: (misfit() or ("", 0))[1],
+                "block_misfit_what": lambda: (misfit() or ("", 0))[0],
                 # thunks (Lazy computes them on first use): most rules never ask
                 "max_length": lambda: Q(target.max_length or 0, "token"),
                 "max_length_sglang": lambda: Q(
@@ -480,7 +497,8 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "data": dep.parallel.data or 1,
                 "expert": bool(dep.parallel.expert),
                 "dp_attention": bool(dep.parallel.dp_attention),
-                "next_tensor": _next_tensor_parallel(target.num_attention_heads, s.tensor_parallel),
+                "next_tensor": next_tensor(s.tensor_parallel),
+                "block_tensor": lambda: _block_tensor(target, s.tensor_parallel, experts_split),
                 "tensor_to_fit": tensor_to_fit,
             }
         ),
@@ -567,6 +585,18 @@ def _release_in(spec: str, engine_version: str | None) -> bool:
 def _switch(value: bool | None) -> str:
     """An engine switch as the manifest sets it: "on", "off", or "default" (not written)."""
     return "default" if value is None else "on" if value else "off"
+
+
+def _block_tensor(target: Any, current: int, experts_split: bool) -> int:
+    """The largest TP size below ``current`` that splits an FP8 block-quantized checkpoint
+    into whole blocks and divides its heads (1 when none does)."""
+    size = current - 1
+    while size > 1:
+        heads = target.num_attention_heads % size == 0
+        if heads and not block_misfit(target, size, experts_split):
+            return size
+        size -= 1
+    return 1
 
 
 def _next_tensor_parallel(attention_heads: int, current: int, limit: int = 8) -> int | None:

@@ -31,6 +31,7 @@ def line_of(name: str, needle: str) -> int:
 COVERED = {
     "compose-device-ids-variable.yml",
     "shell-angle-placeholders.yaml",
+    "skypilot-sglang-fp8-block-tp4.sky.yaml",
     "vllm-omni-stages.yaml",
 }
 
@@ -87,3 +88,94 @@ def test_a_compose_device_id_left_to_a_variable_leaves_the_gpu_count_unknown(rul
     assert variable[0].span.line == line_of(name, 'device_ids: ["${GPU_ID_qwen_32b')
     [short] = [f for f in result.diagnostics if f.deployment == "qwen-32b-one-gpu"]
     assert (short.code, short.severity.name) == ("HBM007", "ERROR")
+
+
+# not under fixtures/real (whose files raise no start-up error): an error on purpose
+ISSUE_17569 = """\
+# The command line of vllm-project/vllm issue #17569 (vllm serve Qwen3-235B-A22B-FP8 with
+# --tensor-parallel-size 8; vLLM exits with "The output_size of gate's and up's weight = 192
+# is not divisible by weight quantization block_n = 128") in a Deployment on 8 H100s, and the
+# same with --enable-expert-parallel, which places the experts whole. Written for hbmlint's
+# tests (not a copy).
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: qwen3-235b-tp8
+spec:
+  selector:
+    matchLabels: {app: qwen3-235b-tp8}
+  template:
+    metadata:
+      labels: {app: qwen3-235b-tp8}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.5
+          args:
+            - --model
+            - Qwen/Qwen3-235B-A22B-FP8
+            - --tensor-parallel-size
+            - "8"
+            - --max-model-len
+            - "32768"
+          resources:
+            limits:
+              nvidia.com/gpu: 8
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: qwen3-235b-tp8-ep
+spec:
+  selector:
+    matchLabels: {app: qwen3-235b-tp8-ep}
+  template:
+    metadata:
+      labels: {app: qwen3-235b-tp8-ep}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.5
+          args:
+            - --model
+            - Qwen/Qwen3-235B-A22B-FP8
+            - --tensor-parallel-size
+            - "8"
+            - --enable-expert-parallel
+            - --max-model-len
+            - "32768"
+          resources:
+            limits:
+              nvidia.com/gpu: 8
+"""
+
+
+def test_tp_that_splits_fp8_blocks_is_refused_and_expert_parallel_is_not(rules, tmp_path):
+    # Qwen3-235B-A22B-FP8 at TP 8: each expert's 1536-wide MLP becomes 192 per GPU, not a
+    # whole 128 block, which vLLM refuses; expert parallelism keeps the experts whole
+    path = tmp_path / "vllm-fp8-block-tp8.yaml"
+    path.write_text(ISSUE_17569)
+    result = lint_file(path, path.name, rules, LintOptions())
+    by_deployment: dict[str, list] = {}
+    for f in result.diagnostics:
+        by_deployment.setdefault(f.deployment, []).append(f)
+    [error] = by_deployment["qwen3-235b-tp8"]
+    assert (error.code, error.severity.name) == ("HBM324", "ERROR")
+    assert "192 per GPU" in error.message and "128" in error.message
+    lines = ISSUE_17569.splitlines()
+    assert error.span.line == lines.index("            - --tensor-parallel-size") + 1
+    assert any("to 4" in fix for fix in error.fixes)
+    assert "qwen3-235b-tp8-ep" not in by_deployment
+
+
+def test_tp_suggestions_skip_sizes_that_split_fp8_blocks(rules):
+    # the SkyPilot task runs TP 4 on 8 GPUs on purpose: the idle-GPU warning no longer offers
+    # "--tp-size 8", which the engine refuses for this checkpoint, and nothing is an error
+    result = lint("skypilot-sglang-fp8-block-tp4.sky.yaml", rules)
+    [idle] = result.diagnostics
+    assert (idle.code, idle.severity.name) == ("HBM007", "WARNING")
+    assert [str(fix) for fix in idle.fixes] == ["Request 4 GPUs"]

@@ -218,6 +218,8 @@ class Architecture:
     rotary_positions: int = 0
     rotary_dim: int = 0
     mtp_layers: int = 0  # multi-token-prediction layers shipped in the checkpoint
+    # FP8 block quantization's (block_n, block_k) from quantization_config.weight_block_size
+    weight_block: tuple[int, ...] = ()
     draft_vocab_size: int = 0  # EAGLE-3 heads: the reduced vocabulary of their lm_head
     # DFlash drafters: the target layers whose hidden states their fc fuses
     # (dflash_config.target_layer_ids, or target_layer_ids at the top as some copies write it)
@@ -796,6 +798,46 @@ def sglang_max_length(config: dict, text: dict) -> int | None:
 NO_ROPE_TYPES = {"gpt2", "gpt_bigcode", "opt", "bloom", "mpt", "falcon_alibi"}
 
 
+def _weight_block(config: dict) -> tuple[int, ...]:
+    """An FP8 checkpoint's weight_block_size ([128, 128] for DeepSeek-V3 and Qwen3's FP8
+    uploads); () when the weights are not block-quantized."""
+    for holder in (config, config.get("text_config")):
+        qconfig = holder.get("quantization_config") if isinstance(holder, dict) else None
+        if not isinstance(qconfig, dict):
+            continue
+        block = qconfig.get("weight_block_size")
+        method = str(qconfig.get("quant_method") or "").lower()
+        whole = isinstance(block, list) and len(block) == 2
+        if method == "fp8" and whole and all(isinstance(b, int) and b > 0 for b in block):
+            return (block[0], block[1])
+        return ()
+    return ()
+
+
+def block_misfit(arch: Architecture, tensor: int, experts_split: bool) -> tuple[str, int] | None:
+    """The first width an FP8 block-quantized checkpoint splits over ``tensor`` ranks into
+    pieces that are not whole blocks, as (what, width per rank); None when every piece is.
+    vLLM checks each tensor-parallel shard against weight_block_size when it creates the
+    weights (Fp8LinearMethod and Fp8MoEMethod, vllm/model_executor/layers/quantization/fp8.py:
+    "The output_size of gate's and up's weight = 192 is not divisible by weight quantization
+    block_n = 128", vllm-project/vllm issue #17569, Qwen3-235B-A22B-FP8 at TP 8); SGLang's
+    fp8.py has the same check. With expert parallelism the experts are not split."""
+    if len(arch.weight_block) != 2 or tensor <= 1:
+        return None
+    block = max(arch.weight_block)
+    widths = []
+    if not arch.ffns or DENSE in arch.ffns:
+        widths.append(("the MLP's intermediate size", arch.intermediate_size))
+    if arch.num_experts and experts_split:
+        widths.append(("each expert's intermediate size", arch.moe_intermediate_size))
+    if arch.num_experts and arch.shared_intermediate_size:
+        widths.append(("the shared experts' intermediate size", arch.shared_intermediate_size))
+    for what, width in widths:
+        if width and (width % tensor or (width // tensor) % block):
+            return what, width // tensor if width % tensor == 0 else width / tensor
+    return None
+
+
 def checkpoint_quant_method(config: dict) -> str | None:
     """The checkpoint's quant_method as vLLM reads it (ModelConfig._parse_quant_hf_config):
     quantization_config, else compressed-tensors' compression_config, else the text config's
@@ -920,6 +962,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         rotary_positions=rotary_positions,
         rotary_dim=rotary_dim,
         mtp_layers=_int(text, "num_nextn_predict_layers", "mtp_num_hidden_layers"),
+        weight_block=_weight_block(config),
         draft_vocab_size=_int(text, "draft_vocab_size"),
         dflash_target_layers=_dflash_target_layers(config),
         weight_format=fmt,
