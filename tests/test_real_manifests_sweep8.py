@@ -30,6 +30,7 @@ def line_of(name: str, needle: str) -> int:
 
 COVERED = {
     "compose-device-ids-variable.yml",
+    "lws-sed-placeholder-model.yaml",
     "shell-angle-placeholders.yaml",
     "skypilot-sglang-fp8-block-tp4.sky.yaml",
     "vllm-omni-stages.yaml",
@@ -179,3 +180,16 @@ def test_tp_suggestions_skip_sizes_that_split_fp8_blocks(rules):
     [idle] = result.diagnostics
     assert (idle.code, idle.severity.name) == ("HBM007", "WARNING")
     assert [str(fix) for fix in idle.fixes] == ["Request 4 GPUs"]
+
+
+@pytest.mark.parametrize("gpu", [None, "H100"])
+def test_a_sed_placeholder_model_is_a_placeholder_not_an_unknown_model(rules, gpu):
+    # `vllm serve __MODEL__` (a Justfile's sed fills it in): an info that the template is to be
+    # rendered, not an "unknown model" warning and no budget
+    name = "lws-sed-placeholder-model.yaml"
+    result = lint(name, rules, gpu)
+    assert result.deployments == []
+    assert {(f.code, f.severity.name) for f in result.diagnostics} == {("HBM011", "INFO")}
+    [model] = [f for f in result.diagnostics if "__MODEL__" in f.message]
+    assert "placeholder" in model.message
+    assert model.span.line == line_of(name, "  __MODEL__ \\")

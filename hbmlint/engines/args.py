@@ -351,12 +351,13 @@ def kv_cache_dtype(text: str) -> str:
 
 dtype = choice(DTYPES, "weight dtype")
 
-# Placeholders left for a templating step: Helm, envsubst, "REPLACE_ME", "<your model>".
+# Placeholders left for a templating step: Helm, envsubst, "REPLACE_ME", "<your model>", and
+# the "__MODEL__" a sed script fills in (tlrmchlsmth/vllm-dp-lws).
 # ``${VAR:-default}`` and friends count too: in a Kubernetes command line nothing expands them.
 # A ``{{`` whose action a shell split into several words (``{{ .Spec.X }}``) is one too.
 _PLACEHOLDER = re.compile(
     r"\{\{.*?(?:\}\}|$)|\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}|^\$[A-Za-z_][\w.]*$"
-    r"|REPLACE[_-]?\w*|<[^<>\s][^<>]*>"
+    r"|REPLACE[_-]?\w*|<[^<>\s][^<>]*>|__[A-Z][A-Z0-9_]*[A-Z0-9]__"
 )
 
 
