@@ -258,6 +258,13 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
+            if serving.chunked_prefill is False and _at_least(dep, "chunked_prefill_off_since"):
+                # V1 honours --no-enable-chunked-prefill: one step prefills a whole prompt
+                batched = min(int(max_num_seqs) * int(max_model_len), max(max_model_len, batched))
+                assumed["max_num_batched_tokens"] = (
+                    f"{batched} (--no-enable-chunked-prefill: {engine} prefills a whole "
+                    "max_model_len in one step)"
+                )
     block_size = serving.block_size
     if block_size is None and "block_size" in derived:
         block_size, why = derived["block_size"]
@@ -1355,6 +1362,14 @@ def _default_fraction(defaults: dict, engine_version: str | None) -> tuple[float
         why = f"default since {since}" + ("" if version else "; set engine_version if older")
         return float(spec["default"]), why
     return float(spec["default"]), "engine default"
+
+
+def _at_least(dep: Any, key: str) -> bool:
+    """Whether the deployment's release has reached the engine's ``key`` boundary
+    (engines.yaml); a manifest that names no release runs the newest."""
+    boundary = catalog.engine_defaults(dep.engine).get(key)
+    version = _version(dep.engine_version)
+    return boundary is not None and (version is None or version >= _version(boundary))
 
 
 def _before(s: Settings, key: str) -> bool:

@@ -132,6 +132,7 @@ OTHER_TESTS = (
     "vllm-language-model-only-l40s.yaml",  # test_language_model_only.py
     "nim-operator-nimservice-llama.yaml",  # test_formats_nim.py (an error NIM would hit)
     "nim-statefulset-nemotron-49b.yaml",  # test_formats_nim.py (an error NIM would hit)
+    "vllm-no-chunked-prefill-l4.yaml",  # test_chunked_prefill_off.py
 )
 
 
