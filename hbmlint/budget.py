@@ -233,6 +233,9 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     elif max_model_len is None:
         max_model_len = resolved.target.max_position_embeddings or 4096
         assumed["max_model_len"] = f"{max_model_len} (the model's max_position_embeddings)"
+    throughput = ""  # vLLM --performance-mode throughput doubles the batch defaults
+    if serving.performance_mode == "throughput" and _at_least(dep, "performance_mode_since"):
+        throughput = "--performance-mode throughput"
     max_num_seqs = serving.max_num_seqs
     if max_num_seqs is None:
         if legacy:
@@ -241,6 +244,9 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         else:
             max_num_seqs = int(defaults["max_num_seqs"][tier])
             assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} default for this GPU)"
+            if throughput:
+                max_num_seqs *= 2
+                assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} default x 2: {throughput})"
     batched = serving.max_num_batched_tokens
     if batched is None:
         if legacy:
@@ -258,6 +264,11 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
+            if throughput:
+                batched *= 2
+                assumed["max_num_batched_tokens"] = (
+                    f"{batched} ({engine} default x 2: {throughput})"
+                )
             if serving.chunked_prefill is False and _at_least(dep, "chunked_prefill_off_since"):
                 # V1 honours --no-enable-chunked-prefill: one step prefills a whole prompt
                 batched = min(int(max_num_seqs) * int(max_model_len), max(max_model_len, batched))

@@ -124,6 +124,7 @@ class ServingSpec:
     language_model_only: bool | None = None
     # vLLM --limit-mm-per-prompt: the modalities whose limit is set to 0
     mm_zero_limits: tuple[str, ...] = ()
+    performance_mode: str | None = None  # vLLM --performance-mode (0.17 and later)
     kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens
     # Start-up checks (rules HBM3xx): what the manifest says explicitly, None where it is silent.
     chunked_prefill: bool | None = None  # vLLM --enable-chunked-prefill / --no-enable-...

@@ -133,6 +133,7 @@ OTHER_TESTS = (
     "nim-operator-nimservice-llama.yaml",  # test_formats_nim.py (an error NIM would hit)
     "nim-statefulset-nemotron-49b.yaml",  # test_formats_nim.py (an error NIM would hit)
     "vllm-no-chunked-prefill-l4.yaml",  # test_chunked_prefill_off.py
+    "vllm-performance-mode-throughput-l4.yaml",  # test_performance_mode.py
 )
 
 

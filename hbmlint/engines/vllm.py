@@ -53,6 +53,13 @@ def _model_len(text: str) -> int | Instead:
     return human_int(text)
 
 
+def _performance_mode(text: str) -> str:
+    mode = text.strip()  # argparse choices: as written, lower case
+    if mode not in ("balanced", "interactivity", "throughput"):
+        raise BadValue(f"'{text}' is not balanced, interactivity or throughput")
+    return mode
+
+
 FLAGS = FlagTable(
     [
         Flag(("--model",), "model.name", model_name),
@@ -95,6 +102,9 @@ FLAGS = FlagTable(
         # text only: no modality's encoder is built or profiled (vllm/config/multimodal.py
         # get_limit_per_prompt; engines.yaml vllm.language_model_only_since)
         Flag(("--language-model-only",), "serving.language_model_only"),
+        # balanced, interactivity or throughput; throughput doubles the batch defaults
+        # (engines.yaml vllm.performance_mode_since)
+        Flag(("--performance-mode",), "serving.performance_mode", _performance_mode),
         Flag(("--limit-mm-per-prompt",), parse=str),
         Flag(("--speculative-config", "-sc"), parse=str),
         # newer shorthands for the common speculative keys
