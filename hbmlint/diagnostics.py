@@ -245,7 +245,7 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "removed-flag",
             Severity.WARNING,
             "An engine flag that current releases have removed (vLLM's --speculative-model "
-            "family); hbmlint reads it as its replacement, but the engine refuses it.",
+            "family, --swap-space); the engine refuses it.",
             "An engine flag that current releases have removed: vLLM's separate speculative "
             "decoding flags (`--speculative-model`, `--num-speculative-tokens`, "
             "`--speculative-draft-tensor-parallel-size`, `--speculative-model-quantization`, "
@@ -258,7 +258,10 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "`--speculative-config` replacement, but vLLM 0.8.3 and later refuse to start. The "
             "fix rewrites them as one `--speculative-config` JSON where the file allows; it is "
             "safe (`--fix` applies it) when every flag has a key in today's "
-            "`--speculative-config`, and unsafe when one would be dropped.",
+            "`--speculative-config`, and unsafe when one would be dropped. Also vLLM's "
+            "`--cuda-graph-sizes` (removed in 0.13), `--swap-space` (0.18) and "
+            "`--calculate-kv-scales` (0.28), where the manifest's release has them removed "
+            "(or names none): nothing reads them as anything, and the fix is to drop them.",
         ),
         InputCheck(
             "HBM011",

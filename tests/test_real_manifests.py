@@ -134,6 +134,7 @@ OTHER_TESTS = (
     "nim-statefulset-nemotron-49b.yaml",  # test_formats_nim.py (an error NIM would hit)
     "vllm-no-chunked-prefill-l4.yaml",  # test_chunked_prefill_off.py
     "vllm-performance-mode-throughput-l4.yaml",  # test_performance_mode.py
+    "vllm-swap-space-latest.yaml",  # test_removed_flags.py
 )
 
 

@@ -265,6 +265,53 @@ METHODS = {
 }
 
 
+# Flags vLLM has removed: the first release whose argparse no longer takes them ("unrecognized
+# arguments", and the server exits), and what replaces them. Read in the releases' wheels
+# (engine/arg_utils.py): --cuda-graph-sizes is deprecated in 0.12.0 ("will be removed in
+# v0.13.0") and gone in 0.13.0; --swap-space (CPU blocks for V0's swapping) is in 0.17.0 and
+# not 0.18.0; --calculate-kv-scales is in 0.27.1 and not 0.28.0. None of them in 0.33.0.
+REMOVED = {
+    "--cuda-graph-sizes": (
+        "0.13",
+        "Use --max-cudagraph-capture-size, or --compilation-config "
+        "'{\"cudagraph_capture_sizes\": [...]}'",
+    ),
+    "--swap-space": ("0.18", "Remove it: the CPU swap space it sized is gone"),
+    "--calculate-kv-scales": ("0.28", "Remove it"),
+}
+
+
+def removed_flags(
+    command: EngineCommand, engine_version: str | None
+) -> list[tuple[str, Span, str]]:
+    """(message, where, fix) for each flag of ``command`` that the release has removed (a
+    manifest that names no release runs the newest)."""
+    have = _release(engine_version)
+    out = []
+    for item in command.items:
+        name = item.name.split("=", 1)[0]
+        if name not in REMOVED:
+            continue
+        since, fix = REMOVED[name]
+        if have is not None and have < _release(since):
+            continue
+        release = f"vLLM {engine_version}" if have is not None else "the newest vLLM"
+        out.append(
+            (
+                f"{name} was removed from vLLM in {since}.0 and {release} refuses to start with "
+                "it (argparse: unrecognized arguments)",
+                item.word.span,
+                fix,
+            )
+        )
+    return out
+
+
+def _release(text: str | None) -> tuple[int, ...] | None:
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
+    return tuple(int(p) for p in match.groups() if p is not None) if match else None
+
+
 def find(argv: list[Token]) -> int | None:
     """The index of the first engine argument when ``argv`` runs vLLM's server, else None."""
     for i, token in enumerate(argv):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import vllm
 from ..engines.args import EngineCommand
 from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import ArgvWriter
@@ -87,6 +88,12 @@ def build(
     ``hints`` are the workload's labels and annotations that may name its model or GPU;
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
+    if command.engine == vllm.NAME:
+        release = engine_version[0] if engine_version else None
+        findings += [
+            input_diagnostic("HBM010", message, display, span, name, [fix])
+            for message, span, fix in vllm.removed_flags(command, release)
+        ]
     v = command.values
     shape = sorted({"parallel.tensor", "parallel.pipeline"} & command.unread.keys())
     if shape and gpu.count != 1 and not command.model_unreadable:

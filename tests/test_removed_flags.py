@@ -1,0 +1,85 @@
+"""vLLM flags that later releases removed: --cuda-graph-sizes (0.13), --swap-space (0.18) and
+--calculate-kv-scales (0.28). Their argparse refuses them ("unrecognized arguments") and the
+server exits; hbmlint ignored them. They are HBM010 warnings where the manifest's release has
+them removed, or where it names none (the newest), and nothing where an older release still
+takes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+FIXTURE = "vllm-swap-space-latest.yaml"
+
+COMPOSE = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:VERSION
+    command: vllm serve Qwen/Qwen3-8B --max-model-len 8192 FLAGS
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
+"""
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def removed(tmp_path: Path, rules, flags: str, version: str):
+    path = tmp_path / "compose.yaml"
+    path.write_text(COMPOSE.replace("FLAGS", flags).replace("VERSION", version))
+    result = lint_file(path, "compose.yaml", rules, LintOptions(default_gpu="H100"))
+    return [d for d in result.diagnostics if d.code == "HBM010"]
+
+
+def test_swap_space_on_the_latest_image_is_a_warning_at_the_flag(rules):
+    result = lint_file(REAL / FIXTURE, FIXTURE, rules, LintOptions(default_gpu="L40S"))
+    [warning] = [d for d in result.diagnostics if d.code == "HBM010"]
+    assert warning.severity.name == "WARNING"
+    assert warning.message == (
+        "--swap-space was removed from vLLM in 0.18.0 and the newest vLLM refuses to start "
+        "with it (argparse: unrecognized arguments)"
+    )
+    assert warning.span.line == 32
+    assert [f.message for f in warning.fixes] == ["Remove it: the CPU swap space it sized is gone"]
+    assert [d for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    assert len(result.deployments) == 1  # still budgeted
+
+
+@pytest.mark.parametrize(
+    ("flags", "version", "warned"),
+    [
+        ("--swap-space 4", "v0.17.0", False),
+        ("--swap-space=4", "v0.18.0", True),
+        ("--swap-space 4", "latest", True),
+        ("--cuda-graph-sizes 8 16 32", "v0.12.0", False),
+        ("--cuda-graph-sizes 8", "v0.13.0", True),
+        ("--calculate-kv-scales", "v0.27.1", False),
+        ("--calculate-kv-scales", "v0.28.0", True),
+        ("--max-num-seqs 8", "latest", False),
+    ],
+)
+def test_only_the_releases_that_removed_a_flag_warn(tmp_path, rules, flags, version, warned):
+    assert bool(removed(tmp_path, rules, flags, version)) is warned
+
+
+def test_the_fix_of_a_removed_flag_is_not_the_speculative_migration(tmp_path, rules):
+    """A manifest with a removed speculative flag too: each finding keeps its own fix."""
+    flags = "--speculative-model Qwen/Qwen3-0.6B --num-speculative-tokens 3 --swap-space 4"
+    path = tmp_path / "compose.yaml"
+    path.write_text(COMPOSE.replace("FLAGS", flags).replace("VERSION", "v0.19.0"))
+    result = lint_file(path, "compose.yaml", rules, LintOptions(default_gpu="H100"))
+    found = [d for d in result.diagnostics if d.code == "HBM010"]
+    [swap] = [d for d in found if "--swap-space" in d.message]
+    assert len(found) == 3
+    assert all("--speculative-config" in d.fixes[0].message for d in found if d is not swap)
+    assert [f.message for f in swap.fixes] == ["Remove it: the CPU swap space it sized is gone"]
