@@ -263,6 +263,10 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             assumed["max_num_batched_tokens"] = f"{batched} ({why})"
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])
+            huge = defaults.get("huge_gpu")  # vLLM: cards of 160 GiB or more, from 0.28
+            gib = float(resolved.gpu.memory.to("GiB").magnitude)
+            if huge and gib >= float(huge["min_gib"]) and _at_least(dep, "huge_gpu_since"):
+                batched = int(huge["max_num_batched_tokens"])
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
             if throughput:
                 batched *= 2
@@ -1404,4 +1408,11 @@ def _graphs_in_budget(s: Settings) -> bool:
 
 def _is_large_gpu(resolved: Resolved, defaults: dict) -> bool:
     gib = float(resolved.gpu.memory.to("GiB").magnitude)
+    small = defaults.get("small_tier_capability")  # vLLM: GB10 from 0.33
+    if (
+        small
+        and resolved.gpu.compute_capability == float(small["capability"])
+        and _at_least(resolved.deployment, "small_tier_capability_since")
+    ):
+        return False
     return gib >= float(defaults["large_gpu_min_gib"]) and "a100" not in resolved.gpu.name.lower()
