@@ -327,12 +327,16 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         data = 1 if dep.parallel.dp_attention else (getattr(dep.parallel, "data", None) or 1)
         expert_parallel = resolved.tensor_parallel * data
     attention_dp = (getattr(dep.parallel, "data", None) or 1) if dep.parallel.dp_attention else 1
-    forced = dp_attention.forced_data(target, engine, dep.engine_version, resolved.tensor_parallel)
-    if forced > 1 and attention_dp == 1 and not getattr(dep.parallel, "data", None):
+    enabled = bool(dep.parallel.dp_attention)
+    forced = dp_attention.forced_data(
+        target, engine, dep.engine_version, resolved.tensor_parallel, enabled
+    )
+    if forced > 1 and forced != attention_dp and (enabled or not dep.parallel.data):
         attention_dp = forced
+        what = "sets" if enabled else "turns DP attention on for this model with"
         assumed["dp_attention"] = (
-            f"DP {forced} ({engine} {dep.engine_version} turns DP attention on for this model "
-            "with the DP size equal to TP, whatever the command says)"
+            f"DP {forced} ({engine} {dep.engine_version} {what} the DP size equal to TP, "
+            "whatever the command says)"
         )
     whole = tuple(getattr(dep.parallel, "whole_parts", None) or ())
     tp_size = resolved.tensor_parallel

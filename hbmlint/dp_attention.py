@@ -28,17 +28,29 @@ def _since(boundary: str | None, engine_version: str | None) -> bool:
     return boundary is None or version is None or version >= _version(boundary)
 
 
-def forced_data(target: Any, engine: str, engine_version: str | None, tensor_parallel: int) -> int:
-    """The attention-DP size SGLang sets itself for ``target`` whatever the command says
-    (DeepSeek V3.2 on some releases: engines.yaml forced_model_types), else 0. A manifest that
-    names no release runs the newest, which sets none."""
+def forced_data(
+    target: Any,
+    engine: str,
+    engine_version: str | None,
+    tensor_parallel: int,
+    enabled: bool = False,
+) -> int:
+    """The attention-DP size SGLang sets itself, else 0: TP where ``enabled``
+    (--enable-dp-attention) on a release before engines.yaml dp_size_is_tp_before, and for
+    DeepSeek V3.2 on some releases whatever the command says (forced_model_types). A manifest
+    that names no release runs the newest, which sets none."""
     spec = catalog.engine_defaults("sglang").get("dp_attention") or {}
-    window = (spec.get("forced_model_types") or {}).get(getattr(target, "model_type", ""))
     version = _version(engine_version)
-    if engine != "sglang" or not window or version is None:
+    if engine != "sglang" or version is None:
         return 0
-    since, before = window
-    return tensor_parallel if _version(since) <= version < _version(before) else 0
+    before = spec.get("dp_size_is_tp_before")
+    if enabled and before and version < _version(before):
+        return tensor_parallel
+    window = (spec.get("forced_model_types") or {}).get(getattr(target, "model_type", ""))
+    if not window:
+        return 0
+    since, until = window
+    return tensor_parallel if _version(since) <= version < _version(until) else 0
 
 
 def attention_ranks(tensor_parallel: int, data: int) -> int:

@@ -256,3 +256,16 @@ def test_deepseek_v32_runs_dp_attention_where_sglang_turns_it_on(tmp_path):
     # its default fraction was set before that switch: no DP attention reserve in it
     fraction = forced["assumed"]["gpu_memory_utilization"]
     assert fraction == later["assumed"]["gpu_memory_utilization"].replace("0.5.6", "0.5.5")
+
+
+def test_before_045_dp_attention_takes_the_tp_size_as_its_dp_size(tmp_path):
+    # server_args.py at v0.4.3 and v0.4.4: --enable-dp-attention sets dp_size = tp_size (the
+    # common "--tp 8 --enable-dp-attention" of early 2025 runs 8 attention-DP ranks); v0.4.5
+    # keeps --dp-size (and refuses 1)
+    r1 = "deepseek-ai/DeepSeek-R1"
+    [old] = budgets(sglang(tmp_path, r1, "--tp 8 --enable-dp-attention", 8, image="v0.4.3"))
+    [plain] = budgets(sglang(tmp_path, r1, "--tp 8", 8, image="v0.4.3"))
+    assert 9.9 < (old["weights_bytes"] - plain["weights_bytes"]) / GIB < 10.2
+    assert old["assumed"]["dp_attention"].startswith("DP 8 (sglang 0.4.3 sets the DP size")
+    [asked] = budgets(sglang(tmp_path, r1, "--tp 8 --dp 2 --enable-dp-attention", 8, "v0.4.3"))
+    assert asked["weights_bytes"] == old["weights_bytes"]
