@@ -15,6 +15,7 @@ SERVICE = REAL / "nim-operator-nimservice-llama.yaml"
 MULTINODE = REAL / "nim-operator-multinode-deepseek-r1.yaml"
 STATEFULSET = REAL / "nim-statefulset-nemotron-49b.yaml"
 CHART = REAL / "nim-llm-chart-values.yaml"
+COMPOSE = REAL / "nim-compose-rag.yaml"
 
 
 def line_of(path: Path, needle: str, occurrence: int = 1) -> int:
@@ -215,3 +216,39 @@ def test_a_nim_deployment_no_longer_passes_in_silence(tmp_path):
     assert "All clear" not in result.output
     assert "HBM014" in result.output and "not checked" in result.output
     assert "read as nim" in run("formats", path).output
+
+
+def test_compose_nims_are_read_and_an_unknown_gpu_count_is_an_info_not_a_guess():
+    found = findings(COMPOSE, "--gpu", "L4")
+    count_line = line_of(COMPOSE, "count: ${INFERENCE_GPU_COUNT")
+    embed_line = line_of(COMPOSE, "image: nvcr.io/nim/nvidia/nv-embedqa")
+    assert [(f["code"], f["deployment"], f["line"], f["column"]) for f in found] == [
+        ("HBM011", "nemollm-inference", count_line, column_of(COMPOSE, count_line, "${")),
+        ("HBM014", "nemollm-embedding", embed_line, column_of(COMPOSE, embed_line, "nvcr")),
+    ]
+    assert "not budgeted" in found[0]["message"]
+    [budget] = budgets(COMPOSE, "--gpu", "L4")
+    assert (budget["gpu_count"], budget["max_model_len"]) == (1, 8192)
+
+
+def test_a_kserve_predictor_running_a_nim_image_is_read(tmp_path):
+    path = write(
+        tmp_path,
+        "isvc.yaml",
+        """
+        apiVersion: serving.kserve.io/v1beta1
+        kind: InferenceService
+        metadata: {name: llama}
+        spec:
+          predictor:
+            nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+            containers:
+            - name: kserve-container
+              image: nvcr.io/nim/meta/llama-3.1-70b-instruct:1.3.3
+              env:
+              - {name: NIM_MAX_MODEL_LEN, value: "4096"}
+              resources: {limits: {nvidia.com/gpu: 1}}
+        """,
+    )
+    [error] = findings(path)
+    assert (error["code"], error["severity"], error["deployment"]) == ("HBM102", "error", "llama")

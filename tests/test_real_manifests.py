@@ -99,6 +99,16 @@ EXPECTED = {
     "nim-llm-chart-values.yaml": [
         ("nim-llm", "trtllm", "meta-llama/Meta-Llama-3-8B-Instruct", None, None, 1)
     ],
+    "nim-compose-rag.yaml": [
+        (
+            "nemollm-inference-one-gpu",
+            "trtllm",
+            "meta-llama/Meta-Llama-3-8B-Instruct",
+            None,
+            None,
+            1,
+        )
+    ],
 }
 
 

@@ -107,7 +107,10 @@ def nim_image(image: Any) -> tuple[str, str, str | None] | None:
 
 def _nim_containers(data: dict) -> list[tuple[tuple, dict]]:
     found = []
-    for pod_path, role in pod_specs(data):
+    pods = pod_specs(data)
+    if data.get("kind") == "InferenceService" and isinstance(value_at(data, _PREDICTOR), dict):
+        pods = [(_PREDICTOR, "pod")]  # KServe: the predictor is the pod spec
+    for pod_path, role in pods:
         if role == "worker":
             continue
         for i, container in containers(data, pod_path):
@@ -132,6 +135,19 @@ def _chart_image(data: dict) -> str | None:
     return repository if nim_image(repository) is not None else None
 
 
+def _compose_services(data: dict) -> list[tuple[str, dict]]:
+    """The services of a docker-compose file that run a NIM image (NVIDIA/GenerativeAIExamples
+    RAG/examples/local_deploy/docker-compose-nim-ms.yaml)."""
+    services = data.get("services")
+    if "apiVersion" in data or not isinstance(services, dict):
+        return []
+    return [
+        (str(key), service)
+        for key, service in services.items()
+        if isinstance(service, dict) and nim_image(service.get("image")) is not None
+    ]
+
+
 def detect(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
@@ -139,6 +155,10 @@ def detect(data: Any) -> bool:
         return True
     if "kind" in data and "apiVersion" in data:
         return bool(_nim_containers(data))
+    if _compose_services(data):
+        from . import compose
+
+        return not compose.detect(data)  # a file that also runs an engine is compose's
     return _chart_image(data) is not None
 
 
@@ -165,6 +185,17 @@ def to_deployments(
                 reader, label, where, image, document.span((*cpath, "image")), env, gpu, hints
             )
         return found, reader.findings
+    if _compose_services(data):
+        found = []
+        for key, service in _compose_services(data):
+            spath = ("services", key)
+            image_span = document.span((*spath, "image"))
+            gpu = _compose_gpus(document, spath)
+            env = _compose_env(document, spath)
+            found += _deployment(
+                reader, key, document.span(spath), str(service["image"]), image_span, env, gpu, []
+            )
+        return found, reader.findings
     # the nim-llm chart's values: the chart runs one container from image.repository:tag
     where = document.span(("image", "repository"))
     name = "nim-llm"  # the chart's name; the release's is not in the values
@@ -176,6 +207,53 @@ def to_deployments(
     gpu = _gpu(reader, (), (), name)
     hints = metadata_labels(document, ("model",))
     return _deployment(reader, name, where, image, where, env, gpu, hints), reader.findings
+
+
+_PREDICTOR = ("spec", "predictor")
+_INTERPOLATION = re.compile(r"\$\{?\w")
+
+
+def _compose_env(document: YamlDocument, spath: tuple) -> dict[str, Token]:
+    """A service's ``environment`` (a map or a list of NAME=VALUE); a value docker compose
+    interpolates (``${VAR}``) comes from the shell or .env, which this reader does not see."""
+    items = value_at(document.data, (*spath, "environment"))
+    pairs: list[tuple[str, Any, tuple]] = []
+    if isinstance(items, dict):
+        pairs = [(str(k), v, (*spath, "environment", k)) for k, v in items.items()]
+    elif isinstance(items, list):
+        for i, item in enumerate(items):
+            name, _, value = str(item).partition("=")
+            pairs.append((name, value, (*spath, "environment", i)))
+    env = {}
+    for name, value, where in pairs:
+        text = "" if value is None else str(value)
+        unresolved = ()
+        if _INTERPOLATION.search(text):
+            unresolved = (f"{name} is {text}, set by docker compose from the shell or .env",)
+        env[name] = Token(text, document.span(where), unresolved)
+    return env
+
+
+def _compose_gpus(document: YamlDocument, spath: tuple) -> GpuFacts:
+    """The GPUs ``deploy.resources.reservations.devices`` reserves: ``count`` (``all`` or an
+    interpolated count: unknown), else one a ``device_ids`` entry."""
+    path = (*spath, "deploy", "resources", "reservations", "devices")
+    devices = value_at(document.data, path)
+    for i, device in enumerate(devices if isinstance(devices, list) else []):
+        if not isinstance(device, dict):
+            continue
+        span = document.span((*path, i))
+        count = device.get("count")
+        if isinstance(count, int):
+            return GpuFacts(count=count, count_span=document.span((*path, i, "count")))
+        ids = device.get("device_ids")
+        if isinstance(ids, list) and ids:
+            number = sum(len(str(d).split(",")) for d in ids)
+            return GpuFacts(count=number, count_span=document.span((*path, i, "device_ids")))
+        if count is not None:
+            span = document.span((*path, i, "count"))  # `all` or a variable: not known here
+        return GpuFacts(count_span=span)
+    return GpuFacts()
 
 
 def _gpu(reader: Reader, cpath: tuple, pod_path: tuple, name: str) -> GpuFacts:
@@ -368,6 +446,25 @@ def _deployment(
 
     tp = env.get("NIM_TENSOR_PARALLEL_SIZE")
     pp = env.get("NIM_PIPELINE_PARALLEL_SIZE")
+    if gpu.count is None and tp is None and not (profile and "tp" in profile):
+        # NIM picks the profile's TP from the GPUs it finds; one GPU would be a guess that
+        # claims errors the GPUs it really gets avoid
+        reader.findings.append(
+            input_diagnostic(
+                "HBM011",
+                "the file does not say how many GPUs this NIM gets (no GPU limit, or a count "
+                "of `all` or a variable), and NIM picks the profile's parallelism from the GPUs "
+                "it finds; this NIM is not budgeted",
+                reader.display,
+                gpu.count_span or image_span,
+                name,
+                [
+                    "Give the container a GPU count, or set NIM_TENSOR_PARALLEL_SIZE or a "
+                    f"profile name in {PROFILE}"
+                ],
+            )
+        )
+        return []
     stages = int(pp.text) if pp is not None and pp.text.isdigit() else None
     if tp is not None:
         add("tp", tp, tp.span)
