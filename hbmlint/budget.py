@@ -659,6 +659,10 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
     drafting = method not in (None, "", "none", "ngram", "suffix", "prompt_lookup")
     parallel = resolved.deployment.parallel
     attention_dp = (parallel.data or 1) if parallel.dp_attention else 0  # its DP size; 0: off
+    # A prefill worker captures no decode graphs: SGLang 0.5.23 adds no DP graph reserve for it.
+    # Left out for every release (an older one may add it): that overstates the pool, never
+    # claims a refusal that does not happen.
+    prefill_worker = resolved.deployment.serving.disaggregation_mode == "prefill"
     # (DP attention SGLang turns on itself for a model, dp_attention.forced_data, comes after
     # these defaults in server_args.py __post_init__ at v0.5.3-v0.5.6: not counted here)
     out: dict[str, Any] = {}
@@ -687,7 +691,7 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
         if "piecewise_graph_sizes" in entry and not resolved.deployment.serving.enforce_eager:
             sizes = int(_tier(entry["piecewise_graph_sizes"], chunked)[1] if chunked else 0)
             reserved += sizes * float(entry["piecewise_mib_each"])
-        if attention_dp and "dp_attention_graph_mib" in entry:
+        if attention_dp and not prefill_worker and "dp_attention_graph_mib" in entry:
             per, more, over = entry["dp_attention_graph_mib"]
             reserved += graphs * attention_dp * (per + (more if graphs > over else 0))
         above, floor = entry["floor_above"]
@@ -701,7 +705,7 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
             f"{release}: (GPU {gpu_mib:.0f} MiB - {reserved:.0f} MiB reserved for activations "
             "and CUDA graphs) / GPU"
         )
-        if attention_dp and "dp_attention_graph_mib" in entry:
+        if attention_dp and not prefill_worker and "dp_attention_graph_mib" in entry:
             why += f" (DP attention: {graphs} graph batches x DP {attention_dp} of the reserve)"
     out["fraction"] = (fraction, why)
     out["batched"] = (int(chunked), f"{release}: chunked_prefill_size for this GPU's memory")

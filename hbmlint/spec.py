@@ -135,6 +135,7 @@ class ServingSpec:
     # the settings written with a k/K/m/M suffix (32k), which older vLLM's argparse refuses
     human_readable: tuple[str, ...] = ()
     model_overrides: str | None = None  # vLLM --hf-overrides / --rope-scaling: config changed
+    disaggregation_mode: str | None = None  # SGLang --disaggregation-mode: prefill or decode
 
 
 @dataclass(slots=True)

@@ -231,6 +231,22 @@ def test_default_memory_fraction_reserves_for_dp_attention(tmp_path):
     )
 
 
+def test_a_prefill_worker_keeps_no_decode_graph_reserve(tmp_path):
+    """A disaggregated prefill worker (--disaggregation-mode prefill) captures no decode CUDA
+    graphs: SGLang 0.5.23 leaves DP attention's graph reserve out of its default fraction, so
+    its pool is not cut by 18,432 MiB as the decode worker's is."""
+    r1 = "deepseek-ai/DeepSeek-R1"
+    dp_args = "--tp 8 --dp 8 --enable-dp-attention --disaggregation-mode"
+
+    def fraction(mode: str) -> str:
+        [budget] = budgets(sglang(tmp_path, r1, f"{dp_args} {mode}", 8, image="v0.5.23"))
+        return budget["assumed"]["gpu_memory_utilization"]
+
+    prefill, decode = fraction("prefill"), fraction("decode")
+    assert "graph batches x DP 8" in decode and "DP" not in prefill
+    assert float(prefill.split()[0]) > float(decode.split()[0]) + 0.1
+
+
 def test_the_mtp_draft_is_split_as_the_target(tmp_path):
     # deepseek_nextn.py builds its layer, embed_tokens and lm_head as the target's: under DP
     # attention over one GPU its attention (0.14 GiB) and its own embedding (1.73 GiB, taken

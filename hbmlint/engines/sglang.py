@@ -52,6 +52,12 @@ def _algorithm(text: str) -> str:
     )
 
 
+def _disaggregation(text: str) -> str | None:
+    """prefill or decode; another mode a release may add is read as neither (not a refusal)."""
+    key = text.strip().lower()
+    return key if key in ("prefill", "decode") else None
+
+
 FLAGS = FlagTable(
     [
         Flag(("--model-path", "--model"), "model.name", model_name),
@@ -62,6 +68,9 @@ FLAGS = FlagTable(
         Flag(("--dp-size", "--dp", "--data-parallel-size"), "parallel.data", positive_int),
         # data-parallel attention: the DP ranks share the TP group's GPUs (no more GPUs)
         Flag(("--enable-dp-attention",), "parallel.dp_attention"),
+        # a prefill worker of a disaggregated deployment: SGLang 0.5.23's default fraction
+        # leaves out DP attention's graph reserve for it (no decode graphs to capture)
+        Flag(("--disaggregation-mode",), "serving.disaggregation_mode", _disaggregation),
         # v0.5.23's spelling of --dp-size N --enable-dp-attention (arg_groups/parallel_hook.py)
         Flag(("--attn-dp-size",), "parallel.attn_dp_size", positive_int),
         # lm_head over the attention-TP group (ParallelLMHead use_attn_tp_group)
