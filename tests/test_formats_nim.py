@@ -227,6 +227,7 @@ def test_compose_nims_are_read_and_an_unknown_gpu_count_is_an_info_not_a_guess()
         ("HBM014", "nemollm-embedding", embed_line, column_of(COMPOSE, embed_line, "nvcr")),
     ]
     assert "not budgeted" in found[0]["message"]
+    assert "annotation `hbmlint.io/model" not in found[1]["fixes"][0]["message"]
     [budget] = budgets(COMPOSE, "--gpu", "L4")
     assert (budget["gpu_count"], budget["max_model_len"]) == (1, 8192)
 

@@ -366,13 +366,23 @@ def _model(
                 image_span,
                 name,
                 [
-                    "If it serves an LLM, name its Hugging Face repository with the workload "
-                    "annotation `hbmlint.io/model: ORG/NAME`"
+                    _COMPOSE_UNNAMED
+                    if _compose_services(reader.document.data)
+                    else "If it serves an LLM, name its Hugging Face repository with the "
+                    "workload annotation `hbmlint.io/model: ORG/NAME`"
                 ],
             )
         )
         return None
     return model, image_span
+
+
+# a compose service has no annotations to name the model with
+_COMPOSE_UNNAMED = (
+    "hbmlint names a NIM's model from its image, from NIM_MODEL_NAME / NIM_MODEL_PATH "
+    "(hf://ORG/NAME, the multi-LLM image's) or from a Kubernetes annotation; a compose "
+    "service of a model-specific image has none of them, so it cannot be named here"
+)
 
 
 def read_profile(text: str) -> dict[str, Any] | None:
