@@ -253,3 +253,32 @@ def test_a_kserve_predictor_running_a_nim_image_is_read(tmp_path):
     )
     [error] = findings(path)
     assert (error["code"], error["severity"], error["deployment"]) == ("HBM102", "error", "llama")
+
+
+def test_an_unpinned_profile_is_budgeted_with_the_smallest_kv_cache_any_profile_keeps(tmp_path):
+    """Llama 3.1 8B at 131,072 tokens on one L4: with a 16-bit KV cache no profile would hold
+    one sequence, but an FP8 profile holds it (about 220k tokens), so NIM may well start: no
+    error, and the budget says it assumed the one-byte cache."""
+    path = write(
+        tmp_path,
+        "nim.yaml",
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: llama}
+        spec:
+          template:
+            spec:
+              nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+              containers:
+              - name: nim
+                image: nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3
+                env:
+                - {name: NIM_MAX_MODEL_LEN, value: "131072"}
+                resources: {limits: {nvidia.com/gpu: 1}}
+        """,
+    )
+    assert [f for f in findings(path) if f["severity"] == "error"] == []
+    [budget] = budgets(path)
+    assert "fp8" in budget["assumed"]["kv_cache_dtype"]
+    assert "NIM_MODEL_PROFILE" in budget["assumed"]["kv_cache_dtype"]

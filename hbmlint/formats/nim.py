@@ -579,6 +579,14 @@ def _deployment(
             f"weights in less (nvfp4, int4_awq), so a refusal holds for any it picks; {pin}"
         )
         assumed["engine"] = f"{backend}: the profile is not pinned; {pin}"
+        if deployment.serving.kv_cache_dtype in (None, "auto"):
+            # FP8 (one byte) is the smallest KV cache a NIM backend keeps (TensorRT-LLM's
+            # FP8 profiles, vLLM's and SGLang's fp8 caches): a refusal then holds for any
+            deployment.serving.kv_cache_dtype = "fp8"
+            assumed["kv_cache_dtype"] = (
+                "fp8 (one byte a value, the smallest KV cache NIM's backends keep): the "
+                f"profile is not pinned, so a refusal holds whichever it picks; {pin}"
+            )
     parts = nim_image(image)
     release = parts[2] if parts else None
     assumed["engine_version"] = (
