@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import vllm_compose
 
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
@@ -16,17 +17,7 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 FIXTURE = "vllm-no-chunked-prefill-l4.yaml"
 
-COMPOSE = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:VERSION
-    command: >-
-      vllm serve Qwen/Qwen2.5-7B-Instruct FLAGS
-    deploy:
-      resources:
-        reservations:
-          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
-"""
+QWEN25_7B = "vllm serve Qwen/Qwen2.5-7B-Instruct"
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +27,7 @@ def rules():
 
 
 def lint(tmp_path: Path, rules, flags: str, version: str = "v0.19.0"):
-    path = tmp_path / "compose.yaml"
-    path.write_text(COMPOSE.replace("FLAGS", flags).replace("VERSION", version))
+    path = vllm_compose(tmp_path, f"{QWEN25_7B} {flags}", version)
     options = LintOptions(keep_budgets=True, default_gpu="L4")
     result = lint_file(path, "compose.yaml", rules, options)
     return result.diagnostics, result.deployments[0].budget

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import vllm_compose
 
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
@@ -15,17 +16,7 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 FIXTURE = "vllm-language-model-only-l40s.yaml"
 
-QWEN35_9B = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:VERSION
-    command: >-
-      vllm serve Qwen/Qwen3.5-9B --max-model-len 32768 FLAGS
-    deploy:
-      resources:
-        reservations:
-          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
-"""
+QWEN35_9B = "vllm serve Qwen/Qwen3.5-9B --max-model-len 32768"
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +26,7 @@ def rules():
 
 
 def lint_9b(tmp_path: Path, rules, flags: str, version: str = "v0.19.0"):
-    path = tmp_path / "compose.yaml"
-    path.write_text(QWEN35_9B.replace("FLAGS", flags).replace("VERSION", version))
+    path = vllm_compose(tmp_path, f"{QWEN35_9B} {flags}", version)
     result = lint_file(
         path, "compose.yaml", rules, LintOptions(keep_budgets=True, default_gpu="L4")
     )

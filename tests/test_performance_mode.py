@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import vllm_compose
 
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
@@ -15,16 +16,7 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 FIXTURE = "vllm-performance-mode-throughput-l4.yaml"
 
-COMPOSE = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:VERSION
-    command: vllm serve Qwen/Qwen3-8B --max-model-len 32768 FLAGS
-    deploy:
-      resources:
-        reservations:
-          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
-"""
+QWEN3_8B = "vllm serve Qwen/Qwen3-8B --max-model-len 32768"
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +26,7 @@ def rules():
 
 
 def budget_of(tmp_path: Path, rules, flags: str, version: str = "v0.19.0", gpu: str = "H100"):
-    path = tmp_path / "compose.yaml"
-    path.write_text(COMPOSE.replace("FLAGS", flags).replace("VERSION", version))
+    path = vllm_compose(tmp_path, f"{QWEN3_8B} {flags}", version)
     result = lint_file(path, "compose.yaml", rules, LintOptions(keep_budgets=True, default_gpu=gpu))
     assert [d for d in result.diagnostics if d.code == "HBM004"] == []
     return result.deployments[0].budget
@@ -84,10 +75,7 @@ def test_throughput_mode_leaves_less_kv_cache(tmp_path, rules):
 
 
 def test_an_unknown_mode_is_a_bad_value(tmp_path, rules):
-    path = tmp_path / "compose.yaml"
-    path.write_text(
-        COMPOSE.replace("FLAGS", "--performance-mode Throughput").replace("VERSION", "v0.19.0")
-    )
+    path = vllm_compose(tmp_path, f"{QWEN3_8B} --performance-mode Throughput", "v0.19.0")
     result = lint_file(path, "compose.yaml", rules, LintOptions(default_gpu="H100"))
     [bad] = [d for d in result.diagnostics if d.code == "HBM004"]
     assert "'Throughput' is not balanced, interactivity or throughput" in bad.message

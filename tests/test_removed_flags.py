@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import vllm_compose
 
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
@@ -16,16 +17,7 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 FIXTURE = "vllm-swap-space-latest.yaml"
 
-COMPOSE = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:VERSION
-    command: vllm serve Qwen/Qwen3-8B --max-model-len 8192 FLAGS
-    deploy:
-      resources:
-        reservations:
-          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
-"""
+QWEN3_8B = "vllm serve Qwen/Qwen3-8B --max-model-len 8192"
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +27,7 @@ def rules():
 
 
 def removed(tmp_path: Path, rules, flags: str, version: str):
-    path = tmp_path / "compose.yaml"
-    path.write_text(COMPOSE.replace("FLAGS", flags).replace("VERSION", version))
+    path = vllm_compose(tmp_path, f"{QWEN3_8B} {flags}", version)
     result = lint_file(path, "compose.yaml", rules, LintOptions(default_gpu="H100"))
     return [d for d in result.diagnostics if d.code == "HBM010"]
 
@@ -75,8 +66,7 @@ def test_only_the_releases_that_removed_a_flag_warn(tmp_path, rules, flags, vers
 def test_the_fix_of_a_removed_flag_is_not_the_speculative_migration(tmp_path, rules):
     """A manifest with a removed speculative flag too: each finding keeps its own fix."""
     flags = "--speculative-model Qwen/Qwen3-0.6B --num-speculative-tokens 3 --swap-space 4"
-    path = tmp_path / "compose.yaml"
-    path.write_text(COMPOSE.replace("FLAGS", flags).replace("VERSION", "v0.19.0"))
+    path = vllm_compose(tmp_path, f"{QWEN3_8B} {flags}", "v0.19.0")
     result = lint_file(path, "compose.yaml", rules, LintOptions(default_gpu="H100"))
     found = [d for d in result.diagnostics if d.code == "HBM010"]
     [swap] = [d for d in found if "--swap-space" in d.message]

@@ -9,20 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import vllm_compose
 
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
-COMPOSE = """\
-services:
-  vllm:
-    image: vllm/vllm-openai:VERSION
-    command: vllm serve Qwen/Qwen3-8B --max-model-len 32768 FLAGS
-    deploy:
-      resources:
-        reservations:
-          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
-"""
+QWEN3_8B = "vllm serve Qwen/Qwen3-8B --max-model-len 32768"
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +24,7 @@ def rules():
 
 
 def settings(tmp_path: Path, rules, gpu: str, version: str, flags: str = ""):
-    path = tmp_path / "compose.yaml"
-    path.write_text(COMPOSE.replace("VERSION", version).replace("FLAGS", flags))
+    path = vllm_compose(tmp_path, f"{QWEN3_8B} {flags}", version)
     options = LintOptions(keep_budgets=True, default_gpu=gpu)
     result = lint_file(path, "compose.yaml", rules, options)
     return result.deployments[0].budget.settings
