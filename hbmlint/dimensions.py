@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .expressions import parse
-from .quantity import Dimensionality, Quantity
+from .quantity import Dimensionality, Quantity, _combine
 from .units import dimensionality
 
 # names.yaml units whose values are quantities; every other unit is a plain value (count,
@@ -226,11 +226,6 @@ def _items(dims: Dimensionality | None) -> dict[str, Any]:
 
 
 def _product(a: Dimensionality | None, b: Dimensionality | None, sign: int) -> Dimensionality:
-    out = _items(a)
-    for name, exponent in _items(b).items():
-        new = out.get(name, 0) + sign * exponent
-        if new:
-            out[name] = new
-        else:
-            out.pop(name, None)
-    return Dimensionality(out)
+    """The dimensions of a product (sign 1) or quotient (sign -1), as quantity.py combines
+    units."""
+    return Dimensionality(_combine(_items(a), _items(b), sign))

@@ -144,7 +144,7 @@ def _table(display: str, b: Budget) -> str:
         f"    usable           {size(b.usable)}   "
         + (
             "weights + overhead + --kv-cache-memory-bytes (no fraction applies)"
-            if getattr(s, "kv_cache_memory_bytes", None)
+            if s.kv_cache_memory_bytes
             else f"{s.memory_fraction:.0%} of {format_bytes(b.total, unit)}"
         ),
         f"    target weights   {size(b.weights)}   {b.resolved.target.name}"
