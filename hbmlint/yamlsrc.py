@@ -13,7 +13,29 @@ from typing import Any
 import yaml
 
 # The C loader is several times faster where libyaml is installed; same behaviour otherwise.
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# A plain scalar's tag depends on its text alone (the safe loader has no path resolvers), and
+# manifests write the same keys and values file after file: each text is matched against the
+# implicit resolvers' patterns once a run, not once a node.
+_PLAIN_TAGS: dict[str, str] = {}
+_MAX_REMEMBERED = 8192
+_MAX_REMEMBERED_LENGTH = 80
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0] and type(value) is str:
+            tag = _PLAIN_TAGS.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(value) <= _MAX_REMEMBERED_LENGTH and len(_PLAIN_TAGS) < _MAX_REMEMBERED:
+                    _PLAIN_TAGS[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
+
+
+assert not _Loader.yaml_path_resolvers  # a tag from the text alone holds only without them
 
 # A document that expands, through aliases, to more nodes than this is refused ("billion laughs").
 MAX_EXPANDED_NODES = 1_000_000
@@ -174,18 +196,27 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
 
 def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
     """Every document's data, without the spans (what fix verification compares: the settings a
-    reader builds, not where they sit); None where the text does not load. libyaml's loader
-    builds the data several times faster than the walk that records each node's span."""
+    reader builds, not where they sit); None where the text does not load. The same walk as
+    load_documents, recording no span: the most of reading a file."""
     if "*" in text or len(text) > MAX_EXPANDED_NODES:
         documents, error = load_documents(text)  # aliases: the expansion check first
         return None if error is not None else documents
+    documents: list[YamlDocument] = []
+    loader = _Loader(text)
     try:
-        return [
-            YamlDocument(data=data, index=index, text=text)
-            for index, data in enumerate(yaml.load_all(text, Loader=_Loader))
-        ]
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                break
+            data = _build(loader, node, (), None, None)
+            if data is _Unbuilt:
+                data = loader.construct_document(node)
+            documents.append(YamlDocument(data=data, index=len(documents), text=text))
     except (yaml.YAMLError, RecursionError):
         return None
+    finally:
+        loader.dispose()
+    return documents
 
 
 def _check_expansion(root: yaml.Node) -> None:
@@ -225,19 +256,19 @@ _MERGE = "tag:yaml.org,2002:merge"
 
 
 def _build(
-    loader: Any, node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int] | None
+    loader: Any, node: yaml.Node, path: Path, doc: YamlDocument | None, seen: set[int] | None
 ) -> Any:
     """The data of ``node`` as PyYAML's safe constructor builds it, with each value's span (and
-    each key's) recorded as _record_spans records them; _Unbuilt where it would differ: an
-    alias (a node met twice), a merge key, a tag without a safe constructor. ``seen``: the
-    nodes met so far, None where the text holds no alias (no ``*``), so none can be met
-    twice (the common case: this walk is most of reading a file)."""
+    each key's) recorded in ``doc`` as _record_spans records them (none without a ``doc``);
+    _Unbuilt where it would differ: an alias (a node met twice), a merge key, a tag without
+    a safe constructor. ``seen``: the nodes met so far, None where the text holds no alias (no
+    ``*``), so none can be met twice (the common case: this walk is most of reading a file)."""
     if seen is not None:
         if id(node) in seen:
             return _Unbuilt
         seen.add(id(node))
-    spans = doc.spans
-    spans[path] = Span.of_node(node)
+    if doc is not None:
+        doc.spans[path] = Span.of_node(node)
     kind = type(node)
     if kind is _ScalarNode:
         if node.tag == _STR:
@@ -247,14 +278,14 @@ def _build(
     if kind is _SequenceNode and node.tag == _SEQ:
         items = []
         for i, item in enumerate(node.value):
-            value = _build(loader, item, (*path, i), doc, seen)
+            value = _build(loader, item, path if doc is None else (*path, i), doc, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             items.append(value)
         return items
     if kind is _MappingNode and node.tag == _MAP:
         mapping: dict[Any, Any] = {}
-        key_spans = doc.key_spans
+        key_spans = None if doc is None else doc.key_spans
         for key_node, value_node in node.value:
             if type(key_node) is not _ScalarNode or key_node.tag == _MERGE:
                 return _Unbuilt  # a complex or merge key: PyYAML's constructor handles it
@@ -269,8 +300,11 @@ def _build(
                 if constructor is None:
                     return _Unbuilt
                 key = constructor(loader, key_node)
-            child = (*path, str(key_node.value))
-            key_spans[child] = Span.of_node(key_node)
+            if key_spans is None:
+                child = path
+            else:
+                child = (*path, str(key_node.value))
+                key_spans[child] = Span.of_node(key_node)
             value = _build(loader, value_node, child, doc, seen)
             if value is _Unbuilt:
                 return _Unbuilt
