@@ -1,7 +1,7 @@
 """Each rule file's own examples (its ``examples: {fail, pass}``), as ruff's and kube-linter's
 per-rule fixtures: every fail example, written as a Kubernetes Deployment running vLLM (or the
-SGLang or TGI server the example names), is found at the flag it names; every pass example is
-not."""
+SGLang, TGI or trtllm-serve server the example names), is found at the flag it names; every
+pass example is not."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def _examples() -> list[tuple[str, str, dict]]:
 EXAMPLES = _examples()
 
 
-# engine -> (command, the flag that names the model, the image when the example names none)
+# engine -> (command, the flag that names the model (none: the first argument), the image when
+# the example names none)
 ENGINES = {
     "vllm": ('["vllm", "serve"]', "--model", "vllm/vllm-openai:v0.11.0"),
     "sglang": (
@@ -46,13 +47,14 @@ ENGINES = {
         "--model-id",
         "ghcr.io/huggingface/text-generation-inference:3.3.4",
     ),
+    "trtllm": ('["trtllm-serve", "serve"]', "", "nvcr.io/nvidia/tensorrt-llm/release:1.1.0"),
 }
 
 
 def deployment(example: dict) -> str:
     model = example.get("model", "Qwen/Qwen2.5-7B-Instruct")
     command, model_flag, image = ENGINES[example.get("engine", "vllm")]
-    args = [f"{model_flag}={model}", *shlex.split(example["args"])]
+    args = [f"{model_flag}={model}" if model_flag else model, *shlex.split(example["args"])]
     env = example.get("env") or {}
     lines = [
         "apiVersion: apps/v1",

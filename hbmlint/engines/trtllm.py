@@ -100,7 +100,9 @@ SERVE_FLAGS = FlagTable(
         Flag(("--extra_llm_api_options", "--config"), None, str),
         Flag(("--backend", "--host", "--port", "--tokenizer", "--log_level"), None, str),
     ],
-    switches=["--trust_remote_code"],
+    # --fail_fast_on_attention_window_too_large: exit, not lower max_seq_len, when the KV cache
+    # cannot hold one sequence (TensorRT-LLM's C++ runtime; rule HBM108 says so)
+    switches=["--trust_remote_code", "--fail_fast_on_attention_window_too_large"],
 )
 
 
