@@ -89,6 +89,9 @@ class Settings:
     whole_parts: tuple[str, ...] = ()
 
 
+_SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() may change
+
+
 @dataclass
 class Budget:
     resolved: Resolved
@@ -172,19 +175,22 @@ class Budget:
 
     def whatif(self, **changes: Any) -> Budget:
         """This budget with some settings changed (names as in Settings)."""
-        unknown = set(changes) - {f.name for f in fields(Settings)}
-        if unknown:
-            raise ValueError(f"whatif() does not know {', '.join(sorted(unknown))}")
-        settings = replace(self.settings, **changes)
         # Rules and the speculative advisor ask for the same few what-ifs of one budget (no
         # drafter, another TP size): each is computed once, and dropped with the rules' scope.
         memo = self.__dict__.setdefault("_whatifs", {})
         try:
-            found = memo.get(settings)
+            key = tuple(sorted(changes.items()))
+            found = memo.get(key)
         except TypeError:  # a setting that cannot be hashed: no memo
-            return compute(self.resolved, settings, self.assumed)
-        if found is None:
-            found = memo[settings] = compute(self.resolved, settings, self.assumed)
+            key = found = None
+        if found is not None:
+            return found
+        unknown = set(changes) - _SETTING_NAMES
+        if unknown:
+            raise ValueError(f"whatif() does not know {', '.join(sorted(unknown))}")
+        found = compute(self.resolved, replace(self.settings, **changes), self.assumed)
+        if key is not None:
+            memo[key] = found
         return found
 
 

@@ -123,10 +123,13 @@ class Lazy:
         self._values = values = dict(values)
         # Values known now are plain attributes (Python finds them without calling
         # __getattr__, which rules would otherwise call tens of thousands of times a run).
-        known = self.__dict__
-        for name, value in values.items():
-            if (type(value) is Lazy or not callable(value)) and name[:1] != "_":
-                known[name] = value
+        self.__dict__.update(
+            {
+                name: value
+                for name, value in values.items()
+                if (type(value) is Lazy or not callable(value)) and name[:1] != "_"
+            }
+        )
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._values:
@@ -140,6 +143,39 @@ class Lazy:
 
     def __repr__(self) -> str:
         return f"Lazy({sorted(self._values)})"
+
+
+class Scope(dict):
+    """The names expressions see, each built on first use (a budget's namespaces: a rule reads
+    two or three of them). A scope with a ``parent`` adds its own names (a rule's parameters)
+    over the parent's, which it reads through without copying them."""
+
+    __slots__ = ("_builders", "_parent")
+
+    def __init__(
+        self,
+        values: Mapping[str, Any] | None = None,
+        builders: Mapping[str, Callable[[], Any]] | None = None,
+        parent: Scope | None = None,
+    ) -> None:
+        super().__init__(values or ())
+        self._builders = builders or {}
+        self._parent = parent
+
+    def __missing__(self, key: str) -> Any:
+        if self._parent is not None:
+            return self._parent[key]  # built, and kept, by the parent
+        value = self[key] = self._builders[key]()  # KeyError: no such name
+        return value
+
+    def complete(self) -> dict[str, Any]:
+        """Every name, built (what simpleeval, which copies its names, is given)."""
+        if self._parent is not None:
+            every = self._parent.complete()
+        else:
+            every = {key: self[key] for key in self._builders}
+        every.update(self)
+        return every
 
 
 def _floor(value: Any) -> Any:
@@ -224,7 +260,7 @@ def evaluate(expression: str, names: Mapping[str, Any], functions: Mapping[str, 
         # Evaluators are reused, re-pointed at each scope (building one costs more than most
         # evaluations); a nested evaluation, should a function ever make one, takes another.
         evaluator = _IDLE.pop() if _IDLE else _Evaluator(operators=OPERATORS)
-        evaluator.names = dict(names)
+        evaluator.names = names.complete() if isinstance(names, Scope) else dict(names)
         evaluator.functions = every
         return evaluator.eval(expression, previously_parsed=parse(expression))
     except ExpressionError:

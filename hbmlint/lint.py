@@ -387,12 +387,19 @@ def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Dia
 def _tradeoff_params(rules: list[Rule], options: LintOptions) -> dict[str, Any]:
     """The speculative-tradeoff rule's parameters with the configuration's overrides: what
     ``tradeoff()`` starts from in every rule that calls it."""
+    global _TRADEOFF_PARAMS
+    last = _TRADEOFF_PARAMS
+    if last is not None and last[0] is rules and last[1] is options:
+        return last[2]  # the same for every deployment of a run
     from .rules import TRADEOFF_RULE  # not speculative's: that module loads when a rule asks
 
     rule = next((r for r in rules if r.name == TRADEOFF_RULE), None)
-    if rule is None:
-        return {}
-    return {**rule.params, **options.rule_params.get(rule.id, {})}
+    params = {} if rule is None else {**rule.params, **options.rule_params.get(rule.id, {})}
+    _TRADEOFF_PARAMS = (rules, options, params)
+    return params
+
+
+_TRADEOFF_PARAMS: tuple[list[Rule], LintOptions, dict[str, Any]] | None = None
 
 
 def lint_paths(

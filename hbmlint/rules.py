@@ -24,6 +24,7 @@ from .diagnostics import Fix as DiagnosticFix
 from .expressions import (
     ExpressionError,
     Lazy,
+    Scope,
     check_template,
     evaluate,
     parse,
@@ -681,7 +682,10 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
     is the whatif cache): most of a lint's time would otherwise go to rebuilding them."""
     scope = budget.__dict__.get("_rule_scope")
     if scope is None:
-        scope = (budget_names(budget), with_base_functions(rule_functions(budget)))
+        scope = (
+            Scope(builders=namespaces(budget)),
+            with_base_functions(rule_functions(budget)),
+        )
         budget.__dict__["_rule_scope"] = scope
     return scope
 
@@ -706,7 +710,9 @@ def evaluate_rule(
         return None
     budget_scope, functions = _scope(budget)
     names = (
-        {**budget_scope, **rule.params, **(params or {})} if rule.params or params else budget_scope
+        Scope({**rule.params, **(params or {})}, parent=budget_scope)
+        if rule.params or params
+        else budget_scope
     )
     if "tradeoff" in functions and _calls_tradeoff(rule):
         table = functions["tradeoff"]

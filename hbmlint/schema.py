@@ -199,8 +199,13 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
     if key == "required":
         return lambda value: not isinstance(value, dict) or all(name in value for name in rule)
     if key == "enum":
+        # a string is one of the options exactly when it equals one of the string options
+        # (_equal never matches it with a number, a bool or null): one set lookup
+        strings = frozenset(option for option in rule if type(option) is str)
 
         def one_of(value: Any) -> bool | None:
+            if type(value) is str:
+                return value in strings
             answers = [_equal(value, option) for option in rule]
             return True if True in answers else (None if None in answers else False)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -179,6 +179,11 @@ def model_candidates(name: str) -> list[tuple[str, str]]:
     """Hugging Face ids a local path (or an unknown name) may hold, best first, each with the
     hint it comes from: a cache directory (``models--org--name``), an ``org/name`` tail, a last
     component that is a catalog model's name."""
+    return list(_model_candidates(name))
+
+
+@lru_cache(maxsize=1024)  # a run's manifests name the same few models, file after file
+def _model_candidates(name: str) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     cache_dir = re.search(r"models--([^/]+?)--([^/]+)", name)
     if cache_dir:
@@ -197,4 +202,4 @@ def model_candidates(name: str) -> list[tuple[str, str]]:
         if model is not None:
             found.append((model, f"'{parts[-1]}', the name of a catalog model"))
     seen: set[str] = set()
-    return [c for c in found if not (c[0] in seen or seen.add(c[0]))]
+    return tuple(c for c in found if not (c[0] in seen or seen.add(c[0])))

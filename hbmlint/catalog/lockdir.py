@@ -62,8 +62,10 @@ def lock_dir(near: str | Path | None) -> Path | None:
 
 def find(model_id: str, near: str | Path | None) -> Locked | None:
     """The lock entry of a model, None when there is none; ConfigError when it is broken."""
+    if not model_id or "/" not in model_id:
+        return None
     folder = lock_dir(near)
-    if folder is None or not model_id or "/" not in model_id:
+    if folder is None:
         return None
     path = folder / file_name(model_id)
     if not path.is_file():
