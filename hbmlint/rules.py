@@ -630,20 +630,35 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         read = (*speculative.RATE_PARAMS, *speculative.MODEL_PARAMS)
         key = ("tradeoff", *sorted((name, str(params[name])) for name in read if name in params))
         if key not in cache:
-            table = speculative.compare(budget, params)
-            gain = table.gain
-            best = table.best
+            # the current setting's row first; the alternatives only when a rule asks for
+            # best, gain, changes or summary (most deployments' rules stop at the current one)
+            head = speculative.compare(budget, params, only_current=True)
+            whole: list[Any] = []
+
+            def table() -> Any:
+                if not whole:
+                    whole.append(speculative.compare(budget, params))
+                return whole[0]
+
+            def gain() -> float:
+                found = table().gain
+                return found if found is not None else 0.0
+
+            def changes() -> bool:
+                best = table().best
+                return best is not None and best.key != "current"
+
             cache[key] = Lazy(
                 {
                     # no best (nothing starts, or no speed estimate): nothing is advised
-                    "best": _alternative_names(best or table.current),
-                    "current": _alternative_names(table.current),
-                    "gain": gain if gain is not None else 0.0,
-                    "current_starts": table.current.starts,
-                    "changes": best is not None and best.key != "current",
-                    "summary": speculative.summary(table),
-                    "context": Q(table.context, "token"),
-                    "wanted": table.wanted,
+                    "best": lambda: _alternative_names(table().best or table().current),
+                    "current": _alternative_names(head.current),
+                    "gain": gain,
+                    "current_starts": head.current.starts,
+                    "changes": changes,
+                    "summary": lambda: speculative.summary(table()),
+                    "context": Q(head.context, "token"),
+                    "wanted": head.wanted,
                 }
             )
         return cache[key]

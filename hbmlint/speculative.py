@@ -147,9 +147,11 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def compare(budget: Budget, params: Mapping[str, Any]) -> Comparison:
+def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = False) -> Comparison:
     """The alternatives table for one deployment, with the caller's parameters: the trade-off
-    rule's (acceptance rates, all-reduce latency, host link, EAGLE-3 vocabulary)."""
+    rule's (acceptance rates, all-reduce latency, host link, EAGLE-3 vocabulary). With
+    ``only_current``, the table of the current setting alone (a rule that judges the drafter
+    as set reads no alternative: each costs a budget and a step model)."""
     p = dict(params)
     missing = [name for name in (*RATE_PARAMS, *MODEL_PARAMS) if name not in p]
     if missing:
@@ -241,6 +243,8 @@ def compare(budget: Budget, params: Mapping[str, Any]) -> Comparison:
     if s.draft_offload:
         current_label += " (offloaded to CPU)"
     rows = [row("current", f"as set: {current_label}", "", budget, method)]
+    if only_current:
+        return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
     if method == "draft_model" and draft is not None:
         # FP8 where the GPU has FP8 tensor cores, INT8 (W8A8) where it has not
         for quant in ("fp8",) if resolved.gpu.fp8 else ("int8",):
