@@ -51,13 +51,11 @@ def _lock_dir_from(start: str) -> Path | None:
 def lock_dir(near: str | Path | None) -> Path | None:
     """The lock directory for a manifest (searched from its folder up), else from the working
     directory up."""
-    for start in (Path(near).parent if near else None, Path.cwd()):
-        if start is None:
-            continue
-        found = _lock_dir_from(os.path.abspath(start))
+    if near:
+        found = _lock_dir_from(os.path.dirname(os.path.abspath(near)))
         if found is not None:
             return found
-    return None
+    return _lock_dir_from(os.getcwd())
 
 
 def find(model_id: str, near: str | Path | None) -> Locked | None:
