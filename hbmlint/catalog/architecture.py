@@ -193,6 +193,10 @@ class Architecture:
     # per layer: DENSE / MOE / NO_FFN; empty means every layer is DENSE
     ffns: tuple[str, ...] = ()
     sliding_window: int = 0
+    # full-attention layers with their own head shape (Gemma 4: global_head_dim 512 and, where
+    # attention_k_eq_v, num_global_key_value_heads); 0: the same as the other layers
+    full_head_dim: int = 0
+    full_kv_heads: int = 0
     # MLA (DeepSeek-V2/V3, Kimi K2): latent KV, replicated on every TP rank
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
@@ -275,7 +279,13 @@ class Architecture:
         return range(min(per_stage, self.num_layers))
 
     # ----------------------------------------------------------------- parameters
-    def _attention_parts(self) -> tuple[float, float, float]:
+    def _head_shape(self, full: bool) -> tuple[int, int]:
+        """(head_dim, KV heads) of a full-attention layer (``full``) or of the others."""
+        if full:
+            return self.full_head_dim or self.head_dim, self.full_kv_heads or self.num_kv_heads
+        return self.head_dim, self.num_kv_heads
+
+    def _attention_parts(self, full: bool = False) -> tuple[float, float, float]:
         """(split over TP, K/V projections, replicated) parameters of one attention layer."""
         h = self.hidden_size
         heads = self.num_attention_heads
@@ -289,12 +299,12 @@ class Architecture:
             if self.q_lora_rank:
                 replicated += h * self.q_lora_rank + self.q_lora_rank
             return q + kv_b + o, 0.0, replicated + self.kv_lora_rank
-        hd = self.head_dim
+        hd, kv_heads = self._head_shape(full)
         split = (3 if self.attn_output_gate else 2) * h * heads * hd
-        kv = 2 * h * self.num_kv_heads * hd
+        kv = 2 * h * kv_heads * hd
         if self.attention_bias:
             split += heads * hd
-            kv += 2 * self.num_kv_heads * hd
+            kv += 2 * kv_heads * hd
         return split, kv, 0.0
 
     def _ffn_parts(self, kind: str) -> tuple[float, float, float]:
@@ -316,7 +326,7 @@ class Architecture:
         for layer in range(self.num_layers):
             mixer = self.mixer(layer)
             if mixer in (FULL, SLIDING):
-                total += sum(self._attention_parts())
+                total += sum(self._attention_parts(mixer == FULL))
             elif mixer == STATE:
                 total += self.state_mixer_params
             total += sum(self._ffn_parts(self.ffn(layer))) + 2 * self.hidden_size
@@ -333,9 +343,9 @@ class Architecture:
             return max(moe, self.intermediate_size if DENSE in self.ffns else 0)
         return self.intermediate_size
 
-    def kv_heads_per_rank(self, tensor_parallel: int) -> int:
+    def kv_heads_per_rank(self, tensor_parallel: int, full: bool = False) -> int:
         """KV heads each TP rank holds: replicated once TP exceeds the KV head count."""
-        return max(1, self.num_kv_heads // tensor_parallel)
+        return max(1, self._head_shape(full)[1] // tensor_parallel)
 
     def weight_bytes_per_rank(
         self,
@@ -425,10 +435,15 @@ class Architecture:
 
         split = split or Sharding()
         attn_tp = split.attention or tp
-        kv_share = self.kv_heads_per_rank(attn_tp) / self.num_kv_heads
-        split_part, kv, replicated = self._attention_parts()
-        attention = (split_part / attn_tp + kv * kv_share) * linear("attention")
-        attention += replicated * dense
+
+        def attention_bytes(full: bool) -> float:
+            kv_share = self.kv_heads_per_rank(attn_tp, full) / self._head_shape(full)[1]
+            split_part, kv, replicated = self._attention_parts(full)
+            return (split_part / attn_tp + kv * kv_share) * linear("attention") + replicated * dense
+
+        attention = attention_bytes(False)
+        own_shape = self.full_head_dim or self.full_kv_heads
+        attention_full = attention_bytes(True) if own_shape else attention
         expert_ranks = expert_parallel if expert_parallel > 1 else tp
         # vLLM's EPLB adds redundant copies of experts, spread over the EP ranks with the rest
         experts_here = (
@@ -440,7 +455,7 @@ class Architecture:
         for layer in self._stage_layers(pp):
             mixer = self.mixer(layer)
             if mixer in (FULL, SLIDING):
-                total += attention
+                total += attention_full if mixer == FULL else attention
             elif mixer == STATE:
                 total += self.state_mixer_params / attn_tp * linear("attention")
             kind = self.ffn(layer)
@@ -475,12 +490,15 @@ class Architecture:
         return experts * math.ceil(per_rank / align) * align / per_rank
 
     # ----------------------------------------------------------------- KV cache
-    def _attention_bytes_per_token(self, tensor_parallel: int, kv_bytes: float, mla_fp8: bool):
+    def _attention_bytes_per_token(
+        self, tensor_parallel: int, kv_bytes: float, mla_fp8: bool, full: bool = False
+    ):
         if self.is_mla:  # one latent "head", replicated on every rank
             if mla_fp8:
                 return FP8_DS_MLA_BYTES
             return (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes
-        return 2 * self.kv_heads_per_rank(tensor_parallel) * self.head_dim * kv_bytes
+        head_dim = self._head_shape(full)[0]
+        return 2 * self.kv_heads_per_rank(tensor_parallel, full) * head_dim * kv_bytes
 
     def kv_layout(
         self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str = ""
@@ -497,6 +515,9 @@ class Architecture:
         per_layer = self._attention_bytes_per_token(
             tensor_parallel, kv_bytes, kv_dtype == "fp8_ds_mla"
         )
+        per_full_layer = self._attention_bytes_per_token(
+            tensor_parallel, kv_bytes, kv_dtype == "fp8_ds_mla", full=True
+        )
         full = 0.0
         window = 0.0
         state = 0.0
@@ -504,7 +525,7 @@ class Architecture:
         for layer in self._stage_layers(pipeline_parallel):
             mixer = self.mixer(layer)
             if mixer == FULL:
-                full += per_layer
+                full += per_full_layer
                 full_layers += 1
             elif mixer == SLIDING:
                 window += per_layer
@@ -612,6 +633,10 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
         shared = _int(text, "n_shared_experts", "num_shared_experts") * inter
     if text.get("model_type", "").startswith("llama4"):
         shared = inter  # Llama 4: one shared expert of intermediate_size beside the routed ones
+    if text.get("enable_moe_block"):
+        # Gemma 4: every layer runs its dense MLP (intermediate_size, split over TP like a shared
+        # expert) beside the routed experts (vLLM gemma4.py Gemma4DecoderLayer)
+        shared = _int(text, "intermediate_size")
     first_dense = _int(text, "first_k_dense_replace")
     step = _int(text, "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq")
     step = max(step, 1)
@@ -624,7 +649,9 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
             ffns.append(MOE)
     return {
         "num_experts": experts,
-        "experts_per_token": _int(text, "num_experts_per_tok", "experts_per_token", "moe_topk"),
+        "experts_per_token": _int(
+            text, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts"
+        ),
         "moe_intermediate_size": inter,
         "shared_intermediate_size": shared,
         "ffns": tuple(ffns),
@@ -924,7 +951,12 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
 
     if dtype not in _formats()["dtypes"]:
         dtype = "bfloat16"
-    fmt, unquantized, kv_dtype = checkpoint_format(config.get("quantization_config"))
+    # a multimodal checkpoint may keep it in text_config (Kimi-K2.5), where vLLM reads it too
+    qconfig = config.get("quantization_config") or text.get("quantization_config")
+    fmt, unquantized, kv_dtype = checkpoint_format(qconfig)
+    if text.get("enable_moe_block") and "dense_mlp" in unquantized:
+        # Gemma 4's dense MLP beside the experts is counted as their shared part (see _moe)
+        unquantized = unquantized | {"shared_experts"}
     ssm_dtype = text.get("mamba_ssm_dtype")
     return Architecture(
         name=name,
@@ -950,6 +982,10 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         approximations=tuple(approximations),
         mixers=mixers,
         sliding_window=window,
+        full_head_dim=_int(text, "global_head_dim") if FULL in (mixers or (FULL,)) else 0,
+        full_kv_heads=(
+            _int(text, "num_global_key_value_heads") if text.get("attention_k_eq_v") else 0
+        ),
         kv_lora_rank=_int(text, "kv_lora_rank"),
         qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
         q_lora_rank=_int(text, "q_lora_rank"),

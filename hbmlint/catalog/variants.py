@@ -105,7 +105,9 @@ def variant(name: str) -> Variant | None:
             return None
         entry = find_model(base)
         config = entry["config"] if entry else None
-        if config is None or config.get("quantization_config"):
+        text = config.get("text_config") if config else None
+        nested = text.get("quantization_config") if isinstance(text, dict) else None
+        if config is None or config.get("quantization_config") or nested:
             return None  # a quantized model's name with a second suffix: not a known shape
         derived = {**config, "quantization_config": dict(qconfig)}
         if qconfig["quant_method"] in ("awq", "gptq"):

@@ -1,0 +1,99 @@
+"""catalog: models served in late 2026 (Gemma 4, Kimi-K2.5, Qwen3.8), checked by hand from their
+config.json fields and against engine logs."""
+
+from __future__ import annotations
+
+import pytest
+
+from hbmlint import catalog
+from hbmlint.catalog.variants import variant
+
+GIB = 2**30
+
+
+def architecture(model_id: str) -> catalog.Architecture:
+    entry = catalog.find_model(model_id)
+    assert entry is not None, model_id
+    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+
+
+def test_gemma4_26b_full_attention_layers_cache_their_own_head_shape():
+    arch = architecture("google/gemma-4-26B-A4B-it")
+    layout = arch.kv_layout(1, 1, 2)
+    # 5 full-attention layers: K and V of 2 global KV heads of 512 (num_global_key_value_heads,
+    # global_head_dim), bf16
+    assert layout.full_per_token == 5 * 2 * 2 * 512 * 2 == 20_480
+    # 25 sliding layers of 1024 tokens: K and V of 8 heads of 256
+    assert layout.windows == ((1024, 25 * 2 * 8 * 256 * 2),)
+    # at TP 2 the 8 local heads split, the 2 global heads split
+    assert arch.kv_layout(2, 1, 2).full_per_token == 5 * 2 * 1 * 512 * 2
+
+
+def test_gemma4_26b_counts_its_dense_mlp_beside_the_experts():
+    arch = architecture("google/gemma-4-26B-A4B-it")
+    h = 2816
+    embed = 262_144 * h  # tied
+    sliding = h * 16 * 256 + 2 * h * 8 * 256 + 16 * 256 * h  # q, k and v, o
+    full = h * 16 * 512 + 2 * h * 2 * 512 + 16 * 512 * h
+    per_layer = 3 * h * 2112 + 128 * 3 * h * 704 + h * 128 + 2 * h  # MLP, experts, router, norms
+    text = embed + 25 * sliding + 5 * full + 30 * per_layer + h
+    assert arch.parameters - arch.vision_params == text
+    assert arch.experts_per_token == 8  # top_k_experts
+
+
+def test_nvidia_gemma4_26b_nvfp4_keeps_the_dense_mlp_in_bf16():
+    # NVIDIA's export ignores every layer's mlp, router and self_attn: only the experts are FP4
+    exported = architecture("nvidia/Gemma-4-26B-A4B-NVFP4")
+    uniform = variant("RedHatAI/gemma-4-26B-A4B-it-NVFP4")
+    assert uniform is not None
+    named = catalog.architecture_from_config(uniform.config, uniform.name, uniform.source)
+    dense_mlp_gib = 30 * 3 * 2816 * 2112 * (2 - 0.5625) / GIB
+    sliding = 2816 * 16 * 256 * 2 + 2 * 2816 * 8 * 256  # q and o, k and v
+    full = 2816 * 16 * 512 * 2 + 2 * 2816 * 2 * 512
+    attention_gib = (25 * sliding + 5 * full) * (2 - 0.5625) / GIB
+    gap = (
+        exported.weight_bytes_per_rank(1, 1, exported.quantization).m
+        - named.weight_bytes_per_rank(1, 1, named.quantization).m
+    ) / GIB
+    assert gap == pytest.approx(dense_mlp_gib + attention_gib, rel=1e-3)
+
+
+def test_redhat_gemma4_26b_nvfp4_read_from_its_name_is_near_what_vllm_loaded():
+    # benchmarks/calibration/speculative.yaml vllm-0192-gemma4-26b-a4b-nvfp4-eagle3: vLLM
+    # 0.19.2rc1 "Model loading took 15.77 GiB" without the drafter, one GPU
+    found = variant("RedHatAI/gemma-4-26B-A4B-it-NVFP4")
+    assert found is not None and found.base == "google/gemma-4-26B-A4B-it"
+    arch = catalog.architecture_from_config(found.config, found.name, found.source)
+    weights = arch.weight_bytes_per_rank(1, 1, arch.quantization).m / GIB
+    assert weights == pytest.approx(15.77, rel=0.05)
+
+
+def test_gemma4_31b_is_dense_with_wider_global_heads():
+    arch = architecture("google/gemma-4-31B-it")
+    assert not arch.is_moe
+    layout = arch.kv_layout(1, 1, 2)
+    assert layout.full_per_token == 10 * 2 * 4 * 512 * 2
+    assert layout.windows == ((1024, 50 * 2 * 16 * 256 * 2),)
+
+
+def test_kimi_k25_reads_the_int4_experts_from_text_config_and_says_the_tower_is_left_out():
+    k25 = architecture("moonshotai/Kimi-K2.5")
+    thinking = architecture("moonshotai/Kimi-K2-Thinking")
+    assert k25.quantization == "int4"
+    assert k25.weight_bytes_per_rank(8, 1, "int4").m == pytest.approx(
+        thinking.weight_bytes_per_rank(8, 1, "int4").m, rel=1e-3
+    )
+    # MLA: one 512 + 64 latent per layer on every rank, 61 layers, bf16
+    assert k25.kv_layout(8, 1, 2).full_per_token == 61 * 576 * 2
+    assert any("vision tower" in note for note in k25.approximations)
+
+
+def test_a_name_suffix_is_not_stacked_on_a_model_quantized_in_text_config():
+    assert variant("someone/Kimi-K2.5-NVFP4") is None
+
+
+def test_qwen38_27b_bf16_is_what_vllm_loaded_on_one_gpu():
+    # benchmarks/calibration/speculative.yaml vllm-dev0816-qwen38-27b-rocm-mtp1: "Model loading
+    # took 51.1 GiB" without the MTP layer
+    arch = architecture("Qwen/Qwen3.8-27B")
+    assert arch.weight_bytes_per_rank(1, 1, None).m / GIB == pytest.approx(51.1, rel=0.01)
