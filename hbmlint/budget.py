@@ -923,6 +923,10 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         free = total - fixed - overhead_total
         kv_cache = free * s.memory_fraction if free.magnitude > 0 else free
         usable = fixed + overhead_total + (kv_cache if kv_cache.magnitude > 0 else Q(0, "byte"))
+        if usable > total:
+            # weights and overhead past the card: the engine may use the card, no more (the
+            # fraction of a negative "free" is nothing), so the weights' check sees the card
+            usable = total
     elif meaning == "weights_and_kv_of_total":  # SGLang: activations live outside the fraction
         usable, kv_cache, draft_in, state_pool = _sglang_pool(
             s, total, weights, draft_weights, state_pool, layout.state_per_sequence

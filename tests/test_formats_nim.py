@@ -60,19 +60,21 @@ def test_an_image_name_maps_to_its_hugging_face_model():
     assert nim_image("vllm/vllm-openai:v0.10.0") is None
 
 
-def test_a_model_no_profile_can_hold_is_an_error_at_the_length_it_was_asked():
-    # 70B on one L4: even at 4 bits a weight (37 GiB) no profile fits, whatever NIM picks
+def test_a_model_no_profile_can_hold_is_an_error_at_its_image():
+    # 70B on one L4: even at 4 bits a weight (37 GiB) no profile fits, whatever NIM picks:
+    # the weights' error (TensorRT-LLM's memory rule: the card is the limit), at the image
     [error] = [f for f in findings(SERVICE) if f["severity"] == "error"]
-    line = line_of(SERVICE, 'value: "8192"')
+    line = line_of(SERVICE, "nvcr.io/nim/meta/llama-3.1-70b-instruct")
     assert (error["code"], error["deployment"], error["line"]) == (
-        "HBM102",
+        "HBM101",
         "llama-70b-on-one-l4",
         line,
     )
-    assert error["column"] == column_of(SERVICE, line, '"8192"')
+    assert "weights need 37.07 GiB per GPU" in error["message"]
+    assert error["fixes"][0]["message"].startswith("Raise tensor parallelism to 2")
     result = run(SERVICE)
     assert result.exit_code == 1
-    assert f"nim-operator-nimservice-llama.yaml:{line}:{error['column']}: error HBM102" in (
+    assert f"nim-operator-nimservice-llama.yaml:{line}:{error['column']}: error HBM101" in (
         result.output
     )
 
@@ -252,7 +254,7 @@ def test_a_kserve_predictor_running_a_nim_image_is_read(tmp_path):
         """,
     )
     [error] = findings(path)
-    assert (error["code"], error["severity"], error["deployment"]) == ("HBM102", "error", "llama")
+    assert (error["code"], error["severity"], error["deployment"]) == ("HBM101", "error", "llama")
 
 
 def test_an_unpinned_profile_is_budgeted_with_the_smallest_kv_cache_any_profile_keeps(tmp_path):

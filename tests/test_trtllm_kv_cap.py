@@ -116,15 +116,17 @@ def trtllm_model(tmp_path: Path, model: str, *args: str, name: str) -> Path:
     )
 
 
-def test_with_no_kv_block_left_tensorrt_llm_fails_and_the_error_stays(tmp_path):
-    """Llama 3.1 70B in 16 bits on one L4: nothing is left for one KV block (the weights
-    alone exceed the card), and then TensorRT-LLM does fail."""
+def test_weights_past_the_card_are_the_weights_error_not_an_empty_kv_cache(tmp_path):
+    """Llama 3.1 70B in 16 bits on one L4: the weights alone exceed the card, and then
+    TensorRT-LLM does fail. The error says so (HBM101, with the card as the limit: the
+    fraction is of the memory free after loading), not "the KV cache holds 0 tokens"."""
     path = trtllm_model(
         tmp_path, "meta-llama/Llama-3.1-70B-Instruct", "--max_seq_len=8192", name="big.yaml"
     )
     [finding] = findings(path)
-    assert (finding["code"], finding["severity"]) == ("HBM102", "error")
-    assert "holds 0 tokens" in finding["message"]
+    assert (finding["code"], finding["severity"]) == ("HBM101", "error")
+    assert "weights need 131.45 GiB per GPU" in finding["message"]
+    assert "may use 22.16 GiB (100.0% of 22.16 GiB on L4-24GB)" in finding["message"]
     assert run(path).exit_code == 1
 
 

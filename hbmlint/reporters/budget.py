@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .. import catalog
 from ..budget import Budget
 from ..results import DeploymentResult, FileResult, RenderOptions, Report
 from ..units import Q, bytes_of, format_bytes
@@ -145,7 +146,7 @@ def _table(display: str, b: Budget) -> str:
         + (
             "weights + overhead + --kv-cache-memory-bytes (no fraction applies)"
             if s.kv_cache_memory_bytes
-            else f"{s.memory_fraction:.0%} of {format_bytes(b.total, unit)}"
+            else _usable_basis(b, unit)
         ),
         f"    target weights   {size(b.weights)}   {b.resolved.target.name}"
         f"{' (' + s.quantization + ')' if s.quantization else ''}",
@@ -192,3 +193,15 @@ def report_text(result: Report, options: RenderOptions) -> str:
 
 def report_json(result: Report, options: RenderOptions) -> str:
     return render_json(result.files)
+
+
+def _usable_basis(b: Any, unit: str) -> str:
+    """How the engine arrives at its usable memory: a fraction of the card, or (TensorRT-LLM)
+    a fraction of what is free once the weights and the overhead are in."""
+    s = b.settings
+    if catalog.engine_defaults(s.engine)["memory_fraction"]["meaning"] != "of_free":
+        return f"{s.memory_fraction:.0%} of {format_bytes(b.total, unit)}"
+    basis = f"weights + overhead + {s.memory_fraction:.0%} of the memory free after them"
+    if b.usable >= b.total:  # weights and overhead at or past the card: nothing is free
+        basis += f" (none: they take all of the {format_bytes(b.total, unit)})"
+    return basis
