@@ -203,3 +203,20 @@ def test_an_unpinned_nim_profile_that_cannot_hold_its_length_is_a_warning_not_an
     found = [f for f in findings(path) if f["code"].startswith("HBM1")]
     assert [(f["code"], f["severity"]) for f in found] == [("HBM108", "warning")]
     assert found[0]["line"] == line_of(path, '"131072"')
+
+
+def test_the_budget_view_says_how_tensorrt_llm_arrives_at_its_usable_memory(tmp_path):
+    """Its fraction is of the memory free after the weights and the overhead, not of the card;
+    and where those already take the card, usable is the card, not more than it."""
+    fits = trtllm_model(
+        tmp_path, "meta-llama/Llama-3.1-8B-Instruct", "--max_batch_size=64", name="fits.yaml"
+    )
+    view = run("budget", fits).output
+    assert "weights + overhead + 90% of the memory free after them" in view
+    assert "90% of 22.16 GiB" not in view
+    big = trtllm_model(
+        tmp_path, "meta-llama/Llama-3.1-70B-Instruct", "--max_seq_len=8192", name="big.yaml"
+    )
+    [budget] = budgets(big)
+    assert budget["usable_bytes"] == budget["total_bytes"]
+    assert "(none: they take all of the 22.16 GiB)" in run("budget", big).output
