@@ -97,3 +97,14 @@ def test_qwen38_27b_bf16_is_what_vllm_loaded_on_one_gpu():
     # took 51.1 GiB" without the MTP layer
     arch = architecture("Qwen/Qwen3.8-27B")
     assert arch.weight_bytes_per_rank(1, 1, None).m / GIB == pytest.approx(51.1, rel=0.01)
+
+
+def test_qwen2_vl_tower_is_as_wide_as_embed_dim_and_projects_to_hidden_size():
+    # vision_config: embed_dim 1280 is the tower's width, hidden_size 3584 what its merger
+    # projects to (transformers' Qwen2VLVisionConfig); the MLP is fc1/fc2 of 4 x 1280
+    arch = architecture("Qwen/Qwen2-VL-7B-Instruct")
+    width, inner = 1280, 4 * 1280
+    layer = 4 * width * width + 2 * width * inner + 4 * width  # qkv, proj, fc1, fc2, norms
+    patch = 3 * 2 * 14 * 14 * width
+    merger = (4 * width) * (4 * width) + (4 * width) * 3584
+    assert arch.vision_params == 32 * layer + patch + merger

@@ -709,7 +709,9 @@ def _plain_mlp(text: dict) -> bool:
 
 def _vision_params(vision: dict) -> int:
     """Parameters of a ViT-style vision tower and its projector, from vision_config."""
-    width = _int(vision, "hidden_size", "embed_dim", "width")
+    # Qwen2-VL names the tower's width embed_dim and the language model's hidden_size, which
+    # its merger projects to
+    width = _int(vision, "embed_dim") or _int(vision, "hidden_size", "width")
     depth = _int(vision, "depth", "num_hidden_layers", "num_layers")
     depth += _int(vision, "num_global_layers")  # Llama 3.2 Vision's global encoder
     if not width or not depth:
@@ -720,7 +722,8 @@ def _vision_params(vision: dict) -> int:
     patch = _int(vision, "patch_size", default=14)
     channels = _int(vision, "in_channels", "num_channels", default=3)
     temporal = _int(vision, "temporal_patch_size", default=1)
-    out = _int(vision, "out_hidden_size", "projection_dim") or width
+    out = _int(vision, "out_hidden_size", "projection_dim")
+    out = out or (_int(vision, "hidden_size") if _int(vision, "embed_dim") else 0) or width
     merge = _int(vision, "spatial_merge_size", default=1) ** 2
     projector = width * merge * width * merge + width * merge * out
     # Qwen3-VL's DeepStack: one more merger of the same shape for each layer it taps
@@ -729,7 +732,7 @@ def _vision_params(vision: dict) -> int:
 
 
 def _vision_tower(config: dict, vision: dict) -> VisionTower | None:
-    width = _int(vision, "hidden_size", "embed_dim", "width")
+    width = _int(vision, "embed_dim") or _int(vision, "hidden_size", "width")
     if not width:
         return None
     inter = _int(vision, "intermediate_size") or int(width * float(vision.get("mlp_ratio", 4)))
