@@ -108,3 +108,32 @@ def test_qwen2_vl_tower_is_as_wide_as_embed_dim_and_projects_to_hidden_size():
     patch = 3 * 2 * 14 * 14 * width
     merger = (4 * width) * (4 * width) + (4 * width) * 3584
     assert arch.vision_params == 32 * layer + patch + merger
+
+
+def test_nemotron3_ultra_reads_its_named_layers_and_a_latent_moe():
+    arch = architecture("nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16")
+    assert arch.num_layers == 108  # num_hidden_layers is null: the layers_block_type list
+    assert (arch.mixers.count("state"), arch.mixers.count("full")) == (48, 12)
+    h, latent = 8192, 2048
+    # a MoE layer: 512 ReLU^2 experts (up, down) of 5120 in the 2048 latent, the two latent
+    # projections, one shared expert of 10240 on the hidden size, the router
+    moe = 512 * 2 * latent * 5120 + 2 * h * latent + 2 * h * 10240 + h * 512
+    mamba_inner, groups, state, heads = 256 * 64, 8, 128, 256
+    conv = mamba_inner + 2 * groups * state
+    mamba = h * (2 * mamba_inner + 2 * groups * state + heads) + conv * 4 + mamba_inner * h
+    attention = 2 * h * 64 * 128 + 2 * h * 2 * 128
+    layers = 48 * moe + 48 * mamba + 12 * attention + 108 * 2 * h
+    assert arch.parameters == layers + 2 * 131_072 * h + h
+    assert arch.parameters == pytest.approx(550e9, rel=0.01)  # the 550B of its name
+
+
+def test_an_fp8_block_upload_of_an_nvidia_bf16_master_is_read_from_its_name():
+    found = variant("RedHatAI/NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8-block")
+    assert found is not None and found.base == "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16"
+    arch = catalog.architecture_from_config(found.config, found.name, found.source)
+    bf16 = architecture("nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16")
+    # the linear layers at one byte plus an fp32 scale per 128 x 128 block: about half of BF16
+    ratio = arch.weight_bytes_per_rank(8, 1, arch.quantization).m / (
+        bf16.weight_bytes_per_rank(8, 1, None).m
+    )
+    assert 0.5 < ratio < 0.52

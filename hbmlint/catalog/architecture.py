@@ -208,6 +208,10 @@ class Architecture:
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
     shared_intermediate_size: int = 0  # all shared experts of one MoE layer together
+    # latent MoE (Nemotron 3 Super / Ultra): the routed experts work in a moe_latent_size space,
+    # entered and left through two projections replicated on every rank (vLLM nemotron_h.py
+    # fc1_latent_proj / fc2_latent_proj); the shared expert stays on hidden_size
+    moe_latent_size: int = 0
     mlp_matrices: int = 3  # gate, up, down (2 for a plain up/down MLP)
     # state-space / linear-attention layers: parameters of one mixer, and its state elements
     state_mixer_params: int = 0
@@ -311,7 +315,8 @@ class Architecture:
         """(experts, shared experts or dense MLP, router) parameters of one layer's FFN."""
         h = self.hidden_size
         if kind == MOE:
-            experts = self.num_experts * self.mlp_matrices * h * self.moe_intermediate_size
+            width = self.moe_latent_size or h
+            experts = self.num_experts * self.mlp_matrices * width * self.moe_intermediate_size
             shared = self.mlp_matrices * h * self.shared_intermediate_size
             return experts, shared, h * self.num_experts
         if kind == DENSE:
@@ -330,6 +335,8 @@ class Architecture:
             elif mixer == STATE:
                 total += self.state_mixer_params
             total += sum(self._ffn_parts(self.ffn(layer))) + 2 * self.hidden_size
+            if self.ffn(layer) == MOE and self.moe_latent_size:
+                total += 2 * self.hidden_size * self.moe_latent_size
         embed = self.vocab_size * self.hidden_size
         lm_head = 0 if self.tie_word_embeddings else embed
         return int(total + embed + lm_head + self.hidden_size + self.vision_params)
@@ -465,6 +472,8 @@ class Architecture:
             total += expert_bytes * experts_here * quant
             shared_tp = (split.shared_experts if kind == MOE else split.dense_mlp) or tp
             total += shared / shared_tp * linear(shared_part) + router * dense
+            if kind == MOE and self.moe_latent_size:  # replicated, quantized like the experts
+                total += 2 * self.hidden_size * self.moe_latent_size * quant
             total += 2 * self.hidden_size * dense  # norms
         total += self.hidden_size * dense
         embed = self.vocab_size * self.hidden_size / (split.embed or tp)
@@ -906,6 +915,15 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     check_config(config)  # types and ranges first: no arithmetic on absurd figures
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     approximations: list[str] = []
+    blocks = text.get("layers_block_type")
+    if text.get("model_type") == "nemotron_h" and isinstance(blocks, list):
+        # Nemotron 3 Ultra lists its layers by name (num_hidden_layers null); vLLM's NemotronHConfig
+        # reads them as the hybrid_override_pattern the smaller ones carry
+        letters = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+        if all(b in letters for b in blocks):
+            text = {**text, "hybrid_override_pattern": "".join(letters[b] for b in blocks)}
+            if not isinstance(text.get("num_hidden_layers"), int):
+                text["num_hidden_layers"] = len(blocks)
 
     def need(field: str) -> int:
         value = text.get(field)
@@ -1008,6 +1026,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         unquantized=unquantized,
         kv_cache_dtype=kv_dtype,
         medusa_heads=_int(text, "medusa_num_heads"),
+        moe_latent_size=_int(text, "moe_latent_size"),
         medusa_layers=_int(text, "medusa_num_layers"),
         attn_output_gate=bool(
             text.get("attn_output_gate", str(text.get("model_type", "")) in GATED_ATTENTION_TYPES)

@@ -12,11 +12,12 @@ suffix says the weight format. The result is what the same deployment of the bas
 
 The suffixes are the publishers' own conventions, read from their repository names on the Hub:
 Qwen (``-AWQ``, ``-GPTQ-Int4``, ``-GPTQ-Int8``, ``-FP8``), Red Hat AI / Neural Magic
-(``-FP8``, ``-FP8-dynamic``, ``-quantized.w4a16``, ``-quantized.w8a8``), hugging-quants
-(``-AWQ-INT4``, ``-GPTQ-INT4``), community uploads (``-AWQ-4bit``, ``_AWQ``), NVIDIA ModelOpt
-(``-FP8``, ``-FP4``, ``-NVFP4``), unsloth (``-bnb-4bit``, ``-unsloth-bnb-4bit``). Group-wise
-INT4 formats are taken at their common group of 128 (AWQ's and GPTQ's defaults, and what these
-publishers upload).
+(``-FP8``, ``-FP8-dynamic``, ``-FP8-block``, ``-quantized.w4a16``, ``-quantized.w8a8``),
+hugging-quants (``-AWQ-INT4``, ``-GPTQ-INT4``), community uploads (``-AWQ-4bit``, ``_AWQ``),
+NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), unsloth (``-bnb-4bit``,
+``-unsloth-bnb-4bit``). A stem naming an NVIDIA "-BF16" master without that suffix finds it.
+Group-wise INT4 formats are taken at their common group of 128 (AWQ's and GPTQ's defaults, and
+what these publishers upload).
 """
 
 from __future__ import annotations
@@ -36,6 +37,24 @@ _INT8_CHANNEL = {
     "quant_method": "compressed-tensors",
     "config_groups": {
         "group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel"}}
+    },
+    "ignore": ["lm_head"],
+}
+
+# Red Hat AI's and unsloth's "-FP8-block" uploads: compressed-tensors FP8 in 128 x 128 blocks with
+# lm_head left out (as the config.json of unsloth/Llama-3.2-1B-Instruct-FP8-Block, in the catalog,
+# writes it)
+_FP8_BLOCK_128 = {
+    "quant_method": "compressed-tensors",
+    "config_groups": {
+        "group_0": {
+            "weights": {
+                "num_bits": 8,
+                "type": "float",
+                "strategy": "block",
+                "block_structure": [128, 128],
+            }
+        }
     },
     "ignore": ["lm_head"],
 }
@@ -64,6 +83,7 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
         (r"-(?:quantized\.)?w4a16", _INT4_GROUP_128, "INT4 (W4A16)"),
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
         (r"-(?:nv)?fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "NVFP4"),
+        (r"-fp8-block", _FP8_BLOCK_128, "FP8 (128 x 128 blocks)"),
         (r"-fp8(?:-dynamic|-static)?", {"quant_method": "fp8"}, "FP8"),
     )
 )
@@ -100,7 +120,12 @@ def variant(name: str) -> Variant | None:
         match = pattern.search(repo)
         if match is None or match.start() == 0:
             continue
-        base = catalog_model_named(repo[: match.start()], aliases=True, loose=False)
+        stem = repo[: match.start()]
+        # NVIDIA names its 16-bit masters "...-BF16" and quantized uploads of them drop that
+        # (RedHatAI/NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8-block of ...-A55B-BF16)
+        base = catalog_model_named(stem, aliases=True, loose=False) or catalog_model_named(
+            stem + "-BF16", aliases=True, loose=False
+        )
         if base is None:
             return None
         entry = find_model(base)
