@@ -137,3 +137,22 @@ def test_an_fp8_block_upload_of_an_nvidia_bf16_master_is_read_from_its_name():
         bf16.weight_bytes_per_rank(8, 1, None).m
     )
     assert 0.5 < ratio < 0.52
+
+
+def test_kimi_linear_keeps_a_kda_state_per_sequence_and_an_mla_latent_per_token():
+    arch = architecture("moonshotai/Kimi-Linear-48B-A3B-Instruct")
+    assert (arch.mixers.count("state"), arch.mixers.count("full")) == (20, 7)
+    assert arch.mixers[3] == "full" and arch.mixers[26] == "full"  # layers 4 and 27, 1-based
+    layout = arch.kv_layout(2, 1, 2)
+    # MLA layers: the 512 latent and 64 rope dims in bf16, whole on each rank
+    assert layout.full_per_token == 7 * (512 + 64) * 2
+    # KDA layers (vLLM kda_state_shape / kda_state_dtype): conv windows of 3 for q, k and v,
+    # 32 x 128 wide, in bf16, and a 128 x 128 float32 state per head, split over TP 2
+    conv = 3 * 3 * 32 * 128 * 2
+    recurrent = 32 * 128 * 128 * 4
+    assert layout.state_per_sequence == 20 * (conv + recurrent) // 2
+    # a KDA layer's weights: q, k, v, o of 2304 x 4096; f and g gates through 128; beta per
+    # head; the conv kernels; dt_bias, A_log and the output norm
+    h, proj, dim = 2304, 4096, 128
+    kda = 4 * h * proj + 2 * h * dim + 2 * dim * proj + h * 32 + 3 * 4 * proj + proj + 32 + dim
+    assert arch.state_mixer_params == kda

@@ -594,7 +594,12 @@ def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[s
     kinds: list[str] = []
     types = text.get("layer_types")
     pattern = text.get("hybrid_override_pattern")
-    if isinstance(types, list) and len(types) == layers:
+    linear = text.get("linear_attn_config")
+    kda = linear.get("kda_layers") if isinstance(linear, dict) else None
+    if isinstance(kda, list) and all(isinstance(i, int) for i in kda):
+        # Kimi Linear: KDA layers listed 1-based, the rest MLA (vLLM kimi_linear.py is_kda_layer)
+        kinds = [STATE if i + 1 in kda else FULL for i in range(layers)]
+    elif isinstance(types, list) and len(types) == layers:
         for kind in types:
             kind = str(kind)
             if "sliding" in kind or kind == "chunked_attention":
@@ -659,7 +664,12 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
     return {
         "num_experts": experts,
         "experts_per_token": _int(
-            text, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts"
+            text,
+            "num_experts_per_tok",
+            "experts_per_token",
+            "moe_topk",
+            "top_k_experts",
+            "num_experts_per_token",
         ),
         "moe_intermediate_size": inter,
         "shared_intermediate_size": shared,
@@ -669,6 +679,23 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
 
 def _state(text: dict, hidden: int) -> dict[str, Any]:
     """State-space / linear-attention mixer: its parameters and state sizes (all ranks)."""
+    linear = text.get("linear_attn_config")
+    if isinstance(linear, dict) and _int(linear, "num_heads"):
+        # Kimi Delta Attention (vLLM layers/kda.py): q, k, v and o projections of heads x
+        # head_dim, low-rank f and g gates through head_dim, a beta per head, a causal conv over
+        # q, k and v; per sequence 3 conv windows of kernel - 1 and a head_dim x head_dim
+        # recurrent state per head, the latter in float32 (kda_state_dtype)
+        heads, dim = _int(linear, "num_heads"), _int(linear, "head_dim")
+        kernel = _int(linear, "short_conv_kernel_size", default=4)
+        proj = heads * dim
+        params = 4 * hidden * proj + 2 * hidden * dim + 2 * dim * proj + hidden * heads
+        params += 3 * kernel * proj + proj + heads + dim
+        return {
+            "state_mixer_params": params,
+            "state_conv_elements": 3 * (kernel - 1) * proj,
+            "state_ssm_elements": heads * dim * dim,
+            "state_ssm_dtype": "float32",
+        }
     if text.get("linear_num_value_heads"):  # gated delta-net (Qwen3-Next, Qwen3.5)
         kh, vh = _int(text, "linear_num_key_heads"), _int(text, "linear_num_value_heads")
         kd, vd = _int(text, "linear_key_head_dim"), _int(text, "linear_value_head_dim")
@@ -951,6 +978,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     if isinstance(pattern, str) and len(pattern) == layers:  # Nemotron-H: one part per layer
         moe["ffns"] = tuple(MOE if c == "E" else DENSE if c == "-" else NO_FFN for c in pattern)
     state = _state(text, hidden) if STATE in mixers else {}
+    ssm_dtype = state.pop("state_ssm_dtype", None) or text.get("mamba_ssm_dtype")
     if STATE in mixers and not state:
         approximations.append(
             "linear-attention / state-space layers of an unknown kind: their state is not counted"
@@ -978,7 +1006,6 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     if text.get("enable_moe_block") and "dense_mlp" in unquantized:
         # Gemma 4's dense MLP beside the experts is counted as their shared part (see _moe)
         unquantized = unquantized | {"shared_experts"}
-    ssm_dtype = text.get("mamba_ssm_dtype")
     return Architecture(
         name=name,
         source=source,
