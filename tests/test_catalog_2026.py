@@ -156,3 +156,53 @@ def test_kimi_linear_keeps_a_kda_state_per_sequence_and_an_mla_latent_per_token(
     h, proj, dim = 2304, 4096, 128
     kda = 4 * h * proj + 2 * h * dim + 2 * dim * proj + h * 32 + 3 * 4 * proj + proj + 32 + dim
     assert arch.state_mixer_params == kda
+
+
+# Gemma 4 E2B's text_config as three public copies of its config.json give it (code-search file
+# ids 59897965653, 53141176458, 53939116010); not in the catalog: its vision and audio encoders'
+# sizes were not found, so its published count cannot be checked
+GEMMA4_E2B = {
+    "architectures": ["Gemma4ForConditionalGeneration"],
+    "model_type": "gemma4",
+    "tie_word_embeddings": True,
+    "text_config": {
+        "model_type": "gemma4_text",
+        "hidden_size": 1536,
+        "intermediate_size": 6144,
+        "num_hidden_layers": 35,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 1,
+        "head_dim": 256,
+        "global_head_dim": 512,
+        "attention_k_eq_v": False,
+        "vocab_size": 262144,
+        "max_position_embeddings": 131072,
+        "sliding_window": 512,
+        "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7,
+        "enable_moe_block": False,
+        "hidden_activation": "gelu_pytorch_tanh",
+        "hidden_size_per_layer_input": 256,
+        "vocab_size_per_layer_input": 262144,
+        "num_kv_shared_layers": 20,
+        "use_double_wide_mlp": True,
+        "tie_word_embeddings": True,
+        "dtype": "bfloat16",
+    },
+}
+
+
+def test_gemma4_e2b_kv_shared_layers_keep_no_cache_and_per_layer_embeddings_count():
+    arch = catalog.architecture_from_config(GEMMA4_E2B, "google/gemma-4-E2B-it", "test")
+    layout = arch.kv_layout(1, 1, 2)
+    # only the first 15 layers keep KV (vLLM gemma4.py kv_sharing_target_layer_name): 3 full
+    # layers of one 512-wide head, 12 sliding layers of one 256-wide head, K and V in bf16
+    assert layout.full_per_token == 3 * 2 * 1 * 512 * 2
+    assert layout.windows == ((512, 12 * 2 * 1 * 256 * 2),)
+    h, ple, layers = 1536, 256, 35
+    sliding = h * 8 * 256 * 2 + 2 * h * 1 * 256  # q and o, k and v
+    full = h * 8 * 512 * 2 + 2 * h * 1 * 512
+    mlp = 3 * h * 6144
+    per_layer = 2 * h + 2 * h * ple  # norms; the PLE gate and projection
+    text = 28 * sliding + 7 * full + 15 * mlp + 20 * 2 * mlp + layers * per_layer
+    text += 262144 * h + 262144 * layers * ple + h * layers * ple + h  # embeddings, PLE, norm
+    assert arch.parameters == text

@@ -197,6 +197,14 @@ class Architecture:
     # attention_k_eq_v, num_global_key_value_heads); 0: the same as the other layers
     full_head_dim: int = 0
     full_kv_heads: int = 0
+    # Gemma 4 E2B / E4B (vLLM gemma4.py): the last num_kv_shared_layers read the KV cache of an
+    # earlier layer of their kind and keep none; with use_double_wide_mlp their MLP is twice as
+    # wide; per-layer embeddings (PLE) of hidden_size_per_layer_input for every layer, looked up
+    # in a vocab_size_per_layer_input table and mixed in by a small gate and projection per layer
+    kv_shared_layers: int = 0
+    wide_mlp_layers: int = 0
+    per_layer_input: int = 0
+    per_layer_vocab: int = 0
     # MLA (DeepSeek-V2/V3, Kimi K2): latent KV, replicated on every TP rank
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
@@ -311,7 +319,23 @@ class Architecture:
             kv += 2 * kv_heads * hd
         return split, kv, 0.0
 
-    def _ffn_parts(self, kind: str) -> tuple[float, float, float]:
+    def _owns_kv(self, layer: int) -> bool:
+        """Whether a layer keeps a KV cache of its own (not a KV-shared Gemma 4 layer)."""
+        return layer < self.num_layers - self.kv_shared_layers
+
+    def _ple_parts(self) -> tuple[float, float, float]:
+        """Per-layer embeddings: (the vocab-parallel table, the projection of the hidden state
+        split over TP, the gate and projection of one layer, replicated)."""
+        if not self.per_layer_input:
+            return 0.0, 0.0, 0.0
+        width = self.num_layers * self.per_layer_input
+        return (
+            float(self.per_layer_vocab * width),
+            float(self.hidden_size * width),
+            float(2 * self.hidden_size * self.per_layer_input),
+        )
+
+    def _ffn_parts(self, kind: str, layer: int = 0) -> tuple[float, float, float]:
         """(experts, shared experts or dense MLP, router) parameters of one layer's FFN."""
         h = self.hidden_size
         if kind == MOE:
@@ -320,7 +344,8 @@ class Architecture:
             shared = self.mlp_matrices * h * self.shared_intermediate_size
             return experts, shared, h * self.num_experts
         if kind == DENSE:
-            return 0.0, self.mlp_matrices * h * self.intermediate_size, 0.0
+            wide = 2 if layer >= self.num_layers - self.wide_mlp_layers else 1
+            return 0.0, self.mlp_matrices * h * self.intermediate_size * wide, 0.0
         return 0.0, 0.0, 0.0
 
     @cached_property  # a loop over the layers, asked for by every what-if budget
@@ -334,11 +359,14 @@ class Architecture:
                 total += sum(self._attention_parts(mixer == FULL))
             elif mixer == STATE:
                 total += self.state_mixer_params
-            total += sum(self._ffn_parts(self.ffn(layer))) + 2 * self.hidden_size
+            total += sum(self._ffn_parts(self.ffn(layer), layer)) + 2 * self.hidden_size
             if self.ffn(layer) == MOE and self.moe_latent_size:
                 total += 2 * self.hidden_size * self.moe_latent_size
+            total += self._ple_parts()[2]
         embed = self.vocab_size * self.hidden_size
         lm_head = 0 if self.tie_word_embeddings else embed
+        table, projection, _ = self._ple_parts()
+        total += table + projection
         return int(total + embed + lm_head + self.hidden_size + self.vision_params)
 
     @property
@@ -466,7 +494,7 @@ class Architecture:
             elif mixer == STATE:
                 total += self.state_mixer_params / attn_tp * linear("attention")
             kind = self.ffn(layer)
-            experts, shared, router = self._ffn_parts(kind)
+            experts, shared, router = self._ffn_parts(kind, layer)
             expert_bytes = self._padded_experts(experts, fmt, expert_ranks)
             shared_part = "shared_experts" if kind == MOE else "dense_mlp"
             total += expert_bytes * experts_here * quant
@@ -475,7 +503,10 @@ class Architecture:
             if kind == MOE and self.moe_latent_size:  # replicated, quantized like the experts
                 total += 2 * self.hidden_size * self.moe_latent_size * quant
             total += 2 * self.hidden_size * dense  # norms
+            total += self._ple_parts()[2] * quant  # a PLE layer's gate and projection
         total += self.hidden_size * dense
+        table, projection, _ = self._ple_parts()  # PLE: on the first stage with PP
+        total += table / (split.embed or tp) * dense + projection / tp * quant
         embed = self.vocab_size * self.hidden_size / (split.embed or tp)
         lm_head = self.vocab_size * self.hidden_size / (split.lm_head or tp)
         if self.tie_word_embeddings:
@@ -533,6 +564,8 @@ class Architecture:
         full_layers = state_layers = 0
         for layer in self._stage_layers(pipeline_parallel):
             mixer = self.mixer(layer)
+            if mixer in (FULL, SLIDING) and not self._owns_kv(layer):
+                continue
             if mixer == FULL:
                 full += per_full_layer
                 full_layers += 1
@@ -1034,6 +1067,12 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         full_kv_heads=(
             _int(text, "num_global_key_value_heads") if text.get("attention_k_eq_v") else 0
         ),
+        kv_shared_layers=_int(text, "num_kv_shared_layers"),
+        wide_mlp_layers=(
+            _int(text, "num_kv_shared_layers") if text.get("use_double_wide_mlp") else 0
+        ),
+        per_layer_input=_int(text, "hidden_size_per_layer_input"),
+        per_layer_vocab=_int(text, "vocab_size_per_layer_input", "vocab_size"),
         kv_lora_rank=_int(text, "kv_lora_rank"),
         qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
         q_lora_rank=_int(text, "q_lora_rank"),
