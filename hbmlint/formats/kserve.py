@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_version, read_invocation, sglang, vllm
+from ..engines import image_engine, image_version, read_invocation, sglang, vllm
 from ..engines.args import Token, normalise, placeholder
 from ..engines.shell import Locator, expand_k8s, split_words
 from ..spec import Deployment
@@ -131,6 +131,32 @@ def _is_runtime_model(predictor: dict) -> bool:
     return str(name).lower() == "vllm" or "vllm" in str(model.get("runtime") or "").lower()
 
 
+def _served_by_runtime(document: YamlDocument, predictor: dict) -> bool:
+    """Whether a ``predictor.model`` runs in a ServingRuntime's container: ``modelFormat:
+    vLLM``, or a ``runtime`` named for vLLM, or any ``runtime`` it names that this file or
+    another of the run defines with a container running an engine. KServe uses the named
+    runtime whatever the format (the format only has to be one it lists), so a
+    ``modelFormat: huggingface`` served by a runtime of the user's own is that runtime's
+    command, not KServe's Hugging Face server (robertgshaw2-neuralmagic/vllm-k8s
+    vllm-kserve-simple/nm-vllm.yml: the model is in the runtime's ``--model``)."""
+    if _is_huggingface(predictor) is None:
+        return _is_runtime_model(predictor)
+    model = predictor.get("model")
+    wanted = model.get("runtime") if isinstance(model, dict) else None
+    if not wanted:
+        return False  # KServe picks the runtime: its own Hugging Face server
+    # the runtime of this file, else the run's (several files may each define one of that
+    # name, for separate examples: only where every one of them runs an engine)
+    named = [r for r in _runtimes(document) if _runtime_name(r.data) == str(wanted)]
+    named = named or _runtimes_elsewhere(str(wanted), document.key_span(("spec",)))
+    return bool(named) and all(_runs_engine(runtime.data) for runtime in named)
+
+
+def _runs_engine(runtime: dict) -> bool:
+    cpath = _kserve_container(runtime)
+    return cpath is not None and runs_engine(value_at(runtime, cpath))
+
+
 def detect(data: Any) -> bool:
     if not isinstance(data, dict) or not str(data.get("apiVersion", "")).startswith(GROUP):
         return False
@@ -161,9 +187,7 @@ def to_deployments(
         deployments = _runtime_alone(reader, name, where)
     elif data.get("kind") == CONFIG_KIND:
         deployments = _config_alone(reader, name, where)
-    elif _is_huggingface(value_at(data, ("spec", "predictor"))) is None and _is_runtime_model(
-        value_at(data, ("spec", "predictor"))
-    ):
+    elif _served_by_runtime(document, value_at(data, ("spec", "predictor"))):
         deployments = _with_runtime(reader, name, where)
     else:
         deployments = _inference_service(reader, name, where)
@@ -514,7 +538,9 @@ def _runtimes_named(text: str) -> set[str]:
         if not isinstance(data, dict) or data.get("kind") != "InferenceService":
             continue
         model = value_at(data, ("spec", "predictor", "model"))
-        if isinstance(model, dict) and _is_runtime_model({"model": model}):
+        if isinstance(model, dict) and (
+            _is_runtime_model({"model": model}) or model.get("runtime")
+        ):
             named.add(str(model.get("runtime") or ""))
     return named
 
@@ -693,7 +719,22 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
     command = read_invocation(
         argv, env, text, image=image, image_span=runtime.span((*cpath, "image"))
     )
+    no_model = "the InferenceService names no model; set storageUri"
+    storage = value_at(data, (*mpath, "storageUri")) is not None or value_at(
+        data, (*mpath, "storage")
+    )
+    if storage:
+        # KServe downloads the service's storage to /mnt/models; the engine only loads it
+        # where the runtime's words name that mount
+        no_model = (
+            f"ServingRuntime '{_runtime_name(runtime.data)}' passes no model to the engine: "
+            f"KServe downloads this InferenceService's storage to {MODEL_MOUNT}, but nothing "
+            f"in the runtime's command or the model's args names it (--model {MODEL_MOUNT}), "
+            "so the engine serves its default model instead"
+        )
     if command is None:
+        if storage and not argv and image_engine(image) is not None:  # the image, no words
+            reader.findings.append(input_diagnostic("HBM003", no_model, reader.display, span, name))
         return []
     gpu = _gpu(reader, pod_path, mpath, name)
     if gpu.count is None:  # the model sets no resources: the runtime's own apply
@@ -702,7 +743,6 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
     nodes = command.values.get("parallel.pipeline") if pipeline is not None else None
     if gpu.count and isinstance(nodes, int) and nodes > 1:
         gpu.count *= nodes
-    no_model = "the InferenceService names no model; set storageUri"
     return _build(reader, command, name, gpu, where, container.get("image"), (), no_model=no_model)
 
 

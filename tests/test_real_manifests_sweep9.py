@@ -1,0 +1,122 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 9): each fixture under
+tests/fixtures/real/ names its source in its first lines; each test says what a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(path: Path, rules, gpu: str | None = None):
+    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
+
+
+def line_of(path: Path, needle: str) -> int:
+    lines = path.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+COVERED = {
+    "kserve-huggingface-format-own-runtime.yaml",
+}
+
+
+@pytest.mark.parametrize("gpu", [None, "L4"])
+def test_a_huggingface_format_service_on_its_own_runtime_runs_that_runtime(rules, gpu):
+    # modelFormat: huggingface with `runtime: team-vllm`, a ServingRuntime of the same file
+    # whose vLLM args name the model: KServe runs that runtime, so the model is the runtime's
+    # --model (no false "the InferenceService names no model" error), on its GPU
+    path = REAL / "kserve-huggingface-format-own-runtime.yaml"
+    result = lint(path, rules, gpu)
+    [read] = result.deployments
+    assert read.deployment.name == "llama3-chat"
+    assert read.deployment.model.name == "meta-llama/Meta-Llama-3-8B-Instruct"
+    assert read.deployment.gpu.count == 1
+    assert [f for f in result.diagnostics if f.severity.name == "ERROR"] == []
+    if gpu:
+        assert read.budget is not None
+        assert result.diagnostics == []
+
+
+# not under fixtures/real (whose files raise no start-up error): the storage pattern of
+# robertgshaw2-neuralmagic/vllm-k8s vllm-kserve-gcs/nm-vllm.yml, whose runtime runs the
+# vllm/vllm-openai image with no args at all, so the model KServe downloads to /mnt/models
+# never reaches vLLM. Written for hbmlint's tests (not a copy).
+STORAGE_NOT_PASSED = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: bare-vllm
+spec:
+  supportedModelFormats:
+    - name: huggingface
+      version: "1"
+      autoSelect: true
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: tinyllama
+spec:
+  predictor:
+    model:
+      runtime: bare-vllm
+      modelFormat:
+        name: huggingface
+      storage:
+        key: gcs
+        path: models/TinyLlama/TinyLlama-1.1B-Chat-v1.0
+"""
+
+
+def test_a_runtime_that_never_passes_the_downloaded_model_says_so(tmp_path, rules):
+    # the service's storage is downloaded to /mnt/models but the runtime's command names no
+    # model: the error says that, at the service's runtime: line, instead of asking for the
+    # storageUri the service already has (storage.path)
+    path = tmp_path / "nm-vllm.yml"
+    path.write_text(STORAGE_NOT_PASSED)
+    result = lint(path, rules, "H100")
+    assert result.deployments == []
+    [error] = result.diagnostics
+    assert (error.code, error.severity.name) == ("HBM003", "ERROR")
+    assert "ServingRuntime 'bare-vllm' passes no model" in error.message
+    assert "--model /mnt/models" in error.message
+    assert error.span.line == line_of(path, "runtime: bare-vllm")
+
+
+def test_a_service_on_kserves_own_huggingface_server_is_still_read_from_its_args(tmp_path, rules):
+    # a runtime named but defined nowhere in the run (KServe's kserve-huggingfaceserver): the
+    # Hugging Face server's own reading, storageUri hf:// naming the model, as before
+    path = tmp_path / "isvc.yaml"
+    path.write_text(
+        "apiVersion: serving.kserve.io/v1beta1\n"
+        "kind: InferenceService\n"
+        "metadata: {name: qwen}\n"
+        "spec:\n"
+        "  predictor:\n"
+        "    model:\n"
+        "      runtime: kserve-huggingfaceserver\n"
+        "      modelFormat: {name: huggingface}\n"
+        "      storageUri: hf://Qwen/Qwen2.5-7B-Instruct\n"
+        "      resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    [read] = lint(path, rules, "L4").deployments
+    assert read.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
