@@ -30,6 +30,7 @@ def line_of(path: Path, needle: str) -> int:
 
 COVERED = {
     "kserve-huggingface-format-own-runtime.yaml",
+    "kserve-pytorch-format-vllm-runtime.yaml",
 }
 
 
@@ -120,3 +121,73 @@ def test_a_service_on_kserves_own_huggingface_server_is_still_read_from_its_args
     )
     [read] = lint(path, rules, "L4").deployments
     assert read.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_a_pytorch_format_service_on_a_vllm_runtime_is_read_as_vllm(rules):
+    # modelFormat: pytorch with `runtime: mistral-7b`, a vLLM ServingRuntime of the same file:
+    # read (it passed in silence, and the runtime got a "no InferenceService uses it" info),
+    # with the runtime's --max-model-len on the service's A10G; the model is the /mnt/models
+    # mount of an S3 data connection, a warning that says how to name it
+    name = "kserve-pytorch-format-vllm-runtime.yaml"
+    path = REAL / name
+    result = lint(path, rules)
+    [read] = result.deployments
+    assert read.deployment.engine == "vllm"
+    assert read.deployment.serving.max_model_len == 6144
+    assert read.deployment.gpu.count == 1
+    assert [label.value for label in read.deployment.gpu.labels] == ["NVIDIA-A10G"]
+    [warning] = result.diagnostics
+    assert (warning.code, warning.severity.name) == ("HBM006", "WARNING")
+    assert "hbmlint.io/model" in warning.message
+    assert warning.span.line == line_of(path, "- --model")
+
+
+# not under fixtures/real: the standalone TGIS runtime of openshift-psap/topsail
+# (projects/kserve/toolbox/kserve_deploy_model/files/standalone-tgis/base/), IBM's TGI fork,
+# which takes the model as --model-name. Written for hbmlint's tests (not a copy).
+TGIS = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: tgis-runtime
+spec:
+  containers:
+  - name: kserve-container
+    image: quay.io/opendatahub/text-generation-inference:fast
+    command: ["text-generation-launcher"]
+    args:
+    - --model-name=/mnt/models/
+    - --port=3000
+  supportedModelFormats:
+  - autoSelect: true
+    name: pytorch
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: isvc
+spec:
+  predictor:
+    model:
+      modelFormat:
+        name: pytorch
+      runtime: tgis-runtime
+      storageUri: s3://models/flan-t5
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+"""
+
+
+def test_a_runtime_passing_the_mount_by_a_flag_hbmlint_does_not_read_is_an_info(tmp_path, rules):
+    # TGIS's --model-name=/mnt/models/: the model is passed, by a flag hbmlint's TGI reader
+    # does not know; an info (at the storageUri KServe puts there), never a "names no model"
+    # error
+    path = tmp_path / "tgis.yaml"
+    path.write_text(TGIS)
+    result = lint(path, rules, "H100")
+    assert result.deployments == []
+    [info] = result.diagnostics
+    assert (info.code, info.severity.name) == ("HBM011", "INFO")
+    assert "--model-name=s3://models/flan-t5" in info.message
+    assert info.span.line == line_of(path, "storageUri: s3://models/flan-t5")

@@ -68,6 +68,8 @@ RUNTIME_KINDS = ("ServingRuntime", "ClusterServingRuntime")
 CONFIG_KIND = "LLMInferenceServiceConfig"
 # tree_objects' key for "an InferenceService of the run uses this runtime" ("" : auto-selected)
 USED_BY = "InferenceService runtime"
+# tree_objects' key for "a runtime of this name somewhere in the run runs no engine"
+NO_ENGINE = "ServingRuntime without an engine"
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
 # Deployment-side flags per engine: the names each parser reads for what KServe's fields set.
@@ -134,22 +136,33 @@ def _is_runtime_model(predictor: dict) -> bool:
 def _served_by_runtime(document: YamlDocument, predictor: dict) -> bool:
     """Whether a ``predictor.model`` runs in a ServingRuntime's container: ``modelFormat:
     vLLM``, or a ``runtime`` named for vLLM, or any ``runtime`` it names that this file or
-    another of the run defines with a container running an engine. KServe uses the named
-    runtime whatever the format (the format only has to be one it lists), so a
-    ``modelFormat: huggingface`` served by a runtime of the user's own is that runtime's
-    command, not KServe's Hugging Face server (robertgshaw2-neuralmagic/vllm-k8s
-    vllm-kserve-simple/nm-vllm.yml: the model is in the runtime's ``--model``)."""
-    if _is_huggingface(predictor) is None:
-        return _is_runtime_model(predictor)
-    model = predictor.get("model")
-    wanted = model.get("runtime") if isinstance(model, dict) else None
+    another of the run defines with a container running an engine. KServe runs the runtime a
+    service names whatever its format (the runtime only has to list it), so ``modelFormat:
+    huggingface`` on a runtime of the user's own is that runtime's command, not KServe's
+    Hugging Face server (robertgshaw2-neuralmagic/vllm-k8s vllm-kserve-simple/nm-vllm.yml: the
+    model is in the runtime's ``--model``), and ``modelFormat: pytorch`` on a vLLM runtime is
+    vLLM (alpha-hack-program/doc-bot vllm_runtime/vllm-mistral-7b-instance.yaml)."""
+    if _is_huggingface(predictor) is None and _is_runtime_model(predictor):
+        return True
+    wanted = _runtime_named(predictor)
     if not wanted:
-        return False  # KServe picks the runtime: its own Hugging Face server
+        return False  # KServe picks the runtime (for huggingface: its own server)
     # the runtime of this file, else the run's (several files may each define one of that
     # name, for separate examples: only where every one of them runs an engine)
-    named = [r for r in _runtimes(document) if _runtime_name(r.data) == str(wanted)]
-    named = named or _runtimes_elsewhere(str(wanted), document.key_span(("spec",)))
+    named = [r for r in _runtimes(document) if _runtime_name(r.data) == wanted]
+    if named:
+        return all(_runs_engine(runtime.data) for runtime in named)
+    if any(name == wanted for name, _ in tree_kind(NO_ENGINE)):
+        return False
+    named = _runtimes_elsewhere(wanted, document.key_span(("spec",)))
     return bool(named) and all(_runs_engine(runtime.data) for runtime in named)
+
+
+def _runtime_named(predictor: dict) -> str:
+    """The runtime ``predictor.model.runtime`` names ("" for none)."""
+    model = predictor.get("model")
+    wanted = model.get("runtime") if isinstance(model, dict) else None
+    return str(wanted) if isinstance(wanted, str) and wanted else ""
 
 
 def _runs_engine(runtime: dict) -> bool:
@@ -171,6 +184,7 @@ def detect(data: Any) -> bool:
     return (
         _is_huggingface(predictor) is not None
         or _is_runtime_model(predictor)
+        or bool(_runtime_named(predictor))  # read when that runtime runs an engine
         or bool(_custom_containers(data))
     )
 
@@ -539,7 +553,7 @@ def _runtimes_named(text: str) -> set[str]:
             continue
         model = value_at(data, ("spec", "predictor", "model"))
         if isinstance(model, dict) and (
-            _is_runtime_model({"model": model}) or model.get("runtime")
+            _is_runtime_model({"model": model}) or _runtime_named({"model": model})
         ):
             named.add(str(model.get("runtime") or ""))
     return named
@@ -577,6 +591,8 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
             and _runtime_name(data)
         ):
             found[(str(data["kind"]), _runtime_name(data))] = {"json": json.dumps(data)}
+            if not _runs_engine(data):
+                found[(NO_ENGINE, _runtime_name(data))] = {}
     for name in _runtimes_named(text):
         found[(USED_BY, name)] = {}
     return found
@@ -735,6 +751,23 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
     if command is None:
         if storage and not argv and image_engine(image) is not None:  # the image, no words
             reader.findings.append(input_diagnostic("HBM003", no_model, reader.display, span, name))
+        return []
+    uri = value_at(data, (*mpath, "storageUri"))
+    passed = [t for t in argv if MODEL_MOUNT in t.text or (uri and str(uri) in t.text)]
+    if passed and not command.values.get("model.name") and not command.model_unreadable:
+        # the runtime hands the engine the downloaded model, by a flag hbmlint does not read
+        # for it (TGIS's --model-name=/mnt/models/ in openshift-psap/topsail's standalone-tgis
+        # runtime): not a missing model
+        reader.findings.append(
+            input_diagnostic(
+                "HBM011",
+                f"'{passed[0].text}' gives the engine the model KServe downloads, by a flag "
+                "hbmlint does not read for this engine; this deployment is not checked",
+                reader.display,
+                passed[0].span,
+                name,
+            )
+        )
         return []
     gpu = _gpu(reader, pod_path, mpath, name)
     if gpu.count is None:  # the model sets no resources: the runtime's own apply
