@@ -353,6 +353,10 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             # YaRN rope entry), where the record's command sets them
             allow_long_max_model_len=record.get("allow_long_max_model_len"),
             model_overrides=record.get("model_overrides"),
+            # SGLang's state pool of hybrid models, where the record's command sets it
+            mamba_ssm_dtype=record.get("mamba_ssm_dtype"),
+            max_mamba_cache_size=record.get("max_mamba_cache_size"),
+            mamba_full_memory_ratio=record.get("mamba_full_memory_ratio"),
         ),
         speculative=speculative_of(record),
     )

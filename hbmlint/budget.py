@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from . import catalog, dp_attention
+from . import catalog, dp_attention, sglang_mamba
 from .catalog.architecture import FULL
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
@@ -87,6 +87,11 @@ class Settings:
     # the parts flags keep whole on each GPU (ParallelSpec.whole_parts; dp_attention.py)
     attention_data_parallel: int = 1
     whole_parts: tuple[str, ...] = ()
+    # SGLang's state pool of hybrid models (sglang_mamba.py): --mamba-ssm-dtype,
+    # --max-mamba-cache-size, --mamba-full-memory-ratio (None: the engine's own)
+    mamba_ssm_dtype: str | None = None
+    max_mamba_cache_size: int | None = None
+    mamba_full_memory_ratio: float | None = None
 
 
 _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() may change
@@ -243,6 +248,10 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     if serving.performance_mode == "throughput" and _at_least(dep, "performance_mode_since"):
         throughput = "--performance-mode throughput"
     max_num_seqs = serving.max_num_seqs
+    spec_cap = defaults.get("speculative_max_running_requests")
+    if max_num_seqs is None and spec_cap and dep.speculative.method not in (None, "", "none"):
+        max_num_seqs = int(spec_cap)
+        assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} with a speculative algorithm)"
     if max_num_seqs is None:
         if legacy:
             max_num_seqs = int(defaults["v0"]["max_num_seqs"])
@@ -391,6 +400,13 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
         draft_token_map=getattr(spec, "token_map", None),
         draft_hot_vocab=getattr(spec, "hot_vocab_size", None),
+        mamba_ssm_dtype=getattr(serving, "mamba_ssm_dtype", None) if engine == "sglang" else None,
+        max_mamba_cache_size=getattr(serving, "max_mamba_cache_size", None)
+        if engine == "sglang"
+        else None,
+        mamba_full_memory_ratio=getattr(serving, "mamba_full_memory_ratio", None)
+        if engine == "sglang"
+        else None,
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)
@@ -911,13 +927,10 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
 
     meaning = catalog.engine_defaults(s.engine)["memory_fraction"]["meaning"]
     fixed = weights + draft_weights
-    # SGLang keeps the recurrent state of hybrid models in its own pool, one slot per running
-    # request; vLLM pages it with the KV cache (one slot per request, counted per sequence).
-    state_pool = (
-        Q(layout.state_per_sequence * s.max_num_seqs, "byte")
-        if meaning == "weights_and_kv_of_total"
-        else Q(0, "byte")
-    )
+    # SGLang keeps the recurrent state of hybrid models in a pool of its own (sglang_mamba.py);
+    # vLLM pages it with the KV cache (one slot per request, counted per sequence).
+    state_pool = Q(0, "byte")
+    state_per_sequence = layout.state_per_sequence
     draft_in = True  # the drafter's KV is sized inside the budget (all but an older SGLang)
     if meaning == "of_free":  # TensorRT-LLM: a share of what is free after loading
         free = total - fixed - overhead_total
@@ -928,18 +941,13 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             # fraction of a negative "free" is nothing), so the weights' check sees the card
             usable = total
     elif meaning == "weights_and_kv_of_total":  # SGLang: activations live outside the fraction
-        usable, kv_cache, draft_in, state_pool = _sglang_pool(
-            s, total, weights, draft_weights, state_pool, layout.state_per_sequence
+        usable, kv_cache, draft_in, pool = _sglang_pool(
+            s, total, weights, draft_weights, target, layout
         )
-        if state_pool.magnitude:
+        if pool is not None:
+            state_pool, state_per_sequence = Q(pool.total, "byte"), pool.per_slot
             assumed = dict(assumed or {})
-            slots = round(float(state_pool.to("byte").magnitude) / layout.state_per_sequence)
-            _add_note(
-                assumed,
-                "kv_cache",
-                f"SGLang's recurrent-state pool holds {slots} request slots "
-                f"({float(state_pool.to('GiB').magnitude):.2f} GiB) outside the KV cache",
-            )
+            _add_note(assumed, "kv_cache", pool.how)
     elif s.kv_cache_memory_bytes:  # vLLM with the KV cache's bytes set: no fraction applies
         kv_cache = Q(s.kv_cache_memory_bytes, "byte")
         usable = fixed + overhead_total + kv_cache
@@ -994,7 +1002,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         assumed=dict(assumed or {}),
         byte_unit=byte_unit,
         kv_bytes_per_sequence=Q(per_request, "byte"),
-        kv_state_bytes_per_sequence=Q(layout.state_per_sequence, "byte"),
+        kv_state_bytes_per_sequence=Q(state_per_sequence, "byte"),
         draft_host_weights=host_weights,
     )
 
@@ -1065,16 +1073,16 @@ def _sglang_pool(
     total: Any,
     weights: Any,
     draft_weights: Any,
-    state_pool: Any,
-    state_per_sequence: float,
+    target: Any,
+    layout: Any,
 ) -> tuple[Any, Any, bool, Any]:
-    """SGLang's KV pool (model_runner profile_max_num_token): usable = the memory free when the
-    worker starts (the device less the CUDA context and distributed init) x
-    mem_fraction_static; the pool is what is left of it after the weights (and the recurrent
-    state pool of hybrid models: from the release of engines.yaml mamba_full_memory_ratio_since,
-    the state takes ratio / (1 + ratio) of what is left, in whole slots). Returns (usable, KV
-    bytes, whether the drafter's weights and KV are inside the fraction, which depends on the
-    release: engines.yaml, and the state pool)."""
+    """SGLang's KV pool (model_runner profile_max_num_token; kv_cache_configurator.py from
+    0.5.16): usable = the memory free when the worker starts (the device less the CUDA context
+    and distributed init) x mem_fraction_static; the pool is what is left of it after the
+    weights, a multimodal model's embedding-cache reserve and, for hybrid models, the
+    recurrent-state pool (sglang_mamba.plan, by release). Returns (usable, KV bytes, whether
+    the drafter's weights and KV are inside the fraction, which depends on the release:
+    engines.yaml, and the state pool or None)."""
     spec = catalog.engine_defaults("sglang")
     reserved = parse_quantity(spec.get("free_at_start_reserved", "0 GiB"), "[information]")
     free = total - reserved.to("byte")
@@ -1087,12 +1095,10 @@ def _sglang_pool(
 
     draft_in = since("draft_kv_in_fraction_since")
     fixed = weights + (draft_weights if since("draft_weights_in_fraction_since") else 0 * weights)
-    ratio = spec.get("mamba_full_memory_ratio")
-    if state_per_sequence and ratio and since("mamba_full_memory_ratio_since"):
-        rest = float((usable - fixed).to("byte").magnitude)
-        slots = max(math.floor(rest * ratio / (1 + ratio) / state_per_sequence), 0)
-        state_pool = Q(slots * state_per_sequence, "byte")
-    return usable, usable - fixed - state_pool, draft_in, state_pool
+    rest = usable - fixed - Q(sglang_mamba.mm_reserve_bytes(target, s), "byte")
+    pool = sglang_mamba.plan(target, layout, s, float(rest.to("byte").magnitude))
+    state = Q(pool.total if pool is not None else 0.0, "byte")
+    return usable, rest - state, draft_in, pool
 
 
 def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, Any]:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from ..yamlsrc import Span
 from .args import (
+    BadValue,
     EngineCommand,
     Flag,
     FlagTable,
@@ -52,6 +53,32 @@ def _algorithm(text: str) -> str:
     )
 
 
+def _quantization(text: str) -> str | None:
+    """SGLang's --quantization: vLLM's names, and auto-round (Intel AutoRound's W4A16
+    checkpoints, sized as INT4 in groups of 128 as their quantization_config is:
+    catalog/quantization.yaml config_quant_methods)."""
+    if text.strip().lower().replace("_", "-") == "auto-round":
+        return "int4"
+    return quantization(text)
+
+
+def _ssm_dtype(text: str) -> str:
+    key = text.strip().lower()
+    if key in ("float32", "bfloat16", "float16"):
+        return key
+    raise BadValue(f"'{text}' is not an SSM state dtype (float32, bfloat16, float16)")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise BadValue(f"'{text}' is not a number") from None
+    if value <= 0:
+        raise BadValue(f"{text} must be more than zero")
+    return value
+
+
 def _disaggregation(text: str) -> str | None:
     """prefill or decode; another mode a release may add is read as neither (not a refusal)."""
     key = text.strip().lower()
@@ -62,7 +89,7 @@ FLAGS = FlagTable(
     [
         Flag(("--model-path", "--model"), "model.name", model_name),
         Flag(("--dtype",), "model.dtype", dtype),
-        Flag(("--quantization",), "model.quantization", quantization),
+        Flag(("--quantization",), "model.quantization", _quantization),
         Flag(("--tp-size", "--tp", "--tensor-parallel-size"), "parallel.tensor", positive_int),
         Flag(("--pp-size", "--pipeline-parallel-size"), "parallel.pipeline", positive_int),
         Flag(("--dp-size", "--dp", "--data-parallel-size"), "parallel.data", positive_int),
@@ -93,6 +120,10 @@ FLAGS = FlagTable(
         Flag(("--disable-cuda-graph",), "serving.enforce_eager"),
         Flag(("--cuda-graph-max-bs",), "serving.cuda_graph_max_bs", positive_int),
         Flag(("--max-total-tokens",), "serving.kv_cache_max_tokens", positive_int),
+        # hybrid models' state pool (sglang_mamba.py)
+        Flag(("--mamba-ssm-dtype",), "serving.mamba_ssm_dtype", _ssm_dtype),
+        Flag(("--max-mamba-cache-size",), "serving.max_mamba_cache_size", positive_int),
+        Flag(("--mamba-full-memory-ratio",), "serving.mamba_full_memory_ratio", _positive_float),
         Flag(("--speculative-algorithm",), "speculative.method", _algorithm),
         Flag(("--speculative-draft-model-path",), "speculative.model", model_name),
         Flag(("--speculative-num-steps",), "speculative.num_speculative_tokens", positive_int),
