@@ -97,6 +97,19 @@ class Settings:
 _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() may change
 
 
+def _changed(settings: Settings, changes: dict[str, Any]) -> Settings:
+    """``settings`` with ``changes`` (names checked by the caller): dataclasses.replace's
+    result, without its frozen __init__'s object.__setattr__ per field (every what-if budget
+    of every deployment makes one; Settings has no __post_init__ and nothing but fields)."""
+    made = object.__new__(Settings)
+    made.__dict__.update(settings.__dict__)
+    made.__dict__.update(changes)
+    return made
+
+
+assert not hasattr(Settings, "__post_init__")  # _changed would skip it
+
+
 @dataclass
 class Budget:
     resolved: Resolved
@@ -193,7 +206,7 @@ class Budget:
         unknown = set(changes) - _SETTING_NAMES
         if unknown:
             raise ValueError(f"whatif() does not know {', '.join(sorted(unknown))}")
-        found = compute(self.resolved, replace(self.settings, **changes), self.assumed)
+        found = compute(self.resolved, _changed(self.settings, changes), self.assumed)
         if key is not None:
             memo[key] = found
         return found
