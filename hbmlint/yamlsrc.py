@@ -91,7 +91,8 @@ class YamlDocument:
         path = _normalise(path)
         while path and path not in self.spans:
             path = path[:-1]
-        return self.spans.get(path, Span(1, 1))
+        found = self.spans.get(path)
+        return Span(1, 1) if found is None else found
 
     def key_span(self, path: Path | str) -> Span:
         """The span of the mapping key at ``path`` where there is one, else of its value."""
