@@ -31,6 +31,7 @@ def line_of(path: Path, needle: str) -> int:
 COVERED = {
     "kserve-huggingface-format-own-runtime.yaml",
     "kserve-pytorch-format-vllm-runtime.yaml",
+    "kserve-llmisvc-main-args-model-mount.yaml",
 }
 
 
@@ -191,3 +192,20 @@ def test_a_runtime_passing_the_mount_by_a_flag_hbmlint_does_not_read_is_an_info(
     assert (info.code, info.severity.name) == ("HBM011", "INFO")
     assert "--model-name=s3://models/flan-t5" in info.message
     assert info.span.line == line_of(path, "storageUri: s3://models/flan-t5")
+
+
+@pytest.mark.parametrize("gpu", [None, "L40S"])
+def test_an_llmisvc_main_container_naming_the_mount_serves_spec_model(rules, gpu):
+    # --model=/mnt/models in the main container's own args is where KServe puts spec.model:
+    # the model is the hf:// URI, at its line (was an HBM006 "'/mnt/models' is a local path"
+    # warning and no budget); the container's --max-model-len still applies
+    name = "kserve-llmisvc-main-args-model-mount.yaml"
+    path = REAL / name
+    result = lint(path, rules, gpu)
+    [read] = result.deployments
+    assert read.deployment.model.name == "Qwen/Qwen3-8B"
+    assert read.deployment.serving.max_model_len == 32768
+    assert [f.code for f in result.diagnostics if f.code == "HBM006"] == []
+    if gpu:
+        assert read.budget is not None
+        assert result.diagnostics == []

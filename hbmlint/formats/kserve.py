@@ -402,6 +402,20 @@ def _model_tokens(document: YamlDocument, flag: str) -> list[Token]:
     return []
 
 
+def _mount_as_model(token: Token, model: list[Token]) -> Token:
+    """KServe puts ``spec.model`` at /mnt/models in the main container (its presets run
+    ``vllm serve /mnt/models``), so a main container's ``--model=/mnt/models`` of its own is
+    that model, at its line (adnan-drina/rhoai3-nvidia-demo's LLMInferenceServices)."""
+    if len(model) != 2:
+        return token
+    head, eq, value = token.text.rpartition("=")
+    if not eq:
+        head, value = "", token.text
+    if value.rstrip("/") != MODEL_MOUNT:
+        return token
+    return Token(head + eq + model[1].text, model[1].span)
+
+
 def _speculative_tokens(reader: Reader, engine: ModuleType, name: str) -> list[Token]:
     """``spec.speculativeDecoding`` / ``spec.speculator`` as dotted ``--speculative-config.KEY``
     words (what the controller injects as JSON), so each key keeps its own line."""
@@ -475,7 +489,8 @@ def _llm_workload(
     if not isinstance(value_at(data, template), dict):
         template = ("spec", "template")  # a pool without its own template runs the service's
     cpath = _main_container(data, template)
-    argv = _model_tokens(document, flags["model"])
+    model = _model_tokens(document, flags["model"])
+    argv = list(model)
     parallelism = (*base, "parallelism")
     for key in ("tensor", "pipeline", "data"):
         if value_at(data, (*parallelism, key)) is not None:
@@ -486,7 +501,7 @@ def _llm_workload(
     env: dict[str, Token] = {}
     if cpath is not None:
         env = container_env(document, cpath)
-        argv += _container_args(reader, engine, cpath)
+        argv += [_mount_as_model(t, model) for t in _container_args(reader, engine, cpath)]
         if engine is vllm:
             argv += _additional_args(reader, cpath)  # the runtime appends it to `vllm serve`
     model_path = ("spec", "model") if value_at(data, ("spec", "model")) is not None else ("spec",)
