@@ -112,7 +112,10 @@ def _lint_text(
     text: str, result: FileResult, rules: list[Rule], options: LintOptions
 ) -> FileResult:
     path, display = result.path, result.display
-    documents, error = load_documents(text)
+    forced = _forced_format(display, options)
+    script = _script_reader(display, text, forced)
+    # a shell script is never parsed as YAML: its text is not YAML, and never meant to be
+    documents, error = ([], None) if script else load_documents(text)
     if "hbmlint:" in text or "hbmlint.io" in text or "\\" in text:  # a directive, an annotation
         # (or one spelled in escapes): suppressions.py reads them
         from .suppressions import scan as scan_suppressions
@@ -122,7 +125,6 @@ def _lint_text(
     # Broken YAML is reported only where it seems to be a manifest of ours: repositories hold
     # many YAML-like files (Helm templates with {{ }}) that are not ours to judge. A template
     # that runs an engine is reported once, as "render first".
-    forced = _forced_format(display, options)
     if error is not None and (forced is not None or _looks_like_manifest(text)):
         result.is_manifest = True
         result.diagnostics.append(
@@ -130,6 +132,22 @@ def _lint_text(
             or input_diagnostic("HBM002", error.message, display, error.span)
         )
     checked_elsewhere = False  # a document another file's deployment reads (a KServe runtime)
+    if script is not None:
+        deployments, findings = script.to_script_deployments(text, path, display)
+        result.diagnostics.extend(findings)
+        result.is_manifest = bool(deployments or findings)
+        for deployment in deployments:
+            deployment.source_format = script.NAME
+            if options.overrides:
+                from .overrides import apply
+
+                apply(deployment, options.overrides)
+            result.deployments.append(
+                _lint_deployment(deployment, rules, result.diagnostics, options)
+            )
+            deployment.writer = None  # fixes write YAML; a script's keep the rules' words
+            if not options.keep_budgets:
+                _thin(deployment)
     for document in documents:
         module = detect_format(document.data)
         if forced is not None and document.data is not None:
@@ -239,6 +257,18 @@ def _unique(findings: list[Diagnostic]) -> list[Diagnostic]:
             seen.add(key)
             unique.append(finding)
     return unique
+
+
+def _script_reader(display: str, text: str, forced: Any) -> Any:
+    """The shell-script reader for a file mapped to it, or one that is a script by its name or
+    ``#!`` line and is mapped to no other format; else None."""
+    if forced is not None and forced.NAME != "shell":
+        return None
+    if forced is None and not (display.lower().endswith((".sh", ".bash")) or text.startswith("#!")):
+        return None  # the cheap test first: most files are YAML
+    from .formats import shell_script
+
+    return shell_script if forced is not None or shell_script.is_script(display, text) else None
 
 
 def _forced_format(display: str, options: LintOptions) -> Any:

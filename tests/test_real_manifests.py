@@ -123,17 +123,19 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_orchestrators import COVERED as ORCHESTRATORS  # CRDs, KServe, KubeAI...
     from test_formats_orchestrators_real import COVERED as ROUND2  # their projects' own files
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
+    from test_formats_shell import COVERED as SHELL  # launch scripts (sweep 9)
     from test_real_manifests_sweep6 import COVERED as SWEEP6  # repositories of sweep 6
     from test_real_manifests_sweep7 import COVERED as SWEEP7  # repositories of sweep 7
     from test_real_manifests_sweep8 import COVERED as SWEEP8  # repositories of sweep 8
     from test_real_manifests_sweep9 import COVERED as SWEEP9  # repositories of sweep 9
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
-    tested |= SWEEP7 | SWEEP8 | SWEEP9
+    tested |= SWEEP7 | SWEEP8 | SWEEP9 | SHELL
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}
-    assert {str(p.relative_to(REAL)) for p in REAL.rglob("*.y*ml")} <= tested
+    fixtures = [*REAL.rglob("*.y*ml"), *REAL.rglob("*.sh")]
+    assert {str(p.relative_to(REAL)) for p in fixtures} <= tested
 
 
 OTHER_TESTS = (

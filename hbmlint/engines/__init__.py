@@ -107,6 +107,25 @@ def _container_run(
     return None
 
 
+def read_command(
+    command: Sequence[Token], env: Mapping[str, Token], text: str
+) -> EngineCommand | None:
+    """One simple command of a script (split_script's): the engine it runs, directly
+    (``vllm serve ...``, ``python -m sglang.launch_server ...``) or as the entrypoint of an
+    engine image it starts (``docker run ... vllm/vllm-openai ARGS``); None when neither."""
+    found = _find(command)
+    if found:
+        module, start = found
+        return module.parse(list(command[start:]), command[start - 1].span, env)
+    container = _container_run(command)
+    if container is not None:
+        image_token, rest, run_env = container
+        return read_invocation(
+            rest, run_env, text, image_token.text, image_token.span, k8s_expansion=False
+        )
+    return None
+
+
 def read_invocation(
     argv: Sequence[Token],
     env: Mapping[str, Token],
@@ -134,18 +153,11 @@ def read_invocation(
         commands = split_script(token.text, env_text, locator, token.span, origins)
         for command in commands:
             command = _with_positional(command, positional)
-            found = _find(command)
-            if found:
-                module, start = found
-                parsed = module.parse(command[start:], command[start - 1].span, env)
-                parsed.launches = _launches(commands, text)
+            parsed = read_command(command, env, text)
+            if parsed is not None:
+                if _find(command) is not None:  # not a `docker run`: this script launches it
+                    parsed.launches = _launches(commands, text)
                 return parsed
-            container = _container_run(command)
-            if container is not None:
-                image_token, rest, run_env = container
-                return read_invocation(
-                    rest, run_env, text, image_token.text, image_token.span, k8s_expansion=False
-                )
         return None
     if k8s_expansion:
         argv = [expand_k8s(t, env_text, origins) for t in argv]

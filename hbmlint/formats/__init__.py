@@ -42,6 +42,7 @@ _ORDER = (
     "ray_serve_llm",
     "vllm_config",
     "embedded_pods",  # last: any pod spec no format above reads
+    "shell_script",  # never a YAML document: lint.py reads a script's text (is_script)
 )
 
 
@@ -215,6 +216,11 @@ def describe(
     deployment that names no GPU, as the lint will use it."""
     from ..yamlsrc import load_documents
 
+    if forced is None or forced.NAME == "shell":
+        from .shell_script import is_script
+
+        if forced is not None or is_script(display, text):
+            return "\n".join(_describe_script(text, path, display, default_gpu)) + "\n"
     out: list[str] = []
     documents, error = load_documents(text)
     for document in documents:
@@ -231,28 +237,7 @@ def describe(
         if read_elsewhere is not None and read_elsewhere(document.data):
             out.append("  a template, read with the InferenceService that uses it")
         deployments, findings = module.to_deployments(document, path, display)
-        for deployment in deployments:
-            out.append(f"  deployment {deployment.name} ({deployment.engine})")
-            names = [n for n in deployment.locations if n and _value(deployment, n) is not None]
-            # a group set as a whole (`model`) is shown through its fields when they are listed
-            fields = [
-                (deployment.locations[name], name, _value(deployment, name))
-                for name in names
-                if not any(other.startswith(name + ".") for other in names)
-            ]
-            fields += _gpu_from_labels(deployment)
-            for span, name, value in sorted(fields, key=lambda f: (f[0].line, f[0].column, f[1])):
-                out.append(f"    {name:38} {value!s:40} line {span.line}")
-            gpu = deployment.gpu
-            names_none = gpu.type is None and gpu.memory is None
-            if default_gpu and names_none and not _gpu_from_labels(deployment):
-                out.append(f"    {'gpu.type':38} {default_gpu!s:40} --gpu")
-            for key, why in deployment.assumed.items():
-                out.append(f"    {key:38} assumed: {why}")
-        for finding in findings:
-            out.append(
-                f"  {finding.severity} {finding.code} line {finding.span.line}: {finding.message}"
-            )
+        _describe_read(out, deployments, findings, default_gpu)
     if error is not None:
         finding = (mentions_engine(text) and render_first(text, display, error.span)) or None
         message = finding.message if finding else error.message
@@ -264,6 +249,49 @@ def describe(
         if unread is not None:
             out.append(f"{display}: line {unread.span.line}: {unread.message}")
     return "\n".join(out) + "\n"
+
+
+def _describe_script(text: str, path: Any, display: str, default_gpu: str | None) -> list[str]:
+    """`hbmlint formats` on a shell script: its engine commands, as deployments."""
+    from . import shell_script
+
+    out = [f"{display}: read as {shell_script.NAME}"]
+    deployments, findings = shell_script.to_script_deployments(text, path, display)
+    _describe_read(out, deployments, findings, default_gpu)
+    if len(out) == 1:
+        unread = unread_engine(text, display)
+        if unread is None:
+            return [f"{display}: a shell script that runs no engine hbmlint reads; skipped"]
+        out.append(f"{display}: line {unread.span.line}: {unread.message}")
+    return out
+
+
+def _describe_read(
+    out: list[str], deployments: list, findings: list, default_gpu: str | None
+) -> None:
+    """Each deployment read, every field with its value and line, then the findings."""
+    for deployment in deployments:
+        out.append(f"  deployment {deployment.name} ({deployment.engine})")
+        names = [n for n in deployment.locations if n and _value(deployment, n) is not None]
+        # a group set as a whole (`model`) is shown through its fields when they are listed
+        fields = [
+            (deployment.locations[name], name, _value(deployment, name))
+            for name in names
+            if not any(other.startswith(name + ".") for other in names)
+        ]
+        fields += _gpu_from_labels(deployment)
+        for span, name, value in sorted(fields, key=lambda f: (f[0].line, f[0].column, f[1])):
+            out.append(f"    {name:38} {value!s:40} line {span.line}")
+        gpu = deployment.gpu
+        names_none = gpu.type is None and gpu.memory is None
+        if default_gpu and names_none and not _gpu_from_labels(deployment):
+            out.append(f"    {'gpu.type':38} {default_gpu!s:40} --gpu")
+        for key, why in deployment.assumed.items():
+            out.append(f"    {key:38} assumed: {why}")
+    for finding in findings:
+        out.append(
+            f"  {finding.severity} {finding.code} line {finding.span.line}: {finding.message}"
+        )
 
 
 def _gpu_from_labels(deployment: Any) -> list[tuple[Span, str, Any]]:

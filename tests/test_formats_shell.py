@@ -1,0 +1,160 @@
+"""Shell launch scripts named on the command line (`hbmlint scripts/serve.sh`): read as the
+script they are, each engine command a deployment, findings at the words' lines and columns;
+never parsed as YAML (no HBM002 error for text that was never meant to be YAML), and never
+searched for in a directory walk. Fixtures under tests/fixtures/real/shell-*.sh name the public
+scripts whose patterns they reproduce."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+DEFAULTS = REAL / "shell-vllm-api-server-defaults.sh"
+FROM_CALLER = REAL / "shell-sglang-model-from-caller.sh"
+BRANCHES = REAL / "shell-vllm-tp-from-branches.sh"
+
+COVERED = {DEFAULTS.name, FROM_CALLER.name, BRANCHES.name}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(path: Path, rules, gpu: str | None = None, name: str | None = None):
+    return lint_file(path, name or path.name, rules, LintOptions(default_gpu=gpu))
+
+
+def place(path: Path, needle: str) -> tuple[int, int]:
+    """Line and column (1-based) of ``needle``'s first occurrence outside a comment."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if needle in line and not line.lstrip().startswith("#"):
+            return number, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
+def test_the_budget_error_is_at_the_flag_in_the_script(cli, monkeypatch):
+    # Llama-3.1-8B with the script's default --max-model-len 131072 on an L4: one sequence does
+    # not fit, and the error points at the flag on its own continuation line
+    monkeypatch.chdir(REAL)
+    run = cli("--gpu", "L4", DEFAULTS.name)
+    line, column = place(DEFAULTS, "--max-model-len")
+    assert f"{DEFAULTS.name}:{line}:{column}: error HBM102" in run.output, run.output
+    assert "HBM002" not in run.output and "HBM014" not in run.output
+    assert run.exit_code == 1
+
+
+def test_the_script_defaults_are_read_and_no_gpu_type_is_guessed(rules):
+    result = lint(DEFAULTS, rules)
+    assert [d.deployment.model.name for d in result.deployments] == [
+        "meta-llama/Llama-3.1-8B-Instruct"
+    ]
+    assert result.deployments[0].deployment.serving.max_model_len == 131072
+    # a script names no GPU: --gpu is asked for, as for compose files
+    assert [f.code for f in result.diagnostics if f.severity.name != "INFO"] == ["HBM005"]
+    # "$@" may add flags: said once, not taken as the model
+    assert any("$@" in f.message and f.code == "HBM011" for f in result.diagnostics)
+
+
+def test_formats_shows_the_script_read_as_shell(cli, monkeypatch):
+    monkeypatch.chdir(REAL)
+    run = cli("formats", "--gpu", "L4", DEFAULTS.name)
+    assert f"{DEFAULTS.name}: read as shell" in run.output
+    model_line, _ = place(DEFAULTS, "--model ")
+    assert "meta-llama/Llama-3.1-8B-Instruct" in run.output
+    assert f"line {model_line}" in run.output
+    assert "YAML" not in run.output
+
+
+def test_a_model_the_caller_exports_is_an_info_at_the_flag(rules):
+    # InferenceX's scripts take MODEL and TP from the harness's environment; the SGLang command
+    # is built in a bash array across lines
+    result = lint(FROM_CALLER, rules, gpu="H100")
+    assert result.deployments == []
+    unread = [f for f in result.diagnostics if f.code == "HBM011"]
+    line, column = place(FROM_CALLER, '--model-path "$MODEL"')
+    assert (unread[0].span.line, unread[0].span.column) == (line, column)
+    assert "$MODEL" in unread[0].message
+    assert not [f for f in result.diagnostics if f.severity.name == "ERROR"]
+    assert not [f for f in result.diagnostics if f.code in ("HBM002", "HBM003", "HBM014")]
+
+
+def test_a_value_set_in_two_branches_is_unknown_not_the_last_one_written(rules):
+    # NUM_GPU is nvidia-smi's count or 0: reading the last assignment would be a false
+    # "--tensor-parallel-size: 0" error
+    result = lint(BRANCHES, rules, gpu="L4")
+    assert not [f for f in result.diagnostics if f.severity.name == "ERROR"]
+    line, _ = place(BRANCHES, "--tensor-parallel-size")
+    assert any(
+        f.code == "HBM011" and f.span.line == line and "NUM_GPU" in f.message
+        for f in result.diagnostics
+    )
+
+
+def test_a_script_that_is_not_yaml_is_never_a_yaml_error(rules, tmp_path):
+    text = DEFAULTS.read_text()
+    assert "Listening on:  ${HOST}:${PORT}" in text  # not valid YAML as it stands
+    for name in ("serve.sh", "serve.bash", "serve"):  # by suffix, or by its #! line
+        path = tmp_path / name
+        path.write_text(text)
+        result = lint(path, rules, gpu="L4")
+        assert "HBM002" not in {f.code for f in result.diagnostics}, name
+        assert [d.deployment.engine for d in result.deployments] == ["vllm"], name
+
+
+def test_a_script_piped_in_is_read_by_its_stdin_filename():
+    from click.testing import CliRunner
+
+    from hbmlint.cli import main
+
+    args = ["--gpu", "L4", "--stdin-filename", "scripts/serve.sh", "-"]
+    run = CliRunner().invoke(main, args, input=DEFAULTS.read_text(), catch_exceptions=False)
+    line, column = place(DEFAULTS, "--max-model-len")
+    assert f"scripts/serve.sh:{line}:{column}: error HBM102" in run.stdout, run.stdout
+
+
+def test_a_directory_walk_does_not_lint_scripts(cli, tmp_path, monkeypatch):
+    shutil.copy(DEFAULTS, tmp_path / "serve.sh")
+    monkeypatch.chdir(tmp_path)
+    run = cli("--gpu", "L4", "--format", "json", ".")
+    assert json.loads(run.output) == []
+    assert run.exit_code == 0
+
+
+def test_the_configuration_maps_a_script_without_a_suffix(cli, tmp_path, monkeypatch):
+    # no suffix and no #! line: only the configuration says it is a script
+    body = DEFAULTS.read_text().split("\n", 1)[1]
+    (tmp_path / "launch").mkdir()
+    (tmp_path / "launch" / "llama.cmd").write_text(body)
+    (tmp_path / ".hbmlint.yaml").write_text('formats:\n  "launch/*.cmd": shell\n')
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "unmapped.yaml").write_text("formats: {}\n")
+    plain = cli("--gpu", "L4", "--config", "unmapped.yaml", "launch/llama.cmd")
+    assert plain.exit_code != 2 and "HBM102" not in plain.output, plain.stderr
+    mapped = cli("--gpu", "L4", "launch/llama.cmd")
+    line, column = place(DEFAULTS, "--max-model-len")
+    assert f"launch/llama.cmd:{line - 1}:{column}: error HBM102" in mapped.output, mapped.output
+
+
+def test_every_engine_command_of_a_script_is_a_deployment(rules, tmp_path):
+    path = tmp_path / "disagg.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "MODEL=Qwen/Qwen2.5-7B-Instruct\n"
+        "CUDA_VISIBLE_DEVICES=0 vllm serve $MODEL --port 8100 --max-model-len 8192 &\n"
+        "CUDA_VISIBLE_DEVICES=1 vllm serve $MODEL --port 8200 \\\n"
+        "    --max-model-len 16384 &\n"
+        "wait\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    read = [(d.deployment.name, d.deployment.serving.max_model_len) for d in result.deployments]
+    assert read == [("disagg.sh:3", 8192), ("disagg.sh:4", 16384)]
+    assert not [f for f in result.diagnostics if f.severity.name == "ERROR"]
