@@ -19,8 +19,9 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 DEFAULTS = REAL / "shell-vllm-api-server-defaults.sh"
 FROM_CALLER = REAL / "shell-sglang-model-from-caller.sh"
 BRANCHES = REAL / "shell-vllm-tp-from-branches.sh"
+ENCODER = REAL / "shell-vllm-encoder-disaggregation.sh"
 
-COVERED = {DEFAULTS.name, FROM_CALLER.name, BRANCHES.name}
+COVERED = {DEFAULTS.name, FROM_CALLER.name, BRANCHES.name, ENCODER.name}
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +159,16 @@ def test_every_engine_command_of_a_script_is_a_deployment(rules, tmp_path):
     read = [(d.deployment.name, d.deployment.serving.max_model_len) for d in result.deployments]
     assert read == [("disagg.sh:3", 8192), ("disagg.sh:4", 16384)]
     assert not [f for f in result.diagnostics if f.severity.name == "ERROR"]
+
+
+def test_an_encoder_only_instance_is_not_budgeted_as_a_whole_model(rules):
+    """vLLM's encoder disaggregation: the ec_producer instance runs the multimodal encoder at
+    1% of the card; budgeting the whole model there was a false HBM101 on an H100. It is an
+    info at --ec-transfer-config; the prefill/decode instance is budgeted as before."""
+    result = lint(ENCODER, rules, gpu="H100-80GB")
+    assert [f.severity.name for f in result.diagnostics if f.severity.name == "ERROR"] == []
+    [info] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "encoder-only instance (ec_role ec_producer)" in info.message
+    assert (info.span.line, info.span.column) == place(ENCODER, "--ec-transfer-config")
+    [budgeted] = [d for d in result.deployments if d.budget is not None]
+    assert budgeted.budget.settings.memory_fraction == 0.7

@@ -439,6 +439,7 @@ def parse(
     if config is not None and "model.name" in command.values:
         _settings_in_config_file(command, config)
     _omni(command)
+    _encoder_producer(command)
     if not command.values.pop("parallel.eplb", False):
         command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
     command.locations.pop("parallel.eplb", None)
@@ -467,6 +468,39 @@ def _omni(command: EngineCommand) -> None:
         "stage config that hbmlint does not read; this deployment is not budgeted",
         omni.word.span,
     )
+
+
+# "ec_role": "ec_producer" in --ec-transfer-config, read from the text: the JSON often holds a
+# shell variable (a storage path) that leaves it unparseable as written
+_EC_PRODUCER = re.compile(r"""["']?ec_role["']?\s*:\s*["']?ec_producer\b""")
+
+
+def _encoder_producer(command: EngineCommand) -> None:
+    """``--ec-transfer-config '{"ec_role": "ec_producer", ...}'``: an encoder instance of vLLM's
+    encoder disaggregation (E of E/PD), which runs the multimodal encoder and hands its
+    outputs to the prefill/decode instances through the EC connector; vLLM's own examples
+    start it with --gpu-memory-utilization 0.01 (examples/online_serving/
+    disaggregated_encoder). hbmlint budgets a whole model and its KV cache, which this
+    instance does not hold: it is not budgeted (the consumer instances are)."""
+    if command.model_unreadable:
+        return
+    for index, item in enumerate(command.items):
+        if item.name != "--ec-transfer-config":
+            continue
+        value = item.value
+        if value is None and index + 1 < len(command.items):
+            value = command.items[index + 1].word  # a flag vLLM added after this table
+        if value is not None and _EC_PRODUCER.search(value.text):
+            command.model_unreadable = True
+            command.note(
+                "HBM011",
+                "--ec-transfer-config makes this an encoder-only instance (ec_role "
+                "ec_producer): it runs the multimodal encoder for the prefill/decode "
+                "instances and holds no language model weights or KV cache of the kind "
+                "hbmlint budgets; this deployment is not budgeted",
+                item.word.span,
+            )
+        return
 
 
 def _eplb_config(command: EngineCommand, item: Item) -> None:
