@@ -24,6 +24,7 @@ from .formats import (
     mentions_engine,
     read_as,
     render_first,
+    script_reader,
     unread_engine,
 )
 from .resolve import ResolveOptions, resolve
@@ -113,7 +114,7 @@ def _lint_text(
 ) -> FileResult:
     path, display = result.path, result.display
     forced = _forced_format(display, options)
-    script = _script_reader(display, text, forced)
+    script = script_reader(display, text, forced)
     # a shell script is never parsed as YAML: its text is not YAML, and never meant to be
     documents, error = ([], None) if script else load_documents(text)
     if "hbmlint:" in text or "hbmlint.io" in text or "\\" in text:  # a directive, an annotation
@@ -137,17 +138,9 @@ def _lint_text(
         result.diagnostics.extend(findings)
         result.is_manifest = bool(deployments or findings)
         for deployment in deployments:
-            deployment.source_format = script.NAME
-            if options.overrides:
-                from .overrides import apply
-
-                apply(deployment, options.overrides)
-            result.deployments.append(
-                _lint_deployment(deployment, rules, result.diagnostics, options)
-            )
-            deployment.writer = None  # fixes write YAML; a script's keep the rules' words
-            if not options.keep_budgets:
-                _thin(deployment)
+            # no fix edits: fixes write YAML; a script's findings keep the rules' words
+            _lint_read(deployment, script.NAME, rules, result, options)
+            _done(deployment, options)
     for document in documents:
         module = detect_format(document.data)
         if forced is not None and document.data is not None:
@@ -165,14 +158,7 @@ def _lint_text(
         deployments, findings = module.to_deployments(document, path, display)
         result.diagnostics.extend(findings)
         for position, deployment in enumerate(deployments):
-            deployment.source_format = module.NAME
-            if options.overrides:
-                from .overrides import apply
-
-                apply(deployment, options.overrides)
-            result.deployments.append(
-                _lint_deployment(deployment, rules, result.diagnostics, options)
-            )
+            _lint_read(deployment, module.NAME, rules, result, options)
             if not options.overrides and _has_edits(result.diagnostics[first:]):
                 # fixes for a what-if would not describe the file; fixes.py (and the rewriters
                 # it uses) is loaded only for a file with a fix to write
@@ -183,9 +169,7 @@ def _lint_text(
                     text, document, _rereader(text, module, path, display, document), position
                 )
                 complete_fixes(result.diagnostics[first:], deployment, context)
-            deployment.writer = None  # its work is done; it does not cross processes
-            if not options.keep_budgets:
-                _thin(deployment)
+            _done(deployment, options)
     if (
         error is None
         and not result.deployments
@@ -200,6 +184,30 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _lint_read(
+    deployment: Deployment,
+    source_format: str,
+    rules: list[Rule],
+    result: FileResult,
+    options: LintOptions,
+) -> None:
+    """A deployment a reader built: the command line's --set overrides, then the rules."""
+    deployment.source_format = source_format
+    if options.overrides:
+        from .overrides import apply
+
+        apply(deployment, options.overrides)
+    result.deployments.append(_lint_deployment(deployment, rules, result.diagnostics, options))
+
+
+def _done(deployment: Deployment, options: LintOptions) -> None:
+    """The rules and fixes are done with ``deployment``: its writer does not cross processes,
+    and a plain lint keeps only what the report reads."""
+    deployment.writer = None
+    if not options.keep_budgets:
+        _thin(deployment)
 
 
 # What a thinned deployment points at in place of its settings: shared, never written to.
@@ -257,18 +265,6 @@ def _unique(findings: list[Diagnostic]) -> list[Diagnostic]:
             seen.add(key)
             unique.append(finding)
     return unique
-
-
-def _script_reader(display: str, text: str, forced: Any) -> Any:
-    """The shell-script reader for a file mapped to it, or one that is a script by its name or
-    ``#!`` line and is mapped to no other format; else None."""
-    if forced is not None and forced.NAME != "shell":
-        return None
-    if forced is None and not (display.lower().endswith((".sh", ".bash")) or text.startswith("#!")):
-        return None  # the cheap test first: most files are YAML
-    from .formats import shell_script
-
-    return shell_script if forced is not None or shell_script.is_script(display, text) else None
 
 
 def _forced_format(display: str, options: LintOptions) -> Any:

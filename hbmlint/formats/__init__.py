@@ -216,11 +216,8 @@ def describe(
     deployment that names no GPU, as the lint will use it."""
     from ..yamlsrc import load_documents
 
-    if forced is None or forced.NAME == "shell":
-        from .shell_script import is_script
-
-        if forced is not None or is_script(display, text):
-            return "\n".join(_describe_script(text, path, display, default_gpu)) + "\n"
+    if script_reader(display, text, forced) is not None:
+        return "\n".join(_describe_script(text, path, display, default_gpu)) + "\n"
     out: list[str] = []
     documents, error = load_documents(text)
     for document in documents:
@@ -249,6 +246,21 @@ def describe(
         if unread is not None:
             out.append(f"{display}: line {unread.span.line}: {unread.message}")
     return "\n".join(out) + "\n"
+
+
+SCRIPT_SUFFIXES = (".sh", ".bash")  # a file named so is a shell script (formats/shell_script.py)
+
+
+def script_reader(display: str, text: str, forced: ModuleType | None) -> ModuleType | None:
+    """The shell-script reader for a file mapped to it, or for one that is a script by its
+    name or ``#!`` line and is mapped to no other format; else None (read as YAML)."""
+    if forced is not None and forced.NAME != "shell":
+        return None
+    if forced is None and not (display.lower().endswith(SCRIPT_SUFFIXES) or text[:2] == "#!"):
+        return None  # the cheap test first: most files are YAML, and the reader stays unloaded
+    from . import shell_script
+
+    return shell_script if forced is not None or shell_script.is_script(display, text) else None
 
 
 def _describe_script(text: str, path: Any, display: str, default_gpu: str | None) -> list[str]:

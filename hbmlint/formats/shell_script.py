@@ -31,10 +31,10 @@ from ..engines.args import Token
 from ..engines.shell import SHELLS, Locator, split_script
 from ..spec import Deployment
 from ..yamlsrc import Span
+from . import SCRIPT_SUFFIXES
 from .build import GpuFacts, build
 
 NAME = "shell"
-SUFFIXES = (".sh", ".bash")
 # `#!/bin/bash`, `#!/usr/bin/env bash`, `#! /bin/sh -e`, `#!/usr/bin/env -S bash -eu`
 _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S*[ \t]+)*(\S+))?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -60,7 +60,7 @@ def _shebang_shell(text: str) -> bool:
 
 def is_script(display: str, text: str) -> bool:
     """Whether a file is a shell script by its name (``.sh``, ``.bash``) or its ``#!`` line."""
-    return display.lower().endswith(SUFFIXES) or _shebang_shell(text)
+    return display.lower().endswith(SCRIPT_SUFFIXES) or _shebang_shell(text)
 
 
 def _arguments(command: list[Token]) -> list[Token]:
