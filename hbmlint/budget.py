@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from . import catalog, dp_attention, sglang_mamba
@@ -1373,19 +1373,8 @@ def _verify_bytes(s: Settings) -> float:
     return 4.0 + 8.0 * s.num_speculative_tokens
 
 
-def release(text: str | None) -> tuple[int, ...] | None:
-    """The release an engine version text names, as a tuple of integers (None: none named)."""
-    return _version(text)
-
-
-@lru_cache(maxsize=256)  # a handful of version texts, asked for by every budget and rule
-def _version(text: str | None) -> tuple[int, ...] | None:
-    """The release in an engine version text ("0.14.1", "v0.8.5.post1 (V0 engine)"), or None
-    when it names none ("V1 (Jul 2025)")."""
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
-    if match is None:
-        return None
-    return tuple(int(p) for p in match.groups() if p is not None)
+# The release an engine version text names (catalog.release), as rules and the budget read it
+release = _version = catalog.release
 
 
 def _is_legacy(defaults: dict, engine_version: str | None) -> bool:

@@ -9,16 +9,12 @@ over all T (or the EP group), lm_head over T unless ``--enable-dp-lm-head``.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from . import catalog
 from .catalog.architecture import Sharding
 
-
-def _version(text: str | None) -> tuple[int, ...] | None:
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
-    return tuple(int(p) for p in match.groups() if p is not None) if match else None
+_version = catalog.release
 
 
 def _since(boundary: str | None, engine_version: str | None) -> bool:

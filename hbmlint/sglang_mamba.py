@@ -9,7 +9,6 @@ only computes: the budget decides what is left and what a token costs.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +35,7 @@ class StatePool:
         return self.state_bytes + self.scratch_bytes
 
 
-def _version(text: str | None) -> tuple[int, ...] | None:
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
-    return tuple(int(p) for p in match.groups() if p is not None) if match else None
+_version = catalog.release
 
 
 def _reached(version: tuple[int, ...] | None, boundary: str | None) -> bool:

@@ -11,7 +11,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -300,6 +300,15 @@ def kv_dtype_names() -> list[str]:
 @cache
 def engine_defaults(engine: str) -> dict:
     return _load("engines.yaml")[engine]
+
+
+@lru_cache(maxsize=256)  # a handful of version texts, asked for by every budget and rule
+def release(text: str | None) -> tuple[int, ...] | None:
+    """The release an engine version text names ("0.14.1", "v0.8.5.post1 (V0 engine)", "3.0.1"),
+    as a tuple of integers; None when it names none ("V1 (Jul 2025)"). engines.yaml's release
+    boundaries are read the same way."""
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
+    return tuple(int(p) for p in match.groups() if p is not None) if match else None
 
 
 def weight_format(

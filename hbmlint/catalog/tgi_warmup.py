@@ -11,14 +11,9 @@ only apply them. ``spec`` is ``catalog.engine_defaults("tgi")``.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
-
-def release(text: str | None) -> tuple[int, ...] | None:
-    """The release a version text names ("3.0.1", "2.0 (SageMaker ...)"), or None."""
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
-    return tuple(int(p) for p in match.groups() if p is not None) if match else None
+from . import release  # the package's reading of version texts
 
 
 def _before(version: tuple[int, ...] | None, boundary: str | None) -> bool:

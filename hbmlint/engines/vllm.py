@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..catalog import release as _release
 from ..yamlsrc import Span
 from .args import (
     BadValue,
@@ -305,11 +306,6 @@ def removed_flags(
             )
         )
     return out
-
-
-def _release(text: str | None) -> tuple[int, ...] | None:
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text or "")
-    return tuple(int(p) for p in match.groups() if p is not None) if match else None
 
 
 def find(argv: list[Token]) -> int | None:
