@@ -413,13 +413,10 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
         draft_token_map=getattr(spec, "token_map", None),
         draft_hot_vocab=getattr(spec, "hot_vocab_size", None),
-        mamba_ssm_dtype=getattr(serving, "mamba_ssm_dtype", None) if engine == "sglang" else None,
-        max_mamba_cache_size=getattr(serving, "max_mamba_cache_size", None)
-        if engine == "sglang"
-        else None,
-        mamba_full_memory_ratio=getattr(serving, "mamba_full_memory_ratio", None)
-        if engine == "sglang"
-        else None,
+        # SGLang's own flags (its state pool: sglang_mamba.py)
+        mamba_ssm_dtype=serving.mamba_ssm_dtype if engine == "sglang" else None,
+        max_mamba_cache_size=serving.max_mamba_cache_size if engine == "sglang" else None,
+        mamba_full_memory_ratio=serving.mamba_full_memory_ratio if engine == "sglang" else None,
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)

@@ -27,7 +27,6 @@ class StatePool:
     per_slot: float  # bytes of one slot: every state layer's conv window and SSM state
     state_bytes: float  # the slots (and the padding slot, where the release counts it)
     scratch_bytes: float  # per-draft-token states kept for speculative verification
-    ssm_dtype: str
     how: str  # one line for the budget's notes
 
     @property
@@ -58,7 +57,7 @@ def ssm_dtype(target: Any, s: Any) -> tuple[str, str]:
     names) the config's mamba_ssm_dtype, else float32 (configs/mamba_utils.py
     mamba2_state_dtype). vLLM's default differs (the model dtype): this is SGLang's alone."""
     spec = catalog.engine_defaults("sglang")["mamba_ssm_dtype"]
-    if getattr(s, "mamba_ssm_dtype", None):
+    if s.mamba_ssm_dtype:
         return str(s.mamba_ssm_dtype), "--mamba-ssm-dtype"
     config = target.state_ssm_dtype
     if config and _reached(_version(s.engine_version), spec["config_since"]):
@@ -105,15 +104,15 @@ def plan(target: Any, layout: Any, s: Any, rest: float) -> StatePool | None:
         return None
     spec = catalog.engine_defaults("sglang")
     dtype, dtype_why = ssm_dtype(target, s)
-    dp = max(int(getattr(s, "attention_data_parallel", 1) or 1), 1)
+    dp = max(s.attention_data_parallel, 1)
     p = per_slot_bytes(target, layout, s.tensor_parallel, dtype)
     if p <= 0:
         return None
     running = max(int(s.max_num_seqs) // dp, 1)
     d = draft_tokens(s)
-    ratio = float(getattr(s, "mamba_full_memory_ratio", None) or spec["mamba_full_memory_ratio"])
+    ratio = float(s.mamba_full_memory_ratio or spec["mamba_full_memory_ratio"])
     budget = max(rest, 0.0) * ratio / (1 + ratio)
-    fixed = getattr(s, "max_mamba_cache_size", None)
+    fixed = s.max_mamba_cache_size
     how = era(s.engine_version)
     scratch = 0.0
     padding = 0
@@ -151,7 +150,7 @@ def plan(target: Any, layout: Any, s: Any, rest: float) -> StatePool | None:
     )
     line += f", {scratch / 2**30:.2f} of it for {d} draft tokens' states" if scratch else ""
     line += f"; SSM state in {dtype}, {dtype_why}) outside the KV cache"
-    return StatePool(slots, p, state, scratch, dtype, line)
+    return StatePool(slots, p, state, scratch, line)
 
 
 def mm_reserve_bytes(target: Any, s: Any) -> float:
