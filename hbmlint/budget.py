@@ -148,6 +148,20 @@ class Budget:
     def deployment(self) -> Any:
         return self.resolved.deployment
 
+    @property
+    def fraction_of_free(self) -> bool:
+        """Whether the engine's memory fraction is of the memory free after the weights and
+        the overhead (TensorRT-LLM), not of the card."""
+        return _fraction_meaning(self.settings.engine) == "of_free"
+
+    @property
+    def usable_share(self) -> float:
+        """The share of the card the engine may use: the fraction as set, or where the fraction
+        is of the memory free after loading, what usable comes to of the card."""
+        if self.fraction_of_free:
+            return float((self.usable / self.total).to("").magnitude)
+        return self.settings.memory_fraction
+
     @cached_property  # the rules, the KV band and the reporters ask for it again and again
     def overhead_total(self) -> Any:
         return sum(self.overhead.values(), Q(0, "byte"))
@@ -935,7 +949,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     overhead = overhead_lines(resolved, s)
     overhead_total = sum(overhead.values(), Q(0, "byte"))
 
-    meaning = catalog.engine_defaults(s.engine)["memory_fraction"]["meaning"]
+    meaning = _fraction_meaning(s.engine)
     fixed = weights + draft_weights
     # SGLang keeps the recurrent state of hybrid models in a pool of its own (sglang_mamba.py);
     # vLLM pages it with the KV cache (one slot per request, counted per sequence).
@@ -1372,6 +1386,12 @@ def _verify_bytes(s: Settings) -> float:
 
 # The release an engine version text names (catalog.release), as rules and the budget read it
 release = _version = catalog.release
+
+
+def _fraction_meaning(engine: str) -> str:
+    """What the engine's memory fraction is a fraction of (engines.yaml memory_fraction.meaning:
+    of_total, of_free, weights_and_kv_of_total)."""
+    return catalog.engine_defaults(engine)["memory_fraction"]["meaning"]
 
 
 def _is_legacy(defaults: dict, engine_version: str | None) -> bool:

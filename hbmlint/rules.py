@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import catalog, files
+from . import files
 from .budget import Budget, release
 from .catalog.architecture import block_misfit
 from .diagnostics import Diagnostic, Severity, input_diagnostic
@@ -428,11 +428,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 # TensorRT-LLM's fraction is of the memory free after loading: the share of
                 # the card it comes to; the others' fraction is of the card (or of what is
                 # free at start), as the manifest sets it
-                "usable_share": (
-                    float((budget.usable / budget.total).to("").magnitude)
-                    if catalog.engine_defaults(s.engine)["memory_fraction"]["meaning"] == "of_free"
-                    else s.memory_fraction
-                ),
+                "usable_share": budget.usable_share,
                 "count": resolved.gpu_count,
                 "fp8": resolved.gpu.fp8,
                 "memory_fraction": s.memory_fraction,

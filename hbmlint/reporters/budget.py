@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import catalog
 from ..budget import Budget
 from ..results import DeploymentResult, FileResult, RenderOptions, Report
 from ..units import Q, bytes_of, format_bytes
@@ -199,7 +198,7 @@ def _usable_basis(b: Any, unit: str) -> str:
     """How the engine arrives at its usable memory: a fraction of the card, or (TensorRT-LLM)
     a fraction of what is free once the weights and the overhead are in."""
     s = b.settings
-    if catalog.engine_defaults(s.engine)["memory_fraction"]["meaning"] != "of_free":
+    if not b.fraction_of_free:
         return f"{s.memory_fraction:.0%} of {format_bytes(b.total, unit)}"
     basis = f"weights + overhead + {s.memory_fraction:.0%} of the memory free after them"
     if b.usable >= b.total:  # weights and overhead at or past the card: nothing is free
