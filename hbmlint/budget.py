@@ -832,6 +832,12 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     # the vocabulary plus probabilities and, up to vLLM 0.11, the sort/top-k copies (~39 bytes
     # a logit; ~14 in the 0.17 and 0.19 logs: engines.yaml overhead_since).
     sampled = min(s.max_num_seqs, s.max_num_batched_tokens)
+    if spec.get("sampled_sequences") == "context_requests":
+        # TensorRT-LLM's profile: dummy context requests of min(batched, max_model_len) tokens
+        # filling max_num_batched_tokens, one sampled token each (engines.yaml)
+        sampled = math.ceil(
+            s.max_num_batched_tokens / min(s.max_num_batched_tokens, s.max_model_len)
+        )
     mlp = float(spec["mlp_factor"]) * target.active_intermediate_size / tp
     forward = s.max_num_batched_tokens * mlp * catalog.dtype_bytes(s.dtype)
     sampler = sampled * target.vocab_size * max(float(spec["logit_bytes"]), _verify_bytes(s))

@@ -130,14 +130,26 @@ def test_weights_past_the_card_are_the_weights_error_not_an_empty_kv_cache(tmp_p
     assert run(path).exit_code == 1
 
 
-def test_as_the_batch_grows_the_finding_goes_from_lowered_to_may_fail_to_an_error(tmp_path):
-    """TensorRT-LLM's logits buffer grows with max_batch_size and eats the KV cache: the
+def test_the_batch_size_does_not_eat_the_kv_cache(tmp_path):
+    """TensorRT-LLM's PyTorch backend profiles with dummy context requests that fill
+    max_num_tokens, one sampled token each: max_batch_size adds no logits to the profile
+    (tensorrt_llm/_torch/pyexecutor/_util.py, _create_dummy_context_requests). Llama 3.1 8B
+    on one L4 keeps the same KV cache at 64 or 4,096 sequences, and neither is flagged."""
+    small = trtllm(tmp_path, "--max_seq_len=8192", "--max_batch_size=64", name="small.yaml")
+    large = trtllm(tmp_path, "--max_seq_len=8192", "--max_batch_size=4096", name="large.yaml")
+    [kv_small], [kv_large] = budgets(small), budgets(large)
+    assert kv_small["kv_cache_tokens"] == kv_large["kv_cache_tokens"] > 8192
+    assert findings(small) == findings(large) == []
+
+
+def test_as_max_num_tokens_grows_the_finding_goes_from_lowered_to_may_fail_to_an_error(tmp_path):
+    """The profile's forward pass over max_num_tokens tokens is what eats the KV cache: the
     finding at 8,192 tokens goes from none, to the length lowered, to not one KV block at the
     estimate's low edge (it may fail: still a warning), to none at its high edge (HBM102)."""
     order = {"clean": 0, "lowers": 1, "may fail": 2, "error": 3}
     seen = []
-    for batch in range(64, 6145, 128):
-        path = trtllm(tmp_path, "--max_seq_len=8192", f"--max_batch_size={batch}", name="b.yaml")
+    for tokens in range(8192, 131073, 2048):
+        path = trtllm(tmp_path, "--max_seq_len=8192", f"--max_num_tokens={tokens}", name="t.yaml")
         found = [f for f in findings(path) if f["code"] in ("HBM102", "HBM108")]
         if not found:
             seen.append("clean")
