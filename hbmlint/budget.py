@@ -92,6 +92,10 @@ class Settings:
     mamba_ssm_dtype: str | None = None
     max_mamba_cache_size: int | None = None
     mamba_full_memory_ratio: float | None = None
+    # vLLM --enable-prefix-caching / --no-enable-prefix-caching and --mamba-cache-mode, as
+    # written (None: the release's default): how many state pages a hybrid model's request holds
+    prefix_caching: bool | None = None
+    mamba_cache_mode: str | None = None
 
 
 _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() may change
@@ -431,6 +435,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         mamba_ssm_dtype=serving.mamba_ssm_dtype if engine == "sglang" else None,
         max_mamba_cache_size=serving.max_mamba_cache_size if engine == "sglang" else None,
         mamba_full_memory_ratio=serving.mamba_full_memory_ratio if engine == "sglang" else None,
+        prefix_caching=serving.prefix_caching if engine == "vllm" else None,
+        mamba_cache_mode=serving.mamba_cache_mode if engine == "vllm" else None,
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)
@@ -995,7 +1001,13 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     )
     if s.engine == "vllm" and not s.legacy_engine and not _before(s, "hybrid_pages_since"):
         # vLLM pages attention and state layers alike: whole blocks, padded state pages
-        per_request = layout.paged_request_bytes(mml) or per_request
+        pages, how = _vllm_state_pages(s, target)
+        paged = layout.paged_request_bytes(mml, state_pages=pages)
+        if paged:
+            per_request = paged
+            if how:
+                assumed = dict(assumed or {})
+                _add_note(assumed, "kv_cache", how)
     if state_pool.magnitude:
         per_request -= layout.state_per_sequence
     full_only = per_request == layout.full_per_token * mml
@@ -1035,6 +1047,35 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         kv_state_bytes_per_sequence=Q(state_per_sequence, "byte"),
         draft_host_weights=host_weights,
     )
+
+
+def _vllm_state_pages(s: Settings, target: Any) -> tuple[int | None, str]:
+    """The state pages one request of a hybrid model holds in each state group under vLLM's
+    mamba cache mode (kv_cache_interface.py MambaSpec.max_memory_usage_bytes): 1 + the
+    speculative tokens without prefix caching ("none"), 2 + them in "align", one a block of
+    max_model_len in "all" (None). With a note on the mode where it is not "none"."""
+    defaults = catalog.engine_defaults("vllm")
+    speculative = s.num_speculative_tokens if s.speculative_method else 0
+    prefix = s.prefix_caching
+    if prefix is None:  # vLLM's default: on for hybrid models from a release on
+        prefix = not _before(s, "hybrid_prefix_caching_default_since")
+    if not prefix:
+        return 1 + speculative, ""
+    model_type = getattr(target, "model_type", "")
+    supports_all = model_type in defaults.get("mamba_prefix_caching_model_types", ())
+    mode = s.mamba_cache_mode if s.mamba_cache_mode in ("align", "all") else None
+    if mode is None:  # the engine picks one (model_executor/models/config.py)
+        picks_align = not _before(s, "hybrid_prefix_caching_default_since") or (
+            speculative and not _before(s, "mamba_align_with_speculation_since")
+        )
+        mode = "align" if picks_align or not supports_all else "all"
+    if mode == "all" and not supports_all:
+        mode = "align"  # the engine falls back: the model keeps no state per block
+    caching = "prefix caching" + ("" if s.prefix_caching else " (vLLM's default)")
+    if mode == "all":
+        return None, f"{caching} in mamba cache mode 'all': a state page per block, per request"
+    pages = 2 + speculative
+    return pages, f"{caching} in mamba cache mode 'align': {pages} state pages per request"
 
 
 def _sglang_allocator_slack(target: Any, s: Settings) -> float:

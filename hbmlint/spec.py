@@ -128,6 +128,8 @@ class ServingSpec:
     kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens
     # Start-up checks (rules HBM3xx): what the manifest says explicitly, None where it is silent.
     chunked_prefill: bool | None = None  # vLLM --enable-chunked-prefill / --no-enable-...
+    prefix_caching: bool | None = None  # vLLM --enable-prefix-caching / --no-enable-...
+    mamba_cache_mode: str | None = None  # vLLM --mamba-cache-mode: none, align or all
     # the engine's switch for a length above the model's: env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     # (vLLM), SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (SGLang)
     allow_long_max_model_len: bool | None = None

@@ -78,14 +78,17 @@ class KvLayout:
         """Bytes a token costs when every attention layer keeps the whole context."""
         return self.full_per_token + sum(b for _, b in self.windows)
 
-    def paged_request_bytes(self, tokens: int, align: int = 16) -> float | None:
+    def paged_request_bytes(
+        self, tokens: int, align: int = 16, state_pages: int | None = 1
+    ) -> float | None:
         """One request of ``tokens`` tokens as vLLM's hybrid allocator pages a model of full
         attention and state-space layers (no window layers), or None for any other model.
         Attention blocks grow to the first multiple of ``align`` tokens whose page holds one
         layer's state, the state pages are padded to that size; layers are grouped by kind
         into groups of equal size (the smaller count, or the larger when the two are within
         a quarter of each other), and a request takes ceil(tokens / block) pages in each
-        attention group and one in each state group, each page for every layer of a group
+        attention group and ``state_pages`` in each state group (a block's worth where None:
+        mamba cache mode "all"), each page for every layer of a group
         (kv_cache_utils._get_kv_cache_groups_uniform_page_size, mamba's
         verify_and_update_config)."""
         if self.windows or not (self.full_layers and self.state_layers):
@@ -99,7 +102,8 @@ class KvLayout:
         group = high if high < low * 1.25 else low
         full_groups = math.ceil(self.full_layers / group)
         state_groups = math.ceil(self.state_layers / group)
-        pages = full_groups * math.ceil(tokens / block) + state_groups
+        per_state_group = math.ceil(tokens / block) if state_pages is None else state_pages
+        pages = full_groups * math.ceil(tokens / block) + state_groups * per_state_group
         return float(pages * page * group)
 
     def request_bytes(

@@ -61,6 +61,13 @@ def _performance_mode(text: str) -> str:
     return mode
 
 
+def _mamba_cache_mode(text: str) -> str:
+    mode = text.strip()  # argparse choices (config/cache.py MambaCacheMode), lower case
+    if mode not in ("none", "align", "all"):
+        raise BadValue(f"'{text}' is not none, align or all")
+    return mode
+
+
 FLAGS = FlagTable(
     [
         Flag(("--model",), "model.name", model_name),
@@ -95,6 +102,9 @@ FLAGS = FlagTable(
         Flag(
             ("--enable-chunked-prefill", "--no-enable-chunked-prefill"), "serving.chunked_prefill"
         ),
+        # how many state pages a hybrid model's request holds (budget._vllm_state_pages)
+        Flag(("--enable-prefix-caching", "--no-enable-prefix-caching"), "serving.prefix_caching"),
+        Flag(("--mamba-cache-mode",), "serving.mamba_cache_mode", _mamba_cache_mode),
         # change the model's config.json (RoPE scaling raises its maximum length)
         Flag(("--hf-overrides",), "serving.model_overrides", str),
         Flag(("--rope-scaling",), "serving.model_overrides", str),
@@ -134,8 +144,6 @@ FLAGS = FlagTable(
     ],
     switches=[
         "--trust-remote-code",
-        "--enable-prefix-caching",
-        "--no-enable-prefix-caching",
         "--disable-log-requests",
         "--disable-log-stats",
         "--enable-auto-tool-choice",
@@ -182,7 +190,6 @@ FLAGS = FlagTable(
         "--ray-workers-use-nsight",
         "--exclude-tools-when-tool-choice-none",
         "--worker-use-ray",
-        "--enable-prefix-caching",
         "--enable-expert-parallel",
         "--disable-log-stats",
         "--grpc",
