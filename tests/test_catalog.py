@@ -367,6 +367,9 @@ def test_qwen3_2507_reads_its_262144_positions_not_the_april_release_40960(tmp_p
         ("moonshotai/Kimi-K2-Instruct", 131072),
         ("zai-org/GLM-4.6", 202752),
         ("zai-org/GLM-4.5", 131072),
+        # the Llama 4 base models: 262,144 positions (the Instruct ones 10M and 1M)
+        ("meta-llama/Llama-4-Scout-17B-16E", 262144),
+        ("meta-llama/Llama-4-Maverick-17B-128E", 262144),
     ],
 )
 def test_a_release_is_held_to_its_own_context_length(tmp_path, model, longest):

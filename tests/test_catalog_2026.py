@@ -206,3 +206,23 @@ def test_gemma4_e2b_kv_shared_layers_keep_no_cache_and_per_layer_embeddings_coun
     text = 28 * sliding + 7 * full + 15 * mlp + 20 * 2 * mlp + layers * per_layer
     text += 262144 * h + 262144 * layers * ple + h * layers * ple + h  # embeddings, PLE, norm
     assert arch.parameters == text
+
+
+def test_nemotron3_super_fp8_on_one_h100_is_a_weights_refusal_offline(tmp_path):
+    """Nemotron 3 Super was an HBM015 warning offline; its 120.7B parameters in FP8 (113.5 GiB)
+    do not fit one 80 GB H100, and NVFP4 (64.8 GiB) fits one B200."""
+    from test_catalog import _codes, _vllm_deployment
+
+    fp8 = _codes(
+        _vllm_deployment(
+            tmp_path, "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "NVIDIA-H100-80GB-HBM3", 8192
+        )
+    )
+    assert "HBM015" not in fp8
+    assert "weights need 113.5" in fp8["HBM101"]
+    nvfp4 = _codes(
+        _vllm_deployment(
+            tmp_path, "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "NVIDIA-B200", 8192
+        )
+    )
+    assert "HBM015" not in nvfp4 and "HBM101" not in nvfp4
