@@ -33,7 +33,12 @@ def rows() -> list[tuple[str, str]]:
         seen.add(entry.model_id)
     for model_id in catalog.model_ids():
         if model_id not in seen:
-            out.append((model_id, "catalog: parameter arithmetic from config.json"))
+            config = (catalog.find_model(model_id) or {}).get("config") or {}
+            # DeepSeek V4 is listed only to say it is not modelled (UnmodelledArchitecture)
+            if isinstance(config.get("compress_ratios"), list):
+                out.append((model_id, "catalog: listed, not budgeted (not modelled)"))
+            else:
+                out.append((model_id, "catalog: parameter arithmetic from config.json"))
             seen.add(model_id)
     hub = hub_cache_dir()
     for folder in sorted(hub.glob("models--*")) if hub.is_dir() else []:

@@ -418,6 +418,9 @@ def _resolve_model(
             if isinstance(config, Path):
                 config = catalog.read_config_file(config)
             return _architecture(config, label, source)
+        except catalog.UnmodelledArchitecture as exc:  # a real model hbmlint cannot budget
+            run.report("HBM006", f"{field_name}: {label}: {exc}", field_name, [], Severity.WARNING)
+            return None
         except ConfigError as exc:  # a broken catalog entry is our bug: report it, not crash
             message = f"{field_name}: {label}: {exc}"
             if outside:  # a config from the Hub or a cache hbmlint cannot read: not the engine's
@@ -436,6 +439,9 @@ def _resolve_model(
         try:
             data = catalog.read_config_file(ref.config)
             return catalog.architecture_from_config(data, ref.label, str(ref.config))
+        except catalog.UnmodelledArchitecture as exc:
+            run.report("HBM006", f"{where}.config: {exc}", f"{where}.config", [], Severity.WARNING)
+            return None
         except ConfigError as exc:
             run.report("HBM006", f"{where}.config: {exc}", f"{where}.config")
             return None

@@ -18,12 +18,19 @@ from typing import Any
 from .. import files
 from ..units import parse_quantity
 from . import labels
-from .architecture import Architecture, ConfigError, WeightFormat, architecture_from_config
+from .architecture import (
+    Architecture,
+    ConfigError,
+    UnmodelledArchitecture,
+    WeightFormat,
+    architecture_from_config,
+)
 from .labels import GpuChoice, gpu_from_labels, model_candidates
 
 __all__ = [
     "Architecture",
     "ConfigError",
+    "UnmodelledArchitecture",
     "GpuChoice",
     "WeightFormat",
     "architecture_from_config",

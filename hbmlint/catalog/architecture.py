@@ -28,6 +28,11 @@ class ConfigError(ValueError):
     """A config.json that cannot be read as a transformer model."""
 
 
+class UnmodelledArchitecture(ConfigError):
+    """A real model whose layers hbmlint's arithmetic does not describe: budgeting it would give
+    figures with no footing, so its budget is not checked (a warning, not a broken config)."""
+
+
 @dataclass(frozen=True)
 class Sharding:
     """The ranks a model's parts are split over where they are not all split over the whole TP
@@ -978,6 +983,17 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
 
     check_config(config)  # types and ranges first: no arithmetic on absurd figures
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    if isinstance(text.get("compress_ratios"), list):
+        # DeepSeek V4 (model_type deepseek_v4): read as a plain GQA model its 128 heads of 512
+        # would give V4-Pro 189 GiB of weights a GPU at TP 8 (FP8 experts) where SGLang logged
+        # 125.65 (InferenceX issue #2128), and every layer a 128-token window of KV
+        raise UnmodelledArchitecture(
+            "DeepSeek V4's compressed sparse attention (a KV cache compressed 4x or 128x a "
+            "layer beside a 128-token window, a sparse indexer, a grouped low-rank output "
+            "projection) and its FP4 experts are not modelled, so its weights and KV cache "
+            "are not checked; the engine's start-up log gives both ('Load weight end' / "
+            "'Model loading took', then the KV cache size)"
+        )
     approximations: list[str] = []
     blocks = text.get("layers_block_type")
     if text.get("model_type") == "nemotron_h" and isinstance(blocks, list):

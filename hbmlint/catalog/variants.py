@@ -132,6 +132,10 @@ def variant(name: str) -> Variant | None:
         config = entry["config"] if entry else None
         text = config.get("text_config") if config else None
         nested = text.get("quantization_config") if isinstance(text, dict) else None
+        if config is not None and isinstance(config.get("compress_ratios"), list):
+            # DeepSeek V4, which hbmlint does not model in any format: its own config, so that
+            # the manifest is told why (architecture.UnmodelledArchitecture), not sent to the Hub
+            return Variant(name, entry["id"], config, entry["source"], label)
         if config is None or config.get("quantization_config") or nested:
             return None  # a quantized model's name with a second suffix: not a known shape
         derived = {**config, "quantization_config": dict(qconfig)}
