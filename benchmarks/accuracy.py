@@ -289,7 +289,9 @@ def drafter_only(record: dict) -> dict | None:
 def speculative_of(record: dict) -> SpeculativeSpec:
     """The speculative decoding a record's log shows, as a manifest would declare it: the
     method when hbmlint knows it, the drafter when it is named by a Hugging Face id."""
-    spec = record.get("speculative") or {}
+    spec = record.get("speculative")
+    if not isinstance(spec, dict):  # a note in words ("non-MTP run ..."): no method to read
+        spec = {}
     method = str(spec.get("method") or "none").lower()
     if method not in SPECULATIVE_METHODS:
         return SpeculativeSpec()
