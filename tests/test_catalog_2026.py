@@ -250,3 +250,45 @@ def test_deepseek_v4_says_its_budget_is_not_checked_instead_of_sending_to_the_hu
     assert codes["HBM006"]["severity"] == "warning"
     assert "compressed sparse attention" in codes["HBM006"]["message"]
     assert not any(f["code"].startswith(("HBM1", "HBM2")) for f in found)
+
+
+# Models real manifests of sweeps 5-9 named that were HBM015 offline ("the Hub cannot be reached")
+@pytest.mark.parametrize(
+    "model",
+    [
+        "google/gemma-1.1-2b-it",
+        "google/gemma-1.1-7b-it",
+        "google/codegemma-1.1-2b",
+        "google/codegemma-1.1-7b-it",
+        "lmsys/vicuna-13b-v1.5",
+        "h2oai/h2ogpt-4096-llama2-7b-chat",
+        "Intel/neural-chat-7b-v3-3",
+        "EleutherAI/pythia-70m",
+        "microsoft/phi-2",
+        "deepseek-ai/DeepSeek-V2-Lite",
+        "amd/Llama-3.1-70B-Instruct-FP8-KV",
+    ],
+)
+def test_models_real_manifests_name_are_budgeted_offline(tmp_path, model):
+    from test_catalog import _codes, _vllm_deployment
+
+    codes = _codes(_vllm_deployment(tmp_path, model, "NVIDIA-H200", 2048))
+    assert "HBM015" not in codes and "HBM006" not in codes
+
+
+def test_deepseek_coder_v2_is_deepseek_v2s_236b_shape_and_its_fp8_upload_is_read_from_its_name():
+    found = variant("neuralmagic/DeepSeek-Coder-V2-Instruct-FP8")
+    assert found is not None and found.base == "deepseek-ai/DeepSeek-Coder-V2-Instruct"
+    coder = catalog.architecture_from_config(found.config, found.name, found.source)
+    assert coder.parameters == pytest.approx(236e9, rel=0.01)  # DeepSeek's published 236B
+    assert coder.quantization == "fp8" and coder.is_mla and coder.num_experts == 160
+
+
+def test_vicuna_13b_in_float16_on_one_l4_is_a_weights_refusal_offline(tmp_path):
+    """Vicuna 13B v1.5 is Llama-2-13b (13.0B parameters in float16: 24.2 GiB), more than a 24 GB
+    L4 holds; it was an HBM015 warning offline."""
+    from test_catalog import _codes, _vllm_deployment
+
+    codes = _codes(_vllm_deployment(tmp_path, "lmsys/vicuna-13b-v1.5", "NVIDIA-L4", 4096))
+    assert "HBM015" not in codes
+    assert "weights need 24.2" in codes["HBM101"]

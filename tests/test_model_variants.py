@@ -85,7 +85,11 @@ def test_names_the_suffix_and_the_catalog_decide():
     assert variant("cpatonn/Qwen3-30B-A3B-Instruct-2507-AWQ-8bit") is None  # not 4-bit
     # a name that leaves no single catalog model, or no base at all, says nothing
     assert variant("acme/my-finetune-AWQ") is None
-    assert variant("Qwen/Qwen3-8B-FP8-KV") is None
+    assert variant("Qwen/Qwen3-8B-EXL2") is None  # a suffix no publisher convention here names
+    # AMD Quark's "-FP8-KV" uploads are FP8 weights (the KV cache dtype stays the manifest's)
+    quark = variant("amd/Llama-3.1-70B-Instruct-FP8-KV")
+    assert quark is not None and quark.base == "meta-llama/Llama-3.1-70B-Instruct"
+    assert quark.config["quantization_config"] == {"quant_method": "fp8"}
     assert variant("/models/Qwen3-8B-AWQ") is None
 
 

@@ -14,7 +14,7 @@ The suffixes are the publishers' own conventions, read from their repository nam
 Qwen (``-AWQ``, ``-GPTQ-Int4``, ``-GPTQ-Int8``, ``-FP8``), Red Hat AI / Neural Magic
 (``-FP8``, ``-FP8-dynamic``, ``-FP8-block``, ``-quantized.w4a16``, ``-quantized.w8a8``),
 hugging-quants (``-AWQ-INT4``, ``-GPTQ-INT4``), community uploads (``-AWQ-4bit``, ``_AWQ``),
-NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), unsloth (``-bnb-4bit``,
+NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), AMD Quark (``-FP8-KV``), unsloth (``-bnb-4bit``,
 ``-unsloth-bnb-4bit``). A stem naming an NVIDIA "-BF16" master without that suffix finds it.
 Group-wise INT4 formats are taken at their common group of 128 (AWQ's and GPTQ's defaults, and
 what these publishers upload).
@@ -84,6 +84,9 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
         (r"-(?:nv)?fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "NVFP4"),
         (r"-fp8-block", _FP8_BLOCK_128, "FP8 (128 x 128 blocks)"),
+        # AMD's Quark uploads (amd/Llama-3.1-70B-Instruct-FP8-KV): FP8 weights, and scales for an
+        # FP8 KV cache; the KV cache's dtype is read from the manifest's --kv-cache-dtype as usual
+        (r"-fp8-kv", {"quant_method": "fp8"}, "FP8 (AMD Quark, KV cache scales)"),
         (r"-fp8(?:-dynamic|-static)?", {"quant_method": "fp8"}, "FP8"),
     )
 )
