@@ -292,3 +292,25 @@ def test_vicuna_13b_in_float16_on_one_l4_is_a_weights_refusal_offline(tmp_path):
     codes = _codes(_vllm_deployment(tmp_path, "lmsys/vicuna-13b-v1.5", "NVIDIA-L4", 4096))
     assert "HBM015" not in codes
     assert "weights need 24.2" in codes["HBM101"]
+
+
+def test_minimax_m3_dense_layers_are_dense_intermediate_size_wide_and_its_index_cache_is_noted():
+    arch = architecture("MiniMaxAI/MiniMax-M3")
+    assert arch.ffns[:4] == ("dense", "dense", "dense", "moe")
+    h = 6144
+    # the three dense layers' MLP is 12,288 wide (dense_intermediate_size); read as the experts'
+    # 3,072 they would lose 3 x 3 x h x 9,216 parameters
+    assert arch._ffn_parts("dense")[1] == 3 * h * 12288
+    assert arch.parameters == pytest.approx(428e9, rel=0.01)  # its model card: ~428B
+    assert any("Sparse Attention" in note for note in arch.approximations)
+
+
+def test_minimax_m3_mxfp8_upload_is_read_from_its_name_at_8_25_bits():
+    found = variant("MiniMaxAI/MiniMax-M3-MXFP8")
+    assert found is not None and found.base == "MiniMaxAI/MiniMax-M3"
+    mx = catalog.architecture_from_config(found.config, found.name, found.source)
+    bf16 = architecture("MiniMaxAI/MiniMax-M3")
+    # FP8 and one 8-bit exponent per 32 values: 1.03125 bytes a parameter of the linear layers
+    linear = bf16.parameters - 2 * 200064 * 6144
+    saved = bf16.weight_bytes_per_rank(1, 1, None).m - mx.weight_bytes_per_rank(1, 1, "mxfp8").m
+    assert saved == pytest.approx(linear * (2 - 1.03125), rel=0.01)

@@ -1016,7 +1016,11 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     layers = need("num_hidden_layers")
     kv_heads = text.get("num_key_value_heads") or heads
     head_dim = text.get("head_dim") or text.get("attention_head_dim") or hidden // heads
-    intermediate = text.get("intermediate_size") or 4 * hidden
+    # MiniMax-M3 names its first (dense) layers' MLP width dense_intermediate_size; its
+    # intermediate_size is the experts'
+    intermediate = (
+        text.get("dense_intermediate_size") or text.get("intermediate_size") or 4 * hidden
+    )
     if isinstance(intermediate, list):  # per-layer widths (some hybrids): the widest
         intermediate = max(intermediate)
     vocab = need("vocab_size")
@@ -1026,6 +1030,13 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         )
     mixers, window, notes = _layer_mixers(text, layers)
     approximations += notes
+    sparse = text.get("sparse_attention_config")
+    if isinstance(sparse, dict) and sparse.get("use_sparse_attention"):
+        # MiniMax-M3's MSA: GQA attention whose indexer keeps its own keys per token
+        approximations.append(
+            "MiniMax Sparse Attention's indexer (its projections and the keys it caches beside "
+            "the KV cache) is not counted: the KV cache is the GQA attention's alone"
+        )
     moe = _moe(text, layers)
     pattern = text.get("hybrid_override_pattern")
     if isinstance(pattern, str) and len(pattern) == layers:  # Nemotron-H: one part per layer

@@ -14,8 +14,9 @@ The suffixes are the publishers' own conventions, read from their repository nam
 Qwen (``-AWQ``, ``-GPTQ-Int4``, ``-GPTQ-Int8``, ``-FP8``), Red Hat AI / Neural Magic
 (``-FP8``, ``-FP8-dynamic``, ``-FP8-block``, ``-quantized.w4a16``, ``-quantized.w8a8``),
 hugging-quants (``-AWQ-INT4``, ``-GPTQ-INT4``), community uploads (``-AWQ-4bit``, ``_AWQ``),
-NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), AMD Quark (``-FP8-KV``), unsloth (``-bnb-4bit``,
-``-unsloth-bnb-4bit``). A stem naming an NVIDIA "-BF16" master without that suffix finds it.
+NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), AMD Quark (``-FP8-KV``), microscaling
+(``-MXFP8``, ``-MXFP4``), unsloth (``-bnb-4bit``, ``-unsloth-bnb-4bit``). A stem naming an
+NVIDIA "-BF16" master without that suffix finds it.
 Group-wise INT4 formats are taken at their common group of 128 (AWQ's and GPTQ's defaults, and
 what these publishers upload).
 """
@@ -82,6 +83,9 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
         ),
         (r"-(?:quantized\.)?w4a16", _INT4_GROUP_128, "INT4 (W4A16)"),
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
+        # microscaling uploads (MiniMaxAI/MiniMax-M3-MXFP8, amd/MiniMax-M3-MXFP4)
+        (r"-mxfp8", {"quant_method": "mxfp8"}, "MXFP8"),
+        (r"-mxfp4", {"quant_method": "mxfp4"}, "MXFP4"),
         (r"-(?:nv)?fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "NVFP4"),
         (r"-fp8-block", _FP8_BLOCK_128, "FP8 (128 x 128 blocks)"),
         # AMD's Quark uploads (amd/Llama-3.1-70B-Instruct-FP8-KV): FP8 weights, and scales for an
