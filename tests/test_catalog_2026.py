@@ -267,6 +267,8 @@ def test_deepseek_v4_says_its_budget_is_not_checked_instead_of_sending_to_the_hu
         "microsoft/phi-2",
         "deepseek-ai/DeepSeek-V2-Lite",
         "amd/Llama-3.1-70B-Instruct-FP8-KV",
+        "Qwen/Qwen3.5-4b",
+        "QuantTrio/Qwen3.5-4B-AWQ",
     ],
 )
 def test_models_real_manifests_name_are_budgeted_offline(tmp_path, model):
