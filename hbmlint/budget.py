@@ -496,10 +496,19 @@ def _sglang_vlm_factor(
 def _windows_kept_full(resolved: Resolved, s: Settings) -> bool:
     """Whether the engine gives sliding-window layers the whole context: vLLM's V0 engine, and
     SGLang for the model types it keeps out of its hybrid SWA pool (engines.yaml)."""
-    if s.legacy_engine or catalog.engine_defaults(s.engine).get("windows_kept_full"):
+    defaults = catalog.engine_defaults(s.engine)
+    if s.legacy_engine or defaults.get("windows_kept_full"):
         return True  # TGI: every layer holds the whole context
-    types = catalog.engine_defaults(s.engine).get("windows_kept_full_model_types") or []
-    return resolved.target.model_type in types
+    kind = resolved.target.model_type
+    since = (defaults.get("windows_hybrid_since_by_model_type") or {}).get(kind)
+    version = _version(s.engine_version)
+    if since is not None and version is not None and version < _version(since):
+        return True  # vLLM before 0.14: Llama 4's chunked layers hold the whole context
+    if s.speculative_method in ("eagle", "eagle3") and kind in (
+        defaults.get("windows_kept_full_with_eagle_model_types") or []
+    ):
+        return True
+    return kind in (defaults.get("windows_kept_full_model_types") or [])
 
 
 def _head_note(head: Any, target: Any, s: Settings) -> str:

@@ -316,3 +316,64 @@ def test_minimax_m3_mxfp8_upload_is_read_from_its_name_at_8_25_bits():
     linear = bf16.parameters - 2 * 200064 * 6144
     saved = bf16.weight_bytes_per_rank(1, 1, None).m - mx.weight_bytes_per_rank(1, 1, "mxfp8").m
     assert saved == pytest.approx(linear * (2 - 1.03125), rel=0.01)
+
+
+def test_llama4_chunked_layers_keep_one_chunk_and_every_fourth_layer_is_global():
+    """Llama 4 Scout: 36 layers of chunked local attention over 8,192 tokens (attention_chunk_size)
+    and 12 global NoPE layers, every fourth (transformers' default no_rope_layers)."""
+    scout = architecture("meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    layout = scout.kv_layout(1, 1, 2)
+    per_layer = 2 * 8 * 128 * 2  # K and V of 8 KV heads of 128, bf16
+    assert layout.full_per_token == 12 * per_layer
+    assert layout.windows == ((8192, 36 * per_layer),)
+    assert [scout.mixer(i) for i in range(4)] == ["sliding", "sliding", "sliding", "full"]
+
+
+def _scout(tmp_path, name: str, engine: str) -> dict:
+    from format_helpers import budgets, write
+
+    model = "meta-llama/Llama-4-Scout-17B-16E-Instruct"
+    if engine.startswith("vllm"):
+        image, command = f"vllm/vllm-openai:{engine[4:]}", "vllm serve"
+        args = f"{model} --tensor-parallel-size 8 --max-model-len 1000000"
+    else:
+        image, command = "lmsysorg/sglang:v0.5.9", "python3 -m sglang.launch_server"
+        args = f"--model-path {model} --tp 8 --context-length 1000000"
+    path = write(
+        tmp_path,
+        name,
+        f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: scout}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+      containers:
+      - name: server
+        image: {image}
+        command: ["sh", "-c", "{command} {args}"]
+        resources: {{limits: {{nvidia.com/gpu: "8"}}}}
+""",
+    )
+    return budgets(path)[0]
+
+
+def test_vllm_keeps_llama4_chunked_layers_to_a_chunk_from_0_14_only(tmp_path):
+    """vLLM turns its hybrid KV cache manager off for chunked local attention unless
+    VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE is 1, the default from 0.14.0 (envs.py,
+    "0" in the 0.13.0 wheel). At TP 8 each GPU keeps one of the 8 KV heads: 512 bytes a token
+    and layer; before 0.14 all 48 layers hold the context, from 0.14 the 12 global ones do and
+    the 36 chunked layers a chunk, so four times the tokens fit."""
+    old = _scout(tmp_path, "old.yaml", "vllmv0.13.0")
+    new = _scout(tmp_path, "new.yaml", "vllmv0.17.0")
+    assert old["kv_bytes_per_token"] == 48 * 512
+    assert 12 * 512 <= new["kv_bytes_per_token"] < 13 * 512  # plus the chunks' share
+    assert new["kv_cache_tokens"] > 3.5 * old["kv_cache_tokens"]
+
+
+def test_sglang_keeps_every_llama4_layer_whole_without_hybrid_kvcache_ratio(tmp_path):
+    sglang = _scout(tmp_path, "sglang.yaml", "sglang")
+    assert sglang["engine"] == "sglang"
+    assert sglang["kv_bytes_per_token"] == 48 * 512

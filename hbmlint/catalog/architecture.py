@@ -638,7 +638,19 @@ def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[s
     pattern = text.get("hybrid_override_pattern")
     linear = text.get("linear_attn_config")
     kda = linear.get("kda_layers") if isinstance(linear, dict) else None
-    if isinstance(kda, list) and all(isinstance(i, int) for i in kda):
+    chunk = _int(text, "attention_chunk_size")
+    if chunk and str(text.get("model_type", "")).startswith("llama4"):
+        # Llama 4 (iRoPE): the layers with RoPE attend within chunks of attention_chunk_size
+        # (vLLM llama4.py builds ChunkedLocalAttention for them), the others are global NoPE
+        # layers. no_rope_layers marks RoPE layers 1; empty or absent, transformers'
+        # Llama4TextConfig makes every no_rope_layer_interval-th (4th) layer NoPE
+        rope = text.get("no_rope_layers")
+        if not (isinstance(rope, list) and len(rope) == layers):
+            every = _int(text, "no_rope_layer_interval", default=4)
+            rope = [int((i + 1) % every != 0) for i in range(layers)]
+        kinds = [SLIDING if used else FULL for used in rope]
+        window = chunk
+    elif isinstance(kda, list) and all(isinstance(i, int) for i in kda):
         # Kimi Linear: KDA layers listed 1-based, the rest MLA (vLLM kimi_linear.py is_kda_layer)
         kinds = [STATE if i + 1 in kda else FULL for i in range(layers)]
     elif isinstance(types, list) and len(types) == layers:
