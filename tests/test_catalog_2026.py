@@ -268,6 +268,7 @@ def test_deepseek_v4_says_its_budget_is_not_checked_instead_of_sending_to_the_hu
         "deepseek-ai/DeepSeek-V2-Lite",
         "amd/Llama-3.1-70B-Instruct-FP8-KV",
         "Qwen/Qwen3.5-4b",
+        "tiiuae/falcon-7b-instruct",
         "QuantTrio/Qwen3.5-4B-AWQ",
     ],
 )
@@ -377,3 +378,18 @@ def test_sglang_keeps_every_llama4_layer_whole_without_hybrid_kvcache_ratio(tmp_
     sglang = _scout(tmp_path, "sglang.yaml", "sglang")
     assert sglang["engine"] == "sglang"
     assert sglang["kv_bytes_per_token"] == 48 * 512
+
+
+def test_falcon_kv_heads_are_read_as_vllm_reads_them():
+    """vLLM falcon.py: num_kv_heads under new_decoder_architecture (Falcon-40B: 8 of 128 heads),
+    one KV head under multi_query (FalconConfig's default; Falcon-7B), else one per head. Read
+    as a plain config, Falcon-7B's 71 heads would each keep K and V: 71 times its KV cache."""
+    falcon7 = architecture("tiiuae/falcon-7b-instruct")
+    assert falcon7.num_kv_heads == 1
+    assert falcon7.kv_bytes_per_token_per_rank(1, 1, 2).m == 32 * 2 * 64 * 2
+    shape = {"model_type": "falcon", "hidden_size": 8192, "num_hidden_layers": 60}
+    shape |= {"num_attention_heads": 128, "vocab_size": 65024}
+    forty = {**shape, "new_decoder_architecture": True, "num_kv_heads": 8}
+    assert catalog.architecture_from_config(forty, "f40", "test").num_kv_heads == 8
+    plain = {**shape, "multi_query": False}
+    assert catalog.architecture_from_config(plain, "mha", "test").num_kv_heads == 128

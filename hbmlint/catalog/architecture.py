@@ -689,6 +689,17 @@ def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[s
     return tuple(kinds) if any(k != FULL for k in kinds) else (), window, notes
 
 
+def _falcon_kv_heads(text: dict) -> int:
+    """Falcon's KV heads as vLLM's falcon.py FalconAttention reads them: num_kv_heads with the
+    new decoder architecture (Falcon-40B/180B), else one under multi_query (FalconConfig's
+    default, Falcon-7B), else one per attention head; 0 for other models."""
+    if text.get("model_type") not in ("falcon", "RefinedWeb", "RefinedWebModel"):
+        return 0
+    if text.get("new_decoder_architecture"):
+        return _int(text, "num_kv_heads", "n_head_kv")
+    return 1 if text.get("multi_query", True) else 0
+
+
 def _moe(text: dict, layers: int) -> dict[str, Any]:
     experts = _int(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
     if experts <= 1:
@@ -1026,7 +1037,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     hidden = need("hidden_size")
     heads = need("num_attention_heads")
     layers = need("num_hidden_layers")
-    kv_heads = text.get("num_key_value_heads") or heads
+    kv_heads = text.get("num_key_value_heads") or _falcon_kv_heads(text) or heads
     head_dim = text.get("head_dim") or text.get("attention_head_dim") or hidden // heads
     # MiniMax-M3 names its first (dense) layers' MLP width dense_intermediate_size; its
     # intermediate_size is the experts'
