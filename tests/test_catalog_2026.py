@@ -269,6 +269,7 @@ def test_deepseek_v4_says_its_budget_is_not_checked_instead_of_sending_to_the_hu
         "amd/Llama-3.1-70B-Instruct-FP8-KV",
         "Qwen/Qwen3.5-4b",
         "tiiuae/falcon-7b-instruct",
+        "Qwen/Qwen1.5-110B-Chat",
         "QuantTrio/Qwen3.5-4B-AWQ",
     ],
 )
