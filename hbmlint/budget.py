@@ -96,6 +96,8 @@ class Settings:
     # written (None: the release's default): how many state pages a hybrid model's request holds
     prefix_caching: bool | None = None
     mamba_cache_mode: str | None = None
+    # vLLM --disable-hybrid-kv-cache-manager: window layers hold the whole context
+    disable_hybrid_kv_cache_manager: bool = False
 
 
 _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() may change
@@ -437,6 +439,8 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         mamba_full_memory_ratio=serving.mamba_full_memory_ratio if engine == "sglang" else None,
         prefix_caching=serving.prefix_caching if engine == "vllm" else None,
         mamba_cache_mode=serving.mamba_cache_mode if engine == "vllm" else None,
+        disable_hybrid_kv_cache_manager=engine == "vllm"
+        and bool(serving.disable_hybrid_kv_cache_manager),
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)
@@ -494,10 +498,12 @@ def _sglang_vlm_factor(
 
 
 def _windows_kept_full(resolved: Resolved, s: Settings) -> bool:
-    """Whether the engine gives sliding-window layers the whole context: vLLM's V0 engine, and
-    SGLang for the model types it keeps out of its hybrid SWA pool (engines.yaml)."""
+    """Whether the engine gives sliding-window layers the whole context: vLLM's V0 engine or
+    with its hybrid KV cache manager turned off (kv_cache_utils.unify_hybrid_kv_cache_specs
+    makes every window layer a full-attention one), and SGLang for the model types it keeps
+    out of its hybrid SWA pool (engines.yaml)."""
     defaults = catalog.engine_defaults(s.engine)
-    if s.legacy_engine or defaults.get("windows_kept_full"):
+    if s.legacy_engine or defaults.get("windows_kept_full") or s.disable_hybrid_kv_cache_manager:
         return True  # TGI: every layer holds the whole context
     kind = resolved.target.model_type
     since = (defaults.get("windows_hybrid_since_by_model_type") or {}).get(kind)
@@ -1008,6 +1014,14 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     per_request = layout.request_bytes(
         mml, s.max_num_batched_tokens, s.block_size, hybrid=not _windows_kept_full(resolved, s)
     )
+    if s.disable_hybrid_kv_cache_manager and layout.windows:
+        assumed = dict(assumed or {})
+        _add_note(
+            assumed,
+            "kv_cache",
+            "every sliding-window layer keeps the whole context "
+            "(--disable-hybrid-kv-cache-manager)",
+        )
     if s.engine == "vllm" and not s.legacy_engine and not _before(s, "hybrid_pages_since"):
         # vLLM pages attention and state layers alike: whole blocks, padded state pages
         pages, how = _vllm_state_pages(s, target)

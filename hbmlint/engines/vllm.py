@@ -105,6 +105,11 @@ FLAGS = FlagTable(
         # how many state pages a hybrid model's request holds (budget._vllm_state_pages)
         Flag(("--enable-prefix-caching", "--no-enable-prefix-caching"), "serving.prefix_caching"),
         Flag(("--mamba-cache-mode",), "serving.mamba_cache_mode", _mamba_cache_mode),
+        # without the hybrid KV cache manager window layers keep the whole context
+        Flag(
+            ("--disable-hybrid-kv-cache-manager", "--no-disable-hybrid-kv-cache-manager"),
+            "serving.disable_hybrid_kv_cache_manager",
+        ),
         # change the model's config.json (RoPE scaling raises its maximum length)
         Flag(("--hf-overrides",), "serving.model_overrides", str),
         Flag(("--rope-scaling",), "serving.model_overrides", str),
@@ -156,7 +161,6 @@ FLAGS = FlagTable(
         "--enable-sleep-mode",
         "--skip-tokenizer-init",
         "--disable-sliding-window",
-        "--disable-hybrid-kv-cache-manager",
         "--enable-prompt-tokens-details",
         "--enable-force-include-usage",
         "--enable-server-load-tracking",
