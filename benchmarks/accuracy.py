@@ -35,6 +35,7 @@ import yaml
 
 from hbmlint import budget as budget_stage
 from hbmlint import catalog
+from hbmlint.catalog.variants import variant
 from hbmlint.diagnostics import Severity
 from hbmlint.engines.sglang import token_map_vocab
 from hbmlint.resolve import resolve
@@ -136,6 +137,9 @@ class Outcome:
     note: str = ""
     method: str = ""  # the speculative method, where the run has a drafter
     drafter_from: str = ""  # how the log's drafter figure is had (drafter_basis)
+    # a model hbmlint's catalog lacks, read from its repository name (catalog/variants.py): how
+    # hbmlint took it; "" for a catalog model
+    from_name: str = ""
 
     def error(self, quantity: str) -> float | None:
         if quantity not in self.measured or quantity not in self.predicted:
@@ -279,7 +283,8 @@ def drafter_only(record: dict) -> dict | None:
     stored dtype, for the drafter alone. None otherwise."""
     spec = record.get("speculative")
     shape = spec.get("drafter_shape_model_id") if isinstance(spec, dict) else None
-    if not shape or catalog.find_model(str(record.get("model_id"))) is not None:
+    model = str(record.get("model_id"))
+    if not shape or catalog.find_model(model) is not None or variant(model) is not None:
         return None
     # the shape model in its stored dtype, or in the format the record names for the drafter
     quantization = spec.get("drafter_shape_quantization")
@@ -372,7 +377,8 @@ def evaluate(record: dict) -> Outcome | str:
     if not record.get("model_id"):
         return "the model is not named by a Hugging Face id (local path or not in the excerpt)"
     record = drafter_only(record) or record
-    if catalog.find_model(record["model_id"]) is None:
+    from_name = None if catalog.find_model(record["model_id"]) else variant(record["model_id"])
+    if catalog.find_model(record["model_id"]) is None and from_name is None:
         return f"{record['model_id']} is not in the catalog"
     if record.get("decode_context_parallel_size"):
         return "decode context parallelism multiplies the token count; not a manifest setting"
@@ -395,6 +401,7 @@ def evaluate(record: dict) -> Outcome | str:
         split=split_of(record),
         group=version_group(engine, engine_version_of(record)),
         measured=measured,
+        from_name=from_name.described if from_name else "",
     )
     hybrid = is_hybrid(resolved, b)
     outcome.started, outcome.started_how = happened(record, engine, hybrid)
@@ -624,10 +631,14 @@ def fmt_pct(value: float | None) -> str:
     return "" if value is None else f"{value * 100:+.1f}%"
 
 
-def summary(outcomes: list[Outcome]) -> dict[str, dict[str, Any]]:
+def summary(outcomes: list[Outcome], from_name: bool = False) -> dict[str, dict[str, Any]]:
+    """Error figures per quantity over the records of models with their config.json, or with
+    ``from_name`` over those of models read from their repository names (a guess at their
+    quantization layout, summed apart: see main)."""
     result: dict[str, dict[str, Any]] = {}
+    chosen = [o for o in outcomes if bool(o.from_name) == from_name]
     for key, _ in QUANTITIES:
-        errors = [e for o in outcomes if (e := o.error(key)) is not None]
+        errors = [e for o in chosen if (e := o.error(key)) is not None]
         if not errors:
             continue
         sizes = sorted(abs(e) for e in errors)
@@ -889,18 +900,25 @@ def main(argv: list[str] | None = None) -> int:
         w = _pair(o, "weights", GIB, "{:.2f}")
         kv = _pair(o, "kv_bytes", GIB, "{:.2f}")
         tok = _pair(o, "kv_tokens", 1, "{:,.0f}")
+        split = o.split[0].upper() if o.from_name else o.split[0]
         print(
-            f"{o.id[:44]:44} {o.split[0]:1} {o.group:9} {w:>19} {fmt_pct(o.error('weights')):>7} "
+            f"{o.id[:44]:44} {split:1} {o.group:9} {w:>19} {fmt_pct(o.error('weights')):>7} "
             f"{kv:>15} {fmt_pct(o.error('kv_bytes')):>7} {tok:>21} "
             f"{fmt_pct(o.error('kv_tokens')):>7} {fmt_pct(o.error('layout_tokens')):>7} "
             f"{_verdict(o):>9}"
         )
-    print("\n(s: c calibration, v validation; measured -> hbmlint; layout: tokens hbmlint fits in")
+    print("\n(s: c calibration, v validation, C / V: a model read from its repository name, see")
+    print(" below; measured -> hbmlint; layout: tokens hbmlint fits in")
     print(" the KV bytes the engine measured, against the tokens it reported: the KV layout")
     print(" without the overhead; start: what happened -> what hbmlint predicts, y started,")
     print(" n refused, ? not known)\n")
-    totals = summary(outcomes)
-    print("All records, both splits:")
+    # A model read from its name is weighed from a guess at its quantization layout: its records
+    # are summed apart and kept out of the groups and issue 13's targets, which measure the budget
+    # of a model whose config.json hbmlint has
+    named = [o for o in outcomes if o.from_name]
+    configured = [o for o in outcomes if not o.from_name]
+    totals = summary(configured)
+    print(f"All records with the model's config.json ({len(configured)}), both splits:")
     print(f"{'quantity':30} {'records':>7} {'median':>8} {'worst':>8} {'<=5%':>6} {'<=10%':>6}")
     for key, label in QUANTITIES:
         if key in totals:
@@ -910,8 +928,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{t['worst_abs_error'] * 100:>7.1f}% {t['within_5pct'] * 100:>5.0f}% "
                 f"{t['within_10pct'] * 100:>5.0f}%"
             )
-    groups = group_summary(outcomes)
-    print("\nPer engine, version group and split:")
+    print_named(named)
+    groups = group_summary(configured)
+    print("\nPer engine, version group and split (models with their config.json):")
     print_groups(groups)
     print("\nIssue 13 targets on the validation split (never fitted on):")
     for engine, group in TARGET_GROUPS:
@@ -979,6 +998,32 @@ def main(argv: list[str] | None = None) -> int:
         }
         args.json.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return 0
+
+
+def print_named(named: list[Outcome]) -> None:
+    """The records of models hbmlint read from their repository names, on their own."""
+    print(
+        f"\nModels read from their repository names ({len(named)} records; the catalog lacks them"
+        " and the quantization layout is a guess from the publisher and family):"
+    )
+    for o in named:
+        errors = ", ".join(
+            f"{label} {fmt_pct(o.error(key))}"
+            for key, label in (("weights", "weights"), ("kv_bytes", "KV"), ("kv_tokens", "KV tok"))
+            if o.error(key) is not None
+        )
+        print(
+            f"  {o.id[:44]:44} {o.split[:5]:5} {_pair(o, 'weights', GIB, '{:.2f}'):>15}  {errors}"
+        )
+        print(f"    {o.from_name}")
+    totals = summary(named, from_name=True)
+    for key, label in QUANTITIES:
+        if key in totals:
+            t = totals[key]
+            print(
+                f"  {label:30} {t['records']:>3} records, median {t['median_abs_error'] * 100:.1f}%"
+                f", worst {t['worst_abs_error'] * 100:.1f}%"
+            )
 
 
 def _verdict(o: Outcome) -> str:

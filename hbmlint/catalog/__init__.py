@@ -375,17 +375,7 @@ def checkpoint_format(
         if qconfig.get("kv_cache_quant_algo"):
             kv_dtype = "fp8"
     elif method == "compressed-tensors":
-        weights = (
-            next(
-                (
-                    g.get("weights")
-                    for g in (qconfig.get("config_groups") or {}).values()
-                    if isinstance(g, dict) and isinstance(g.get("weights"), dict)
-                ),
-                None,
-            )
-            or {}
-        )
+        weights = _main_group(qconfig.get("config_groups"))
         bits = weights.get("num_bits", 8)
         group = weights.get("group_size")
         if weights.get("type") == "float":
@@ -415,11 +405,98 @@ def checkpoint_format(
     return fmt, _unquantized_parts(skipped), kv_dtype
 
 
+def _module_part(module: str) -> str | None:
+    """The part of a model a module name or pattern in a quantization config belongs to, or
+    None for a catch-all ("Linear") or a part hbmlint does not weigh apart."""
+    if re.search(r"self_attn|linear_attn|attention|\.attn", module):
+        return "attention"
+    if re.search(r"(^|\.)lm_head", module):
+        return "lm_head"
+    if "shared_expert" in module:
+        return "shared_experts"
+    if re.search(r"experts", module):
+        return "experts"
+    if re.search(r"\.mlp(\.|$|\*)", module) and not re.search(r"router|gate$", module):
+        return "dense_mlp"
+    return None
+
+
+def _group_format(weights: dict) -> WeightFormat | None:
+    """A compressed-tensors / ModelOpt config group's weight format."""
+    bits = weights.get("num_bits", 8)
+    if weights.get("type") == "float":
+        fmt = weight_format("fp8" if bits == 8 else "nvfp4")
+    else:
+        fmt = weight_format("w8a8" if bits == 8 else "int4")
+    group = weights.get("group_size")
+    if fmt is not None and isinstance(group, int) and group > 0:
+        fmt = replace(fmt, group=group)
+    return fmt
+
+
+def _main_group(groups: Any) -> dict:
+    """The weights of the config group that quantizes the bulk of the model: the first whose
+    targets are not all attention or lm_head modules (a mixed export lists those in a group
+    of their own, NVIDIA's Qwen3.6 NVFP4 exports an FP8 one first)."""
+    found = [
+        g
+        for g in (groups or {}).values()
+        if isinstance(g, dict) and isinstance(g.get("weights"), dict)
+    ]
+    for group in found:
+        targets = [str(t) for t in group.get("targets") or []]
+        if not targets or any(_module_part(t) not in ("attention", "lm_head") for t in targets):
+            return group["weights"]
+    return found[0]["weights"] if found else {}
+
+
+_ALGO_FORMATS = {"FP8": "fp8", "NVFP4": "nvfp4", "W4A16_NVFP4": "nvfp4"}
+
+
+def checkpoint_part_formats(
+    qconfig: Any, fmt: WeightFormat | None
+) -> tuple[tuple[str, WeightFormat], ...]:
+    """The parts a mixed-precision quantization_config stores in another format than ``fmt``
+    (its config groups' targets, or ModelOpt's quantized_layers), and lm_head where the config
+    quantizes it: ((part, format), ...). NVIDIA's Qwen3.6 NVFP4 exports keep attention and the
+    linear-attention projections in FP8 and quantize lm_head to NVFP4 (aiconfigurator
+    model_configs/nvidia--Qwen3.6-27B-NVFP4_config.json @ 90f7fc0f)."""
+    if not isinstance(qconfig, dict) or fmt is None:
+        return ()
+    votes: dict[str, dict[WeightFormat, int]] = {}
+
+    def vote(module: str, part_fmt: WeightFormat | None) -> None:
+        part = _module_part(module)
+        if part is not None and part_fmt is not None:
+            counts = votes.setdefault(part, {})
+            counts[part_fmt] = counts.get(part_fmt, 0) + 1
+
+    for group in (qconfig.get("config_groups") or {}).values():
+        if isinstance(group, dict) and isinstance(group.get("weights"), dict):
+            group_fmt = _group_format(group["weights"])
+            for target in group.get("targets") or []:
+                vote(str(target), group_fmt)
+    if not votes:
+        for module, layer in (qconfig.get("quantized_layers") or {}).items():
+            if isinstance(layer, dict):
+                name = _ALGO_FORMATS.get(str(layer.get("quant_algo", "")).upper())
+                layer_fmt = weight_format(name) if name else None
+                if layer_fmt is not None and isinstance(layer.get("group_size"), int):
+                    layer_fmt = replace(layer_fmt, group=layer["group_size"])
+                vote(str(module), layer_fmt)
+    parts = []
+    for part, counts in sorted(votes.items()):
+        most = max(counts, key=lambda f: counts[f])
+        if part == "lm_head" or most.bytes_per_param != fmt.bytes_per_param:
+            parts.append((part, most))
+    return tuple(parts)
+
+
 def _unquantized_parts(modules: list[str]) -> frozenset[str]:
     """Which parts of a layer a format's skip list leaves in the model dtype."""
     parts = set()
     for module in modules:
-        if re.search(r"self_attn|attention|\.attn", module):
+        if re.search(r"self_attn|linear_attn|attention|\.attn", module):
             parts.add("attention")
         if "shared_expert" in module:
             parts.add("shared_experts")

@@ -252,6 +252,10 @@ class Architecture:
     weight_format: WeightFormat | None = None  # the checkpoint's format, with its group size
     # parts the checkpoint's format leaves unquantized: "attention", "shared_experts", "dense_mlp"
     unquantized: frozenset[str] = field(default_factory=frozenset)
+    # parts a mixed-precision checkpoint stores in another format than weight_format (ModelOpt's
+    # MIXED_PRECISION: "attention" in FP8 beside NVFP4 MLPs; "lm_head", else kept in the model
+    # dtype, in NVFP4), as (part, format) pairs; they apply while the checkpoint's own format does
+    part_formats: tuple[tuple[str, WeightFormat], ...] = ()
     kv_cache_dtype: str | None = None  # what kv_cache_dtype "auto" means for this checkpoint
     # Medusa checkpoints: heads, and residual blocks per head (config medusa_num_heads / _layers)
     medusa_heads: int = 0
@@ -473,9 +477,13 @@ class Architecture:
             return stored + rope
         fmt = weight_format(quantization, self)
         quant = fmt.bytes_per_param if fmt else dense
+        # a mixed checkpoint's other formats hold only while its own format is the one loaded
+        others = dict(self.part_formats) if fmt and fmt.name == self.quantization else {}
 
         def linear(part: str) -> float:
-            return dense if part in self.unquantized else quant
+            if part in self.unquantized:
+                return dense
+            return others[part].bytes_per_param if part in others else quant
 
         split = split or Sharding()
         attn_tp = split.attention or tp
@@ -521,7 +529,8 @@ class Architecture:
         if self.tie_word_embeddings:
             lm_head = 0
         # with PP the first stage holds the embedding and the last the lm_head
-        total += (embed + lm_head if pp == 1 else max(embed, lm_head)) * dense
+        head = others["lm_head"].bytes_per_param if "lm_head" in others else dense
+        total += embed * dense + lm_head * head if pp == 1 else max(embed * dense, lm_head * head)
         total += self.vision_params / tp * dense  # on the first stage with PP
         # the RoPE cache, whole on every rank; parts without embeddings of their own (MTP
         # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
@@ -998,7 +1007,7 @@ GATED_ATTENTION_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen
 
 def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
     """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
-    from . import checkpoint_format
+    from . import checkpoint_format, checkpoint_part_formats
 
     if not isinstance(config, dict):
         raise ConfigError("config.json must hold a JSON object")
@@ -1090,6 +1099,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     # a multimodal checkpoint may keep it in text_config (Kimi-K2.5), where vLLM reads it too
     qconfig = config.get("quantization_config") or text.get("quantization_config")
     fmt, unquantized, kv_dtype = checkpoint_format(qconfig)
+    part_formats = checkpoint_part_formats(qconfig, fmt)
     if text.get("enable_moe_block") and "dense_mlp" in unquantized:
         # Gemma 4's dense MLP beside the experts is counted as their shared part (see _moe)
         unquantized = unquantized | {"shared_experts"}
@@ -1144,6 +1154,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         dflash_target_layers=_dflash_target_layers(config),
         weight_format=fmt,
         unquantized=unquantized,
+        part_formats=part_formats,
         kv_cache_dtype=kv_dtype,
         medusa_heads=_int(text, "medusa_num_heads"),
         moe_latent_size=_int(text, "moe_latent_size"),

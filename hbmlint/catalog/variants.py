@@ -96,6 +96,62 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
 )
 
 
+_NVFP4 = {"quant_algo": "NVFP4", "group_size": 16}
+_FP8 = {"quant_algo": "FP8"}
+
+
+def _nvfp4_layout(publisher: str, stem: str, text: dict) -> tuple[dict, str] | None:
+    """What a publisher's NVFP4 export of this family leaves out of NVFP4, where public
+    exports say so: (the quantization_config it amounts to, how ``assumed`` says it); None
+    where no source says (every linear layer in NVFP4, the format's default).
+
+    Sources (config.json / hf_quant_config.json copies in github.com/ai-dynamo/aiconfigurator
+    aic-core/src/aiconfigurator_core/model_configs/ @ 90f7fc0f, ModelOpt 0.44-0.45; and the
+    checkpoint notes named below):
+    - Qwen3.5-family hybrids (Qwen3.6, Qwen3.8): NVIDIA's Qwen3.6-27B and Qwen3.6-35B-A3B
+      exports are MIXED_PRECISION: self_attn and linear_attn projections in FP8, the MLPs (and
+      experts) and lm_head in NVFP4, mtp* excluded (BF16). unsloth/Qwen3.8-27B-NVFP4 is
+      "compressed-tensors, mixed-precision (fp8 attention + nvfp4 MLP; ViT unquantized)" with
+      a separate 849 MB BF16 MTP module (a public deployment note of that checkpoint, code-search
+      file id 61657431155); its lm_head is not stated, so only NVIDIA's is taken as NVFP4.
+    - NVIDIA's Qwen3.5-122B-A10B and 397B-A17B exports: NVFP4 experts; self_attn, linear_attn,
+      shared experts, lm_head, the vision tower and mtp* excluded (BF16).
+    - NVIDIA's GLM-5 / 5.1 / 5.2 and Gemma-4 exports: every layer's self_attn excluded, and the
+      MTP layer (GLM-5 model.layers.78*); Gemma-4-26B-A4B also its dense MLPs.
+    """
+    model_type = str(text.get("model_type") or "")
+    nvidia = publisher.lower() == "nvidia"
+    if model_type.startswith("qwen3_5"):
+        if nvidia and stem.lower().startswith("qwen3.5-") and "moe" in model_type:
+            ignore = ["lm_head", "*.self_attn*", "*.linear_attn*", "*.mlp.shared_expert*", "mtp*"]
+            config = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ignore}
+            return (
+                config,
+                "attention, shared experts and MTP layers in BF16 as NVIDIA exports Qwen3.5",
+            )
+        layers = {"*.self_attn.*": _FP8, "*.linear_attn.*": _FP8, "*.mlp.*": _NVFP4}
+        if nvidia:
+            layers["lm_head"] = _NVFP4
+        config = {
+            "quant_method": "modelopt",
+            "quant_algo": "MIXED_PRECISION",
+            "quantized_layers": layers,
+            "exclude_modules": ["mtp*"],
+        }
+        head = ", lm_head in NVFP4" if nvidia else ""
+        return config, (
+            f"attention in FP8{head}, MTP layers in BF16, as NVIDIA's and unsloth's Qwen3.6/3.8 "
+            "NVFP4 exports"
+        )
+    if nvidia and (model_type.startswith("glm_moe") or model_type.startswith("gemma4")):
+        ignore = ["lm_head", "*.self_attn*", "mtp*"]
+        if model_type.startswith("gemma4") and text.get("enable_moe_block"):
+            ignore.append("*.mlp")  # the dense MLP beside the experts
+        config = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ignore}
+        return config, "attention and MTP layers in BF16, as NVIDIA's NVFP4 exports of this family"
+    return None
+
+
 @dataclass(frozen=True)
 class Variant:
     """A model read from its repository name: the catalog model it is a copy of, and the
@@ -106,11 +162,15 @@ class Variant:
     config: dict
     source: str
     weights: str  # "AWQ 4-bit", or "" for a plain copy
+    # what the format leaves out, as this family's public exports do ("" where none is known)
+    layout: str = ""
 
     @property
     def described(self) -> str:
         """How ``assumed`` says it."""
         kind = f"{self.base} with {self.weights} weights" if self.weights else self.base
+        if self.layout:
+            kind += f" ({self.layout}: a guess)"
         return f"{kind}, read from the name '{self.name}'"
 
 
@@ -145,10 +205,15 @@ def variant(name: str) -> Variant | None:
             return Variant(name, entry["id"], config, entry["source"], label)
         if config is None or config.get("quantization_config") or nested:
             return None  # a quantized model's name with a second suffix: not a known shape
+        layout = ""
+        if qconfig["quant_method"] == "modelopt":
+            known = _nvfp4_layout(name.partition("/")[0], stem, text or config)
+            if known is not None:
+                qconfig, layout = known
         derived = {**config, "quantization_config": dict(qconfig)}
         if qconfig["quant_method"] in ("awq", "gptq"):
             derived["torch_dtype"] = "float16"  # their kernels' dtype, as these uploads say
-        return Variant(name, entry["id"], derived, entry["source"], label)
+        return Variant(name, entry["id"], derived, entry["source"], label, layout)
     base = catalog_model_named(repo, aliases=True, loose=False)
     entry = find_model(base) if base else None
     if entry is None:
