@@ -104,3 +104,25 @@ def test_a_publisher_without_a_known_layout_keeps_the_plain_format():
     assert "a guess" not in found.described
     arch = catalog.architecture_from_config(found.config, found.name, found.source)
     assert arch.part_formats == () and arch.unquantized == frozenset()
+
+
+@pytest.mark.parametrize(
+    "name, kept",
+    [
+        # aiconfigurator model_configs/nvidia--Qwen3.5-397B-A17B-NVFP4_config.json: ignore lists
+        # self_attn*, linear_attn*, mlp.shared_expert*, mtp.layers.0*
+        ("nvidia/Qwen3.5-397B-A17B-NVFP4", {"attention", "shared_experts", "mtp"}),
+        # nvidia--GLM-5-NVFP4_hf_quant_config.json: every self_attn projection, layer 78 (MTP)
+        ("nvidia/GLM-5-NVFP4", {"attention", "mtp"}),
+    ],
+)
+def test_nvidias_moe_exports_read_from_their_names_keep_what_nvidia_keeps(name, kept):
+    found = variant(name)
+    arch = catalog.architecture_from_config(found.config, found.name, found.source)
+    assert kept <= arch.unquantized
+    assert "a guess" in found.described
+    # heavier than every linear layer in NVFP4, as the real exports are
+    plain = catalog.architecture_from_config(
+        {**base_config(found.base), "quantization_config": {"quant_method": "modelopt"}}, "p", "p"
+    )
+    assert weights_gib(arch, 8) > weights_gib(plain, 8)

@@ -140,15 +140,19 @@ def _nvfp4_layout(publisher: str, stem: str, text: dict) -> tuple[dict, str] | N
         }
         head = ", lm_head in NVFP4" if nvidia else ""
         return config, (
-            f"attention in FP8{head}, MTP layers in BF16, as NVIDIA's and unsloth's Qwen3.6/3.8 "
-            "NVFP4 exports"
+            f"attention in FP8{head}, MTP layers in BF16, as NVIDIA's Qwen3.6 and unsloth's "
+            "Qwen3.8 NVFP4 exports"
         )
     if nvidia and (model_type.startswith("glm_moe") or model_type.startswith("gemma4")):
         ignore = ["lm_head", "*.self_attn*", "mtp*"]
-        if model_type.startswith("gemma4") and text.get("enable_moe_block"):
-            ignore.append("*.mlp")  # the dense MLP beside the experts
+        kept = "attention and MTP layers"
+        if model_type.startswith("gemma4"):
+            kept = "attention"
+            if text.get("enable_moe_block"):
+                ignore.append("*.mlp")  # the dense MLP beside the experts
+                kept = "attention and the dense MLPs"
         config = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ignore}
-        return config, "attention and MTP layers in BF16, as NVIDIA's NVFP4 exports of this family"
+        return config, f"{kept} in BF16, as NVIDIA's NVFP4 exports of this family"
     return None
 
 
