@@ -25,7 +25,8 @@ def rules():
 
 def lint(tmp_path, rules, flags: str):
     path = vllm_compose(tmp_path, f"{GEMMA3} {flags}", "v0.19.0")
-    return lint_file(path, "compose.yaml", rules, LintOptions(keep_budgets=True, default_gpu="H100"))
+    options = LintOptions(keep_budgets=True, default_gpu="H100")
+    return lint_file(path, "compose.yaml", rules, options)
 
 
 def test_window_layers_keep_the_whole_context_without_the_manager(tmp_path, rules):
