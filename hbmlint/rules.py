@@ -51,6 +51,15 @@ class Fix:
 
 
 @dataclass
+class Message:
+    """One wording of a rule's finding; a rule with several says the first whose ``when``
+    holds (a KV cache with no room left reads as what is short, not as a negative size)."""
+
+    text: str
+    when: str | None = None
+
+
+@dataclass
 class Rule:
     id: str
     name: str
@@ -58,7 +67,7 @@ class Rule:
     severity: Severity
     check: str
     at: str
-    message: str
+    messages: list[Message]
     when: str | None = None
     description: str = ""
     params: dict[str, Any] = field(default_factory=dict)
@@ -231,7 +240,7 @@ def load_rule_file(
         severity=Severity.parse(data["severity"]),
         check=data["check"],
         at=data["at"],
-        message=" ".join(data["message"].split()),
+        messages=_messages(data["message"]),
         when=data.get("when"),
         description=data.get("description", ""),
         params=params,
@@ -244,8 +253,12 @@ def load_rule_file(
     # built-in rules' expressions are parsed by the test suite (test_rules.py) and here only
     # when first used: a clean lint never renders most messages and fixes.
     expressions = [("check", rule.check), ("when", rule.when)]
-    expressions += [("message", e) for e, _ in template_fields(rule.message)]
-    templates = [("message", rule.message)]
+    templates = []
+    for i, wording in enumerate(rule.messages):
+        key = "message" if len(rule.messages) == 1 else f"message.{i}"
+        expressions += [(key, wording.when)]
+        expressions += [(key, e) for e, _ in template_fields(wording.text)]
+        templates += [(key, wording.text)]
     for i, fix in enumerate(rule.fixes):
         expressions += [(f"fixes.{i}", fix.when)]
         expressions += [(f"fixes.{i}", e) for e in fix.set.values()]
@@ -283,6 +296,13 @@ def load_rule_file(
                 message = f"units do not agree: {exc}"
                 problems.append(input_diagnostic("HBM009", message, display, document.span(key)))
     return (None if problems else rule), problems
+
+
+def _messages(raw: str | list[dict[str, str]]) -> list[Message]:
+    """A rule's wordings: one text, or a list of ``{when, text}`` (the schema checks which)."""
+    if isinstance(raw, str):
+        return [Message(" ".join(raw.split()))]
+    return [Message(" ".join(m["text"].split()), m.get("when")) for m in raw]
 
 
 @lru_cache(maxsize=1)
@@ -539,6 +559,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
         "kv": lambda: Lazy(
             {
                 "bytes": budget.kv_cache,
+                "shortfall": lambda: max(-budget.kv_cache, Q(0, "byte")),
                 "bytes_per_token": budget.kv_bytes_per_token,
                 "tokens": kv_tokens,
                 "max_concurrency": lambda: budget.max_concurrency,
@@ -748,7 +769,11 @@ def evaluate_rule(
     if evaluate(rule.check, names, functions):
         return None
     unit = budget.byte_unit
-    message = render(rule.message, names, functions, unit)
+    wording = next(
+        (m for m in rule.messages if not m.when or evaluate(m.when, names, functions)),
+        rule.messages[-1],
+    )
+    message = render(wording.text, names, functions, unit)
     fixes = [
         DiagnosticFix(
             render(fix.text, names, functions, unit),
@@ -779,7 +804,9 @@ def _calls_tradeoff(rule: Rule) -> bool:
     bound to their parameters; the others cannot call it). Worked out once per rule."""
     known = rule.__dict__.get("_calls_tradeoff")
     if known is None:
-        texts = [rule.check, rule.when, rule.message]
+        texts = [rule.check, rule.when]
+        for wording in rule.messages:
+            texts += [wording.text, wording.when]
         for fix in rule.fixes:
             texts += [fix.text, fix.when, *fix.set.values()]
         known = rule.__dict__["_calls_tradeoff"] = any("tradeoff" in t for t in texts if t)

@@ -441,7 +441,9 @@ def test_the_builtin_rules_units_agree():
 
     rules, _ = load_rules()
     for rule in rules:
-        expressions = [rule.check, rule.when, *(e for e, _ in template_fields(rule.message))]
+        expressions = [rule.check, rule.when]
+        for wording in rule.messages:
+            expressions += [wording.when, *(e for e, _ in template_fields(wording.text))]
         for fix in rule.fixes:
             expressions += [fix.when, *fix.set.values()]
             expressions += [e for e, _ in template_fields(fix.text)]

@@ -117,6 +117,15 @@ def _bar(b: Budget) -> str:
     return f"[{cells.ljust(BAR_WIDTH)}]{over}"
 
 
+def _kv_note(b: Budget) -> str:
+    """The KV cache's dtype, or, where nothing is left for it, by how much (not a negative
+    size)."""
+    if b.kv_cache.magnitude >= 0:
+        return b.settings.kv_cache_dtype
+    short = format_bytes(-b.kv_cache, b.byte_unit)
+    return f"none: no room left ({short} short)"
+
+
 def _table(display: str, b: Budget) -> str:
     s = b.settings
     unit = b.byte_unit
@@ -164,7 +173,7 @@ def _table(display: str, b: Budget) -> str:
         )
     lines += [
         f"    overhead         {size(b.overhead_total)}   {overhead_parts}",
-        f"    KV cache         {size(b.kv_cache)}   {s.kv_cache_dtype}",
+        f"    KV cache         {size(max(b.kv_cache, Q(0, 'byte')))}   {_kv_note(b)}",
         f"    KV per token     {per_token}",
         f"    KV capacity      {int(b.kv_tokens.magnitude):,} tokens (blocks of {s.block_size})",
         f"    max concurrency  {b.max_concurrency:.2f} sequences of {s.max_model_len:,} tokens",

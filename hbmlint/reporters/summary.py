@@ -10,7 +10,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Severity
 from ..results import FileResult, RenderOptions, Report
-from ..units import format_bytes
+from ..units import Q, format_bytes
 from . import text
 
 _ICONS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "info"}
@@ -39,7 +39,11 @@ def deployment_table(display: str, budget: Any) -> str:
         f"{name.replace('_', ' ')} {format_bytes(v, unit)}" for name, v in budget.overhead.items()
     )
     rows.append(("overhead", budget.overhead_total, parts))
-    rows.append(("KV cache", budget.kv_cache, s.kv_cache_dtype))
+    if budget.kv_cache.magnitude >= 0:
+        rows.append(("KV cache", budget.kv_cache, s.kv_cache_dtype))
+    else:  # no room left: what is short, not a negative size
+        short = format_bytes(-budget.kv_cache, unit)
+        rows.append(("KV cache", Q(0, "byte"), f"none: no room left ({short} short)"))
     lines = [
         f"#### `{_cell(display)}`: {_cell(budget.deployment.name)}",
         "",
