@@ -654,6 +654,10 @@ def _resolve_parallel(run: _Run, target: Architecture | None = None) -> tuple[in
             ],
         )
         return None
+    if d.gpu.count_why:
+        # more GPUs visible (CUDA_VISIBLE_DEVICES) than the engine uses: seeing a device
+        # reserves nothing, so the ones it leaves alone are not idle on its account
+        return tp, pp, tp * pp
     fits = count // (pp * dp) if count % (pp * dp) == 0 else None
     if fits and target is not None and block_misfit(target, fits, not d.parallel.expert):
         fits = None  # an FP8 block-quantized checkpoint that size splits into partial blocks

@@ -20,8 +20,17 @@ DEFAULTS = REAL / "shell-vllm-api-server-defaults.sh"
 FROM_CALLER = REAL / "shell-sglang-model-from-caller.sh"
 BRANCHES = REAL / "shell-vllm-tp-from-branches.sh"
 ENCODER = REAL / "shell-vllm-encoder-disaggregation.sh"
+VISIBLE = REAL / "shell-vllm-visible-devices.sh"
+IN_VARIABLE = REAL / "shell-vllm-command-in-variable.sh"
 
-COVERED = {DEFAULTS.name, FROM_CALLER.name, BRANCHES.name, ENCODER.name}
+COVERED = {
+    DEFAULTS.name,
+    FROM_CALLER.name,
+    BRANCHES.name,
+    ENCODER.name,
+    VISIBLE.name,
+    IN_VARIABLE.name,
+}
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +70,10 @@ def test_the_script_defaults_are_read_and_no_gpu_type_is_guessed(rules):
     assert result.deployments[0].deployment.serving.max_model_len == 131072
     # a script names no GPU: --gpu is asked for, as for compose files
     assert [f.code for f in result.diagnostics if f.severity.name != "INFO"] == ["HBM005"]
-    # "$@" may add flags: said once, not taken as the model
-    assert any("$@" in f.message and f.code == "HBM011" for f in result.diagnostics)
+    # "$@" may add flags: said once, at its own word, not taken as the model
+    [forwarded] = [f for f in result.diagnostics if "$@" in f.message]
+    assert forwarded.code == "HBM011"
+    assert (forwarded.span.line, forwarded.span.column) == place(DEFAULTS, '"$@"')
 
 
 def test_formats_shows_the_script_read_as_shell(cli, monkeypatch):
@@ -75,14 +86,16 @@ def test_formats_shows_the_script_read_as_shell(cli, monkeypatch):
     assert "YAML" not in run.output
 
 
-def test_a_model_the_caller_exports_is_an_info_at_the_flag(rules):
+def test_a_model_the_caller_exports_is_an_info_at_its_value(rules):
     # InferenceX's scripts take MODEL and TP from the harness's environment; the SGLang command
-    # is built in a bash array across lines
+    # is built in a bash array across lines. The info is at the word the script cannot fill in
+    # ("$MODEL"), not at the word before it
     result = lint(FROM_CALLER, rules, gpu="H100")
     assert result.deployments == []
     unread = [f for f in result.diagnostics if f.code == "HBM011"]
     line, column = place(FROM_CALLER, '--model-path "$MODEL"')
-    assert (unread[0].span.line, unread[0].span.column) == (line, column)
+    value = column + len("--model-path ")
+    assert (unread[0].span.line, unread[0].span.column) == (line, value)
     assert "$MODEL" in unread[0].message
     assert not [f for f in result.diagnostics if f.severity.name == "ERROR"]
     assert not [f for f in result.diagnostics if f.code in ("HBM002", "HBM003", "HBM014")]
@@ -172,3 +185,107 @@ def test_an_encoder_only_instance_is_not_budgeted_as_a_whole_model(rules):
     assert (info.span.line, info.span.column) == place(ENCODER, "--ec-transfer-config")
     [budgeted] = [d for d in result.deployments if d.budget is not None]
     assert budgeted.budget.settings.memory_fraction == 0.7
+
+
+def test_exported_visible_devices_are_the_gpus_the_engine_sees(rules):
+    # two GPUs exported as CUDA_VISIBLE_DEVICES (through the script's GPU_ID default) for a
+    # tensor-parallel size of 4: vLLM cannot start; the error is at the export
+    result = lint(VISIBLE, rules, gpu="H100")
+    [short] = [f for f in result.diagnostics if f.code == "HBM007"]
+    assert short.severity.name == "ERROR"
+    assert "2 GPUs visible (CUDA_VISIBLE_DEVICES=0,1)" in short.message
+    assert (short.span.line, short.span.column) == place(VISIBLE, "CUDA_VISIBLE_DEVICES=$GPU_ID")
+
+
+@pytest.mark.parametrize(
+    ("visible", "tp", "error"),
+    [("0", 2, True), ("0,1", 2, False), ("0,1,2,3", 2, False), ("$GPUS", 8, False)],
+)
+def test_visible_devices_on_the_command_bound_the_gpus(rules, tmp_path, visible, tp, error):
+    # `CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve ${MODEL_PATH} ... --tensor-parallel-size 4`
+    # (dfy37/lifesim scripts/run_user_model.sh): fewer visible than the engine's parallelism is
+    # a refusal; more is not waste (seeing a GPU reserves nothing); unreadable is not read
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "MODEL_PATH=Qwen/Qwen2.5-7B-Instruct\n"
+        f"CUDA_VISIBLE_DEVICES={visible} vllm serve ${{MODEL_PATH}} \\\n"
+        f"    --tensor-parallel-size {tp} --max-model-len 8192\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    parallelism = [f for f in result.diagnostics if f.code == "HBM007"]
+    assert [f.severity.name for f in parallelism] == (["ERROR"] if error else [])
+    assert [d.budget is not None for d in result.deployments] == [not error]
+
+
+def test_a_variable_exported_only_in_branches_is_not_read(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        'if [ "$1" = big ]; then\n'
+        "  export CUDA_VISIBLE_DEVICES=0,1,2,3\n"
+        "else\n"
+        "  export CUDA_VISIBLE_DEVICES=0\n"
+        "fi\n"
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 8192\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    assert not [f for f in result.diagnostics if f.code == "HBM007"]
+
+
+def test_a_heredoc_body_is_input_not_commands(rules, tmp_path):
+    # a README and a job script written with cat, Python fed to python: none of their lines
+    # runs here, so the 70B in them is no deployment (it was two false HBM101 errors)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "cat > README.md <<-EOF\n"
+        "\tRun it with:\n"
+        "\tvllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 131072\n"
+        "\tEOF\n"
+        "python3 - <<'PY'\n"
+        "import vllm\n"
+        "PY\n"
+        "cat <<EOF > job.sh\n"
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 131072\n"
+        "EOF\n"
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    assert [d.deployment.model.name for d in result.deployments] == ["Qwen/Qwen2.5-7B-Instruct"]
+    assert not [f for f in result.diagnostics if f.severity.name == "ERROR"]
+
+
+def test_a_heredoc_fed_to_a_batch_job_is_read_as_its_commands(rules, tmp_path):
+    path = tmp_path / "submit.sh"
+    path.write_text(
+        "sbatch <<EOF\n"
+        "#!/bin/bash\n"
+        "#SBATCH --gres=gpu:1\n"
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 131072\n"
+        "EOF\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    [error] = [f for f in result.diagnostics if f.severity.name == "ERROR"]
+    assert error.code == "HBM102" and error.span.line == 4
+
+
+def test_a_command_built_in_a_variable_and_run_by_bash_c_is_read(rules):
+    # it was an HBM014 "runs an engine hbmlint does not read"
+    result = lint(IN_VARIABLE, rules, gpu="L4")
+    assert [d.deployment.model.name for d in result.deployments] == [
+        "meta-llama/Llama-3.1-8B-Instruct"
+    ]
+    codes = [f.code for f in result.diagnostics]
+    assert "HBM014" not in codes and "HBM102" in codes
+
+
+def test_an_engine_run_through_an_interpreter_variable_is_read_without_a_flags_note(
+    rules, tmp_path
+):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "$PYTHON_BIN -m vllm.entrypoints.openai.api_server \\\n"
+        "    --model Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    assert [d.deployment.engine for d in result.deployments] == ["vllm"]
+    # $PYTHON_BIN is the program, not flags the caller adds
+    assert not [f for f in result.diagnostics if "flags it holds" in f.message]

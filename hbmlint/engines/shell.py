@@ -58,6 +58,10 @@ class Locator:
         # A word's own characters up to the first quote, escape or expansion appear verbatim in
         # the source whatever the scalar's style; later ones may be escaped or folded.
         probe = re.split(r"[\"'\\$\n]", raw.lstrip("\"'"), maxsplit=1)[0][:60]
+        if not probe:
+            # a word that starts with an expansion ("$@", $MODEL): its raw text, up to the first
+            # escape or line break, is where the script wrote it
+            probe = re.split(r"[\\\n]", raw, maxsplit=1)[0][:60]
         if probe and self.text:
             found = self.text.find(probe, self.cursor, self.end)
             if found >= 0:
@@ -65,6 +69,16 @@ class Locator:
                 self.last = self._span(found, len(probe))
                 return self.last
         return self.last
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A variable the script exports: its value, where its ``NAME=`` word starts in the script,
+    and what in it could not be read."""
+
+    value: str
+    offset: int
+    unresolved: tuple[str, ...] = ()
 
 
 @dataclass
@@ -85,13 +99,23 @@ class _Splitter:
         self.origins = dict(origins)  # set, value unknown: "NAME is read from ConfigMap ..."
         self.i = 0
         self.commands: list[list[Word]] = []
+        # the variables the script exports (`export NAME=value`), each with the word that set
+        # it, as they stand when each command runs: what the programs it starts see
+        self.exported: dict[str, Word] = {}
+        self.exports: list[dict[str, Word]] = []
+        # here-documents opened on the current line: (delimiter, <<- strips tabs, the body is
+        # commands for a shell); and where a read body's delimiter line starts -> ends
+        self.heredocs: list[tuple[str, bool, bool]] = []
+        self.skip: dict[int, int] = {}
 
     def run(self) -> list[list[Word]]:
         current: list[Word] = []
         s = self.s
         while self.i < len(s):
             c = s[self.i]
-            if c == "\\" and s[self.i + 1 : self.i + 2] == "\n":  # line continuation
+            if self.i in self.skip:  # a here-document's closing delimiter
+                self.i = self.skip[self.i]
+            elif c == "\\" and s[self.i + 1 : self.i + 2] == "\n":  # line continuation
                 self.i += 2
             elif c in " \t\r":
                 self.i += 1
@@ -99,11 +123,15 @@ class _Splitter:
                 while self.i < len(s) and s[self.i] != "\n":
                     self.i += 1
             elif _REDIRECT.match(s, self.i) and not _ANGLE_PLACEHOLDER.match(s, self.i):
-                self._redirect()
+                heredoc = self._redirect()
+                if heredoc is not None:
+                    self.heredocs.append((*heredoc, _runs_a_shell(current)))
             elif c in ";&|\n()":
                 self.i += 1
                 self._end_command(current)
                 current = []
+                if c == "\n" and self.heredocs:
+                    self._heredoc_bodies()
             else:
                 current.extend(self._word())
         self._end_command(current)
@@ -114,6 +142,11 @@ class _Splitter:
             return
         # `NAME=value` alone (or after `export`) sets a variable later words can use
         rest = words[1:] if words[0].text in ("export", "local", "declare", "readonly") else words
+        exporting = words[0].text == "export" or (
+            words[0].text == "declare" and len(words) > 1 and "x" in words[1].text.lstrip("-")
+        )
+        if rest and exporting and words[0].text == "declare":
+            rest = [w for w in rest if not w.text.startswith("-")]
         if rest and all(_ASSIGNMENT.fullmatch(w.text) for w in rest):
             for w in rest:
                 name, value = w.text.split("=", 1)
@@ -121,21 +154,53 @@ class _Splitter:
                     self.env.pop(name, None)
                 else:
                     self.env[name] = value
+                if exporting or name in self.exported:
+                    self.exported[name] = w
             return
         self.commands.append(words)
+        self.exports.append(dict(self.exported))
 
-    def _redirect(self) -> None:
+    def _redirect(self) -> tuple[str, bool] | None:
         """Skip a redirection (``2>&1``, ``> log``, ``&>/dev/null``, ``< in``): neither it nor
-        the file it names is a word of the command."""
+        the file it names is a word of the command. A here-document's (``<<EOF``, ``<<-'EOF'``)
+        delimiter and whether its lines may be indented with tabs are returned."""
         match = _REDIRECT.match(self.s, self.i)
         assert match is not None
         self.i = match.end()
         if match.group("dup"):
-            return  # 2>&1, <&0, >&-: the descriptor is part of the operator
+            return None  # 2>&1, <&0, >&-: the descriptor is part of the operator
         while self.i < len(self.s) and self.s[self.i] in " \t":
             self.i += 1
         if self.i < len(self.s) and self.s[self.i] not in "\n;&|()":
-            self._word()  # the file: expanded as the shell would, then dropped
+            words = self._word()  # the file: expanded as the shell would, then dropped
+            operator = match.group(0)
+            if operator.lstrip("0123456789") in ("<<", "<<-") and words:
+                return words[0].text, operator.endswith("-")
+        return None
+
+    def _heredoc_bodies(self) -> None:
+        """At the end of a line that opened here-documents: their bodies are input, not
+        commands (a config written with ``cat > f <<EOF``, Python fed to ``python - <<PY``),
+        so they are skipped; only a body fed to a shell (``bash <<EOF``, ``sbatch <<EOF``,
+        ``ssh host <<EOF``) is read, as the commands it is, without its delimiter line."""
+        s = self.s
+        for delimiter, strip_tabs, read in self.heredocs:
+            at = self.i
+            while at < len(s):
+                end = s.find("\n", at)
+                end = len(s) if end < 0 else end
+                line = s[at:end].rstrip("\r")
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    if read:
+                        self.skip[at] = end
+                    else:
+                        self.i = end
+                    break
+                at = end + 1
+            else:
+                if not read:
+                    self.i = len(s)  # never closed: the rest of the script is its body
+        self.heredocs = []
 
     def _word(self) -> list[Word]:
         """One shell word, which unquoted expansions may split into several."""
@@ -276,6 +341,16 @@ class _Splitter:
         return f"{ref}{origin[len(name) :]}" if origin else ref
 
 
+# programs whose here-document is a script they run: a shell, a batch job's script, a remote
+# shell (besides any shell named among the command's words: `docker exec -i c bash <<EOF`)
+_SCRIPT_READERS = ("sbatch", "ssh", "srun", "salloc")
+
+
+def _runs_a_shell(words: list[Word]) -> bool:
+    names = [w.text.rsplit("/", 1)[-1] for w in words]
+    return bool(names) and (names[0] in _SCRIPT_READERS or any(n in SHELLS for n in names))
+
+
 def _evaluate(expr: str) -> int | None:
     """A whole-number expression of ``+ - * / %`` and parentheses, with the shell's integer
     division; None when malformed or dividing by zero. Parsed here, never eval'd."""
@@ -347,16 +422,28 @@ def split_script(
     locator: Locator | None,
     span: Span,
     origins: Mapping[str, str] | None = None,
+    exports: list[dict[str, Exported]] | None = None,
 ) -> list[list[Token]]:
     """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
-    variables that are set but whose value is not known, with where they come from."""
+    variables that are set but whose value is not known, with where they come from; into
+    ``exports``, when given, go the variables each command inherits from the script's own
+    ``export NAME=value`` lines (offsets are into ``script``)."""
     commands = []
-    for words in _Splitter(script, env, origins or {}).run():
+    splitter = _Splitter(script, env, origins or {})
+    for words in splitter.run():
         tokens = []
         for w in words:
             where = locator.locate(script[w.raw_start : w.raw_end]) if locator else span
             tokens.append(Token(w.text, where, tuple(w.unresolved)))
         commands.append(tokens)
+    if exports is not None:
+        for seen in splitter.exports:
+            exports.append(
+                {
+                    name: Exported(w.text.split("=", 1)[1], w.raw_start, tuple(w.unresolved))
+                    for name, w in seen.items()
+                }
+            )
     return commands
 
 

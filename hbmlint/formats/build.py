@@ -9,7 +9,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
-from ..engines.args import EngineCommand
+from ..engines.args import EngineCommand, Token
 from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import ArgvWriter
 from ..spec import (
@@ -63,6 +63,31 @@ class GpuFacts:
     count_why: str | None = None
     # node labels the pod requires; resolve picks the GPU from them (catalog/labels.py)
     labels: list[Label] = field(default_factory=list)
+
+
+# a CUDA_VISIBLE_DEVICES entry: an index, or a GPU / MIG UUID
+_DEVICE = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
+
+
+def visible_devices(gpu: GpuFacts, visible: Token | None) -> GpuFacts:
+    """CUDA_VISIBLE_DEVICES in the engine's environment (a compose service's, a script's
+    export): the engine sees only the devices it lists, whatever the service reserves
+    (``count: all`` included), and vLLM and SGLang refuse a tensor x pipeline size above what
+    they see. Only a plain list of indices or UUIDs is read; anything else (empty, -1, a
+    placeholder) leaves the count as the reservation says."""
+    if visible is None or not visible.readable:
+        return gpu
+    entries = [part.strip() for part in visible.text.split(",")]
+    if not entries or not all(_DEVICE.match(part) for part in entries):
+        return gpu
+    if gpu.count is not None and gpu.count <= len(entries):
+        return gpu
+    return replace(
+        gpu,
+        count=len(entries),
+        count_span=visible.span,
+        count_why=f"visible (CUDA_VISIBLE_DEVICES={visible.text.strip()})",
+    )
 
 
 def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[Diagnostic]:

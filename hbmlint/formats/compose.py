@@ -15,7 +15,6 @@ GPU type, so that comes from ``--gpu``.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from ..engines.args import Token
 from ..engines.shell import Locator
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts, build, visible_devices
 
 NAME = "compose"
 # .env and env_file files are a few lines; a larger one is not read.
@@ -373,7 +372,7 @@ def to_deployments(
         if command is None:
             continue
         gpu = _gpus(document, spath, service, findings, name, display, interpolate)
-        gpu = _visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"))
+        gpu = visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"))
         version = image_version(image_text)
         deployment, found = build(
             command,
@@ -388,30 +387,6 @@ def to_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, findings
-
-
-# a CUDA_VISIBLE_DEVICES entry: an index, or a GPU / MIG UUID
-_DEVICE = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
-
-
-def _visible_devices(gpu: GpuFacts, visible: Token | None) -> GpuFacts:
-    """CUDA_VISIBLE_DEVICES in the service's environment: the engine sees only the devices it
-    lists, whatever the service reserves (``count: all`` included), and vLLM and SGLang refuse
-    a tensor x pipeline size above what they see. Only a plain list of indices or UUIDs is
-    read; anything else (empty, -1, a placeholder) leaves the count as the reservation says."""
-    if visible is None or not visible.readable:
-        return gpu
-    entries = [part.strip() for part in visible.text.split(",")]
-    if not entries or not all(_DEVICE.match(part) for part in entries):
-        return gpu
-    if gpu.count is not None and gpu.count <= len(entries):
-        return gpu
-    return replace(
-        gpu,
-        count=len(entries),
-        count_span=visible.span,
-        count_why=f"visible (CUDA_VISIBLE_DEVICES={visible.text.strip()})",
-    )
 
 
 def _gpus(

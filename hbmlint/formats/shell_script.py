@@ -12,11 +12,16 @@ unreadable (HBM011 where it matters), as are the script's own arguments (``$1``,
 a variable set to different values in several places (``if``/``else`` branches). A bash array
 (``CMD=( ... )``) is one command line across its lines. Every engine command found (``vllm
 serve``, ``python -m sglang.launch_server``, ``trtllm-serve``, ``text-generation-launcher``, a
-``docker run`` of an engine image) is read with its engine's parser, its findings at the words'
-lines and columns.
+``docker run`` of an engine image, a command line kept in a variable and run with ``bash -c``)
+is read with its engine's parser, its findings at the words' lines and columns. Each command
+is a deployment of its own, those in ``if``/``else`` branches too: only one branch runs, but
+which one hbmlint cannot tell, and each is a way the script may start the engine. A
+here-document's body is input (a file written with ``cat``, Python fed to ``python -``), not
+commands, unless a shell or a batch job reads it (``bash <<EOF``, ``sbatch <<EOF``).
 
 A script names no GPU type hbmlint can trust (``CUDA_VISIBLE_DEVICES`` is an index, a comment
-is prose): the type comes from ``--gpu``, as for compose files.
+is prose): the type comes from ``--gpu``, as for compose files. Their number is what the engine
+sees: ``CUDA_VISIBLE_DEVICES`` on the command or exported before it.
 """
 
 from __future__ import annotations
@@ -26,13 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import read_command
+from ..engines import read_command, read_invocation
 from ..engines.args import Token
-from ..engines.shell import SHELLS, Locator, split_script
+from ..engines.shell import SHELLS, Exported, Locator, shell_script, split_script
 from ..spec import Deployment
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES
-from .build import GpuFacts, build
+from .build import GpuFacts, build, visible_devices
 
 NAME = "shell"
 # `#!/bin/bash`, `#!/usr/bin/env bash`, `#! /bin/sh -e`, `#!/usr/bin/env -S bash -eu`
@@ -176,25 +181,42 @@ def _one_line(text: str, chars: list[str], at: int) -> None:
         i += 1
 
 
+# the devices the engine sees (on the command, `CUDA_VISIBLE_DEVICES=0,1 vllm serve ...`, or
+# exported before it): its GPU count, as in a compose service's environment
+_VISIBLE = "CUDA_VISIBLE_DEVICES"
+
+
+def _exported(text: str, variable: Exported | None) -> Token | None:
+    """An exported variable's value as a word at its ``NAME=value`` in ``text`` (the prepared
+    script keeps every character where it was, so its offsets are the file's)."""
+    if variable is None:
+        return None
+    line = text.count("\n", 0, variable.offset) + 1
+    column = variable.offset - (text.rfind("\n", 0, variable.offset) + 1) + 1
+    length = len(_VISIBLE) + 1 + len(variable.value)
+    return Token(variable.value, Span(line, column, line, column + length), variable.unresolved)
+
+
 def to_script_deployments(
     text: str, path: Path, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     """Every engine command of the script ``text``, each as a Deployment."""
     start = Span(1, 1)
     script, origins = _prepared(text)
-    commands = split_script(script, {}, Locator(text, start), start, origins)
-    found: list[tuple[Any, Span]] = []
-    for words in commands:
+    exports: list[dict[str, Exported]] = []
+    commands = split_script(script, {}, Locator(text, start), start, origins, exports)
+    found: list[tuple[Any, Span, GpuFacts]] = []
+    for words, exported in zip(commands, exports, strict=True):
         env, words_run = _prefix_env(_arguments(words))
         if not words_run:
             continue
         # a word that is only a variable hbmlint cannot read, where a flag would start ("$@",
         # $EXTRA_ARGS), adds flags; only where the script names no model is the model taken
-        # to be among them
+        # to be among them. The first word is the program ($PYTHON -m vllm...), not flags.
         loose = [
             t
             for i, t in enumerate(words_run)
-            if not t.readable and t.text.startswith("$") and not _awaits_value(words_run[:i])
+            if i and not t.readable and t.text.startswith("$") and not _awaits_value(words_run[:i])
         ]
         plain = [t for t in words_run if t not in loose]
         parsed = read_command(plain, env, text) if loose else None
@@ -203,15 +225,19 @@ def to_script_deployments(
                 parsed.note("HBM011", _flags_unread(word), word.span)
         else:
             parsed = read_command(words_run, env, text)
+        if parsed is None and shell_script(words_run) is not None:
+            # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell
+            parsed = read_invocation(words_run, env, text, k8s_expansion=False)
         if parsed is not None:
-            found.append((parsed, words_run[0].span))
+            visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
+            found.append((parsed, words_run[0].span, visible_devices(GpuFacts(), visible)))
     stem = Path(display).name
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
-    for parsed, where in found:
+    for parsed, where, gpu in found:
         name = stem if len(found) == 1 else f"{stem}:{where.line}"
         deployment, problems = build(
-            parsed, name=name, display=display, document=0, gpu=GpuFacts(), where=where
+            parsed, name=name, display=display, document=0, gpu=gpu, where=where
         )
         findings.extend(problems)
         if deployment is not None:
