@@ -660,8 +660,22 @@ def _text_only(resolved: Resolved) -> Resolved:
     language model alone."""
     dep, target = resolved.deployment, resolved.target
     serving = dep.serving
-    if dep.engine != "vllm" or target.vision is None:
+    if target.vision is None or dep.engine not in ("vllm", "sglang"):
         return resolved
+    if dep.engine == "sglang":
+        # --language-only (encoder disaggregation: encoder servers run the tower) or
+        # --language-model-only: the model is built without the tower (a release without the
+        # flags refuses them), but the config still has its vision_config, so SGLang's cut to
+        # the default fraction for a multimodal model (adjust_mem_fraction_for_vlm) and its
+        # multimodal reserve stay: only the tower's weights go (the vision shape is kept).
+        # sgl-project/sglang@001067ff server_args.py; Qwen3-VL test_language_only_*
+        if not serving.language_model_only:
+            return resolved
+        tower_gone = _without_tower(
+            resolved, "--language-only: SGLang builds no vision tower", profiled=True
+        )
+        target = replace(tower_gone.target, vision=target.vision)
+        return replace(tower_gone, target=target)
     modalities = {"image", "video"} if target.vision.temporal > 1 else {"image"}
     how, key = "--language-model-only", "language_model_only_since"
     if not serving.language_model_only:
@@ -673,12 +687,15 @@ def _text_only(resolved: Resolved) -> Resolved:
     version = _version(dep.engine_version)
     if since is not None and version is not None and version < _version(since):
         return resolved  # an older release: its models may build the tower all the same
+    return _without_tower(resolved, f"{how}: vLLM builds no vision tower")
+
+
+def _without_tower(resolved: Resolved, why: str, profiled: bool = False) -> Resolved:
+    target = resolved.target
     gib = (target.vision_params * catalog.dtype_bytes(target.dtype)) / 2**30
     assumed = dict(resolved.assumed)
-    assumed["vision_tower"] = (
-        f"not loaded and not profiled ({how}: vLLM builds no vision tower; about {gib:.2f} GiB "
-        "of tower weights left out)"
-    )
+    how = "not loaded" if profiled else "not loaded and not profiled"
+    assumed["vision_tower"] = f"{how} ({why}; about {gib:.2f} GiB of tower weights left out)"
     return replace(resolved, target=target.without_vision(), assumed=assumed)
 
 

@@ -99,3 +99,65 @@ def test_the_tower_stays_where_vllm_builds_it(tmp_path, rules, flags, version):
     assert budget.resolved.target.vision is not None
     assert "vision_tower" not in budget.assumed
     assert gib(budget.kv_cache) == gib(plain.kv_cache)
+
+
+# SGLang: --language-only is the language-model server of its encoder disaggregation (encoder
+# servers run the tower, --encoder-only); --language-model-only its text-only switch for one
+# architecture. sgl-project/sglang@001067ff python/sglang/srt/server_args.py
+EPD = REAL / "shell-sglang-epd-qwen3-vl.sh"
+
+
+def lint_script(path: Path, rules):
+    return lint_file(path, path.name, rules, LintOptions(keep_budgets=True, default_gpu="L4"))
+
+
+def test_sglang_language_only_server_holds_no_tower_and_encoders_are_not_budgeted(rules, tmp_path):
+    """The EPD pattern of SGLang's docs on L4s: the language-only server fits a 12,288-token
+    context once the tower's 1.07 GiB is left out; the same server with the tower built would
+    hold 6,254 tokens (HBM104). The encoder servers hold no language model: an info each."""
+    result = lint_script(EPD, rules)
+    assert [f.code for f in result.diagnostics] == ["HBM011", "HBM011"]
+    for info, line in zip(result.diagnostics, (8, 13), strict=True):
+        assert "--encoder-only" in info.message and info.span.line == line
+    [server] = [d for d in result.deployments if d.budget is not None]
+    assert "--language-only: SGLang builds no vision tower" in server.budget.assumed["vision_tower"]
+
+    with_tower = tmp_path / "with-tower.sh"
+    with_tower.write_text(EPD.read_text().replace("  --language-only \\\n", ""))
+    full = lint_script(with_tower, rules)
+    assert [f.code for f in full.diagnostics if f.code != "HBM011"] == ["HBM104"]
+    [full_server] = [d for d in full.deployments if d.budget is not None]
+    assert gib(full_server.budget.weights) - gib(server.budget.weights) == pytest.approx(1.07)
+    # the config still has its vision_config: the fraction SGLang derives is the same
+    assert full_server.budget.usable == server.budget.usable
+
+
+@pytest.mark.parametrize(
+    ("flags", "refused"),
+    [
+        ("--encoder-only --language-only", "--encoder-only and --language-only together"),
+        ("--language-only --language-model-only", "--language-model-only with --language-only"),
+        ("--encoder-only --disaggregation-mode prefill", "--encoder-only with --disaggregation"),
+        # vLLM's switch copied to SGLang: SGLang takes it for MuseGlimmer only
+        ("--language-model-only", "--language-model-only for Qwen/Qwen3-VL-8B-Instruct"),
+    ],
+)
+def test_sglang_refuses_these_combinations(rules, tmp_path, flags, refused):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        f"python -m sglang.launch_server --model-path Qwen/Qwen3-VL-8B-Instruct {flags} "
+        "--mem-fraction-static 0.8 --context-length 8192\n"
+    )
+    result = lint_script(path, rules)
+    errors = [f for f in result.diagnostics if f.code == "HBM004"]
+    assert any(f"SGLang refuses {refused}" in f.message for f in errors), errors
+    assert {f.severity.name for f in errors} == {"ERROR"}
+
+
+def test_sglang_language_model_only_on_a_local_path_is_not_judged(rules, tmp_path):
+    # a path does not say which architecture it holds: no refusal is claimed
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "python -m sglang.launch_server --model-path /models/glimmer --language-model-only\n"
+    )
+    assert "HBM004" not in {f.code for f in lint_script(path, rules).diagnostics}

@@ -143,6 +143,7 @@ OTHER_TESTS = (
     "vllm-max-model-len-auto.yaml",  # test_max_model_len_auto.py
     "vllm-kv-cache-memory-bytes-gb10.yaml",  # test_kv_cache_memory_bytes.py
     "vllm-language-model-only-l40s.yaml",  # test_language_model_only.py
+    "shell-sglang-epd-qwen3-vl.sh",  # test_language_model_only.py
     "nim-operator-nimservice-llama.yaml",  # test_formats_nim.py (an error NIM would hit)
     "nim-statefulset-nemotron-49b.yaml",  # test_formats_nim.py (an error NIM would hit)
     "vllm-no-chunked-prefill-l4.yaml",  # test_chunked_prefill_off.py

@@ -17,6 +17,7 @@ from .args import (
     EngineCommand,
     Flag,
     FlagTable,
+    Item,
     Token,
     Unsupported,
     apply,
@@ -131,6 +132,14 @@ FLAGS = FlagTable(
         Flag(("--speculative-draft-model-quantization",), "speculative.quantization", quantization),
         # FR-Spec's hot-token file: an EAGLE-1 head's lm_head is built over these tokens only
         Flag(("--speculative-token-map",), "speculative.token_map", str),
+        # encoder disaggregation (EPD): --language-only builds the language model without its
+        # vision tower (the encoder servers run it); --encoder-only runs the tower alone.
+        # --language-model-only is SGLang's text-only switch for one architecture.
+        # sgl-project/sglang@001067ff python/sglang/srt/server_args.py
+        # (_handle_encoder_disaggregation, _handle_language_model_only)
+        Flag(("--language-only",), "serving.language_model_only"),
+        Flag(("--language-model-only",), None),
+        Flag(("--encoder-only",), None),
     ],
     switches=[
         "--trust-remote-code",
@@ -185,6 +194,7 @@ def parse(
     tokens: list[Token], launcher: Span, env: Mapping[str, Token] | None = None
 ) -> EngineCommand:
     command = EngineCommand(engine=NAME, span=launcher)
+    text_only: list[Item] = []
     for item in scan(tokens, FLAGS):
         if item.flag is None and not item.name and item.word.text.startswith("$"):
             command.note(
@@ -195,7 +205,10 @@ def parse(
             )
             continue
         apply(command, item)
+        if item.name in _TEXT_ONLY:
+            text_only.append(item)
     _allow_longer(command, env)
+    _encoder_disaggregation(command, text_only)
     values = command.values
     # Keys the Deployment does not have: --ep-size says expert
     # parallelism is on, and draft tokens stand in for steps when only they are given.
@@ -217,6 +230,60 @@ def parse(
     else:
         command.locations.setdefault("speculative", command.locations["speculative.method"])
     return command
+
+
+_TEXT_ONLY = ("--language-only", "--language-model-only", "--encoder-only")
+# the one architecture SGLang serves with --language-model-only (server_args.py
+# LANGUAGE_MODEL_ONLY_ARCHITECTURES); any other model, and releases without the flag, refuse it
+_LANGUAGE_MODEL_ONLY_FAMILY = "glimmer"
+
+
+def _encoder_disaggregation(command: EngineCommand, switches: list[Item]) -> None:
+    """SGLang's refusals among --encoder-only, --language-only and --language-model-only (a
+    ValueError at start-up), and what each leaves to budget: --encoder-only runs the vision
+    tower for other servers and holds no language model or KV cache, so it is not budgeted
+    (like vLLM's ec_producer); --language-only and --language-model-only build no tower."""
+    given = {item.name: item for item in switches}
+    encoder = given.get("--encoder-only")
+    language = given.get("--language-only")
+    text_only = given.get("--language-model-only")
+    mode = command.values.get("serving.disaggregation_mode")
+    refusals: list[tuple[Item, str]] = []
+    if encoder and language:
+        refusals.append((language, "--encoder-only and --language-only together"))
+    for other in (encoder, language):
+        if text_only and other:
+            refusals.append((text_only, f"--language-model-only with {other.name}"))
+    if text_only and mode:
+        refusals.append((text_only, f"--language-model-only with --disaggregation-mode {mode}"))
+    if encoder and mode:
+        refusals.append((encoder, f"--encoder-only with --disaggregation-mode {mode}"))
+    model = str(command.values.get("model.name") or "")
+    # a Hub id names the model's family; a local path does not
+    hub_id = "/" in model and not model.startswith(("/", ".", "~"))
+    if text_only and hub_id and _LANGUAGE_MODEL_ONLY_FAMILY not in model.lower():
+        refusals.append(
+            (
+                text_only,
+                f"--language-model-only for {model}: it takes it for "
+                "MuseGlimmerForConditionalGeneration only (its text-only server for other "
+                "vision models is --language-only, with encoder servers)",
+            )
+        )
+    for item, what in refusals:
+        command.note("HBM004", f"SGLang refuses {what}", item.word.span)
+    if text_only:
+        command.set("serving.language_model_only", True, text_only.word.span)
+    if encoder and not command.model_unreadable:
+        command.model_unreadable = True  # the note says why nothing is budgeted
+        command.note(
+            "HBM011",
+            "--encoder-only makes this an encoder server of SGLang's encoder disaggregation: "
+            "it runs the vision tower for the language-only servers and holds no language "
+            "model weights or KV cache of the kind hbmlint budgets; this deployment is not "
+            "budgeted",
+            encoder.word.span,
+        )
 
 
 def _dp_attention_parts(command: EngineCommand) -> None:
