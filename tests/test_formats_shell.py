@@ -22,6 +22,7 @@ BRANCHES = REAL / "shell-vllm-tp-from-branches.sh"
 ENCODER = REAL / "shell-vllm-encoder-disaggregation.sh"
 VISIBLE = REAL / "shell-vllm-visible-devices.sh"
 IN_VARIABLE = REAL / "shell-vllm-command-in-variable.sh"
+FUNCTION = REAL / "shell-vllm-function-visible-devices.sh"
 
 COVERED = {
     DEFAULTS.name,
@@ -30,6 +31,7 @@ COVERED = {
     ENCODER.name,
     VISIBLE.name,
     IN_VARIABLE.name,
+    FUNCTION.name,
 }
 
 
@@ -289,3 +291,66 @@ def test_an_engine_run_through_an_interpreter_variable_is_read_without_a_flags_n
     assert [d.deployment.engine for d in result.deployments] == ["vllm"]
     # $PYTHON_BIN is the program, not flags the caller adds
     assert not [f for f in result.diagnostics if "flags it holds" in f.message]
+
+
+def test_an_engine_in_a_function_is_read_with_the_calls_arguments(rules):
+    # start_vllm's `local model_path=$1` is the model the call gives; CUDA_VISIBLE_DEVICES=$GPUS
+    # on its command makes four GPUs visible for --tensor-parallel-size 8: vLLM cannot start
+    result = lint(FUNCTION, rules, gpu="H100")
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "Qwen/Qwen3-8B"
+    [short] = [f for f in result.diagnostics if f.code == "HBM007"]
+    assert short.severity.name == "ERROR" and "4 GPUs visible" in short.message
+    assert (short.span.line, short.span.column) == place(FUNCTION, "CUDA_VISIBLE_DEVICES=$GPUS")
+    assert not [f for f in result.diagnostics if f.code == "HBM011"]
+
+
+def test_a_function_called_with_an_unreadable_model_still_gets_the_visible_gpus_error(
+    rules, tmp_path
+):
+    # as the original script has it: the model comes from a loop over an array
+    text = (
+        FUNCTION.read_text()
+        .replace(
+            'if ! start_vllm "Qwen/Qwen3-8B"; then',
+            'for MODEL in "${MODELS[@]}"; do\nif ! start_vllm "$MODEL"; then',
+        )
+        .replace("\nfi\n", "\nfi\ndone\n")
+    )
+    path = tmp_path / "serve.sh"
+    path.write_text(text)
+    result = lint(path, rules, gpu="H100")
+    assert result.deployments == []
+    codes = sorted(f.code for f in result.diagnostics)
+    assert codes == ["HBM007", "HBM011"]
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$MODEL" in unread.message
+
+
+def test_each_call_of_a_function_is_a_deployment_and_an_uncalled_one_is_read_in_place(
+    rules, tmp_path
+):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "serve() {\n"
+        '  vllm serve "$1" --max-model-len "${2:-8192}" "${@:3}"\n'
+        "}\n"
+        "unused() {\n"
+        '  vllm serve "$1" --max-model-len 4096\n'
+        "}\n"
+        "serve Qwen/Qwen2.5-7B-Instruct 16384 &\n"
+        "serve Qwen/Qwen2.5-3B-Instruct &\n"
+        "wait\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    read = [
+        (d.deployment.name, d.deployment.model.name, d.deployment.serving.max_model_len)
+        for d in result.deployments
+    ]
+    assert read == [
+        ("serve.sh:7", "Qwen/Qwen2.5-7B-Instruct", 16384),
+        ("serve.sh:8", "Qwen/Qwen2.5-3B-Instruct", 8192),
+    ]
+    # the function never called: its $1 is its caller's, which no line gives
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert unread.span.line == 5 and "the function unused" in unread.message

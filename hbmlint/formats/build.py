@@ -90,6 +90,22 @@ def visible_devices(gpu: GpuFacts, visible: Token | None) -> GpuFacts:
     )
 
 
+def _too_few_visible(command: EngineCommand, gpu: GpuFacts) -> str | None:
+    """Why the engine cannot start on the GPUs CUDA_VISIBLE_DEVICES leaves it, from its
+    tensor and pipeline parallelism alone (for a deployment with no model to budget)."""
+    if not gpu.count_why or gpu.count is None or gpu.count_span is None:
+        return None
+    need = (command.values.get("parallel.tensor") or 1) * (
+        command.values.get("parallel.pipeline") or 1
+    )
+    if need <= gpu.count:
+        return None
+    return (
+        f"{gpu.count} GPUs {gpu.count_why} but tensor x pipeline parallelism is {need}; the "
+        "engine cannot start with fewer GPUs than that"
+    )
+
+
 def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[Diagnostic]:
     return [
         input_diagnostic(n.code, n.message, display, n.span, name, list(n.fixes))
@@ -193,7 +209,12 @@ def build(
         )
         return None, findings
     if command.model_unreadable:
-        return None, findings  # the finding that says why is already among the notes
+        # the finding that says why is already among the notes; fewer GPUs visible than the
+        # parallelism is a refusal whatever the model (resolve says it where there is one)
+        short = _too_few_visible(command, gpu)
+        if short:
+            findings.append(input_diagnostic("HBM007", short, display, gpu.count_span, name))
+        return None, findings
     if not v.get("model.name"):
         findings.append(
             input_diagnostic(

@@ -13,7 +13,9 @@ a variable set to different values in several places (``if``/``else`` branches).
 (``CMD=( ... )``) is one command line across its lines. Every engine command found (``vllm
 serve``, ``python -m sglang.launch_server``, ``trtllm-serve``, ``text-generation-launcher``, a
 ``docker run`` of an engine image, a command line kept in a variable and run with ``bash -c``)
-is read with its engine's parser, its findings at the words' lines and columns. Each command
+is read with its engine's parser, its findings at the words' lines and columns. An engine
+command inside a shell function is read at each call, with the call's words as the function's
+``$1``.. and ``"$@"``; a function never called is read where it is written. Each command
 is a deployment of its own, those in ``if``/``else`` branches too: only one branch runs, but
 which one hbmlint cannot tell, and each is a way the script may start the engine. A
 here-document's body is input (a file written with ``cat``, Python fed to ``python -``), not
@@ -68,14 +70,15 @@ def is_script(display: str, text: str) -> bool:
     return display.lower().endswith(SCRIPT_SUFFIXES) or _shebang_shell(text)
 
 
-def _arguments(command: list[Token]) -> list[Token]:
+def _arguments(command: list[Token], function: str | None = None) -> list[Token]:
     """The command with the words that hold the script's own arguments (``$1``, ``"$@"``: the
-    caller's words, unknown here) marked unreadable."""
+    caller's words, unknown here), or in a function never called its own, marked unreadable."""
     out = []
     for token in command:
         found = _ALL_ARGUMENTS.fullmatch(token.text) or _ARGUMENT.search(token.text)
         if found and token.readable:
-            why = f"{found.group(0)} is what the script is given when it is run"
+            given = f"the function {function}" if function else "the script"
+            why = f"{found.group(0)} is what {given} is given when it is run"
             token = Token(token.text, token.span, (why,))
         out.append(token)
     return out
@@ -200,37 +203,43 @@ def _exported(text: str, variable: Exported | None) -> Token | None:
 def to_script_deployments(
     text: str, path: Path, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
-    """Every engine command of the script ``text``, each as a Deployment."""
+    """Every engine command of the script ``text``, each as a Deployment. A shell function's
+    engine command is read where the function is called, with that call's arguments as its
+    ``$1``.. and ``"$@"`` (once per call); one never called is read where it is written."""
     start = Span(1, 1)
     script, origins = _prepared(text)
     exports: list[dict[str, Exported]] = []
     commands = split_script(script, {}, Locator(text, start), start, origins, exports)
+    functions = _functions(script)
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
+    called: set[str] = set()
     found: list[tuple[Any, Span, GpuFacts]] = []
     for words, exported in zip(commands, exports, strict=True):
-        env, words_run = _prefix_env(_arguments(words))
-        if not words_run:
+        at = starts[words[0].span.line - 1] + words[0].span.column - 1
+        owner = next((name for name, (a, b) in functions.items() if a <= at < b), None)
+        if owner is not None:
+            bodies.setdefault(owner, []).append((words, exported))
             continue
-        # a word that is only a variable hbmlint cannot read, where a flag would start ("$@",
-        # $EXTRA_ARGS), adds flags; only where the script names no model is the model taken
-        # to be among them. The first word is the program ($PYTHON -m vllm...), not flags.
-        loose = [
-            t
-            for i, t in enumerate(words_run)
-            if i and not t.readable and t.text.startswith("$") and not _awaits_value(words_run[:i])
-        ]
-        plain = [t for t in words_run if t not in loose]
-        parsed = read_command(plain, env, text) if loose else None
-        if parsed is not None and (parsed.model_unreadable or parsed.values.get("model.name")):
-            for word in loose:
-                parsed.note("HBM011", _flags_unread(word), word.span)
-        else:
-            parsed = read_command(words_run, env, text)
-        if parsed is None and shell_script(words_run) is not None:
-            # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell
-            parsed = read_invocation(words_run, env, text, k8s_expansion=False)
-        if parsed is not None:
-            visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
-            found.append((parsed, words_run[0].span, visible_devices(GpuFacts(), visible)))
+        call_env, call = _prefix_env(_after_keywords(words))
+        if call and bodies.get(call[0].text):
+            called.add(call[0].text)
+            for body, _ in bodies[call[0].text]:
+                read = _read(_with_arguments(body, call[1:]), exported, text, call_env)
+                if read is not None:
+                    found.append((read[0], call[0].span, read[1]))
+            continue
+        read = _read(words, exported, text)
+        if read is not None:
+            found.append((read[0], words[0].span, read[1]))
+    for name, body in bodies.items():
+        if name in called:
+            continue
+        for words, exported in body:
+            read = _read(words, exported, text, function=name)
+            if read is not None:
+                found.append((read[0], words[0].span, read[1]))
+    found.sort(key=lambda item: (item[1].line, item[1].column))
     stem = Path(display).name
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
@@ -243,6 +252,151 @@ def to_script_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, findings
+
+
+def _read(
+    words: list[Token],
+    exported: dict[str, Exported],
+    text: str,
+    outer: dict[str, Token] | None = None,
+    function: str | None = None,
+) -> tuple[Any, GpuFacts] | None:
+    """The engine command ``words`` run, if any, with the GPUs it sees. ``outer``: the
+    environment a function call gives its commands (``CUDA_VISIBLE_DEVICES=1 start_server``);
+    ``function``: the function the words are in, never called (its ``$1`` is its caller's)."""
+    env, words_run = _prefix_env(_arguments(words, function))
+    env = {**(outer or {}), **env}
+    if not words_run:
+        return None
+    # a word that is only a variable hbmlint cannot read, where a flag would start ("$@",
+    # $EXTRA_ARGS), adds flags; only where the script names no model is the model taken
+    # to be among them. The first word is the program ($PYTHON -m vllm...), not flags.
+    loose = [
+        t
+        for i, t in enumerate(words_run)
+        if i and not t.readable and t.text.startswith("$") and not _awaits_value(words_run[:i])
+    ]
+    plain = [t for t in words_run if t not in loose]
+    parsed = read_command(plain, env, text) if loose else None
+    if parsed is not None and (parsed.model_unreadable or parsed.values.get("model.name")):
+        for word in loose:
+            parsed.note("HBM011", _flags_unread(word), word.span)
+    else:
+        parsed = read_command(words_run, env, text)
+    if parsed is None and shell_script(words_run) is not None:
+        # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell
+        parsed = read_invocation(words_run, env, text, k8s_expansion=False)
+    if parsed is None:
+        return None
+    visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
+    return parsed, visible_devices(GpuFacts(), visible)
+
+
+# words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
+_CONDITION_WORDS = ("if", "elif", "while", "until", "then", "else", "do", "!")
+
+
+def _after_keywords(words: list[Token]) -> list[Token]:
+    at = 0
+    while at < len(words) and words[at].text in _CONDITION_WORDS:
+        at += 1
+    return words[at:]
+
+
+# `name() {`, `function name {`, `function name() {`: a shell function's definition
+_FUNCTION = re.compile(
+    r"^[ \t]*(?:function[ \t]+([A-Za-z_][\w:.-]*)[ \t]*(?:\([ \t]*\))?"
+    r"|([A-Za-z_][\w:.-]*)[ \t]*\([ \t]*\))[ \t\n]*\{",
+    re.M,
+)
+
+
+def _functions(script: str) -> dict[str, tuple[int, int]]:
+    """Each shell function the script defines, with where its body starts and ends."""
+    found: dict[str, tuple[int, int]] = {}
+    for match in _FUNCTION.finditer(script):
+        name = match.group(1) or match.group(2)
+        end = _closing_brace(script, match.end())
+        if name not in found and end is not None:
+            found[name] = (match.end(), end)
+    return found
+
+
+def _closing_brace(script: str, at: int) -> int | None:
+    """Where the ``}`` closing a function body that opens before ``at`` is: braces that stand
+    as words are counted; quotes, comments and ``${...}`` expansions are skipped."""
+    depth, i = 1, at
+    while i < len(script):
+        c = script[i]
+        if c in "'\"":
+            end = script.find(c, i + 1)
+            i = len(script) if end < 0 else end + 1
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        if c == "#" and (i == 0 or script[i - 1] in " \t\n;"):
+            end = script.find("\n", i)
+            i = len(script) if end < 0 else end
+            continue
+        if c == "$" and script.startswith("${", i):
+            end = script.find("}", i)
+            i = len(script) if end < 0 else end + 1
+            continue
+        before = script[i - 1] if i else "\n"
+        after = script[i + 1] if i + 1 < len(script) else "\n"
+        if c == "{" and before in " \t\n;" and after in " \t\n":
+            depth += 1
+        elif c == "}" and before in " \t\n;" and after in " \t\n;&|)":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+_REST = re.compile(r"\$\{@:([0-9]+)\}")
+# a positional parameter in a word: $1, ${1}, ${1:-default}; "$@" / "$*" as the whole word
+_POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])(?::?-([^}]*))?\})")
+
+
+def _with_arguments(words: list[Token], args: list[Token]) -> list[Token]:
+    """A function's words with its positional parameters as the call gives them: ``"$@"`` is
+    the call's arguments, each a word where the call writes it; ``$1``.. the call's words (an
+    argument the call does not give is empty, or the ``${1:-default}``'s default)."""
+    out: list[Token] = []
+    for token in words:
+        if token.text in ("$@", "$*", "${@}", "${*}"):
+            out.extend(args)
+            continue
+        rest = _REST.fullmatch(token.text)
+        if rest is not None:  # "${@:3}": the arguments from the third on
+            out.extend(args[max(int(rest.group(1)) - 1, 0) :])
+            continue
+        whole = _POSITIONAL.fullmatch(token.text)
+        if whole is not None and _position(whole) < len(args):
+            out.append(args[_position(whole)])  # the word is the call's argument, as written
+            continue
+        if not _POSITIONAL.search(token.text):
+            out.append(token)
+            continue
+        given = [
+            args[_position(m)] for m in _POSITIONAL.finditer(token.text) if _position(m) < len(args)
+        ]
+        text = _POSITIONAL.sub(lambda m: _argument_text(m, args), token.text)
+        # what stays unreadable: the word's other references, and the arguments' own
+        kept = tuple(why for why in token.unresolved if not _POSITIONAL.fullmatch(why))
+        out.append(Token(text, token.span, kept + tuple(w for a in given for w in a.unresolved)))
+    return out
+
+
+def _position(match: re.Match) -> int:
+    return int(match.group(1) or match.group(2)) - 1
+
+
+def _argument_text(match: re.Match, args: list[Token]) -> str:
+    index = _position(match)
+    return args[index].text if index < len(args) else match.group(3) or ""
 
 
 def to_deployments(document: Any, path: Path, display: str) -> tuple[list, list]:
