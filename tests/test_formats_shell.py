@@ -354,3 +354,40 @@ def test_each_call_of_a_function_is_a_deployment_and_an_uncalled_one_is_read_in_
     # the function never called: its $1 is its caller's, which no line gives
     [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
     assert unread.span.line == 5 and "the function unused" in unread.message
+
+
+# ------------------------------------------------------------------ CUDA_VISIBLE_DEVICES per node
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a two-node Ray cluster's head: the worker node's 4 GPUs join through Ray
+        "export CUDA_VISIBLE_DEVICES=0,1,2,3\nray start --head --port 6379\n"
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 "
+        "--pipeline-parallel-size 2 --distributed-executor-backend ray\n",
+        "export CUDA_VISIBLE_DEVICES=0,1,2,3\n"
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8 "
+        "--distributed-executor-backend=ray\n",
+        # vLLM's own multi-node launch: 4 GPUs on each of 2 nodes
+        "export CUDA_VISIBLE_DEVICES=0,1,2,3\n"
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8 --nnodes 2 "
+        "--node-rank 0 --master-addr 10.0.0.1\n",
+    ],
+)
+def test_gpus_of_other_nodes_are_not_missing(tmp_path, rules, script):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n" + script)
+    codes = [d.code for d in lint(path, rules, "H100").diagnostics]
+    assert "HBM007" not in codes
+
+
+def test_one_node_short_of_the_parallelism_is_still_an_error(tmp_path, rules):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\nexport CUDA_VISIBLE_DEVICES=0,1,2,3\n"
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 8 --nnodes 1\n"
+    )
+    [short] = [d for d in lint(path, rules, "H100").diagnostics if d.code == "HBM007"]
+    assert short.severity.name == "ERROR"
+    assert "4 GPUs visible (CUDA_VISIBLE_DEVICES=0,1,2,3)" in short.message

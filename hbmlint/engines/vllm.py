@@ -90,6 +90,7 @@ FLAGS = FlagTable(
         # the KV cache split over ranks of the TP group (vllm/engine/arg_utils.py)
         Flag(("--decode-context-parallel-size", "-dcp"), "parallel.decode_context", positive_int),
         Flag(("--nnodes", "-n"), "nodes", positive_int),
+        Flag(("--distributed-executor-backend",), parse=str),  # ray: GPUs of other nodes
         Flag(("--max-model-len",), "serving.max_model_len", _model_len),
         # the longest length auto may pick (vllm-project/vllm#41391, 2026-05)
         Flag(("--max-model-len-cap",), "serving.max_model_len_cap", human_int),

@@ -69,25 +69,46 @@ class GpuFacts:
 _DEVICE = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
 
 
-def visible_devices(gpu: GpuFacts, visible: Token | None) -> GpuFacts:
+def visible_devices(
+    gpu: GpuFacts, visible: Token | None, command: EngineCommand, text: str = ""
+) -> GpuFacts:
     """CUDA_VISIBLE_DEVICES in the engine's environment (a compose service's, a script's
     export): the engine sees only the devices it lists, whatever the service reserves
     (``count: all`` included), and vLLM and SGLang refuse a tensor x pipeline size above what
     they see. Only a plain list of indices or UUIDs is read; anything else (empty, -1, a
-    placeholder) leaves the count as the reservation says."""
+    placeholder) leaves the count as the reservation says. The list is each node's: with
+    ``--nnodes N`` the instance has N times as many, and on a Ray cluster (vLLM's ray backend,
+    or a ``text`` that starts or joins one) the other nodes' GPUs are not in the file. (Without
+    one, vLLM tries Ray on its own node when the parallelism is more than it sees, and waits
+    for GPUs that node does not have.)"""
     if visible is None or not visible.readable:
         return gpu
     entries = [part.strip() for part in visible.text.split(",")]
     if not entries or not all(_DEVICE.match(part) for part in entries):
         return gpu
-    if gpu.count is not None and gpu.count <= len(entries):
+    if _on_ray(command, text):
         return gpu
+    nodes = command.nodes or 1
+    count = len(entries) * nodes
+    if gpu.count is not None and gpu.count <= count:
+        return gpu
+    each = f" on each of {nodes} nodes" if nodes > 1 else ""
     return replace(
         gpu,
-        count=len(entries),
+        count=count,
         count_span=visible.span,
-        count_why=f"visible (CUDA_VISIBLE_DEVICES={visible.text.strip()})",
+        count_why=f"visible (CUDA_VISIBLE_DEVICES={visible.text.strip()}{each})",
     )
+
+
+_RAY_CLUSTER = re.compile(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")
+
+
+def _on_ray(command: EngineCommand, text: str) -> bool:
+    for item in command.items:
+        if item.name == "--distributed-executor-backend" and item.value is not None:
+            return item.value.text.strip() == "ray"
+    return bool(_RAY_CLUSTER.search(text))
 
 
 def _too_few_visible(command: EngineCommand, gpu: GpuFacts) -> str | None:

@@ -372,7 +372,7 @@ def to_deployments(
         if command is None:
             continue
         gpu = _gpus(document, spath, service, findings, name, display, interpolate)
-        gpu = visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"))
+        gpu = visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"), command, document.text)
         version = image_version(image_text)
         deployment, found = build(
             command,

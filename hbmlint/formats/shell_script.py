@@ -289,7 +289,7 @@ def _read(
     if parsed is None:
         return None
     visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
-    return parsed, visible_devices(GpuFacts(), visible)
+    return parsed, visible_devices(GpuFacts(), visible, parsed, text)
 
 
 # words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
