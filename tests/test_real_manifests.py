@@ -128,9 +128,10 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep7 import COVERED as SWEEP7  # repositories of sweep 7
     from test_real_manifests_sweep8 import COVERED as SWEEP8  # repositories of sweep 8
     from test_real_manifests_sweep9 import COVERED as SWEEP9  # repositories of sweep 9
+    from test_real_manifests_sweep10 import COVERED as SWEEP10  # repositories of sweep 10
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
-    tested |= SWEEP7 | SWEEP8 | SWEEP9 | SHELL
+    tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SHELL
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

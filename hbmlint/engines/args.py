@@ -78,6 +78,9 @@ class Flag:
     field: str | None = None  # Deployment field path it sets, or None (handled by the parser)
     parse: Callable[[str], Any] | None = None
     multi: bool = False  # takes every following word up to the next flag (argparse nargs="+")
+    # the engine's field may be None, and an empty value or "None" sets it so: the flag is as
+    # good as not given (vLLM wraps such flags' types in optional_type, vllm/engine/arg_utils.py)
+    optional: bool = False
 
 
 class FlagTable:
@@ -445,6 +448,8 @@ def apply(command: EngineCommand, item: Item) -> bool:
             message = unreadable_message(shown, value, what)
         command.note("HBM011", message, value.span)
         return True
+    if flag.optional and value.text in ("", "None"):
+        return True  # the engine's default stands, as when the flag is not given
     try:
         parsed = flag.parse(value.text)
     except BadValue as exc:

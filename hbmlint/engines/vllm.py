@@ -43,7 +43,14 @@ from .args import (
 )
 
 NAME = "vllm"
-SERVER_MODULES = ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+# the gRPC server takes the same engine arguments (vllm/entrypoints/grpc_server.py: "python -m
+# vllm.entrypoints.grpc_server --model <model_path>"; llm-d's config/manifests/vllm/
+# gpu-grpc-deployment.yaml runs it)
+SERVER_MODULES = (
+    "vllm.entrypoints.openai.api_server",
+    "vllm.entrypoints.api_server",
+    "vllm.entrypoints.grpc_server",
+)
 
 
 def _model_len(text: str) -> int | Instead:
@@ -68,11 +75,13 @@ def _mamba_cache_mode(text: str) -> str:
     return mode
 
 
+# optional=True: the flag's EngineArgs field is `X | None`, so `--flag=` (an unset variable in
+# a launch script) and `--flag None` leave the default (vllm/engine/arg_utils.py _compute_kwargs)
 FLAGS = FlagTable(
     [
         Flag(("--model",), "model.name", model_name),
         Flag(("--dtype",), "model.dtype", dtype),
-        Flag(("--quantization", "-q"), "model.quantization", quantization),
+        Flag(("--quantization", "-q"), "model.quantization", quantization, optional=True),
         Flag(("--tensor-parallel-size", "-tp"), "parallel.tensor", positive_int),
         Flag(("--pipeline-parallel-size", "-pp"), "parallel.pipeline", positive_int),
         Flag(("--data-parallel-size", "-dp"), "parallel.data", positive_int),
@@ -91,14 +100,19 @@ FLAGS = FlagTable(
         Flag(("--decode-context-parallel-size", "-dcp"), "parallel.decode_context", positive_int),
         Flag(("--nnodes", "-n"), "nodes", positive_int),
         Flag(("--distributed-executor-backend",), parse=str),  # ray: GPUs of other nodes
-        Flag(("--max-model-len",), "serving.max_model_len", _model_len),
+        Flag(("--max-model-len",), "serving.max_model_len", _model_len, optional=True),
         # the longest length auto may pick (vllm-project/vllm#41391, 2026-05)
         Flag(("--max-model-len-cap",), "serving.max_model_len_cap", human_int),
-        Flag(("--max-num-seqs",), "serving.max_num_seqs", positive_int),
-        Flag(("--max-num-batched-tokens",), "serving.max_num_batched_tokens", human_int),
+        Flag(("--max-num-seqs",), "serving.max_num_seqs", positive_int, optional=True),
+        Flag(
+            ("--max-num-batched-tokens",),
+            "serving.max_num_batched_tokens",
+            human_int,
+            optional=True,
+        ),
         Flag(("--gpu-memory-utilization",), "serving.gpu_memory_utilization", fraction),
         Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
-        Flag(("--block-size",), "serving.block_size", positive_int),
+        Flag(("--block-size",), "serving.block_size", positive_int, optional=True),
         Flag(("--enforce-eager",), "serving.enforce_eager"),
         Flag(
             ("--enable-chunked-prefill", "--no-enable-chunked-prefill"), "serving.chunked_prefill"
@@ -114,7 +128,9 @@ FLAGS = FlagTable(
         # change the model's config.json (RoPE scaling raises its maximum length)
         Flag(("--hf-overrides",), "serving.model_overrides", str),
         Flag(("--rope-scaling",), "serving.model_overrides", str),
-        Flag(("--kv-cache-memory-bytes",), "serving.kv_cache_memory_bytes", human_int),
+        Flag(
+            ("--kv-cache-memory-bytes",), "serving.kv_cache_memory_bytes", human_int, optional=True
+        ),
         Flag(("--cpu-offload-gb",), "serving.cpu_offload_gb", nonnegative_float),
         # text only: no modality's encoder is built or profiled (vllm/config/multimodal.py
         # get_limit_per_prompt; engines.yaml vllm.language_model_only_since)
