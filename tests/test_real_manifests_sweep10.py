@@ -3,6 +3,7 @@ tests/fixtures/real/ names its source in its first lines; each test says what a 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,10 @@ LAUNCH_LINE = REAL / "llmisvc-args-one-launch-line.yaml"
 GRPC = REAL / "vllm-grpc-server-deployment.yaml"
 
 COVERED = {
+    "kustomize-patch-command-only/patch-vllm.yaml",
+    "kustomize-patch-command-only/kustomization.yaml",
+    "kustomize-base-blank-model/llm-infra.yaml",
+    "kustomize-base-blank-model/kustomization.yaml",
     EMPTY_FLAGS.name,
     GRPC.name,
 }
@@ -37,6 +42,47 @@ def lint(path: Path, rules, gpu: str | None = None):
 
 def errors(result) -> list[str]:
     return [f"{f.code}: {f.message}" for f in result.diagnostics if f.severity is Severity.ERROR]
+
+
+def test_a_kustomize_patch_without_args_is_not_a_deployment_without_a_model(rules):
+    # llm-d's guides patch a base Deployment with `command: ["vllm", "serve"]` only: the args,
+    # with the model, are the base's, so no "names no model" error; the note says which
+    # kustomization names the patch and how to lint what it builds
+    result = lint(PATCH, rules)
+    assert errors(result) == []
+    [note] = result.diagnostics
+    assert note.code == "HBM014" and note.severity is Severity.INFO
+    assert "kustomize patch" in note.message
+    assert "kustomization.yaml:10" in note.message
+    assert note.span.line == 14  # the command it could not complete
+    assert any("kustomize build" in fix for fix in note.fixes)
+
+
+def test_the_same_file_without_its_kustomization_still_names_no_model(rules, tmp_path):
+    alone = tmp_path / PATCH.name
+    shutil.copy(PATCH, alone)
+    result = lint(alone, rules)
+    assert [f.code for f in result.diagnostics if f.severity is Severity.ERROR] == ["HBM003"]
+
+
+def test_a_model_left_blank_in_a_kustomize_base_is_a_note(rules):
+    # opendatahub-io/llm-d-playbooks: `uri: ''` in the base, filled in by each overlay's patch
+    result = lint(BLANK, rules)
+    assert errors(result) == []
+    [note] = result.diagnostics
+    assert note.code == "HBM014"
+    assert "left blank" in note.message and "kustomization.yaml:8" in note.message
+    assert note.span.line == 12
+
+
+def test_a_blank_model_outside_kustomize_is_an_error_that_says_so(rules, tmp_path):
+    alone = tmp_path / BLANK.name
+    shutil.copy(BLANK, alone)
+    result = lint(alone, rules)
+    assert errors(result) == [
+        "HBM003: spec.model.uri is empty: KServe has no model to download and the engine none "
+        "to load; set it (hf://ORG/NAME)"
+    ]
 
 
 def test_an_empty_value_of_an_optional_vllm_flag_leaves_the_default(rules):

@@ -31,6 +31,7 @@ Kubernetes workloads (kubernetes.py).
 from __future__ import annotations
 
 import json
+import os
 from types import ModuleType
 from typing import Any
 
@@ -195,6 +196,9 @@ def to_deployments(
     data = document.data
     reader = Reader(document, display)
     name, where = document_name(document, reader, "InferenceService")
+    blank = _blank_model(document, path, display, name)
+    if blank is not None:
+        return [], [blank]
     if data.get("kind") == "LLMInferenceService":
         deployments = _llm_inference_service(reader, name, where)
     elif data.get("kind") in RUNTIME_KINDS:
@@ -208,6 +212,50 @@ def to_deployments(
     # a prefill pool runs the service's own container: its flags' findings are reported once
     unique = {(f.code, f.span, f.message): f for f in reversed(reader.findings)}
     return deployments, list(reversed(unique.values()))
+
+
+def _blank_model(document: YamlDocument, path: Any, display: str, name: str) -> Diagnostic | None:
+    """A model URI written as '' (an LLMInferenceService's spec.model.uri with no name, an
+    InferenceService's storageUri): in a kustomize base a blank the overlays fill in (an info);
+    anywhere else a service with no model to load (an error that says so)."""
+    data = document.data
+    if data.get("kind") == "LLMInferenceService":
+        field: Path = ("spec", "model", "uri")
+        if value_at(data, ("spec", "model", "name")):
+            return None  # the name is the model (_model_tokens)
+    elif data.get("kind") == "InferenceService":
+        field = ("spec", "predictor", "model", "storageUri")
+    else:
+        return None
+    if value_at(data, field) != "":
+        return None
+    shown = ".".join(field)
+    from .kustomize import listed_by
+
+    listed = listed_by(path) if path else None
+    if listed is None:
+        return input_diagnostic(
+            "HBM003",
+            f"{shown} is empty: KServe has no model to download and the engine none to load; "
+            "set it (hf://ORG/NAME)",
+            display,
+            document.span(field),
+            name,
+        )
+    kustomization, span, _ = listed
+    where = f"{os.path.join(os.path.dirname(display), kustomization.name)}:{span.line}"
+    return input_diagnostic(
+        "HBM014",
+        f"{shown} is left blank (''): this file is part of a kustomize base ({where} lists "
+        "it), whose overlays fill the model in; nothing in it was checked alone",
+        display,
+        document.span(field),
+        name,
+        fixes=[
+            "Lint what an overlay builds: `kubectl kustomize OVERLAY_DIR | hbmlint -` "
+            "(or `kustomize build OVERLAY_DIR | hbmlint -`)"
+        ],
+    )
 
 
 # ----------------------------------------------------------------------------- helpers

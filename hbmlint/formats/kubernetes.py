@@ -11,9 +11,10 @@ such as ai.gke.io/model, hbmlint.io/model).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_version
 from ..engines.args import Token, placeholder
 from ..spec import Deployment
@@ -100,7 +101,43 @@ def to_deployments(
         reader.findings.extend(findings)
         if deployment is not None:
             deployments.append(deployment)
+    if any(finding.code == "HBM003" for finding in reader.findings):
+        reader.findings = _unless_a_patch(reader.findings, path, display)
     return deployments, reader.findings
+
+
+def _unless_a_patch(findings: list[Diagnostic], path: Any, display: str) -> list[Diagnostic]:
+    """A kustomize patch without the engine's model is no error: kustomize merges the patch
+    into its base, which holds what the patch leaves out (formats/kustomize.py); each "names no
+    model" becomes a note that this file is checked only as kustomize builds it."""
+    from .kustomize import listed_by
+
+    listed = listed_by(path) if path else None
+    if listed is None or listed[2] != "patch":
+        return findings
+    kustomization, span, _ = listed
+    where = f"{os.path.join(os.path.dirname(display), kustomization.name)}:{span.line}"
+    kept = []
+    for finding in findings:
+        if finding.code != "HBM003":
+            kept.append(finding)
+            continue
+        kept.append(
+            input_diagnostic(
+                "HBM014",
+                f"this is a kustomize patch ({where} names it): kustomize merges it into the "
+                "object of its base, which gives what the patch leaves out (here the engine's "
+                "model); nothing in it was checked alone",
+                display,
+                finding.span,
+                finding.deployment,
+                fixes=[
+                    "Lint what the overlay builds: `kubectl kustomize DIR | hbmlint -` "
+                    "(or `kustomize build DIR | hbmlint -`)"
+                ],
+            )
+        )
+    return kept
 
 
 def _injected(document: YamlDocument, role: str) -> dict[str, Token]:
