@@ -26,6 +26,7 @@ COVERED = {
     "kustomize-base-blank-model/llm-infra.yaml",
     "kustomize-base-blank-model/kustomization.yaml",
     EMPTY_FLAGS.name,
+    LAUNCH_LINE.name,
     GRPC.name,
 }
 
@@ -109,6 +110,22 @@ def test_an_empty_value_of_a_required_vllm_flag_is_still_invalid(rules, tmp_path
     result = lint(path, rules, "L4")
     assert [f.code for f in result.diagnostics] == ["HBM004"]
     assert "--tensor-parallel-size" in result.diagnostics[0].message
+
+
+def test_an_llmisvc_launch_line_in_one_arg_is_a_warning_and_its_flags_are_read(rules):
+    # args: ["python3 -m vllm.entrypoints.openai.api_server --model=/mnt/models ..."] under
+    # KServe's own `vllm serve /mnt/models`: a warning that vLLM gets the launcher's words, and
+    # the budget of what the line means (the model is spec.model, not the line's text)
+    result = lint(LAUNCH_LINE, rules)
+    [warning] = result.diagnostics
+    assert warning.code == "HBM013" and warning.severity is Severity.WARNING
+    assert "python3 -m vllm.entrypoints.openai.api_server" in warning.message
+    [read] = result.deployments
+    assert read.deployment.model.name == "Qwen/Qwen2.5-3B-Instruct"
+    assert read.deployment.serving.max_model_len == 2048
+    assert read.deployment.serving.gpu_memory_utilization == 0.75
+    assert read.deployment.gpu.count == 1
+    assert read.budget is not None  # the T4 of the node selector
 
 
 def test_vllm_grpc_server_is_read_as_vllm(rules):

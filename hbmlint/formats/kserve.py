@@ -509,12 +509,48 @@ def _container_args(reader: Reader, engine: ModuleType, cpath: Path) -> list[Tok
     env = _env_text(container_env(document, cpath))
     container = value_at(document.data, cpath)
     argv = [expand_k8s(t, env) for t in container_argv(document, cpath)]
-    if "command" in container:
+    if "command" not in container:
+        if len(argv) != 1 or len(argv[0].text.split()) < 2:
+            return argv
+        argv = _launch_line_as_args(reader, engine, argv[0], env)
+    else:
         start = engine.find(argv)
         argv = argv[start:] if start is not None else []
-        if argv and argv[0].text.startswith(MODEL_MOUNT):
-            argv = argv[1:]  # where KServe mounts spec.model.uri: the model read above
+    if argv and argv[0].text.startswith(MODEL_MOUNT):
+        argv = argv[1:]  # where KServe mounts spec.model.uri: the model read above
     return argv
+
+
+def _launch_line_as_args(
+    reader: Reader, engine: ModuleType, word: Token, env: dict[str, str]
+) -> list[Token]:
+    """``args`` of one word that is a whole launch line (``python3 -m vllm.entrypoints...
+    --model=/mnt/models ...``, johnahull/llm-d-xks-gke llmisvc-*.yaml) under KServe's own
+    command: the controller runs ``vllm serve /mnt/models`` with the args after it
+    (kserve-config-llm-template; a ``bash -c`` script that ends in ``vllm serve /mnt/models
+    ... $@`` since 2026-05), so vLLM gets the launcher's words as arguments it does not know.
+    A warning, as HBM013 for a repeated entrypoint; the line's flags are read as meant."""
+    words = split_words(word.text, env, Locator(reader.document.text, word.span), word.span)
+    start = engine.find(words)
+    if start is None:
+        return [word]
+    launcher = " ".join(t.text for t in words[:start])
+    reader.findings.append(
+        input_diagnostic(
+            "HBM013",
+            f"the main container's args are one word holding a whole launch line ('{launcher} "
+            "...') and the container sets no command: KServe runs its own `vllm serve "
+            "/mnt/models` with the args after it, so vLLM most likely rejects these words as "
+            "arguments it does not know; hbmlint reads the flags after the launcher",
+            reader.display,
+            word.span,
+            fixes=[
+                "Give the flags one per item of args (without the launcher), or set "
+                "`command: [/bin/bash, -c]` to run the line yourself"
+            ],
+        )
+    )
+    return words[start:]
 
 
 def _additional_args(reader: Reader, cpath: Path) -> list[Token]:
