@@ -294,7 +294,11 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "(the api_server module in older releases). vLLM's parser then takes `serve` as "
             "the model and rejects the real one as an unrecognized argument. hbmlint reads the "
             "model after `serve`, and warns rather than errs because a derived image may have "
-            "changed the entrypoint.",
+            "changed the entrypoint. The same for an LLMInferenceService whose main container "
+            "sets no command and whose `args` are one word holding a whole launch line "
+            "(`python3 -m vllm.entrypoints.openai.api_server --model=/mnt/models ...`): KServe "
+            "runs its own `vllm serve /mnt/models` with the args after it; hbmlint reads the "
+            "line's flags.",
         ),
         InputCheck(
             "HBM014",
