@@ -37,6 +37,9 @@ class Note:
     message: str
     span: Span
     fixes: tuple[str, ...] = ()
+    # "warning" where the check's own severity overstates it (a refusal that depends on the
+    # engine's release, which the file may not say)
+    severity: str | None = None
 
 
 @dataclass
@@ -62,8 +65,10 @@ class EngineCommand:
         self.values[path] = value
         self.locations[path] = span
 
-    def note(self, code: str, message: str, span: Span, *fixes: str) -> None:
-        self.notes.append(Note(code, message, span, tuple(fixes)))
+    def note(
+        self, code: str, message: str, span: Span, *fixes: str, severity: str | None = None
+    ) -> None:
+        self.notes.append(Note(code, message, span, tuple(fixes), severity))
 
 
 class BadValue(ValueError):

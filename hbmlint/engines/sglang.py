@@ -261,17 +261,21 @@ def _encoder_disaggregation(command: EngineCommand, switches: list[Item]) -> Non
     model = str(command.values.get("model.name") or "")
     # a Hub id names the model's family; a local path does not
     hub_id = "/" in model and not model.startswith(("/", ".", "~"))
-    if text_only and hub_id and _LANGUAGE_MODEL_ONLY_FAMILY not in model.lower():
-        refusals.append(
-            (
-                text_only,
-                f"--language-model-only for {model}: it takes it for "
-                "MuseGlimmerForConditionalGeneration only (its text-only server for other "
-                "vision models is --language-only, with encoder servers)",
-            )
-        )
     for item, what in refusals:
         command.note("HBM004", f"SGLang refuses {what}", item.word.span)
+    if text_only and hub_id and _LANGUAGE_MODEL_ONLY_FAMILY not in model.lower():
+        # A warning: the list grows by release, and a fine-tune's name need not say its
+        # architecture (hbmlint reads no config.json architectures)
+        command.note(
+            "HBM004",
+            f"SGLang may refuse --language-model-only for {model}: sgl-project/sglang@001067ff "
+            "takes it only for the architectures in ServerArgs.LANGUAGE_MODEL_ONLY_ARCHITECTURES "
+            "(MuseGlimmerForConditionalGeneration there) and raises ValueError for any other; "
+            "check your release's list (its text-only server for other vision models is "
+            "--language-only, with encoder servers)",
+            text_only.word.span,
+            severity="warning",
+        )
     if text_only:
         command.set("serving.language_model_only", True, text_only.word.span)
     if encoder and not command.model_unreadable:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..diagnostics import Diagnostic, input_diagnostic
+from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import vllm
 from ..engines.args import EngineCommand, Token
 from ..engines.sglang import token_map_assumption, token_map_vocab
@@ -129,7 +129,15 @@ def _too_few_visible(command: EngineCommand, gpu: GpuFacts) -> str | None:
 
 def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[Diagnostic]:
     return [
-        input_diagnostic(n.code, n.message, display, n.span, name, list(n.fixes))
+        input_diagnostic(
+            n.code,
+            n.message,
+            display,
+            n.span,
+            name,
+            list(n.fixes),
+            Severity.parse(n.severity) if n.severity else None,
+        )
         for n in command.notes
     ]
 
