@@ -74,6 +74,36 @@ LABELS = [
     ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"),
     ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
     ("nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB", "V100-SXM2-16GB"),
+    # consumer and workstation cards real manifests and logs name (NVML names as GPU feature
+    # discovery writes them)
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-5070-Ti", "RTX-5070-Ti-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-5070", "RTX-5070-12GB"),
+    ("skypilot.co/accelerator", "rtx-5060-ti-16gb", "RTX-5060-Ti-16GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4070", "RTX-4070-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4070-Ti", "RTX-4070-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4070-SUPER", "RTX-4070-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-4060", "RTX-4060-8GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-3080", "RTX-3080-10GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-3080-Ti", "RTX-3080-Ti-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-3090-Ti", "RTX-3090-Ti-24GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-2080-Ti", "RTX-2080-Ti-11GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-TITAN-RTX", "TITAN-RTX-24GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-PRO-4000-Blackwell", "RTX-PRO-4000-Blackwell-24GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-PRO-4500-Blackwell", "RTX-PRO-4500-Blackwell-32GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-PRO-5000-Blackwell", "RTX-PRO-5000-Blackwell-48GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-5000-Ada-Generation", "RTX-5000-Ada-32GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-4500-Ada-Generation", "RTX-4500-Ada-24GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-A2000-12GB", "RTX-A2000-12GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-H800-PCIe", "H800-PCIe-80GB"),
+    ("machine.cluster.vke.volcengine.com/gpu-name", "Tesla-A100-80G", "A100-SXM4-80GB"),
+    ("amd.com/gpu.product-name", "AMD_Radeon_RX_9070_XT", "RX-9070-XT-16GB"),
+    ("amd.com/gpu.product-name", "AMD_Radeon_AI_PRO_R9700", "Radeon-AI-PRO-R9700-32GB"),
+    ("amd.com/gpu.product-name", "AMD_Radeon_PRO_W7900", "Radeon-PRO-W7900-48GB"),
+    # instance shapes: AWS G4dn and G7e, Nebius platforms
+    ("node.kubernetes.io/instance-type", "g4dn.xlarge", "T4-16GB"),
+    ("node.kubernetes.io/instance-type", "g7e.2xlarge", "RTX-PRO-6000-Blackwell-96GB"),
+    ("node.kubernetes.io/instance-type", "gpu-h100-sxm", "H100-SXM-80GB"),
+    ("node.kubernetes.io/instance-type", "gpu-l40s-d", "L40S-48GB"),
 ]
 
 
@@ -145,3 +175,86 @@ def test_a_name_two_memory_sizes_share_stays_unknown(tmp_path, rules):
     [unknown] = findings(lint(tmp_path, rules, text), "HBM005")
     assert "--gpu" in unknown.message
     assert catalog.find_gpu("RTX-4060-Ti-16GB").name == "RTX-4060-Ti-16GB"
+
+
+def test_the_8_gb_and_16_gb_rtx_5060_ti_share_a_name_so_it_stays_unknown(tmp_path, rules):
+    text = on_node("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-5060-Ti", ["--max-model-len=4096"])
+    [unknown] = findings(lint(tmp_path, rules, text), "HBM005")
+    assert "--gpu" in unknown.message
+
+
+def test_a_bare_rtx_3080_is_budgeted_on_10_gb_and_only_warned_where_12_gb_would_fit(
+    tmp_path, rules
+):
+    # Qwen3-4B in bf16 (7.5 GiB of weights) leaves no KV cache on the 10 GB card at vLLM's 0.9,
+    # but about 10,000 tokens on the 12 GB one: an 8,192-token sequence fits only there
+    args = ["--max-model-len=8192"]
+    text = on_node("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-3080", args, model="Qwen/Qwen3-4B")
+    result = lint(tmp_path, rules, text)
+    [deployed] = result.deployments
+    assert 9.7 < gib(deployed.budget.total) < 9.8
+    [short] = findings(result, "HBM102")
+    assert short.severity == Severity.WARNING
+    assert "RTX-3080-10GB" in short.message and "does not say its memory size" in short.message
+    # a card whose name says 12 GB gets no finding at all
+    text = on_node("nvidia.com/gpu.product", "RTX-3080-12GB", args, model="Qwen/Qwen3-4B")
+    assert not findings(lint(tmp_path, rules, text), "HBM102")
+    # a sequence neither card can hold is an error on the bare name as well
+    text = on_node(
+        "nvidia.com/gpu.product",
+        "NVIDIA-GeForce-RTX-3080",
+        ["--max-model-len=16384"],
+        model="Qwen/Qwen3-4B",
+    )
+    [short] = findings(lint(tmp_path, rules, text), "HBM102")
+    assert short.severity == Severity.ERROR
+
+
+def test_a_7b_model_in_bf16_does_not_fit_an_8_gb_rtx_4060(tmp_path, rules):
+    # 14.19 GiB of weights against 0.9 x 7.62 GiB (PyTorch's total on Linux, not the 8188 MiB
+    # nvidia-smi prints)
+    text = on_node(
+        "nvidia.com/gpu.product",
+        "NVIDIA-GeForce-RTX-4060",
+        ["--max-model-len=4096"],
+        model="Qwen/Qwen2.5-7B-Instruct",
+    )
+    [finding] = findings(lint(tmp_path, rules, text), "HBM101")
+    assert finding.severity == Severity.ERROR
+    assert "6.86 GiB (90.0% of 7.62 GiB on RTX-4060-8GB)" in finding.message
+
+
+def test_bfloat16_on_a_2080_ti_is_refused_as_on_any_turing_card(tmp_path, rules):
+    text = on_node(
+        "nvidia.com/gpu.product",
+        "NVIDIA-GeForce-RTX-2080-Ti",
+        ["--max-model-len=4096", "--dtype=bfloat16"],
+    )
+    [finding] = findings(lint(tmp_path, rules, text), "HBM306")
+    assert finding.severity == Severity.ERROR
+    assert "compute capability 7.5" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("name", "low", "high"),
+    [
+        # PyTorch's total_memory on Linux, never nvidia-smi's MiB or the GB on the box
+        ("NVIDIA-GeForce-RTX-5070-Ti", 15.3, 15.6),  # nvidia-smi 16303 MiB = 15.92 GiB
+        ("NVIDIA-GeForce-RTX-4070", 11.6, 11.8),  # nvidia-smi 12282 MiB = 11.99 GiB
+        ("NVIDIA-GeForce-RTX-3090-Ti", 23.5, 23.6),  # nvidia-smi 24564 MiB = 23.99 GiB
+        ("AMD_Radeon_RX_9070_XT", 15.9, 16.0),  # ROCm reports nearly all of it
+    ],
+)
+def test_consumer_cards_are_budgeted_below_what_nvidia_smi_shows(tmp_path, rules, name, low, high):
+    label = "amd.com/gpu.product-name" if name.startswith("AMD") else "nvidia.com/gpu.product"
+    result = lint(tmp_path, rules, on_node(label, name, ["--max-model-len=4096", "--dtype=half"]))
+    [deployed] = result.deployments
+    assert low < gib(deployed.budget.total) < high
+
+
+def test_rdna4_has_fp8_and_the_datasheetless_cards_say_they_cannot_be_estimated():
+    assert catalog.find_gpu("AMD-Radeon-RX-9070-XT").fp8
+    assert not catalog.find_gpu("AMD-Radeon-PRO-W7900").fp8
+    performance = catalog.find_gpu("NVIDIA-GeForce-RTX-5070-Ti").performance
+    assert performance.memory_bandwidth is None and not performance.dense
+    assert catalog.efficiency(catalog.find_gpu("RX-9070-XT").performance.family) is not None
