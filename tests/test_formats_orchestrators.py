@@ -906,3 +906,24 @@ def test_kaito_confidential_h100_vm_size_names_its_gpu(tmp_path, rules):
     [deployment] = result.deployments
     assert deployment.budget.resolved.gpu.name == "H100-NVL-94GB"
     assert deployment.deployment.gpu.count == 1
+
+
+def test_kaito_on_a_nebius_platform_gets_its_gpu_but_no_guessed_count(tmp_path, rules):
+    # Nebius names a platform (gpu-h100-sxm), whose presets carry 1 or 8 GPUs: the GPU type is
+    # known, the count is not, so KAITO's tensor parallelism is not derived from it
+    path = write(
+        tmp_path,
+        "ws.yaml",
+        """
+        apiVersion: kaito.sh/v1beta1
+        kind: Workspace
+        metadata: {name: on-nebius}
+        resource: {instanceType: gpu-h100-sxm}
+        inference:
+          preset: {name: llama-3.1-8b-instruct}
+        """,
+    )
+    result = lint_path(path, rules)
+    [deployment] = result.deployments
+    assert deployment.budget.resolved.gpu.name == "H100-SXM-80GB"
+    assert errors(result) == []

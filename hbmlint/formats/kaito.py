@@ -181,7 +181,7 @@ def to_deployments(
         from ..catalog.labels import instance_types
 
         shape = instance_types().get(str(instance).lower())
-        if shape is not None:
+        if shape is not None and shape.get("count"):  # a Nebius platform gives no count
             per_node = int(shape["count"])
             gpu.count, gpu.count_span = per_node, span
             # KAITO shards the model over the node's GPUs unless the config says otherwise
