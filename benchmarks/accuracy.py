@@ -59,6 +59,11 @@ SPLITS = ("calibration", "validation")
 # GPU names as logs print them -> catalog names (the first match wins).
 GPU_NAMES = [
     ("rtx 5090", "RTX-5090"),
+    ("rtx 5080", "RTX-5080-16GB"),
+    ("rtx 5070 ti", "RTX-5070-Ti-16GB"),
+    ("rtx 4070 ti super", "RTX-4070-Ti-SUPER-16GB"),
+    ("rtx 3060", "RTX-3060-12GB"),
+    ("gb10", "GB10-128GB"),
     ("rtx pro 6000", "RTX-PRO-6000-Blackwell-96GB"),
     ("rtx a6000", "RTX-A6000-48GB"),
     ("l40s", "L40S-48GB"),
@@ -76,6 +81,7 @@ GPU_NAMES = [
     ("a100-sxm4-40gb", "A100-40GB"),
     ("a100-pcie-40gb", "A100-40GB"),
     ("a100", "A100-80GB"),
+    ("nvidia a10", "A10-24GB"),  # after a10g and a100, which contain it
     ("tesla t4", "T4"),
     ("l4", "L4"),
 ]
