@@ -644,7 +644,8 @@ def _resolve_parallel(run: _Run, target: Architecture | None = None) -> tuple[in
     if count < need:
         run.report(
             "HBM007",
-            f"{count} GPUs {d.gpu.count_why or 'requested'} but {kinds} parallelism is "
+            f"{count} GPU{'s' if count != 1 else ''} {d.gpu.count_why or 'requested'} but "
+            f"{kinds} parallelism is "
             f"{product} = {need}; the engine cannot start with fewer GPUs than that",
             "gpu.count",
             [

@@ -173,7 +173,7 @@ def test_cuda_visible_devices_bounds_what_the_engine_sees(tmp_path):
     # the pinned service sees one GPU (whatever it reserves): TP 2 cannot start, at the env line
     assert short["deployment"] == "pinned" and short["severity"] == "error"
     assert short["line"] == line_of(compose, "CUDA_VISIBLE_DEVICES=1")
-    assert "1 GPUs visible (CUDA_VISIBLE_DEVICES=1)" in short["message"]
+    assert "1 GPU visible (CUDA_VISIBLE_DEVICES=1)" in short["message"]
     # two visible of four reserved: TP 2 runs on the two it sees; an unreadable list is not read
     pinned, pair, unknown = budgets(compose, "--gpu", "A100-80GB")
     assert "cannot start" in pinned["error"]

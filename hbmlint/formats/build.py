@@ -122,7 +122,8 @@ def _too_few_visible(command: EngineCommand, gpu: GpuFacts) -> str | None:
     if need <= gpu.count:
         return None
     return (
-        f"{gpu.count} GPUs {gpu.count_why} but tensor x pipeline parallelism is {need}; the "
+        f"{gpu.count} GPU{'s' if gpu.count != 1 else ''} {gpu.count_why} but tensor x "
+        f"pipeline parallelism is {need}; the "
         "engine cannot start with fewer GPUs than that"
     )
 
