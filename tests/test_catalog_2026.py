@@ -394,3 +394,68 @@ def test_falcon_kv_heads_are_read_as_vllm_reads_them():
     assert catalog.architecture_from_config(forty, "f40", "test").num_kv_heads == 8
     plain = {**shape, "multi_query": False}
     assert catalog.architecture_from_config(plain, "mha", "test").num_kv_heads == 128
+
+
+def test_kimi_k3_weights_add_up_to_its_published_size_and_checkpoint():
+    arch = architecture("moonshotai/Kimi-K3")
+    h, proj = 7168, 96 * 128
+    # KDA with a full-rank output gate: q, k, v, g and o of 7168 x 12288 (not Kimi Linear's
+    # low-rank g pair); f through 128, beta per head, conv kernels, dt_bias, A_log, o_norm
+    kda = 5 * h * proj + h * 128 + 128 * proj + h * 96 + 3 * 4 * proj + proj + 96 + 128
+    assert arch.state_mixer_params == kda
+    # the routed experts run in the 3584-wide latent: 896 x 3 x 3584 x 3072 a layer
+    experts, shared, router = arch._ffn_parts("moe")
+    assert experts == 896 * 3 * 3584 * 3072 and shared == 3 * h * 2 * 3072
+    assert arch.parameters == pytest.approx(2.8e12, rel=0.01)  # "2.8T"
+    # MXFP4 on the experts only (0.53125 bytes each): the 1.45 TB expert set of K3's loaders,
+    # and with the rest in BF16 the ~1.56 TB upload
+    assert 92 * experts * 0.53125 == pytest.approx(1.45e12, rel=0.01)
+    total = arch.weight_bytes_per_rank(1, 1, arch.quantization).m
+    assert total == pytest.approx(1.56e12, rel=0.005)
+    assert {"attention", "shared_experts", "dense_mlp", "latent_projections"} <= arch.unquantized
+
+
+def test_kimi_k3_caches_an_mla_latent_on_24_layers_and_a_kda_state_on_69():
+    arch = architecture("moonshotai/Kimi-K3")
+    layout = arch.kv_layout(8, 1, 2)
+    assert layout.full_per_token == 24 * (512 + 64) * 2  # whole on every rank
+    # per sequence and rank at TP 8: 12 of the 96 heads' conv windows (bf16) and 128 x 128
+    # float32 states; aiconfigurator's KimiK3Model puts one slot at "~54 MB/rank" at TP 8
+    per_layer = (3 * 3 * 12 * 128 * 2) + 12 * 128 * 128 * 4
+    assert layout.state_per_sequence == 69 * per_layer
+    assert layout.state_per_sequence / 2**20 == pytest.approx(54, abs=0.5)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "refused"),
+    [("NVIDIA-B300", False), ("NVIDIA-B200", True), ("NVIDIA-H200", True)],
+)
+def test_kimi_k3_at_tp8_fits_eight_b300_but_not_eight_b200(tmp_path, gpu, refused):
+    """191 GiB of weights a GPU at TP 8: InferenceX's K3 recipes say the checkpoint 'does not
+    fit one 8xB200 node' and run B200 at TP 8 x PP 2 (srt-slurm-recipes/vllm/kimi-k3/agentic/
+    agg-b200-tp8pp2-agentic.yaml); aiconfigurator's K3 anchors run on 8 x B300 at TP 8."""
+    from format_helpers import findings
+
+    path = tmp_path / "k3.yaml"
+    path.write_text(
+        f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: k3}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.24.0
+        args: ["--model", "moonshotai/Kimi-K3", "--tensor-parallel-size", "8",
+               "--max-model-len", "131072", "--trust-remote-code"]
+        resources: {{limits: {{nvidia.com/gpu: "8"}}}}
+""",
+        encoding="utf-8",
+    )
+    codes = {f["code"]: f for f in findings(path)}
+    assert "HBM015" not in codes  # budgeted offline from the catalog
+    assert ("HBM101" in codes) is refused
+    if refused:
+        assert "190.99 GiB per GPU" in codes["HBM101"]["message"]

@@ -380,6 +380,8 @@ def checkpoint_format(
         group = weights.get("group_size")
         if weights.get("type") == "float":
             name = "fp8" if bits == 8 else "nvfp4"
+            if bits == 4 and "mxfp4" in str(qconfig.get("format", "")):
+                name = "mxfp4-pack"  # FP4 with an E8M0 exponent per 32 (Kimi-K3)
         else:
             name = "w8a8" if bits == 8 else "int4"
         if isinstance(weights.get("block_structure"), list):
@@ -500,7 +502,10 @@ def _unquantized_parts(modules: list[str]) -> frozenset[str]:
             parts.add("attention")
         if "shared_expert" in module:
             parts.add("shared_experts")
-        if re.search(r"\.mlp(\.|$|\*)", module) and not re.search(r"expert|router|gate$", module):
+        # "model.layers.*.mlp", or a regex: "re:.*mlp\\.(gate|up|down)_proj.*" (Kimi-K3)
+        if re.search(r"[.*]mlp(\\?\.|$|\*)", module) and not re.search(
+            r"expert|router|gate$", module
+        ):
             parts.add("dense_mlp")
         if re.match(r"(re:\^?)?(model\.)?mtp", module):
             parts.add("mtp")  # ModelOpt and llm-compressor exports keep MTP layers in 16 bits

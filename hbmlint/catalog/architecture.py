@@ -225,9 +225,10 @@ class Architecture:
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
     shared_intermediate_size: int = 0  # all shared experts of one MoE layer together
-    # latent MoE (Nemotron 3 Super / Ultra): the routed experts work in a moe_latent_size space,
-    # entered and left through two projections replicated on every rank (vLLM nemotron_h.py
-    # fc1_latent_proj / fc2_latent_proj); the shared expert stays on hidden_size
+    # latent MoE (Nemotron 3 Super / Ultra, Kimi-K3): the routed experts work in a
+    # moe_latent_size space, entered and left through two projections replicated on every rank
+    # (vLLM nemotron_h.py fc1_latent_proj / fc2_latent_proj); the shared expert stays on
+    # hidden_size. Quantized like the experts unless "latent_projections" is in unquantized
     moe_latent_size: int = 0
     mlp_matrices: int = 3  # gate, up, down (2 for a plain up/down MLP)
     # state-space / linear-attention layers: parameters of one mixer, and its state elements
@@ -319,6 +320,8 @@ class Architecture:
             q = self.q_lora_rank * heads * qk_dim if self.q_lora_rank else h * heads * qk_dim
             kv_b = self.kv_lora_rank * heads * (self.qk_nope_head_dim + self.v_head_dim)
             o = heads * self.v_head_dim * h
+            if self.attn_output_gate:  # Kimi-K3's MLA output gate: a g_proj as wide as o_proj
+                o *= 2
             # q_a and kv_a projections are replicated linear layers in vLLM
             replicated = h * (self.kv_lora_rank + self.qk_rope_head_dim)
             if self.q_lora_rank:
@@ -517,8 +520,8 @@ class Architecture:
             total += expert_bytes * experts_here * quant
             shared_tp = (split.shared_experts if kind == MOE else split.dense_mlp) or tp
             total += shared / shared_tp * linear(shared_part) + router * dense
-            if kind == MOE and self.moe_latent_size:  # replicated, quantized like the experts
-                total += 2 * self.hidden_size * self.moe_latent_size * quant
+            if kind == MOE and self.moe_latent_size:  # replicated on every rank
+                total += 2 * self.hidden_size * self.moe_latent_size * linear("latent_projections")
             total += 2 * self.hidden_size * dense  # norms
             total += self._ple_parts()[2] * quant  # a PLE layer's gate and projection
         total += self.hidden_size * dense
@@ -763,6 +766,11 @@ def _state(text: dict, hidden: int) -> dict[str, Any]:
         kernel = _int(linear, "short_conv_kernel_size", default=4)
         proj = heads * dim
         params = 4 * hidden * proj + 2 * hidden * dim + 2 * dim * proj + hidden * heads
+        if linear.get("use_full_rank_gate"):
+            # Kimi-K3: the output gate is one g_proj of hidden x heads * head_dim, not a
+            # low-rank pair (aiconfigurator sdk/models/kimi_k3.py prices a fused q/k/v/g GEMM
+            # of 4 x heads x head_dim; K3 loaders name self_attn.g_proj [12288, 7168])
+            params += hidden * proj - hidden * dim - dim * proj
         params += 3 * kernel * proj + proj + heads + dim
         return {
             "state_mixer_params": params,
@@ -1103,6 +1111,12 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     if text.get("enable_moe_block") and "dense_mlp" in unquantized:
         # Gemma 4's dense MLP beside the experts is counted as their shared part (see _moe)
         unquantized = unquantized | {"shared_experts"}
+    if fmt is not None and _int(text, "routed_expert_hidden_size"):
+        # Kimi-K3's MXFP4 covers the routed experts only: its latent projections
+        # (block_sparse_moe.routed_expert_down_proj / _up_proj) are stored as plain weights
+        # and run in BF16 (aiconfigurator @095f58a5 sdk/models/kimi_k3.py: "replicated
+        # hidden -> latent down projection (bf16, unsharded)"), 9.45 GB on every rank
+        unquantized = unquantized | {"latent_projections"}
     return Architecture(
         name=name,
         source=source,
@@ -1157,10 +1171,17 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         part_formats=part_formats,
         kv_cache_dtype=kv_dtype,
         medusa_heads=_int(text, "medusa_num_heads"),
-        moe_latent_size=_int(text, "moe_latent_size"),
+        # Kimi-K3 names the latent width routed_expert_hidden_size
+        moe_latent_size=_int(text, "moe_latent_size", "routed_expert_hidden_size"),
         medusa_layers=_int(text, "medusa_num_layers"),
         attn_output_gate=bool(
-            text.get("attn_output_gate", str(text.get("model_type", "")) in GATED_ATTENTION_TYPES)
+            text.get(
+                "attn_output_gate",
+                text.get(
+                    "mla_use_output_gate",
+                    str(text.get("model_type", "")) in GATED_ATTENTION_TYPES,
+                ),
+            )
         ),
         **moe,
         **state,
