@@ -459,3 +459,26 @@ spec:
     assert ("HBM101" in codes) is refused
     if refused:
         assert "190.99 GiB per GPU" in codes["HBM101"]["message"]
+
+
+def test_qwen3_omni_is_budgeted_as_its_thinker_with_both_towers():
+    """The engines load the thinker alone (text model, vision and audio towers): 31.72B is the
+    Instruct checkpoint's 35,259,818,545 parameters less its talker (3.32B) and code2wav."""
+    arch = architecture("Qwen/Qwen3-Omni-30B-A3B-Instruct")
+    assert arch.num_layers == 48 and arch.num_experts == 128 and arch.model_type.startswith("qwen3")
+    assert arch.parameters == pytest.approx(31.72e9, rel=0.001)
+    # the audio encoder (32 layers of 1280, ffn 5120, a conv stem and two projections, ~0.65B)
+    # is counted with the vision tower
+    d, ffn = 1280, 5120
+    audio_layers = 32 * (4 * (d * d + d) + 2 * d * ffn + ffn + d + 4 * d)
+    assert arch.vision_params > audio_layers + 0.5e9  # and a 27-layer ViT with DeepStack mergers
+    for name in ("Qwen/Qwen3-Omni-30B-A3B-Thinking", "Qwen/Qwen3-Omni-30B-A3B-Captioner"):
+        assert catalog.find_model(name)["id"] == "Qwen/Qwen3-Omni-30B-A3B-Instruct"
+
+
+def test_qwen3_omni_kv_matches_sglangs_pool_at_tp4():
+    """SGLang PR #15909 (Qwen3-Omni-30B-A3B-Instruct, TP 4): 2,090,351 tokens, K 23.92 GB and
+    V 23.92 GB a rank (GiB in value; benchmarks/calibration/sglang.yaml's header)."""
+    layout = architecture("Qwen/Qwen3-Omni-30B-A3B-Instruct").kv_layout(4, 1, 2)
+    assert layout.full_per_token == 48 * 2 * 1 * 128 * 2  # 4 KV heads over 4 ranks
+    assert layout.full_per_token * 2_090_351 / GIB == pytest.approx(23.92 * 2, abs=0.01)

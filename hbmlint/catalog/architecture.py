@@ -1013,6 +1013,44 @@ def checkpoint_quant_method(config: dict) -> str | None:
 GATED_ATTENTION_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
+def _served_part(config: dict) -> dict:
+    """The part of a config.json the engines build. Qwen3-Omni keeps its thinker (text model,
+    vision and audio towers) beside a talker and a code2wav vocoder that neither engine loads:
+    SGLang's qwen3_omni_moe.py skips their weights (enable_talker False) and vLLM's registry
+    maps Qwen3OmniMoeForConditionalGeneration to Qwen3OmniMoeThinkerForConditionalGeneration."""
+    from .config_check import check_config
+
+    thinker = config.get("thinker_config")
+    if not (isinstance(thinker, dict) and isinstance(thinker.get("text_config"), dict)):
+        return config
+    check_config(thinker)
+    # a quantized upload keeps its quantization_config at the top
+    kept = {k: config[k] for k in ("quantization_config", "compression_config") if k in config}
+    return {**thinker, **kept}
+
+
+def _audio_params(audio: dict) -> int:
+    """Parameters of a Whisper-style audio encoder (Qwen3-Omni's audio_tower, transformers
+    Qwen3OmniMoeAudioEncoder): encoder layers of d_model with biased q/k/v/out projections, an
+    MLP of encoder_ffn_dim and two LayerNorms; three 3 x 3 stride-2 convolutions of
+    downsample_hidden_size over the mel bins, conv_out to d_model, and proj1 / proj2 to the
+    language model's width (output_dim)."""
+    width, layers = _int(audio, "d_model"), _int(audio, "encoder_layers")
+    if not width or not layers:
+        return 0
+    ffn = _int(audio, "encoder_ffn_dim", default=4 * width)
+    per_layer = 4 * (width * width + width) + 2 * width * ffn + ffn + width + 4 * width
+    conv = _int(audio, "downsample_hidden_size")
+    mels = _int(audio, "num_mel_bins", default=128)
+    stem = 0
+    if conv:
+        stem = (9 * conv + conv) + 2 * (9 * conv * conv + conv)
+        stem += conv * math.ceil(mels / 8) * width  # conv_out, no bias
+    out = _int(audio, "output_dim") or width
+    projections = width * width + width + width * out + out
+    return layers * per_layer + 2 * width + stem + projections
+
+
 def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
     """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
     from . import checkpoint_format, checkpoint_part_formats
@@ -1022,6 +1060,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     from .config_check import check_config
 
     check_config(config)  # types and ranges first: no arithmetic on absurd figures
+    config = _served_part(config)
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     if isinstance(text.get("compress_ratios"), list):
         # DeepSeek V4 (model_type deepseek_v4): read as a plain GQA model its 128 heads of 512
@@ -1089,6 +1128,8 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         )
     vision = config.get("vision_config")
     vision_params = _vision_params(vision) if isinstance(vision, dict) else 0
+    audio = config.get("audio_config")
+    audio_params = _audio_params(audio) if isinstance(audio, dict) else 0
     tower = _vision_tower(config, vision) if vision_params else None
     rotary_positions, rotary_dim = _rotary(text, head_dim)
     if text is not config and not vision_params and isinstance(vision, dict):
@@ -1158,7 +1199,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         v_head_dim=_int(text, "v_head_dim"),
         mlp_matrices=2 if _plain_mlp(text) else 3,
         state_ssm_dtype=ssm_dtype if ssm_dtype in _formats()["dtypes"] else None,
-        vision_params=vision_params,
+        vision_params=vision_params + audio_params,  # the towers, in the model dtype
         vision=tower,
         rotary_positions=rotary_positions,
         rotary_dim=rotary_dim,
