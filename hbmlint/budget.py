@@ -1039,7 +1039,13 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             "every sliding-window layer keeps the whole context "
             "(--disable-hybrid-kv-cache-manager)",
         )
-    if s.engine == "vllm" and not s.legacy_engine and not _before(s, "hybrid_pages_since"):
+    hybrid = layout.state_layers and layout.full_layers
+    if (
+        hybrid
+        and s.engine == "vllm"
+        and not s.legacy_engine
+        and not _before(s, "hybrid_pages_since")
+    ):
         # vLLM pages attention and state layers alike: whole blocks, padded state pages
         pages, how = _vllm_state_pages(s, target)
         paged = layout.paged_request_bytes(mml, state_pages=pages)
