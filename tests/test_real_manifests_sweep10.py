@@ -136,3 +136,28 @@ def test_vllm_grpc_server_is_read_as_vllm(rules):
     assert read.deployment.serving.max_num_seqs == 256
     assert read.deployment.serving.max_model_len == 16000
     assert errors(result) == []
+
+
+RAYSPEC = REAL / "production-stack-rayspec-no-enabled.yaml"
+COVERED.add(RAYSPEC.name)
+
+
+def test_a_rayspec_without_enabled_is_budgeted_as_the_older_chart_runs_it(rules, tmp_path):
+    # before vllm-stack 0.1.11 raySpec alone runs a RayCluster (head + replicaCount workers:
+    # 2 GPUs for PP 2); from it, raySpec needs `enabled: true`. No "1 GPU for PP 2" error that
+    # only one chart version would hit: a warning that names the switch, and the Ray budget
+    result = lint(RAYSPEC, rules, "L4")
+    assert errors(result) == []
+    [warning] = [f for f in result.diagnostics if f.code == "HBM016"]
+    assert "enabled: true" in warning.message and warning.span.line == 20
+    [read] = result.deployments
+    assert read.deployment.gpu.count == 2
+    assert read.deployment.parallel.pipeline == 2
+    # with the switch written, nothing to warn about, the same budget
+    enabled = tmp_path / "enabled.yaml"
+    enabled.write_text(
+        RAYSPEC.read_text().replace("    raySpec:\n", "    raySpec:\n      enabled: true\n")
+    )
+    result = lint(enabled, rules, "L4")
+    assert [f for f in result.diagnostics if f.code == "HBM016"] == []
+    assert result.deployments[0].deployment.gpu.count == 2

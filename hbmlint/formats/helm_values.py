@@ -188,7 +188,26 @@ def _ray_cluster_gpus(
     head's ``requestGPU`` plus ``replicaCount`` workers of ``requestGPU`` each; ``per_worker``
     unchanged without a Ray cluster."""
     ray = model_spec.get("raySpec")
-    if not isinstance(ray, dict) or ray.get("enabled") is not True:
+    if not isinstance(ray, dict) or "headNode" not in ray and ray.get("enabled") is not True:
+        return per_worker
+    if "enabled" not in ray:
+        # the chart's version decides: before vllm-stack 0.1.11 (vllm-project/production-stack
+        # #886, 2026-04) raySpec alone runs the RayCluster; from it, only raySpec.enabled: true
+        # does, and the model is a plain Deployment of requestGPU GPUs. Budgeted as the older
+        # chart runs it (its tutorials' values files, values-15-*, were written so), with a warning
+        findings.append(
+            input_diagnostic(
+                "HBM016",
+                "raySpec has no `enabled: true`: production-stack charts from vllm-stack "
+                "0.1.11 ignore it and run this model as a plain Deployment of requestGPU "
+                "GPUs; older charts run the RayCluster, which is what hbmlint budgets",
+                display,
+                document.key_span((*mpath, "raySpec")),
+                None,
+                ["Add `enabled: true` under raySpec (charts from vllm-stack 0.1.11 need it)"],
+            )
+        )
+    elif ray.get("enabled") is not True:
         return per_worker
     head = ray.get("headNode") if isinstance(ray.get("headNode"), dict) else {}
     head_gpus, _ = _request_gpu(document, (*mpath, "raySpec", "headNode"), head, findings, display)
