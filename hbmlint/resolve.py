@@ -184,6 +184,21 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             memory = choice.memory
             d.locations["gpu.memory"] = choice.memory_span or d.location("gpu")
         if gpu_type is None and memory is None:
+            default = catalog.find_gpu(default_gpu) if default_gpu is not None else None
+            if default is not None and choice.vendor == "amd" and default.vendor != "amd":
+                # --gpu H100 for a pod that asks for amd.com/gpu: budgeting it on the NVIDIA
+                # card would make up its memory
+                run.unknown(
+                    "HBM005",
+                    "the container asks for AMD GPUs (amd.com/gpu) but the manifest names "
+                    f"no type, and the default GPU {default.name} is not AMD's, so the budget "
+                    "is not checked; select the GPU with the node label "
+                    "amd.com/gpu.product-name, or run hbmlint with an AMD --gpu (for example "
+                    "--gpu MI300X)",
+                    choice.vendor_span or "gpu",
+                    [],
+                )
+                return None, False
             if default_gpu is not None:
                 return _named_gpu(run, default_gpu, None, None), True
             said = "".join(

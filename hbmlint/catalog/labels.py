@@ -59,6 +59,9 @@ class GpuChoice:
     memory_span: Span | None = None
     # labels that say "a GPU" without naming it, with how to name it: (label, advice)
     generic: list[tuple[Label, str]] = field(default_factory=list)
+    # the vendor the pod's GPU request names (amd.com/gpu: "amd"), and where
+    vendor: str | None = None
+    vendor_span: Span | None = None
     # a MIG slice of that GPU the pod gets (its profile, "1g.10gb"), and where it is said
     mig: str | None = None
     mig_span: Span | None = None
@@ -129,6 +132,9 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     choice.generic = [
         (label, _unblock(label.key)) for label in labels if label.key in label_keys("gpu_generic")
     ]
+    amd = by_key.get("amd.com/gpu")
+    if amd is not None:
+        choice.vendor, choice.vendor_span = "amd", amd.span
     return choice
 
 

@@ -23,6 +23,7 @@ from .build import GpuFacts, build
 from .podspec import (
     Path,
     Reader,
+    amd_gpus,
     container_command,
     container_env,
     containers,
@@ -185,6 +186,7 @@ def _gpu_facts(
     )
     labels = node_labels(reader.document, (*pod_path, "nodeSelector"), terms)
     labels += [label for label, _ in mig_resources(reader.document, cpath)]
+    labels += amd_gpus(reader.document, cpath)
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod is None:
         return gpu

@@ -432,6 +432,21 @@ def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None
     return None
 
 
+def amd_gpus(document: YamlDocument, cpath: Path) -> list[Label]:
+    """An ``amd.com/gpu`` request (and none of NVIDIA's) as a label at the resource: the pod
+    runs on an AMD GPU, so resolve does not budget it on a default GPU of another vendor."""
+    found: list[Label] = []
+    for section in ("limits", "requests"):
+        resources = value_at(document.data, (*cpath, "resources", section))
+        if not isinstance(resources, dict) or "nvidia.com/gpu" in resources:
+            continue
+        if "amd.com/gpu" in resources:
+            where = (*cpath, "resources", section, "amd.com/gpu")
+            found.append(Label("amd.com/gpu", str(resources["amd.com/gpu"]), document.span(where)))
+            break
+    return found
+
+
 def mig_resources(document: YamlDocument, cpath: Path) -> list[tuple[Label, Path]]:
     """A container's MIG slices under the device plugin's mixed strategy
     (``nvidia.com/mig-1g.10gb: 1``), as a ``nvidia.com/mig`` label holding the profile for
