@@ -60,3 +60,53 @@ def test_an_nvidia_pod_still_takes_the_nvidia_default(tmp_path, rules):
     # the same pod on nvidia.com/gpu: the 70B model does not fit one H100, a true error
     codes = [d.code for d in lint(tmp_path, rules, "H100", resource="nvidia.com/gpu")]
     assert codes == ["HBM101"]
+
+
+MODELSERVICE = """modelArtifacts:
+  name: meta-llama/Llama-3.1-70B-Instruct
+  uri: hf://meta-llama/Llama-3.1-70B-Instruct
+accelerator:
+  type: amd
+decode:
+  create: true
+  replicas: 1
+  containers:
+    - name: vllm
+      image: rocm/vllm:latest
+      modelCommand: vllmServe
+      args: ["--max-model-len", "32768"]
+prefill:
+  create: false
+"""
+
+INFERENCE_SERVICE = """apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: llama70b-rocm}
+spec:
+  predictor:
+    containers:
+    - name: kserve-container
+      image: rocm/vllm:latest
+      command: ["vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct"]
+      args: ["--max-model-len", "32768"]
+      resources:
+        limits: {amd.com/gpu: "1"}
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (MODELSERVICE, 5),  # llm-d's chart asks for amd.com/gpu where accelerator.type is amd
+        (INFERENCE_SERVICE, 12),
+    ],
+)
+def test_orchestrators_amd_pods_do_not_take_an_nvidia_default(tmp_path, rules, text, line):
+    path = tmp_path / "manifest.yaml"
+    path.write_text(text)
+    findings = lint_file(path, "manifest.yaml", rules, LintOptions(default_gpu="H100")).diagnostics
+    assert [(d.code, d.severity.name, d.span.line) for d in findings] == [
+        ("HBM005", "WARNING", line)
+    ]
+    amd = lint_file(path, "manifest.yaml", rules, LintOptions(default_gpu="MI300X")).diagnostics
+    assert [d for d in amd if d.severity.name == "ERROR"] == []

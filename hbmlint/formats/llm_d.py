@@ -37,6 +37,7 @@ from .build import GpuFacts
 from .podspec import (
     Path,
     Reader,
+    amd_gpus,
     container_command,
     container_env,
     runs_engine,
@@ -219,7 +220,11 @@ def to_deployments(
                 count_span = parallel["tensor"][1] or parallel["local"][1]
             if multinode and count:
                 count *= parallel["workers"][0]  # one instance spans the workers' pods
-            gpu = GpuFacts(count=count, count_span=count_span, labels=_labels(document, pool))
+            labels = _labels(document, pool) + amd_gpus(document, cpath)
+            if str(accelerator).lower() == "amd":  # the chart asks for amd.com/gpu
+                span = document.span(("accelerator", "type"))
+                labels.append(Label("amd.com/gpu", "", span))
+            gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
             image_span = document.span((*cpath, "image"))
             deployments += reader.build(
                 command, name, gpu, where, container.get("image"), image_span
