@@ -1102,16 +1102,15 @@ def _vllm_state_pages(s: Settings, target: Any) -> tuple[int | None, str]:
     max_model_len in "all" (None). With a note on the mode where it is not "none"."""
     defaults = catalog.engine_defaults("vllm")
     speculative = s.num_speculative_tokens if s.speculative_method else 0
-    prefix = s.prefix_caching
-    if prefix is None:  # vLLM's default: on for hybrid models from a release on
-        prefix = not _before(s, "hybrid_prefix_caching_default_since")
-    if not prefix:
+    # from this release prefix caching is on for hybrid models, in "align"
+    newer = not _before(s, "hybrid_prefix_caching_default_since")
+    if not (newer if s.prefix_caching is None else s.prefix_caching):
         return 1 + speculative, ""
     model_type = getattr(target, "model_type", "")
     supports_all = model_type in defaults.get("mamba_prefix_caching_model_types", ())
     mode = s.mamba_cache_mode if s.mamba_cache_mode in ("align", "all") else None
     if mode is None:  # the engine picks one (model_executor/models/config.py)
-        picks_align = not _before(s, "hybrid_prefix_caching_default_since") or (
+        picks_align = newer or (
             speculative and not _before(s, "mamba_align_with_speculation_since")
         )
         mode = "align" if picks_align or not supports_all else "all"

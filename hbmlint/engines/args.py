@@ -208,6 +208,16 @@ def nonnegative_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise BadValue(f"'{text}' is not a number") from None
+    if value <= 0:
+        raise BadValue(f"{text} must be more than zero")
+    return value
+
+
 def nonnegative_float(text: str) -> float:
     try:
         value = float(text.strip())

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 
 from ..yamlsrc import Span
 from .args import (
-    BadValue,
     EngineCommand,
     Flag,
     FlagTable,
@@ -21,10 +20,12 @@ from .args import (
     Token,
     Unsupported,
     apply,
+    choice,
     dtype,
     fraction,
     kv_cache_dtype,
     model_name,
+    positive_float,
     positive_int,
     quantization,
     scan,
@@ -63,21 +64,9 @@ def _quantization(text: str) -> str | None:
     return quantization(text)
 
 
-def _ssm_dtype(text: str) -> str:
-    key = text.strip().lower()
-    if key in ("float32", "bfloat16", "float16"):
-        return key
-    raise BadValue(f"'{text}' is not an SSM state dtype (float32, bfloat16, float16)")
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise BadValue(f"'{text}' is not a number") from None
-    if value <= 0:
-        raise BadValue(f"{text} must be more than zero")
-    return value
+_ssm_dtype = choice(
+    {name: name for name in ("float32", "bfloat16", "float16")}, "Mamba SSM state dtype"
+)
 
 
 def _disaggregation(text: str) -> str | None:
@@ -124,7 +113,7 @@ FLAGS = FlagTable(
         # hybrid models' state pool (sglang_mamba.py)
         Flag(("--mamba-ssm-dtype",), "serving.mamba_ssm_dtype", _ssm_dtype),
         Flag(("--max-mamba-cache-size",), "serving.max_mamba_cache_size", positive_int),
-        Flag(("--mamba-full-memory-ratio",), "serving.mamba_full_memory_ratio", _positive_float),
+        Flag(("--mamba-full-memory-ratio",), "serving.mamba_full_memory_ratio", positive_float),
         Flag(("--speculative-algorithm",), "speculative.method", _algorithm),
         Flag(("--speculative-draft-model-path",), "speculative.model", model_name),
         Flag(("--speculative-num-steps",), "speculative.num_speculative_tokens", positive_int),
