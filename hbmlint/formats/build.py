@@ -65,8 +65,15 @@ class GpuFacts:
     labels: list[Label] = field(default_factory=list)
 
 
-# a CUDA_VISIBLE_DEVICES entry: an index, or a GPU / MIG UUID
+# an entry of CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES: an index, or a GPU / MIG UUID
 _DEVICE = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
+
+
+def device_count(text: str) -> int | None:
+    """How many devices a *_VISIBLE_DEVICES value lists; None for anything but a plain list of
+    indices or UUIDs (empty, ``all``, ``-1``, a placeholder)."""
+    entries = [part.strip() for part in text.split(",")]
+    return len(entries) if text.strip() and all(_DEVICE.match(e) for e in entries) else None
 
 
 def visible_devices(
@@ -83,13 +90,11 @@ def visible_devices(
     for GPUs that node does not have.)"""
     if visible is None or not visible.readable:
         return gpu
-    entries = [part.strip() for part in visible.text.split(",")]
-    if not entries or not all(_DEVICE.match(part) for part in entries):
-        return gpu
-    if _on_ray(command, text):
+    listed = device_count(visible.text)
+    if listed is None or _on_ray(command, text):
         return gpu
     nodes = command.nodes or 1
-    count = len(entries) * nodes
+    count = listed * nodes
     if gpu.count is not None and gpu.count <= count:
         return gpu
     each = f" on each of {nodes} nodes" if nodes > 1 else ""

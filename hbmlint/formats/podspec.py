@@ -5,7 +5,6 @@ environment, GPU limits, and the node labels a pod requires."""
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -16,6 +15,7 @@ from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..spec import Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from .build import build as build_deployment
+from .build import device_count
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # Device-plugin resources of accelerators that are not the GPUs hbmlint budgets: a container
@@ -410,10 +410,6 @@ class Reader:
         return None, None
 
 
-# NVIDIA_VISIBLE_DEVICES entries: an index or a GPU / MIG UUID
-_DEVICE = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
-
-
 def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None, Span] | None:
     """The GPUs a container asking the device plugin for none (``nvidia.com/gpu: 0``) gets from
     the NVIDIA container runtime through ``NVIDIA_VISIBLE_DEVICES`` in its env (the runtime's own
@@ -426,10 +422,8 @@ def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None
     text = token.text.strip()
     if text.lower() == "all":
         return None, token.span
-    entries = [part.strip() for part in text.split(",")]
-    if text and all(_DEVICE.match(part) for part in entries):
-        return len(entries), token.span
-    return None
+    count = device_count(text)
+    return None if count is None else (count, token.span)
 
 
 def amd_gpus(document: YamlDocument, cpath: Path) -> list[Label]:
