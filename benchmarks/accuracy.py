@@ -446,11 +446,17 @@ def evaluate(record: dict) -> Outcome | str:
         outcome.predicted["max_concurrency"] = b.max_concurrency
     if hybrid and "kv_tokens" in measured:
         # vLLM's "GPU KV cache size" for a model with window or state layers was num_blocks //
-        # KV groups x block size (kv_cache_utils._report_kv_cache_config; the 0.18-0.19 logs of
-        # Qwen3.5), newer releases log max concurrency x max_model_len as hbmlint counts; the
-        # concurrency compares the two whatever the release
+        # KV groups x the smallest block size (kv_cache_utils._report_kv_cache_config, through
+        # 0.20.0 at least: the 0.18-0.20 logs of Qwen3.5); later builds log max concurrency x
+        # max_model_len as hbmlint counts (vllm#40694), from a release not known here. The
+        # old figure is predicted from hbmlint's page layout where the model has one; the
+        # concurrency compares the two whatever the release.
+        reported = vllm_reported_tokens(resolved, b) if "kv_tokens" in outcome.predicted else None
         outcome.predicted.pop("kv_tokens", None)
-        outcome.skipped["kv_tokens"] = HYBRID_TOKENS
+        if reported is not None and not _newer_than(engine_version_of(record), OLD_TOKEN_REPORT):
+            outcome.predicted["kv_tokens"] = reported
+        else:
+            outcome.skipped["kv_tokens"] = HYBRID_TOKENS
     # The layout check: tokens hbmlint fits in the KV bytes the engine measured.
     if (
         "kv_bytes" in measured
@@ -467,6 +473,37 @@ def evaluate(record: dict) -> Outcome | str:
 HYBRID_TOKENS = (
     "window or state layers: vLLM counts one KV group's pages as tokens; see max concurrency"
 )
+
+
+# the last release seen logging vLLM's old "GPU KV cache size" for hybrid models (the 0.20.0
+# Qwen3.5 records: one group's blocks x block size, not concurrency x max_model_len)
+OLD_TOKEN_REPORT = (0, 20, 0)
+
+
+def _newer_than(version_text: str | None, last: tuple[int, ...]) -> bool:
+    """Whether the release a record names is after ``last`` (no release named: not known to
+    be, so the old report is assumed as for the records that name one)."""
+    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", version_text or "")
+    if match is None:
+        return False
+    return tuple(int(g or 0) for g in match.groups()) > last
+
+
+def vllm_reported_tokens(resolved: Any, b: Any) -> float | None:
+    """The "GPU KV cache size" vLLM 0.18-0.20 log for a hybrid attention and state-space
+    model: the KV cache's blocks (a block of every layer of a group) shared out evenly over
+    the KV groups, times the attention block size; None for a model hbmlint does not page
+    that way (window layers)."""
+    s = b.settings
+    layout = resolved.target.kv_layout(
+        s.tensor_parallel, s.pipeline_parallel, catalog.kv_dtype_bytes(s.kv_cache_dtype)
+    )
+    pages = layout.hybrid_pages()
+    kv_bytes = float(b.kv_cache.to("byte").magnitude)
+    if pages is None or kv_bytes <= 0:
+        return None
+    blocks = int(kv_bytes // pages.block_bytes)
+    return float(blocks // (pages.full_groups + pages.state_groups) * pages.block)
 
 
 def is_hybrid(resolved: Any, b: Any) -> bool:

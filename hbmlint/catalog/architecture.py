@@ -66,6 +66,24 @@ class WeightFormat:
 
 
 @dataclass(frozen=True)
+class HybridPages:
+    """vLLM's page layout of a hybrid attention and state-space model (KvLayout.hybrid_pages):
+    the attention block in tokens, one layer's page in bytes, the layers a group holds, and
+    the attention and state groups."""
+
+    block: int
+    page: int
+    group: int
+    full_groups: int
+    state_groups: int
+
+    @property
+    def block_bytes(self) -> int:
+        """One block of every layer of a group: what vLLM divides the KV cache by."""
+        return self.page * self.group
+
+
+@dataclass(frozen=True)
 class KvLayout:
     """Per-rank KV cost of one pipeline stage, split the way vLLM's hybrid manager splits it."""
 
@@ -83,17 +101,12 @@ class KvLayout:
         """Bytes a token costs when every attention layer keeps the whole context."""
         return self.full_per_token + sum(b for _, b in self.windows)
 
-    def paged_request_bytes(
-        self, tokens: int, align: int = 16, state_pages: int | None = 1
-    ) -> float | None:
-        """One request of ``tokens`` tokens as vLLM's hybrid allocator pages a model of full
-        attention and state-space layers (no window layers), or None for any other model.
-        Attention blocks grow to the first multiple of ``align`` tokens whose page holds one
-        layer's state, the state pages are padded to that size; layers are grouped by kind
-        into groups of equal size (the smaller count, or the larger when the two are within
-        a quarter of each other), and a request takes ceil(tokens / block) pages in each
-        attention group and ``state_pages`` in each state group (a block's worth where None:
-        mamba cache mode "all"), each page for every layer of a group
+    def hybrid_pages(self, align: int = 16) -> HybridPages | None:
+        """How vLLM's hybrid allocator pages a model of full attention and state-space layers
+        (no window layers), or None for any other model. Attention blocks grow to the first
+        multiple of ``align`` tokens whose page holds one layer's state, the state pages are
+        padded to that size; layers are grouped by kind into groups of equal size (the
+        smaller count, or the larger when the two are within a quarter of each other)
         (kv_cache_utils._get_kv_cache_groups_uniform_page_size, mamba's
         verify_and_update_config)."""
         if self.windows or not (self.full_layers and self.state_layers):
@@ -102,14 +115,30 @@ class KvLayout:
             return None
         block = math.ceil(self.state_per_layer / self.attention_per_token_layer)
         block = math.ceil(block / align) * align
-        page = block * self.attention_per_token_layer
         low, high = sorted((self.full_layers, self.state_layers))
         group = high if high < low * 1.25 else low
-        full_groups = math.ceil(self.full_layers / group)
-        state_groups = math.ceil(self.state_layers / group)
-        per_state_group = math.ceil(tokens / block) if state_pages is None else state_pages
-        pages = full_groups * math.ceil(tokens / block) + state_groups * per_state_group
-        return float(pages * page * group)
+        return HybridPages(
+            block=block,
+            page=block * self.attention_per_token_layer,
+            group=group,
+            full_groups=math.ceil(self.full_layers / group),
+            state_groups=math.ceil(self.state_layers / group),
+        )
+
+    def paged_request_bytes(
+        self, tokens: int, align: int = 16, state_pages: int | None = 1
+    ) -> float | None:
+        """One request of ``tokens`` tokens as vLLM's hybrid allocator pages it (hybrid_pages),
+        or None for a model it does not page so: ceil(tokens / block) pages in each attention
+        group and ``state_pages`` in each state group (a block's worth where None: mamba cache
+        mode "all"), each page for every layer of a group."""
+        pages = self.hybrid_pages(align)
+        if pages is None:
+            return None
+        blocks = math.ceil(tokens / pages.block)
+        per_state_group = blocks if state_pages is None else state_pages
+        count = pages.full_groups * blocks + pages.state_groups * per_state_group
+        return float(count * pages.page * pages.group)
 
     def request_bytes(
         self, tokens: int, batched_tokens: int, block: int, hybrid: bool = True
