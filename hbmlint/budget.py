@@ -1051,6 +1051,13 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         paged = layout.paged_request_bytes(mml, state_pages=pages)
         if paged:
             per_request = paged
+            # a drafter's attention layers (MTP, an EAGLE head) join the target's in vLLM's
+            # groups: a group of more layers, so more padding in the state groups
+            per_token_draft = float(kv_draft.to("byte / token").magnitude)
+            joined = layout.with_drafter_layers(per_token_draft)
+            if joined is not layout:
+                with_draft = joined.paged_request_bytes(mml, state_pages=pages)
+                kv_draft = Q((with_draft - paged) / mml, "byte / token")
             if how:
                 assumed = dict(assumed or {})
                 _add_note(assumed, "kv_cache", how)

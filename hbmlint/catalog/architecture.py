@@ -101,6 +101,19 @@ class KvLayout:
         """Bytes a token costs when every attention layer keeps the whole context."""
         return self.full_per_token + sum(b for _, b in self.windows)
 
+    def with_drafter_layers(self, draft_per_token: float) -> KvLayout:
+        """This layout with a drafter's attention layers joined to the full-attention ones, as
+        vLLM groups them when they share the KV cache (an MTP layer or an EAGLE head of the
+        target's attention shape: its KV a whole number of the target's attention layers per
+        token); unchanged for any other drafter."""
+        per_layer = self.attention_per_token_layer
+        if draft_per_token <= 0 or not per_layer:
+            return self
+        layers = draft_per_token / per_layer
+        if abs(layers - round(layers)) > 1e-9:
+            return self
+        return replace(self, full_layers=self.full_layers + round(layers))
+
     def hybrid_pages(self, align: int = 16) -> HybridPages | None:
         """How vLLM's hybrid allocator pages a model of full attention and state-space layers
         (no window layers), or None for any other model. Attention blocks grow to the first
