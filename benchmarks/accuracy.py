@@ -501,7 +501,8 @@ def vllm_reported_tokens(resolved: Any, b: Any) -> float | None:
     if b.has_drafter:  # its attention layers join the target's groups (budget.compute)
         kv_bytes_per_value = catalog.kv_dtype_bytes(s.kv_cache_dtype)
         draft = budget_stage._draft_cost(resolved, s, kv_bytes_per_value)[1]
-        layout = layout.with_drafter_layers(float(draft.to("byte / token").magnitude))
+        if budget_stage._drafter_layers_match(resolved, s, layout, kv_bytes_per_value):
+            layout = layout.with_drafter_layers(float(draft.to("byte / token").magnitude))
     pages = layout.hybrid_pages()
     kv_bytes = float(b.kv_cache.to("byte").magnitude)
     if pages is None or kv_bytes <= 0:

@@ -1055,7 +1055,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             # groups: a group of more layers, so more padding in the state groups
             per_token_draft = float(kv_draft.to("byte / token").magnitude)
             joined = layout.with_drafter_layers(per_token_draft)
-            if joined is not layout:
+            if joined is not layout and _drafter_layers_match(resolved, s, layout, kv_bytes):
                 with_draft = joined.paged_request_bytes(mml, state_pages=pages)
                 kv_draft = Q((with_draft - paged) / mml, "byte / token")
             if how:
@@ -1100,6 +1100,22 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         kv_state_bytes_per_sequence=Q(state_per_sequence, "byte"),
         draft_host_weights=host_weights,
     )
+
+
+def _drafter_layers_match(resolved: Resolved, s: Settings, layout: Any, kv_bytes: float) -> bool:
+    """Whether the drafter's attention layers have the target's page (one token of one layer,
+    the same bytes): the checkpoint's own MTP layers do; an EAGLE head or a draft model only
+    where its KV heads and head size give the same. Another shape makes a group of its own."""
+    if s.speculative_method == "mtp" and resolved.draft is None:
+        return True
+    draft = resolved.draft
+    if draft is None:
+        return False
+    try:
+        own = draft.kv_layout(s.draft_tensor_parallel, 1, kv_bytes)
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return own.attention_per_token_layer == layout.attention_per_token_layer
 
 
 def _vllm_state_pages(s: Settings, target: Any) -> tuple[int | None, str]:
