@@ -867,8 +867,53 @@ def _plain_mlp(text: dict) -> bool:
     return act == "relu2" or str(text.get("model_type", "")) in PLAIN_MLP_TYPES
 
 
+def _moonvit_params(vision: dict) -> int:
+    """Parameters of Moonshot's MoonViT tower and its patch-merger projector (Kimi-K2.5 and
+    later, Kimi-K3), from the vt_* fields of vision_config. Each block: a fused wqkv of
+    qkv_hidden_size (the width unless given) a projection, wo back to the width, a two-matrix
+    MLP and two norms; a patch embedding, a learned init_pos_emb_height x _width position grid
+    (its time axis is fixed sin-cos) and a final norm. Biases and LayerNorm unless the config
+    says attn_bias / linear_bias false and norm_type rmsnorm (Kimi-K3). The projector merges
+    merge_kernel_size patches (mm_hidden_size each): a pre-norm, a square linear and one to
+    text_hidden_size ('patchmerger', K2.5); 'patchmergerv2' (K3) norms after the last linear
+    (lablup/mlxcel issue #1342: Linear(4096, 4096) -> GELU -> Linear(4096, 7168) -> RMSNorm)."""
+    width, depth = _int(vision, "vt_hidden_size"), _int(vision, "vt_num_hidden_layers")
+    if not width or not depth:
+        return 0
+    qkv = _int(vision, "qkv_hidden_size") or width
+    inter = _int(vision, "vt_intermediate_size") or 4 * width
+    attn_bias = bool(vision.get("attn_bias", True))
+    linear_bias = bool(vision.get("linear_bias", True))
+    norm = width if vision.get("norm_type") == "rmsnorm" else 2 * width
+    block = 3 * width * qkv + qkv * width + 2 * width * inter + 2 * norm
+    if attn_bias:
+        block += 3 * qkv + width
+    if linear_bias:
+        block += inter + width
+    patch = _int(vision, "patch_size", default=14)
+    stem = 3 * patch * patch * width + (width if vision.get("patch_embed_proj_bias", True) else 0)
+    grid = _int(vision, "init_pos_emb_height") * _int(vision, "init_pos_emb_width") * width
+    tower = depth * block + stem + grid + norm
+    kernel = vision.get("merge_kernel_size") or [2, 2]
+    merged = _int(vision, "mm_hidden_size", default=width) * math.prod(
+        k for k in kernel if isinstance(k, int)
+    )
+    out = _int(vision, "text_hidden_size")
+    if not out:
+        return tower
+    bias = linear_bias if vision.get("mm_projector_type") == "patchmergerv2" else True
+    projector = merged * merged + merged * out + ((merged + out) if bias else 0)
+    if vision.get("mm_projector_type") == "patchmergerv2":
+        projector += out  # the RMSNorm after the projection
+    else:
+        projector += 2 * _int(vision, "mm_hidden_size", default=width)  # LayerNorm before
+    return tower + projector
+
+
 def _vision_params(vision: dict) -> int:
     """Parameters of a ViT-style vision tower and its projector, from vision_config."""
+    if _int(vision, "vt_hidden_size"):
+        return _moonvit_params(vision)
     # Qwen2-VL names the tower's width embed_dim and the language model's hidden_size, which
     # its merger projects to
     width = _int(vision, "embed_dim") or _int(vision, "hidden_size", "width")

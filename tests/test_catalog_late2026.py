@@ -1,0 +1,43 @@
+"""catalog: towers and models added in session 12 (MoonViT, and models real manifests name),
+each checked against a published figure."""
+
+from __future__ import annotations
+
+import pytest
+
+from hbmlint import catalog
+
+GIB = 2**30
+
+
+def architecture(model_id: str) -> catalog.Architecture:
+    entry = catalog.find_model(model_id)
+    assert entry is not None, model_id
+    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+
+
+def test_kimi_k25_moonvit_encoder_is_the_400m_of_its_model_card():
+    # Kimi-K2.5's model card: "Parameters of Vision Encoder: 400M" (a copy at haimaker.ai/models/
+    # moonshotai/kimi-k2.5). The tower: 27 LayerNorm blocks of 1152 (wqkv, wo with biases, an MLP
+    # of 4304), a 14 x 14 patch embedding and a 64 x 64 position grid
+    width, inter = 1152, 4304
+    block = 4 * width * width + 4 * width + 2 * width * inter + inter + width + 4 * width
+    encoder = 27 * block + 3 * 14 * 14 * width + width + 64 * 64 * width + 2 * width
+    assert encoder == pytest.approx(400e6, rel=0.05)
+    # the patch merger: a LayerNorm, then 4608 -> 4608 -> 7168 with biases
+    projector = 2 * width + 4608 * 4608 + 4608 + 4608 * 7168 + 7168
+    assert architecture("moonshotai/Kimi-K2.5").vision_params == encoder + projector
+
+
+def test_kimi_k3_moonvit3d_is_counted_without_biases_and_with_a_wider_qkv():
+    # lablup/mlxcel issue #1342: 27 RMSNorm blocks, a fused wqkv over a 1536-wide qkv space,
+    # a learned 64 x 64 position grid, patchmergerv2 Linear(4096, 4096) -> Linear(4096, 7168)
+    # -> RMSNorm; the config says attn_bias, linear_bias and patch_embed_proj_bias false
+    width, qkv, inter = 1024, 1536, 4096
+    block = 3 * width * qkv + qkv * width + 2 * width * inter + 2 * width
+    encoder = 27 * block + 3 * 14 * 14 * width + 64 * 64 * width + width
+    projector = 4096 * 4096 + 4096 * 7168 + 7168
+    arch = architecture("moonshotai/Kimi-K3")
+    assert arch.vision_params == encoder + projector
+    assert arch.vision_params == pytest.approx(0.447e9, rel=0.001)
+    assert not arch.approximations  # no "tower not read" note any more
