@@ -39,5 +39,24 @@ def test_kimi_k3_moonvit3d_is_counted_without_biases_and_with_a_wider_qkv():
     projector = 4096 * 4096 + 4096 * 7168 + 7168
     arch = architecture("moonshotai/Kimi-K3")
     assert arch.vision_params == encoder + projector
-    assert arch.vision_params == pytest.approx(0.447e9, rel=0.001)
+    # "MoonViT-V2 - 401M param vision encoder" (1bit-MONSTER/1bit-MONSTER PR #1050)
+    assert encoder == pytest.approx(401e6, rel=0.002)
     assert not arch.approximations  # no "tower not read" note any more
+
+
+def test_kimi_k26_and_k27_code_are_budgeted_as_k25():
+    # the same text and vision configs and native INT4 experts (aliases of K2.5)
+    for name in ("moonshotai/Kimi-K2.6", "moonshotai/Kimi-K2.7-Code"):
+        entry = catalog.find_model(name)
+        assert entry is not None and entry["id"] == "moonshotai/Kimi-K2.5"
+
+
+def test_nvidia_kimi_k26_nvfp4_keeps_shared_experts_and_the_dense_layer_in_bf16():
+    # the K2.6 / K2.7-Code exports ignore layer 0 and every mlp.shared_experts; the K2.5 export
+    # quantized both: 60 shared experts of 3 x 7168 x 2048 and layer 0's MLP of 18432
+    k26 = architecture("nvidia/Kimi-K2.6-NVFP4")
+    k25 = architecture("nvidia/Kimi-K2.5-NVFP4")
+    kept = 60 * 3 * 7168 * 2048 + 3 * 7168 * 18432
+    gap = k26.weight_bytes_per_rank(8, 1, "nvfp4").m - k25.weight_bytes_per_rank(8, 1, "nvfp4").m
+    assert gap == pytest.approx(kept * (2 - 0.5625) / 8, rel=0.01)
+    assert catalog.find_model("nvidia/Kimi-K2.7-Code-NVFP4")["id"] == "nvidia/Kimi-K2.6-NVFP4"
