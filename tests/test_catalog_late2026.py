@@ -60,3 +60,35 @@ def test_nvidia_kimi_k26_nvfp4_keeps_shared_experts_and_the_dense_layer_in_bf16(
     gap = k26.weight_bytes_per_rank(8, 1, "nvfp4").m - k25.weight_bytes_per_rank(8, 1, "nvfp4").m
     assert gap == pytest.approx(kept * (2 - 0.5625) / 8, rel=0.01)
     assert catalog.find_model("nvidia/Kimi-K2.7-Code-NVFP4")["id"] == "nvidia/Kimi-K2.6-NVFP4"
+
+
+def test_nemotron_nano_9b_v2_caches_kv_on_four_layers_and_fits_an_a10g_at_128k(tmp_path):
+    """Its model card: distilled 'to run inference at the full 128K context on one A10G in
+    bfloat16'. 27 Mamba-2 layers keep a state, 4 attention layers a KV cache (8 heads of 128)."""
+    from format_helpers import findings
+
+    arch = architecture("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    assert (arch.mixers.count("state"), arch.mixers.count("full")) == (27, 4)
+    assert arch.kv_layout(1, 1, 2).full_per_token == 4 * 2 * 8 * 128 * 2
+    path = tmp_path / "nano.yaml"
+    path.write_text(
+        """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nano}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-A10G}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", "--max-model-len", "131072",
+               "--trust-remote-code"]
+        resources: {limits: {nvidia.com/gpu: "1"}}
+""",
+        encoding="utf-8",
+    )
+    found = findings(path)
+    codes = {f["code"] for f in found}
+    assert "HBM015" not in codes  # budgeted offline
+    assert not [f for f in found if f["severity"] == "error"]
