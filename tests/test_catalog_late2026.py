@@ -92,3 +92,32 @@ spec:
     codes = {f["code"] for f in found}
     assert "HBM015" not in codes  # budgeted offline
     assert not [f for f in found if f["severity"] == "error"]
+
+
+def test_seed_oss_36b_defaults_to_a_512k_context_that_one_h100_cannot_hold(tmp_path):
+    """64 layers of 8 KV heads of 128: 256 KiB a token in BF16, so vLLM's default max_model_len
+    (524,288, the config's positions) needs 128 GiB of KV cache for one sequence."""
+    from format_helpers import findings
+
+    arch = architecture("ByteDance-Seed/Seed-OSS-36B-Instruct")
+    assert arch.kv_layout(1, 1, 2).full_per_token == 64 * 2 * 8 * 128 * 2
+    assert arch.max_position_embeddings == 524_288
+    path = tmp_path / "seed.yaml"
+    path.write_text(
+        """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: seed}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "ByteDance-Seed/Seed-OSS-36B-Instruct", "--tensor-parallel-size", "2"]
+        resources: {limits: {nvidia.com/gpu: "2"}}
+""",
+        encoding="utf-8",
+    )
+    codes = {f["code"] for f in findings(path)}
+    assert "HBM015" not in codes and "HBM102" in codes
