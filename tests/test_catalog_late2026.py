@@ -121,3 +121,35 @@ spec:
     )
     codes = {f["code"] for f in findings(path)}
     assert "HBM015" not in codes and "HBM102" in codes
+
+
+def test_ernie45_routes_layers_1_to_27_through_64_experts_and_two_shared():
+    arch = architecture("baidu/ERNIE-4.5-21B-A3B-PT")
+    assert arch.ffns == ("dense",) + ("moe",) * 27
+    assert (arch.num_experts, arch.experts_per_token) == (64, 6)  # moe_num_experts, moe_k
+    h = 2560
+    experts, shared, router = arch._ffn_parts("moe")
+    assert experts == 64 * 3 * h * 1536 and shared == 3 * h * 2 * 1536
+    # 21.8B in all, as a KV planner's fixture of this model counts it
+    assert arch.parameters == pytest.approx(21.8e9, rel=0.002)
+
+
+def test_ernie45_end_index_leaves_the_last_layers_dense():
+    # moe_layer_end_index is inclusive; -1 means the last layer (vLLM ernie45_moe.py)
+    shape = {
+        "model_type": "ernie4_5_moe",
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 6,
+        "num_attention_heads": 4,
+        "vocab_size": 100,
+        "moe_num_experts": 4,
+        "moe_intermediate_size": 32,
+        "moe_layer_start_index": 1,
+        "moe_layer_end_index": 3,
+        "moe_layer_interval": 1,
+    }
+    arch = catalog.architecture_from_config(shape, "toy", "test")
+    assert arch.ffns == ("dense", "moe", "moe", "moe", "dense", "dense")
+    every = catalog.architecture_from_config({**shape, "moe_layer_end_index": -1}, "toy", "test")
+    assert every.ffns == ("dense",) + ("moe",) * 5

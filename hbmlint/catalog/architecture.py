@@ -762,21 +762,33 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
     inter = inter or _int(text, "intermediate_size")
     # Nemotron 3 names its shared expert's width moe_shared_expert_intermediate_size
     shared = _int(text, "shared_expert_intermediate_size", "moe_shared_expert_intermediate_size")
-    if not shared and _int(text, "n_shared_experts", "num_shared_experts"):
-        shared = _int(text, "n_shared_experts", "num_shared_experts") * inter
+    # ERNIE 4.5 names its shared experts moe_num_shared_experts
+    count = _int(text, "n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
+    if not shared and count:
+        shared = count * inter
     if text.get("model_type", "").startswith("llama4"):
         shared = inter  # Llama 4: one shared expert of intermediate_size beside the routed ones
     if text.get("enable_moe_block"):
         # Gemma 4: every layer runs its dense MLP (intermediate_size, split over TP like a shared
         # expert) beside the routed experts (vLLM gemma4.py Gemma4DecoderLayer)
         shared = _int(text, "intermediate_size")
-    first_dense = _int(text, "first_k_dense_replace")
-    step = _int(text, "interleave_moe_layer_step", "decoder_sparse_step", "moe_layer_freq")
+    # ERNIE 4.5 routes layers moe_layer_start_index..moe_layer_end_index (inclusive; -1 or
+    # absent: the last) every moe_layer_interval (vLLM ernie45_moe.py Ernie4_5_MoeDecoderLayer)
+    first_dense = _int(text, "first_k_dense_replace", "moe_layer_start_index")
+    last = _int(text, "moe_layer_end_index", default=layers - 1)
+    last = layers - 1 if last < 0 else last
+    step = _int(
+        text,
+        "interleave_moe_layer_step",
+        "decoder_sparse_step",
+        "moe_layer_freq",
+        "moe_layer_interval",
+    )
     step = max(step, 1)
     dense_only = set(text.get("mlp_only_layers") or [])
     ffns = []
     for i in range(layers):
-        if i < first_dense or i in dense_only or (i + 1) % step != 0:
+        if i < first_dense or i > last or i in dense_only or (i + 1) % step != 0:
             ffns.append(DENSE)
         else:
             ffns.append(MOE)
@@ -789,6 +801,7 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
             "moe_topk",
             "top_k_experts",
             "num_experts_per_token",
+            "moe_k",  # ERNIE 4.5
         ),
         "moe_intermediate_size": inter,
         "shared_intermediate_size": shared,
