@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import files
+from . import catalog, files
 from .budget import Budget, release
 from .catalog.architecture import block_misfit
 from .diagnostics import Diagnostic, Severity, input_diagnostic
@@ -499,7 +499,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "parameter_ratio": (draft.parameters / target.parameters) if draft else 0.0,
                 "max_model_len": lambda: Q(draft_context or s.max_model_len, "token"),
                 "kv_cache_dtype": s.draft_kv_cache_dtype or s.kv_cache_dtype,
-                "kv_fp8": (s.draft_kv_cache_dtype or s.kv_cache_dtype).startswith("fp8"),
+                "kv_fp8": _eight_bits_or_fewer(s.draft_kv_cache_dtype or s.kv_cache_dtype),
                 "offloaded": s.draft_offload,
                 "host_weights": lambda: budget.draft_host_weights or Q(0, "byte"),
                 "separate_model": s.speculative_method == "draft_model" and draft is not None,
@@ -570,7 +570,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "tokens_high": lambda: budget.kv_tokens_if(
                     budget.kv_cache + budget.kv_uncertainty(up=True)
                 ),
-                "fp8": s.kv_cache_dtype.startswith("fp8"),
+                "fp8": _eight_bits_or_fewer(s.kv_cache_dtype),
                 "tokens_without_draft": tokens_without_draft,
                 "tokens_displaced_by_draft": displaced_tokens,
                 "sequences_displaced_by_draft": lambda: whole_sequences(displaced_tokens()),
@@ -578,6 +578,12 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
         ),
         "workload": workload_names,
     }
+
+
+def _eight_bits_or_fewer(kv_cache_dtype: str) -> bool:
+    """An FP8 or smaller KV cache (FP4, TurboQuant, ...): advice to store it in FP8 would not
+    shrink it."""
+    return catalog.kv_dtype_bytes(kv_cache_dtype) < 2
 
 
 def engine_applies(engines: dict[str, str], settings: Any) -> bool:

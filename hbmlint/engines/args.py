@@ -343,9 +343,34 @@ KV_DTYPES = {
     "fp16": "float16",
     "half": "float16",
     "float32": "float32",
+    # quantized KV caches of current releases, sized at their nominal bits (quantization.yaml
+    # kv_cache_dtypes gives the sources); each engine refuses the names it lacks, but a name
+    # one release takes is no error here
+    **{
+        name: name
+        for name in (
+            "nvfp4",
+            "nvfp4_4over6",
+            "fp4_mx_block16",
+            "fp4_e2m1",
+            "mxfp8",
+            "int8_per_token_head",
+            "fp8_per_token_head",
+            "int4_per_token_head",
+            "turboquant_k8v4",
+            "turboquant_4bit_nc",
+            "turboquant_k3v4_nc",
+            "turboquant_3bit_nc",
+            "octave_k3v4",
+            "octave_k3v3",
+            "octave_k3v3_compact",
+            "ultraquant_4bit",
+        )
+    },
 }
-# Accepted by vLLM but not sized by hbmlint yet (FP4 KV, per-head scales, DeepSeek's MLA FP8).
-KV_DTYPES_UNSUPPORTED = ("fp8_ds_mla", "nvfp4", "int8_per_token_head", "fp8_per_token_head")
+# Accepted by vLLM but not sized by hbmlint yet: DeepSeek's MLA layouts (FlashMLA's FP8 and
+# NVFP4 pages) on the command line.
+KV_DTYPES_UNSUPPORTED = ("fp8_ds_mla", "nvfp4_ds_mla")
 
 
 def quantization(text: str) -> str | None:
