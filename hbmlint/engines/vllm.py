@@ -407,6 +407,8 @@ def parse(
             if item.value is None or not item.value.readable:
                 _unreadable_or_missing(command, item)
                 continue
+            if item.value.text in ("", "None"):
+                continue  # optional_type(json.loads): no speculative decoding, as if not given
             loaded = _spec_json(command, item)
             if loaded is not None:
                 # each key is located at the JSON (which may sit on the line after the flag)
