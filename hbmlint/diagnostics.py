@@ -259,9 +259,14 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "fix rewrites them as one `--speculative-config` JSON where the file allows; it is "
             "safe (`--fix` applies it) when every flag has a key in today's "
             "`--speculative-config`, and unsafe when one would be dropped. Also vLLM's "
-            "`--cuda-graph-sizes` (removed in 0.13), `--swap-space` (0.18) and "
-            "`--calculate-kv-scales` (0.28), where the manifest's release has them removed "
-            "(or names none): nothing reads them as anything, and the fix is to drop them.",
+            "`--num-scheduler-steps` (removed in 0.10.1), `--max-seq-len-to-capture`, "
+            "`--scheduler-delay-factor`, `--preemption-mode` (0.11), `--num-redundant-experts` "
+            "(0.12), `--cuda-graph-sizes`, `--disable-mm-preprocessor-cache`, "
+            "`--enable-multimodal-encoder-data-parallel`, `--task` (0.13), "
+            "`--disable-log-requests` (0.17), `--swap-space` (0.18), "
+            "`--disable-frontend-multiprocessing` (0.19) and `--calculate-kv-scales` (0.28), "
+            "where the manifest's release has them removed (or names none): the fix names what "
+            "replaces them, or drops them.",
         ),
         InputCheck(
             "HBM011",

@@ -1,8 +1,11 @@
-"""vLLM flags that later releases removed: --cuda-graph-sizes (0.13), --swap-space (0.18) and
---calculate-kv-scales (0.28). Their argparse refuses them ("unrecognized arguments") and the
-server exits; hbmlint ignored them. They are HBM010 warnings where the manifest's release has
-them removed, or where it names none (the newest), and nothing where an older release still
-takes them."""
+"""vLLM flags that later releases removed: --cuda-graph-sizes (0.13), --swap-space (0.18),
+--calculate-kv-scales (0.28), --num-redundant-experts (0.12), --disable-mm-preprocessor-cache,
+--enable-multimodal-encoder-data-parallel and --task (0.13), --disable-log-requests (0.17),
+--disable-frontend-multiprocessing (0.19), and V0's scheduler flags (--num-scheduler-steps in
+0.10.1; --max-seq-len-to-capture, --scheduler-delay-factor, --preemption-mode in 0.11). Their
+argparse refuses them ("unrecognized arguments") and the server exits; hbmlint ignored them.
+They are HBM010 warnings where the manifest's release has them removed, or where it names none
+(the newest), and nothing where an older release still takes them."""
 
 from __future__ import annotations
 
@@ -57,6 +60,23 @@ def test_swap_space_on_the_latest_image_is_a_warning_at_the_flag(rules):
         ("--calculate-kv-scales", "v0.27.1", False),
         ("--calculate-kv-scales", "v0.28.0", True),
         ("--max-num-seqs 8", "latest", False),
+        # request logging's old switch: 204 lines of the sweeps' vLLM manifests write it
+        ("--disable-log-requests", "v0.16.0", False),
+        ("--disable-log-requests", "v0.17.0", True),
+        ("--disable-log-requests", "latest", True),
+        ("--disable-frontend-multiprocessing", "v0.18.0", False),
+        ("--disable-frontend-multiprocessing", "v0.19.0", True),
+        ("--enable-eplb --num-redundant-experts 32", "v0.11.2", False),
+        ("--enable-eplb --num-redundant-experts 32", "v0.12.0", True),
+        ("--disable-mm-preprocessor-cache", "v0.12.0", False),
+        ("--disable-mm-preprocessor-cache", "v0.13.0", True),
+        ("--task generate", "v0.13.0", True),
+        ("--enable-log-requests", "latest", False),
+        ("--num-scheduler-steps 8", "v0.10.0", False),
+        ("--num-scheduler-steps 8", "v0.10.1", True),
+        ("--max-seq-len-to-capture 8192", "v0.10.2", False),
+        ("--max-seq-len-to-capture 8192", "v0.11.0", True),
+        ("--preemption-mode swap", "latest", True),
     ],
 )
 def test_only_the_releases_that_removed_a_flag_warn(tmp_path, rules, flags, version, warned):
@@ -73,3 +93,19 @@ def test_the_fix_of_a_removed_flag_is_not_the_speculative_migration(tmp_path, ru
     assert len(found) == 3
     assert all("--speculative-config" in d.fixes[0].message for d in found if d is not swap)
     assert [f.message for f in swap.fixes] == ["Remove it: the CPU swap space it sized is gone"]
+
+
+def test_disable_log_requests_on_the_newest_vllm_says_how_to_fix_it(tmp_path, rules):
+    """InferenceX's and Dynamo's recipes hit it ("vllm: error: unrecognized arguments:
+    --disable-log-requests"); the server is still budgeted."""
+    [warning] = removed(tmp_path, rules, "--disable-log-requests", "latest")
+    assert warning.message == (
+        "--disable-log-requests was removed from vLLM in 0.17.0 and the newest vLLM refuses to "
+        "start with it (argparse: unrecognized arguments)"
+    )
+    assert warning.fixes[0].message.startswith("Remove it: request logging is off by default")
+
+
+def test_a_removal_in_a_patch_release_names_that_release(tmp_path, rules):
+    [warning] = removed(tmp_path, rules, "--num-scheduler-steps 8", "v0.10.1")
+    assert warning.message.startswith("--num-scheduler-steps was removed from vLLM in 0.10.1 ")

@@ -296,10 +296,36 @@ METHODS = {
 
 # Flags vLLM has removed: the first release whose argparse no longer takes them ("unrecognized
 # arguments", and the server exits), and what replaces them. Read in the releases' wheels
-# (engine/arg_utils.py): --cuda-graph-sizes is deprecated in 0.12.0 ("will be removed in
-# v0.13.0") and gone in 0.13.0; --swap-space (CPU blocks for V0's swapping) is in 0.17.0 and
-# not 0.18.0; --calculate-kv-scales is in 0.27.1 and not 0.28.0. None of them in 0.33.0.
+# (engine/arg_utils.py, entrypoints/openai/cli_args.py): --cuda-graph-sizes is deprecated in
+# 0.12.0 ("will be removed in v0.13.0") and gone in 0.13.0; --swap-space (CPU blocks for V0's
+# swapping) is in 0.17.0 and not 0.18.0; --calculate-kv-scales is in 0.27.1 and not 0.28.0;
+# --num-redundant-experts is in 0.11.2 ("will be removed in v0.12.0") and not 0.12.0;
+# --disable-mm-preprocessor-cache, --enable-multimodal-encoder-data-parallel and --task are in
+# 0.12.0 and not 0.13.0; --disable-log-requests ("[DEPRECATED]" since vllm-project/vllm#21739)
+# is in 0.16.0 and not 0.17.0; --disable-frontend-multiprocessing is in 0.18.0 and not 0.19.0.
+# V0's scheduler flags went with V0: --num-scheduler-steps is in 0.10.0 and not 0.10.1;
+# --max-seq-len-to-capture, --scheduler-delay-factor and --preemption-mode are in 0.10.2 and
+# not 0.11.0. None of them in 0.33.0.
 REMOVED = {
+    "--num-scheduler-steps": ("0.10.1", "Remove it: multi-step scheduling went with the V0 engine"),
+    "--max-seq-len-to-capture": ("0.11", "Remove it"),
+    "--scheduler-delay-factor": ("0.11", "Remove it"),
+    "--preemption-mode": ("0.11", "Remove it"),
+    "--num-redundant-experts": (
+        "0.12",
+        "Use --eplb-config '{\"num_redundant_experts\": N}' (with --enable-eplb)",
+    ),
+    "--disable-mm-preprocessor-cache": ("0.13", "Use --mm-processor-cache-gb 0"),
+    "--enable-multimodal-encoder-data-parallel": ("0.13", "Use --mm-encoder-tp-mode data"),
+    "--task": ("0.13", "Use --runner (generate, pooling) and --convert instead"),
+    "--disable-log-requests": (
+        "0.17",
+        "Remove it: request logging is off by default (--enable-log-requests turns it on)",
+    ),
+    "--disable-frontend-multiprocessing": (
+        "0.19",
+        "Remove it: vLLM 0.19 and later do not take it",
+    ),
     "--cuda-graph-sizes": (
         "0.13",
         "Use --max-cudagraph-capture-size, or --compilation-config "
@@ -325,9 +351,10 @@ def removed_flags(
         if have is not None and have < _release(since):
             continue
         release = f"vLLM {engine_version}" if have is not None else "the newest vLLM"
+        first = since if since.count(".") == 2 else f"{since}.0"
         out.append(
             (
-                f"{name} was removed from vLLM in {since}.0 and {release} refuses to start with "
+                f"{name} was removed from vLLM in {first} and {release} refuses to start with "
                 "it (argparse: unrecognized arguments)",
                 item.word.span,
                 fix,
