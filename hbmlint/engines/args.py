@@ -9,10 +9,11 @@ Deployment. Nothing here computes memory.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog import release
 from ..yamlsrc import Span
 
 
@@ -506,6 +507,35 @@ def apply(command: EngineCommand, item: Item) -> bool:
         else:
             command.set(flag.field, parsed, item.word.span)
     return True
+
+
+def flags_removed(
+    command: EngineCommand,
+    engine_version: str | None,
+    removed: Mapping[str, tuple[str, ...]],
+    engine: str,
+) -> list[tuple[str, Span, str]]:
+    """(message, where, fix) for each flag of ``command`` that ``engine``'s release has removed
+    (a manifest that names no release runs the newest). ``removed`` maps a flag to the first
+    release without it, the fix, and what argparse says (unrecognized arguments by default)."""
+    have = release(engine_version)
+    out = []
+    for item in command.items:
+        name = item.name.split("=", 1)[0]
+        if name not in removed:
+            continue
+        since, fix, *why = removed[name]
+        if have is not None and have < release(since):
+            continue
+        running = f"{engine} {engine_version}" if have is not None else f"the newest {engine}"
+        first = since if since.count(".") == 2 else f"{since}.0"
+        reason = why[0] if why else "unrecognized arguments"
+        message = (
+            f"{name} was removed from {engine} in {first} and {running} refuses to start with "
+            f"it (argparse: {reason})"
+        )
+        out.append((message, item.word.span, fix))
+    return out
 
 
 def model_name(text: str) -> str:

@@ -15,7 +15,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..catalog import release as _release
 from ..yamlsrc import Span
 from .args import (
     BadValue,
@@ -28,6 +27,7 @@ from .args import (
     Unsupported,
     apply,
     dtype,
+    flags_removed,
     fraction,
     human_int,
     kv_cache_dtype,
@@ -341,26 +341,7 @@ def removed_flags(
 ) -> list[tuple[str, Span, str]]:
     """(message, where, fix) for each flag of ``command`` that the release has removed (a
     manifest that names no release runs the newest)."""
-    have = _release(engine_version)
-    out = []
-    for item in command.items:
-        name = item.name.split("=", 1)[0]
-        if name not in REMOVED:
-            continue
-        since, fix = REMOVED[name]
-        if have is not None and have < _release(since):
-            continue
-        release = f"vLLM {engine_version}" if have is not None else "the newest vLLM"
-        first = since if since.count(".") == 2 else f"{since}.0"
-        out.append(
-            (
-                f"{name} was removed from vLLM in {first} and {release} refuses to start with "
-                "it (argparse: unrecognized arguments)",
-                item.word.span,
-                fix,
-            )
-        )
-    return out
+    return flags_removed(command, engine_version, REMOVED, "vLLM")
 
 
 def find(argv: list[Token]) -> int | None:
