@@ -22,6 +22,7 @@ from .args import (
     apply,
     choice,
     dtype,
+    flags_removed,
     fraction,
     kv_cache_dtype,
     model_name,
@@ -108,7 +109,13 @@ FLAGS = FlagTable(
         Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
         Flag(("--page-size",), "serving.block_size", positive_int),
         Flag(("--disable-cuda-graph",), "serving.enforce_eager"),
-        Flag(("--cuda-graph-max-bs",), "serving.cuda_graph_max_bs", positive_int),
+        # the largest decode CUDA graph: --cuda-graph-max-bs until 0.5.19 (then an alias of
+        # --cuda-graph-max-bs-decode), --cuda-graph-max-bs-decode after (REMOVED below)
+        Flag(
+            ("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"),
+            "serving.cuda_graph_max_bs",
+            positive_int,
+        ),
         Flag(("--max-total-tokens",), "serving.kv_cache_max_tokens", positive_int),
         # hybrid models' state pool (sglang_mamba.py)
         Flag(("--mamba-ssm-dtype",), "serving.mamba_ssm_dtype", _ssm_dtype),
@@ -140,6 +147,46 @@ FLAGS = FlagTable(
         "--disable-overlap-schedule",
     ],
 )
+
+
+_DEPRECATED = "the flag's action raises a deprecation error"
+# Flags SGLang has removed: the first release that refuses them, what replaces them, and what
+# argparse says. Read in each release's server_args.py and arg_groups/fields/*.py: the
+# deprecated aliases of 0.5.19's server_args.py ("Deprecated alias for
+# --cuda-graph-max-bs-decode", --nsa-*-backend for --dsa-*-backend, ...) are gone from 0.5.20
+# (sgl-project/sglang#23906 split the CUDA graph flags by phase), so argparse's prefix matching
+# finds two --cuda-graph-max-bs-* flags and exits; --enable-ep-moe and --enable-deepep-moe are
+# store_true in 0.5.2 and a DeprecatedAction that raises in 0.5.3 (gone from 0.5.5). None of
+# them in 0.5.23.
+REMOVED = {
+    "--enable-ep-moe": ("0.5.3", "Set --ep-size to the --tp-size value instead", _DEPRECATED),
+    "--enable-deepep-moe": ("0.5.3", "Use --moe-a2a-backend deepep instead", _DEPRECATED),
+    "--cuda-graph-max-bs": (
+        "0.5.20",
+        "Use --cuda-graph-max-bs-decode",
+        "ambiguous option: --cuda-graph-max-bs-decode or --cuda-graph-max-bs-prefill",
+    ),
+    "--cuda-graph-bs": (
+        "0.5.20",
+        "Use --cuda-graph-bs-decode",
+        "ambiguous option: --cuda-graph-bs-decode or --cuda-graph-bs-prefill",
+    ),
+    "--nsa-prefill-backend": ("0.5.20", "Use --dsa-prefill-backend"),
+    "--nsa-decode-backend": ("0.5.20", "Use --dsa-decode-backend"),
+    "--mamba-scheduler-strategy": ("0.5.20", "Use --mamba-radix-cache-strategy"),
+    "--stream-output": ("0.5.20", "Use --incremental-streaming-output"),
+    "--disable-piecewise-cuda-graph": ("0.5.20", "Use --cuda-graph-backend-prefill disabled"),
+    "--enable-breakable-cuda-graph": ("0.5.20", "Use --cuda-graph-backend-prefill breakable"),
+    "--piecewise-cuda-graph-tokens": ("0.5.20", "Use --cuda-graph-bs-prefill"),
+}
+
+
+def removed_flags(
+    command: EngineCommand, engine_version: str | None
+) -> list[tuple[str, Span, str]]:
+    """(message, where, fix) for each flag of ``command`` that the release has removed (a
+    manifest that names no release runs the newest)."""
+    return flags_removed(command, engine_version, REMOVED, "SGLang")
 
 
 # FR-Spec publishes its maps as freq_<tokens>.pt (thunlp/LLaMA3-Instruct-8B-FR-Spec holds
@@ -184,7 +231,8 @@ def parse(
 ) -> EngineCommand:
     command = EngineCommand(engine=NAME, span=launcher)
     text_only: list[Item] = []
-    for item in scan(tokens, FLAGS):
+    command.items = list(scan(tokens, FLAGS))
+    for item in command.items:
         if item.flag is None and not item.name and item.word.text.startswith("$"):
             command.note(
                 "HBM011",

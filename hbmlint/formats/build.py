@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
-from ..engines import vllm
+from ..engines import sglang, vllm
 from ..engines.args import EngineCommand, Token
 from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import ArgvWriter
@@ -164,11 +164,12 @@ def build(
     ``hints`` are the workload's labels and annotations that may name its model or GPU;
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
-    if command.engine == vllm.NAME:
+    removed = {vllm.NAME: vllm.removed_flags, sglang.NAME: sglang.removed_flags}.get(command.engine)
+    if removed is not None:
         release = engine_version[0] if engine_version else None
         findings += [
             input_diagnostic("HBM010", message, display, span, name, [fix])
-            for message, span, fix in vllm.removed_flags(command, release)
+            for message, span, fix in removed(command, release)
         ]
     v = command.values
     shape = sorted({"parallel.tensor", "parallel.pipeline"} & command.unread.keys())
