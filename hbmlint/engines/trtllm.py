@@ -88,15 +88,22 @@ _KEYS: dict[tuple[str, ...], tuple[str, Callable[[str], Any]]] = {
 
 
 SERVE = "trtllm-serve"
+# each option's long and short names (NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py, the
+# click options of `serve`: --tensor_parallel_size / --tp_size, --free_gpu_memory_fraction /
+# --kv_cache_free_gpu_memory_fraction, ...)
 SERVE_FLAGS = FlagTable(
     [
-        Flag(("--tp_size",), "parallel.tensor", positive_int),
-        Flag(("--pp_size",), "parallel.pipeline", positive_int),
-        Flag(("--ep_size",), "parallel.ep_size", positive_int),
+        Flag(("--tp_size", "--tensor_parallel_size"), "parallel.tensor", positive_int),
+        Flag(("--pp_size", "--pipeline_parallel_size"), "parallel.pipeline", positive_int),
+        Flag(("--ep_size", "--moe_expert_parallel_size"), "parallel.ep_size", positive_int),
         Flag(("--max_batch_size",), "serving.max_num_seqs", positive_int),
         Flag(("--max_num_tokens",), "serving.max_num_batched_tokens", positive_int),
         Flag(("--max_seq_len",), "serving.max_model_len", positive_int),
-        Flag(("--kv_cache_free_gpu_memory_fraction",), "serving.gpu_memory_utilization", fraction),
+        Flag(
+            ("--kv_cache_free_gpu_memory_fraction", "--free_gpu_memory_fraction"),
+            "serving.gpu_memory_utilization",
+            fraction,
+        ),
         Flag(("--extra_llm_api_options", "--config"), None, str),
         Flag(("--backend", "--host", "--port", "--tokenizer", "--log_level"), None, str),
     ],
