@@ -99,3 +99,26 @@ def test_sglang_0_5_23_kv_dtypes(tmp_path, rules, dtype, bytes_per_token):
     )
     assert [d.code for d in result.diagnostics if d.code in ("HBM004", "HBM011")] == []
     assert per_token(result.deployments[0].budget) == bytes_per_token
+
+
+TGI = """\
+services:
+  tgi:
+    image: ghcr.io/huggingface/text-generation-inference:3.3.7
+    command: >-
+      --model-id meta-llama/Llama-3.1-8B-Instruct --max-total-tokens 8192 --kv-cache-dtype DTYPE
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
+"""
+
+
+def test_tgi_names_its_fp8_kv_cache_fp8_e4m3fn(tmp_path, rules):
+    # huggingface/text-generation-inference@v3.3.7 launcher/src/main.rs KVCacheDtype
+    path = tmp_path / "compose.yaml"
+    path.write_text(TGI.replace("DTYPE", "fp8_e4m3fn"))
+    options = LintOptions(keep_budgets=True, default_gpu="H100")
+    result = lint_file(path, "compose.yaml", rules, options)
+    assert [d.code for d in result.diagnostics if d.code in ("HBM004", "HBM011")] == []
+    assert per_token(result.deployments[0].budget) == 65_536

@@ -336,6 +336,9 @@ KV_DTYPES = {
     "auto": "auto",
     "fp8": "fp8",
     "fp8_e4m3": "fp8_e4m3",
+    # TGI's spelling (huggingface/text-generation-inference@v3.3.7 launcher/src/main.rs
+    # KVCacheDtype: fp8_e4m3fn, fp8_e5m2)
+    "fp8_e4m3fn": "fp8_e4m3",
     "fp8_e5m2": "fp8_e5m2",
     "fp8_inc": "fp8",
     "bfloat16": "bfloat16",
