@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from ..yamlsrc import Span
 from .args import (
+    BadValue,
     EngineCommand,
     Flag,
     FlagTable,
@@ -65,6 +66,29 @@ def _quantization(text: str) -> str | None:
     return quantization(text)
 
 
+_SGLANG_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?")
+_SGLANG_UNITS = {
+    None: 1,
+    **{"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12},
+    **{"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40},
+}
+
+
+def _human_int(text: str) -> int:
+    """SGLang's human-readable integers for --context-length and --max-total-tokens (0.5.10 and
+    later: sglang/srt/utils/common.py human_readable_int): 32k = 32,000 and 1M = 1,000,000, but
+    32Ki = 32,768; case matters, and only the decimal suffixes take a fraction. Unlike vLLM,
+    whose 1M is 2**20."""
+    match = _SGLANG_HUMAN.fullmatch(text.strip())
+    number, unit = match.groups() if match else (None, None)
+    if number is None or ("." in number and unit in (None, "Ki", "Mi", "Gi", "Ti")):
+        raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32Ki)")
+    value = int(float(number) * _SGLANG_UNITS[unit])
+    if value <= 0:
+        raise BadValue(f"{text} must be more than zero")
+    return value
+
+
 _ssm_dtype = choice(
     {name: name for name in ("float32", "bfloat16", "float16")}, "Mamba SSM state dtype"
 )
@@ -100,7 +124,7 @@ FLAGS = FlagTable(
         Flag(("--enable-deepep-moe",), "parallel.deepep"),
         Flag(("--ep-size", "--ep", "--expert-parallel-size"), "parallel.ep_size", positive_int),
         Flag(("--nnodes",), "nodes", positive_int),
-        Flag(("--context-length",), "serving.max_model_len", positive_int),
+        Flag(("--context-length",), "serving.max_model_len", _human_int),
         # changes config.json (a rope_scaling entry raises the derived context length)
         Flag(("--json-model-override-args",), "serving.model_overrides", str),
         Flag(("--max-running-requests",), "serving.max_num_seqs", positive_int),
@@ -116,7 +140,7 @@ FLAGS = FlagTable(
             "serving.cuda_graph_max_bs",
             positive_int,
         ),
-        Flag(("--max-total-tokens",), "serving.kv_cache_max_tokens", positive_int),
+        Flag(("--max-total-tokens",), "serving.kv_cache_max_tokens", _human_int),
         # hybrid models' state pool (sglang_mamba.py)
         Flag(("--mamba-ssm-dtype",), "serving.mamba_ssm_dtype", _ssm_dtype),
         Flag(("--max-mamba-cache-size",), "serving.max_mamba_cache_size", positive_int),
