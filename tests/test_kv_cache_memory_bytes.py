@@ -83,3 +83,11 @@ def test_one_sequence_is_checked_against_the_bytes_set_without_a_band(tmp_path, 
     assert lint_l4(tmp_path, rules, "4G", "29120").diagnostics == []
     [error] = lint_l4(tmp_path, rules, "4G", "32768").diagnostics
     assert error.code == "HBM102"
+
+
+def test_a_tebibyte_suffix_is_read_as_vllm_reads_it(tmp_path, rules):
+    # vllm/utils/argparse_utils.py human_readable_int (v0.33.0) takes t (10**12) and T (2**40):
+    # far more than an L4 holds, so the KV cache cannot fit (it was an HBM004 "not a number")
+    result = lint_l4(tmp_path, rules, "1T")
+    assert [d.code for d in result.diagnostics if d.severity.name == "ERROR"] == ["HBM106"]
+    assert "1,024.00 GiB of KV cache per GPU" in result.diagnostics[0].message

@@ -241,8 +241,11 @@ def fraction(text: str) -> float:
     return value
 
 
-_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgG]?)")
-_HUMAN_UNITS = {"": 1, "k": 10**3, "K": 2**10, "m": 10**6, "M": 2**20, "g": 10**9, "G": 2**30}
+_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT]?)")
+_HUMAN_UNITS = {
+    **{"": 1, "k": 10**3, "K": 2**10, "m": 10**6, "M": 2**20, "g": 10**9, "G": 2**30},
+    **{"t": 10**12, "T": 2**40},
+}
 
 
 def human_int(text: str) -> int:
@@ -251,7 +254,7 @@ def human_int(text: str) -> int:
     if not match:
         raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
     number, unit = match.groups()
-    if "." in number and unit in ("", "K", "M", "G"):
+    if "." in number and unit in ("", "K", "M", "G", "T"):
         # vLLM reads a plain number with int() (argparse exits on "8192.5"); only the decimal
         # suffixes take a fraction (vllm/utils/argparse_utils.human_readable_int)
         raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
