@@ -122,3 +122,15 @@ def test_tgi_names_its_fp8_kv_cache_fp8_e4m3fn(tmp_path, rules):
     result = lint_file(path, "compose.yaml", rules, options)
     assert [d.code for d in result.diagnostics if d.code in ("HBM004", "HBM011")] == []
     assert per_token(result.deployments[0].budget) == 65_536
+
+
+def test_vllm_fp8_ds_mla_is_flashmla_s_656_bytes_a_token_and_layer(tmp_path, rules):
+    """--kv-cache-dtype fp8_ds_mla on DeepSeek-V3 was an info with a BF16-sized cache (70,272
+    bytes a token): now the catalog's FlashMLA page, 61 layers x 656 bytes."""
+    command = "vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --max-model-len 163840"
+    path = vllm_compose(tmp_path, f"{command} --kv-cache-dtype fp8_ds_mla", "v0.33.0")
+    path.write_text(path.read_text().replace("count: 1,", "count: 8,"))
+    options = LintOptions(keep_budgets=True, default_gpu="H200")
+    result = lint_file(path, "compose.yaml", rules, options)
+    assert [d.code for d in result.diagnostics if d.code in ("HBM004", "HBM011")] == []
+    assert per_token(result.deployments[0].budget) == 61 * 656
