@@ -109,3 +109,13 @@ def test_disable_log_requests_on_the_newest_vllm_says_how_to_fix_it(tmp_path, ru
 def test_a_removal_in_a_patch_release_names_that_release(tmp_path, rules):
     [warning] = removed(tmp_path, rules, "--num-scheduler-steps 8", "v0.10.1")
     assert warning.message.startswith("--num-scheduler-steps was removed from vLLM in 0.10.1 ")
+
+
+def test_a_release_inside_a_vendor_tag_is_the_release_that_runs(tmp_path, rules):
+    """AIBrix's samples run vllm-openai:aibrix-kvcache-v0.8.5-20250520, a vLLM 0.8.5 build, with
+    --disable-log-requests and --swap-space: 0.8.5 takes both, so nothing is said (the tag was
+    read as no release, the newest, and both were called refused)."""
+    assert (
+        removed(tmp_path, rules, "--disable-log-requests", "aibrix-kvcache-v0.8.5-20250520") == []
+    )
+    assert removed(tmp_path, rules, "--disable-log-requests", "gemma4-v0.19.0")

@@ -262,6 +262,9 @@ def _with_positional(command: list[Token], positional: list[Token]) -> list[Toke
 
 
 _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?)")
+# a release inside a vendor's tag, marked by its "v" (AIBrix's vllm-openai:
+# aibrix-kvcache-v0.8.5-20250520); a bare number there may be a CUDA or date part
+_VERSION_INSIDE = re.compile(r"[-_.]v(\d+\.\d+(?:\.\d+)?)(?=$|[-_+])")
 
 
 # Images whose tag is the engine's release though their entrypoint is not the engine.
@@ -277,5 +280,5 @@ def image_version(image: str | None) -> str | None:
     if image_engine(image) is None and not any(marker in name for marker in _VERSIONED_IMAGES):
         return None
     tag = image.rsplit("@", 1)[0].rpartition(":")[2]
-    match = _VERSION.match(tag)
+    match = _VERSION.match(tag) or _VERSION_INSIDE.search(tag)
     return match.group(1) if match else None
