@@ -252,6 +252,10 @@ def measured_of(record: dict, engine: str) -> dict[str, float]:
     concurrency = concurrency_of(memory.get("max_concurrency"))
     if concurrency is not None:
         out["max_concurrency"] = concurrency
+    # vLLM's hybrid pool: "max_num_seqs (N) exceeds available Mamba cache blocks (M)" gives M
+    blocks = memory.get("state_blocks")
+    if isinstance(blocks, int):
+        out["state_blocks"] = float(blocks)
     # vLLM V1 prints target + drafter on one line: the drafter is that line less the same
     # deployment's figure without it, or the target checkpoint's own figure from another log
     alone = first(memory, "weights_without_drafter_gib", "target_alone_weights_gib")
@@ -444,6 +448,8 @@ def evaluate(record: dict) -> Outcome | str:
         outcome.predicted["kv_bytes"] = float(b.kv_cache.to("byte").magnitude)
         outcome.predicted["kv_tokens"] = float(b.kv_tokens.to("token").magnitude)
         outcome.predicted["max_concurrency"] = b.max_concurrency
+        if b.kv_state_block_bytes:
+            outcome.predicted["state_blocks"] = float(b.state_blocks_if(b.kv_cache))
     if hybrid and "kv_tokens" in measured:
         # vLLM's "GPU KV cache size" for a model with window or state layers was num_blocks //
         # KV groups x the smallest block size (kv_cache_utils._report_kv_cache_config, through
@@ -671,6 +677,7 @@ QUANTITIES = [
     ("kv_tokens", "KV tokens"),
     ("layout_tokens", "tokens in measured KV bytes"),
     ("max_concurrency", "max concurrency"),
+    ("state_blocks", "state blocks (hybrid)"),
     ("draft_weights", "drafter weights"),
 ]
 

@@ -138,6 +138,9 @@ class Budget:
     kv_state_bytes_per_sequence: Any = None  # part of the above: recurrent state
     # draft weights kept in host memory (speculative.offload): not in HBM, read over PCIe
     draft_host_weights: Any = None
+    # vLLM's hybrid pool (attention and state layers paged alike): the bytes of one block,
+    # a page for every layer of a group; None for other models and engines
+    kv_state_block_bytes: float | None = None
 
     @property
     def verify_tokens(self) -> int:
@@ -190,6 +193,14 @@ class Budget:
         if magnitude <= 0 or per_block <= 0:
             return Q(0, "token")
         return Q(math.floor(magnitude / per_block) * self.settings.block_size, "token")
+
+    def state_blocks_if(self, kv_bytes: Any) -> int:
+        """The blocks of vLLM's hybrid pool a KV cache of ``kv_bytes`` holds: each running
+        sequence keeps its recurrent state in one ("Mamba cache blocks"); 0 for other models."""
+        magnitude = float(kv_bytes.to("byte").magnitude)
+        if not self.kv_state_block_bytes or magnitude <= 0:
+            return 0
+        return math.floor(magnitude / self.kv_state_block_bytes)
 
     @property
     def kv_bytes_per_token(self) -> Any:
@@ -1040,6 +1051,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             "(--disable-hybrid-kv-cache-manager)",
         )
     hybrid = layout.state_layers and layout.full_layers
+    state_block_bytes = None  # one block of vLLM's hybrid pool, every group's page of it
     if (
         hybrid
         and s.engine == "vllm"
@@ -1051,6 +1063,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         paged = layout.paged_request_bytes(mml, state_pages=pages)
         if paged:
             per_request = paged
+            shape = layout.hybrid_pages()
             # a drafter's attention layers (MTP, an EAGLE head) join the target's in vLLM's
             # groups: a group of more layers, so more padding in the state groups
             per_token_draft = float(kv_draft.to("byte / token").magnitude)
@@ -1058,6 +1071,8 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             if joined is not layout and _drafter_layers_match(resolved, s, layout, kv_bytes):
                 with_draft = joined.paged_request_bytes(mml, state_pages=pages)
                 kv_draft = Q((with_draft - paged) / mml, "byte / token")
+                shape = joined.hybrid_pages()
+            state_block_bytes = shape.page * shape.group
             if how:
                 assumed = dict(assumed or {})
                 _add_note(assumed, "kv_cache", how)
@@ -1099,6 +1114,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         kv_bytes_per_sequence=Q(per_request, "byte"),
         kv_state_bytes_per_sequence=Q(state_per_sequence, "byte"),
         draft_host_weights=host_weights,
+        kv_state_block_bytes=state_block_bytes,
     )
 
 

@@ -537,6 +537,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "memory_fraction": s.memory_fraction,
                 "engine": s.engine,
                 "legacy_engine": s.legacy_engine,
+                "enforce_eager": s.enforce_eager,
                 "max_model_len_set": serving.max_model_len is not None,
                 "max_model_len_auto": s.max_model_len_auto,
                 "kv_cache_memory_bytes": Q(s.kv_cache_memory_bytes or 0, "byte"),
@@ -568,6 +569,14 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                     budget.kv_cache - budget.kv_uncertainty(up=False)
                 ),
                 "tokens_high": lambda: budget.kv_tokens_if(
+                    budget.kv_cache + budget.kv_uncertainty(up=True)
+                ),
+                # vLLM's hybrid pool: blocks, one per running sequence's recurrent state
+                "state_blocks": lambda: budget.state_blocks_if(budget.kv_cache),
+                "state_blocks_low": lambda: budget.state_blocks_if(
+                    budget.kv_cache - budget.kv_uncertainty(up=False)
+                ),
+                "state_blocks_high": lambda: budget.state_blocks_if(
                     budget.kv_cache + budget.kv_uncertainty(up=True)
                 ),
                 "fp8": _eight_bits_or_fewer(s.kv_cache_dtype),
