@@ -23,6 +23,7 @@ ENCODER = REAL / "shell-vllm-encoder-disaggregation.sh"
 VISIBLE = REAL / "shell-vllm-visible-devices.sh"
 IN_VARIABLE = REAL / "shell-vllm-command-in-variable.sh"
 FUNCTION = REAL / "shell-vllm-function-visible-devices.sh"
+QUOTED_DEFAULTS = REAL / "shell-vllm-quoted-defaults.sh"
 
 COVERED = {
     DEFAULTS.name,
@@ -32,6 +33,7 @@ COVERED = {
     VISIBLE.name,
     IN_VARIABLE.name,
     FUNCTION.name,
+    QUOTED_DEFAULTS.name,
 }
 
 
@@ -391,3 +393,15 @@ def test_one_node_short_of_the_parallelism_is_still_an_error(tmp_path, rules):
     [short] = [d for d in lint(path, rules, "H100").diagnostics if d.code == "HBM007"]
     assert short.severity.name == "ERROR"
     assert "4 GPUs visible (CUDA_VISIBLE_DEVICES=0,1,2,3)" in short.message
+
+
+def test_a_quoted_default_is_its_value_without_the_quotes(rules):
+    """``${VAR:-"auto"}`` is ``auto`` after the shell's quote removal: the quotes are not part of
+    the value vLLM sees (a false HBM004 "'\\"auto\\"' is not a KV cache dtype" before)."""
+    result = lint(QUOTED_DEFAULTS, rules, gpu="H100")
+    assert [d for d in result.diagnostics if d.code in ("HBM004", "HBM011")] == []
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "Qwen/Qwen3-8B"
+    assert deployment.deployment.serving.max_model_len == 8192
+    assert deployment.deployment.serving.kv_cache_dtype == "auto"
+    assert deployment.deployment.serving.gpu_memory_utilization == 0.9

@@ -292,6 +292,7 @@ class _Splitter:
             match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-=+?])(.*))?", body, re.S)
             if match:
                 name, colon, op, word = match.groups()
+                word = _unquoted(word)
                 known = name in self.env
                 # with a colon, an empty value counts as unset (POSIX parameter expansion)
                 is_set = known and (bool(self.env[name]) or not colon)
@@ -344,6 +345,16 @@ class _Splitter:
 # programs whose here-document is a script they run: a shell, a batch job's script, a remote
 # shell (besides any shell named among the command's words: `docker exec -i c bash <<EOF`)
 _SCRIPT_READERS = ("sbatch", "ssh", "srun", "salloc")
+
+
+def _unquoted(word: str | None) -> str | None:
+    """A ``${VAR:-word}`` word after the shell's quote removal where quotes wrap all of it
+    (``${KV_DTYPE:-"auto"}`` is ``auto``); any other word as written."""
+    if word and len(word) >= 2 and word[0] == word[-1] and word[0] in "\"'":
+        inner = word[1:-1]
+        if word[0] not in inner:
+            return inner
+    return word
 
 
 def _runs_a_shell(words: list[Word]) -> bool:
