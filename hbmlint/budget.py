@@ -421,7 +421,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         max_num_batched_tokens=int(batched),
         kv_cache_dtype=kv_dtype,
         block_size=int(block_size),
-        enforce_eager=bool(serving.enforce_eager),
+        enforce_eager=bool(serving.enforce_eager) or serving.cudagraph_mode == "NONE",
         quantization=None if quantization == "none" else quantization,
         dtype=dtype,
         tensor_parallel=resolved.tensor_parallel,

@@ -538,6 +538,10 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "engine": s.engine,
                 "legacy_engine": s.legacy_engine,
                 "enforce_eager": s.enforce_eager,
+                # full CUDA graphs are captured (vLLM's default modes FULL_AND_PIECEWISE and
+                # FULL_DECODE_ONLY); not with PIECEWISE (-O1) or none at all
+                "full_cuda_graphs": not s.enforce_eager
+                and (serving.cudagraph_mode or "FULL").startswith("FULL"),
                 "max_model_len_set": serving.max_model_len is not None,
                 "max_model_len_auto": s.max_model_len_auto,
                 "kv_cache_memory_bytes": Q(s.kv_cache_memory_bytes or 0, "byte"),

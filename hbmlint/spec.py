@@ -113,6 +113,9 @@ class ServingSpec:
     kv_cache_dtype: str | None = None
     block_size: int | None = None
     enforce_eager: bool | None = None
+    # vLLM's CUDA graph mode as --compilation-config / -cc cudagraph_mode or -O0 / -O1 set it
+    # (NONE, PIECEWISE, FULL_DECODE_ONLY, ...); None: the release's default (full graphs)
+    cudagraph_mode: str | None = None
     # SGLang --cuda-graph-max-bs: the largest decode batch captured; its default fraction keeps
     # 2 MiB a batch size back for the graphs
     cuda_graph_max_bs: int | None = None

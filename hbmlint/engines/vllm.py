@@ -175,6 +175,11 @@ FLAGS = FlagTable(
         "--disable-frontend-multiprocessing",
         "--enable-log-requests",
         "--headless",
+        # optimization levels written as one word (-O0: no CUDA graphs; -O1: piecewise only)
+        "-O0",
+        "-O1",
+        "-O2",
+        "-O3",
         "--enable-sleep-mode",
         "--skip-tokenizer-init",
         "--disable-sliding-window",
@@ -474,6 +479,7 @@ def parse(
         _settings_in_config_file(command, config)
     _omni(command)
     _encoder_producer(command)
+    _cudagraph_mode(command)
     if not command.values.pop("parallel.eplb", False):
         command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
     command.locations.pop("parallel.eplb", None)
@@ -482,6 +488,54 @@ def parse(
     _allow_long(command, env)
     _external_data_parallel(command)
     return command
+
+
+# the CUDA graph mode each optimization level sets where the manifest sets none itself
+# (docs/design/optimization_levels.md: -O0 NONE, -O1 PIECEWISE, -O2 and -O3 FULL_AND_PIECEWISE)
+_LEVEL_GRAPHS = {
+    "0": "NONE",
+    "1": "PIECEWISE",
+    "2": "FULL_AND_PIECEWISE",
+    "3": "FULL_AND_PIECEWISE",
+}
+_COMPILATION = ("--compilation-config", "-cc", "-O")
+_LEVEL = ("-O", "--optimization-level")
+
+
+def _cudagraph_mode(command: EngineCommand) -> None:
+    """vLLM's CUDA graph mode where the command sets it: cudagraph_mode in --compilation-config
+    (-cc) JSON or as -cc.cudagraph_mode=MODE, else the optimization level's (-O0 captures no
+    graphs, -O1 only piecewise ones). A user-set mode wins over the level's default, as in
+    vLLM. Unreadable or unknown values leave the default."""
+    mode: tuple[str, Span] | None = None
+    level: tuple[str, Span] | None = None
+    for item in command.items:
+        name, value = item.name, item.value
+        if name in ("-O0", "-O1", "-O2", "-O3"):
+            level = (name[2], item.word.span)
+            continue
+        if value is None or not value.readable:
+            continue
+        text = value.text.strip()
+        if name in _LEVEL and text in _LEVEL_GRAPHS:
+            level = (text, item.word.span)
+        elif name in _COMPILATION and text.startswith("{"):
+            try:
+                loaded = json.loads(text)
+            except ValueError:
+                continue  # not ours to judge: vLLM reports its own JSON errors
+            found = loaded.get("cudagraph_mode") if isinstance(loaded, dict) else None
+            if isinstance(found, str):
+                mode = (found.strip().upper(), item.word.span)
+        elif name.partition(".")[0] in _COMPILATION and name.partition(".")[2] in (
+            "cudagraph_mode",
+            "cudagraph-mode",
+        ):
+            mode = (text.upper(), item.word.span)
+    if mode is None and level is not None:
+        mode = (_LEVEL_GRAPHS[level[0]], level[1])
+    if mode is not None:
+        command.set("serving.cudagraph_mode", mode[0], mode[1])
 
 
 def _omni(command: EngineCommand) -> None:
