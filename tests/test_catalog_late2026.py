@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hbmlint import catalog
+from hbmlint.catalog.variants import variant
 
 GIB = 2**30
 
@@ -153,3 +154,39 @@ def test_ernie45_end_index_leaves_the_last_layers_dense():
     assert arch.ffns == ("dense", "moe", "moe", "moe", "dense", "dense")
     every = catalog.architecture_from_config({**shape, "moe_layer_end_index": -1}, "toy", "test")
     assert every.ffns == ("dense",) + ("moe",) * 5
+
+
+def test_glm47_flash_caches_one_mla_latent_a_layer():
+    arch = architecture("zai-org/GLM-4.7-Flash")
+    # 47 layers of a 512 + 64 latent in BF16, the same on every rank
+    assert arch.kv_layout(1, 1, 2).full_per_token == 47 * (512 + 64) * 2
+    assert arch.kv_layout(4, 1, 2).full_per_token == 47 * (512 + 64) * 2
+    assert arch.ffns == ("dense",) + ("moe",) * 46
+    # cyankiwi's AWQ upload of it is read from its name
+    found = variant("cyankiwi/GLM-4.7-Flash-AWQ-4bit")
+    assert found is not None and found.base == "zai-org/GLM-4.7-Flash"
+
+
+def test_abliterated_uploads_are_budgeted_as_the_model_they_name():
+    found = variant("huihui-ai/Huihui-Qwen3.6-27B-abliterated")
+    assert found is not None and found.base == "Qwen/Qwen3.5-27B" and found.weights == ""
+    assert variant("huihui-ai/Huihui-Nonexistent-9B-abliterated") is None
+
+
+def test_intel_autoround_uploads_are_int4_in_groups_of_128():
+    found = variant("Intel/Qwen3.5-122B-A10B-int4-AutoRound")
+    assert found is not None and found.base == "Qwen/Qwen3.5-122B-A10B"
+    quantized = catalog.architecture_from_config(found.config, found.name, found.source)
+    assert quantized.quantization == "int4"
+    gptq = variant("Qwen/Qwen3.5-122B-A10B-GPTQ-Int4")
+    assert gptq is not None
+    same = catalog.architecture_from_config(gptq.config, gptq.name, gptq.source)
+    # the same bytes as a GPTQ INT4 upload of group 128
+    assert quantized.weight_bytes_per_rank(1, 1, "int4").m == pytest.approx(
+        same.weight_bytes_per_rank(1, 1, same.quantization).m, rel=1e-6
+    )
+
+
+def test_qwen3_vl_30b_thinking_is_the_instruct_shape():
+    entry = catalog.find_model("Qwen/Qwen3-VL-30B-A3B-Thinking")
+    assert entry is not None and entry["id"] == "Qwen/Qwen3-VL-30B-A3B-Instruct"

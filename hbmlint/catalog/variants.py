@@ -83,6 +83,14 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
         ),
         (r"-(?:quantized\.)?w4a16", _INT4_GROUP_128, "INT4 (W4A16)"),
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
+        # Intel's AutoRound uploads (Intel/Qwen3.5-122B-A10B-int4-AutoRound): symmetric INT4 in
+        # groups of 128, the decoder layers only (Intel/gemma-4-31B-it-int4-AutoRound
+        # quantization_config.json: bits 4, group_size 128, quant_method auto-round)
+        (
+            r"-int4-autoround|-autoround(?:-int4)?",
+            {"quant_method": "auto-round", "bits": 4, "group_size": 128},
+            "AutoRound INT4",
+        ),
         # microscaling uploads (MiniMaxAI/MiniMax-M3-MXFP8, amd/MiniMax-M3-MXFP4)
         (r"-mxfp8", {"quant_method": "mxfp8"}, "MXFP8"),
         (r"-mxfp4", {"quant_method": "mxfp4"}, "MXFP4"),
@@ -186,7 +194,7 @@ def variant(name: str) -> Variant | None:
 
     if name.count("/") != 1 or name.startswith(("/", ".")):
         return None
-    repo = name.partition("/")[2]
+    repo = _copied(name.partition("/")[2])
     for pattern, qconfig, label in _SUFFIXES:
         match = pattern.search(repo)
         if match is None or match.start() == 0:
@@ -223,3 +231,15 @@ def variant(name: str) -> Variant | None:
     if entry is None:
         return None
     return Variant(name, entry["id"], entry["config"], entry["source"], "")
+
+
+# "abliterated" uploads (huihui-ai/Huihui-Qwen3.6-27B-abliterated): the model with its refusal
+# direction projected out of the weights, same shapes and dtype (huihui-ai's model cards: "an
+# uncensored version of <model> created with abliteration"); huihui-ai prefixes "Huihui-"
+_ABLITERATED = re.compile(r"^(?:huihui-)?(.+?)-abliterated$", re.IGNORECASE)
+
+
+def _copied(repo: str) -> str:
+    """The model a plain copy's repository name names."""
+    match = _ABLITERATED.match(repo)
+    return match.group(1) if match else repo
