@@ -15,8 +15,9 @@ Qwen (``-AWQ``, ``-GPTQ-Int4``, ``-GPTQ-Int8``, ``-FP8``), Red Hat AI / Neural M
 (``-FP8``, ``-FP8-dynamic``, ``-FP8-block``, ``-quantized.w4a16``, ``-quantized.w8a8``),
 hugging-quants (``-AWQ-INT4``, ``-GPTQ-INT4``), community uploads (``-AWQ-4bit``, ``_AWQ``),
 NVIDIA ModelOpt (``-FP8``, ``-FP4``, ``-NVFP4``), AMD Quark (``-FP8-KV``), microscaling
-(``-MXFP8``, ``-MXFP4``), unsloth (``-bnb-4bit``, ``-unsloth-bnb-4bit``). A stem naming an
-NVIDIA "-BF16" master without that suffix finds it.
+(``-MXFP8``, ``-MXFP4``), unsloth (``-bnb-4bit``, ``-unsloth-bnb-4bit``), Intel AutoRound
+(``-int4-AutoRound``). A stem naming an NVIDIA "-BF16" master without that suffix finds it, and
+an abliterated copy (``Huihui-<model>-abliterated``) is the model it names.
 Group-wise INT4 formats are taken at their common group of 128 (AWQ's and GPTQ's defaults, and
 what these publishers upload).
 """
