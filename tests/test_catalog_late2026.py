@@ -190,3 +190,15 @@ def test_intel_autoround_uploads_are_int4_in_groups_of_128():
 def test_qwen3_vl_30b_thinking_is_the_instruct_shape():
     entry = catalog.find_model("Qwen/Qwen3-VL-30B-A3B-Thinking")
     assert entry is not None and entry["id"] == "Qwen/Qwen3-VL-30B-A3B-Instruct"
+
+
+def test_qwen3_embedding_models_are_their_base_with_a_shorter_context():
+    small = architecture("Qwen/Qwen3-Embedding-0.6B")
+    base = architecture("Qwen/Qwen3-0.6B")
+    assert small.max_position_embeddings == 32_768  # the base has 40,960
+    assert small.kv_layout(1, 1, 2).full_per_token == base.kv_layout(1, 1, 2).full_per_token
+    # 267 fewer vocabulary rows (151,669 against 151,936), tied: the only weights that differ
+    assert base.parameters - small.parameters == (151_936 - 151_669) * 1024
+    # an unsloth copy of the 4B is read as a plain copy
+    found = variant("unsloth/Qwen3-Embedding-4B")
+    assert found is not None and found.base == "Qwen/Qwen3-Embedding-4B"
