@@ -202,3 +202,11 @@ def test_qwen3_embedding_models_are_their_base_with_a_shorter_context():
     # an unsloth copy of the 4B is read as a plain copy
     found = variant("unsloth/Qwen3-Embedding-4B")
     assert found is not None and found.base == "Qwen/Qwen3-Embedding-4B"
+
+
+def test_qwen25_base_models_accept_131072_tokens_where_the_instruct_models_take_32768():
+    for size in ("1.5B", "7B", "14B", "32B", "72B"):
+        base = architecture(f"Qwen/Qwen2.5-{size}")
+        instruct = architecture(f"Qwen/Qwen2.5-{size}-Instruct")
+        assert (base.max_position_embeddings, instruct.max_position_embeddings) == (131_072, 32_768)
+        assert base.parameters == instruct.parameters
