@@ -210,3 +210,21 @@ def test_qwen25_base_models_accept_131072_tokens_where_the_instruct_models_take_
         instruct = architecture(f"Qwen/Qwen2.5-{size}-Instruct")
         assert (base.max_position_embeddings, instruct.max_position_embeddings) == (131_072, 32_768)
         assert base.parameters == instruct.parameters
+
+
+@pytest.mark.parametrize(
+    ("name", "entry"),
+    [
+        ("microsoft/Phi-3-mini-128k-instruct", "microsoft/Phi-3.5-mini-instruct"),
+        ("Qwen/QwQ-32B-Preview", "Qwen/Qwen2.5-32B-Instruct"),
+        ("Qwen/Qwen2.5-Coder-1.5B", "Qwen/Qwen2.5-Coder-1.5B-Instruct"),
+    ],
+)
+def test_checkpoints_of_a_catalog_shape_are_read_as_it(name, entry):
+    found = catalog.find_model(name)
+    assert found is not None and found["id"] == entry
+
+
+def test_qwq_preview_keeps_32768_positions_where_qwq_has_131072():
+    assert architecture("Qwen/QwQ-32B-Preview").max_position_embeddings == 32_768
+    assert architecture("Qwen/QwQ-32B").max_position_embeddings == 131_072
