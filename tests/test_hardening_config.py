@@ -43,9 +43,11 @@ def test_globs_keep_their_meaning(pattern, path, expected):
 
 
 def test_a_catastrophic_glob_matches_in_linear_time():
-    start = time.perf_counter()
+    # CPU time, not wall time (a loaded CI machine); exponential backtracking over 5,000
+    # characters would take longer than the universe's age, so the bound can be loose
+    start = time.process_time()
     assert not glob_matches(CATASTROPHIC, "a" * 5000 + "/" + "a" * 250)
-    assert time.perf_counter() - start < 1
+    assert time.process_time() - start < 10
 
 
 @pytest.mark.parametrize("pattern", ["[z-a].yaml", "x" * 600, "", "a\x00b"])

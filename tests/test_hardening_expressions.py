@@ -38,10 +38,10 @@ GOOD = manifest(
     ],
 )
 def test_hostile_expressions_end_at_once(expression):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a loaded CI machine stretches wall time
     with pytest.raises(ExpressionError) as caught:
         evaluate(expression, {"gpu": None}, {})
-    assert time.perf_counter() - start < 1
+    assert time.process_time() - start < 5  # a power tower would run for hours
     assert len(str(caught.value)) < 400  # never the whole expression echoed
 
 

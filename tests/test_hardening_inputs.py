@@ -53,10 +53,10 @@ def model_manifest(config_path: str) -> str:
     "text", [POWER_TOWER, "80 GiB**9**9", "80 GiB*GiB*GiB", "9e9999 GiB", "80 (GiB)", "1" * 5000]
 )
 def test_unit_grammar_rejects_expressions_at_once(text):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a loaded CI machine stretches wall time
     with pytest.raises(UnitError) as caught:
         parse_quantity(text, "[information]")
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 5  # a power tower would run for hours
     assert len(str(caught.value)) < 200  # a long value is never echoed in full
 
 

@@ -264,14 +264,19 @@ def test_a_hub_that_never_answers_ends_in_bounded_time_one_warning_per_model(hom
         code, out, err, seconds = run(
             home, "--format", "json", ".", endpoint=hub.url, HBMLINT_HUB_TIMEOUT="3"
         )
+        asked = list(hub.requests)
     assert code == 0, err
+    # the Hub is waited on once a model at most, not once a file (four files)
+    assert 1 <= len(asked) <= 2, asked
     findings = [f for f in json.loads(out) if f["code"] == "HBM015"]
     assert sorted(f["message"].split("'")[1] for f in findings) == [
         "acme/other-model",
         GRANITE,
     ]
     assert all("did not answer within 3 s" in f["message"] for f in findings)
-    assert seconds < 3 + 8  # the budget, plus start-up on a busy machine
+    # bounded: the timeout, not the 120 s the server hangs for (start-up on a busy CI machine
+    # can take seconds, so the bound is loose; the request count above is the exact check)
+    assert seconds < 60
 
 
 # --------------------------------------------------------------------------- lock directory
