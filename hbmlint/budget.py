@@ -994,7 +994,9 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         weights = weights - offload if weights > offload else Q(0, "byte")
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
     # KV heads follow the attention's split (SGLang DP attention: TP / D)
-    layout = target.kv_layout(split.attention if split else tp, pp, kv_bytes, s.kv_cache_dtype)
+    layout = target.kv_layout(
+        (split.attention if split else 0) or tp, pp, kv_bytes, s.kv_cache_dtype
+    )
     draft_weights, kv_draft = _draft_cost(resolved, s, kv_bytes)
     host_weights = Q(0, "byte")
     if s.draft_offload and draft_weights.magnitude:

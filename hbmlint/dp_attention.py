@@ -70,6 +70,8 @@ def sharding(
     ``whole_parts`` ("dp_lm_head", "dense_mlp_whole", "shared_experts_whole"); None where
     nothing differs from plain TP (another engine, D of 1 and no such flag, or a model whose
     SGLang file keeps its parts over TP)."""
+    if engine == "vllm":
+        return _vllm_sharding(target, whole_parts)
     if engine != "sglang":
         return None
     spec = catalog.engine_defaults("sglang").get("dp_attention") or {}
@@ -98,6 +100,31 @@ def sharding(
         if "shared_experts_whole" in whole_parts and getattr(target, "is_moe", False):
             parts["shared_experts"] = 1
     return Sharding(**parts) if parts else None
+
+
+# Text model types of the vLLM model classes that set supports_encoder_tp_data (vllm-project/
+# vllm@v0.33.0 vllm/model_executor/models: qwen2_vl.py, qwen2_5_vl.py, qwen3_vl.py and
+# qwen3_vl_moe.py's subclass, glm4_1v.py, mllama4.py, kimi_k25.py, ...); other towers fall back
+# to splitting their weights over TP ("falls back to weights", config/multimodal.py)
+_ENCODER_DATA_PARALLEL = (
+    "qwen2_vl",
+    "qwen2_5_vl",
+    "qwen3_vl",
+    "qwen3_vl_moe",
+    "glm4v",
+    "glm4v_moe",
+    "llama4",
+    "kimi_k2",  # Kimi-K2.5's text model under its MoonViT tower
+)
+
+
+def _vllm_sharding(target: Any, whole_parts: tuple[str, ...]) -> Sharding | None:
+    """vLLM's --mm-encoder-tp-mode data ("vision_whole"): the vision tower's full weights on
+    every TP rank, each encoding part of the batch, for the towers that support it."""
+    if "vision_whole" not in whole_parts or not getattr(target, "vision_params", 0):
+        return None
+    model_type = str(getattr(target, "model_type", "")).removesuffix("_text")
+    return Sharding(vision=1) if model_type in _ENCODER_DATA_PARALLEL else None
 
 
 def nextn_sharding(target: Any, s: Any) -> Sharding | None:
@@ -135,4 +162,6 @@ def describe(split: Sharding, tensor_parallel: int, data: int) -> str:
         said.append(f"the dense layers' MLP {where(split.dense_mlp)} (--moe-dense-tp-size 1)")
     if split.shared_experts:
         said.append(f"the shared experts {where(split.shared_experts)} (DeepEP all-to-all)")
+    if split.vision:
+        said.append(f"the vision tower {where(split.vision)} (--mm-encoder-tp-mode data)")
     return "; ".join(said) + "; the rest as without them"

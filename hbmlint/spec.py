@@ -93,7 +93,8 @@ class ParallelSpec:
     dp_attention: bool | None = None
     # SGLang's parts held whole (or over the attention-TP group) on each GPU by flag:
     # "dp_lm_head" (--enable-dp-lm-head), "dense_mlp_whole" (--moe-dense-tp-size 1),
-    # "shared_experts_whole" (a DeepEP all-to-all); see hbmlint/dp_attention.py
+    # "shared_experts_whole" (a DeepEP all-to-all); vLLM's "vision_whole" (--mm-encoder-tp-mode
+    # data); see hbmlint/dp_attention.py
     whole_parts: tuple[str, ...] | None = None
     # vLLM --decode-context-parallel-size: the KV cache of a sequence is split over this many
     # ranks of the tensor-parallel group, so each GPU holds up to that many times the tokens

@@ -46,6 +46,7 @@ class Sharding:
     lm_head: int = 0
     dense_mlp: int = 0  # the MLP of dense layers
     shared_experts: int = 0  # a MoE layer's shared experts
+    vision: int = 0  # the vision tower and projector (1: vLLM's --mm-encoder-tp-mode data)
 
 
 @dataclass(frozen=True)
@@ -576,7 +577,7 @@ class Architecture:
         # with PP the first stage holds the embedding and the last the lm_head
         head = others["lm_head"].bytes_per_param if "lm_head" in others else dense
         total += embed * dense + lm_head * head if pp == 1 else max(embed * dense, lm_head * head)
-        total += self.vision_params / tp * dense  # on the first stage with PP
+        total += self.vision_params / (split.vision or tp) * dense  # on the first PP stage
         # the RoPE cache, whole on every rank; parts without embeddings of their own (MTP
         # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
         return total + rope

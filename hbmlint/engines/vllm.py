@@ -68,6 +68,13 @@ def _performance_mode(text: str) -> str:
     return mode
 
 
+def _mm_encoder_tp_mode(text: str) -> bool:
+    mode = text.strip()  # argparse choices (config/multimodal.py MMEncoderTPMode)
+    if mode not in ("weights", "data"):
+        raise BadValue(f"'{text}' is not weights or data")
+    return mode == "data"
+
+
 def _mamba_cache_mode(text: str) -> str:
     mode = text.strip()  # argparse choices (config/cache.py MambaCacheMode), lower case
     if mode not in ("none", "align", "all"):
@@ -139,6 +146,10 @@ FLAGS = FlagTable(
         # (engines.yaml vllm.performance_mode_since)
         Flag(("--performance-mode",), "serving.performance_mode", _performance_mode),
         Flag(("--limit-mm-per-prompt",), parse=str),
+        # "data": the vision tower whole on every TP rank (dp_attention._vllm_sharding); before
+        # 0.13 the switch --enable-multimodal-encoder-data-parallel (REMOVED below)
+        Flag(("--mm-encoder-tp-mode",), "serving.mm_encoder_data", _mm_encoder_tp_mode),
+        Flag(("--enable-multimodal-encoder-data-parallel",), "serving.mm_encoder_data"),
         Flag(("--speculative-config", "-sc"), parse=str),
         # newer shorthands for the common speculative keys
         Flag(("--spec-method",), parse=str),
@@ -204,7 +215,6 @@ FLAGS = FlagTable(
         "--disable-chunked-mm-input",
         "--data-parallel-hybrid-lb",
         "--data-parallel-external-lb",
-        "--enable-multimodal-encoder-data-parallel",
         "--enable-log-outputs",
         "--enable-tokenizer-info-endpoint",
         "--log-error-stack",
@@ -487,6 +497,11 @@ def parse(
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
     _external_data_parallel(command)
+    if command.values.pop("serving.mm_encoder_data", False):
+        command.set(
+            "parallel.whole_parts", ("vision_whole",), command.locations["serving.mm_encoder_data"]
+        )
+    command.locations.pop("serving.mm_encoder_data", None)
     return command
 
 
