@@ -630,7 +630,7 @@ def weights_source(arch: Any, quantization: str | None, dtype: str | None) -> st
 
 def build(resolved: Resolved) -> Budget:
     """The budget of a resolved deployment, with engine defaults filled in."""
-    resolved = _text_only(resolved)
+    resolved = _vllm_state_dtype(_text_only(resolved))
     settings, assumed = settings_for(resolved)
     budget = compute(resolved, settings, assumed)
     defaults = catalog.engine_defaults(settings.engine)
@@ -699,6 +699,17 @@ def _text_only(resolved: Resolved) -> Resolved:
     if since is not None and version is not None and version < _version(since):
         return resolved  # an older release: its models may build the tower all the same
     return _without_tower(resolved, f"{how}: vLLM builds no vision tower")
+
+
+def _vllm_state_dtype(resolved: Resolved) -> Resolved:
+    """vLLM's --mamba-ssm-cache-dtype (or --mamba-cache-dtype): the SSM state in that dtype
+    instead of the config's mamba_ssm_dtype or the model dtype."""
+    dep, target = resolved.deployment, resolved.target
+    wanted = getattr(dep.serving, "mamba_ssm_dtype", None)
+    if dep.engine != "vllm" or not wanted or not target.state_ssm_elements:
+        return resolved
+    assumed = {**resolved.assumed, "mamba_ssm_dtype": f"{wanted} (--mamba-ssm-cache-dtype)"}
+    return replace(resolved, target=replace(target, state_ssm_dtype=wanted), assumed=assumed)
 
 
 def _without_tower(resolved: Resolved, why: str, profiled: bool = False) -> Resolved:

@@ -144,8 +144,9 @@ class ServingSpec:
     human_readable: tuple[str, ...] = ()
     model_overrides: str | None = None  # vLLM --hf-overrides / --rope-scaling: config changed
     disaggregation_mode: str | None = None  # SGLang --disaggregation-mode: prefill or decode
-    # SGLang's recurrent-state pool of hybrid models: --mamba-ssm-dtype (the SSM state's dtype),
-    # --max-mamba-cache-size (its slots, instead of the ratio's), --mamba-full-memory-ratio
+    # SGLang's recurrent-state pool of hybrid models: --mamba-ssm-dtype (the SSM state's dtype;
+    # vLLM's --mamba-ssm-cache-dtype too), --max-mamba-cache-size (its slots, instead of the
+    # ratio's), --mamba-full-memory-ratio
     mamba_ssm_dtype: str | None = None
     max_mamba_cache_size: int | None = None
     mamba_full_memory_ratio: float | None = None

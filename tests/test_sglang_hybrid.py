@@ -149,7 +149,7 @@ def test_vllm_keeps_its_own_state_accounting(tmp_path, rules):
     from hbmlint.resolve import resolve
     from hbmlint.spec import Deployment, GpuSpec, ModelRef, ParallelSpec, ServingSpec
 
-    def kv(engine: str) -> float:
+    def kv(engine: str, ssm_dtype: str | None = "bfloat16") -> float:
         dep = Deployment(
             name="x",
             file="x.yaml",
@@ -158,13 +158,14 @@ def test_vllm_keeps_its_own_state_accounting(tmp_path, rules):
             gpu=GpuSpec(type="RTX-3090", count=2),
             model=ModelRef(name="Qwen/Qwen3.8-27B", quantization="int4"),
             parallel=ParallelSpec(tensor=2),
-            serving=ServingSpec(max_model_len=32768, mamba_ssm_dtype="bfloat16"),
+            serving=ServingSpec(max_model_len=32768, mamba_ssm_dtype=ssm_dtype),
         )
         resolved, _ = resolve(dep)
         b = build(resolved)
         return float(b.kv_state_bytes_per_sequence.to("byte").magnitude)
 
-    # vLLM pages the state in the model's dtype as the config says (float32 here); the flag
-    # is SGLang's
-    assert kv("vllm") == CONV + SSM_FP32
+    # vLLM pages the state in the dtype the config says (float32 here) unless its own
+    # --mamba-ssm-cache-dtype sets one (test_vllm_mamba_state_dtype.py)
+    assert kv("vllm", None) == CONV + SSM_FP32
+    assert kv("vllm") == CONV + SSM_BF16
     assert kv("sglang") == CONV + SSM_BF16

@@ -26,6 +26,7 @@ from .args import (
     Token,
     Unsupported,
     apply,
+    choice,
     dtype,
     flags_removed,
     fraction,
@@ -73,6 +74,12 @@ def _mm_encoder_tp_mode(text: str) -> bool:
     if mode not in ("weights", "data"):
         raise BadValue(f"'{text}' is not weights or data")
     return mode == "data"
+
+
+_mamba_dtype = choice(
+    {"auto": None, "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"},
+    "Mamba cache dtype",
+)
 
 
 def _mamba_cache_mode(text: str) -> str:
@@ -127,6 +134,11 @@ FLAGS = FlagTable(
         # how many state pages a hybrid model's request holds (budget._vllm_state_pages)
         Flag(("--enable-prefix-caching", "--no-enable-prefix-caching"), "serving.prefix_caching"),
         Flag(("--mamba-cache-mode",), "serving.mamba_cache_mode", _mamba_cache_mode),
+        # the recurrent state's dtype: --mamba-ssm-cache-dtype for the SSM state, else
+        # --mamba-cache-dtype for conv and SSM state alike; auto follows the config
+        # (vllm/config/cache.py MambaDType at v0.33.0; budget._vllm_state_dtype)
+        Flag(("--mamba-ssm-cache-dtype",), "serving.mamba_ssm_dtype", _mamba_dtype),
+        Flag(("--mamba-cache-dtype",), "serving.mamba_cache_dtype", _mamba_dtype),
         # without the hybrid KV cache manager window layers keep the whole context
         Flag(
             ("--disable-hybrid-kv-cache-manager", "--no-disable-hybrid-kv-cache-manager"),
@@ -497,6 +509,10 @@ def parse(
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
     _external_data_parallel(command)
+    both = command.values.pop("serving.mamba_cache_dtype", None)
+    both_span = command.locations.pop("serving.mamba_cache_dtype", None)
+    if both and both_span is not None and "serving.mamba_ssm_dtype" not in command.values:
+        command.set("serving.mamba_ssm_dtype", both, both_span)
     if command.values.pop("serving.mm_encoder_data", False):
         command.set(
             "parallel.whole_parts", ("vision_whole",), command.locations["serving.mm_encoder_data"]
