@@ -60,6 +60,18 @@ def test_an_image_name_maps_to_its_hugging_face_model():
     assert nim_image("vllm/vllm-openai:v0.10.0") is None
 
 
+def test_nemotron_3_nims_name_their_checkpoints():
+    """NVIDIA's RAG blueprint runs nvcr.io/nim/nvidia/nemotron-3-super-120b-a12b:1.8.0 in
+    compose (NVIDIA-AI-Blueprints/rag@deploy/compose/nims.yaml): the image names the Nemotron 3
+    Super checkpoint, whose upload is named differently; it was HBM014 (not checked)."""
+    assert hf_id("nvidia", "nemotron-3-super-120b-a12b") == (
+        "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16"
+    )
+    assert hf_id("nvidia", "nemotron-3-nano-30b-a3b") == (
+        "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
+    )
+
+
 def test_a_model_no_profile_can_hold_is_an_error_at_its_image():
     # 70B on one L4: even at 4 bits a weight (37 GiB) no profile fits, whatever NIM picks:
     # the weights' error (TensorRT-LLM's memory rule: the card is the limit), at the image

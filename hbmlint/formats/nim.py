@@ -69,6 +69,11 @@ MODELS = {
     "mistralai/mistral-7b-instruct-v03": "mistralai/Mistral-7B-Instruct-v0.3",
     "mistralai/mixtral-8x7b-instruct-v01": "mistralai/Mixtral-8x7B-Instruct-v0.1",
     "mistralai/mixtral-8x22b-instruct-v01": "mistralai/Mixtral-8x22B-Instruct-v0.1",
+    # NVIDIA's Nemotron 3 NIMs serve the checkpoints of the same names (build.nvidia.com model
+    # cards nvidia/nemotron-3-super-120b-a12b and nemotron-3-nano-30b-a3b); the profile picks
+    # the precision, so the BF16 upload stands for the shape
+    "nvidia/nemotron-3-super-120b-a12b": "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16",
+    "nvidia/nemotron-3-nano-30b-a3b": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
 }
 
 # The multi-LLM (1.x) and model-free (2.x) containers take the model from their env
