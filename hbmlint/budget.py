@@ -319,6 +319,10 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} V0 engine, {why})"
         elif "batched" in derived:
             batched, why = derived["batched"]
+            if serving.chunked_prefill is False and "max_prefill_tokens" in defaults:
+                # SGLang's --chunked-prefill-size -1: a prompt is prefilled whole
+                batched = max(int(defaults["max_prefill_tokens"]), int(max_model_len))
+                why = f"{engine} without chunked prefill: max(max_prefill_tokens, context length)"
             assumed["max_num_batched_tokens"] = f"{batched} ({why})"
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])

@@ -17,6 +17,7 @@ from .args import (
     EngineCommand,
     Flag,
     FlagTable,
+    Instead,
     Item,
     Token,
     Unsupported,
@@ -94,6 +95,17 @@ _ssm_dtype = choice(
 )
 
 
+def _chunked_prefill_size(text: str) -> int | Instead:
+    """A chunk of so many tokens, or no chunked prefill for -1 (any size of 0 or less): "Setting
+    this to -1 means disabling chunked prefill" (server_args.py --chunked-prefill-size); the
+    scheduler turns a size <= 0 into None (managers/scheduler.py init_chunked_prefill)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise BadValue(f"'{text}' is not a whole number") from None
+    return Instead("serving.chunked_prefill", False) if value <= 0 else value
+
+
 def _disaggregation(text: str) -> str | None:
     """prefill or decode; another mode a release may add is read as neither (not a refusal)."""
     key = text.strip().lower()
@@ -128,7 +140,7 @@ FLAGS = FlagTable(
         # changes config.json (a rope_scaling entry raises the derived context length)
         Flag(("--json-model-override-args",), "serving.model_overrides", str),
         Flag(("--max-running-requests",), "serving.max_num_seqs", positive_int),
-        Flag(("--chunked-prefill-size",), "serving.max_num_batched_tokens", positive_int),
+        Flag(("--chunked-prefill-size",), "serving.max_num_batched_tokens", _chunked_prefill_size),
         Flag(("--mem-fraction-static",), "serving.gpu_memory_utilization", fraction),
         Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
         Flag(("--page-size",), "serving.block_size", positive_int),
