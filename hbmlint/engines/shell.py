@@ -107,6 +107,10 @@ class _Splitter:
         # commands for a shell); and where a read body's delimiter line starts -> ends
         self.heredocs: list[tuple[str, bool, bool]] = []
         self.skip: dict[int, int] = {}
+        # the if/case/loop blocks the script is inside, and whether the command now ending
+        # follows `&&` or `||`: an assignment there may not run (_assigned)
+        self.blocks: list[_Block] = []
+        self.chained = ""  # "" (not chained), or "taken", "skipped", "unknown"
 
     def run(self) -> list[list[Word]]:
         current: list[Word] = []
@@ -126,6 +130,13 @@ class _Splitter:
                 heredoc = self._redirect()
                 if heredoc is not None:
                     self.heredocs.append((*heredoc, _runs_a_shell(current)))
+            elif c in "&|" and s[self.i + 1 : self.i + 2] == c:  # `&&`, `||`
+                self.i += 2
+                self._end_command(current)
+                # what follows runs when the test before it held (&&) or failed (||)
+                test = _test(current)
+                self.chained = "unknown" if test is None else _STATES[test == (c == "&")]
+                current = []
             elif c in ";&|\n()":
                 self.i += 1
                 self._end_command(current)
@@ -140,25 +151,74 @@ class _Splitter:
     def _end_command(self, words: list[Word]) -> None:
         if not words:
             return
+        chained, self.chained = self.chained, ""
+        statement = self._block(words)
         # `NAME=value` alone (or after `export`) sets a variable later words can use
-        rest = words[1:] if words[0].text in ("export", "local", "declare", "readonly") else words
-        exporting = words[0].text == "export" or (
-            words[0].text == "declare" and len(words) > 1 and "x" in words[1].text.lstrip("-")
+        rest = statement[1:] if statement and statement[0].text in _DECLARING else statement
+        exporting = bool(statement) and (
+            statement[0].text == "export"
+            or (
+                statement[0].text == "declare"
+                and len(statement) > 1
+                and "x" in statement[1].text.lstrip("-")
+            )
         )
-        if rest and exporting and words[0].text == "declare":
+        if rest and exporting and statement[0].text == "declare":
             rest = [w for w in rest if not w.text.startswith("-")]
         if rest and all(_ASSIGNMENT.fullmatch(w.text) for w in rest):
             for w in rest:
-                name, value = w.text.split("=", 1)
-                if w.unresolved:
-                    self.env.pop(name, None)
-                else:
-                    self.env[name] = value
-                if exporting or name in self.exported:
-                    self.exported[name] = w
+                self._assigned(w, chained, exporting)
             return
         self.commands.append(words)
         self.exports.append(dict(self.exported))
+
+    def _block(self, words: list[Word]) -> list[Word]:
+        """Follow the if/elif/else/fi, case/esac and loop keywords that open ``words``: which
+        branch runs when its test is one hbmlint can evaluate (``[ -n "$X" ]``, ``[ "$A" = b ]``
+        over known values), else that it may or may not. The words after a ``then``, ``else``
+        or ``do`` are the statement of this command."""
+        head = words[0].text
+        top = self.blocks[-1] if self.blocks else None
+        if head == "if":
+            test = _test(words[1:])
+            self.blocks.append(_Block(_STATES[test], taken=test is True, unsure=test is None))
+        elif head == "elif" and top is not None:
+            test = None if top.taken else _test(words[1:])
+            top.state = "skipped" if top.taken else _STATES[test]
+            top.taken |= test is True
+            top.unsure |= test is None and not top.taken
+        elif head == "else" and top is not None:
+            top.state = "skipped" if top.taken else "unknown" if top.unsure else "taken"
+        elif head in ("while", "until", "for", "case", "select"):
+            self.blocks.append(_Block("unknown"))
+        elif head in ("fi", "done", "esac") and top is not None:
+            self.blocks.pop()
+        if head in ("then", "else", "do"):
+            return words[1:]
+        return words if head not in _KEYWORDS else []
+
+    def _assigned(self, w: Word, chained: str, exporting: bool) -> None:
+        """``NAME=value``: set, unless it is in a branch that does not run; in one that may or
+        may not (a test hbmlint cannot evaluate, a loop, after ``&&``/``||``), a variable that
+        already had another value has one of two, which hbmlint does not choose between. A
+        variable first set there takes that value (``if [ -z "$TP" ]; then TP=8; fi``)."""
+        name, value = w.text.split("=", 1)
+        states = [b.state for b in self.blocks] + [chained]
+        if "skipped" in states:
+            return
+        maybe = "unknown" in states
+        if maybe and name in self.env and (w.unresolved or self.env[name] != value):
+            self.env.pop(name)
+            self.origins[name] = (
+                f"{name} is set in a branch of the script (if, case, a loop, && or ||) that "
+                "may or may not run, which hbmlint does not follow"
+            )
+        elif w.unresolved:
+            self.env.pop(name, None)
+        elif not (maybe and name in self.origins):
+            self.env[name] = value
+        if exporting or name in self.exported:
+            self.exported[name] = w
 
     def _redirect(self) -> tuple[str, bool] | None:
         """Skip a redirection (``2>&1``, ``> log``, ``&>/dev/null``, ``< in``): neither it nor
@@ -340,6 +400,51 @@ class _Splitter:
     def _missing(self, name: str, ref: str) -> str:
         origin = self.origins.get(name)
         return f"{ref}{origin[len(name) :]}" if origin else ref
+
+
+_DECLARING = ("export", "local", "declare", "readonly")
+# compound commands' words: a command of one of these alone is no statement
+_KEYWORDS = ("if", "elif", "else", "then", "fi", "while", "until", "for", "do", "done", "case")
+_KEYWORDS += ("esac", "select")
+
+
+@dataclass
+class _Block:
+    """An if/case/loop block the script is in: whether the branch being read runs ("taken"),
+    does not ("skipped") or may ("unknown"); whether an earlier branch was taken, and whether
+    one had a test hbmlint could not evaluate (then an ``else`` may run)."""
+
+    state: str
+    taken: bool = False
+    unsure: bool = False
+
+
+_STATES = {True: "taken", False: "skipped", None: "unknown"}
+
+
+def _test(words: list[Word]) -> bool | None:
+    """The value of a simple ``[ ... ]`` / ``[[ ... ]]`` / ``test ...`` condition over words
+    already expanded (-n, -z, =, ==, !=, a lone word), or None: any other command, or a word
+    hbmlint could not read."""
+    negate = bool(words) and words[0].text == "!"
+    words = words[1:] if negate else words
+    if not words or words[0].text not in ("[", "[[", "test"):
+        return None
+    inner = words[1:]
+    if inner and inner[-1].text in ("]", "]]"):
+        inner = inner[:-1]
+    if any(w.unresolved for w in inner):
+        return None
+    text = [w.text for w in inner]
+    if len(text) == 1:
+        value = text[0] != ""
+    elif len(text) == 2 and text[0] in ("-n", "-z"):
+        value = (text[1] != "") == (text[0] == "-n")
+    elif len(text) == 3 and text[1] in ("=", "==", "!="):
+        value = (text[0] == text[2]) == (text[1] != "!=")
+    else:
+        return None
+    return value != negate
 
 
 # programs whose here-document is a script they run: a shell, a batch job's script, a remote
