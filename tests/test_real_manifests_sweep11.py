@@ -15,10 +15,12 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 NO_CHUNKS = REAL / "sglang-chunked-prefill-off-dynamo-decode.yaml"
 BRANCH = REAL / "compose-vllm-flag-set-in-a-branch.yml"
+OPERATORLESS = REAL / "dynamo-trtllm-without-operator.yaml"
 
 COVERED = {
     NO_CHUNKS.name,
     BRANCH.name,
+    OPERATORLESS.name,
 }
 
 
@@ -108,3 +110,51 @@ def test_a_branch_on_a_value_hbmlint_cannot_see_leaves_the_variable_unread(rules
     assert found.deployment.serving.kv_cache_memory_bytes is None
     [note] = [f for f in result.diagnostics if f.code == "HBM011"]
     assert "${KV_ARGS}" in note.message and note.span.line == 25
+
+
+def read(result) -> list[tuple]:
+    return [
+        (
+            d.deployment.name,
+            d.deployment.engine,
+            d.deployment.model.name,
+            d.deployment.parallel.tensor,
+            d.deployment.gpu.count,
+            d.deployment.serving.gpu_memory_utilization,
+        )
+        for d in result.deployments
+    ]
+
+
+def test_dynamo_trtllm_workers_without_the_operator_are_read_with_their_configmap(rules):
+    # a plain Deployment and a StatefulSet run `python3 -m dynamo.trtllm`; their parallelism
+    # and memory fraction are in the ConfigMap they mount, and the TP 8 worker spans the two
+    # pods mpirun starts its ranks on (-H a:4,b:4): 8 GPUs, not the 4 of one pod
+    result = lint(OPERATORLESS, rules)
+    assert read(result) == [
+        ("llama-prefill", "trtllm", "meta-llama/Llama-3.1-70B-Instruct", 4, 4, 0.8),
+        ("llama-agg", "trtllm", "meta-llama/Llama-3.1-70B-Instruct", 8, 8, 0.85),
+    ]
+    assert errors(result) == []
+    assert not [f for f in result.diagnostics if f.code == "HBM014"]
+
+
+def test_a_tp8_worker_on_one_pod_of_four_gpus_is_still_an_error(rules, tmp_path):
+    # without mpirun's second host the engine has the 4 GPUs of its pod: TP 8 cannot start
+    text = OPERATORLESS.read_text().replace(' -H "$LEADER:4,$PEER:4"', "")
+    alone = tmp_path / "alone.yaml"
+    alone.write_text(text)
+    result = lint(alone, rules)
+    [error] = [f for f in result.diagnostics if f.severity is Severity.ERROR]
+    assert error.code == "HBM007" and "4 GPUs requested" in error.message
+    assert error.span.line == 87
+
+
+def test_a_worker_whose_configmap_is_not_linted_is_a_note_naming_the_file(rules, tmp_path):
+    text = OPERATORLESS.read_text()
+    without = tmp_path / "without.yaml"
+    without.write_text(text[text.index("apiVersion: apps/v1") :])
+    result = lint(without, rules)
+    assert errors(result) == []
+    notes = [f for f in result.diagnostics if f.code == "HBM014"]
+    assert len(notes) == 2 and "/config/prefill.yaml" in notes[0].message

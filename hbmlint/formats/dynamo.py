@@ -263,6 +263,45 @@ def _trtllm(
     return trtllm.parse_dynamo(words, token.span, env, data, span_of)
 
 
+def trtllm_worker(
+    document: YamlDocument,
+    path: Any,
+    pod: Path,
+    cpath: Path,
+    env: dict[str, Token],
+    reader: Reader,
+    name: str,
+) -> EngineCommand | None:
+    """A ``python3 -m dynamo.trtllm`` worker in a plain pod (Dynamo run without its operator:
+    a Deployment or StatefulSet per worker), read as in a graph: its flags and the
+    extra-engine-args file the pod mounts. None when the container runs no such worker."""
+    commands = _commands(document, cpath, env)
+    found = _worker(commands, env)
+    if found is None or WORKERS[found[0]] is not trtllm:
+        return None
+    _, words, token = found
+    command = _trtllm(document, path, pod, cpath, words, token, env, reader, name)
+    if command is not None:
+        launcher = next(c for c in commands if any(t is token for t in c))
+        at = next(i for i, t in enumerate(launcher) if t is token)
+        command.nodes = _mpi_hosts(launcher[:at])
+    return command
+
+
+def _mpi_hosts(words: list[Token]) -> int | None:
+    """The hosts ``mpirun -H a:4,b:4`` (``--host``) starts the worker's ranks on: one engine
+    across that many pods (a StatefulSet's replicas reaching each other by ssh). None when it
+    is not started by mpirun or names no hosts."""
+    texts = [t.text for t in words]
+    if not any(t.rsplit("/", 1)[-1] in ("mpirun", "mpiexec") for t in texts):
+        return None
+    for i, text in enumerate(texts[:-1]):
+        if text in ("-H", "--host", "-host"):
+            hosts = [h for h in texts[i + 1].split(",") if h]
+            return len(hosts) if hosts and not words[i + 1].unresolved else None
+    return None
+
+
 def to_deployments(
     document: YamlDocument, path: Any, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:

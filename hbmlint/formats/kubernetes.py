@@ -84,6 +84,10 @@ def to_deployments(
             name = f"{base_name}/{container.get('name', key[1])}"
         env = container_env(document, cpath, _injected(document, role))
         command = container_command(document, cpath, env)
+        if command is None:
+            from .dynamo import trtllm_worker  # dynamo.py imports this module
+
+            command = trtllm_worker(document, path, pod_path, cpath, env, reader, name)
         if command is None or reader.other_accelerator(cpath, name):
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)
