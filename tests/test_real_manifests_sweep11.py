@@ -16,11 +16,13 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 NO_CHUNKS = REAL / "sglang-chunked-prefill-off-dynamo-decode.yaml"
 BRANCH = REAL / "compose-vllm-flag-set-in-a-branch.yml"
 OPERATORLESS = REAL / "dynamo-trtllm-without-operator.yaml"
+APPTAINER = REAL / "slurm-apptainer-bash-c-sglang.sh"
 
 COVERED = {
     NO_CHUNKS.name,
     BRANCH.name,
     OPERATORLESS.name,
+    APPTAINER.name,
 }
 
 
@@ -158,3 +160,19 @@ def test_a_worker_whose_configmap_is_not_linted_is_a_note_naming_the_file(rules,
     assert errors(result) == []
     notes = [f for f in result.diagnostics if f.code == "HBM014"]
     assert len(notes) == 2 and "/config/prefill.yaml" in notes[0].message
+
+
+def test_an_engine_in_bash_c_under_srun_and_apptainer_is_read_at_its_lines(rules):
+    # `srun apptainer exec --nv IMAGE bash -c "python -m sglang.launch_server ..."`: the shell
+    # is not the first word, and the flags sit one a line inside the quoted script
+    result = lint(APPTAINER, rules, gpu="H100")
+    [found] = result.deployments
+    deployment = found.deployment
+    assert (deployment.engine, deployment.model.name) == ("sglang", "Qwen/Qwen3-235B-A22B-FP8")
+    assert deployment.parallel.tensor == 8
+    assert deployment.serving.max_model_len == 32768
+    assert errors(result) == []
+    assert not [f for f in result.diagnostics if f.code == "HBM014"]
+    # on a card too small, the finding points at the model inside the quoted script
+    [small] = [f for f in lint(APPTAINER, rules, gpu="L4").diagnostics if f.code == "HBM101"]
+    assert (small.span.line, small.span.column) == (22, 9)

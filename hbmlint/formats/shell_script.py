@@ -283,9 +283,19 @@ def _read(
             parsed.note("HBM011", _flags_unread(word), word.span)
     else:
         parsed = read_command(words_run, env, text)
-    if parsed is None and shell_script(words_run) is not None:
-        # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell
-        parsed = read_invocation(words_run, env, text, k8s_expansion=False)
+    if parsed is None:
+        # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell;
+        # or a shell a launcher starts (`srun apptainer exec IMAGE bash -c "python -m ..."`)
+        shell = next((i for i in range(len(words_run)) if shell_script(words_run[i:])), None)
+        if shell is not None:
+            argv = list(words_run[shell:])
+            script, at = shell_script(argv)  # type: ignore[misc]
+            if shell:
+                # a script written here: its words are looked for from where it starts on (a
+                # quoted script spans lines)
+                start = Span(script.span.line, script.span.column)
+                argv[at] = Token(script.text, start, script.unresolved)
+            parsed = read_invocation(argv, env, text, k8s_expansion=False)
     if parsed is None:
         return None
     visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
