@@ -450,6 +450,18 @@ def unreadable_message(
     )
 
 
+def flags_unread(word: Token) -> str:
+    """A word hbmlint cannot read where flags may go (``$EXTRA_ARGS``): why, and that the
+    flags it holds are not checked."""
+    reason = word.unresolved[0] if word.unresolved else ""
+    if reason.startswith(word.text) and reason != word.text:  # "$X is set in a branch ..."
+        return f"{reason}; any flags it holds are not checked"
+    return (
+        f"{word.text} is not set in the container's env or earlier in the script; any flags "
+        "it holds are not checked"
+    )
+
+
 def placeholder_message(
     shown: str, token: Token, what: str = "the engine default is assumed"
 ) -> str:

@@ -25,6 +25,7 @@ from .args import (
     choice,
     dtype,
     flags_removed,
+    flags_unread,
     fraction,
     kv_cache_dtype,
     model_name,
@@ -270,12 +271,7 @@ def parse(
     command.items = list(scan(tokens, FLAGS))
     for item in command.items:
         if item.flag is None and not item.name and item.word.text.startswith("$"):
-            command.note(
-                "HBM011",
-                f"{item.word.text} is not set in the container's env or earlier in the script; "
-                "any flags it holds are not checked",
-                item.word.span,
-            )
+            command.note("HBM011", flags_unread(item.word), item.word.span)
             continue
         apply(command, item)
         if item.name in _TEXT_ONLY:

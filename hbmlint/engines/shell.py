@@ -210,8 +210,8 @@ class _Splitter:
         if maybe and name in self.env and (w.unresolved or self.env[name] != value):
             self.env.pop(name)
             self.origins[name] = (
-                f"{name} is set in a branch of the script (if, case, a loop, && or ||) that "
-                "may or may not run, which hbmlint does not follow"
+                f"{name} is set in a branch of the script (if, case, a loop, && or ||), and "
+                "which value a run takes depends on a condition hbmlint does not evaluate"
             )
         elif w.unresolved:
             self.env.pop(name, None)

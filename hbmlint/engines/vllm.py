@@ -29,6 +29,7 @@ from .args import (
     choice,
     dtype,
     flags_removed,
+    flags_unread,
     fraction,
     human_int,
     kv_cache_dtype,
@@ -413,12 +414,7 @@ def parse(
             if positional is None and not item.word.text.startswith("-"):
                 positional = item.word  # `vllm serve MODEL`: the first positional is the model
             elif not item.word.readable and item.word.text.startswith("$"):
-                command.note(
-                    "HBM011",
-                    f"{item.word.text} is not set in the container's env or earlier in the "
-                    "script; any flags it holds are not checked",
-                    item.word.span,
-                )
+                command.note("HBM011", flags_unread(item.word), item.word.span)
             continue
         if item.name.startswith("--speculative-config."):
             key = item.name[len("--speculative-config.") :].replace("-", "_")
