@@ -34,6 +34,38 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
             return tag
         return super().resolve(kind, value, implicit)
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except _UNREADABLE_SCALAR:
+            self.recursive_objects.pop(node, None)  # PyYAML's mark of a node being built
+            value = self.constructed_objects[node] = _unreadable_scalar(self, node)
+            return value
+
+
+# What PyYAML's scalar constructors raise for a value their tag cannot hold: `!!int x`,
+# `!!bool maybe`, `!!timestamp x`, a plain 2026-13-45, an integer of more than Python's 4,300
+# digits.
+_UNREADABLE_SCALAR = (ValueError, TypeError, KeyError, AttributeError, OverflowError)
+
+
+def _unreadable_scalar(loader: Any, node: yaml.Node) -> str:
+    """A plain scalar that merely looks like a date or a number is the string it is written as
+    (how YAML 1.2 and Kubernetes' Go parser read it); an explicit tag the value cannot satisfy
+    is an error at the value."""
+    if (
+        isinstance(node, yaml.ScalarNode)
+        and not node.style  # plain: None from PyYAML's parser, "" from libyaml's
+        and loader.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
+    ):
+        return node.value
+    shown = node.value if len(str(node.value)) <= 40 else f"{str(node.value)[:37]}..."
+    kind = str(node.tag).rsplit(":", 1)[-1]
+    raise YamlLoadError(
+        f"YAML value {shown!r} is not a valid !!{kind}",
+        Span.of_node(node),
+    )
+
 
 assert not _Loader.yaml_path_resolvers  # a tag from the text alone holds only without them
 
@@ -213,7 +245,7 @@ def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
             if data is _Unbuilt:
                 data = loader.construct_document(node)
             documents.append(YamlDocument(data=data, index=len(documents), text=text))
-    except (yaml.YAMLError, RecursionError):
+    except (yaml.YAMLError, YamlLoadError, RecursionError):
         return None
     finally:
         loader.dispose()
@@ -275,7 +307,12 @@ def _build(
         if node.tag == _STR:
             return node.value
         constructor = loader.yaml_constructors.get(node.tag)
-        return _Unbuilt if constructor is None else constructor(loader, node)
+        if constructor is None:
+            return _Unbuilt
+        try:
+            return constructor(loader, node)
+        except _UNREADABLE_SCALAR:
+            return _Unbuilt  # PyYAML's constructor again, through _Loader.construct_object
     if kind is _SequenceNode and node.tag == _SEQ:
         items = []
         for i, item in enumerate(node.value):
@@ -300,7 +337,10 @@ def _build(
                 constructor = loader.yaml_constructors.get(key_node.tag)
                 if constructor is None:
                     return _Unbuilt
-                key = constructor(loader, key_node)
+                try:
+                    key = constructor(loader, key_node)
+                except _UNREADABLE_SCALAR:
+                    return _Unbuilt
             if key_spans is None:
                 child = path
             else:

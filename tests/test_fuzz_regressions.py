@@ -1,0 +1,100 @@
+"""What benchmarks/fuzz.py found: each test is one cause, on a small file of the pattern a real
+manifest breaks in. Before the fix each was an HBM000 (hbmlint's internal error, exit 2), a lint
+that never finished, a finding outside its file, or a file passed in silence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import manifest
+
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+HUGE = "1" + "0" * 400  # past a float's range, and an int64's
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def findings(path: Path, rules) -> list[tuple[str, int, int, str]]:
+    result = lint_file(path, path.name, rules)
+    return [(f.code, f.span.line, f.span.column, f.message) for f in result.diagnostics]
+
+
+def codes(path: Path, rules) -> list[str]:
+    return [code for code, *_ in findings(path, rules)]
+
+
+def column_of(path: Path, needle: str) -> tuple[int, int]:
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if needle in line:
+            return number, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
+# --- YAML values their tag cannot hold ----------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["!!int 8k", "!!bool maybe", "!!float auto", "!!timestamp x"])
+def test_an_explicit_tag_its_value_cannot_hold_is_a_yaml_error_at_the_value(tmp_path, rules, value):
+    path = tmp_path / "tagged.yaml"
+    path.write_text(
+        manifest(f"""
+        gpu: {{type: H100}}
+        model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        serving:
+          max_model_len: {value}
+    """)
+    )
+    [(code, line, column, message)] = findings(path, rules)
+    assert (code, (line, column)) == ("HBM002", column_of(path, value))
+    assert "is not a valid !!" in message
+
+
+def test_a_plain_value_that_only_looks_like_a_date_is_the_string_it_is(tmp_path, rules):
+    # Kubernetes' YAML parser reads an impossible date as a string; PyYAML's timestamp
+    # constructor raised ValueError ("day is out of range for month")
+    path = tmp_path / "deploy.yaml"
+    path.write_text(
+        """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama
+  labels: {rollout: 2026-02-30}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+    )
+    result = lint_file(path, path.name, rules)
+    assert [d.deployment.model.name for d in result.deployments] == [
+        "meta-llama/Llama-3.1-8B-Instruct"
+    ]
+    assert "HBM000" not in [f.code for f in result.diagnostics]
+    assert "HBM002" not in [f.code for f in result.diagnostics]
+
+
+def test_an_integer_of_thousands_of_digits_is_a_schema_finding_not_a_crash(tmp_path, rules):
+    # over Python's 4,300-digit limit for int(): PyYAML's int constructor raised ValueError
+    path = tmp_path / "digits.yaml"
+    path.write_text(
+        manifest(f"""
+        gpu: {{type: H100}}
+        model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        serving: {{max_model_len: {"9" * 5000}}}
+    """)
+    )
+    [(code, line, column, message)] = findings(path, rules)
+    assert (code, (line, column)) == ("HBM003", column_of(path, "9999"))
+    assert len(message) < 300  # the value is not echoed in full
