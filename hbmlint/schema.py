@@ -41,9 +41,7 @@ def validate(
     if not non_finite and _valid(schema, document.data, schema) is True:
         return []  # surely valid: jsonschema (its import and its walk) is not needed
     findings = [
-        input_diagnostic(
-            code, f"{_dotted(path)}: {value!r} is not a finite number", display, document.span(path)
-        )
+        input_diagnostic(code, f"{_dotted(path)}: {_unusable(value)}", display, document.span(path))
         for path, value in non_finite.items()
     ]
     for error in _validator(schema_name).iter_errors(document.data):
@@ -259,16 +257,31 @@ def _dotted(path: tuple) -> str:
     return ".".join(str(p) for p in path) or "document"
 
 
+# No manifest field means a number beyond a signed 64-bit integer (engines hold counts in int64
+# or narrower), and the budget's arithmetic overflows on such lengths and batches.
+_MAX_INTEGER = 2**63 - 1
+
+
 def _non_finite(data: Any, path: tuple) -> list[tuple[tuple, float]]:
     """NaN and infinities: YAML has them, JSON Schema cannot refuse them (NaN compares false
-    with every bound), and no manifest field means them."""
+    with every bound), and no manifest field means them; nor numbers out of int64's range."""
     if isinstance(data, float) and not math.isfinite(data):
+        return [(path, data)]
+    if isinstance(data, (int, float)) and not isinstance(data, bool) and abs(data) > _MAX_INTEGER:
         return [(path, data)]
     if isinstance(data, dict):
         return [hit for k, v in data.items() for hit in _non_finite(v, (*path, str(k)))]
     if isinstance(data, list):
         return [hit for i, v in enumerate(data) for hit in _non_finite(v, (*path, i))]
     return []
+
+
+def _unusable(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not a finite number"
+    text = repr(value) if isinstance(value, float) else str(value)
+    text = text if len(text) <= 40 else f"{text[:37]}..."
+    return f"{text} is out of range (more than 2^63 - 1)"
 
 
 def _describe(error: Any, path: tuple, document: YamlDocument) -> tuple[str, Any]:

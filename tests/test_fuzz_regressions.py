@@ -98,3 +98,42 @@ def test_an_integer_of_thousands_of_digits_is_a_schema_finding_not_a_crash(tmp_p
     [(code, line, column, message)] = findings(path, rules)
     assert (code, (line, column)) == ("HBM003", column_of(path, "9999"))
     assert len(message) < 300  # the value is not echoed in full
+
+
+# --- numbers beyond what an engine holds --------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [HUGE, "0x" + "f" * 300, "1.0e+300"])
+def test_a_native_count_beyond_int64_is_out_of_range_at_the_value(tmp_path, rules, value):
+    # the budget's arithmetic raised OverflowError on these
+    path = tmp_path / "huge.yaml"
+    path.write_text(
+        manifest(f"""
+        gpu: {{type: H100}}
+        model: {{name: meta-llama/Llama-3.1-8B-Instruct}}
+        serving: {{max_model_len: {value}}}
+    """)
+    )
+    [(code, line, column, message)] = findings(path, rules)
+    assert (code, (line, column)) == ("HBM003", column_of(path, value))
+    assert "out of range" in message
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--max-model-len", HUGE),
+        ("--max-num-batched-tokens", HUGE),
+        ("--tensor-parallel-size", str(2**64)),
+        ("--kv-cache-memory-bytes", HUGE),
+        ("--max-model-len", "1" * 5000),  # past int()'s digit limit
+    ],
+)
+def test_a_flag_value_beyond_int64_is_a_bad_value_at_the_flag(tmp_path, rules, flag, value):
+    path = tmp_path / "serve.sh"
+    path.write_text(f"#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct {flag} {value}\n")
+    found = findings(path, rules)
+    assert "HBM000" not in [code for code, *_ in found]
+    [(line, column, message)] = [(li, co, m) for code, li, co, m in found if code == "HBM004"]
+    assert (line, column) == column_of(path, value)
+    assert len(message) < 200

@@ -135,10 +135,14 @@ def test_unreadable_file(tmp_path):
         ("serving: {gpu_memory_utilization: .inf}", "HBM003"),
         # integral floats are integers to JSON Schema; an absurd length cannot be served, and
         # is far above the model's own maximum
-        ("serving: {max_model_len: 1.0e+30}", ("HBM102", "HBM303")),
+        ("serving: {max_model_len: 1.0e+18}", ("HBM102", "HBM303")),
         # an absurd batch leaves no room for the KV cache
-        ("serving: {max_num_batched_tokens: 1000000000000000000000000000000}", "HBM102"),
-        ("workload: {concurrency: 1000000000000000000000000000000, context_tokens: 8}", "HBM103"),
+        ("serving: {max_num_batched_tokens: 1000000000000000000}", "HBM102"),
+        ("workload: {concurrency: 1000000000000000000, context_tokens: 8}", "HBM103"),
+        # beyond int64, which no engine holds (and where the budget's arithmetic overflowed)
+        ("serving: {max_model_len: 1.0e+300}", "HBM003"),
+        ("serving: {max_num_batched_tokens: 1000000000000000000000000000000}", "HBM003"),
+        ("workload: {concurrency: 1000000000000000000000000000000, context_tokens: 8}", "HBM003"),
     ],
 )
 def test_absurd_numbers_in_serving(tmp_path, fragment, code):

@@ -8,6 +8,7 @@ Deployment. Nothing here computes memory.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -189,43 +190,64 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:
 # --- value parsers: each returns the value or raises BadValue --------------------------------
 
 
-def positive_int(text: str) -> int:
+# A count beyond a signed 64-bit integer is out of every engine's range (their C++ and torch
+# fields are int64 or narrower; vLLM, whose Python ints are unbounded, refuses such a length,
+# batch or parallel size against the model and its own limits), and hbmlint's float arithmetic
+# would overflow on it.
+MAX_COUNT = 2**63 - 1
+
+
+def _short(text: str) -> str:
+    """A rejected value as a finding shows it: a megabyte of digits is not echoed."""
+    text = text.strip()
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def _whole(text: str) -> int:
     try:
         value = int(text.strip())
+    except ValueError:  # also an integer of more than Python's 4,300 digits
+        raise BadValue(f"'{_short(text)}' is not a whole number") from None
+    if abs(value) > MAX_COUNT:
+        raise BadValue(f"{_short(text)} is out of range (more than 2^63 - 1)")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text.strip())
     except ValueError:
-        raise BadValue(f"'{text}' is not a whole number") from None
+        raise BadValue(f"'{_short(text)}' is not a number") from None
+    if not math.isfinite(value):
+        raise BadValue(f"{_short(text)} is not a finite number")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = _whole(text)
     if value <= 0:
         raise BadValue(f"{value} must be more than zero")
     return value
 
 
 def nonnegative_int(text: str) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise BadValue(f"'{text}' is not a whole number") from None
+    value = _whole(text)
     if value < 0:
         raise BadValue(f"{value} must not be negative")
     return value
 
 
 def positive_float(text: str) -> float:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise BadValue(f"'{text}' is not a number") from None
+    value = _finite(text)
     if value <= 0:
-        raise BadValue(f"{text} must be more than zero")
+        raise BadValue(f"{_short(text)} must be more than zero")
     return value
 
 
 def nonnegative_float(text: str) -> float:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise BadValue(f"'{text}' is not a number") from None
+    value = _finite(text)
     if value < 0:
-        raise BadValue(f"{text} must not be negative")
+        raise BadValue(f"{_short(text)} must not be negative")
     return value
 
 
@@ -234,8 +256,9 @@ def fraction(text: str) -> float:
     try:
         value = float(text.strip())
     except ValueError:
-        raise BadValue(f"'{text}' is not a number between 0 and 1") from None
+        raise BadValue(f"'{_short(text)}' is not a number between 0 and 1") from None
     if not 0 < value <= 1:
+        text = _short(text)
         hint = f" (did you mean {value / 100:g}?)" if 1 < value <= 100 else ""
         raise BadValue(f"{text} is not a fraction between 0 and 1{hint}")
     return value
@@ -252,13 +275,19 @@ def human_int(text: str) -> int:
     """vLLM's human-readable integers: 32k = 32,000; 32K = 32,768 (vllm/utils/argparse_utils)."""
     match = _HUMAN.fullmatch(text.strip())
     if not match:
-        raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
+        raise BadValue(f"'{_short(text)}' is not a whole number (32768, 32k or 32K)")
     number, unit = match.groups()
     if "." in number and unit in ("", "K", "M", "G", "T"):
         # vLLM reads a plain number with int() (argparse exits on "8192.5"); only the decimal
         # suffixes take a fraction (vllm/utils/argparse_utils.human_readable_int)
         raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
-    value = int(float(number) * _HUMAN_UNITS[unit])
+    if "." in number:
+        scaled = float(number) * _HUMAN_UNITS[unit]
+        value = int(scaled) if math.isfinite(scaled) else MAX_COUNT + 1
+    else:  # int(), as vLLM reads a plain number: exact, however long
+        value = _whole(number) * _HUMAN_UNITS[unit]
+    if value > MAX_COUNT:
+        raise BadValue(f"{_short(text)} is out of range (more than 2^63 - 1)")
     if value <= 0:
         raise BadValue(f"{text} must be more than zero")
     return value
