@@ -4,6 +4,7 @@ that never finished, a finding outside its file, or a file passed in silence."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,23 @@ def test_a_flag_value_beyond_int64_is_a_bad_value_at_the_flag(tmp_path, rules, f
     [(line, column, message)] = [(li, co, m) for code, li, co, m in found if code == "HBM004"]
     assert (line, column) == column_of(path, value)
     assert len(message) < 200
+
+
+# --- a megabyte-long word in a script -----------------------------------------------------
+
+
+def test_a_script_with_a_megabyte_long_word_is_read_in_linear_time(tmp_path, rules):
+    # the splitter grew a word one character at a time (quadratic): 3 MB took minutes
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct --served-model-name "
+        + "x" * 1_500_000
+        + ' --max-model-len 8192 --override-generation-config "{'
+        + "y" * 500_000
+        + '}"\n'
+    )
+    start = time.perf_counter()
+    result = lint_file(path, path.name, rules)
+    assert time.perf_counter() - start < 15
+    [deployment] = result.deployments
+    assert deployment.deployment.serving.max_model_len == 8192

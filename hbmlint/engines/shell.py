@@ -27,6 +27,10 @@ _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 _REDIRECT = re.compile(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
 # a documentation placeholder (``--model <model-path>``) left for the reader to fill in: one
 # word, not a redirection from a file named "model-path" into one named by the next word
+# Runs of characters with no meaning to the reader, taken at once: a word grown one character
+# at a time costs time quadratic in its length (a megabyte-long line never finished).
+_PLAIN_RUN = re.compile(r"[^ \t\r\n;&|()<>\\'\"$`]+")
+_QUOTED_RUN = re.compile(r'[^"\\$]+')
 _ANGLE_PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>(?=[\s;&|)/\"']|$)")
 
 
@@ -301,8 +305,10 @@ class _Splitter:
                         words[-1].text += text
                         words[-1].unresolved += missing
                     else:
-                        words[-1].text += s[self.i]
-                        self.i += 1
+                        run = _QUOTED_RUN.match(s, self.i)
+                        end = run.end() if run else self.i + 1
+                        words[-1].text += s[self.i : end]
+                        self.i = end
                 self.i += 1
             elif c == "$":
                 text, missing = self._expansion()
@@ -319,8 +325,10 @@ class _Splitter:
                 words[-1].text += s[self.i : end + 1]
                 self.i = end + 1
             else:
-                words[-1].text += c
-                self.i += 1
+                run = _PLAIN_RUN.match(s, self.i)
+                end = run.end() if run else self.i + 1
+                words[-1].text += s[self.i : end]
+                self.i = end
         for w in words:
             w.raw_end = self.i
         return [w for w in words if w.text or w.quoted or w.unresolved]
