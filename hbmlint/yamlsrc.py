@@ -6,6 +6,7 @@ safe constructor (no tags that run code) and keep a map from each value's path t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -176,9 +177,36 @@ class YamlLoadError(Exception):
         self.span = span
 
 
+# the line breaks PyYAML counts lines by
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _within(error: YamlLoadError, text: str) -> YamlLoadError:
+    """The error, at the end of the last line where PyYAML puts it past that line (the end of
+    a file that has no final line break, as a truncated file has none; after a final line
+    break, the empty line an editor shows is a place)."""
+    lines = _LINE_BREAK.split(text)
+    if error.span.line > len(lines):
+        error.span = Span(len(lines), len(lines[-1]) + 1)
+    return error
+
+
+def _offset_span(text: str, offset: int) -> Span:
+    """Where the character at ``offset`` sits; libyaml counts the offset in UTF-8 bytes."""
+    if not text.isascii():
+        offset = len(text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
+    start = text.rfind("\n", 0, offset) + 1
+    return Span(text.count("\n", 0, offset) + 1, offset - start + 1)
+
+
 def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]:
     """Parse every document of ``text``. Documents before a syntax error are still returned,
     with the error, so a broken second document does not hide findings in the first."""
+    documents, error = _load_documents(text)
+    return documents, None if error is None else _within(error, text)
+
+
+def _load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]:
     documents: list[YamlDocument] = []
     loader = _Loader(text)
     # Without aliases or merge keys, the node graph is a tree: one walk builds the data of the
@@ -216,6 +244,12 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
         if exc.context and exc.problem:
             problem = f"{exc.problem} ({exc.context})"
         return documents, YamlLoadError(f"YAML syntax error: {problem}", Span.of_mark(mark))
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, ESC)
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        return documents, YamlLoadError(
+            f"YAML error: unacceptable character #x{code:04x}: {exc.reason}",
+            _offset_span(text, exc.position),
+        )
     except yaml.YAMLError as exc:
         return documents, YamlLoadError(f"YAML error: {exc}", Span(1, 1))
     except YamlLoadError as exc:

@@ -158,3 +158,34 @@ def test_a_script_with_a_megabyte_long_word_is_read_in_linear_time(tmp_path, rul
     assert time.perf_counter() - start < 15
     [deployment] = result.deployments
     assert deployment.deployment.serving.max_model_len == 8192
+
+
+# --- where a broken file's finding is -----------------------------------------------------
+
+
+def test_a_truncated_file_has_its_yaml_error_on_its_last_line(tmp_path, rules):
+    # cut mid-line, without a final line break: PyYAML put the error one line past the end
+    text = manifest("""
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 8192}
+    """)
+    path = tmp_path / "cut.yaml"
+    path.write_text(text[: text.index("8192") - 20])
+    lines = path.read_text().split("\n")
+    [(code, line, column, _)] = findings(path, rules)
+    assert (code, line, column) == ("HBM002", len(lines), len(lines[-1]) + 1)
+
+
+def test_a_control_character_is_a_yaml_error_where_it_is(tmp_path, rules):
+    # a terminal colour code pasted into a value; the error was at 1:1, naming no place
+    path = tmp_path / "escape.yaml"
+    path.write_bytes(
+        manifest("""
+        gpu: {type: "H\u00e9100\x1b[0m"}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """).encode()
+    )
+    [(code, line, column, message)] = findings(path, rules)
+    assert (code, (line, column)) == ("HBM002", column_of(path, "\x1b"))
+    assert "#x001b" in message and "unicode string" not in message
