@@ -473,6 +473,8 @@ def _apply_fixes(run: _Run, diagnostics: list, unsafe: bool, write: bool) -> lis
             text = file_io.decode(raw, result.path)
         except file_io.FileReadError:
             continue
+        if raw.startswith(file_io.UTF16_BOMS):
+            continue  # fixes are written as UTF-8; a UTF-16 file keeps its findings instead
         new, applied = fix_stage.apply(text, result.display, picked)
         if new == text:
             continue

@@ -146,12 +146,20 @@ def read_bytes(
         os.close(fd)
 
 
+# What Windows PowerShell's `>` writes: UTF-16 with a byte-order mark, which kubectl reads
+# (kubernetes/kubernetes#39008, "Support loading UTF16 files if a byte-order-mark is present")
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def decode(data: bytes, path: str | os.PathLike[str] | None = None) -> str:
-    """UTF-8 text (a byte-order mark is dropped); FileReadError naming the first bad byte."""
+    """UTF-8 text, or UTF-16 text that starts with a byte-order mark (the mark is dropped);
+    FileReadError naming the first bad byte."""
+    encoding = "UTF-16" if data.startswith(UTF16_BOMS) else "UTF-8"
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-16" if encoding == "UTF-16" else "utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise FileReadError(f"not UTF-8 text (byte {exc.start} cannot be decoded)", path) from None
+        reason = f"not {encoding} text (byte {exc.start} cannot be decoded)"
+        raise FileReadError(reason, path) from None
 
 
 def read_text(

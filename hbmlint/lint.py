@@ -126,7 +126,12 @@ def _lint_text(
     # Broken YAML is reported only where it seems to be a manifest of ours: repositories hold
     # many YAML-like files (Helm templates with {{ }}) that are not ours to judge. A template
     # that runs an engine is reported once, as "render first".
-    if error is not None and (forced is not None or _looks_like_manifest(text)):
+    if error is not None and (
+        forced is not None
+        or _looks_like_manifest(text)
+        # UTF-16 without a byte-order mark reads as UTF-8 with a NUL after each ASCII letter
+        or ("\0" in text and _looks_like_manifest(text.replace("\0", "")))
+    ):
         result.is_manifest = True
         result.diagnostics.append(
             render_first(text, display, error.span)

@@ -189,3 +189,44 @@ def test_a_control_character_is_a_yaml_error_where_it_is(tmp_path, rules):
     [(code, line, column, message)] = findings(path, rules)
     assert (code, (line, column)) == ("HBM002", column_of(path, "\x1b"))
     assert "#x001b" in message and "unicode string" not in message
+
+
+# --- encodings ----------------------------------------------------------------------------
+
+OVERSIZED = manifest("""
+    gpu: {type: L4}
+    model: {name: meta-llama/Llama-3.1-70B-Instruct}
+    serving: {max_model_len: 8192}
+""")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be-with-bom"])
+def test_utf16_with_a_byte_order_mark_is_read_as_kubectl_reads_it(tmp_path, rules, encoding):
+    # what Windows PowerShell's `>` writes; was HBM001 "not UTF-8 text"
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(OVERSIZED)
+    path = tmp_path / "windows.yaml"
+    if encoding == "utf-16":
+        path.write_bytes(OVERSIZED.encode("utf-16"))
+    else:
+        path.write_bytes(b"\xfe\xff" + OVERSIZED.encode("utf-16-be"))
+    assert findings(path, rules) == findings(plain, rules)
+    assert "HBM101" in codes(path, rules)
+
+
+def test_utf16_without_a_byte_order_mark_is_not_passed_in_silence(tmp_path, rules):
+    # it decodes as UTF-8 with a NUL after each letter, so it did not look like a manifest
+    path = tmp_path / "windows.yaml"
+    path.write_bytes(OVERSIZED.encode("utf-16-le"))
+    [(code, line, column, message)] = findings(path, rules)
+    assert (code, line, column) == ("HBM002", 1, 2)
+    assert "#x0000" in message
+
+
+def test_fix_leaves_a_utf16_file_as_it_was(cli, tmp_path):
+    path = tmp_path / "windows.yaml"
+    raw = OVERSIZED.replace("8192", "131072").encode("utf-16")
+    path.write_bytes(raw)
+    run = cli("--unsafe-fixes", "--fix", "--format", "json", path)
+    assert path.read_bytes() == raw  # not rewritten as UTF-8 behind the user's back
+    assert "HBM101" in {f["code"] for f in run.json()}
