@@ -72,14 +72,25 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
             continue
         path = Path(raw)
         if path.is_dir():
-            for root, dirs, names in os.walk(path, followlinks=False):
+            # a folder that cannot be listed is reported (HBM001 where reading it fails), not
+            # skipped: its manifests would pass in silence
+            unlisted: list[OSError] = []
+            for root, dirs, names in os.walk(path, followlinks=False, onerror=unlisted.append):
+                yield from _unlisted(unlisted)
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
                 for name in sorted(names):
                     if name.endswith(YAML_SUFFIXES):
                         child = Path(root) / name
                         yield child, _display(child)
+            yield from _unlisted(unlisted)
         else:
             yield path, _display(path)
+
+
+def _unlisted(errors: list[OSError]) -> Iterator[tuple[Path, str]]:
+    while errors:
+        folder = Path(errors.pop(0).filename)
+        yield folder, _display(folder)
 
 
 def _display(path: Path) -> str:

@@ -4,6 +4,7 @@ that never finished, a finding outside its file, or a file passed in silence."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -230,3 +231,27 @@ def test_fix_leaves_a_utf16_file_as_it_was(cli, tmp_path):
     run = cli("--unsafe-fixes", "--fix", "--format", "json", path)
     assert path.read_bytes() == raw  # not rewritten as UTF-8 behind the user's back
     assert "HBM101" in {f["code"] for f in run.json()}
+
+
+# --- a folder that cannot be listed -------------------------------------------------------
+
+
+def test_a_folder_that_cannot_be_listed_is_reported_and_the_rest_linted(cli, tmp_path, monkeypatch):
+    # os.walk skipped it in silence: "All clear" over manifests nobody read
+    (tmp_path / "good.yaml").write_text(OVERSIZED)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "inside.yaml").write_text(OVERSIZED)
+    listing = os.scandir
+
+    def scandir(path="."):
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)  # as a user without read permission meets it
+    run = cli("--format", "json", tmp_path)
+    assert run.exit_code == 1
+    found = {(Path(f["file"]).name, f["code"], f["line"]) for f in run.json()}
+    assert ("locked", "HBM001", 1) in found
+    assert ("good.yaml", "HBM101", 6) in found
