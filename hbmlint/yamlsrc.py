@@ -72,6 +72,9 @@ assert not _Loader.yaml_path_resolvers  # a tag from the text alone holds only w
 
 # A document that expands, through aliases, to more nodes than this is refused ("billion laughs").
 MAX_EXPANDED_NODES = 1_000_000
+# Nor one nested deeper than this: the readers and rules walk data recursively (a few frames a
+# level, under Python's limit of 1,000), and a Kubernetes object nests some twenty levels.
+MAX_DEPTH = 100
 
 Path = tuple[Any, ...]
 
@@ -289,12 +292,20 @@ def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
 def _check_expansion(root: yaml.Node) -> None:
     """Refuse documents whose aliases expand to an absurd size before anything walks them."""
     sizes: dict[int, int] = {}
+    measuring: set[int] = set()
 
     def size(node: yaml.Node) -> int:
         key = id(node)
+        if key in measuring:
+            # an alias inside its own anchor: data that contains itself, which every walk
+            # over it refuses, as go-yaml (Kubernetes' parser) does: "anchor 'a' value contains
+            # itself" (go-yaml/yaml decode_test.go)
+            raise YamlLoadError(
+                "YAML anchor contains an alias to itself; refusing to read it", Span.of_node(node)
+            )
         if key in sizes:
             return sizes[key]
-        sizes[key] = 1  # guards against recursive aliases while this node is being measured
+        measuring.add(key)
         total = 1
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
@@ -302,6 +313,7 @@ def _check_expansion(root: yaml.Node) -> None:
         elif isinstance(node, yaml.SequenceNode):
             for item in node.value:
                 total += size(item)
+        measuring.discard(key)
         sizes[key] = total
         if total > MAX_EXPANDED_NODES:
             raise YamlLoadError(
@@ -347,6 +359,8 @@ def _build(
             return constructor(loader, node)
         except _UNREADABLE_SCALAR:
             return _Unbuilt  # PyYAML's constructor again, through _Loader.construct_object
+    if doc is not None and len(path) >= MAX_DEPTH and kind is not _ScalarNode:
+        raise _too_deep(node)
     if kind is _SequenceNode and node.tag == _SEQ:
         items = []
         for i, item in enumerate(node.value):
@@ -391,12 +405,21 @@ def _build(
 _ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
 
 
+def _too_deep(node: yaml.Node) -> YamlLoadError:
+    return YamlLoadError(
+        f"YAML document is nested more than {MAX_DEPTH} levels deep; refusing to read it",
+        Span.of_node(node),
+    )
+
+
 def _record_spans(node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> None:
     # Later keys overwrite earlier ones, as in the data: a duplicate key's last value wins, and
     # a key of the mapping itself wins over one merged in with `<<` (merged pairs come first).
     doc.spans[path] = Span.of_node(node)
     if id(node) in seen:  # an alias to a node already walked: its children are recorded
         return
+    if len(path) >= MAX_DEPTH and not isinstance(node, yaml.ScalarNode):
+        raise _too_deep(node)
     seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:

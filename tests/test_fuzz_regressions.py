@@ -255,3 +255,52 @@ def test_a_folder_that_cannot_be_listed_is_reported_and_the_rest_linted(cli, tmp
     found = {(Path(f["file"]).name, f["code"], f["line"]) for f in run.json()}
     assert ("locked", "HBM001", 1) in found
     assert ("good.yaml", "HBM101", 6) in found
+
+
+# --- data that contains itself, or nests without end --------------------------------------
+
+
+def test_an_anchor_that_contains_its_own_alias_is_a_yaml_error_and_the_run_goes_on(cli, tmp_path):
+    # the data contained itself: the KServe/OME pre-pass (json.dumps) ended the whole run with
+    # "internal error: Circular reference detected", and readers recursed without end
+    (tmp_path / "a-runtime.yaml").write_text(
+        """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: vllm-qwen3}
+spec:
+  engineConfig: &engine
+    runner:
+      image: docker.io/vllm/vllm-openai:v0.11.0
+      args: ["--tensor-parallel-size", "1", *engine]
+"""
+    )
+    (tmp_path / "b-good.yaml").write_text(OVERSIZED)
+    run = cli("--format", "json", tmp_path)
+    assert run.exit_code == 1
+    found = {(Path(f["file"]).name, f["code"], f["line"]) for f in run.json()}
+    assert found == {("a-runtime.yaml", "HBM002", 5), ("b-good.yaml", "HBM101", 6)}
+
+
+def test_a_document_nested_past_a_hundred_levels_is_a_yaml_error_at_the_deep_node(tmp_path, rules):
+    # readers walk data recursively: 600 levels of a block mapping under a KubeRay
+    # serveConfigV2 were a RecursionError (HBM000)
+    levels = "\n".join("  " * (d + 2) + "k:" for d in range(600))
+    path = tmp_path / "rayservice.yaml"
+    path.write_text(
+        "apiVersion: ray.io/v1\nkind: RayService\nmetadata: {name: llm}\n"
+        "spec:\n  serveConfigV2:\n" + levels + " vllm serve Qwen/Qwen2.5-7B-Instruct\n"
+    )
+    [(code, line, _, message)] = findings(path, rules)
+    assert code == "HBM002" and "nested more than 100 levels" in message
+    assert 100 < line < 110
+
+
+def test_a_kind_that_is_a_list_is_no_format_of_ours(tmp_path, rules):
+    # KAITO's detection looked the kind up in a dict: TypeError (unhashable list)
+    path = tmp_path / "workspace.yaml"
+    path.write_text(
+        "apiVersion: kaito.sh/v1beta1\nkind: [Workspace]\n"
+        "inference: {preset: {name: qwen2.5-7b-instruct}}\n"
+    )
+    assert "HBM000" not in codes(path, rules)

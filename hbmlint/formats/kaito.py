@@ -85,7 +85,8 @@ def detect(data: Any) -> bool:
     return (
         isinstance(data, dict)
         and str(data.get("apiVersion", "")).startswith("kaito.sh/")
-        and data.get("kind") in _BASES
+        and isinstance(data.get("kind"), str)  # a list or a map is no key of _BASES
+        and data["kind"] in _BASES
         and isinstance(value_at(data, (*_BASES[data["kind"]], "inference", "preset")), dict)
     )
 
