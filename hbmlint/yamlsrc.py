@@ -198,8 +198,8 @@ def _offset_span(text: str, offset: int) -> Span:
     """Where the character at ``offset`` sits; libyaml counts the offset in UTF-8 bytes."""
     if not text.isascii():
         offset = len(text.encode("utf-8", "surrogatepass")[:offset].decode("utf-8", "ignore"))
-    start = text.rfind("\n", 0, offset) + 1
-    return Span(text.count("\n", 0, offset) + 1, offset - start + 1)
+    lines = _LINE_BREAK.split(text[:offset])  # as PyYAML counts lines (CR too)
+    return Span(len(lines), len(lines[-1]) + 1)
 
 
 def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]:

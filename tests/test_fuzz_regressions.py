@@ -178,15 +178,15 @@ def test_a_truncated_file_has_its_yaml_error_on_its_last_line(tmp_path, rules):
     assert (code, line, column) == ("HBM002", len(lines), len(lines[-1]) + 1)
 
 
-def test_a_control_character_is_a_yaml_error_where_it_is(tmp_path, rules):
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_control_character_is_a_yaml_error_where_it_is(tmp_path, rules, newline):
     # a terminal colour code pasted into a value; the error was at 1:1, naming no place
     path = tmp_path / "escape.yaml"
-    path.write_bytes(
-        manifest("""
+    text = manifest("""
         gpu: {type: "H\u00e9100\x1b[0m"}
         model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    """).encode()
-    )
+    """)
+    path.write_bytes(text.replace("\n", newline).encode())
     [(code, line, column, message)] = findings(path, rules)
     assert (code, (line, column)) == ("HBM002", column_of(path, "\x1b"))
     assert "#x001b" in message and "unicode string" not in message
