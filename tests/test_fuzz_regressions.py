@@ -304,3 +304,28 @@ def test_a_kind_that_is_a_list_is_no_format_of_ours(tmp_path, rules):
         "inference: {preset: {name: qwen2.5-7b-instruct}}\n"
     )
     assert "HBM000" not in codes(path, rules)
+
+
+def test_a_date_in_a_serving_runtime_does_not_end_the_run(cli, tmp_path):
+    # an unquoted date is a datetime.date to YAML: the KServe/OME pre-pass's json.dumps ended
+    # the whole run ("Object of type date is not JSON serializable")
+    (tmp_path / "a-runtime.yaml").write_text(
+        """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ClusterServingRuntime
+metadata:
+  name: vllm-runtime
+  annotations: {released: 2026-11-02}
+spec:
+  supportedModelFormats:
+    - {name: huggingface, version: 2026-11-02}
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.11.0
+      args: ["--port", "8080"]
+"""
+    )
+    (tmp_path / "b-good.yaml").write_text(OVERSIZED)
+    run = cli("--format", "json", tmp_path)
+    assert run.exit_code == 1
+    assert ("b-good.yaml", "HBM101") in {(Path(f["file"]).name, f["code"]) for f in run.json()}

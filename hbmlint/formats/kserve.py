@@ -268,7 +268,7 @@ def _tokens(document: YamlDocument, path: Path, flag: str, value: Any = None) ->
     if value is None:
         value = value_at(document.data, path)
     if isinstance(value, (dict, list)):
-        value = json.dumps(value)
+        value = json.dumps(value, default=str)  # a date YAML read: its text
     elif isinstance(value, bool):
         value = str(value).lower()
     return [Token(flag, span), Token(str(value), span)]
@@ -691,7 +691,10 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
             and str(data.get("apiVersion", "")).startswith(GROUP)
             and _runtime_name(data)
         ):
-            found[(str(data["kind"]), _runtime_name(data))] = {"json": json.dumps(data)}
+            # default=str: a date YAML read (version: 2024-05-01) is kept as its text
+            found[(str(data["kind"]), _runtime_name(data))] = {
+                "json": json.dumps(data, default=str)
+            }
             if not _runs_engine(data):
                 found[(NO_ENGINE, _runtime_name(data))] = {}
     for name in _runtimes_named(text):

@@ -102,7 +102,10 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
         if not _is_ome(data):
             continue
         if data.get("kind") in (*RUNTIME_KINDS, *MODEL_KINDS) and _name(data):
-            found[(_TREE + str(data["kind"]), _name(data))] = {"json": json.dumps(data)}
+            # default=str: a date YAML read (version: 2024-05-01) is kept as its text
+            found[(_TREE + str(data["kind"]), _name(data))] = {
+                "json": json.dumps(data, default=str)
+            }
         used = _runtime_used(data)
         if used:
             found[(USED_BY, used)] = {}
