@@ -72,9 +72,10 @@ assert not _Loader.yaml_path_resolvers  # a tag from the text alone holds only w
 
 # A document that expands, through aliases, to more nodes than this is refused ("billion laughs").
 MAX_EXPANDED_NODES = 1_000_000
-# Nor one nested deeper than this: the readers and rules walk data recursively (a few frames a
-# level, under Python's limit of 1,000), and a Kubernetes object nests some twenty levels.
-MAX_DEPTH = 100
+# Nor one nested deeper than this: the readers and rules walk data recursively (two frames a
+# level, under Python's limit of 1,000). A Kubernetes object nests some twenty levels, a CRD's
+# schema (properties within properties) a few dozen.
+MAX_DEPTH = 200
 
 Path = tuple[Any, ...]
 
