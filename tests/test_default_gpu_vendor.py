@@ -94,11 +94,42 @@ spec:
 """
 
 
+# OME's runtimes (sgl-project/ome config/runtimes/srt/...) ask for nvidia.com/gpu; an AMD cluster's
+# runtime asks for amd.com/gpu in the same place (OME's OEP 0003 names both resources)
+OME = """apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: llama-3-1-70b}
+spec:
+  storage: {storageUri: hf://meta-llama/Llama-3.1-70B-Instruct}
+---
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: srt-llama-70b-rocm}
+spec:
+  engineConfig:
+    runner:
+      image: lmsysorg/sglang:v0.5.5-rocm700-mi30x
+      command: [python3, -m, sglang.launch_server, --model-path, $(MODEL_PATH),
+                --context-length, "32768"]
+      resources:
+        limits: {amd.com/gpu: 1}
+---
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: llama-3-1-70b}
+spec:
+  model: {name: llama-3-1-70b}
+  runtime: {name: srt-llama-70b-rocm}
+  engine: {minReplicas: 1}
+"""
+
+
 @pytest.mark.parametrize(
     ("text", "line"),
     [
         (MODELSERVICE, 5),  # llm-d's chart asks for amd.com/gpu where accelerator.type is amd
         (INFERENCE_SERVICE, 12),
+        (OME, 17),  # at the runtime's request
     ],
 )
 def test_orchestrators_amd_pods_do_not_take_an_nvidia_default(tmp_path, rules, text, line):

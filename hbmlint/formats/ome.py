@@ -43,6 +43,7 @@ from .podspec import (
     Elsewhere,
     Path,
     Reader,
+    amd_gpus,
     container_env,
     metadata_labels,
     node_labels,
@@ -562,8 +563,10 @@ def _component(
             size_span = holder.span(wpath)
             break
     per_pod, count_span = reader.container_gpus(spath, name)
+    gpus_from: tuple[YamlDocument, Path] = (document, spath)
     if per_pod is None:
         per_pod, count_span = Reader(runtime, reader.display).container_gpus(rpath, name)
+        gpus_from = (runtime, rpath)
     span = count_span or where
     env: dict[str, Token] = {"MODEL_PATH": model_env}
     if per_pod:
@@ -600,6 +603,8 @@ def _component(
     ):
         terms = (*pod, *_AFFINITY, "nodeSelectorTerms")
         labels += node_labels(holder, (*pod, "nodeSelector"), terms)
+    # an amd.com/gpu request runs on an AMD GPU: not budgeted on a default GPU of NVIDIA's
+    labels += amd_gpus(*gpus_from)
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod:
         gpu.count = engine_gpus(command, per_pod, per_pod * (1 + size))
