@@ -148,6 +148,14 @@ def _lint_text(
             render_first(text, display, error.span)
             or input_diagnostic("HBM002", error.message, display, error.span)
         )
+    if "Kustomization" in text and documents:
+        # an overlay's JSON patches: the objects they change, as the overlay builds them
+        from .formats.kustomize import built_documents
+
+        overlay, findings = built_documents(documents, path, display)
+        documents = documents + overlay
+        result.diagnostics.extend(findings)
+        result.is_manifest |= bool(findings)
     checked_elsewhere = False  # a document another file's deployment reads (a KServe runtime)
     if script is not None:
         deployments, findings = script.to_script_deployments(text, path, display)
@@ -175,7 +183,11 @@ def _lint_text(
         result.diagnostics.extend(findings)
         for position, deployment in enumerate(deployments):
             _lint_read(deployment, module.NAME, rules, result, options)
-            if not options.overrides and _has_edits(result.diagnostics[first:]):
+            if (
+                not options.overrides
+                and not getattr(document, "overlay", "")  # its values sit in several files
+                and _has_edits(result.diagnostics[first:])
+            ):
                 # fixes for a what-if would not describe the file; fixes.py (and the rewriters
                 # it uses) is loaded only for a file with a fix to write
                 from .fixes import FixContext

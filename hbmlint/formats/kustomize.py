@@ -10,14 +10,29 @@ this way (llm-d/llm-d guides/*/modelserver/.../patch-vllm.yaml, a Deployment pat
 may leave a field blank for the overlays to fill (opendatahub-io/llm-d-playbooks
 08-benchmarking/intelligent-inference-scheduler/llm-d/base/llm-infra.yaml: ``uri: ''``, which
 llm-d/qwen/kustomization.yaml replaces with hf://Qwen/Qwen3-0.6B).
+
+An overlay's JSON 6902 patches (``patches:`` entries whose patch is a list of ``op``s, inline or
+in a file, and ``patchesJson6902``) are applied when the whole build is one hbmlint can do:
+resources that are files or directories with a kustomization of their own, built the same way,
+and no transformer that could change what the engine runs (strategic-merge patches,
+components, generators, helm charts, replacements). Each object a patch changes is then read as
+the overlay builds it, in the overlay's file: a value a patch writes at the patch's line, the
+rest at the ``resources`` entry it comes from. Where the build is not one hbmlint can do, a
+finding at the patch says what was not checked.
 """
 
 from __future__ import annotations
 
+import copy
+import re
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from ..yamlsrc import Span, load_documents
+from ..diagnostics import Diagnostic, Severity, input_diagnostic
+from ..yamlsrc import Span, YamlDocument, load_documents
+from .json_patch import Located, PatchError, apply, locate, pointer, unlocate
 
 # kustomize's own names for the file, in the order it looks for them
 # (sigs.k8s.io/kustomize api/konfig: RecognizedKustomizationFileNames)
@@ -77,3 +92,569 @@ def _here(entry: object) -> str:
         return ""
     name = entry.strip().removeprefix("./")
     return name if name and "/" not in name else ""
+
+
+# --- building an overlay's JSON 6902 patches -------------------------------------------------
+
+# what a kustomization may hold that changes nothing an engine's budget reads
+# (https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/)
+_INERT = {
+    "apiVersion",
+    "kind",
+    "metadata",
+    "namespace",
+    "labels",
+    "commonLabels",
+    "commonAnnotations",
+    "configurations",
+    "generatorOptions",
+    "buildMetadata",
+    "sortOptions",
+    "openapi",
+    "crds",
+    "replicas",
+}
+# what hbmlint applies itself
+_APPLIED = {
+    "resources",
+    "bases",
+    "patches",
+    "patchesJson6902",
+    "images",
+    "namePrefix",
+    "nameSuffix",
+}
+# patched fields no reader of hbmlint's looks at: a patch of these alone is not built
+_UNREAD_FIELDS = {
+    "metadata",
+    "ports",
+    "volumeMounts",
+    "volumes",
+    "securityContext",
+    "tolerations",
+    "readinessProbe",
+    "livenessProbe",
+    "startupProbe",
+    "lifecycle",
+    "serviceAccountName",
+    "resourceClaims",
+    "claims",
+    "imagePullPolicy",
+    "imagePullSecrets",
+    "hostNetwork",
+    "dnsPolicy",
+    "selector",
+    "strategy",
+    "replicas",
+    "terminationGracePeriodSeconds",
+    "priorityClassName",
+    "schedulerName",
+}
+# fields that decide the model, the engine's flags or the GPUs: an overlay that changes one and
+# cannot be built is a deployment hbmlint did not check (a warning, not a note)
+_DECISIVE_FIELDS = {"args", "command", "image", "model", "storageUri", "uri", "size"}
+_DEPTH = 8  # bases of bases: kustomize has no limit, real guides nest four or five
+
+
+class _Unbuildable(Exception):
+    """A build hbmlint does not do; the message says why, in a few words."""
+
+
+class _OpFailed(Exception):
+    """An op of the overlay being linted that kustomize would refuse: its build fails."""
+
+    def __init__(self, patch: _Patch, op: _Op, why: str):
+        super().__init__(why)
+        self.patch, self.op = patch, op
+
+
+@dataclass
+class _Op:
+    op: str
+    path: str
+    value: Located | None
+    at: Span  # the op's ``path:`` line, where a finding about it is reported
+
+
+@dataclass
+class _Patch:
+    target: dict[str, Any]
+    ops: list[_Op]
+
+
+@dataclass
+class _Object:
+    tree: Located
+    name: str  # before any prefix: kustomize matches a target on either
+    touched: list[_Op] = field(default_factory=list)
+    before: Located | None = None  # before the linted overlay's own patches
+
+
+@dataclass
+class OverlayDocument(YamlDocument):
+    """An object as a kustomize overlay builds it, placed in the overlay's file. Fixes are not
+    written for it: its values sit in several files."""
+
+    overlay: str = ""
+
+
+def built_documents(
+    documents: list[YamlDocument], path: Path | str, display: str
+) -> tuple[list[YamlDocument], list[Diagnostic]]:
+    """The objects the JSON 6902 patches of a kustomization change, as the overlay builds them
+    (each to be read like any manifest), or a finding at a patch that changes what an engine
+    runs where the build is not one hbmlint can do; nothing for any other file."""
+    kustomization = next((d for d in documents if _is_kustomization(d.data)), None)
+    if kustomization is None:
+        return [], []
+    try:
+        directory = Path(path).parent
+    except (TypeError, ValueError):
+        return [], []
+    patches, blocker = _patches(kustomization, directory, None)
+    read = [(p, op) for p in patches for op in p.ops if _reads(op.path) and _may_run(p)]
+    if not read:
+        return [], []
+    try:
+        objects = _build(kustomization, directory, None, 0, frozenset(), (patches, blocker))
+    except _Unbuildable as why:
+        return [], [_not_built(p, op, str(why), display) for p, op in _first_per_target(read)]
+    except _OpFailed as failed:
+        return [], [_fails(failed.patch, failed.op, str(failed), display)]
+    built: list[YamlDocument] = []
+    for index, obj in enumerate(objects):
+        if obj.before is None or not any(_reads(op.path) for op in obj.touched):
+            continue  # the base's own file shows the object as it is
+        document = _document(obj.tree, index, display)
+        if _read_alike(document, _document(obj.before, index, display), path, display):
+            continue  # a patch of nothing a reader uses (an NCCL variable): the base says it all
+        built.append(document)
+    return built, []
+
+
+def _document(tree: Located, index: int, display: str) -> OverlayDocument:
+    data, spans = unlocate(tree)
+    return OverlayDocument(
+        data=data, index=index, spans=spans, key_spans=dict(spans), text="", overlay=display
+    )
+
+
+def _read_alike(patched: YamlDocument, base: YamlDocument, path: Path | str, display: str) -> bool:
+    """Whether the format that reads an object reads the same deployments and findings from it
+    with and without the overlay's patches (positions aside)."""
+    from . import detect_format
+
+    module = detect_format(patched.data)
+    if module is None:
+        return True
+    if detect_format(base.data) is not module:
+        return False
+    return _substance(module.to_deployments(patched, path, display)) == _substance(
+        module.to_deployments(base, path, display)
+    )
+
+
+# what says where a value sits, or how to write it back, rather than what it is
+_POSITIONAL = {"span", "locations", "unread", "writer", "document", "file"}
+
+
+def _substance(read: Any) -> Any:
+    """Deployments and findings as plain data without positions, to compare two readings."""
+    if is_dataclass(read) and not isinstance(read, type):
+        read = {f.name: getattr(read, f.name) for f in fields(read)}
+    if isinstance(read, dict):
+        return {k: _substance(v) for k, v in read.items() if k not in _POSITIONAL}
+    if isinstance(read, (list, tuple)):
+        return [_substance(v) for v in read]
+    if isinstance(read, Span):
+        return None
+    return read if isinstance(read, (str, int, float, bool, type(None))) else repr(read)
+
+
+def _is_kustomization(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("kind") == "Kustomization"
+
+
+# kinds that run no engine, which overlays patch for routing, storage or access
+_NO_ENGINE_KINDS = {
+    "Gateway",
+    "HTTPRoute",
+    "GRPCRoute",
+    "Service",
+    "Ingress",
+    "Route",
+    "InferencePool",
+    "InferenceModel",
+    "InferenceObjective",
+    "ServiceAccount",
+    "Role",
+    "RoleBinding",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "Namespace",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "NetworkPolicy",
+    "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
+    "PodMonitor",
+    "ServiceMonitor",
+    "ResourceClaimTemplate",
+    "DestinationRule",
+    "VirtualService",
+    "EnvoyFilter",
+}
+
+
+def _may_run(patch: _Patch) -> bool:
+    return str(patch.target.get("kind", "")) not in _NO_ENGINE_KINDS
+
+
+def _reads(path: str) -> bool:
+    """Whether a patched path is one a reader of hbmlint's could read (not a port, a probe...)."""
+    try:
+        tokens = pointer(path)
+    except PatchError:
+        return False
+    if not tokens or tokens[0] == "metadata" or any(t in _UNREAD_FIELDS for t in tokens):
+        return False
+    if "resources" in tokens:  # of a container's resources, only the GPUs matter
+        rest = tokens[tokens.index("resources") + 1 :]
+        return len(rest) < 2 or "gpu" in rest[1].lower()
+    return True
+
+
+def _decisive(path: str) -> bool:
+    tokens = pointer(path)
+    return "resources" in tokens or any(t in _DECISIVE_FIELDS for t in tokens)
+
+
+def _first_per_target(read: list[tuple[_Patch, _Op]]) -> list[tuple[_Patch, _Op]]:
+    """One finding per patch: its first decisive op, else its first op hbmlint reads."""
+    chosen: dict[int, tuple[_Patch, _Op]] = {}
+    for patch, op in read:
+        held = chosen.get(id(patch))
+        if held is None or (_decisive(op.path) and not _decisive(held[1].path)):
+            chosen[id(patch)] = (patch, op)
+    return list(chosen.values())
+
+
+def _what(patch: _Patch) -> str:
+    kind, name = patch.target.get("kind"), patch.target.get("name")
+    if kind and name:
+        return f"{kind} {name}"
+    return str(kind or name or "the objects it targets")
+
+
+def _not_built(patch: _Patch, op: _Op, why: str, display: str) -> Diagnostic:
+    decisive = _decisive(op.path)
+    return input_diagnostic(
+        "HBM014",
+        f"this overlay's JSON patch changes {op.path} of {_what(patch)}, but hbmlint cannot "
+        f"build what the overlay makes ({why}), so {_what(patch)} as patched was not checked",
+        display,
+        op.at,
+        fixes=[
+            "Lint what the overlay builds: `kubectl kustomize DIR | hbmlint -` "
+            "(or `kustomize build DIR | hbmlint -`)"
+        ],
+        severity=Severity.WARNING if decisive else None,
+    )
+
+
+def _fails(patch: _Patch, op: _Op, why: str, display: str) -> Diagnostic:
+    return input_diagnostic(
+        "HBM014",
+        f"kustomize cannot apply this JSON patch to {_what(patch)} as its bases define it "
+        f"({why}); what the overlay would run was not checked",
+        display,
+        op.at,
+        fixes=["Point the op's path at a field the base has (`kubectl kustomize DIR` shows it)"],
+        severity=Severity.WARNING,
+    )
+
+
+def _build(
+    kustomization: YamlDocument,
+    directory: Path,
+    at: Span | None,
+    depth: int,
+    seen: frozenset[Path],
+    read: tuple[list[_Patch], str | None] | None = None,
+) -> list[_Object]:
+    """The objects a kustomization builds. ``at``: where every value of it is reported (a base
+    seen from the overlay being linted); None for the overlay itself, whose values are reported
+    at their own lines."""
+    data = kustomization.data
+    unknown = sorted(k for k in data if k not in _INERT and k not in _APPLIED)
+    if unknown:
+        raise _Unbuildable(f"{_shown(directory)} uses `{unknown[0]}`, which hbmlint does not apply")
+    patches, blocker = read if read is not None else _patches(kustomization, directory, at)
+    if blocker:
+        raise _Unbuildable(blocker)
+    objects: list[_Object] = []
+    for key in ("resources", "bases"):
+        entries = data.get(key) or []
+        if not isinstance(entries, list):
+            raise _Unbuildable(f"`{key}` is not a list")
+        for index, entry in enumerate(entries):
+            where = at or kustomization.span((key, index))
+            objects += _resource(entry, directory, where, depth, seen)
+    prefix, suffix = str(data.get("namePrefix") or ""), str(data.get("nameSuffix") or "")
+    for obj in objects:
+        meta = obj.tree.value.get("metadata")
+        if (prefix or suffix) and meta and isinstance(meta.value, dict) and "name" in meta.value:
+            name = meta.value["name"]
+            name.value = f"{prefix}{name.value}{suffix}"
+    for patch in patches:
+        for obj in objects:
+            if _targets(patch.target, obj):
+                if at is None and obj.before is None:
+                    obj.before = copy.deepcopy(obj.tree)
+                for op in patch.ops:
+                    try:
+                        apply(obj.tree, op.op, op.path, op.value)
+                    except PatchError as why:
+                        if at is None:
+                            raise _OpFailed(patch, op, str(why)) from why
+                        raise _Unbuildable(f"a patch in {_shown(directory)} fails: {why}") from why
+                obj.touched += patch.ops
+    _images(data, kustomization, objects, at)
+    return objects
+
+
+def _shown(directory: Path) -> str:
+    return f"{directory.name}/kustomization" if directory.name else "the kustomization"
+
+
+def _resource(
+    entry: Any, directory: Path, where: Span, depth: int, seen: frozenset[Path]
+) -> list[_Object]:
+    if not isinstance(entry, str) or "://" in entry or entry.startswith(("github.com/", "git@")):
+        raise _Unbuildable(f"resource {entry!r} is not a local file or directory")
+    target = (directory / entry).resolve()
+    if target.is_dir():
+        if depth >= _DEPTH or target in seen:
+            raise _Unbuildable(f"{entry} nests kustomizations too deep")
+        documents = _kustomization_in(str(target))
+        if documents is None:
+            raise _Unbuildable(f"{entry} has no kustomization hbmlint can read")
+        inner = next((d for d in documents if isinstance(d.data, dict)), None)
+        if inner is None or inner.data.get("kind") == "Component":
+            raise _Unbuildable(f"{entry} has no kustomization hbmlint can read")
+        return _build(inner, target, where, depth + 1, seen | {target})
+    documents = _yaml_file(str(target))
+    if documents is None:
+        raise _Unbuildable(f"resource {entry} cannot be read")
+    objects = []
+    for document in documents:
+        if not isinstance(document.data, dict):
+            continue
+        tree = locate(document.data, lambda _path: where)
+        meta = document.data.get("metadata")
+        name = str(meta.get("name", "")) if isinstance(meta, dict) else ""
+        objects.append(_Object(tree, name))
+    return objects
+
+
+def _targets(target: dict[str, Any], obj: _Object) -> bool:
+    """Whether a patch's target selects an object: kind and name are regular expressions that
+    must match whole (kustomize api/resource: "^" + pattern + "$"), the name before or after a
+    prefix; group and version against its apiVersion."""
+    data = obj.tree.value
+    kind = data.get("kind").value if "kind" in data else ""
+    meta = data.get("metadata")
+    name = ""
+    if meta is not None and isinstance(meta.value, dict) and "name" in meta.value:
+        name = str(meta.value["name"].value)
+    api = str(data["apiVersion"].value) if "apiVersion" in data else ""
+    group, _, version = api.rpartition("/")
+    for key, wanted in target.items():
+        if key == "kind" and not _full(wanted, str(kind)):
+            return False
+        if key == "name" and not (_full(wanted, name) or _full(wanted, obj.name)):
+            return False
+        if key == "group" and str(wanted) != group:
+            return False
+        if key == "version" and str(wanted) != version:
+            return False
+        if key in ("labelSelector", "annotationSelector"):
+            raise _Unbuildable(f"a target's {key} is not applied by hbmlint")
+    return True
+
+
+def _full(pattern: Any, text: str) -> bool:
+    try:
+        return re.fullmatch(str(pattern), text) is not None
+    except re.error:
+        return str(pattern) == text
+
+
+def _images(data: dict, kustomization: YamlDocument, objects: list[_Object], at: Span | None):
+    """kustomize's ``images`` transformer: an image named ``name`` takes ``newName``,
+    ``newTag`` or ``digest``, reported at the entry."""
+    for index, entry in enumerate(data.get("images") or []):
+        if not isinstance(entry, dict) or "name" not in entry:
+            continue
+        where = at or kustomization.span(("images", index))
+        for obj in objects:
+            _retag(obj.tree, entry, where)
+
+
+def _retag(tree: Located, entry: dict, where: Span) -> None:
+    if isinstance(tree.value, list):
+        for member in tree.value:
+            _retag(member, entry, where)
+        return
+    if not isinstance(tree.value, dict):
+        return
+    for key, member in tree.value.items():
+        if key == "image" and isinstance(member.value, str):
+            image = member.value
+            name, digest = image.split("@", 1) if "@" in image else (image, "")
+            tag = ""
+            if ":" in name.rsplit("/", 1)[-1]:
+                name, tag = name.rsplit(":", 1)
+            if name != str(entry["name"]):
+                continue
+            name = str(entry.get("newName") or name)
+            if entry.get("digest"):
+                member.value, member.span = f"{name}@{entry['digest']}", where
+            elif entry.get("newTag") is not None:
+                member.value, member.span = f"{name}:{entry['newTag']}", where
+            else:
+                rest = f":{tag}" if tag else ""
+                member.value = f"{name}{rest}@{digest}" if digest else f"{name}{rest}"
+                member.span = where
+        else:
+            _retag(member, entry, where)
+
+
+def _patches(
+    kustomization: YamlDocument, directory: Path, at: Span | None
+) -> tuple[list[_Patch], str | None]:
+    """The JSON 6902 patches of a kustomization, with their ops placed: at their own lines in the
+    file being linted (``at`` None), else all at ``at``; and why the build is not one hbmlint
+    can do, if it is not (a strategic-merge patch of an object that may run an engine)."""
+    data = kustomization.data
+    found: list[_Patch] = []
+    blocker: str | None = None
+    for index, entry in enumerate(data.get("patchesStrategicMerge") or []):
+        text = entry if isinstance(entry, str) and "\n" in entry else None
+        try:
+            text = text if text is not None else _patch_file(directory, str(entry))
+            _ops(text, "", kustomization.span(("patchesStrategicMerge", index)), at, {})
+        except _Unbuildable as why:
+            blocker = blocker or str(why)
+    for key in ("patches", "patchesJson6902"):
+        entries = data.get(key) or []
+        if not isinstance(entries, list):
+            return found, f"`{key}` is not a list"
+        for index, entry in enumerate(entries):
+            try:
+                if not isinstance(entry, dict):
+                    raise _Unbuildable(f"a `{key}` entry is not a mapping")
+                target = entry.get("target") if isinstance(entry.get("target"), dict) else {}
+                if isinstance(entry.get("patch"), str):
+                    where = kustomization.span((key, index, "patch"))
+                    ops = _ops(entry["patch"], kustomization.text, where, at, target)
+                elif isinstance(entry.get("path"), str):
+                    where = at or kustomization.span((key, index, "path"))
+                    ops = _ops(_patch_file(directory, entry["path"]), "", where, where, target)
+                else:
+                    raise _Unbuildable(f"a `{key}` entry has neither patch nor path")
+            except _Unbuildable as why:
+                blocker = blocker or str(why)
+                continue
+            if ops:
+                found.append(_Patch(target, ops))
+    return found, blocker
+
+
+def _name(data: dict) -> str:
+    meta = data.get("metadata")
+    return str(meta.get("name", "")) if isinstance(meta, dict) else ""
+
+
+def _patch_file(directory: Path, name: str) -> str:
+    try:
+        text = (directory / name).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise _Unbuildable(f"patch file {name} cannot be read") from exc
+    return text
+
+
+def _ops(
+    text: str, file_text: str, block: Span, at: Span | None, target: dict[str, Any]
+) -> list[_Op]:
+    """A JSON patch's ops (positions: inside a ``|`` block of the file being linted, each op at
+    its own line). A strategic-merge patch has none: of an object that runs no engine it changes
+    nothing hbmlint reads; of any other, it is a build hbmlint does not do."""
+    documents, error = load_documents(text)
+    if error is not None or not documents:
+        raise _Unbuildable("a patch is not YAML hbmlint can read")
+    document = documents[0]
+    if not isinstance(document.data, list):
+        merged = [d.data for d in documents if isinstance(d.data, dict)]
+        kinds = {str(target.get("kind", ""))} | {str(d.get("kind", "")) for d in merged}
+        if kinds & _NO_ENGINE_KINDS:
+            return []
+        what = next((f"{d.get('kind')} {_name(d)}" for d in merged if d.get("kind")), "")
+        raise _Unbuildable(f"a strategic-merge patch{' of ' + what if what else ''} is not applied")
+    if not target:
+        raise _Unbuildable("a JSON patch without a target")
+    place = _placer(file_text, block, at)
+    ops: list[_Op] = []
+    for index, raw in enumerate(document.data):
+        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
+            raise _Unbuildable("an op without a path")
+        op = str(raw.get("op", ""))
+        if op not in ("add", "replace", "remove", "test"):
+            raise _Unbuildable(f"op {op!r} is not applied by hbmlint")
+        value = None
+        if op != "remove":
+            if "value" not in raw:
+                raise _Unbuildable(f"op {op!r} without a value")
+            value = locate(raw["value"], lambda p, i=index: place(document.span((i, "value", *p))))
+        ops.append(_Op(op, raw["path"], value, place(document.span((index, "path")))))
+    return ops
+
+
+def _placer(file_text: str, block: Span, at: Span | None):
+    """A span inside a patch's text, as a span of the file being linted: a literal block
+    (``patch: |-``) starts on the line after its indicator, at the block's indentation; a
+    patch written on one line, or in another file, is placed at ``at`` or the block."""
+    lines = file_text.split("\n") if at is None and file_text else []
+    start = block.line  # the indicator's line; the block's first line follows
+    head = lines[start - 1][block.column - 1 :] if 0 < start <= len(lines) else ""
+    if not head.startswith(("|", ">")) or start >= len(lines):
+        return lambda _span: at or block
+    first = lines[start]
+    indent = len(first) - len(first.lstrip(" "))
+
+    def place(span: Span) -> Span:
+        return Span(start + span.line, indent + span.column)
+
+    return place
+
+
+@lru_cache(maxsize=256)
+def _kustomization_in(directory: str) -> list[YamlDocument] | None:
+    for name in _FILES:
+        documents = _yaml_file(str(Path(directory, name)))
+        if documents is not None:
+            return documents
+    return None
+
+
+@lru_cache(maxsize=512)
+def _yaml_file(path: str) -> list[YamlDocument] | None:
+    try:
+        file = Path(path)
+        if not file.is_file() or file.stat().st_size > 4 * 1024 * 1024:
+            return None
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    documents, error = load_documents(text)
+    return None if error is not None else documents
