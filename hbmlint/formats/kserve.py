@@ -38,12 +38,14 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_engine, image_version, read_invocation, sglang, vllm
 from ..engines.args import Token, normalise, placeholder
-from ..engines.shell import Locator, expand_k8s, split_words
+from ..engines.shell import Locator, expand_k8s, shell_script, split_words
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build, notes_as_findings
 from .embedded_pods import engine_containers
 from .kubernetes import document_name
+from .llmisvc_presets import named_by_a_service, with_presets
+from .llmisvc_presets import tree_objects as preset_objects
 from .podspec import (
     Elsewhere,
     Path,
@@ -410,24 +412,24 @@ def _backend(argv: list[Token]) -> Token | None:
 
 
 def _llm_inference_service(reader: Reader, name: str, where: Span) -> list[Deployment]:
-    data = reader.document.data
+    # the presets its spec.baseRefs name, merged under it as KServe does (llmisvc_presets.py)
+    document, findings, missing = with_presets(reader.document, reader.display, name)
+    reader.findings += findings
+    held, reader = reader.findings, Reader(document, reader.display)
+    reader.findings = held  # the same list: to_deployments reports what this reader adds
+    data = document.data
     runtime = str(value_at(data, ("spec", "runtime")) or "")
     engine: ModuleType = sglang if "sglang" in runtime.lower() else vllm
-    if value_at(data, ("spec", "model")) is None and value_at(data, ("spec", "baseRefs")):
-        reader.findings.append(
-            input_diagnostic(
-                "HBM011",
-                "the model comes from spec.baseRefs (LLMInferenceServiceConfig), which hbmlint "
-                "does not follow; set spec.model.uri here to check this service",
-                reader.display,
-                reader.document.key_span(("spec", "baseRefs")),
-                name,
-            )
-        )
-        return []
+    if value_at(data, ("spec", "model")) is None and missing:
+        return []  # the model is in a preset the run does not hold: the warning says so
     found = _llm_workload(reader, engine, ("spec",), name, where)
     if isinstance(value_at(data, ("spec", "prefill")), dict):
         found += _llm_workload(reader, engine, ("spec", "prefill"), f"{name}/prefill", where)
+    if missing:
+        # what the missing presets set was left at KServe's default template: a refusal the
+        # budget predicts is not a promise (lint.py makes such an error a warning)
+        for deployment in found:
+            deployment.unread["spec.baseRefs"] = document.key_span(("spec", "baseRefs"))
     return found
 
 
@@ -516,6 +518,10 @@ def _container_args(reader: Reader, engine: ModuleType, cpath: Path) -> list[Tok
             return argv
         argv = _launch_line_as_args(reader, engine, argv[0], env)
     else:
+        script = shell_script(argv)
+        if script is not None:  # `sh -c "vllm serve /mnt/models ..."` (KServe's presets)
+            word, words_env = script[0], {**env, ADDITIONAL_ARGS: ""}  # appended below
+            argv = split_words(word.text, words_env, Locator(document.text, word.span), word.span)
         start = engine.find(argv)
         argv = argv[start:] if start is not None else []
     if argv and argv[0].text.startswith(MODEL_MOUNT):
@@ -670,6 +676,8 @@ def _services_using(document: YamlDocument, runtime: dict) -> bool:
 def read_elsewhere(data: Any) -> bool:
     """Whether this document is a runtime an InferenceService of the run uses: it is checked
     with that service (in whichever file), so its own file may say nothing."""
+    if isinstance(data, dict) and data.get("kind") == CONFIG_KIND:
+        return named_by_a_service(data)
     if not isinstance(data, dict) or data.get("kind") not in RUNTIME_KINDS:
         return False
     used = {name for name, _ in tree_kind(USED_BY)}
@@ -699,6 +707,7 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
                 found[(NO_ENGINE, _runtime_name(data))] = {}
     for name in _runtimes_named(text):
         found[(USED_BY, name)] = {}
+    found.update(preset_objects(documents))
     return found
 
 
@@ -746,8 +755,8 @@ def _config_alone(reader: Reader, name: str, where: Span) -> list[Deployment]:
     """An LLMInferenceServiceConfig is a template, never a deployment: its command holds Go
     template actions the controller fills in from the LLMInferenceService it is merged into.
     An info where it runs an engine, so the file does not pass in silence."""
-    if not engine_containers(reader.document.data):
-        return []
+    if not engine_containers(reader.document.data) or named_by_a_service(reader.document.data):
+        return []  # a preset a service of the run names is read with that service
     reader.findings.append(
         input_diagnostic(
             "HBM014",
