@@ -31,8 +31,18 @@ class PatchError(ValueError):
     """An operation that kustomize refuses (a missing path, an unknown op): its build fails."""
 
 
+class NotRead(PatchError):
+    """An operation kustomize may apply but hbmlint does not (a patch of the whole object, a
+    value nested past any manifest's depth)."""
+
+
+_DEPTH = 200  # deeper than any manifest; a YAML alias that holds itself never ends
+
+
 def locate(data: Any, span_of: Any, path: Path = ()) -> Located:
     """``data`` as a Located tree; ``span_of(path)`` gives each value's span."""
+    if len(path) > _DEPTH:
+        raise NotRead("a value nested too deep")
     if isinstance(data, dict):
         return Located({k: locate(v, span_of, (*path, k)) for k, v in data.items()}, span_of(path))
     if isinstance(data, list):
@@ -72,7 +82,7 @@ def apply(tree: Located, op: str, path: str, value: Located | None) -> None:
     """One operation on ``tree`` in place; PatchError where kustomize's build would fail."""
     tokens = pointer(path)
     if not tokens:
-        raise PatchError("a patch of the whole object is not read")
+        raise NotRead("a patch of the whole object is not read")
     parent = tree
     for token in tokens[:-1]:
         parent = _child(parent, token, path)

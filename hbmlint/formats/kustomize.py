@@ -32,7 +32,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..yamlsrc import Span, YamlDocument, load_documents
-from .json_patch import Located, PatchError, apply, locate, pointer, unlocate
+from .json_patch import Located, NotRead, PatchError, apply, locate, pointer, unlocate
 
 # kustomize's own names for the file, in the order it looks for them
 # (sigs.k8s.io/kustomize api/konfig: RecognizedKustomizationFileNames)
@@ -386,7 +386,7 @@ def _build(
     seen from the overlay being linted); None for the overlay itself, whose values are reported
     at their own lines."""
     data = kustomization.data
-    unknown = sorted(k for k in data if k not in _INERT and k not in _APPLIED)
+    unknown = sorted(str(k) for k in data if k not in _INERT and k not in _APPLIED)
     if unknown:
         raise _Unbuildable(f"{_shown(directory)} uses `{unknown[0]}`, which hbmlint does not apply")
     patches, blocker = read if read is not None else _patches(kustomization, directory, at)
@@ -415,6 +415,8 @@ def _build(
                     try:
                         apply(obj.tree, op.op, op.path, op.value)
                     except PatchError as why:
+                        if isinstance(why, NotRead):
+                            raise _Unbuildable(str(why)) from why
                         if at is None:
                             raise _OpFailed(patch, op, str(why)) from why
                         raise _Unbuildable(f"a patch in {_shown(directory)} fails: {why}") from why
@@ -432,8 +434,12 @@ def _resource(
 ) -> list[_Object]:
     if not isinstance(entry, str) or "://" in entry or entry.startswith(("github.com/", "git@")):
         raise _Unbuildable(f"resource {entry!r} is not a local file or directory")
-    target = (directory / entry).resolve()
-    if target.is_dir():
+    try:
+        target = (directory / entry).resolve()
+        is_dir = target.is_dir()
+    except (OSError, ValueError) as exc:  # a name with a NUL byte, a loop of links
+        raise _Unbuildable(f"resource {entry!r} cannot be read") from exc
+    if is_dir:
         if depth >= _DEPTH or target in seen:
             raise _Unbuildable(f"{entry} nests kustomizations too deep")
         documents = _kustomization_in(str(target))
@@ -450,7 +456,10 @@ def _resource(
     for document in documents:
         if not isinstance(document.data, dict):
             continue
-        tree = locate(document.data, lambda _path: where)
+        try:
+            tree = locate(document.data, lambda _path: where)
+        except NotRead as why:
+            raise _Unbuildable(f"resource {entry}: {why}") from why
         meta = document.data.get("metadata")
         name = str(meta.get("name", "")) if isinstance(meta, dict) else ""
         objects.append(_Object(tree, name))
@@ -578,8 +587,11 @@ def _name(data: dict) -> str:
 
 def _patch_file(directory: Path, name: str) -> str:
     try:
-        text = (directory / name).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
+        file = directory / name
+        if file.stat().st_size > 4 * 1024 * 1024:
+            raise _Unbuildable(f"patch file {name} is too large")
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError) as exc:
         raise _Unbuildable(f"patch file {name} cannot be read") from exc
     return text
 
@@ -615,7 +627,12 @@ def _ops(
         if op != "remove":
             if "value" not in raw:
                 raise _Unbuildable(f"op {op!r} without a value")
-            value = locate(raw["value"], lambda p, i=index: place(document.span((i, "value", *p))))
+            try:
+                value = locate(
+                    raw["value"], lambda p, i=index: place(document.span((i, "value", *p)))
+                )
+            except NotRead as why:
+                raise _Unbuildable(f"an op's value: {why}") from why
         ops.append(_Op(op, raw["path"], value, place(document.span((index, "path")))))
     return ops
 
@@ -654,7 +671,7 @@ def _yaml_file(path: str) -> list[YamlDocument] | None:
         if not file.is_file() or file.stat().st_size > 4 * 1024 * 1024:
             return None
         text = file.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, ValueError):
         return None
     documents, error = load_documents(text)
     return None if error is not None else documents

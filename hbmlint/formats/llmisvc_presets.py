@@ -20,7 +20,7 @@ import json
 
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..yamlsrc import Span, YamlDocument, load_documents
-from .json_patch import Located, locate, unlocate
+from .json_patch import Located, NotRead, locate, unlocate
 from .podspec import tree_kind, value_at
 
 CONFIG_KIND = "LLMInferenceServiceConfig"
@@ -35,6 +35,15 @@ def with_presets(
     refs = value_at(document.data, ("spec", "baseRefs"))
     if not isinstance(refs, list) or not refs:
         return document, [], []
+    try:
+        return _merged(document, display, name, refs)
+    except NotRead:  # a value nested past any manifest's depth (a YAML alias holding itself)
+        return document, [], []
+
+
+def _merged(
+    document: YamlDocument, display: str, name: str, refs: list
+) -> tuple[YamlDocument, list[Diagnostic], list[str]]:
     here = _configs_here(document)
     merged: Located | None = None
     findings: list[Diagnostic] = []
