@@ -620,12 +620,15 @@ def _llm_workload(
 
 
 def _runtimes(document: YamlDocument) -> list[YamlDocument]:
-    """The ServingRuntime / ClusterServingRuntime documents of the same file."""
+    """The ServingRuntime / ClusterServingRuntime documents of the same file (of the same
+    kustomize build, for an object an overlay builds: formats/kustomize.py)."""
     from ..yamlsrc import load_documents
 
-    if "ServingRuntime" not in document.text:
-        return []
-    documents, _ = load_documents(document.text)
+    documents = getattr(document, "siblings", None)
+    if documents is None:
+        if "ServingRuntime" not in document.text:
+            return []
+        documents, _ = load_documents(document.text)
     return [
         d
         for d in documents

@@ -24,6 +24,7 @@ finding at the patch says what was not checked.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import lru_cache
@@ -196,6 +197,9 @@ class OverlayDocument(YamlDocument):
     written for it: its values sit in several files."""
 
     overlay: str = ""
+    # every object of the same build, so a reader finds an object the one it reads refers to
+    # (a KServe runtime, renamed by namePrefix as its service's reference is)
+    siblings: list[YamlDocument] = field(default_factory=list)
 
 
 def built_documents(
@@ -218,18 +222,28 @@ def built_documents(
     try:
         objects = _build(kustomization, directory, None, 0, frozenset(), (patches, blocker))
     except _Unbuildable as why:
+        if not _engine_in_reach(kustomization, directory, 0, frozenset()):
+            return [], []  # an overlay of a controller or a gateway: no engine to leave unchecked
         return [], [_not_built(p, op, str(why), display) for p, op in _first_per_target(read)]
     except _OpFailed as failed:
         return [], [_fails(failed.patch, failed.op, str(failed), display)]
+    documents = [_document(obj.tree, index, display) for index, obj in enumerate(objects)]
     built: list[YamlDocument] = []
-    for index, obj in enumerate(objects):
+    for obj, document in zip(objects, documents, strict=True):
+        document.siblings = documents
         if obj.before is None or not any(_reads(op.path) for op in obj.touched):
             continue  # the base's own file shows the object as it is
-        document = _document(obj.tree, index, display)
-        if _read_alike(document, _document(obj.before, index, display), path, display):
+        before = _document(obj.before, document.index, display)
+        before.siblings = documents
+        if _read_alike(document, before, path, display):
             continue  # a patch of nothing a reader uses (an NCCL variable): the base says it all
         built.append(document)
     return built, []
+
+
+def _names_what_is_read(hint: Any) -> bool:
+    key = str(hint.get("key", "")).lower() if isinstance(hint, dict) else ""
+    return key.startswith("hbmlint.io/") or any(w in key for w in ("model", "gpu", "accelerator"))
 
 
 def _document(tree: Located, index: int, display: str) -> OverlayDocument:
@@ -263,7 +277,11 @@ def _substance(read: Any) -> Any:
     if is_dataclass(read) and not isinstance(read, type):
         read = {f.name: getattr(read, f.name) for f in fields(read)}
     if isinstance(read, dict):
-        return {k: _substance(v) for k, v in read.items() if k not in _POSITIONAL}
+        out = {k: _substance(v) for k, v in read.items() if k not in _POSITIONAL}
+        if isinstance(out.get("hints"), list):  # of a workload's annotations, only those that
+            # may name the model or the GPU are read (a display name is not)
+            out["hints"] = [h for h in out["hints"] if _names_what_is_read(h)]
+        return out
     if isinstance(read, (list, tuple)):
         return [_substance(v) for v in read]
     if isinstance(read, Span):
@@ -301,6 +319,8 @@ _NO_ENGINE_KINDS = {
     "ServiceMonitor",
     "ResourceClaimTemplate",
     "DestinationRule",
+    "ScaledObject",
+    "TriggerAuthentication",
     "VirtualService",
     "EnvoyFilter",
 }
@@ -415,6 +435,8 @@ def _build(
                     try:
                         apply(obj.tree, op.op, op.path, op.value)
                     except PatchError as why:
+                        if not _may_hold_engine(obj):
+                            break  # a Deployment of a controller, an operator: not ours to judge
                         if isinstance(why, NotRead):
                             raise _Unbuildable(str(why)) from why
                         if at is None:
@@ -423,6 +445,51 @@ def _build(
                 obj.touched += patch.ops
     _images(data, kustomization, objects, at)
     return objects
+
+
+def _engine_in_reach(
+    kustomization: YamlDocument, directory: Path, depth: int, seen: frozenset[Path]
+) -> bool:
+    """Whether the kustomization, or a file its resources and components name (through the
+    kustomizations of folders, as far as they can be read), mentions an inference engine."""
+    from . import mentions_engine
+
+    if mentions_engine(kustomization.text):
+        return True
+    data = kustomization.data
+    for key in ("resources", "bases", "components"):
+        entries = data.get(key) if isinstance(data, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, str) or "://" in entry or depth >= _DEPTH:
+                continue
+            try:
+                target = (directory / entry).resolve()
+                is_dir = target.is_dir()
+            except (OSError, ValueError):
+                continue
+            if target in seen:
+                continue
+            if is_dir:
+                inner = next(iter(_kustomization_in(str(target)) or []), None)
+                if (
+                    inner is not None
+                    and isinstance(inner.data, dict)
+                    and _engine_in_reach(inner, target, depth + 1, seen | {target})
+                ):
+                    return True
+                continue
+            documents = _yaml_file(str(target))
+            if documents and mentions_engine(documents[0].text):
+                return True
+    return False
+
+
+def _may_hold_engine(obj: _Object) -> bool:
+    """Whether a format of hbmlint's reads the object (before this patch), or could."""
+    from . import detect_format, mentions_engine
+
+    data, _ = unlocate(obj.tree)
+    return detect_format(data) is not None or mentions_engine(json.dumps(data, default=str))
 
 
 def _shown(directory: Path) -> str:
