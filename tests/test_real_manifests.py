@@ -124,6 +124,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_orchestrators_real import COVERED as ROUND2  # their projects' own files
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
     from test_formats_shell import COVERED as SHELL  # launch scripts (sweep 9)
+    from test_formats_srt_slurm import COVERED as SRT_SLURM  # srt-slurm recipes
     from test_kustomize_json_patches import COVERED as KUSTOMIZE  # overlays' JSON patches
     from test_llmisvc_baserefs import COVERED as BASEREFS  # LLMInferenceService presets
     from test_real_manifests_sweep6 import COVERED as SWEEP6  # repositories of sweep 6
@@ -134,7 +135,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep11 import COVERED as SWEEP11  # repositories of sweep 11
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
-    tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
+    tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS | SRT_SLURM
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -33,6 +33,7 @@ _ORDER = (
     "ray",
     "kubernetes",
     "nim",
+    "srt_slurm",
     "helm_values",
     "vllm_chart",
     "llm_d",

@@ -1,0 +1,214 @@
+"""srt-slurm recipes (NVIDIA/srt-slurm's ``srtctl``; SemiAnalysisAI/InferenceX
+benchmarks/multi_node/srt-slurm-recipes): one YAML per benchmark run of SGLang or vLLM on Slurm,
+aggregated or as prefill and decode workers, each worker one engine instance.
+
+What srtctl runs, and hbmlint with it (NVIDIA/srt-slurm@c88ef73):
+
+- ``model.path`` is ``hf:ORG/NAME`` (the Hugging Face id, passed as the model) or a directory
+  on the cluster mounted at ``/model`` (src/srtctl/core/runtime.py); hbmlint reads the path
+  as the model's name (a local path: named by the configuration's ``model-paths`` where it is
+  not a catalog model's name);
+- each worker runs the backend's launcher with the model, ``--disaggregation-mode prefill`` /
+  ``decode`` for a disaggregated worker, ``--nnodes`` where the worker spans nodes, then every
+  key of ``backend.sglang_config.<mode>`` / ``backend.vllm_config.<mode>`` (``prefill``,
+  ``decode``, ``aggregated``) as a flag: ``_`` as ``-``, ``true`` a bare flag, ``false`` left
+  out, a list its items (src/srtctl/backends/sglang.py, vllm.py ``_config_to_cli_args``);
+  ``model-path`` and ``served-model-name`` there are replaced by srtctl's own;
+- ``backend.<mode>_environment`` is the worker's environment;
+- ``resources``: ``gpu_type`` (``b200``, ``gb200``, ``gb300``, ``h100``, ``h200``, ``mi355x``), and
+  the GPUs of one worker ``gpus_per_prefill`` / ``gpus_per_decode`` / ``gpus_per_agg``, else
+  its nodes x ``gpus_per_node`` (4 by default) over its workers, else ``gpus_per_node``
+  (src/srtctl/core/schema.py ResourceConfig);
+- ``model.container`` is the image, whose tag names the release.
+
+TensorRT-LLM recipes (``backend.type: trtllm``) configure the engine through LLM API option
+files; they are an info, not read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import image_version, read_invocation
+from ..engines.args import Token
+from ..spec import Deployment
+from ..yamlsrc import YamlDocument
+from .build import GpuFacts, build
+from .podspec import value_at
+
+NAME = "srt-slurm"
+# backend type: the config key, the launcher srtctl runs with the standalone frontend
+_BACKENDS = {
+    "sglang": ("sglang_config", ["python3", "-m", "sglang.launch_server", "--model-path"]),
+    "vllm": ("vllm_config", ["vllm", "serve"]),
+}
+# worker mode: its key under <backend>_config and its environment, its resources' prefix
+_MODES = {"prefill": "prefill", "decode": "decode", "agg": "aggregated"}
+
+
+def detect(data: Any) -> bool:
+    if not isinstance(data, dict) or "apiVersion" in data or "kind" in data:
+        return False
+    model, resources = data.get("model"), data.get("resources")
+    return (
+        isinstance(model, dict)
+        and "path" in model
+        and "container" in model
+        and isinstance(resources, dict)
+        and "gpu_type" in resources
+    )
+
+
+def to_deployments(
+    document: YamlDocument, path: Path, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    data = document.data
+    name = str(data.get("name") or Path(display).stem)
+    backend = data.get("backend") if isinstance(data.get("backend"), dict) else {}
+    kind = str(backend.get("type") or "sglang")  # srtctl's default backend (schema.py)
+    if kind not in _BACKENDS:
+        return [], [
+            input_diagnostic(
+                "HBM014",
+                f"an srt-slurm recipe of the {kind} backend: its engine settings are in files "
+                "hbmlint does not read, so nothing in it was checked",
+                display,
+                document.span(("backend", "type")),
+                name,
+                ["Lint the engine's own command line or configuration instead"],
+            )
+        ]
+    config_key, launcher = _BACKENDS[kind]
+    resources = data["resources"]
+    disaggregated = any(
+        resources.get(key) is not None
+        for key in ("prefill_nodes", "decode_nodes", "prefill_workers", "decode_workers")
+    )
+    modes = ["prefill", "decode"] if disaggregated else ["agg"]
+    deployments: list[Deployment] = []
+    findings: list[Diagnostic] = []
+    for mode in modes:
+        if disaggregated and not _count(resources.get(f"{mode}_workers")):
+            continue  # no worker of this kind
+        config_path = ("backend", config_key, _MODES[mode])
+        config = value_at(data, config_path)
+        config = config if isinstance(config, dict) else {}
+        gpus, gpus_path = _gpus_per_worker(resources, mode)
+        per_node = _count(resources.get("gpus_per_node")) or 4
+        where = document.key_span(config_path) if config else document.key_span(("resources",))
+        model, model_path, why = _model(data)
+        argv = [Token(w, where) for w in launcher]
+        argv.append(Token(model, document.span(model_path)))
+        if mode != "agg":
+            argv += [Token("--disaggregation-mode", where), Token(mode, where)]
+        nodes = -(-gpus // per_node) if gpus else 1
+        if nodes > 1 and kind == "sglang":
+            argv += [Token("--nnodes", document.span(gpus_path)), Token(str(nodes), where)]
+        argv += _flags(document, config_path, config)
+        env = _environment(document, ("backend", f"{_MODES[mode]}_environment"))
+        command = read_invocation(argv, env, "")
+        if command is None:
+            continue
+        gpu_type = str(resources.get("gpu_type"))
+        facts = GpuFacts(
+            type=gpu_type,
+            type_span=document.span(("resources", "gpu_type")),
+            count=gpus,
+            count_span=document.span(gpus_path),
+        )
+        image_path: tuple = ("model", "container")
+        if isinstance(value_at(data, ("identity", "container", "image")), str):
+            image_path = ("identity", "container", "image")  # model.container may be an alias
+        image = value_at(data, image_path)
+        version = image_version(image) if isinstance(image, str) else None
+        deployment, found = build(
+            command,
+            name=name if mode == "agg" else f"{name}/{mode}",
+            display=display,
+            document=document.index,
+            gpu=facts,
+            where=where,
+            engine_version=(version, document.span(image_path)) if version else None,
+            image=image,
+        )
+        findings += found
+        if deployment is not None:
+            if why:
+                deployment.assumed["model"] = why
+            deployments.append(deployment)
+    return deployments, findings
+
+
+def _model(data: dict) -> tuple[str, tuple, str]:
+    """The model's name, the field it is read from, and why where it is not ``model.path``:
+    ``hf:ORG/NAME`` is the Hugging Face id; a directory of the cluster is named by
+    ``identity.model.repo``, the id srtctl checks the files against, where the recipe gives it
+    (schema.py IdentityModelConfig), else by its own name."""
+    path = str(value_at(data, ("model", "path")))
+    if path.startswith("hf:"):
+        return path[3:], ("model", "path"), ""
+    repo = value_at(data, ("identity", "model", "repo"))
+    if isinstance(repo, str) and "/" in repo.strip():
+        why = f"identity.model.repo: the repository srtctl checks model.path '{path}' against"
+        return repo.strip(), ("identity", "model", "repo"), why
+    return path, ("model", "path"), ""
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    text = str(value).strip()
+    return int(text) if text.isdecimal() else None
+
+
+def _gpus_per_worker(resources: dict, mode: str) -> tuple[int, tuple]:
+    """One worker's GPUs as ResourceConfig.gpus_per_<mode> computes them, and the field that
+    says so."""
+    per_node = _count(resources.get("gpus_per_node")) or 4
+    explicit = _count(resources.get(f"gpus_per_{mode}"))
+    if explicit:
+        return explicit, ("resources", f"gpus_per_{mode}")
+    nodes, workers = (
+        _count(resources.get(f"{mode}_nodes")),
+        _count(resources.get(f"{mode}_workers")),
+    )
+    if nodes and workers:
+        return max(1, nodes * per_node // workers), ("resources", f"{mode}_nodes")
+    if mode == "decode" and nodes == 0 and workers:  # decode shares the prefill nodes
+        return _gpus_per_worker(resources, "prefill")
+    where = ("resources", "gpus_per_node") if "gpus_per_node" in resources else ("resources",)
+    return per_node, where
+
+
+def _flags(document: YamlDocument, base: tuple, config: dict) -> list[Token]:
+    """The worker's config as srtctl writes it on the command line, each word at its key."""
+    words: list[Token] = []
+    for key, value in config.items():
+        flag = "--" + str(key).replace("_", "-")
+        if flag in ("--model-path", "--served-model-name", "--model"):
+            continue  # srtctl writes its own
+        span = document.span((*base, key))
+        if isinstance(value, bool):
+            if value:
+                words.append(Token(flag, span))
+        elif isinstance(value, list):
+            words.append(Token(flag, span))
+            words += [Token(str(v), document.span((*base, key, i))) for i, v in enumerate(value)]
+        elif isinstance(value, dict):
+            words += [Token(flag, span), Token(json.dumps(value), span)]
+        elif value is not None:
+            words += [Token(flag, span), Token(str(value), span)]
+    return words
+
+
+def _environment(document: YamlDocument, base: tuple) -> dict[str, Token]:
+    env = value_at(document.data, base)
+    if not isinstance(env, dict):
+        return {}
+    return {
+        str(k): Token("" if v is None else str(v), document.span((*base, k)))
+        for k, v in env.items()
+    }

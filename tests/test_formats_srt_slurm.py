@@ -1,0 +1,80 @@
+"""srt-slurm recipes (NVIDIA/srt-slurm srtctl; SemiAnalysisAI/InferenceX's multi-node benchmarks):
+each worker of a recipe is read as the engine command srtctl writes for it, on the recipe's GPU
+type and the worker's GPUs. Before, every recipe was an HBM014 "not read" info."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+SGLANG = REAL / "srt-slurm-sglang-disagg.yaml"
+VLLM = REAL / "srt-slurm-vllm-agg-identity.yaml"
+COVERED = {SGLANG.name, VLLM.name}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(path: Path, rules, **options):
+    return lint_file(path, path.name, rules, LintOptions(**options))
+
+
+def test_prefill_and_decode_workers_are_budgeted_on_their_own_gpus(rules):
+    # the cluster's model directory 'dsr1', named in the configuration as teams do
+    result = lint(SGLANG, rules, model_paths=(("dsr1", "deepseek-ai/DeepSeek-R1"),))
+    assert result.diagnostics == []
+    read = {r.deployment.name.rsplit("/", 1)[-1]: r for r in result.deployments}
+    assert sorted(read) == ["decode", "prefill"]
+    prefill, decode = read["prefill"], read["decode"]
+    assert prefill.budget.resolved.gpu.name.startswith("B200")
+    assert prefill.deployment.gpu.count == 4  # gpus_per_prefill
+    assert prefill.deployment.parallel.tensor == 4
+    assert decode.deployment.gpu.count == 8  # 1 decode node of 8 GPUs for 1 worker
+    assert decode.deployment.parallel.tensor == 8
+    assert decode.deployment.serving.max_model_len == 2200  # context-length
+    # EAGLE (DeepSeek's MTP layer) on the decode worker only
+    assert (decode.deployment.speculative.method, prefill.deployment.speculative.method) == (
+        "mtp",
+        "none",
+    )
+    assert decode.deployment.location("parallel.tensor").line == 46  # its key in the recipe
+
+
+def test_a_model_directory_hbmlint_cannot_name_is_a_warning_at_the_model(rules):
+    result = lint(SGLANG, rules)
+    assert [(d.code, d.severity) for d in result.diagnostics] == [
+        ("HBM006", Severity.WARNING),
+        ("HBM006", Severity.WARNING),
+    ]
+    assert "model-paths: {dsr1: ORG/NAME}" in result.diagnostics[0].message
+
+
+def test_identity_model_repo_names_the_model_directory(rules):
+    result = lint(VLLM, rules)
+    assert result.diagnostics == []
+    [read] = result.deployments
+    assert read.deployment.model.name == "moonshotai/Kimi-K3"
+    assert read.deployment.location("model").line == 13  # identity.model.repo
+    assert "identity.model.repo" in read.budget.assumed["model"]
+    assert read.budget.resolved.gpu.name.startswith("H200")
+    assert read.deployment.gpu.count == 32  # gpus_per_agg: TP 8 x DP 4
+    assert read.deployment.engine_version == "0.31.0"  # identity.container.image's tag
+
+
+def test_a_trtllm_recipe_is_a_note(rules, tmp_path):
+    path = tmp_path / "trtllm.yaml"
+    path.write_text(
+        "name: glm5\nmodel: {path: glm-5-fp4, container: trtllm, precision: fp4}\n"
+        "resources: {gpu_type: gb200, gpus_per_node: 4}\nbackend: {type: trtllm}\n"
+    )
+    [note] = lint(path, rules).diagnostics
+    assert (note.code, note.severity, note.span.line) == ("HBM014", Severity.INFO, 4)
