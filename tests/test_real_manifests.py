@@ -120,6 +120,7 @@ def test_the_deployments_and_their_models_are_read_with_no_false_error(name, rul
 
 
 def test_every_fixture_is_covered_by_a_test():
+    from test_chart_values_unread import COVERED as CHART_VALUES  # chart values: render first
     from test_formats_orchestrators import COVERED as ORCHESTRATORS  # CRDs, KServe, KubeAI...
     from test_formats_orchestrators_real import COVERED as ROUND2  # their projects' own files
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
@@ -136,6 +137,7 @@ def test_every_fixture_is_covered_by_a_test():
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS | SRT_SLURM
+    tested |= CHART_VALUES
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -106,6 +106,12 @@ _KUSTOMIZATION = re.compile(r"^kind:\s*Kustomization\s*$", re.M)
 _WRAPPED_RUNTIME = re.compile(r"^[ \t-]*kind:\s*(Cluster)?ServingRuntime\s*$", re.M)
 
 
+# a chart's values file (values.yaml, values-prod.yaml, lmcache-values.yml): surajssd/llm-k8s
+# `cli: "vllm serve ..."`, codewitholi/vllm-k8s `vllm.params.*`, scalable-ml-systems
+# `backend.vllmArgs`: every chart names its own keys, read only by its templates
+_CHART_VALUES = re.compile(r"(^|/)([^/]*[-_.])?values([-_.][^/]*)?\.ya?ml$", re.I)
+
+
 def _runs_here(line: str, word: str) -> bool:
     if word == "text-generation-inference":
         return bool(_TGI_IMAGE.search(line))
@@ -148,6 +154,19 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
                     fixes=[
                         "Lint the InferenceService that uses it together with the runtime, "
                         "the runtime as a document of its own (the Template's `objects` entry)"
+                    ],
+                )
+            if _CHART_VALUES.search(display.replace("\\", "/")):
+                return input_diagnostic(
+                    "HBM014",
+                    f"'{word}' here is in Helm chart values: the chart's templates decide how "
+                    "these values become the engine's command line and its GPUs (each chart "
+                    "names its own keys), so nothing in it was checked",
+                    display,
+                    Span(number, column + 1),
+                    fixes=[
+                        "Render the chart with these values and lint the result: "
+                        "`helm template RELEASE CHART -f VALUES | hbmlint -`"
                     ],
                 )
             names = ", ".join(module.NAME for module in FORMATS)
