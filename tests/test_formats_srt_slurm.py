@@ -31,7 +31,8 @@ def lint(path: Path, rules, **options):
 def test_prefill_and_decode_workers_are_budgeted_on_their_own_gpus(rules):
     # the cluster's model directory 'dsr1', named in the configuration as teams do
     result = lint(SGLANG, rules, model_paths=(("dsr1", "deepseek-ai/DeepSeek-R1"),))
-    assert result.diagnostics == []
+    # nothing about the budget (a flag the newest SGLang renamed may be a warning of its own)
+    assert [d.code for d in result.diagnostics if d.code != "HBM010"] == []
     read = {r.deployment.name.rsplit("/", 1)[-1]: r for r in result.deployments}
     assert sorted(read) == ["decode", "prefill"]
     prefill, decode = read["prefill"], read["decode"]
@@ -51,11 +52,12 @@ def test_prefill_and_decode_workers_are_budgeted_on_their_own_gpus(rules):
 
 def test_a_model_directory_hbmlint_cannot_name_is_a_warning_at_the_model(rules):
     result = lint(SGLANG, rules)
-    assert [(d.code, d.severity) for d in result.diagnostics] == [
-        ("HBM006", Severity.WARNING),
-        ("HBM006", Severity.WARNING),
+    unknown = [d for d in result.diagnostics if d.code != "HBM010"]
+    assert [(d.code, d.severity, d.span.line) for d in unknown] == [
+        ("HBM006", Severity.WARNING, 22),  # at each worker's config
+        ("HBM006", Severity.WARNING, 37),
     ]
-    assert "model-paths: {dsr1: ORG/NAME}" in result.diagnostics[0].message
+    assert "model-paths: {dsr1: ORG/NAME}" in unknown[0].message
 
 
 def test_identity_model_repo_names_the_model_directory(rules):

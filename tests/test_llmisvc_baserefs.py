@@ -35,7 +35,10 @@ def findings(results) -> list[tuple[str, str, int, Severity]]:
 
 def test_the_preset_of_the_run_is_merged_under_the_service(rules):
     results = lint_paths([str(FIXTURE)], rules, LintOptions())
-    assert findings(results) == []  # the preset alone is read with its service: no note either
+    # the preset's own flags are read: --disable-log-requests, which vLLM 0.17 removed, is
+    # reported at the service's baseRefs entry (the preset is another file); the preset alone
+    # is read with its service, so no note of its own
+    assert findings(results) == [("service.yaml", "HBM010", 18, Severity.WARNING)]
     [read] = [d for r in results for d in r.deployments]
     deployment = read.deployment
     assert deployment.model.name == "meta-llama/Llama-3.1-8B-Instruct"
@@ -50,7 +53,8 @@ def test_the_same_preset_in_the_services_file_is_merged_too(rules, tmp_path):
         (FIXTURE / "config.yaml").read_text() + "---\n" + (FIXTURE / "service.yaml").read_text()
     )
     results = lint_paths([str(one)], rules, LintOptions())
-    assert findings(results) == []
+    # in the same file, the preset's flag is reported at its own line
+    assert findings(results) == [("both.yaml", "HBM010", 21, Severity.WARNING)]
     [read] = [d for r in results for d in r.deployments]
     assert read.deployment.serving.max_model_len == 16384
 

@@ -365,12 +365,14 @@ def _decisive(path: str) -> bool:
 
 
 def _first_per_target(read: list[tuple[_Patch, _Op]]) -> list[tuple[_Patch, _Op]]:
-    """One finding per patch: its first decisive op, else its first op hbmlint reads."""
-    chosen: dict[int, tuple[_Patch, _Op]] = {}
+    """One finding per object patched: its first decisive op, else its first op hbmlint
+    reads."""
+    chosen: dict[str, tuple[_Patch, _Op]] = {}
     for patch, op in read:
-        held = chosen.get(id(patch))
+        key = _what(patch)
+        held = chosen.get(key)
         if held is None or (_decisive(op.path) and not _decisive(held[1].path)):
-            chosen[id(patch)] = (patch, op)
+            chosen[key] = (patch, op)
     return list(chosen.values())
 
 
