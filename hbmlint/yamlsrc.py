@@ -168,8 +168,23 @@ def key_in_block(lines: list[str], block: Span, key: str) -> Span:
 
 def load_plain(text: str) -> Any:
     """One YAML document's data without positions (yaml.safe_load with libyaml where it is
-    installed: the pure-Python loader costs several times more, and fixes call this per word)."""
-    return yaml.load(text, Loader=_Loader)
+    installed: the pure-Python loader costs several times more, and fixes call this per word).
+    A text with aliases is measured first, as load_documents measures a file: an alias bomb
+    in a config embedded in a ConfigMap is a YAMLError, not a hang."""
+    if "*" not in text:
+        return yaml.load(text, Loader=_Loader)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        try:
+            _check_expansion(node)
+        except YamlLoadError as exc:
+            raise yaml.YAMLError(exc.message) from None
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 class YamlLoadError(Exception):

@@ -331,3 +331,32 @@ spec:
     run = cli("--format", "json", tmp_path)
     assert run.exit_code == 1
     assert ("b-good.yaml", "HBM101") in {(Path(f["file"]).name, f["code"]) for f in run.json()}
+
+
+def test_an_alias_bomb_in_a_config_a_configmap_embeds_is_refused_at_once(tmp_path, rules):
+    # KAITO's inference_config.yaml, read from the ConfigMap's string, was built and printed
+    # whole: ten levels of ten aliases never finished
+    bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"] + [
+        f"{n}: &{n} [" + ", ".join([f"*{p}"] * 10) + "]"
+        for p, n in zip("abcdefghi", "bcdefghij", strict=True)
+    ]
+    body = "\n".join("        " + line for line in bomb)
+    path = tmp_path / "kaito.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: params}\ndata:\n"
+        "  inference_config.yaml: |\n    vllm:\n      max-model-len:\n" + body + "\n"
+        "---\napiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata: {name: llama}\n"
+        "resource: {instanceType: Standard_NC24ads_A100_v4}\n"
+        "inference: {preset: {name: llama-3.1-8b-instruct}, config: params}\n"
+    )
+    start = time.perf_counter()
+    found = findings(path, rules)
+    assert time.perf_counter() - start < 15
+    assert any(code == "HBM004" and "inference_config.yaml" in m for code, _, _, m in found)
+
+
+def test_a_model_name_longer_than_a_file_name_is_no_crash(tmp_path, rules):
+    # the Hugging Face cache lookup globbed models--<name>: OSError "File name too long"
+    path = tmp_path / "serve.sh"
+    path.write_text(f"#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-{'x' * 5000}\n")
+    assert "HBM000" not in codes(path, rules)

@@ -263,9 +263,12 @@ def hf_cache_config(model_id: str) -> Path | None:
     folder = Path(hub).expanduser() / ("models--" + model_id.replace("/", "--"))
     dated = []
     # config.json, else Mistral's params.json (a repository in Mistral's own format)
-    candidates = [*folder.glob("snapshots/*/config.json")] or [
-        *folder.glob("snapshots/*/params.json")
-    ]
+    try:
+        candidates = [*folder.glob("snapshots/*/config.json")] or [
+            *folder.glob("snapshots/*/params.json")
+        ]
+    except OSError:  # a "model name" longer than a file name may be (ENAMETOOLONG)
+        return None
     for candidate in candidates:
         try:  # a snapshot's files are symlinks into blobs/; a dangling one is skipped
             info = candidate.stat()
