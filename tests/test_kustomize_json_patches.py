@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hbmlint.diagnostics import Severity
-from hbmlint.lint import LintOptions, lint_file
+from hbmlint.lint import LintOptions, lint_file, lint_paths
 from hbmlint.rules import load_rules
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -26,7 +26,13 @@ COVERED = {
     "kustomize-json-patch-args/base/decode.yaml",
     "kustomize-json-patch-args/h100/kustomization.yaml",
     "kustomize-json-patch-args/h100/model-patch.yaml",
+    "kustomize-json-patch-runtime/base/kustomization.yaml",
+    "kustomize-json-patch-runtime/base/inferenceservice.yaml",
+    "kustomize-json-patch-runtime/base/servingruntime.yaml",
+    "kustomize-json-patch-runtime/dev/kustomization.yaml",
+    "kustomize-json-patch-runtime/staging/kustomization.yaml",
 }
+RUNTIME = REAL / "kustomize-json-patch-runtime"
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +153,24 @@ def test_a_patch_that_removes_a_flag_shifts_the_rest(rules, tmp_path):
     assert read.deployment.model.name == "Qwen/Qwen3-8B"
     # the JSON that followed the removed pair is still the value of its own flag
     assert [d.code for d in result.diagnostics if d.code == "HBM004"] == []
+
+
+def test_a_renamed_runtime_is_found_in_the_same_build(rules):
+    # namePrefix renames the runtime and the patch points the service at the new name: the
+    # runtime is found among the build's objects; its args/3 patched to a context Qwen2.5-7B
+    # does not have, the refusal vLLM gives, at the overlay
+    result = lint(RUNTIME / "staging" / "kustomization.yaml", rules)
+    assert sorted(d.code for d in result.diagnostics) == ["HBM102", "HBM303"]
+    assert {d.severity for d in result.diagnostics} == {Severity.ERROR}
+    [read] = result.deployments
+    assert read.deployment.serving.max_model_len == 131072
+    assert read.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_an_overlay_that_only_renames_adds_nothing_to_its_base(rules):
+    # linted with its base, the dev overlay reads as the base does: no second copy of it;
+    # the staging overlay, whose runtime differs, is a deployment of its own
+    results = lint_paths([str(RUNTIME)], rules, LintOptions())
+    by_file = {Path(r.display).parent.name: r for r in results if r.deployments or r.diagnostics}
+    assert sorted(by_file) == ["base", "staging"]
+    assert by_file["base"].diagnostics == []
