@@ -360,3 +360,28 @@ def test_a_model_name_longer_than_a_file_name_is_no_crash(tmp_path, rules):
     path = tmp_path / "serve.sh"
     path.write_text(f"#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-{'x' * 5000}\n")
     assert "HBM000" not in codes(path, rules)
+
+
+def test_a_trtllm_worker_that_names_no_model_is_a_located_finding(tmp_path, rules):
+    # the "names no model" message had no TensorRT-LLM wording: KeyError (HBM000)
+    path = tmp_path / "dynamo.yaml"
+    path.write_text(
+        """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: trtllm-agg}
+spec:
+  services:
+    TRTLLMWorker:
+      resources: {limits: {gpu: "1"}}
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.4.0
+          command: ["python3", "-m", "dynamo.trtllm"]
+          args: ["--tensor-parallel-size", "1"]
+"""
+    )
+    found = findings(path, rules)
+    assert "HBM000" not in [code for code, *_ in found]
+    [(line, message)] = [(li, m) for code, li, _, m in found if code == "HBM003"]
+    assert line == 11 and "--model-path" in message

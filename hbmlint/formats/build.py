@@ -27,6 +27,7 @@ _NO_MODEL = {
     "vllm": "give it as `vllm serve MODEL` or --model",
     "sglang": "give it with --model-path",
     "tgi": "give it with --model-id or the MODEL_ID variable",
+    "trtllm": "give it as `trtllm-serve MODEL` or, to Dynamo's worker, with --model-path",
 }
 
 # Engine images built for CPUs (vLLM's vllm-openai-cpu, vllm-cpu-release-repo, a "-cpu" tag):
