@@ -448,7 +448,7 @@ def evaluate(record: dict) -> Outcome | str:
         outcome.predicted["kv_bytes"] = float(b.kv_cache.to("byte").magnitude)
         outcome.predicted["kv_tokens"] = float(b.kv_tokens.to("token").magnitude)
         outcome.predicted["max_concurrency"] = b.max_concurrency
-        if b.kv_state_block_bytes:
+        if b.kv_pages is not None:
             outcome.predicted["state_blocks"] = float(b.state_blocks_if(b.kv_cache))
     if hybrid and "kv_tokens" in measured:
         # vLLM's "GPU KV cache size" for a model with window or state layers was num_blocks //
@@ -457,7 +457,7 @@ def evaluate(record: dict) -> Outcome | str:
         # max_model_len as hbmlint counts (vllm#40694), from a release not known here. The
         # old figure is predicted from hbmlint's page layout where the model has one; the
         # concurrency compares the two whatever the release.
-        reported = vllm_reported_tokens(resolved, b) if "kv_tokens" in outcome.predicted else None
+        reported = vllm_reported_tokens(b) if "kv_tokens" in outcome.predicted else None
         outcome.predicted.pop("kv_tokens", None)
         if reported is not None and not _newer_than(engine_version_of(record), OLD_TOKEN_REPORT):
             outcome.predicted["kv_tokens"] = reported
@@ -495,21 +495,12 @@ def _newer_than(version_text: str | None, last: tuple[int, ...]) -> bool:
     return tuple(int(g or 0) for g in match.groups()) > last
 
 
-def vllm_reported_tokens(resolved: Any, b: Any) -> float | None:
+def vllm_reported_tokens(b: Any) -> float | None:
     """The "GPU KV cache size" vLLM 0.18-0.20 log for a hybrid attention and state-space
-    model: the KV cache's blocks (a block of every layer of a group) shared out evenly over
-    the KV groups, times the attention block size; None for a model hbmlint does not page
-    that way (window layers)."""
-    s = b.settings
-    layout = resolved.target.kv_layout(
-        s.tensor_parallel, s.pipeline_parallel, catalog.kv_dtype_bytes(s.kv_cache_dtype)
-    )
-    if b.has_drafter:  # its attention layers join the target's groups (budget.compute)
-        kv_bytes_per_value = catalog.kv_dtype_bytes(s.kv_cache_dtype)
-        draft = budget_stage._draft_cost(resolved, s, kv_bytes_per_value)[1]
-        if budget_stage._drafter_layers_match(resolved, s, layout, kv_bytes_per_value):
-            layout = layout.with_drafter_layers(float(draft.to("byte / token").magnitude))
-    pages = layout.hybrid_pages()
+    model: the KV cache's blocks (the budget's page layout: a block of every layer of a group,
+    a drafter's joined layers included) shared out evenly over the KV groups, times the
+    attention block size; None for a model hbmlint does not page that way (window layers)."""
+    pages = b.kv_pages
     kv_bytes = float(b.kv_cache.to("byte").magnitude)
     if pages is None or kv_bytes <= 0:
         return None

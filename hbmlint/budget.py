@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from . import catalog, dp_attention, sglang_mamba
-from .catalog.architecture import FULL
+from .catalog.architecture import FULL, HybridPages
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
 from .units import DECIMAL_BYTE_UNITS, Q, parse_quantity
@@ -138,9 +138,9 @@ class Budget:
     kv_state_bytes_per_sequence: Any = None  # part of the above: recurrent state
     # draft weights kept in host memory (speculative.offload): not in HBM, read over PCIe
     draft_host_weights: Any = None
-    # vLLM's hybrid pool (attention and state layers paged alike): the bytes of one block,
-    # a page for every layer of a group; None for other models and engines
-    kv_state_block_bytes: float | None = None
+    # vLLM's hybrid pool (attention and state layers paged alike, a drafter's joined layers
+    # included): block, page and groups; None for other models and engines
+    kv_pages: HybridPages | None = None
 
     @property
     def verify_tokens(self) -> int:
@@ -198,9 +198,9 @@ class Budget:
         """The blocks of vLLM's hybrid pool a KV cache of ``kv_bytes`` holds: each running
         sequence keeps its recurrent state in one ("Mamba cache blocks"); 0 for other models."""
         magnitude = float(kv_bytes.to("byte").magnitude)
-        if not self.kv_state_block_bytes or magnitude <= 0:
+        if self.kv_pages is None or magnitude <= 0:
             return 0
-        return math.floor(magnitude / self.kv_state_block_bytes)
+        return math.floor(magnitude / self.kv_pages.block_bytes)
 
     @property
     def kv_bytes_per_token(self) -> Any:
@@ -1068,7 +1068,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             "(--disable-hybrid-kv-cache-manager)",
         )
     hybrid = layout.state_layers and layout.full_layers
-    state_block_bytes = None  # one block of vLLM's hybrid pool, every group's page of it
+    pages_shape = None  # vLLM's hybrid pool: its block, page and groups
     if (
         hybrid
         and s.engine == "vllm"
@@ -1080,7 +1080,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         paged = layout.paged_request_bytes(mml, state_pages=pages)
         if paged:
             per_request = paged
-            shape = layout.hybrid_pages()
+            pages_shape = layout.hybrid_pages()
             # a drafter's attention layers (MTP, an EAGLE head) join the target's in vLLM's
             # groups: a group of more layers, so more padding in the state groups
             per_token_draft = float(kv_draft.to("byte / token").magnitude)
@@ -1088,8 +1088,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             if joined is not layout and _drafter_layers_match(resolved, s, layout, kv_bytes):
                 with_draft = joined.paged_request_bytes(mml, state_pages=pages)
                 kv_draft = Q((with_draft - paged) / mml, "byte / token")
-                shape = joined.hybrid_pages()
-            state_block_bytes = shape.page * shape.group
+                pages_shape = joined.hybrid_pages()
             if how:
                 assumed = dict(assumed or {})
                 _add_note(assumed, "kv_cache", how)
@@ -1131,7 +1130,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         kv_bytes_per_sequence=Q(per_request, "byte"),
         kv_state_bytes_per_sequence=Q(state_per_sequence, "byte"),
         draft_host_weights=host_weights,
-        kv_state_block_bytes=state_block_bytes,
+        kv_pages=pages_shape,
     )
 
 
