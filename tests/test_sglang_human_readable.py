@@ -56,3 +56,13 @@ def test_what_sglang_refuses_is_still_an_error(tmp_path, rules, value):
     result = lint(tmp_path, rules, f"--context-length {value}")
     [error] = [d for d in result.diagnostics if d.code == "HBM004"]
     assert f"'{value}' is not a whole number" in error.message
+
+
+@pytest.mark.parametrize("value", ["9" * 400 + "k", "9" * 30, "99999999999999999999.5M"])
+def test_a_length_past_int64_is_out_of_range_at_the_flag(tmp_path, rules, value):
+    """A suffixed number too large for a float (400 digits and k) was an OverflowError and an
+    HBM000 on the whole file; it is out of range at the flag, as vLLM's lengths are."""
+    result = lint(tmp_path, rules, f"--context-length {value}")
+    assert [d for d in result.diagnostics if d.code == "HBM000"] == []
+    [error] = [d for d in result.diagnostics if d.code == "HBM004"]
+    assert "out of range (more than 2^63 - 1)" in error.message

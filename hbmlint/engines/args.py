@@ -273,23 +273,33 @@ _HUMAN_UNITS = {
 
 def human_int(text: str) -> int:
     """vLLM's human-readable integers: 32k = 32,000; 32K = 32,768 (vllm/utils/argparse_utils)."""
-    match = _HUMAN.fullmatch(text.strip())
+    return readable_int(text, _HUMAN, _HUMAN_UNITS, ("k", "m", "g", "t"), "32768, 32k or 32K")
+
+
+def readable_int(
+    text: str, pattern: re.Pattern, units: dict[str, int], fractional: tuple[str, ...], example: str
+) -> int:
+    """A whole number with an engine's size suffixes: ``pattern`` matches (digits, suffix),
+    ``units`` scales each suffix ("" for none), and only the suffixes in ``fractional`` (the
+    decimal ones) take a fraction; a plain number is read with int(), exact however long."""
+    match = pattern.fullmatch(text.strip())
     if not match:
-        raise BadValue(f"'{_short(text)}' is not a whole number (32768, 32k or 32K)")
+        raise BadValue(f"'{_short(text)}' is not a whole number ({example})")
     number, unit = match.groups()
-    if "." in number and unit in ("", "K", "M", "G", "T"):
-        # vLLM reads a plain number with int() (argparse exits on "8192.5"); only the decimal
+    unit = unit or ""
+    if "." in number and unit not in fractional:
+        # a plain number is read with int() (argparse exits on "8192.5"); only the decimal
         # suffixes take a fraction (vllm/utils/argparse_utils.human_readable_int)
-        raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32K)")
+        raise BadValue(f"'{_short(text)}' is not a whole number ({example})")
     if "." in number:
-        scaled = float(number) * _HUMAN_UNITS[unit]
+        scaled = float(number) * units[unit]
         value = int(scaled) if math.isfinite(scaled) else MAX_COUNT + 1
-    else:  # int(), as vLLM reads a plain number: exact, however long
-        value = _whole(number) * _HUMAN_UNITS[unit]
+    else:  # int(), as the engines read a plain number: exact, however long
+        value = _whole(number) * units[unit]
     if value > MAX_COUNT:
         raise BadValue(f"{_short(text)} is out of range (more than 2^63 - 1)")
     if value <= 0:
-        raise BadValue(f"{text} must be more than zero")
+        raise BadValue(f"{_short(text)} must be more than zero")
     return value
 
 

@@ -32,6 +32,7 @@ from .args import (
     positive_float,
     positive_int,
     quantization,
+    readable_int,
     scan,
 )
 
@@ -70,7 +71,7 @@ def _quantization(text: str) -> str | None:
 
 _SGLANG_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?")
 _SGLANG_UNITS = {
-    None: 1,
+    "": 1,
     **{"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12},
     **{"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40},
 }
@@ -81,14 +82,9 @@ def _human_int(text: str) -> int:
     later: sglang/srt/utils/common.py human_readable_int): 32k = 32,000 and 1M = 1,000,000, but
     32Ki = 32,768; case matters, and only the decimal suffixes take a fraction. Unlike vLLM,
     whose 1M is 2**20."""
-    match = _SGLANG_HUMAN.fullmatch(text.strip())
-    number, unit = match.groups() if match else (None, None)
-    if number is None or ("." in number and unit in (None, "Ki", "Mi", "Gi", "Ti")):
-        raise BadValue(f"'{text}' is not a whole number (32768, 32k or 32Ki)")
-    value = int(float(number) * _SGLANG_UNITS[unit])
-    if value <= 0:
-        raise BadValue(f"{text} must be more than zero")
-    return value
+    return readable_int(
+        text, _SGLANG_HUMAN, _SGLANG_UNITS, ("k", "M", "G", "T"), "32768, 32k or 32Ki"
+    )
 
 
 _ssm_dtype = choice(
