@@ -34,6 +34,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..yamlsrc import Span, YamlDocument, load_documents
 from .json_patch import Located, NotRead, PatchError, apply, locate, pointer, unlocate
+from .podspec import object_name
 
 # kustomize's own names for the file, in the order it looks for them
 # (sigs.k8s.io/kustomize api/konfig: RecognizedKustomizationFileNames)
@@ -664,11 +665,6 @@ def _patches(
     return found, blocker
 
 
-def _name(data: dict) -> str:
-    meta = data.get("metadata")
-    return str(meta.get("name", "")) if isinstance(meta, dict) else ""
-
-
 def _patch_file(directory: Path, name: str) -> str:
     try:
         file = directory / name
@@ -695,7 +691,7 @@ def _ops(
         kinds = {str(target.get("kind", ""))} | {str(d.get("kind", "")) for d in merged}
         if kinds & _NO_ENGINE_KINDS:
             return []
-        what = next((f"{d.get('kind')} {_name(d)}" for d in merged if d.get("kind")), "")
+        what = next((f"{d.get('kind')} {object_name(d)}" for d in merged if d.get("kind")), "")
         raise _Unbuildable(f"a strategic-merge patch{' of ' + what if what else ''} is not applied")
     if not target:
         raise _Unbuildable("a JSON patch without a target")

@@ -21,7 +21,7 @@ import json
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..yamlsrc import Span, YamlDocument, load_documents
 from .json_patch import Located, NotRead, locate, unlocate
-from .podspec import tree_kind, value_at
+from .podspec import object_name, tree_kind, value_at
 
 CONFIG_KIND = "LLMInferenceServiceConfig"
 _BY_NAME = {"containers", "initContainers", "env", "volumes", "volumeMounts"}
@@ -119,9 +119,9 @@ def _configs_here(document: YamlDocument) -> dict[str, YamlDocument]:
         return {}
     documents, _ = load_documents(document.text)
     return {
-        _name(d.data): d
+        object_name(d.data): d
         for d in documents
-        if isinstance(d.data, dict) and d.data.get("kind") == CONFIG_KIND and _name(d.data)
+        if isinstance(d.data, dict) and d.data.get("kind") == CONFIG_KIND and object_name(d.data)
     }
 
 
@@ -134,11 +134,6 @@ def _config_elsewhere(wanted: str) -> dict | None:
                 return None
             return spec if isinstance(spec, dict) else {}
     return None
-
-
-def _name(data: dict) -> str:
-    meta = data.get("metadata")
-    return str(meta.get("name") or "") if isinstance(meta, dict) else ""
 
 
 def _missing(wanted: str, at: Span, display: str, name: str) -> Diagnostic:
@@ -170,8 +165,8 @@ def tree_objects(documents: list[YamlDocument]) -> dict[tuple[str, str], dict[st
         data = document.data
         if not isinstance(data, dict):
             continue
-        if data.get("kind") == CONFIG_KIND and _name(data):
-            found[(CONFIG_KIND, _name(data))] = {"json": json.dumps(data, default=str)}
+        if data.get("kind") == CONFIG_KIND and object_name(data):
+            found[(CONFIG_KIND, object_name(data))] = {"json": json.dumps(data, default=str)}
         refs = value_at(data, ("spec", "baseRefs")) if data.get("kind") != CONFIG_KIND else None
         for ref in refs if isinstance(refs, list) else []:
             if isinstance(ref, dict) and ref.get("name"):
@@ -181,4 +176,4 @@ def tree_objects(documents: list[YamlDocument]) -> dict[tuple[str, str], dict[st
 
 def named_by_a_service(data: dict) -> bool:
     """Whether a preset is named in the baseRefs of a service of the run: it is read there."""
-    return any(name == _name(data) for name, _ in tree_kind(_NAMED))
+    return any(name == object_name(data) for name, _ in tree_kind(_NAMED))

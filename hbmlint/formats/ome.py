@@ -47,6 +47,7 @@ from .podspec import (
     container_env,
     metadata_labels,
     node_labels,
+    object_name,
     runs_engine,
     tree_kind,
     value_at,
@@ -82,10 +83,6 @@ def detect(data: Any) -> bool:
     )
 
 
-def _name(data: dict) -> str:
-    return str(value_at(data, ("metadata", "name")) or "")
-
-
 def _runtime_used(data: dict) -> str | None:
     """The runtime an OME InferenceService names, "" when it names none, None for no service."""
     if not _is_ome(data) or data.get("kind") != "InferenceService":
@@ -102,17 +99,17 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
         data = document.data
         if not _is_ome(data):
             continue
-        if data.get("kind") in (*RUNTIME_KINDS, *MODEL_KINDS) and _name(data):
+        if data.get("kind") in (*RUNTIME_KINDS, *MODEL_KINDS) and object_name(data):
             # default=str: a date YAML read (version: 2024-05-01) is kept as its text
-            found[(_TREE + str(data["kind"]), _name(data))] = {
+            found[(_TREE + str(data["kind"]), object_name(data))] = {
                 "json": json.dumps(data, default=str)
             }
         used = _runtime_used(data)
         if used:
             found[(USED_BY, used)] = {}
-        elif used == "" and _name(data):
+        elif used == "" and object_name(data):
             model = value_at(data, ("spec", "model", "name"))
-            found[(AUTO, _name(data))] = {"model": str(model or "")}
+            found[(AUTO, object_name(data))] = {"model": str(model or "")}
     return found
 
 
@@ -121,7 +118,7 @@ def read_elsewhere(data: Any) -> bool:
     service."""
     if not _is_ome(data) or data.get("kind") not in RUNTIME_KINDS:
         return False
-    return _name(data) in {name for name, _ in tree_kind(USED_BY)} or _auto_selected(data)
+    return object_name(data) in {name for name, _ in tree_kind(USED_BY)} or _auto_selected(data)
 
 
 # ---------------------------------------------------------------- OME's runtime selection
@@ -242,8 +239,8 @@ def _run_runtimes(document: YamlDocument | None) -> list[tuple[str, dict, Any]]:
         documents, _ = load_documents(document.text)
         for other in documents:
             if _is_ome(other.data) and other.data.get("kind") in RUNTIME_KINDS:
-                found.append((_name(other.data), other.data, other))
-                seen.add(_name(other.data))
+                found.append((object_name(other.data), other.data, other))
+                seen.add(object_name(other.data))
     for kind in RUNTIME_KINDS:
         for name, values in tree_kind(_TREE + kind):
             data = _parsed(values.get("json", ""))
@@ -306,13 +303,13 @@ def _auto_selected(runtime: dict) -> bool:
             if name in models
         )
     )
-    return _name(runtime) in _picked(runtimes, bases)
+    return object_name(runtime) in _picked(runtimes, bases)
 
 
 @lru_cache(maxsize=8)
 def _picked(runtimes: tuple[str, ...], bases: tuple[tuple[str, str], ...]) -> frozenset[str]:
     """The runtimes OME picks for these base models among these runtimes (each as JSON)."""
-    found = [(_name(d), d, None) for d in map(_parsed, runtimes) if d is not None]
+    found = [(object_name(d), d, None) for d in map(_parsed, runtimes) if d is not None]
     picked = set()
     for _, text in bases:
         spec = (_parsed(text) or {}).get("spec")
@@ -328,7 +325,11 @@ def _find(document: YamlDocument, kinds: tuple[str, ...], name: str, at: Span) -
     run (an Elsewhere document, every value at ``at``); None when the run has none."""
     documents, _ = load_documents(document.text)
     for other in documents:
-        if _is_ome(other.data) and other.data.get("kind") in kinds and _name(other.data) == name:
+        if (
+            _is_ome(other.data)
+            and other.data.get("kind") in kinds
+            and object_name(other.data) == name
+        ):
             return other
     for kind in kinds:  # the namespace's first, then the cluster's, as OME looks them up
         for found, values in tree_kind(_TREE + kind):
@@ -360,10 +361,10 @@ def _runner_paths(config: Path) -> list[Path]:
 
 def _runtime_alone(reader: Reader, name: str, where: Span) -> None:
     data = reader.document.data
-    if _name(data) in {n for n, _ in tree_kind(USED_BY)}:
+    if object_name(data) in {n for n, _ in tree_kind(USED_BY)}:
         return  # checked with the service that uses it
     documents, _ = load_documents(reader.document.text)
-    if any(_runtime_used(d.data) == _name(data) for d in documents) or _auto_selected(data):
+    if any(_runtime_used(d.data) == object_name(data) for d in documents) or _auto_selected(data):
         return
     runners = [
         value_at(data, ("spec", *runner))

@@ -46,6 +46,11 @@ def value_at(data: Any, path: Path) -> Any:
     return data
 
 
+def object_name(data: dict) -> str:
+    """A Kubernetes object's metadata.name, "" where it has none."""
+    return str(value_at(data, ("metadata", "name")) or "")
+
+
 def pod_specs(data: dict) -> list[tuple[Path, str]]:
     """Paths of the pod specs in a workload, with their role (``leader``/``worker``/``pod``)."""
     kind = data.get("kind")
