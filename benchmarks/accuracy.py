@@ -459,7 +459,8 @@ def evaluate(record: dict) -> Outcome | str:
         # concurrency compares the two whatever the release.
         reported = vllm_reported_tokens(b) if "kv_tokens" in outcome.predicted else None
         outcome.predicted.pop("kv_tokens", None)
-        if reported is not None and not _newer_than(engine_version_of(record), OLD_TOKEN_REPORT):
+        old_report = (catalog.release(engine_version_of(record)) or ()) <= OLD_TOKEN_REPORT
+        if reported is not None and old_report:
             outcome.predicted["kv_tokens"] = reported
         else:
             outcome.skipped["kv_tokens"] = HYBRID_TOKENS
@@ -482,17 +483,9 @@ HYBRID_TOKENS = (
 
 
 # the last release seen logging vLLM's old "GPU KV cache size" for hybrid models (the 0.20.0
-# Qwen3.5 records: one group's blocks x block size, not concurrency x max_model_len)
+# Qwen3.5 records: one group's blocks x block size, not concurrency x max_model_len); a record
+# that names no release is taken to print the old report, as the records that name one do
 OLD_TOKEN_REPORT = (0, 20, 0)
-
-
-def _newer_than(version_text: str | None, last: tuple[int, ...]) -> bool:
-    """Whether the release a record names is after ``last`` (no release named: not known to
-    be, so the old report is assumed as for the records that name one)."""
-    match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", version_text or "")
-    if match is None:
-        return False
-    return tuple(int(g or 0) for g in match.groups()) > last
 
 
 def vllm_reported_tokens(b: Any) -> float | None:
