@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from . import catalog, dp_attention, sglang_mamba
@@ -885,10 +885,12 @@ def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, An
 def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     """Non-torch memory, the activation peak of the profile run and CUDA graphs, per GPU."""
     target = resolved.target
-    spec = overhead_constants(s)
+    spec = _overhead_constants(s.engine, s.engine_version, s.legacy_engine)  # read only
     tp = s.tensor_parallel
     non_torch = (
-        spec["non_torch_tp1"] if tp * s.pipeline_parallel == 1 else spec["non_torch_tp_many"]
+        spec[_PARSED + "non_torch_tp1"]
+        if tp * s.pipeline_parallel == 1
+        else spec[_PARSED + "non_torch_tp_many"]
     )
     # The profile run's peak is the larger of two moments, not their sum: the forward pass of
     # max_num_batched_tokens tokens (the MLP's intermediate activations are the widest), and
@@ -916,11 +918,11 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
             activation, _vision_profile(target, s, float(spec["mlp_factor"]), encoder_factor)
         )
     overhead = {
-        "non_torch": parse_quantity(non_torch, "[information]").to("byte"),
+        "non_torch": non_torch,
         "activation": Q(activation, "byte"),
     }
     if not s.enforce_eager and _graphs_in_budget(s):
-        overhead["cuda_graphs"] = parse_quantity(spec["cuda_graphs"], "[information]").to("byte")
+        overhead["cuda_graphs"] = spec[_PARSED + "cuda_graphs"]
     return overhead
 
 
@@ -928,17 +930,29 @@ def overhead_constants(s: Settings) -> dict[str, Any]:
     """The engine's overhead constants for this release: engines.yaml `overhead`, updated by
     each `overhead_since` entry the release has reached. A settings without a release number
     gets the newest; the V0 engine keeps the base values."""
-    defaults = catalog.engine_defaults(s.engine)
+    spec = _overhead_constants(s.engine, s.engine_version, s.legacy_engine)
+    return {k: v for k, v in spec.items() if not k.startswith(_PARSED)}
+
+
+@lru_cache(maxsize=256)  # a few engines and releases a run; every budget and what-if asks
+def _overhead_constants(engine: str, engine_version: str | None, legacy: bool) -> dict[str, Any]:
+    defaults = catalog.engine_defaults(engine)
     spec = dict(defaults["overhead"])
-    version = _version(s.engine_version)
-    if s.legacy_engine:
-        return spec
-    for since, changes in sorted(
-        (defaults.get("overhead_since") or {}).items(), key=lambda item: _version(item[0])
-    ):
-        if version is None or version >= _version(since):
-            spec.update({k: v for k, v in changes.items() if k != "source"})
+    version = _version(engine_version)
+    if not legacy:
+        for since, changes in sorted(
+            (defaults.get("overhead_since") or {}).items(), key=lambda item: _version(item[0])
+        ):
+            if version is None or version >= _version(since):
+                spec.update({k: v for k, v in changes.items() if k != "source"})
+    # the memory sizes, parsed once (units checked on the way in)
+    for key in ("non_torch_tp1", "non_torch_tp_many", "cuda_graphs"):
+        if key in spec:
+            spec[_PARSED + key] = parse_quantity(spec[key], "[information]").to("byte")
     return spec
+
+
+_PARSED = "parsed:"  # the key prefix of overhead_constants' parsed memory sizes
 
 
 def _vision_profile(

@@ -22,7 +22,7 @@ from typing import Any
 from .diagnostics import SAFE, UNSAFE, Diagnostic, Edit, Fix
 from .rewrite import WEIGHTLESS, Locator, Source, apply_edits
 from .spec import Deployment
-from .yamlsrc import YamlDocument
+from .yamlsrc import Span, YamlDocument
 
 # Reads the edited text back: the deployments of the same document, or None when the text no
 # longer reads (not YAML, another number of documents, the reader fails).
@@ -83,6 +83,8 @@ def _plain(value: Any) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
+    if kind is Span:
+        return None  # where a value is written moves with an edit; it is not a setting
     names = _field_names(kind) if hasattr(kind, "__dataclass_fields__") else None
     if names is not None:
         return {name: _plain(getattr(value, name)) for name in names}
@@ -116,6 +118,9 @@ class FixContext:
     document: YamlDocument
     reread: Reread
     position: int  # the deployment's index among its document's deployments
+    # the deployment as the reader built it from ``text``: the unedited side of every check
+    # (reading the text again would give the same settings, at a second read's cost)
+    deployment: Deployment | None = None
 
     def _nth(self, text: str) -> Deployment | None:
         found = self.reread(text)
@@ -126,7 +131,7 @@ class FixContext:
     @cached_property
     def _before(self) -> dict[str, Any] | None:
         """The unedited deployment's comparable form, read once for every fix."""
-        before = self._nth(self.text)
+        before = self.deployment if self.deployment is not None else self._nth(self.text)
         return None if before is None else _comparable(before)
 
     def reads_as(self, edits: list[Edit], changes: dict[str, Any], file: str) -> bool:

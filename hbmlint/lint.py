@@ -194,7 +194,11 @@ def _lint_text(
                 from .fixes import complete as complete_fixes
 
                 context = FixContext(
-                    text, document, _rereader(text, module, path, display, document), position
+                    text,
+                    document,
+                    _rereader(text, module, path, display, document),
+                    position,
+                    deployment,
                 )
                 complete_fixes(result.diagnostics[first:], deployment, context)
             _done(deployment, options)
