@@ -156,6 +156,7 @@ OTHER_TESTS = (
     "vllm-no-chunked-prefill-l4.yaml",  # test_chunked_prefill_off.py
     "vllm-performance-mode-throughput-l4.yaml",  # test_performance_mode.py
     "vllm-swap-space-latest.yaml",  # test_removed_flags.py
+    "shell-vllm-kv-cache-dtype-fp16.sh",  # test_engine_value_refusals.py
     "sglang-defaults-l4-0521.yaml",  # test_sglang_defaults_0520.py
 )
 

@@ -62,6 +62,9 @@ class EngineCommand:
     # how many times the script this invocation comes from starts an engine (a loop counts as
     # several): more than one share the container's GPUs, so none of them holds all of them
     launches: int = 1
+    # values that some of the engine's releases refuse: judged against the manifest's release
+    # once it is known (refused_at)
+    refusals: list[Refusal] = field(default_factory=list)
 
     def set(self, path: str, value: Any, span: Span) -> None:
         self.values[path] = value
@@ -71,6 +74,53 @@ class EngineCommand:
         self, code: str, message: str, span: Span, *fixes: str, severity: str | None = None
     ) -> None:
         self.notes.append(Note(code, message, span, tuple(fixes), severity))
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A value that some releases of the engine refuse: those from ``since`` on (a choice it
+    dropped), or those up to and including ``through`` (a choice added after it). ``what``
+    names the value and what the engine says, without the release."""
+
+    what: str
+    span: Span
+    fix: str
+    since: str | None = None
+    through: str | None = None
+
+
+def refused_at(
+    command: EngineCommand, engine_version: str | None, engine: str
+) -> list[tuple[str, Span, str, str]]:
+    """(message, where, fix, severity) for each of ``command``'s refusals at ``engine``'s
+    release: an error where the manifest's release refuses the value; a warning where the
+    manifest names no release and the newest refuses it (an older image may take it); nothing
+    where its release takes it. A value only older releases refuse is not judged without a
+    release (the newest takes it)."""
+    have = release(engine_version)
+    out = []
+    for refusal in command.refusals:
+        if refusal.since is not None:
+            if have is None:
+                message = (
+                    f"{refusal.what}: {engine} {refusal.since} and later refuse it, and the "
+                    "manifest names no release (check the image's: an older one may take it)"
+                )
+                out.append((message, refusal.span, refusal.fix, "warning"))
+            elif have >= release(refusal.since):  # type: ignore[operator]
+                message = (
+                    f"{refusal.what}: {engine} {engine_version} refuses it (from "
+                    f"{refusal.since} on)"
+                )
+                out.append((message, refusal.span, refusal.fix, "error"))
+        through = release(refusal.through)
+        if through is not None and have is not None and have <= through:
+            message = (
+                f"{refusal.what}: {engine} {engine_version} refuses it (releases up to "
+                f"{refusal.through} do not take it)"
+            )
+            out.append((message, refusal.span, refusal.fix, "error"))
+    return out
 
 
 class BadValue(ValueError):
@@ -439,6 +489,32 @@ def kv_cache_dtype(text: str) -> str:
     if key in KV_DTYPES_UNSUPPORTED:
         raise Unsupported(f"KV cache dtype '{text}' is not sized by hbmlint yet; auto is assumed")
     raise BadValue(f"'{text}' is not a KV cache dtype ({', '.join(sorted(KV_DTYPES))})")
+
+
+def kv_cache_dtype_of(
+    engine: str, names: frozenset[str], meant: Mapping[str, str], shown: str = ""
+) -> Callable[[str], str]:
+    """The --kv-cache-dtype reader of an engine whose releases, all of them together, take only
+    ``names``, as written (their argparse choices and validators compare the exact text): a
+    name outside them, such as vLLM's fp16, is refused by every release. ``meant`` maps a
+    near miss to what to write instead, for the fix; ``shown`` lists the names in the message
+    (all of them where empty)."""
+
+    def parse(text: str) -> str:
+        name = text.strip()
+        if name in names:
+            return KV_DTYPES[name]
+        lowered = name.lower()
+        if lowered not in KV_DTYPES and lowered not in meant:
+            return kv_cache_dtype(text)  # a name of no engine: refused as before
+        hint = meant.get(lowered) or (lowered if lowered in names else None)
+        raise BadValue(
+            f"'{_short(text)}' is not a KV cache dtype any {engine} release takes "
+            f"({shown or ', '.join(sorted(names))}), so it refuses to start"
+            + (f"; write {hint}" if hint else "")
+        )
+
+    return parse
 
 
 dtype = choice(DTYPES, "weight dtype")

@@ -19,6 +19,7 @@ from .args import (
     FlagTable,
     Instead,
     Item,
+    Refusal,
     Token,
     Unsupported,
     apply,
@@ -27,7 +28,7 @@ from .args import (
     flags_removed,
     flags_unread,
     fraction,
-    kv_cache_dtype,
+    kv_cache_dtype_of,
     model_name,
     positive_float,
     positive_int,
@@ -48,6 +49,62 @@ ALGORITHMS = {
     "dflash": "dflash",
     "ngram": "ngram",
 }
+
+
+# --kv-cache-dtype: argparse choices, read in the sglang 0.4.3, 0.4.6.post5, 0.4.10.post2, 0.5.4,
+# 0.5.10, 0.5.15, 0.5.19-0.5.23 wheels (srt/server_args.py; arg_groups/fields/model.py from
+# 0.5.20). No release takes vLLM's fp8 or any 16-bit name but bf16 and bfloat16. Each added
+# name: (the last release read without it, the first with it); fp4_e2m1 is in 0.5.20, not 0.5.21.
+SGLANG_KV_DTYPE_ADDED = {
+    "bf16": ("0.4.10", "0.5.4"),
+    "bfloat16": ("0.4.10", "0.5.4"),
+    "fp4_e2m1": ("0.5.4", "0.5.10"),
+    "mxfp8": ("0.5.15", "0.5.19"),
+    "nvfp4": ("0.5.15", "0.5.19"),
+    "fp4_mx_block16": ("0.5.15", "0.5.19"),
+}
+SGLANG_KV_DTYPES = frozenset(("auto", "fp8_e5m2", "fp8_e4m3", *SGLANG_KV_DTYPE_ADDED))
+_kv_cache_dtype = kv_cache_dtype_of(
+    "SGLang",
+    SGLANG_KV_DTYPES,
+    {
+        "fp8": "fp8_e4m3 (the FP8 SGLang takes; fp8_e5m2 keeps more range, less precision)",
+        "fp16": "auto (the model's dtype)",
+        "float16": "auto (the model's dtype)",
+        "half": "auto (the model's dtype)",
+        "fp8_e4m3fn": "fp8_e4m3",
+    },
+)
+
+
+def _kv_refusals(command: EngineCommand) -> None:
+    """A KV cache dtype SGLang's release does not take yet (or, fp4_e2m1, no longer): judged
+    against the manifest's release (args.refused_at). The last of a repeated flag wins."""
+    kv = [i for i in command.items if i.flag is not None and i.flag.names[0] == "--kv-cache-dtype"]
+    value = kv[-1].value if kv else None
+    name = value.text.strip() if value is not None and value.readable else ""
+    if value is None or name not in SGLANG_KV_DTYPES:
+        return
+    if name == "fp4_e2m1":
+        command.refusals.append(
+            Refusal(
+                "--kv-cache-dtype fp4_e2m1 is no longer a choice (argparse: invalid choice)",
+                value.span,
+                "Use --kv-cache-dtype nvfp4 or fp4_mx_block16, or pin an image of SGLang 0.5.20 "
+                "or earlier",
+                since="0.5.21",
+            )
+        )
+    if name in SGLANG_KV_DTYPE_ADDED:
+        through, first = SGLANG_KV_DTYPE_ADDED[name]
+        command.refusals.append(
+            Refusal(
+                f"--kv-cache-dtype {name} is a KV cache dtype SGLang added by {first}",
+                value.span,
+                f"Use an image of SGLang {first} or later, or --kv-cache-dtype auto",
+                through=through,
+            )
+        )
 
 
 def _algorithm(text: str) -> str:
@@ -139,7 +196,7 @@ FLAGS = FlagTable(
         Flag(("--max-running-requests",), "serving.max_num_seqs", positive_int),
         Flag(("--chunked-prefill-size",), "serving.max_num_batched_tokens", _chunked_prefill_size),
         Flag(("--mem-fraction-static",), "serving.gpu_memory_utilization", fraction),
-        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
+        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", _kv_cache_dtype),
         Flag(("--page-size",), "serving.block_size", positive_int),
         Flag(("--disable-cuda-graph",), "serving.enforce_eager"),
         # the largest decode CUDA graph: --cuda-graph-max-bs until 0.5.19 (then an alias of
@@ -273,6 +330,7 @@ def parse(
         if item.name in _TEXT_ONLY:
             text_only.append(item)
     _allow_longer(command, env)
+    _kv_refusals(command)
     _encoder_disaggregation(command, text_only)
     values = command.values
     # Keys the Deployment does not have: --ep-size says expert

@@ -20,7 +20,7 @@ from .args import (
     apply,
     dtype,
     fraction,
-    kv_cache_dtype,
+    kv_cache_dtype_of,
     model_name,
     positive_int,
     scan,
@@ -29,6 +29,18 @@ from .args import (
 NAME = "tgi"
 LAUNCHER = "text-generation-launcher"
 IMAGES = ("text-generation-inference",)
+
+# --kv-cache-dtype (or KV_CACHE_DTYPE): clap's KVCacheDtype values, the same from v2.4.0 to
+# v3.3.7 (huggingface/text-generation-inference launcher/src/main.rs); no "auto" or "fp8"
+_kv_cache_dtype = kv_cache_dtype_of(
+    "TGI",
+    frozenset(("fp8_e4m3fn", "fp8_e5m2")),
+    {
+        "fp8": "fp8_e4m3fn",
+        "fp8_e4m3": "fp8_e4m3fn",
+        "auto": "nothing: without the flag the cache takes the model's dtype",
+    },
+)
 
 # TGI's --quantize values onto hbmlint's formats: "bitsandbytes" is 8-bit LLM.int8 there.
 _QUANTIZE = {
@@ -78,7 +90,7 @@ FLAGS = FlagTable(
         Flag(("--max-batch-prefill-tokens",), "serving.max_num_batched_tokens", positive_int),
         Flag(("--max-batch-total-tokens",), "serving.kv_cache_max_tokens", positive_int),
         Flag(("--cuda-memory-fraction",), "serving.gpu_memory_utilization", fraction),
-        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
+        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", _kv_cache_dtype),
         Flag(("--cuda-graphs",), "serving.enforce_eager", _cuda_graphs),
         Flag(("--speculate",), "speculative.num_speculative_tokens", positive_int),
     ],

@@ -23,6 +23,7 @@ from .args import (
     FlagTable,
     Instead,
     Item,
+    Refusal,
     Token,
     Unsupported,
     apply,
@@ -32,7 +33,7 @@ from .args import (
     flags_unread,
     fraction,
     human_int,
-    kv_cache_dtype,
+    kv_cache_dtype_of,
     model_name,
     nonnegative_float,
     nonnegative_int,
@@ -83,6 +84,47 @@ _mamba_dtype = choice(
 )
 
 
+# --kv-cache-dtype: the names some vLLM release takes (CacheDType in vllm/config/cache.py, read
+# in the 0.10.1-0.33.0 wheels; the argparse choices, and from 0.20 the CacheConfig validator
+# "Invalid kv_cache_dtype"). No name was dropped; each was added in a release, and the releases
+# before it refuse it: name -> (the last release read without it, the first with it).
+VLLM_KV_DTYPE_ADDED = {
+    "bfloat16": ("0.10.2", "0.11"),
+    "fp8_ds_mla": ("0.11.0", "0.11.2"),
+    "float16": ("0.17.0", "0.18"),
+    **dict.fromkeys(
+        (
+            "turboquant_k8v4",
+            "turboquant_4bit_nc",
+            "turboquant_k3v4_nc",
+            "turboquant_3bit_nc",
+            "int8_per_token_head",
+            "fp8_per_token_head",
+            "nvfp4",
+        ),
+        ("0.19.0", "0.20"),
+    ),
+    "int4_per_token_head": ("0.24.0", "0.25"),
+    "nvfp4_4over6": ("0.27.1", "0.28"),
+    "nvfp4_ds_mla": ("0.29.0", "0.30"),
+    "ultraquant_4bit": ("0.31.0", "0.32"),
+    **dict.fromkeys(("octave_k3v4", "octave_k3v3", "octave_k3v3_compact"), ("0.32.0", "0.33")),
+}
+VLLM_KV_DTYPES = frozenset(("auto", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", *VLLM_KV_DTYPE_ADDED))
+_kv_cache_dtype = kv_cache_dtype_of(
+    "vLLM",
+    VLLM_KV_DTYPES,
+    {
+        "fp16": "float16 (vLLM 0.18 and later) or auto (the model's dtype, any release)",
+        "half": "float16 (vLLM 0.18 and later) or auto (the model's dtype, any release)",
+        "bf16": "bfloat16 (vLLM 0.11 and later) or auto (the model's dtype, any release)",
+        "fp8_e4m3fn": "fp8_e4m3",
+    },
+    "auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2 and, by release, quantized formats such "
+    "as nvfp4 or turboquant_k8v4",
+)
+
+
 def _mamba_cache_mode(text: str) -> str:
     mode = text.strip()  # argparse choices (config/cache.py MambaCacheMode), lower case
     if mode not in ("none", "align", "all"):
@@ -126,7 +168,7 @@ FLAGS = FlagTable(
             optional=True,
         ),
         Flag(("--gpu-memory-utilization",), "serving.gpu_memory_utilization", fraction),
-        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", kv_cache_dtype),
+        Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", _kv_cache_dtype),
         Flag(("--block-size",), "serving.block_size", positive_int, optional=True),
         Flag(("--enforce-eager",), "serving.enforce_eager"),
         Flag(
@@ -322,6 +364,9 @@ METHODS = {
 }
 
 
+# methods vLLM 0.33 no longer takes (Refusal in _speculative)
+_METHODS_DROPPED = ("medusa", "mlp_speculator")
+
 # Flags vLLM has removed: the first release whose argparse no longer takes them ("unrecognized
 # arguments", and the server exits), and what replaces them. Read in the releases' wheels
 # (engine/arg_utils.py, entrypoints/openai/cli_args.py): --cuda-graph-sizes is deprecated in
@@ -498,6 +543,7 @@ def parse(
     _omni(command)
     _encoder_producer(command)
     _cudagraph_mode(command)
+    _release_refusals(command)
     if not command.values.pop("parallel.eplb", False):
         command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
     command.locations.pop("parallel.eplb", None)
@@ -515,6 +561,42 @@ def parse(
         )
     command.locations.pop("serving.mm_encoder_data", None)
     return command
+
+
+def _release_refusals(command: EngineCommand) -> None:
+    """Values that only some vLLM releases take, judged once the manifest's release is known
+    (args.refused_at): a KV cache dtype newer than the release, and --mamba-cache-mode all,
+    which 0.32 dropped (MambaCacheMode is "all", "align", "none" in vllm/config/cache.py from
+    0.15.0 to 0.31.0 and "align", "none" in 0.32.0 and 0.33.0: argparse's choices). The last of
+    a repeated flag wins."""
+    last: dict[str, Item] = {}
+    for item in command.items:
+        if item.flag is not None and item.value is not None and item.value.readable:
+            last[item.flag.names[0]] = item
+    kv = last.get("--kv-cache-dtype")
+    name = kv.value.text.strip() if kv is not None and kv.value is not None else ""
+    if kv is not None and kv.value is not None and name in VLLM_KV_DTYPE_ADDED:
+        through, first = VLLM_KV_DTYPE_ADDED[name]
+        command.refusals.append(
+            Refusal(
+                f"--kv-cache-dtype {name} is a KV cache dtype vLLM added in {first}",
+                kv.value.span,
+                f"Use an image of vLLM {first} or later, or --kv-cache-dtype auto",
+                through=through,
+            )
+        )
+    mode = last.get("--mamba-cache-mode")
+    if mode is not None and mode.value is not None and mode.value.text.strip() == "all":
+        command.refusals.append(
+            Refusal(
+                "--mamba-cache-mode all is no longer a choice (argparse: invalid choice: "
+                "'all'; align and none remain)",
+                mode.value.span,
+                "Use --mamba-cache-mode align, which caches the state at block boundaries for "
+                "prefix caching, or pin an image of vLLM 0.31 or earlier",
+                since="0.32",
+            )
+        )
 
 
 # the CUDA graph mode each optimization level sets where the manifest sets none itself
@@ -880,6 +962,19 @@ def _speculative(command: EngineCommand, spec: dict[str, tuple[Any, Span]], span
             where,
         )
         return
+    if text in _METHODS_DROPPED:
+        # SpeculativeMethod in vllm/config/speculative.py lists medusa and mlp_speculator up to
+        # 0.32.0 and neither in 0.33.0 (its pydantic check refuses the config)
+        command.refusals.append(
+            Refusal(
+                f"speculative method '{method}' is not one vLLM's SpeculativeConfig takes any "
+                "more (Medusa and MLP-speculator heads were dropped)",
+                where,
+                "Pin an image of vLLM 0.32 or earlier, or use another method (eagle3, "
+                "draft_model, ngram, suffix)",
+                since="0.33",
+            )
+        )
     command.locations["speculative"] = span
     command.set("speculative.method", mapped, where)
     if model and mapped not in ("mtp", "ngram", "suffix", "prompt_lookup"):

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import sglang, vllm
-from ..engines.args import EngineCommand, Token
+from ..engines.args import EngineCommand, Token, refused_at
 from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import ArgvWriter
 from ..spec import (
@@ -29,6 +29,9 @@ _NO_MODEL = {
     "tgi": "give it with --model-id or the MODEL_ID variable",
     "trtllm": "give it as `trtllm-serve MODEL` or, to Dynamo's worker, with --model-path",
 }
+
+# each engine as a finding names it
+_ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "trtllm": "TensorRT-LLM"}
 
 # Engine images built for CPUs (vLLM's vllm-openai-cpu, vllm-cpu-release-repo, a "-cpu" tag):
 # they run without a GPU, so there is no HBM to budget
@@ -165,13 +168,19 @@ def build(
     ``hints`` are the workload's labels and annotations that may name its model or GPU;
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
+    release = engine_version[0] if engine_version else None
     removed = {vllm.NAME: vllm.removed_flags, sglang.NAME: sglang.removed_flags}.get(command.engine)
     if removed is not None:
-        release = engine_version[0] if engine_version else None
         findings += [
             input_diagnostic("HBM010", message, display, span, name, [fix])
             for message, span, fix in removed(command, release)
         ]
+    findings += [
+        input_diagnostic("HBM004", message, display, span, name, [fix], Severity.parse(severity))
+        for message, span, fix, severity in refused_at(
+            command, release, _ENGINE_NAMES.get(command.engine, command.engine)
+        )
+    ]
     v = command.values
     shape = sorted({"parallel.tensor", "parallel.pipeline"} & command.unread.keys())
     if shape and gpu.count != 1 and not command.model_unreadable:
