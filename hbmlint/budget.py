@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from . import catalog, dp_attention, sglang_mamba
+from . import catalog, dp_attention, lora, sglang_mamba
 from .catalog.architecture import FULL, HybridPages
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
@@ -98,6 +98,10 @@ class Settings:
     mamba_cache_mode: str | None = None
     # vLLM --disable-hybrid-kv-cache-manager: window layers hold the whole context
     disable_hybrid_kv_cache_manager: bool = False
+    # vLLM --enable-lora: adapter slots (0: off), their rank, and --fully-sharded-loras
+    lora_slots: int = 0
+    lora_rank: int = 16
+    lora_fully_sharded: bool = False
 
 
 _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() may change
@@ -456,6 +460,9 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         mamba_cache_mode=serving.mamba_cache_mode if engine == "vllm" else None,
         disable_hybrid_kv_cache_manager=engine == "vllm"
         and bool(serving.disable_hybrid_kv_cache_manager),
+        lora_slots=(serving.lora_slots or 0) if engine == "vllm" else 0,
+        lora_rank=serving.lora_rank or 16,  # vllm/config/lora.py max_lora_rank default
+        lora_fully_sharded=bool(serving.lora_fully_sharded),
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)
@@ -1021,6 +1028,8 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         # (streamed in every forward pass): only the rest is in HBM
         offload = Q(s.cpu_offload_gib, "GiB").to("byte")
         weights = weights - offload if weights > offload else Q(0, "byte")
+    if s.lora_slots:
+        weights, assumed = _with_lora(target, s, weights, assumed)
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
     # KV heads follow the attention's split (SGLang DP attention: TP / D)
     layout = target.kv_layout(
@@ -1146,6 +1155,32 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         draft_host_weights=host_weights,
         kv_pages=pages_shape,
     )
+
+
+def _with_lora(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, dict]:
+    """The weights with the LoRA slots vLLM preallocates while loading (lora.py), and the
+    budget's note on them."""
+    assumed = dict(assumed or {})
+    why = lora.unmodelled(target, s.expert_parallel)
+    if why is not None:
+        _add_note(assumed, "weights", f"the LoRA slots' A/B matrices not counted ({why})")
+        return weights, assumed
+    extra = lora.vllm_lora_bytes(
+        target,
+        s.tensor_parallel,
+        s.pipeline_parallel,
+        s.lora_slots,
+        s.lora_rank,
+        s.lora_fully_sharded,
+        s.dtype,
+    )
+    note = (
+        f"{extra / 2**30:.2f} GiB per GPU of LoRA A/B matrices: {s.lora_slots} slot"
+        f"{'s' if s.lora_slots != 1 else ''} (--max-loras) of rank {s.lora_rank} "
+        "(--max-lora-rank) for every linear layer, preallocated while the model loads"
+    )
+    _add_note(assumed, "weights", note)
+    return weights + Q(extra, "byte"), assumed
 
 
 def _drafter_layers_match(resolved: Resolved, s: Settings, layout: Any, kv_bytes: float) -> bool:

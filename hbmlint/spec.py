@@ -124,6 +124,11 @@ class ServingSpec:
     # --max-total-tokens caps its pool).
     kv_cache_memory_bytes: int | None = None  # vLLM --kv-cache-memory-bytes (bypasses the fraction)
     cpu_offload_gb: float | None = None  # vLLM --cpu-offload-gb: weights kept in host memory
+    # vLLM --enable-lora with --max-loras, --max-lora-rank, --fully-sharded-loras: the adapter
+    # slots whose A/B matrices it preallocates in HBM (lora.py); None: LoRA off
+    lora_slots: int | None = None
+    lora_rank: int | None = None
+    lora_fully_sharded: bool | None = None
     # vLLM --language-model-only: every modality's limit is 0 (no tower built or profiled)
     language_model_only: bool | None = None
     # vLLM --limit-mm-per-prompt: the modalities whose limit is set to 0

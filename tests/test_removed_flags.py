@@ -77,6 +77,9 @@ def test_swap_space_on_the_latest_image_is_a_warning_at_the_flag(rules):
         ("--max-seq-len-to-capture 8192", "v0.10.2", False),
         ("--max-seq-len-to-capture 8192", "v0.11.0", True),
         ("--preemption-mode swap", "latest", True),
+        # surajssd/llm-k8s configs/phi-4/multimodal/values.yaml (sweep 10) writes it
+        ("--enable-lora --lora-extra-vocab-size 256", "v0.11.2", False),
+        ("--enable-lora --lora-extra-vocab-size 256", "v0.12.0", True),
     ],
 )
 def test_only_the_releases_that_removed_a_flag_warn(tmp_path, rules, flags, version, warned):

@@ -125,6 +125,47 @@ _kv_cache_dtype = kv_cache_dtype_of(
 )
 
 
+# MaxLoRARanks in vllm/config/lora.py (0.11.2-0.33.0 wheels: argparse choices); releases before
+# took the same ranks but 1 (LoRAConfig's possible_max_ranks, a ValueError)
+LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+
+
+def _lora_rank(text: str) -> int:
+    rank = positive_int(text)
+    if rank not in LORA_RANKS:
+        raise BadValue(
+            f"{rank} is not a LoRA rank vLLM offers ({', '.join(map(str, LORA_RANKS))}), so it "
+            "refuses to start (argparse: invalid choice); take the next one up"
+        )
+    return rank
+
+
+def _lora(command: EngineCommand) -> None:
+    """vLLM builds its LoRA manager only with --enable-lora: then --max-loras slots (default
+    1) are preallocated; without it the LoRA flags do nothing. LoRAConfig refuses fewer
+    --max-cpu-loras than --max-loras (vllm/config/lora.py, "max_cpu_loras (N) must be >=
+    max_loras (M)", in every release read)."""
+    values, where = command.values, command.locations
+    enabled = values.pop("serving.lora_enabled", False)
+    enabled_at = where.pop("serving.lora_enabled", None)
+    cpu = values.pop("serving.lora_cpu_slots", None)
+    cpu_at = where.pop("serving.lora_cpu_slots", None)
+    if not enabled:
+        for path in ("serving.lora_slots", "serving.lora_rank", "serving.lora_fully_sharded"):
+            values.pop(path, None)
+            where.pop(path, None)
+        return
+    slots = values.setdefault("serving.lora_slots", 1)
+    where.setdefault("serving.lora_slots", enabled_at or command.span)
+    if cpu is not None and cpu_at is not None and cpu < slots:
+        command.note(
+            "HBM004",
+            f"--max-cpu-loras {cpu} is fewer than --max-loras {slots}: vLLM refuses to start "
+            f'("max_cpu_loras ({cpu}) must be >= max_loras ({slots})")',
+            cpu_at,
+        )
+
+
 def _mamba_cache_mode(text: str) -> str:
     mode = text.strip()  # argparse choices (config/cache.py MambaCacheMode), lower case
     if mode not in ("none", "align", "all"):
@@ -194,6 +235,13 @@ FLAGS = FlagTable(
             ("--kv-cache-memory-bytes",), "serving.kv_cache_memory_bytes", human_int, optional=True
         ),
         Flag(("--cpu-offload-gb",), "serving.cpu_offload_gb", nonnegative_float),
+        # LoRA adapters: slots and rank of the A/B matrices vLLM preallocates (lora.py); the
+        # slots only count with --enable-lora (_lora)
+        Flag(("--enable-lora", "--no-enable-lora"), "serving.lora_enabled"),
+        Flag(("--max-loras",), "serving.lora_slots", positive_int),
+        Flag(("--max-lora-rank",), "serving.lora_rank", _lora_rank),
+        Flag(("--max-cpu-loras",), "serving.lora_cpu_slots", positive_int, optional=True),
+        Flag(("--fully-sharded-loras", "--no-fully-sharded-loras"), "serving.lora_fully_sharded"),
         # text only: no modality's encoder is built or profiled (vllm/config/multimodal.py
         # get_limit_per_prompt; engines.yaml vllm.language_model_only_since)
         Flag(("--language-model-only",), "serving.language_model_only"),
@@ -235,7 +283,6 @@ FLAGS = FlagTable(
         "--disable-log-requests",
         "--disable-log-stats",
         "--enable-auto-tool-choice",
-        "--enable-lora",
         "--disable-custom-all-reduce",
         "--enable-reasoning",
         "--disable-frontend-multiprocessing",
@@ -265,7 +312,6 @@ FLAGS = FlagTable(
         "--use-tqdm-on-load",
         "--disable-cascade-attn",
         "--enable-lora-bias",
-        "--fully-sharded-loras",
         "--enable-prompt-embeds",
         "--disable-chunked-mm-input",
         "--data-parallel-hybrid-lb",
@@ -378,7 +424,7 @@ _METHODS_DROPPED = ("medusa", "mlp_speculator")
 # is in 0.16.0 and not 0.17.0; --disable-frontend-multiprocessing is in 0.18.0 and not 0.19.0.
 # V0's scheduler flags went with V0: --num-scheduler-steps is in 0.10.0 and not 0.10.1;
 # --max-seq-len-to-capture, --scheduler-delay-factor and --preemption-mode are in 0.10.2 and
-# not 0.11.0. None of them in 0.33.0.
+# not 0.11.0; --lora-extra-vocab-size is in 0.11.2 and not 0.12.0. None of them in 0.33.0.
 REMOVED = {
     "--num-scheduler-steps": ("0.10.1", "Remove it: multi-step scheduling went with the V0 engine"),
     "--max-seq-len-to-capture": ("0.11", "Remove it"),
@@ -406,6 +452,8 @@ REMOVED = {
     ),
     "--swap-space": ("0.18", "Remove it: the CPU swap space it sized is gone"),
     "--calculate-kv-scales": ("0.28", "Remove it"),
+    # in 0.11.2 ("deprecated and will be removed"), not in 0.12.0 (engine/arg_utils.py)
+    "--lora-extra-vocab-size": ("0.12", "Remove it: adapters no longer add vocabulary"),
 }
 
 
@@ -544,6 +592,7 @@ def parse(
     _encoder_producer(command)
     _cudagraph_mode(command)
     _release_refusals(command)
+    _lora(command)
     if not command.values.pop("parallel.eplb", False):
         command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
     command.locations.pop("parallel.eplb", None)
