@@ -913,7 +913,7 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
         )
     mlp = float(spec["mlp_factor"]) * target.active_intermediate_size / tp
     forward = s.max_num_batched_tokens * mlp * catalog.dtype_bytes(s.dtype)
-    sampler = sampled * target.vocab_size * max(float(spec["logit_bytes"]), _verify_bytes(s))
+    sampler = sampled * target.vocab_size * (float(spec["logit_bytes"]) + _verify_bytes(s, spec))
     activation = max(forward, sampler)
     if "prefill_logit_bytes" in spec and _before(s, "prefill_logprobs_before"):
         # TGI's warm-up before 3.0: logprobs over every prefill token
@@ -1571,13 +1571,13 @@ def mtp_cost(
     return weights, Q(per_token, "byte / token")
 
 
-def _verify_bytes(s: Settings) -> float:
-    """Bytes per (sequence x vocabulary entry) of the rejection sampler's profile run: the
-    sequence's fp32 logits plus, for each of its k draft tokens, the target's fp32 logits and
-    probabilities. With k <= 4 this stays below the plain sampler's ~39 bytes."""
+def _verify_bytes(s: Settings, spec: dict[str, Any]) -> float:
+    """Bytes per (sequence x vocabulary entry) the rejection sampler's profile run holds on top
+    of the plain sampler's peak: engines.yaml overhead verify_rows rows of logits a request in
+    the model dtype. Not k-dependent: the profile gives every request one draft token."""
     if s.speculative_method in ("none", "") or s.num_speculative_tokens <= 0:
         return 0.0
-    return 4.0 + 8.0 * s.num_speculative_tokens
+    return float(spec.get("verify_rows", 0)) * catalog.dtype_bytes(s.dtype)
 
 
 # The release an engine version text names (catalog.release), as rules and the budget read it

@@ -176,7 +176,7 @@ def test_fix_in_a_folded_command(cli, tmp_path, monkeypatch):
     run = cli("--fix", "--unsafe-fixes", "--gpu", "L4", path.name)
     assert run.exit_code == 0, run.output
     text = path.read_text()
-    assert "      --max-model-len 35568\n" in text
+    assert "      --max-model-len 36944\n" in text
     assert (
         '      --speculative-config \'{"method": "ngram", "num_speculative_tokens": 5, '
         '"prompt_lookup_max": 4}\'\n    deploy:'

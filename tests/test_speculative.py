@@ -210,10 +210,11 @@ def test_verification_tokens_count_in_the_batch_and_the_sampler_peak(write):
     small, large = budget_of(write, spec % 3), budget_of(write, spec % 8)
     assert small.verify_tokens == 256 * 4
     assert large.verify_tokens == 256 * 9
-    # k = 8: the rejection sampler holds 4 + 8 x 8 = 68 bytes per sequence and vocabulary
-    # entry, above the plain sampler's ~39: 256 x 128,256 x 68 bytes
-    assert as_bytes(large.overhead["activation"]) == pytest.approx(256 * 128_256 * 68)
-    assert small.overhead["activation"] < large.overhead["activation"]
+    # vLLM's profile gives each request one draft token whatever k: the rejection sampler
+    # holds two rows of bf16 logits a request on top of the plain sampler's 14 bytes a logit,
+    # 256 x 128,256 x 18 bytes for k = 3 and k = 8 alike
+    assert as_bytes(large.overhead["activation"]) == pytest.approx(256 * 128_256 * 18)
+    assert small.overhead["activation"] == large.overhead["activation"]
 
 
 def test_argv_speculative_config_reads_the_drafts_kv_dtype_and_context(write):
