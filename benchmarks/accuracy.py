@@ -253,6 +253,10 @@ def measured_of(record: dict, engine: str) -> dict[str, float]:
     if concurrency is not None:
         out["max_concurrency"] = concurrency
     # vLLM's hybrid pool: "max_num_seqs (N) exceeds available Mamba cache blocks (M)" gives M
+    # vLLM 0.19+: "Estimated CUDA graph memory: X GiB total", the profile's charge for graphs
+    graphs = memory.get("cuda_graph_gib_estimated")
+    if isinstance(graphs, (int, float)) and engine == "vllm":
+        out["cuda_graphs"] = float(graphs) * GIB
     blocks = memory.get("state_blocks")
     if isinstance(blocks, int):
         out["state_blocks"] = float(blocks)
@@ -363,6 +367,8 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             # TGI --max-input-tokens (its --max-total-tokens is the record's max_model_len)
             max_input_tokens=record.get("max_input_tokens"),
             cuda_graph_max_bs=record.get("cuda_graph_max_bs"),
+            # vLLM --max-cudagraph-capture-size, where the command or the config dump sets it
+            cudagraph_max_capture_size=record.get("max_cudagraph_capture_size"),
             cpu_offload_gb=record.get("cpu_offload_gb"),
             enforce_eager=bool(record.get("enforce_eager"))
             or "--enforce-eager" in str(record.get("notes") or ""),
@@ -436,6 +442,11 @@ def evaluate(record: dict) -> Outcome | str:
             outcome.predicted["draft_weights"] = float(drafter.to("byte").magnitude)
         else:
             outcome.skipped["draft_weights"] = "the drafter is not named by a Hugging Face id"
+    if "cuda_graphs" in measured and not b.settings.enforce_eager:
+        # what the budget charges from 0.20, computed for the record's settings whatever the
+        # release (0.19 logged the estimate without taking it from the KV cache)
+        constants = budget_stage.overhead_constants(b.settings)
+        outcome.predicted["cuda_graphs"] = budget_stage.graph_profile_bytes(b.settings, constants)
     stored = stored_weights(resolved, b)
     if stored is not None and "weights" in measured:
         outcome.predicted["weights_stored"] = stored + drafter_bytes
@@ -663,6 +674,7 @@ QUANTITIES = [
     ("max_concurrency", "max concurrency"),
     ("state_blocks", "state blocks (hybrid)"),
     ("draft_weights", "drafter weights"),
+    ("cuda_graphs", "CUDA graph estimate (vLLM)"),
 ]
 
 
@@ -985,6 +997,13 @@ def main(argv: list[str] | None = None) -> int:
         wrong = figures["verdicts"]["wrong"]
         if wrong:
             print(f"    wrong verdicts: {', '.join(wrong)}")
+    graphs = [o for o in outcomes if "cuda_graphs" in o.measured]
+    print(f"\nvLLM's CUDA graph estimate ({len(graphs)} records that log it):")
+    for o in graphs:
+        print(
+            f"  {o.id[:44]:44} {o.split[:5]:5} {_pair(o, 'cuda_graphs', GIB, '{:.2f}'):>14} GiB "
+            f"{fmt_pct(o.error('cuda_graphs')):>7}"
+        )
     stored = [o for o in outcomes if "weights_stored" in o.predicted]
     print(
         f"\nWeights from checkpoint sizes ({len(stored)} of {len(outcomes)} records: "

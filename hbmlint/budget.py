@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from . import catalog, dp_attention, lora, sglang_mamba
+from . import catalog, cudagraphs, dp_attention, lora, sglang_mamba
 from .catalog.architecture import FULL, HybridPages
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
@@ -67,6 +67,10 @@ class Settings:
     redundant_experts: int = 0  # vLLM EPLB's extra expert copies, over the EP ranks
     # the vLLM V0 engine: no hybrid KV manager, graphs outside the budget
     legacy_engine: bool = False
+    # vLLM's CUDA graph mode and capture sizes as the manifest sets them (cudagraphs.py)
+    cudagraph_mode: str | None = None
+    cudagraph_max_capture_size: int | None = None
+    cudagraph_capture_sizes: tuple[int, ...] | None = None
     # the drafter's own KV dtype (None: the target's) and whether its weights live in host memory
     draft_kv_cache_dtype: str | None = None
     draft_offload: bool = False
@@ -430,6 +434,9 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         kv_cache_dtype=kv_dtype,
         block_size=int(block_size),
         enforce_eager=bool(serving.enforce_eager) or serving.cudagraph_mode == "NONE",
+        cudagraph_mode=serving.cudagraph_mode,
+        cudagraph_max_capture_size=serving.cudagraph_max_capture_size,
+        cudagraph_capture_sizes=serving.cudagraph_capture_sizes,
         quantization=None if quantization == "none" else quantization,
         dtype=dtype,
         tensor_parallel=resolved.tensor_parallel,
@@ -929,8 +936,44 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
         "activation": Q(activation, "byte"),
     }
     if not s.enforce_eager and _graphs_in_budget(s):
-        overhead["cuda_graphs"] = spec[_PARSED + "cuda_graphs"]
+        profile = _graph_constants(s.engine)
+        overhead["cuda_graphs"] = (
+            Q(graph_profile_bytes(s, spec), "byte")
+            if profile is not None and not s.legacy_engine
+            else spec[_PARSED + "cuda_graphs"]
+        )
     return overhead
+
+
+def graph_profile_bytes(s: Settings, spec: dict[str, Any]) -> float:
+    """CUDA graph memory in the budget: vLLM's profile estimate from the graphs the settings
+    capture (cudagraphs.py, engines.yaml cuda_graph_profile); other engines' constant."""
+    profile = _graph_constants(s.engine)
+    if profile is None or s.legacy_engine:
+        return float(parse_quantity(spec["cuda_graphs"], "[information]").to("byte").magnitude)
+    k = s.num_speculative_tokens if s.speculative_method not in ("", "none") else 0
+    sizes = cudagraphs.capture_sizes(
+        s.max_num_seqs,
+        s.max_num_batched_tokens,
+        k,
+        s.cudagraph_max_capture_size,
+        s.cudagraph_capture_sizes,
+    )
+    counts = cudagraphs.graph_counts(sizes, s.cudagraph_mode, s.max_num_seqs, k)
+    return cudagraphs.profile_estimate(counts, *profile)
+
+
+@lru_cache(maxsize=16)
+def _graph_constants(engine: str) -> tuple[float, float] | None:
+    """engines.yaml cuda_graph_profile in bytes (first capture, per graph), parsed once."""
+    profile = catalog.engine_defaults(engine).get("cuda_graph_profile")
+    if profile is None:
+        return None
+    first, per = (
+        float(parse_quantity(profile[key], "[information]").to("byte").magnitude)
+        for key in ("first_capture", "per_graph")
+    )
+    return first, per
 
 
 def overhead_constants(s: Settings) -> dict[str, Any]:

@@ -117,6 +117,10 @@ class ServingSpec:
     # vLLM's CUDA graph mode as --compilation-config / -cc cudagraph_mode or -O0 / -O1 set it
     # (NONE, PIECEWISE, FULL_DECODE_ONLY, ...); None: the release's default (full graphs)
     cudagraph_mode: str | None = None
+    # vLLM --max-cudagraph-capture-size / -cc max_cudagraph_capture_size and the explicit
+    # cudagraph_capture_sizes: which batch sizes get a graph (hbmlint/cudagraphs.py)
+    cudagraph_max_capture_size: int | None = None
+    cudagraph_capture_sizes: tuple[int, ...] | None = None
     # SGLang --cuda-graph-max-bs: the largest decode batch captured; its default fraction keeps
     # 2 MiB a batch size back for the graphs
     cuda_graph_max_bs: int | None = None

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from helpers import EXAMPLES, manifest
 
 SVG = "{http://www.w3.org/2000/svg}"
-NGRAM = EXAMPLES / "llama8b-l4-ngram.yaml"  # 14.99 GiB weights, 4.53 GiB KV cache on an L4
+NGRAM = EXAMPLES / "llama8b-l4-ngram.yaml"  # 14.99 GiB weights, 4.72 GiB KV cache on an L4
 DRAFT = EXAMPLES / "llama70b-fp8-h100-8b-draft.yaml"  # weights exceed one H100
 
 
@@ -29,20 +29,20 @@ def test_svg_is_well_formed_and_shows_the_split(cli):
     for label in (
         "target weights 14.99 GiB",
         "drafter 0.00 GiB",
-        "overhead 0.87 GiB",
-        "KV cache 4.53 GiB",
+        "overhead 0.67 GiB",
+        "KV cache 4.72 GiB",
         "held back 1.77 GiB",
     ):
         assert label in texts
-    assert any("KV capacity 37,104 tokens" in t for t in texts)
-    # the bar: one rectangle a non-empty part, widths in proportion (weights / KV = 14.99 / 4.53)
+    assert any("KV capacity 38,688 tokens" in t for t in texts)
+    # the bar: one rectangle a non-empty part, widths in proportion (weights / KV = 14.99 / 4.72)
     bars = {
         r.find(f"{SVG}title").text.split(":")[0]: float(r.get("width"))
         for r in root.iter(f"{SVG}rect")
         if r.find(f"{SVG}title") is not None
     }
     assert set(bars) == {"target weights", "overhead", "KV cache", "held back"}
-    assert abs(bars["target weights"] / bars["KV cache"] - 14.99 / 4.53) < 0.01
+    assert abs(bars["target weights"] / bars["KV cache"] - 14.99 / 4.72) < 0.01
 
 
 def test_svg_reads_on_dark_and_light_and_fetches_nothing(cli):
@@ -86,7 +86,7 @@ def test_html_is_one_self_contained_page(cli):
     assert page.count("<svg ") == 2
     assert "<script" not in page and "src=" not in page and "<link" not in page
     assert "prefers-color-scheme: dark" in page
-    assert 'KV cache</td><td class="num">4.53 GiB' in page
+    assert 'KV cache</td><td class="num">4.72 GiB' in page
     # every picture in it is well-formed XML on its own
     for picture in re.findall(r"<svg .*?</svg>", page, re.S):
         ET.fromstring(picture)
@@ -104,8 +104,8 @@ def test_job_summary_draws_each_budget_as_a_mermaid_pie(cli, write, tmp_path, mo
     assert lines[0].startswith("pie showData title llama8b-l4-ngram, one L4-24GB")
     assert lines[1:] == [
         '    "target weights" : 14.99',
-        '    "overhead" : 0.87',
-        '    "KV cache" : 4.53',
+        '    "overhead" : 0.67',
+        '    "KV cache" : 4.72',
         '    "held back" : 1.77',
     ]
     draft = next(b for b in blocks if "llama70b" in b)

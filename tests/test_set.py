@@ -39,8 +39,8 @@ def test_budget_shows_before_and_after(cli):
     assert "sequences of 32,000 tokens" in out[after:]  # 32k is vLLM's 32,000
     assert "sequences of 16,384 tokens" in out[before:after]
     change = out.splitlines()[-1]
-    assert change.startswith("  change per GPU: weights 14.99 -> 7.51 GiB; KV cache 4.53 -> ")
-    assert "KV capacity 37,104 -> " in change
+    assert change.startswith("  change per GPU: weights 14.99 -> 7.51 GiB; KV cache 4.72 -> ")
+    assert "KV capacity 38,688 -> " in change
 
 
 def test_budget_json_before_and_after(cli):

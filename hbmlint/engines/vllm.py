@@ -212,6 +212,13 @@ FLAGS = FlagTable(
         Flag(("--kv-cache-dtype",), "serving.kv_cache_dtype", _kv_cache_dtype),
         Flag(("--block-size",), "serving.block_size", positive_int, optional=True),
         Flag(("--enforce-eager",), "serving.enforce_eager"),
+        # the largest batch (in tokens) a CUDA graph is captured for (hbmlint/cudagraphs.py)
+        Flag(
+            ("--max-cudagraph-capture-size",),
+            "serving.cudagraph_max_capture_size",
+            positive_int,
+            optional=True,
+        ),
         Flag(
             ("--enable-chunked-prefill", "--no-enable-chunked-prefill"), "serving.chunked_prefill"
         ),
@@ -685,6 +692,8 @@ def _cudagraph_mode(command: EngineCommand) -> None:
             found = loaded.get("cudagraph_mode") if isinstance(loaded, dict) else None
             if isinstance(found, str):
                 mode = (found.strip().upper(), item.word.span)
+            if isinstance(loaded, dict):
+                _capture_sizes(command, loaded, item.word.span)
         elif name.partition(".")[0] in _COMPILATION and name.partition(".")[2] in (
             "cudagraph_mode",
             "cudagraph-mode",
@@ -694,6 +703,22 @@ def _cudagraph_mode(command: EngineCommand) -> None:
         mode = (_LEVEL_GRAPHS[level[0]], level[1])
     if mode is not None:
         command.set("serving.cudagraph_mode", mode[0], mode[1])
+
+
+def _capture_sizes(command: EngineCommand, config: dict, span: Span) -> None:
+    """max_cudagraph_capture_size and cudagraph_capture_sizes in --compilation-config JSON
+    (vllm/config/compilation.py): what the CUDA graph estimate counts (hbmlint/cudagraphs.py).
+    Values vLLM would refuse are left alone: its own validation reports them."""
+    largest = config.get("max_cudagraph_capture_size")
+    if isinstance(largest, int) and not isinstance(largest, bool) and largest > 0:
+        command.set("serving.cudagraph_max_capture_size", largest, span)
+    sizes = config.get("cudagraph_capture_sizes")
+    if (
+        isinstance(sizes, list)
+        and sizes
+        and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes)
+    ):
+        command.set("serving.cudagraph_capture_sizes", tuple(sizes), span)
 
 
 def _omni(command: EngineCommand) -> None:
