@@ -77,6 +77,18 @@ def test_swap_space_on_the_latest_image_is_a_warning_at_the_flag(rules):
         ("--max-seq-len-to-capture 8192", "v0.10.2", False),
         ("--max-seq-len-to-capture 8192", "v0.11.0", True),
         ("--preemption-mode swap", "latest", True),
+        # vllm-project/recipes Qwen2.5-VL-7B-Instruct.yaml (sweep 10) still writes it
+        ("--guided-decoding-backend xgrammar", "v0.11.2", False),
+        ("--guided-decoding-backend xgrammar", "v0.12.0", True),
+        ('--rope-scaling \'{"rope_type":"yarn","factor":4.0}\'', "v0.11.0", False),
+        ('--rope-scaling \'{"rope_type":"yarn","factor":4.0}\'', "v0.11.1", True),
+        ("--rope-theta 1000000", "latest", True),
+        ("--disable_async_output_proc", "v0.10.2", False),  # vllm-project/aibrix's macOS sample
+        ("--disable_async_output_proc", "v0.11.0", True),
+        ("--device cuda", "v0.9.2", False),
+        ("--device cuda", "v0.10.0", True),
+        ("--device-ids 0", "latest", False),  # its successor's prefix is no match
+        ("--enable-eplb --eplb-window-size 1000", "v0.12.0", True),
         # surajssd/llm-k8s configs/phi-4/multimodal/values.yaml (sweep 10) writes it
         ("--enable-lora --lora-extra-vocab-size 256", "v0.11.2", False),
         ("--enable-lora --lora-extra-vocab-size 256", "v0.12.0", True),

@@ -461,6 +461,35 @@ REMOVED = {
     "--calculate-kv-scales": ("0.28", "Remove it"),
     # in 0.11.2 ("deprecated and will be removed"), not in 0.12.0 (engine/arg_utils.py)
     "--lora-extra-vocab-size": ("0.12", "Remove it: adapters no longer add vocabulary"),
+    # --device is in 0.9.2 and not 0.10.0; --rope-scaling and --rope-theta in 0.11.0 and not
+    # 0.11.1; the guided-decoding and EPLB tuning flags in 0.11.2 and not 0.12.0, where
+    # StructuredOutputsConfig.backend and EPLBConfig's window_size, step_interval and
+    # log_balancedness take them (vllm/config/structured_outputs.py, parallel.py)
+    "--device": ("0.10", "Remove it: vLLM takes the device from the platform it runs on"),
+    # V0's switches: --tokenizer-pool-size and --enable-prompt-adapter are in 0.9.2 and not
+    # 0.10.0, --multi-step-stream-outputs in 0.10.0 and not 0.10.1,
+    # --disable-async-output-proc in 0.10.2 and not 0.11.0
+    "--tokenizer-pool-size": ("0.10", "Remove it"),
+    "--enable-prompt-adapter": ("0.10", "Remove it: prompt adapters went with the V0 engine"),
+    "--multi-step-stream-outputs": ("0.10.1", "Remove it"),
+    "--disable-async-output-proc": ("0.11", "Remove it: the V1 engine has no such switch"),
+    "--rope-scaling": (
+        "0.11.1",
+        "Use --hf-overrides '{\"rope_scaling\": {...}}' with the same JSON",
+    ),
+    "--rope-theta": ("0.11.1", "Use --hf-overrides '{\"rope_theta\": N}'"),
+    "--guided-decoding-backend": (
+        "0.12",
+        'Use --structured-outputs-config \'{"backend": "NAME"}\'',
+    ),
+    **dict.fromkeys(
+        ("--eplb-window-size", "--eplb-step-interval", "--eplb-log-balancedness"),
+        (
+            "0.12",
+            'Use --eplb-config \'{"window_size": N, "step_interval": N, '
+            '"log_balancedness": true}\' (the keys you set)',
+        ),
+    ),
 }
 
 
