@@ -2,7 +2,8 @@
 took (sgl-project/sglang#23906 split the CUDA graph flags by phase): --cuda-graph-max-bs, in
 105 lines of the swept SGLang manifests, now prefixes --cuda-graph-max-bs-decode and
 --cuda-graph-max-bs-prefill, and argparse exits on the ambiguous option. --enable-ep-moe and
---enable-deepep-moe raise from 0.5.3. hbmlint read them as if every release took them."""
+--enable-deepep-moe raise from 0.5.3, --enable-flashinfer-mla and --enable-flashmla from
+0.4.6. hbmlint read them as if every release took them."""
 
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ def removed(result):
         ("--cuda-graph-bs 1 2 4 8", "v0.5.21", True),
         ("--nsa-prefill-backend flashmla_sparse", "v0.5.19", False),
         ("--nsa-prefill-backend flashmla_sparse", "v0.5.22", True),
+        # shawnawshk/llm-on-eks k8s-manifest/sglang (sweep 9) still passes it
+        ("--enable-flashinfer-mla", "v0.4.5", False),
+        ("--enable-flashinfer-mla", "v0.4.6", True),
+        ("--enable-flashinfer-mla", "latest", True),
         ("--enable-ep-moe", "v0.5.2", False),
         ("--enable-ep-moe", "v0.5.3", True),
         ("--disable-cuda-graph", "latest", False),  # still taken, as a deprecated spelling

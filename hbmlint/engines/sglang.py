@@ -249,6 +249,10 @@ _DEPRECATED = "the flag's action raises a deprecation error"
 # store_true in 0.5.2 and a DeprecatedAction that raises in 0.5.3 (gone from 0.5.5). None of
 # them in 0.5.23.
 REMOVED = {
+    # store_true in 0.4.5, a DeprecatedAction that raises ("Please use '--attention-backend
+    # flashinfer' instead") in 0.4.6 and 0.4.7, gone from 0.4.8
+    "--enable-flashinfer-mla": ("0.4.6", "Use --attention-backend flashinfer", _DEPRECATED),
+    "--enable-flashmla": ("0.4.6", "Use --attention-backend flashmla", _DEPRECATED),
     "--enable-ep-moe": ("0.5.3", "Set --ep-size to the --tp-size value instead", _DEPRECATED),
     "--enable-deepep-moe": ("0.5.3", "Use --moe-a2a-backend deepep instead", _DEPRECATED),
     "--cuda-graph-max-bs": (
