@@ -1168,6 +1168,11 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     # the bytes a token costs inside the budget (an older SGLang sized its pool on the
     # target's cells alone and put the drafter's pool in the reserve)
     sizing = per_token if meaning != "weights_and_kv_of_total" or draft_in else target_per_token
+    # SGLang sizes a DSA model's fp8 pool on a smaller cell than the one it stores
+    # (KvLayout.counted_per_token): the pool takes tokens x the stored cell, past the budget
+    counted = layout.counted_per_token if meaning == "weights_and_kv_of_total" and full_only else 0
+    if counted:
+        sizing += counted - target_per_token
     block_bytes = sizing * s.block_size
     kv_magnitude = float(kv_cache.to("byte").magnitude)
     blocks = math.floor(kv_magnitude / block_bytes) if kv_magnitude > 0 and block_bytes else 0
@@ -1176,6 +1181,19 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         blocks = s.kv_cache_max_tokens // s.block_size
         kv_cache = Q(blocks * s.block_size * sizing, "byte")
     kv_tokens = Q(blocks * s.block_size, "token")
+    if counted:
+        stored = Q(blocks * s.block_size * (per_token if draft_in else target_per_token), "byte")
+        usable = usable + stored - kv_cache
+        kv_cache = stored
+        assumed = dict(assumed or {})
+        _add_note(
+            assumed,
+            "kv_cache",
+            f"SGLang counts a token at {counted / 2**10:.1f} KiB (the MLA latent in fp8 and the "
+            f"DSA indexer's keys) but its NSA pool stores {target_per_token / 2**10:.1f} KiB "
+            "(the 656-byte FlashMLA fp8 cell): the pool outgrows mem_fraction_static by the "
+            "difference",
+        )
 
     unit = resolved.deployment.gpu.memory
     byte_unit = "GB" if unit is not None and f"{unit.units:~}" in DECIMAL_BYTE_UNITS else "GiB"

@@ -22,6 +22,12 @@ DENSE, MOE, NO_FFN = "dense", "moe", "none"
 # fp8_ds_mla: vLLM's FlashMLA layout, 512 fp8 latent values, 4 fp32 scales and the 64-wide
 # rope part in bf16 = 656 bytes per token and layer (vllm/v1/kv_cache_interface.py).
 FP8_DS_MLA_BYTES = 656
+# DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): each layer's indexer caches one key of
+# index_head_dim per token beside the MLA latent, in fp8 with an fp32 scale per 128 values:
+# 128 + 4 = 132 bytes (vLLM models/deepseek_v2.py DeepseekV32IndexerCache, a uint8
+# MLAAttentionSpec of head_dim + head_dim // 128 * 4; sglang mem_cache/memory_pool.py
+# NSATokenToKVPool index_k_with_scale_buffer, the same per token)
+DSA_INDEXER_SCALE_BLOCK = 128
 
 
 class ConfigError(ValueError):
@@ -96,6 +102,11 @@ class KvLayout:
     state_layers: int = 0
     attention_per_token_layer: int = 0  # K and V of one attention layer, one token
     state_per_layer: int = 0  # the largest state-space layer's state, one sequence
+    # bytes a token SGLang's pool sizing counts where it differs from what the pool stores:
+    # with an fp8 cache its NSA pool stores the 656-byte FlashMLA cell, but
+    # profile_max_num_token counts (kv_lora_rank + qk_rope_head_dim) x 1 byte (model_runner
+    # cell_size, 0.5.x); 0 where the two agree
+    counted_per_token: int = 0
 
     @property
     def all_layers_per_token(self) -> int:
@@ -260,6 +271,9 @@ class Architecture:
     # MLA (DeepSeek-V2/V3, Kimi K2): latent KV, replicated on every TP rank
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
+    # DSA's indexer key width (config index_head_dim, read where index_topk marks the model
+    # sparse); 0: no indexer cache
+    index_head_dim: int = 0
     q_lora_rank: int = 0
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
@@ -337,6 +351,13 @@ class Architecture:
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
+
+    @property
+    def dsa_indexer_bytes(self) -> int:
+        """One layer's indexer key cache, one token: fp8 values and an fp32 scale per 128."""
+        if not self.index_head_dim:
+            return 0
+        return self.index_head_dim + self.index_head_dim // DSA_INDEXER_SCALE_BLOCK * 4
 
     @property
     def is_moe(self) -> bool:
@@ -598,9 +619,12 @@ class Architecture:
         self, tensor_parallel: int, kv_bytes: float, mla_fp8: bool, full: bool = False
     ):
         if self.is_mla:  # one latent "head", replicated on every rank
-            if mla_fp8:
-                return FP8_DS_MLA_BYTES
-            return (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes
+            indexer = self.dsa_indexer_bytes
+            # an fp8 cache of a DSA model is the FlashMLA layout in vLLM (models/config.py
+            # DeepseekV32ForCausalLM: fp8* becomes fp8_ds_mla) and SGLang (NSA's fp8 store)
+            if mla_fp8 or (indexer and kv_bytes == 1):
+                return FP8_DS_MLA_BYTES + indexer
+            return (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes + indexer
         head_dim = self._head_shape(full)[0]
         return 2 * self.kv_heads_per_rank(tensor_parallel, full) * head_dim * kv_bytes
 
@@ -639,6 +663,10 @@ class Architecture:
                 state += self.state_bytes_per_layer(tensor_parallel)
                 state_layers += 1
         windows = ((self.sliding_window, int(window)),) if window else ()
+        counted = 0
+        if self.is_mla and self.dsa_indexer_bytes and kv_bytes == 1 and not window:
+            latent = self.kv_lora_rank + self.qk_rope_head_dim
+            counted = int((latent + self.dsa_indexer_bytes) * full_layers)
         return KvLayout(
             int(full),
             windows,
@@ -647,6 +675,7 @@ class Architecture:
             state_layers=state_layers,
             attention_per_token_layer=int(per_layer),
             state_per_layer=int(self.state_bytes_per_layer(tensor_parallel)) if state_layers else 0,
+            counted_per_token=counted if counted != int(full) else 0,
         )
 
     def state_bytes_per_layer(self, tensor_parallel: int) -> float:
@@ -1295,6 +1324,9 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         per_layer_vocab=_int(text, "vocab_size_per_layer_input", "vocab_size"),
         kv_lora_rank=_int(text, "kv_lora_rank"),
         qk_rope_head_dim=_int(text, "qk_rope_head_dim"),
+        # vLLM and SGLang build the indexer cache where the config has index_topk
+        # (vllm models/config.py is_v32 = hasattr(hf_config, "index_topk"))
+        index_head_dim=_int(text, "index_head_dim") if "index_topk" in text else 0,
         q_lora_rank=_int(text, "q_lora_rank"),
         qk_nope_head_dim=_int(text, "qk_nope_head_dim"),
         v_head_dim=_int(text, "v_head_dim"),
