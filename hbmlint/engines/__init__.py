@@ -49,10 +49,33 @@ def image_engine(image: str | None) -> ModuleType | None:
     return None
 
 
+# Programs that take an engine's name as a word to look for, not as a command to run:
+# `pkill -f trtllm-serve`, `which text-generation-launcher`, `pgrep -f trtllm-serve`.
+_NAME_LOOKUPS = frozenset(
+    {"pkill", "pgrep", "killall", "pidof", "which", "whereis", "type", "hash", "man", "ps"}
+)
+# An engine asked for its help or release prints it and exits: it serves nothing
+# (`trtllm-serve --help`, `sglang serve --help 2>&1 | grep ...`, `vllm serve --help=all`).
+_PRINT_AND_EXIT = re.compile(r"--help(=.*)?|-h|--version")
+
+
+def _only_names_the_engine(argv: Sequence[Token]) -> bool:
+    words = [t.text for t in argv]
+    if not words:
+        return False
+    first = words[0].rsplit("/", 1)[-1]
+    # `command -v trtllm-serve` prints its path; plain `command vllm serve` runs it
+    return first in _NAME_LOOKUPS or (first == "command" and words[1:2] in (["-v"], ["-V"]))
+
+
 def _find(argv: Sequence[Token]) -> tuple[ModuleType, int] | None:
+    if _only_names_the_engine(argv):
+        return None
     for module in ENGINES:
         start = module.find(list(argv))
         if start is not None:
+            if any(_PRINT_AND_EXIT.fullmatch(t.text) for t in argv[start:]):
+                return None
             return module, start
     return None
 
@@ -80,11 +103,12 @@ _CONTAINER_CLIS = ("docker", "podman", "nerdctl")
 
 def _container_run(
     command: Sequence[Token],
-) -> tuple[Token, list[Token], dict[str, Token]] | None:
+) -> tuple[Token | None, list[Token], dict[str, Token]] | None:
     """``docker run [OPTIONS] IMAGE [ARGS]`` (podman, nerdctl) in a script, where IMAGE is an
     engine's image: the image, the arguments its entrypoint gets, and the ``-e``/``--env``
     variables the container is given. The image is the first word after ``run`` that names an
-    engine image (the options' values are volumes, ports and names, never one)."""
+    engine image (the options' values are volumes, ports and names, never one). With
+    ``--entrypoint PROGRAM`` the image is None and the arguments are PROGRAM's command line."""
     words = [t.text for t in command]
     if len(words) < 3 or words[0].rsplit("/", 1)[-1] not in _CONTAINER_CLIS:
         return None
@@ -92,9 +116,14 @@ def _container_run(
     if at is None:
         return None
     env: dict[str, Token] = {}
+    entrypoint: Token | None = None
     for i in range(at, len(command)):
         word = words[i]
-        if word in ("-e", "--env") and i + 1 < len(command):
+        if word == "--entrypoint" and i + 1 < len(command):
+            entrypoint = command[i + 1]
+        elif word.startswith("--entrypoint="):
+            entrypoint = Token(word.partition("=")[2], command[i].span, command[i].unresolved)
+        elif word in ("-e", "--env") and i + 1 < len(command):
             name, eq, value = words[i + 1].partition("=")
             if eq:
                 env[name] = Token(value, command[i + 1].span, command[i + 1].unresolved)
@@ -103,6 +132,11 @@ def _container_run(
             if eq:
                 env[name] = Token(value, command[i].span, command[i].unresolved)
         elif not word.startswith("-") and image_engine(word) is not None:
+            if entrypoint is not None:
+                # the image's own entrypoint (the engine) is replaced: the arguments go to
+                # this program (`--entrypoint python3 IMAGE -c "snapshot_download(...)"`)
+                rest = list(command[i + 1 :])
+                return None, ([entrypoint] if entrypoint.text else []) + rest, env
             return command[i], list(command[i + 1 :]), env
     return None
 
@@ -120,6 +154,8 @@ def read_command(
     container = _container_run(command)
     if container is not None:
         image_token, rest, run_env = container
+        if image_token is None:
+            return read_invocation(rest, run_env, text, k8s_expansion=False)
         return read_invocation(
             rest, run_env, text, image_token.text, image_token.span, k8s_expansion=False
         )

@@ -119,10 +119,18 @@ def find(argv: list[Token]) -> int | None:
     for i, token in enumerate(argv):
         if token.text.rsplit("/", 1)[-1] == SERVE:
             start = i + 1
+            if start < len(argv) and argv[start].text in _NOT_A_SERVER:
+                return None
             if start < len(argv) and argv[start].text == "serve":
                 start += 1
             return start
     return None
+
+
+# trtllm-serve's other subcommands (NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py, `main =
+# DefaultGroup(commands={...})`): the disaggregated router holds no model, its MPI workers and
+# the multimodal encoder server take theirs from a config file or serve no LLM
+_NOT_A_SERVER = ("disaggregated", "disaggregated_mpi_worker", "mm_embedding_serve")
 
 
 def config_path(tokens: list[Token]) -> Token | None:

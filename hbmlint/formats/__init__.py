@@ -112,7 +112,17 @@ _WRAPPED_RUNTIME = re.compile(r"^[ \t-]*kind:\s*(Cluster)?ServingRuntime\s*$", r
 _CHART_VALUES = re.compile(r"(^|/)([^/]*[-_.])?values([-_.][^/]*)?\.ya?ml$", re.I)
 
 
+# a line that only looks the engine up or asks it for its help (`which trtllm-serve`, `pkill -f
+# trtllm-serve`, `vllm serve --help`): no engine runs there (engines._find skips the same)
+_NOT_RUN = re.compile(
+    r"(?:^|[\s;&|(`])(?:\S*/)?(?:pkill|pgrep|killall|pidof|which|whereis|type|command\s+-[vV])\s"
+    r"|\s--help\b|\s--version\b"
+)
+
+
 def _runs_here(line: str, word: str) -> bool:
+    if _NOT_RUN.search(line):
+        return False
     if word == "text-generation-inference":
         return bool(_TGI_IMAGE.search(line))
     return True

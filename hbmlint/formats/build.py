@@ -26,7 +26,6 @@ from ..yamlsrc import Span
 _NO_MODEL = {
     "vllm": "give it as `vllm serve MODEL` or --model",
     "sglang": "give it with --model-path",
-    "tgi": "give it with --model-id or the MODEL_ID variable",
     "trtllm": "give it as `trtllm-serve MODEL` or, to Dynamo's worker, with --model-path",
 }
 
@@ -260,6 +259,23 @@ def build(
         short = _too_few_visible(command, gpu)
         if short:
             findings.append(input_diagnostic("HBM007", short, display, gpu.count_span, name))
+        return None, findings
+    if not v.get("model.name") and command.engine == "tgi":
+        # TGI's launcher reads --model-id from MODEL_ID, then defaults to bigscience/bloom-560m
+        # (huggingface/text-generation-inference@db931fc launcher/src/main.rs:588): it starts
+        # whatever the file leaves out, on a model hbmlint cannot see from here
+        findings.append(
+            input_diagnostic(
+                "HBM011",
+                "text-generation-launcher is given no --model-id here, so TGI takes MODEL_ID "
+                "from the environment that runs it (bigscience/bloom-560m when that is unset), "
+                "which hbmlint cannot see; this deployment is not checked. To check it, give "
+                "the model with --model-id or set MODEL_ID where the file can show it",
+                display,
+                command.span,
+                name,
+            )
+        )
         return None, findings
     if not v.get("model.name"):
         findings.append(

@@ -1,0 +1,105 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 12): each fixture under
+tests/fixtures/real/ names its source in its first lines; each test says what a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+NOT_RUN = REAL / "shell-engine-named-not-run.sh"
+ENTRYPOINT = REAL / "docker-run-entrypoint-not-the-engine.sh"
+TGI_ENV = REAL / "tgi-model-from-the-environment.sh"
+ROUTER = REAL / "trtllm-serve-disaggregated-router.sh"
+
+COVERED = {
+    NOT_RUN.name,
+    ENTRYPOINT.name,
+    TGI_ENV.name,
+    ROUTER.name,
+}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(path: Path, rules, gpu: str | None = None):
+    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
+
+
+def errors(result) -> list[str]:
+    return [f"{f.code}: {f.message}" for f in result.diagnostics if f.severity is Severity.ERROR]
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def test_looking_for_killing_or_asking_an_engine_for_help_starts_no_server(rules):
+    # `which trtllm-serve`, `pkill -f trtllm-serve`, `sglang serve --help`: each was an
+    # HBM003 "names no model" error, an engine that would refuse to start
+    result = lint(NOT_RUN, rules, gpu="H100")
+    assert errors(result) == []
+    assert result.deployments == []
+    assert not [f for f in result.diagnostics if f.code in ("HBM003", "HBM011")]
+    # nor a note that an engine runs here and was not read
+    assert not [f for f in result.diagnostics if f.code == "HBM014"]
+
+
+def test_the_same_commands_still_count_when_they_start_the_engine(rules, tmp_path):
+    text = NOT_RUN.read_text().replace(
+        "trtllm-serve --help | head -80 || true", "trtllm-serve --tp_size 4 || true"
+    )
+    path = tmp_path / "serve.sh"
+    path.write_text(text)
+    result = lint(path, rules, gpu="H100")
+    [missing] = [f for f in result.diagnostics if f.code == "HBM003"]
+    assert missing.span.line == line_of(path, "trtllm-serve --tp_size 4")
+
+
+def test_an_engine_image_run_with_another_entrypoint_is_not_the_engine(rules, tmp_path):
+    result = lint(ENTRYPOINT, rules, gpu="H100")
+    assert errors(result) == []
+    assert result.deployments == []
+    # the same image given `--entrypoint vllm` and `serve MODEL` runs the server
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        ENTRYPOINT.read_text().replace(
+            '--entrypoint python3 \\\n        "${IMAGE}" \\\n        -c '
+            "\"from huggingface_hub import snapshot_download; snapshot_download('${M}')\"",
+            '--entrypoint vllm "${IMAGE}" serve Qwen/Qwen3-32B-FP8 --max-model-len 400000',
+        )
+    )
+    result = lint(path, rules, gpu="H100")
+    [found] = result.deployments
+    assert found.deployment.model.name == "Qwen/Qwen3-32B-FP8"
+    assert any(f.code == "HBM303" for f in result.diagnostics)
+
+
+def test_tgi_without_a_model_id_in_the_script_takes_it_from_the_environment(rules):
+    # TGI's launcher reads MODEL_ID (and would serve bigscience/bloom-560m without it): it
+    # starts, so this is no error, and nothing can be budgeted
+    result = lint(TGI_ENV, rules, gpu="L4")
+    assert errors(result) == []
+    assert result.deployments == []
+    [note] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "MODEL_ID" in note.message and note.severity is Severity.INFO
+    assert note.span.line == line_of(TGI_ENV, "text-generation-launcher &")
+
+
+def test_the_disaggregated_router_of_trtllm_serve_is_no_model_server(rules):
+    # `trtllm-serve disaggregated -c FILE` was read as serving the model 'disaggregated'
+    result = lint(ROUTER, rules, gpu="H100")
+    assert not [f for f in result.diagnostics if "disaggregated" in f.message]
+    servers = sorted(d.deployment.parallel.tensor or 1 for d in result.deployments)
+    assert servers == [1, 2]
+    assert all(d.deployment.model.name == "Qwen/Qwen3-8B" for d in result.deployments)
