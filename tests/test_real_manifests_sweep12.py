@@ -14,14 +14,18 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 
 NOT_RUN = REAL / "shell-engine-named-not-run.sh"
+ARRAY = REAL / "shell-sglang-flags-in-bash-array.sh"
 ENTRYPOINT = REAL / "docker-run-entrypoint-not-the-engine.sh"
 TGI_ENV = REAL / "tgi-model-from-the-environment.sh"
+NESTED_DEFAULT = REAL / "trtllm-model-default-from-another-variable.sh"
 ROUTER = REAL / "trtllm-serve-disaggregated-router.sh"
 
 COVERED = {
     NOT_RUN.name,
+    ARRAY.name,
     ENTRYPOINT.name,
     TGI_ENV.name,
+    NESTED_DEFAULT.name,
     ROUTER.name,
 }
 
@@ -66,6 +70,46 @@ def test_the_same_commands_still_count_when_they_start_the_engine(rules, tmp_pat
     assert missing.span.line == line_of(path, "trtllm-serve --tp_size 4")
 
 
+def test_flags_kept_in_a_bash_array_are_read_where_they_are_written(rules):
+    result = lint(ARRAY, rules, gpu="RTX-PRO-6000")
+    assert errors(result) == []
+    [found] = result.deployments
+    deployment = found.deployment
+    assert deployment.model.name == "Qwen/Qwen3-32B"
+    assert deployment.parallel.tensor == 2
+    assert deployment.serving.gpu_memory_utilization == 0.9
+    assert deployment.serving.max_model_len == 32768
+    assert found.budget is not None and found.budget.kv_tokens > 0
+    # the flags the `case` branch may add are not guessed: an info at that `ARGS+=(`
+    [branch] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "ARGS is added to in a branch" in branch.message
+    assert branch.span.line == line_of(ARRAY, "        ARGS+=(")  # the one in `case`
+
+
+def test_a_check_on_the_array_flags_points_at_the_array(rules):
+    # on two 32 GB cards the 32B model's BF16 weights do not fit at 0.90: the error is at the
+    # model in the array, and its numbers use the array's TP 2 and fraction
+    result = lint(ARRAY, rules, gpu="RTX-5090")
+    [short] = [f for f in result.diagnostics if f.code == "HBM101"]
+    assert short.span.line == line_of(ARRAY, "--model-path")
+    assert "90.0% of" in short.message
+
+
+def test_an_array_emptied_in_a_branch_is_not_read_as_its_first_value(rules, tmp_path):
+    text = ARRAY.read_text().replace(
+        '[[ -n "${MAX_RUNNING_REQUESTS:-}" ]]',
+        'if [ "$(nvidia-smi -L | wc -l)" -lt 2 ]; then ARGS=(--model-path Qwen/Qwen3-8B); fi\n'
+        '[[ -n "${MAX_RUNNING_REQUESTS:-}" ]]',
+    )
+    path = tmp_path / "start.sh"
+    path.write_text(text)
+    result = lint(path, rules, gpu="RTX-PRO-6000")
+    assert result.deployments == []
+    assert any("ARGS is set in a branch" in f.message for f in result.diagnostics)
+    # what the array holds may name the model: no "names no model" error
+    assert errors(result) == []
+
+
 def test_an_engine_image_run_with_another_entrypoint_is_not_the_engine(rules, tmp_path):
     result = lint(ENTRYPOINT, rules, gpu="H100")
     assert errors(result) == []
@@ -94,6 +138,25 @@ def test_tgi_without_a_model_id_in_the_script_takes_it_from_the_environment(rule
     [note] = [f for f in result.diagnostics if f.code == "HBM011"]
     assert "MODEL_ID" in note.message and note.severity is Severity.INFO
     assert note.span.line == line_of(TGI_ENV, "text-generation-launcher &")
+
+
+def test_a_default_that_is_another_unset_variable_is_not_a_model_name(rules, tmp_path):
+    # `${MODEL_PATH:-$FINAL_MODEL_PATH}` was read as the model '$FINAL_MODEL_PATH' (HBM006)
+    result = lint(NESTED_DEFAULT, rules, gpu="H100")
+    assert not [f for f in result.diagnostics if f.code == "HBM006"]
+    [note] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$MODEL_PATH" in note.message
+    # and a default built from a variable the script sets is read whole
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        NESTED_DEFAULT.read_text().replace(
+            'MODEL_PATH="${MODEL_PATH:-$FINAL_MODEL_PATH}"',
+            'ORG=Qwen\nMODEL_PATH="${MODEL_PATH:-$ORG/Qwen3-32B}"',
+        )
+    )
+    [found] = lint(path, rules, gpu="H100").deployments
+    assert found.deployment.model.name == "Qwen/Qwen3-32B"
+    assert found.deployment.parallel.tensor == 4
 
 
 def test_the_disaggregated_router_of_trtllm_serve_is_no_model_server(rules):

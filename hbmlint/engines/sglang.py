@@ -326,13 +326,17 @@ def parse(
     command = EngineCommand(engine=NAME, span=launcher)
     text_only: list[Item] = []
     command.items = list(scan(tokens, FLAGS))
+    unread = False  # a word hbmlint cannot read where flags go: it may hold --model-path
     for item in command.items:
         if item.flag is None and not item.name and item.word.text.startswith("$"):
             command.note("HBM011", flags_unread(item.word), item.word.span)
+            unread = True
             continue
         apply(command, item)
         if item.name in _TEXT_ONLY:
             text_only.append(item)
+    if unread and "model.name" not in command.values:
+        command.model_unreadable = True  # the note says why; no "names no model" error
     _allow_longer(command, env)
     _kv_refusals(command)
     _encoder_disaggregation(command, text_only)

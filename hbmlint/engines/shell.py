@@ -92,6 +92,9 @@ class Word:
     raw_end: int = 0
     unresolved: list[str] = field(default_factory=list)
     quoted: bool = False  # any part was quoted (an empty quoted word is still a word)
+    # an element of a bash array expanded here ("${ARGS[@]}"): the word where the array was
+    # written, which is where findings about it belong
+    origin: Word | None = None
 
 
 class _Splitter:
@@ -115,6 +118,10 @@ class _Splitter:
         # follows `&&` or `||`: an assignment there may not run (_assigned)
         self.blocks: list[_Block] = []
         self.chained = ""  # "" (not chained), or "taken", "skipped", "unknown"
+        # bash arrays (`ARGS=( ... )`, `ARGS+=( ... )`): their elements as written, and the
+        # order in which arrays and commands end, so that each word is placed in the file
+        self.arrays: dict[str, list[Word]] = {}
+        self.events: list[tuple[bool, list[Word]]] = []  # (is a command, its words)
 
     def run(self) -> list[list[Word]]:
         current: list[Word] = []
@@ -140,6 +147,10 @@ class _Splitter:
                 # what follows runs when the test before it held (&&) or failed (||)
                 test = _test(current)
                 self.chained = "unknown" if test is None else _STATES[test == (c == "&")]
+                current = []
+            elif c == "(" and _array_head(current):
+                self.i += 1
+                self._array(current)
                 current = []
             elif c in ";&|\n()":
                 self.i += 1
@@ -174,6 +185,7 @@ class _Splitter:
                 self._assigned(w, chained, exporting)
             return
         self.commands.append(words)
+        self.events.append((True, words))
         self.exports.append(dict(self.exported))
 
     def _block(self, words: list[Word]) -> list[Word]:
@@ -200,6 +212,83 @@ class _Splitter:
         if head in ("then", "else", "do"):
             return words[1:]
         return words if head not in _KEYWORDS else []
+
+    def _array(self, head: list[Word]) -> None:
+        """``NAME=( WORD... )`` or ``NAME+=( ... )`` (after ``local``, ``declare -a``): the
+        elements, expanded as any words, up to the closing ``)``. In a branch that may not run,
+        elements added to an array that had some stand for words hbmlint cannot tell
+        (HBM011); a new array there takes its elements, as a variable does."""
+        chained, self.chained = self.chained, ""
+        if head[0].text in _OPENING:
+            head = self._block(head)  # an `else` changes which branch is being read
+        name, _, _ = head[-1].text.partition("=")
+        append = name.endswith("+")
+        name = name.rstrip("+")
+        s = self.s
+        elements: list[Word] = []
+        while self.i < len(s):
+            c = s[self.i]
+            if c == ")":
+                self.i += 1
+                break
+            if c == "\\" and s[self.i + 1 : self.i + 2] == "\n":
+                self.i += 2
+            elif c in " \t\r\n":
+                self.i += 1
+            elif c == "#":
+                while self.i < len(s) and s[self.i] != "\n":
+                    self.i += 1
+            else:
+                before = self.i
+                elements.extend(self._word())
+                if self.i == before:  # a character no word takes (`;`, `|`): skip it
+                    self.i += 1
+        states = [b.state for b in self.blocks] + [chained]
+        known = self.arrays.get(name)
+        if "skipped" not in states and "unknown" in states and (name in self.arrays or append):
+            # placed at the `NAME+=` that makes the array uncertain
+            unsure = Word(
+                text=f"${{{name}[@]}}",
+                raw_start=head[-1].raw_start,
+                raw_end=head[-1].raw_end,
+                unresolved=[
+                    f"${{{name}[@]}}: {name} is {'added to' if append else 'set'} in a branch "
+                    "of the script (if, case, a loop, && or ||), and what it holds depends on "
+                    "a condition hbmlint does not evaluate"
+                ],
+            )
+            self.events.append((False, [unsure]))
+            self.events.append((False, elements))
+            kept = list(known or []) if append else []
+            if not (kept and kept[-1].text == unsure.text and kept[-1].unresolved):
+                kept.append(unsure)  # one note for an array grown in several branches
+            self.arrays[name] = kept
+            return
+        self.events.append((False, elements))
+        if "skipped" not in states:
+            self.arrays[name] = (list(known or []) if append else []) + elements
+
+    def _array_words(self, quoted: bool) -> list[Word] | None:
+        """``"${NAME[@]}"`` (``${NAME[@]}``, ``[*]``) where a word starts, NAME an array the
+        script set: its elements, each a word of its own; None for anything else."""
+        match = _ARRAY_USE.match(self.s, self.i)
+        if match is None or (quoted != bool(match.group(1))):
+            return None
+        name = match.group(2) or match.group(3)
+        if name not in self.arrays:
+            return None
+        self.i = match.end()
+        return [
+            Word(
+                text=w.text,
+                raw_start=w.raw_start,
+                raw_end=w.raw_end,
+                unresolved=list(w.unresolved),
+                quoted=w.quoted,
+                origin=w.origin or w,
+            )
+            for w in self.arrays[name]
+        ]
 
     def _assigned(self, w: Word, chained: str, exporting: bool) -> None:
         """``NAME=value``: set, unless it is in a branch that does not run; in one that may or
@@ -269,6 +358,10 @@ class _Splitter:
     def _word(self) -> list[Word]:
         """One shell word, which unquoted expansions may split into several."""
         s = self.s
+        if s[self.i] in '"$':
+            elements = self._array_words(quoted=s[self.i] == '"')
+            if elements is not None:
+                return elements
         words = [Word(raw_start=self.i)]
         while self.i < len(s):
             c = s[self.i]
@@ -361,17 +454,19 @@ class _Splitter:
             if match:
                 name, colon, op, word = match.groups()
                 word = _unquoted(word)
+                # the word after :- := :+ is expanded too (`${MODEL:-$ROOT/name}`)
+                word, nested = self._expand_word(word) if word else (word, [])
                 known = name in self.env
                 # with a colon, an empty value counts as unset (POSIX parameter expansion)
                 is_set = known and (bool(self.env[name]) or not colon)
                 if name in self.origins and op:
                     is_set = None  # set by the platform, to a value we cannot see
                 if op == "+" and is_set is not None:
-                    return (word if is_set else ""), []
+                    return (word if is_set else ""), (nested if is_set else [])
                 if op in ("-", "=") and is_set is False:
-                    if op == "=":
+                    if op == "=" and not nested:
                         self.env[name] = word
-                    return word, []
+                    return word, nested
                 if known and is_set is not None and (is_set or not op):
                     return self.env[name], []
                 return s[start : end + 1], [self._missing(name, s[start : end + 1])]
@@ -385,6 +480,22 @@ class _Splitter:
             return "$" + name, [self._missing(name, "$" + name)]
         self.i += 1
         return "$", []
+
+    def _expand_word(self, word: str) -> tuple[str, list[str]]:
+        """The ``$`` expansions inside a parameter's default word, as this point of the
+        script knows them: (text, [unresolved references])."""
+        inner = _Splitter(word, self.env, self.origins)
+        text = ""
+        missing: list[str] = []
+        while inner.i < len(word):
+            if word[inner.i] == "$":
+                part, unknown = inner._expansion()
+                text += part
+                missing += unknown
+            else:
+                text += word[inner.i]
+                inner.i += 1
+        return text, missing
 
     def _arithmetic(self, body: str) -> int | None:
         """``$(( ... ))`` over whole numbers and known variables (``$N``, ``${N}``, ``N``):
@@ -411,6 +522,29 @@ class _Splitter:
 
 
 _DECLARING = ("export", "local", "declare", "readonly")
+_OPENING = ("then", "else", "do", "{")  # keywords a statement may follow on its line
+# "${NAME[@]}" (or ${NAME[*]}) as a whole word: every element of the array NAME
+# "${NAME[@]}" (or ${NAME[*]}) as a whole word: every element of the array NAME; and
+# ${NAME[@]+"${NAME[@]}"}, the same written so that `set -u` allows an empty array
+_ARRAY_USE = re.compile(
+    r'(?:("?)\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}\1'
+    r'|\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\+"\$\{\3\[@\]\}"\})(?=[\s;&|)]|$)'
+)
+
+
+def _array_head(words: list[Word]) -> bool:
+    """Whether ``words`` open a bash array assignment: ``NAME=`` or ``NAME+=`` just before
+    its ``(``, alone or after ``local``, ``declare -a``, ``export``."""
+    if not words or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*\+?=", words[-1].text):
+        return False
+    if words[-1].quoted:
+        return False
+    before = words[:-1]
+    if before and before[0].text in _OPENING:  # `then ARGS=(...)`, `else ARGS+=(...)`
+        before = before[1:]
+    return all(w.text in _DECLARING or w.text.startswith("-") for w in before)
+
+
 # compound commands' words: a command of one of these alone is no statement
 _KEYWORDS = ("if", "elif", "else", "then", "fi", "while", "until", "for", "do", "done", "case")
 _KEYWORDS += ("esac", "select")
@@ -554,12 +688,20 @@ def split_script(
     ``export NAME=value`` lines (offsets are into ``script``)."""
     commands = []
     splitter = _Splitter(script, env, origins or {})
-    for words in splitter.run():
+    splitter.run()
+    placed: dict[int, Span] = {}  # an array element's place, by id of the word written
+    for is_command, words in splitter.events:
         tokens = []
         for w in words:
-            where = locator.locate(script[w.raw_start : w.raw_end]) if locator else span
+            if w.origin is not None and id(w.origin) in placed:
+                where = placed[id(w.origin)]
+            else:
+                where = locator.locate(script[w.raw_start : w.raw_end]) if locator else span
+            if not is_command:
+                placed[id(w)] = where
             tokens.append(Token(w.text, where, tuple(w.unresolved)))
-        commands.append(tokens)
+        if is_command:
+            commands.append(tokens)
     if exports is not None:
         for seen in splitter.exports:
             exports.append(

@@ -10,7 +10,8 @@ command expanded in it, ``${VAR:-default}`` taking its default; a variable the s
 set comes from the environment that runs it, which hbmlint cannot see, so a word holding one is
 unreadable (HBM011 where it matters), as are the script's own arguments (``$1``, ``"$@"``), and
 a variable set to different values in several places (``if``/``else`` branches). A bash array
-(``CMD=( ... )``) is one command line across its lines. Every engine command found (``vllm
+(``ARGS=( ... )``, grown with ``ARGS+=( ... )``) is its elements where ``"${ARGS[@]}"`` expands
+it; what a branch adds is unreadable. Every engine command found (``vllm
 serve``, ``python -m sglang.launch_server``, ``trtllm-serve``, ``text-generation-launcher``, a
 ``docker run`` of an engine image, a command line kept in a variable and run with ``bash -c``)
 is read with its engine's parser, its findings at the words' lines and columns. An engine
@@ -132,7 +133,8 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
       default then an override) has whichever value the run takes, which hbmlint does not
       follow: it is not set in the copy, and a word using it is unreadable;
     - a bash array (``CMD=( python -m sglang.launch_server --model-path ... )``) is one
-      command line across its lines, so that an engine command built in one is read whole."""
+      line, its comments blanked, so that none of its lines reads as a statement of its own
+      (the splitter keeps its elements for ``"${CMD[@]}"``)."""
     values: dict[str, set[str]] = {}
     where: dict[str, list[int]] = {}
     for match in _SET.finditer(text):
