@@ -19,6 +19,7 @@ ENTRYPOINT = REAL / "docker-run-entrypoint-not-the-engine.sh"
 TGI_ENV = REAL / "tgi-model-from-the-environment.sh"
 NESTED_DEFAULT = REAL / "trtllm-model-default-from-another-variable.sh"
 ROUTER = REAL / "trtllm-serve-disaggregated-router.sh"
+INLINE = REAL / "vllm-inline-flag-value-not-the-model.sh"
 
 COVERED = {
     NOT_RUN.name,
@@ -27,6 +28,7 @@ COVERED = {
     TGI_ENV.name,
     NESTED_DEFAULT.name,
     ROUTER.name,
+    INLINE.name,
 }
 
 
@@ -166,3 +168,35 @@ def test_the_disaggregated_router_of_trtllm_serve_is_no_model_server(rules):
     servers = sorted(d.deployment.parallel.tensor or 1 for d in result.deployments)
     assert servers == [1, 2]
     assert all(d.deployment.model.name == "Qwen/Qwen3-8B" for d in result.deployments)
+
+
+def test_the_value_of_an_unknown_flag_written_with_equals_is_not_the_model(rules, tmp_path):
+    # `--disable-access-log-for-endpoints=/health,/metrics` was read as the model
+    # '/health,/metrics' (HBM006); the model is the harness's $MODEL, which hbmlint cannot read
+    result = lint(INLINE, rules, gpu="H100")
+    assert not [f for f in result.diagnostics if "/health" in f.message]
+    [note] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "the model is $MODEL" in note.message
+    # with the model written, the deployment is read with the array's TP
+    path = tmp_path / "server.sh"
+    path.write_text(INLINE.read_text().replace('"$MODEL"', "Qwen/Qwen3-32B"))
+    [found] = lint(path, rules, gpu="H100").deployments
+    assert found.deployment.model.name == "Qwen/Qwen3-32B"
+    assert found.deployment.parallel.tensor == 8
+
+
+def test_an_array_printed_with_echo_is_not_a_second_server(rules, tmp_path):
+    # JamesFincher/vllm-server-config scripts/production/start_qwen3.sh prints the command
+    # array it builds (`echo "${cmd_parts[@]}"`); only the line that runs it starts a server
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "CMD=(vllm serve Qwen/Qwen3-8B --max-model-len 1000000)\n"
+        'echo "${CMD[@]}"\n'
+        '"${CMD[@]}"\n'
+    )
+    result = lint(path, rules, gpu="H100")
+    [found] = result.deployments
+    assert found.deployment.model.name == "Qwen/Qwen3-8B"
+    [too_long] = [f for f in result.diagnostics if f.code == "HBM303"]
+    assert too_long.span.line == 2  # the flag where the array writes it

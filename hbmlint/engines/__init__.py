@@ -49,10 +49,11 @@ def image_engine(image: str | None) -> ModuleType | None:
     return None
 
 
-# Programs that take an engine's name as a word to look for, not as a command to run:
-# `pkill -f trtllm-serve`, `which text-generation-launcher`, `pgrep -f trtllm-serve`.
+# Programs that take an engine's name as a word to look for or print, not as a command to run:
+# `pkill -f trtllm-serve`, `which text-generation-launcher`, `echo "${CMD[@]}"`.
 _NAME_LOOKUPS = frozenset(
     {"pkill", "pgrep", "killall", "pidof", "which", "whereis", "type", "hash", "man", "ps"}
+    | {"echo", "printf"}
 )
 # An engine asked for its help or release prints it and exits: it serves nothing
 # (`trtllm-serve --help`, `sglang serve --help 2>&1 | grep ...`, `vllm serve --help=all`).

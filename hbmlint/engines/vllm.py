@@ -534,7 +534,9 @@ def parse(
             config = item
             continue
         unknown = item.flag is None and item.name and item.value is not None
-        if unknown and guessed is None and item.name not in _NOT_THE_MODEL:
+        # `--flag=VALUE` keeps its value: only a separate word may be the positional model
+        inline = "=" in item.word.text
+        if unknown and not inline and guessed is None and item.name not in _NOT_THE_MODEL:
             guessed = item.value if _model_like(item.value.text) else None
         if item.flag is not None and item.flag.names[0] == "--served-model-name":
             served = item  # names the API serves it under; never the model itself
