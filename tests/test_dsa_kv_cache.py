@@ -88,3 +88,15 @@ def test_sglang_glm5_fp8_pool_matches_its_start_up_log(tmp_path, rules):
     # the pool outgrows the fraction: what SGLang holds is more than 0.908 of the card
     assert budget.usable > budget.total * 0.908
     assert "NSA pool stores" in budget.assumed["kv_cache"]
+
+
+def test_glm52_keeps_indexer_keys_only_in_layers_with_their_own_indexer(tmp_path, rules):
+    # a vLLM build's GLM-5.2 pool with MTP, fp8_ds_mla (github.com/local-inference-lab/vllm
+    # pull 82, measured): 54,728 bytes a token = 79 layers x 656 + 22 indexers x 132 (the 21
+    # "full" entries of indexer_types and the MTP layer's), not 79 x 788 = 62,252
+    spec = '{"method": "mtp", "num_speculative_tokens": 1}'
+    command = f"vllm serve zai-org/GLM-5.2 -tp 8 --kv-cache-dtype fp8 --speculative-config '{spec}'"
+    path = vllm_compose(tmp_path, command, "v0.33.0")
+    path.write_text(path.read_text().replace("count: 1,", "count: 8,"))
+    _, budget = lint(path, rules, "H200")
+    assert round(budget.kv_bytes_per_token.to("byte / token").magnitude) == 54_728

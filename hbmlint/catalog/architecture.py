@@ -274,6 +274,9 @@ class Architecture:
     # DSA's indexer key width (config index_head_dim, read where index_topk marks the model
     # sparse); 0: no indexer cache
     index_head_dim: int = 0
+    # layers (0-based) whose indexer reuses an earlier layer's top-k and keeps no keys of its
+    # own (GLM-5.2 config indexer_types "shared"); empty: every layer keeps them
+    shared_indexer_layers: frozenset[int] = frozenset()
     q_lora_rank: int = 0
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
@@ -650,6 +653,7 @@ class Architecture:
         window = 0.0
         state = 0.0
         full_layers = state_layers = 0
+        shared_keys = 0  # indexer keys the layers with a shared indexer do not keep
         for layer in self._stage_layers(pipeline_parallel):
             mixer = self.mixer(layer)
             if mixer in (FULL, SLIDING) and not self._owns_kv(layer):
@@ -657,6 +661,9 @@ class Architecture:
             if mixer == FULL:
                 full += per_full_layer
                 full_layers += 1
+                if layer in self.shared_indexer_layers:
+                    shared_keys += self.dsa_indexer_bytes
+                    full -= self.dsa_indexer_bytes
             elif mixer == SLIDING:
                 window += per_layer
             elif mixer == STATE:
@@ -666,7 +673,7 @@ class Architecture:
         counted = 0
         if self.is_mla and self.dsa_indexer_bytes and kv_bytes == 1 and not window:
             latent = self.kv_lora_rank + self.qk_rope_head_dim
-            counted = int((latent + self.dsa_indexer_bytes) * full_layers)
+            counted = int((latent + self.dsa_indexer_bytes) * full_layers - shared_keys)
         return KvLayout(
             int(full),
             windows,
@@ -703,6 +710,17 @@ def _dflash_target_layers(config: dict) -> int:
     ids = inner.get("target_layer_ids") if isinstance(inner, dict) else None
     ids = ids if ids is not None else config.get("target_layer_ids")
     return len(ids) if isinstance(ids, list) else 0
+
+
+def _shared_indexer_layers(text: dict) -> frozenset[int]:
+    """GLM-5.2's indexer_types: "shared" layers reuse the top-k of the last "full" one and
+    cache no indexer keys (a vLLM build's GLM-5.2 pool: 79 x 656 + 22 x 132 = 54,728 bytes
+    a token, the 21 "full" layers and the MTP layer; github.com/local-inference-lab/vllm
+    pull 82)."""
+    types = text.get("indexer_types")
+    if not isinstance(types, list):
+        return frozenset()
+    return frozenset(i for i, kind in enumerate(types) if kind == "shared")
 
 
 def _int(config: dict, *names: str, default: int = 0) -> int:
@@ -1327,6 +1345,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         # vLLM and SGLang build the indexer cache where the config has index_topk
         # (vllm models/config.py is_v32 = hasattr(hf_config, "index_topk"))
         index_head_dim=_int(text, "index_head_dim") if "index_topk" in text else 0,
+        shared_indexer_layers=_shared_indexer_layers(text),
         q_lora_rank=_int(text, "q_lora_rank"),
         qk_nope_head_dim=_int(text, "qk_nope_head_dim"),
         v_head_dim=_int(text, "v_head_dim"),
