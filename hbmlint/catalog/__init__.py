@@ -497,12 +497,24 @@ def checkpoint_part_formats(
     return tuple(parts)
 
 
+# attention projections other than the output one, by their names in DeepSeek / Llama checkpoints
+_ATTENTION_INPUT = re.compile(
+    r"\.(q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_proj|q_proj|k_proj|v_proj|indexer)\*?$"
+)
+
+
 def _unquantized_parts(modules: list[str]) -> frozenset[str]:
     """Which parts of a layer a format's skip list leaves in the model dtype."""
     parts = set()
+    attention = [m for m in modules if re.search(r"self_attn|linear_attn|attention|\.attn", m)]
+    if attention and all(_ATTENTION_INPUT.search(m) for m in attention):
+        # NVIDIA's DeepSeek NVFP4 exports name q_a/q_b/kv_a/kv_b (and the indexer) of every
+        # layer but not o_proj, which is quantized (nvidia/DeepSeek-V3.2-NVFP4
+        # hf_quant_config.json, aiconfigurator @095f58a5 model_configs)
+        parts.add("attention_inputs")
+    elif attention:
+        parts.add("attention")
     for module in modules:
-        if re.search(r"self_attn|linear_attn|attention|\.attn", module):
-            parts.add("attention")
         if "shared_expert" in module:
             parts.add("shared_experts")
         # "model.layers.*.mlp", or a regex: "re:.*mlp\\.(gate|up|down)_proj.*" (Kimi-K3)

@@ -11,6 +11,7 @@ touches only the parts it quantizes, and per rank the way vLLM shards them.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
@@ -311,7 +312,8 @@ class Architecture:
     # (dflash_config.target_layer_ids, or target_layer_ids at the top as some copies write it)
     dflash_target_layers: int = 0
     weight_format: WeightFormat | None = None  # the checkpoint's format, with its group size
-    # parts the checkpoint's format leaves unquantized: "attention", "shared_experts", "dense_mlp"
+    # parts the checkpoint's format leaves unquantized: "attention" ("attention_inputs": all but
+    # o_proj), "shared_experts", "dense_mlp"
     unquantized: frozenset[str] = field(default_factory=frozenset)
     # parts a mixed-precision checkpoint stores in another format than weight_format (ModelOpt's
     # MIXED_PRECISION: "attention" in FP8 beside NVFP4 MLPs; "lm_head", else kept in the model
@@ -401,6 +403,12 @@ class Architecture:
             split += heads * hd
             kv += 2 * kv_heads * hd
         return split, kv, 0.0
+
+    def _output_params(self, full: bool = False) -> float:
+        """The output projection's share of ``_attention_parts``' split parameters."""
+        if self.is_mla:
+            return float(self.num_attention_heads * self.v_head_dim * self.hidden_size)
+        return float(self.hidden_size * self.num_attention_heads * self._head_shape(full)[0])
 
     def _owns_kv(self, layer: int) -> bool:
         """Whether a layer keeps a KV cache of its own (not a KV-shared Gemma 4 layer)."""
@@ -561,6 +569,10 @@ class Architecture:
         def attention_bytes(full: bool) -> float:
             kv_share = self.kv_heads_per_rank(attn_tp, full) / self._head_shape(full)[1]
             split_part, kv, replicated = self._attention_parts(full)
+            if "attention_inputs" in self.unquantized:  # only o_proj in the checkpoint's format
+                output = self._output_params(full)
+                inputs = (split_part - output) / attn_tp + kv * kv_share
+                return inputs * dense + output / attn_tp * linear("attention") + replicated * dense
             return (split_part / attn_tp + kv * kv_share) * linear("attention") + replicated * dense
 
         attention = attention_bytes(False)
@@ -1297,6 +1309,10 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     qconfig = config.get("quantization_config") or text.get("quantization_config")
     fmt, unquantized, kv_dtype = checkpoint_format(qconfig)
     part_formats = checkpoint_part_formats(qconfig, fmt)
+    if _skips_layer(qconfig, layers):
+        # DeepSeek-style checkpoints keep the MTP layer as model.layers.<num_hidden_layers>;
+        # NVIDIA's NVFP4 exports leave it in BF16 ("model.layers.61*", nvidia/DeepSeek-V3.2-NVFP4)
+        unquantized = unquantized | {"mtp"}
     if text.get("enable_moe_block") and "dense_mlp" in unquantized:
         # Gemma 4's dense MLP beside the experts is counted as their shared part (see _moe)
         unquantized = unquantized | {"shared_experts"}
@@ -1395,4 +1411,16 @@ def _weight_bytes(
     """Memoised: what-if budgets ask for the same split many times in one run."""
     return arch._weight_bytes(
         tp, pp, quantization, dtype, expert_parallel, redundant_experts, split
+    )
+
+
+def _skips_layer(qconfig: Any, layer: int) -> bool:
+    """Whether a quantization_config's skip list names decoder layer ``layer`` as a whole."""
+    if not isinstance(qconfig, dict):
+        return False
+    pattern = re.compile(rf"^(model\.)?layers\.{layer}(\*|\.\*)?$")
+    return any(
+        pattern.match(str(module))
+        for key in ("ignore", "exclude_modules", "modules_to_not_convert")
+        for module in (qconfig.get(key) or [])
     )

@@ -1,0 +1,64 @@
+"""catalog: models added in session 13 (what real manifests of sweeps 5-11 named and the catalog
+lacked), each checked against a published figure."""
+
+from __future__ import annotations
+
+import pytest
+
+from hbmlint import budget, catalog
+
+GB = 1e9
+
+
+def architecture(model_id: str) -> catalog.Architecture:
+    entry = catalog.find_model(model_id)
+    assert entry is not None, model_id
+    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+
+
+def stored_bytes(weights) -> float:
+    return float(weights.to("byte").magnitude)
+
+
+def test_nvidia_deepseek_r1_nvfp4_v2_is_the_size_of_its_checkpoint():
+    # the checkpoint's 350 files hold 413,340,567,567 bytes (a blobcache benchmark note that stages
+    # models/nvidia_DeepSeek-R1-0528-NVFP4-v2/): the 61 decoder layers with o_proj in NVFP4 and
+    # q_a/q_b/kv_a/kv_b in BF16, plus the BF16 MTP layer with its own embedding and head copies
+    arch = architecture("nvidia/DeepSeek-R1-0528-NVFP4-v2")
+    assert arch.quantization == "nvfp4"
+    assert {"attention_inputs", "mtp"} <= arch.unquantized
+    decoder = stored_bytes(arch.weight_bytes_per_rank(1, 1, arch.quantization, None))
+    mtp, _ = budget.mtp_cost(arch, 1, arch.quantization, None, 1.0)
+    mtp_embedding_and_head = 2 * 129_280 * 7_168 * 2
+    total = decoder + stored_bytes(mtp) + mtp_embedding_and_head
+    assert total == pytest.approx(413_340_567_567, rel=0.003)
+
+
+def test_deepseek_nvfp4_output_projection_is_quantized_and_the_rest_of_attention_is_not():
+    nvfp4 = architecture("nvidia/DeepSeek-V3.2-NVFP4")
+    entry = catalog.find_model("nvidia/DeepSeek-V3.2-NVFP4")
+    assert entry is not None
+    qconfig = dict(entry["config"]["quantization_config"])
+    qconfig["exclude_modules"] = ["lm_head", "model.layers.*.self_attn*", "model.layers.61*"]
+    whole = catalog.architecture_from_config(
+        {**entry["config"], "quantization_config": qconfig}, "all attention in BF16", "test"
+    )
+    at_tp8 = stored_bytes(nvfp4.weight_bytes_per_rank(8, 1, "nvfp4", None))
+    saved = stored_bytes(whole.weight_bytes_per_rank(8, 1, "nvfp4", None)) - at_tp8
+    # o_proj (128 heads x 128 x 7168 on 61 layers) in NVFP4, 0.5625 bytes a parameter, not 2
+    o_proj = 61 * 128 * 128 * 7168 / 8
+    assert saved == pytest.approx(o_proj * (2 - 0.5625), rel=0.01)
+
+
+def test_deepseek_mtp_layer_left_out_of_nvfp4_is_kept_in_bf16():
+    arch = architecture("nvidia/DeepSeek-V3.2-NVFP4")
+    bf16, _ = budget.mtp_cost(arch, 8, arch.quantization, None, 1.0)
+    # at TP 8 in BF16: 257 experts of 3 x 7168 x 2048 split, eh_proj (14336 x 7168) and the
+    # q_a / kv_a projections whole, q_b / kv_b / o_proj split
+    experts = 257 * 3 * 7168 * 2048 / 8
+    replicated = 14336 * 7168 + 7168 * 1536 + 7168 * 576
+    split = (1536 * 128 * 192 + 512 * 128 * 256 + 128 * 128 * 7168) / 8
+    assert stored_bytes(bf16) == pytest.approx(2 * (experts + replicated + split), rel=0.005)
+    r1 = architecture("deepseek-ai/DeepSeek-R1")  # FP8 blocks: its MTP layer is FP8 too
+    fp8, _ = budget.mtp_cost(r1, 8, r1.quantization, None, 1.0)
+    assert stored_bytes(bf16) > 1.8 * stored_bytes(fp8)
