@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hbmlint import budget, catalog
+from hbmlint.catalog.variants import variant
 
 GB = 1e9
 
@@ -62,3 +63,23 @@ def test_deepseek_mtp_layer_left_out_of_nvfp4_is_kept_in_bf16():
     r1 = architecture("deepseek-ai/DeepSeek-R1")  # FP8 blocks: its MTP layer is FP8 too
     fp8, _ = budget.mtp_cost(r1, 8, r1.quantization, None, 1.0)
     assert stored_bytes(bf16) > 1.8 * stored_bytes(fp8)
+
+
+def test_deepseek_coder_33b_has_62_layers_as_its_awq_upload_weighs():
+    # TheBloke/deepseek-coder-33B-instruct-AWQ: two safetensors files of 9.96 and 8.05 GB
+    found = variant("TheBloke/deepseek-coder-33B-instruct-AWQ")
+    assert found is not None and found.base == "deepseek-ai/deepseek-coder-33b-instruct"
+    awq = catalog.architecture_from_config(found.config, found.base, found.source)
+    assert awq.num_layers == 62
+    weights = stored_bytes(awq.weight_bytes_per_rank(1, 1, awq.quantization, None))
+    assert weights == pytest.approx(18.01 * GB, rel=0.01)
+    # 56 query heads over 8 KV heads of 128: 2 x 8 x 128 x 62 layers x 2 bytes a token
+    kv = awq.kv_layout(1, 1, 2).full_per_token
+    assert kv == 2 * 8 * 128 * 62 * 2
+
+
+def test_deepseek_coder_6_7b_is_full_multi_head_attention():
+    arch = architecture("deepseek-ai/deepseek-coder-6.7b-instruct")
+    assert arch.parameters == pytest.approx(6.74e9, rel=0.002)  # the Hub's count
+    # 32 KV heads: 512 KiB of KV a token in BF16, 8 GiB for one 16,384-token sequence
+    assert arch.kv_layout(1, 1, 2).full_per_token == 2 * 32 * 128 * 32 * 2
