@@ -83,3 +83,29 @@ def test_deepseek_coder_6_7b_is_full_multi_head_attention():
     assert arch.parameters == pytest.approx(6.74e9, rel=0.002)  # the Hub's count
     # 32 KV heads: 512 KiB of KV a token in BF16, 8 GiB for one 16,384-token sequence
     assert arch.kv_layout(1, 1, 2).full_per_token == 2 * 32 * 128 * 32 * 2
+
+
+def test_nvidia_deepseek_nvfp4_names_read_with_the_exports_layout():
+    # NVIDIA's V3.1 export (aiconfigurator's copy of its hf_quant_config.json) has the V3.2
+    # export's layout; a name is read with it though its FP8 master carries a quantization_config
+    listed = architecture("nvidia/DeepSeek-R1-0528-NVFP4-v2")
+    for name in ("nvidia/DeepSeek-V3.1-NVFP4", "nvidia/DeepSeek-R1-0528-FP4-V2"):
+        found = variant(name)
+        assert found is not None and found.weights == "NVFP4", name
+        arch = catalog.architecture_from_config(found.config, found.base, found.source)
+        assert {"attention_inputs", "mtp"} <= arch.unquantized
+        assert stored_bytes(arch.weight_bytes_per_rank(8, 1, "nvfp4", None)) == stored_bytes(
+            listed.weight_bytes_per_rank(8, 1, "nvfp4", None)
+        )
+    # another publisher's NVFP4 name of an FP8 master is still not guessed at
+    assert variant("someone/DeepSeek-R1-NVFP4") is None
+
+
+def test_a_version_tag_after_the_quantization_suffix_is_read():
+    # nvidia/Qwen3.5-397B-A17B-NVFP4-V2 (InferenceX recipes) is the NVFP4 export of the 397B
+    found = variant("nvidia/Qwen3.5-397B-A17B-NVFP4-V2")
+    assert found is not None and found.base == "Qwen/Qwen3.5-397B-A17B"
+    assert found.weights == "NVFP4"
+    # a model whose own name ends in -v2 is not a version tag
+    plain = variant("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
+    assert plain is not None and plain.weights == ""

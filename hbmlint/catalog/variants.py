@@ -62,9 +62,10 @@ _FP8_BLOCK_128 = {
 }
 
 # (suffix pattern at the end of the repository name, quantization_config, how it is described),
-# most specific first
+# most specific first; a re-export's version tag may follow the suffix
+# (nvidia/DeepSeek-R1-0528-NVFP4-v2, nvidia/Qwen3.5-397B-A17B-NVFP4-V2)
 _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
-    (re.compile(pattern + r"$", re.IGNORECASE), qconfig, label)
+    (re.compile(pattern + r"(?:-v\d+)?$", re.IGNORECASE), qconfig, label)
     for pattern, qconfig, label in (
         (
             r"-(?:unsloth-)?bnb-4bit",
@@ -130,6 +131,11 @@ def _nvfp4_layout(publisher: str, stem: str, text: dict) -> tuple[dict, str] | N
     """
     model_type = str(text.get("model_type") or "")
     nvidia = publisher.lower() == "nvidia"
+    if nvidia and model_type in ("deepseek_v3", "deepseek_v32"):
+        return dict(_DEEPSEEK_NVFP4), (
+            "q_a/q_b/kv_a/kv_b projections, lm_head and the MTP layer in BF16 as NVIDIA's "
+            "DeepSeek V3.1 / V3.2 NVFP4 exports"
+        )
     if model_type.startswith("qwen3_5"):
         if nvidia and stem.lower().startswith("qwen3.5-") and "moe" in model_type:
             ignore = ["lm_head", "*.self_attn*", "*.linear_attn*", "*.mlp.shared_expert*", "mtp*"]
@@ -163,6 +169,24 @@ def _nvfp4_layout(publisher: str, stem: str, text: dict) -> tuple[dict, str] | N
         config = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ignore}
         return config, f"{kept} in BF16, as NVIDIA's NVFP4 exports of this family"
     return None
+
+
+# NVIDIA's NVFP4 exports of DeepSeek V3-family models (FP8 masters): every layer's attention
+# input projections, lm_head and the MTP layer (model.layers.61) left in BF16, o_proj quantized
+# (nvidia--DeepSeek-V3.1-NVFP4 and -V3.2-NVFP4 _hf_quant_config.json, aiconfigurator @095f58a5)
+_DEEPSEEK_NVFP4 = {
+    "quant_method": "modelopt",
+    "quant_algo": "NVFP4",
+    "group_size": 16,
+    "exclude_modules": [
+        "lm_head",
+        "model.layers.*.self_attn.q_a_proj",
+        "model.layers.*.self_attn.q_b_proj",
+        "model.layers.*.self_attn.kv_a_proj_with_mqa",
+        "model.layers.*.self_attn.kv_b_proj",
+        "model.layers.61*",
+    ],
+}
 
 
 @dataclass(frozen=True)
@@ -216,13 +240,19 @@ def variant(name: str) -> Variant | None:
             # DeepSeek V4, which hbmlint does not model in any format: its own config, so that
             # the manifest is told why (architecture.UnmodelledArchitecture), not sent to the Hub
             return Variant(name, entry["id"], config, entry["source"], label)
-        if config is None or config.get("quantization_config") or nested:
-            return None  # a quantized model's name with a second suffix: not a known shape
+        if config is None:
+            return None
         layout = ""
+        known = None
         if qconfig["quant_method"] == "modelopt":
             known = _nvfp4_layout(name.partition("/")[0], stem, text or config)
             if known is not None:
                 qconfig, layout = known
+        # a quantized model's name with a second suffix is not a known shape, except an NVIDIA
+        # NVFP4 export of an FP8 DeepSeek master, whose layout is known (above)
+        deepseek_export = known is not None and "deepseek" in str(config.get("model_type"))
+        if (config.get("quantization_config") or nested) and not deepseek_export:
+            return None
         derived = {**config, "quantization_config": dict(qconfig)}
         if qconfig["quant_method"] in ("awq", "gptq"):
             derived["torch_dtype"] = "float16"  # their kernels' dtype, as these uploads say
