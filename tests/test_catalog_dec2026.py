@@ -109,3 +109,13 @@ def test_a_version_tag_after_the_quantization_suffix_is_read():
     # a model whose own name ends in -v2 is not a version tag
     plain = variant("nvidia/NVIDIA-Nemotron-Nano-9B-v2")
     assert plain is not None and plain.weights == ""
+
+
+def test_minimax_m21_is_budgeted_as_m25():
+    # the same 62 layers, heads and 256 experts of 1536 in copies of M2.1's config.json
+    entry = catalog.find_model("MiniMaxAI/MiniMax-M2.1")
+    assert entry is not None and entry["id"] == "MiniMaxAI/MiniMax-M2.5"
+    # and its FP8 blocks: 230B parameters at about a byte each, 27 GiB a GPU at TP 8
+    arch = architecture("MiniMaxAI/MiniMax-M2.1")
+    per_gpu = stored_bytes(arch.weight_bytes_per_rank(8, 1, arch.quantization, None))
+    assert per_gpu / 2**30 == pytest.approx(230e9 / 8 / 2**30, rel=0.05)
