@@ -119,3 +119,16 @@ def test_minimax_m21_is_budgeted_as_m25():
     arch = architecture("MiniMaxAI/MiniMax-M2.1")
     per_gpu = stored_bytes(arch.weight_bytes_per_rank(8, 1, arch.quantization, None))
     assert per_gpu / 2**30 == pytest.approx(230e9 / 8 / 2**30, rel=0.05)
+
+
+def test_granite_3_moe_weighs_what_its_bf16_upload_does():
+    # ibm-granite/granite-3.1-3b-a800m-instruct "Added bf16 tensors": 5 GB + 1.6 GB of safetensors;
+    # its model card: 3.3B parameters, 800M active
+    arch = architecture("ibm-granite/granite-3.1-3b-a800m-instruct")
+    assert arch.num_experts == 40 and arch.moe_intermediate_size == 512
+    weights = stored_bytes(arch.weight_bytes_per_rank(1, 1, None, None))
+    assert weights == pytest.approx(6.6 * GB, rel=0.01)
+    # the 3.0 instruct is the same shape with a 4,096-token context
+    older = architecture("ibm-granite/granite-3.0-3b-a800m-instruct")
+    assert older.max_position_embeddings == 4096 and arch.max_position_embeddings == 131072
+    assert older.parameters == arch.parameters
