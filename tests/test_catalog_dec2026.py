@@ -132,3 +132,20 @@ def test_granite_3_moe_weighs_what_its_bf16_upload_does():
     older = architecture("ibm-granite/granite-3.0-3b-a800m-instruct")
     assert older.max_position_embeddings == 4096 and arch.max_position_embeddings == 131072
     assert older.parameters == arch.parameters
+
+
+def test_qwen3_coder_next_is_the_qwen3_next_80b_shape():
+    entry = catalog.find_model("Qwen/Qwen3-Coder-Next")
+    assert entry is not None and entry["id"] == "Qwen/Qwen3-Next-80B-A3B-Thinking"
+    # Intel's AutoRound upload of it (sweep 10, a DGX Spark stack) reads from its name
+    found = variant("Intel/Qwen3-Coder-Next-int4-AutoRound")
+    assert found is not None and found.weights == "AutoRound INT4"
+
+
+def test_a_suffix_naming_the_models_own_format_is_a_copy():
+    # gpt-oss ships in MXFP4: "-mxfp4" on a copy (huihui-ai's abliterated upload) is no second
+    # quantization, so the copy is budgeted as gpt-oss-120b itself, not refused
+    found = variant("batsclamp/Huihui-gpt-oss-120b-mxfp4-abliterated")
+    assert found is not None and found.base == "openai/gpt-oss-120b" and found.weights == ""
+    # another format on an MXFP4 model is still not guessed at
+    assert variant("someone/gpt-oss-120b-NVFP4") is None

@@ -248,6 +248,10 @@ def variant(name: str) -> Variant | None:
             known = _nvfp4_layout(name.partition("/")[0], stem, text or config)
             if known is not None:
                 qconfig, layout = known
+        own = config.get("quantization_config") or nested
+        if isinstance(own, dict) and own.get("quant_method") == qconfig["quant_method"]:
+            # the suffix names the format the model ships in (gpt-oss's "-mxfp4" copies): a copy
+            return Variant(name, entry["id"], config, entry["source"], "")
         # a quantized model's name with a second suffix is not a known shape, except an NVIDIA
         # NVFP4 export of an FP8 DeepSeek master, whose layout is known (above)
         deepseek_export = known is not None and "deepseek" in str(config.get("model_type"))
