@@ -83,7 +83,9 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
             {"quant_method": "gptq", "bits": 4, "group_size": 128},
             "GPTQ 4-bit",
         ),
-        (r"-(?:quantized\.)?w4a16", _INT4_GROUP_128, "INT4 (W4A16)"),
+        # Google's QAT repacks for vLLM (google/gemma-4-31B-it-qat-w4a16-ct): compressed-tensors
+        # W4A16 made with llm-compressor (a public repack's card describing Google's recipe.yaml)
+        (r"(?:-qat(?:-q4_0)?)?-(?:quantized\.)?w4a16(?:-ct)?", _INT4_GROUP_128, "INT4 (W4A16)"),
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
         # Intel's AutoRound uploads (Intel/Qwen3.5-122B-A10B-int4-AutoRound): symmetric INT4 in
         # groups of 128, the decoder layers only (Intel/gemma-4-31B-it-int4-AutoRound
