@@ -77,11 +77,17 @@ def test_volcano_engine_gpu_label_and_an_unknown_hostpath_model(real):
     assert fields(path)["gpu.type"] == ("L20-48GB", line_of(path, "- NVIDIA-L20"))
     model, model_line = fields(path)["model.name"]
     assert model == "/models/deepseek-coder-6.7b-instruct"  # not the served name
-    [unknown] = by_code(path, "HBM006")
-    assert unknown["severity"] == "warning"
-    assert unknown["line"] == model_line == exact_line(path, "- --model")
-    assert "model-paths" in unknown["message"] and "hbmlint.io/model" in unknown["message"]
+    # the path's last part names a catalog model (deepseek-coder-6.7b-instruct): budgeted
+    assert by_code(path, "HBM006") == []
     assert run(path).exit_code == 0
+    # a folder name hbmlint cannot identify is a warning at the model's line that says how to map it
+    private = path.with_name("private.yaml")
+    private.write_text(path.read_text().replace("deepseek-coder-6.7b-instruct", "in-house-coder"))
+    [unknown] = by_code(private, "HBM006")
+    assert unknown["severity"] == "warning"
+    assert unknown["line"] == model_line == exact_line(private, "- --model")
+    assert "model-paths" in unknown["message"] and "hbmlint.io/model" in unknown["message"]
+    assert run(private).exit_code == 0
     # the V100 twin of the sample: VKE's Tesla-V100 is the 16 GB card
     v100 = path.with_name("v100.yaml")
     v100.write_text(path.read_text().replace("NVIDIA-L20", "Tesla-V100"))
