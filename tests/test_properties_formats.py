@@ -159,6 +159,7 @@ def test_engine_in_a_shell_script(tmp_path_factory, launcher, words, noise):
     WORDS,
 )
 @example(labels={"nvidia.com/gpu.memory": "\u00b9"}, words=[])  # "¹".isdigit(), yet not int()
+@example(labels={"nvidia.com/gpu.memory": "0\x1f"}, words=[])  # str.strip() takes \x1f, int() not
 def test_gpu_labels(tmp_path_factory, labels, words):
     container = {"command": ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"], "args": words}
     lint_document(tmp_path_factory, pod(container, labels))

@@ -119,7 +119,8 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     if candidates:
         choice.type, choice.type_span, choice.label = candidates[0]
     memories = [
-        (int(label.value), label.span)
+        # int() strips fewer characters than str.strip() ("0\x1f"): convert what was checked
+        (int(label.value.strip()), label.span)
         for label in labels
         if label.key in label_keys("gpu_memory")
         and label.value.strip().isdecimal()
