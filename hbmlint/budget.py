@@ -1076,7 +1076,10 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
     # KV heads follow the attention's split (SGLang DP attention: TP / D)
     layout = target.kv_layout(
-        (split.attention if split else 0) or tp, pp, kv_bytes, s.kv_cache_dtype
+        (split.attention if split else 0) or tp,
+        pp,
+        kv_bytes,
+        _cell_dtype(s, target, s.kv_cache_dtype),
     )
     draft_weights, kv_draft = _draft_cost(resolved, s, kv_bytes)
     host_weights = Q(0, "byte")
@@ -1349,6 +1352,17 @@ def _tgi_warmup_kv(
     return Q(kv, "byte")
 
 
+def _cell_dtype(s: Settings, target: Any, kv_dtype: str) -> str:
+    """The cache layout an fp8 KV cache of a DSA model takes: FlashMLA's 656-byte cell in vLLM
+    (models/config.py DeepseekV32ForCausalLM turns fp8* into fp8_ds_mla) and SGLang (the NSA
+    pool's fp8 store); TensorRT-LLM keeps the 576-byte latent (sparse/dsa.py
+    get_cache_size_per_token)."""
+    fp8 = catalog.kv_dtype_bytes(kv_dtype) == 1
+    if target.dsa_indexer_bytes and fp8 and s.engine in ("vllm", "sglang"):
+        return "fp8_ds_mla"
+    return kv_dtype
+
+
 def _sglang_pool(
     s: Settings,
     total: Any,
@@ -1401,7 +1415,7 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
     if s.draft_kv_cache_dtype:  # vLLM speculative_config.kv_cache_dtype (PR #32165)
         kv_bytes = catalog.kv_dtype_bytes(s.draft_kv_cache_dtype)
     if method == "mtp" and draft is None:
-        kv_dtype = s.draft_kv_cache_dtype or s.kv_cache_dtype
+        kv_dtype = _cell_dtype(s, target, s.draft_kv_cache_dtype or s.kv_cache_dtype)
         split = dp_attention.nextn_sharding(target, s)
         weights, per_token = mtp_cost(
             target, s.tensor_parallel, s.quantization, s.dtype, kv_bytes, kv_dtype, split

@@ -635,9 +635,7 @@ class Architecture:
     ):
         if self.is_mla:  # one latent "head", replicated on every rank
             indexer = self.dsa_indexer_bytes
-            # an fp8 cache of a DSA model is the FlashMLA layout in vLLM (models/config.py
-            # DeepseekV32ForCausalLM: fp8* becomes fp8_ds_mla) and SGLang (NSA's fp8 store)
-            if mla_fp8 or (indexer and kv_bytes == 1):
+            if mla_fp8:
                 return FP8_DS_MLA_BYTES + indexer
             return (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes + indexer
         head_dim = self._head_shape(full)[0]
@@ -683,7 +681,7 @@ class Architecture:
                 state_layers += 1
         windows = ((self.sliding_window, int(window)),) if window else ()
         counted = 0
-        if self.is_mla and self.dsa_indexer_bytes and kv_bytes == 1 and not window:
+        if self.is_mla and self.dsa_indexer_bytes and kv_dtype == "fp8_ds_mla" and not window:
             latent = self.kv_lora_rank + self.qk_rope_head_dim
             counted = int((latent + self.dsa_indexer_bytes) * full_layers - shared_keys)
         return KvLayout(
