@@ -163,3 +163,12 @@ def test_google_qat_w4a16_repacks_read_from_their_names():
         bf16.weight_bytes_per_rank(1, 1, None, None)
     )
     assert 0.25 < ratio < 0.4
+
+
+def test_qwen25_math_15b_has_a_4096_token_context():
+    # sweep 10 names Qwen/Qwen2.5-Math-1.5B-Instruct; its config.json allows 4,096 positions, so a
+    # longer --max-model-len is the engine's refusal, not the 32,768 of Qwen2.5-1.5B-Instruct
+    math = architecture("Qwen/Qwen2.5-Math-1.5B-Instruct")
+    assert math.max_position_embeddings == 4096
+    assert architecture("Qwen/Qwen2.5-1.5B-Instruct").max_position_embeddings == 32_768
+    assert math.parameters == pytest.approx(1.54e9, rel=0.01)  # the Hub's count, tied embeddings
