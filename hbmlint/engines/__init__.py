@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import ModuleType
 
 from ..yamlsrc import Span
@@ -308,12 +309,51 @@ _VERSION_INSIDE = re.compile(r"[-_.]v(\d+\.\d+(?:\.\d+)?)(?=$|[-_+])")
 _VERSIONED_IMAGES = ("lmsysorg/sglang",)
 
 
+# AMD's ROCm images name the engine in the repository and its release inside the tag, beside
+# the ROCm, Python and PyTorch releases (rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103,
+# rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2, rocm/sgl-dev:v0.5.5-rocm700-mi35x-20251110),
+# or only the day of the build (rocm/sgl-dev:20250701, rocm/vllm-dev:nightly_main_20250706)
+_ROCM_IMAGES = {"rocm/vllm": "vllm", "rocm/sgl-dev": "sglang", "rocm/sglang": "sglang"}
+_ROCM_ENGINE_RELEASE = re.compile(r"(?:^|[-_])(?:vllm|sglang)[-_]v?(\d+\.\d+(?:\.\d+)?)")
+_BUILD_DAY = re.compile(r"(?:^|[-_])(20\d\d)(\d\d)(\d\d)(?=$|[-_.])")
+
+
+def _rocm_image_version(name: str, tag: str) -> str | None:
+    repository = name.rpartition(":")[0] if ":" in name.rpartition("/")[2] else name
+    engine = next((e for prefix, e in _ROCM_IMAGES.items() if repository.startswith(prefix)), None)
+    if engine is None:
+        return None
+    match = _ROCM_ENGINE_RELEASE.search(tag) or _VERSION.match(tag)
+    if match:
+        return match.group(1)
+    day = _BUILD_DAY.search(tag)
+    if day is None:
+        return None
+    return released_by(engine, "-".join(day.groups()))
+
+
+def released_by(engine: str, day: str) -> str | None:
+    """The newest release of ``engine`` published by ``day`` (YYYY-MM-DD), said as such
+    ("0.4.8 (the newest release by 2025-07-01, the build's day)"); None before the first
+    known (catalog/release_dates.yaml)."""
+    from ..catalog import load_yaml_cached
+
+    dates = load_yaml_cached(Path(__file__).parent.parent / "catalog" / "release_dates.yaml")
+    published = [(d, v) for d, v in (dates.get(engine) or {}).items() if str(d) <= day]
+    if not published:
+        return None
+    return f"{max(published)[1]} (the newest release by {day}, the build's day)"
+
+
 def image_version(image: str | None) -> str | None:
     """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``,
-    ``lmsysorg/sglang:v0.5.2-cu126``)."""
+    ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
     if not isinstance(image, str):
         return None
     name = image.rsplit("@", 1)[0].lower()
+    name = name.removeprefix("docker.io/").removeprefix("registry-1.docker.io/")
+    if name.startswith(tuple(_ROCM_IMAGES)) and ":" in name.rpartition("/")[2]:
+        return _rocm_image_version(name, image.rsplit("@", 1)[0].rpartition(":")[2])
     if image_engine(image) is None and not any(marker in name for marker in _VERSIONED_IMAGES):
         return None
     tag = image.rsplit("@", 1)[0].rpartition(":")[2]

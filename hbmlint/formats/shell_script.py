@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import read_command, read_invocation
+from ..engines import image_version, read_command, read_invocation
 from ..engines.args import Token
 from ..engines.shell import SHELLS, Exported, Locator, shell_script, split_script
 from ..spec import Deployment
@@ -216,7 +216,7 @@ def to_script_deployments(
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
     called: set[str] = set()
-    found: list[tuple[Any, Span, GpuFacts]] = []
+    found: list[tuple[Any, Span, GpuFacts, tuple[str, Span] | None]] = []
     for words, exported in zip(commands, exports, strict=True):
         at = starts[words[0].span.line - 1] + words[0].span.column - 1
         owner = next((name for name, (a, b) in functions.items() if a <= at < b), None)
@@ -229,26 +229,32 @@ def to_script_deployments(
             for body, _ in bodies[call[0].text]:
                 read = _read(_with_arguments(body, call[1:]), exported, text, call_env)
                 if read is not None:
-                    found.append((read[0], call[0].span, read[1]))
+                    found.append((read[0], call[0].span, read[1], _container_release(body)))
             continue
         read = _read(words, exported, text)
         if read is not None:
-            found.append((read[0], words[0].span, read[1]))
+            found.append((read[0], words[0].span, read[1], _container_release(words)))
     for name, body in bodies.items():
         if name in called:
             continue
         for words, exported in body:
             read = _read(words, exported, text, function=name)
             if read is not None:
-                found.append((read[0], words[0].span, read[1]))
+                found.append((read[0], words[0].span, read[1], _container_release(words)))
     found.sort(key=lambda item: (item[1].line, item[1].column))
     stem = Path(display).name
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
-    for parsed, where, gpu in found:
+    for parsed, where, gpu, release in found:
         name = stem if len(found) == 1 else f"{stem}:{where.line}"
         deployment, problems = build(
-            parsed, name=name, display=display, document=0, gpu=gpu, where=where
+            parsed,
+            name=name,
+            display=display,
+            document=0,
+            gpu=gpu,
+            where=where,
+            engine_version=release,
         )
         findings.extend(problems)
         if deployment is not None:
@@ -302,6 +308,18 @@ def _read(
         return None
     visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
     return parsed, visible_devices(GpuFacts(), visible, parsed, text)
+
+
+def _container_release(words: list[Token]) -> tuple[str, Span] | None:
+    """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
+    (podman, nerdctl too), with where: the words before the engine's own."""
+    if not words or words[0].text.rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl"):
+        return None
+    for word in words[1:]:
+        version = image_version(word.text) if word.readable else None
+        if version:
+            return version, word.span
+    return None
 
 
 # words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
