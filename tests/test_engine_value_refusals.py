@@ -4,6 +4,8 @@
   wheels): never fp16, half or bf16; bfloat16 from 0.11, float16 from 0.18.
 - vLLM's --mamba-cache-mode lost its "all" choice in 0.32 (argparse: invalid choice).
 - vLLM's SpeculativeConfig lost the medusa and mlp_speculator methods in 0.33.
+- vLLM's QuantizationMethods lost bitsandbytes in 0.28, gguf in 0.24, ptpc_fp8 in 0.19, ...
+  (its ModelConfig: "Unknown quantization method").
 - SGLang's --kv-cache-dtype choices never held fp8 (fp8_e4m3 and fp8_e5m2 only); fp4_e2m1 went
   in 0.5.21.
 - TGI's --kv-cache-dtype takes fp8_e4m3fn and fp8_e5m2 only.
@@ -76,6 +78,13 @@ def test_fp16_kv_cache_of_a_real_launch_script_is_an_error_at_the_value(rules):
         (MEDUSA % "medusa", "v0.33.0", "ERROR"),
         (MEDUSA % "mlp_speculator", "v0.33.0", "ERROR"),
         (MEDUSA % "medusa", "latest", "WARNING"),
+        ("--quantization bitsandbytes", "v0.27.1", None),
+        ("--quantization bitsandbytes", "v0.28.0", "ERROR"),
+        ("--quantization bitsandbytes", "latest", "WARNING"),
+        ("--quantization gguf", "v0.24.0", "ERROR"),
+        ("--quantization ptpc_fp8", "v0.18.0", None),
+        ("--quantization ptpc_fp8", "v0.19.0", "ERROR"),
+        ("--quantization fp8", "v0.33.0", None),
     ],
 )
 def test_vllm_values_by_release(tmp_path: Path, rules, flags: str, version: str, severity):

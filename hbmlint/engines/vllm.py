@@ -650,6 +650,22 @@ def parse(
     return command
 
 
+# --quantization methods vLLM dropped: the last release read with the name in QuantizationMethods
+# (model_executor/layers/quantization/__init__.py of the 0.11.0-0.33.0 wheels) and the first
+# without it, whose ModelConfig refuses it ("Unknown quantization method"). bitsandbytes went in
+# 0.28 with its loader and load format.
+VLLM_QUANTIZATION_DROPPED = {
+    "tpu_int8": ("0.13.0", "0.14"),
+    **dict.fromkeys(("auto-round", "deepspeedfp", "hqq", "rtn"), ("0.14.0", "0.15")),
+    **dict.fromkeys(("bitblas", "gptq_bitblas", "gptq_marlin_24", "ipex"), ("0.15.0", "0.16")),
+    "ptpc_fp8": ("0.18.0", "0.19"),
+    "petit_nvfp4": ("0.19.0", "0.20"),
+    "cpu_awq": ("0.22.1", "0.23"),
+    "gguf": ("0.23.0", "0.24"),
+    "bitsandbytes": ("0.27.1", "0.28"),
+}
+
+
 def _release_refusals(command: EngineCommand) -> None:
     """Values that only some vLLM releases take, judged once the manifest's release is known
     (args.refused_at): a KV cache dtype newer than the release, and --mamba-cache-mode all,
@@ -670,6 +686,19 @@ def _release_refusals(command: EngineCommand) -> None:
                 kv.value.span,
                 f"Use an image of vLLM {first} or later, or --kv-cache-dtype auto",
                 through=through,
+            )
+        )
+    quant = last.get("--quantization")
+    method = quant.value.text.strip() if quant is not None and quant.value is not None else ""
+    if quant is not None and quant.value is not None and method in VLLM_QUANTIZATION_DROPPED:
+        kept, dropped = VLLM_QUANTIZATION_DROPPED[method]
+        command.refusals.append(
+            Refusal(
+                f"--quantization {method} is a method vLLM dropped ('Unknown quantization method')",
+                quant.value.span,
+                f"Serve a checkpoint in a format current vLLM loads (AWQ, GPTQ, FP8, "
+                f"compressed-tensors), or pin an image of vLLM {kept} or earlier",
+                since=dropped,
             )
         )
     mode = last.get("--mamba-cache-mode")
