@@ -25,7 +25,7 @@ from typing import Any
 from . import catalog
 from .catalog import Architecture, ConfigError, GpuInfo, lookup
 from .catalog.architecture import block_misfit
-from .catalog.labels import label_keys, looks_like_path
+from .catalog.labels import label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef, SpeculativeSpec
 from .units import format_bytes
@@ -379,6 +379,9 @@ def _candidates(run: _Run, ref: ModelRef, where: str, options: ResolveOptions) -
         found.append(_Candidate(mapped, "the configuration's model-paths"))
     found.append(_Candidate(name))
     found += [_Candidate(c, why) for c, why in catalog.model_candidates(name)]
+    served = _served_as_path(ref)
+    if served is not None:
+        found.append(served)
     if where == "model":
         for label in run.deployment.hints:
             if label.key in label_keys("model") and label.key != MODEL_ANNOTATION:
@@ -388,6 +391,24 @@ def _candidates(run: _Run, ref: ModelRef, where: str, options: ResolveOptions) -
                     for c, _ in catalog.model_candidates(label.value)
                 ]
     return found
+
+
+def _served_as_path(ref: ModelRef) -> _Candidate | None:
+    """The served name as the model, where a local path's last part says the same: the served
+    name is an alias the operator chose (an NVFP4 checkpoint served as deepseek-ai/DeepSeek-R1),
+    so it is taken only where the directory's name agrees with it."""
+    served, name = ref.served_name, ref.name or ""
+    if not served or served.count("/") != 1 or not looks_like_path(name):
+        return None
+    parts = model_path_parts(name)
+    if not parts:
+        return None
+    last = parts[-1].casefold()
+    if last not in (served.rpartition("/")[2].casefold(), served.replace("/", "--").casefold()):
+        return None
+    return _Candidate(
+        served, f"--served-model-name {served}, which the path's last part '{parts[-1]}' matches"
+    )
 
 
 def _mapped(name: str, model_paths: tuple[tuple[str, str], ...]) -> str | None:
@@ -565,9 +586,19 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
     scheme = re.match(r"([a-z][a-z0-9+.-]*)://", name)
     if scheme:  # oci://, s3://, gs://, pvc://: a store the weights are copied from
         what = f"a storage URI ({scheme.group(1)}://) hbmlint cannot identify"
-    ways = [
-        f"map it to its Hugging Face id in the configuration (model-paths: {{{name}: ORG/NAME}})"
-    ]
+    served = ref.served_name if where == "model" and looks_like_path(name) else None
+    if served and "/" in served:
+        # the operator's alias, not read as the checkpoint: it may name the base model of a
+        # quantized copy, so it only fills in the mapping the user confirms
+        alias = (
+            f"; it is served as '{served}', a name the operator chose that hbmlint does not "
+            "take for the checkpoint"
+        )
+        mapping = f"model-paths: {{{name}: {served}}} if it holds that checkpoint"
+    else:
+        alias = ""
+        mapping = f"model-paths: {{{name}: ORG/NAME}}"
+    ways = [f"map it to its Hugging Face id in the configuration ({mapping})"]
     if where == "model" and run.deployment.source_format in ("kubernetes", "kserve"):
         ways.append(f"annotate the workload {MODEL_ANNOTATION}: ORG/NAME")
     if not looks_like_path(name) and "/" in name:
@@ -579,8 +610,8 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     run.unknown(
         "HBM006",
-        f"{role} '{name}' is {what}{hint}, so its memory cannot be checked{tail}. To check it, "
-        + ", or ".join(ways),
+        f"{role} '{name}' is {what}{hint}{alias}, so its memory cannot be checked{tail}. To "
+        "check it, " + ", or ".join(ways),
         field_name,
         [],
     )

@@ -55,6 +55,9 @@ class ModelRef:
     # the engine's own name for it as the manifest writes it (vLLM --quantization awq_marlin),
     # where the engine checks the name itself against the checkpoint
     quantization_method: str | None = None
+    # the name the API serves it under (--served-model-name): an alias the operator chose, read
+    # as the model only where a local path's last part says the same
+    served_name: str | None = None
 
     @property
     def label(self) -> str:

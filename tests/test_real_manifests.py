@@ -129,6 +129,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_srt_slurm import COVERED as SRT_SLURM  # srt-slurm recipes
     from test_kustomize_json_patches import COVERED as KUSTOMIZE  # overlays' JSON patches
     from test_llmisvc_baserefs import COVERED as BASEREFS  # LLMInferenceService presets
+    from test_real_manifests_formats12 import COVERED as FORMATS12  # readers' gaps (session 11)
     from test_real_manifests_sweep6 import COVERED as SWEEP6  # repositories of sweep 6
     from test_real_manifests_sweep7 import COVERED as SWEEP7  # repositories of sweep 7
     from test_real_manifests_sweep8 import COVERED as SWEEP8  # repositories of sweep 8
@@ -139,7 +140,7 @@ def test_every_fixture_is_covered_by_a_test():
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
-    tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | AMD_IMAGES
+    tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | AMD_IMAGES | FORMATS12
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

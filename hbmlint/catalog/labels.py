@@ -14,7 +14,14 @@ from ..spec import Label
 from ..units import parse_quantity
 from ..yamlsrc import Span
 
-__all__ = ["GpuChoice", "gpu_from_labels", "instance_types", "label_keys", "model_candidates"]
+__all__ = [
+    "GpuChoice",
+    "gpu_from_labels",
+    "instance_types",
+    "label_keys",
+    "model_candidates",
+    "model_path_parts",
+]
 
 
 def _data(name: str) -> Any:
@@ -189,19 +196,41 @@ def model_candidates(name: str) -> list[tuple[str, str]]:
     return list(_model_candidates(name))
 
 
+def model_path_parts(name: str) -> list[str]:
+    """A local path's components up to the directory that holds the model: a cache snapshot
+    path ends in snapshots/<revision>, a download kept per revision in ORG/NAME/main (or its
+    commit hash), and the model is above those."""
+    parts = [p for p in PurePosixPath(name.split("://", 1)[-1]).parts if p not in ("/", ".", "..")]
+    if len(parts) > 2 and parts[-2] == "snapshots":
+        return parts[:-2]
+    if len(parts) > 2 and (parts[-1] in _BRANCHES or _COMMIT.fullmatch(parts[-1])):
+        return parts[:-1]
+    return parts
+
+
+# a directory named ORG--NAME, as the Hugging Face cache names its own (models--ORG--NAME) and
+# as download scripts flatten an id into one directory (/models/meta-llama--Llama-3.1-8B)
+_ID_PART = re.compile(r"[A-Za-z0-9][\w.-]*")
+
+
+def _flattened_id(directory: str) -> str | None:
+    org, sep, repository = directory.partition("--")
+    if not sep or org == "models" or not _ID_PART.fullmatch(org):
+        return None
+    return f"{org}/{repository}" if _ID_PART.fullmatch(repository) else None
+
+
 @lru_cache(maxsize=1024)  # a run's manifests name the same few models, file after file
 def _model_candidates(name: str) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     cache_dir = re.search(r"models--([^/]+?)--([^/]+)", name)
     if cache_dir:
         found.append((f"{cache_dir[1]}/{cache_dir[2]}", "its Hugging Face cache directory name"))
-    parts = [p for p in PurePosixPath(name.split("://", 1)[-1]).parts if p not in ("/", ".", "..")]
-    # a cache snapshot path ends in snapshots/<revision>: the model is further up
-    if len(parts) > 2 and parts[-2] == "snapshots":
-        parts = parts[:-2]
-    # a download kept per revision, ORG/NAME/main (or its commit hash): the model is above it
-    elif len(parts) > 2 and (parts[-1] in _BRANCHES or _COMMIT.fullmatch(parts[-1])):
-        parts = parts[:-1]
+    parts = model_path_parts(name)
+    if parts and looks_like_path(name):
+        flattened = _flattened_id(parts[-1])
+        if flattened:
+            found.append((flattened, f"the path's last part '{parts[-1]}' (ORG--NAME)"))
     if len(parts) >= 2 and looks_like_path(name):
         found.append((f"{parts[-2]}/{parts[-1]}", "the last two parts of the path"))
     if parts:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import sglang, vllm
-from ..engines.args import EngineCommand, Token, refused_at
+from ..engines.args import EngineCommand, Item, Token, refused_at
 from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import ArgvWriter
 from ..spec import (
@@ -346,6 +346,7 @@ def build(
             dtype=v.get("model.dtype"),
             quantization=v.get("model.quantization"),
             quantization_method=v.get("model.quantization_method"),
+            served_name=_served_name(command.items),
         ),
         parallel=ParallelSpec(
             tensor=v.get("parallel.tensor"),
@@ -373,3 +374,12 @@ def build(
         assumed=assumed,
     )
     return deployment, findings
+
+
+def _served_name(items: list[Item]) -> str | None:
+    """The first name ``--served-model-name`` gives (every engine and Dynamo's workers spell it
+    so), where it is readable."""
+    for item in items:
+        if item.name == "--served-model-name" and item.value is not None:
+            return item.value.text if item.value.readable and item.value.text else None
+    return None
