@@ -15,10 +15,14 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 SERVED_ALIAS = REAL / "sglang-local-model-served-as-alias.yaml"
 FLATTENED = REAL / "compose-vllm-flattened-hf-id-path.yml"
+RHAIIS = REAL / "llmisvc-rhaiis-3.0-removed-flag.yaml"
+DYNAMO_RUNTIME = REAL / "dynamo-dgd-vllm-runtime-release.yaml"
 
 COVERED = {
     SERVED_ALIAS.name,
     FLATTENED.name,
+    RHAIIS.name,
+    DYNAMO_RUNTIME.name,
 }
 
 
@@ -99,3 +103,57 @@ def test_a_directory_named_org_dash_dash_name_is_that_model(rules):
     [warning] = by_code(result, "HBM006")
     assert "'/models/BAAI--bge-large-en-v1.5' is a local path" in warning.message
     assert warning.span.line == 34
+
+
+def test_red_hat_ai_inference_server_3_0_is_the_vllm_it_ships(rules, tmp_path):
+    # RHAIIS 3.0 ships vLLM 0.8.4, which still takes --disable-log-requests (removed in 0.17)
+    result = lint(RHAIIS, rules)
+    [found] = result.deployments
+    assert found.deployment.engine_version == "0.8.4"
+    assert by_code(result, "HBM010") == []
+
+    # a later tag whose vLLM no public Red Hat table gives is not guessed: the newest vLLM
+    later = tmp_path / "later.yaml"
+    later.write_text(RHAIIS.read_text().replace("vllm-cuda-rhel9:3.0.0", "vllm-cuda-rhel9:3.2.4"))
+    result = lint(later, rules)
+    assert result.deployments[0].deployment.engine_version is None
+    [removed] = by_code(result, "HBM010")
+    assert "the newest vLLM refuses" in removed.message
+
+
+def test_a_dynamo_runtime_tag_is_the_engine_release_it_ships(rules, tmp_path):
+    result = lint(DYNAMO_RUNTIME, rules, gpu="H100")
+    assert errors(result) == []
+    [found] = result.deployments
+    assert found.deployment.engine_version == "0.11.0"  # Dynamo 0.6.1 ships vLLM 0.11.0
+    assert found.budget.assumed["gpu_memory_utilization"].startswith("0.9 (default before")
+
+    # vLLM 0.11 still takes --swap-space (removed in 0.18): no warning on this image
+    text = DYNAMO_RUNTIME.read_text().replace("--enforce-eager", "--enforce-eager --swap-space 4")
+    swap = tmp_path / "swap.yaml"
+    swap.write_text(text)
+    assert by_code(lint(swap, rules, gpu="H100"), "HBM010") == []
+    # a Dynamo tag in no table is the newest vLLM, which refuses it
+    newer = tmp_path / "newer.yaml"
+    newer.write_text(text.replace("vllm-runtime:0.6.1.post1", "vllm-runtime:9.0.0"))
+    [removed] = by_code(lint(newer, rules, gpu="H100"), "HBM010")
+    assert "--swap-space was removed from vLLM in 0.18.0 and the newest vLLM" in removed.message
+
+
+@pytest.mark.parametrize(
+    ("image", "release"),
+    [
+        # ai-dynamo/dynamo docs/reference/support-matrix.md, Backend Dependencies
+        ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.8.1", "0.5.6.post2"),
+        ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post2", "1.2.0rc6.post2"),
+        ("nvcr.io/nvidia/ai-dynamo/vllm-runtime-cu13:1.0.0", "0.16.0"),
+        ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.3.0-dev.1-cuda13", None),  # no row
+        ("registry.redhat.io/rhaiis/vllm-rocm-rhel9:3.0.1", "0.8.4"),
+        ("registry.redhat.io/rhaiis/vllm-cuda-rhel9", None),  # no tag
+        ("quay.io/example/ai-dynamo-fork:0.8.1", None),  # not NVIDIA's image
+    ],
+)
+def test_vendor_image_tags_read_as_engine_releases(image, release):
+    from hbmlint.engines import image_version
+
+    assert image_version(image) == release

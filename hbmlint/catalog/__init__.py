@@ -321,6 +321,35 @@ def release(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(p) for p in match.groups() if p is not None) if match else None
 
 
+_VENDOR_TAG = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+)(\.post\d+)?)?")
+
+
+@lru_cache(maxsize=256)
+def vendor_image_release(image: str) -> tuple[str, str] | None:
+    """(engine, release) that a vendor image's tag ships (vendor_images.yaml: NVIDIA Dynamo's
+    runtimes, Red Hat AI Inference Server), or None where the image is none of them or its tag
+    is in no table."""
+    name, _, tag = image.rsplit("@", 1)[0].rpartition(":")
+    if not name or "/" in tag:  # a registry port (host:5000/image) with no tag
+        return None
+    name = name.lower()
+    for entry in _load("vendor_images.yaml")["images"]:
+        if not any(name.startswith(prefix) for prefix in entry["repositories"]):
+            continue
+        match = _VENDOR_TAG.match(tag)
+        if match is None:
+            return None
+        major, minor, patch, post = match.groups()
+        tries = (
+            [f"{major}.{minor}.{patch}{post or ''}", f"{major}.{minor}.{patch}"] if patch else []
+        )
+        for key in [*tries, f"{major}.{minor}"]:
+            if key in entry["releases"]:
+                return str(entry["engine"]), str(entry["releases"][key])
+        return None
+    return None
+
+
 def weight_format(
     quantization: str | WeightFormat | None, arch: Architecture | None = None
 ) -> WeightFormat | None:

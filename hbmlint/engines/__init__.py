@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
+from ..catalog import vendor_image_release
 from ..yamlsrc import Span
 from . import sglang, tgi, trtllm, vllm
 from .args import EngineCommand, Token
@@ -350,6 +351,9 @@ def image_version(image: str | None) -> str | None:
     ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
     if not isinstance(image, str):
         return None
+    vendor = vendor_image_release(image)
+    if vendor is not None:  # a vendor's own release number: the engine release it ships
+        return vendor[1]
     name = image.rsplit("@", 1)[0].lower()
     name = name.removeprefix("docker.io/").removeprefix("registry-1.docker.io/")
     if name.startswith(tuple(_ROCM_IMAGES)) and ":" in name.rpartition("/")[2]:

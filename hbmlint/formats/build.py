@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..catalog import vendor_image_release
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import sglang, vllm
 from ..engines.args import EngineCommand, Item, Token, refused_at
@@ -167,6 +168,9 @@ def build(
     ``hints`` are the workload's labels and annotations that may name its model or GPU;
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
+    vendor = vendor_image_release(image) if isinstance(image, str) else None
+    if vendor is not None and vendor[0] != command.engine:
+        engine_version = None  # a Dynamo runtime of one backend running another's command
     release = engine_version[0] if engine_version else None
     removed = {vllm.NAME: vllm.removed_flags, sglang.NAME: sglang.removed_flags}.get(command.engine)
     if removed is not None:

@@ -338,5 +338,8 @@ def to_deployments(
         nodes = reader.count((*spath, "multinode", "nodeCount"), name)
         if gpu.count and nodes and nodes > 1:
             gpu.count *= nodes  # one worker spans nodeCount pods, each with these GPUs
-        deployments += reader.build(command, name, gpu, where)
+        # the runtime image's tag is Dynamo's release, which ships one release of each engine
+        image = value_at(data, (*cpath, "image"))
+        image_span = document.span((*cpath, "image")) if image is not None else None
+        deployments += reader.build(command, name, gpu, where, image, image_span)
     return deployments, reader.findings
