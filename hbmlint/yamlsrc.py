@@ -6,6 +6,7 @@ safe constructor (no tags that run code) and keep a map from each value's path t
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -222,7 +223,40 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
     """Parse every document of ``text``. Documents before a syntax error are still returned,
     with the error, so a broken second document does not hide findings in the first."""
     documents, error = _load_documents(text)
-    return documents, None if error is None else _within(error, text)
+    error = None if error is None else _within(error, text)
+    if _UNICODE_BREAK.search(text):
+        _to_editor_lines(text, documents, error)
+    return documents, error
+
+
+# PyYAML (as libyaml and go-yaml) also breaks lines at NEL, LS and PS; editors, diff views and
+# the shell locator count only CR and LF, so a finding after one would sit lines too low
+_UNICODE_BREAK = re.compile("[\x85\u2028\u2029]")
+_EDITOR_BREAK = re.compile("\r\n|[\r\n]")
+
+
+def _to_editor_lines(text: str, documents: list[YamlDocument], error: YamlLoadError | None) -> None:
+    """Every span of ``documents`` (and ``error``), counted in PyYAML's lines, moved to the line
+    and column an editor shows for the same character."""
+    yaml_starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+    editor_starts = [0] + [m.end() for m in _EDITOR_BREAK.finditer(text)]
+
+    def place(line: int, column: int) -> tuple[int, int]:
+        offset = yaml_starts[min(line, len(yaml_starts)) - 1] + column - 1
+        row = bisect.bisect_right(editor_starts, offset)
+        return row, offset - editor_starts[row - 1] + 1
+
+    def moved(span: Span) -> Span:
+        line, column = place(span.line, span.column)
+        if span.end_line is None or span.end_column is None:
+            return Span(line, column)
+        return Span(line, column, *place(span.end_line, span.end_column))
+
+    for document in documents:
+        document.spans = {path: moved(span) for path, span in document.spans.items()}
+        document.key_spans = {path: moved(span) for path, span in document.key_spans.items()}
+    if error is not None:
+        error.span = moved(error.span)
 
 
 def _load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]:

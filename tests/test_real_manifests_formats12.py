@@ -17,12 +17,14 @@ SERVED_ALIAS = REAL / "sglang-local-model-served-as-alias.yaml"
 FLATTENED = REAL / "compose-vllm-flattened-hf-id-path.yml"
 RHAIIS = REAL / "llmisvc-rhaiis-3.0-removed-flag.yaml"
 DYNAMO_RUNTIME = REAL / "dynamo-dgd-vllm-runtime-release.yaml"
+SEPARATORS = REAL / "llmisvc-unicode-line-separators.yaml"
 
 COVERED = {
     SERVED_ALIAS.name,
     FLATTENED.name,
     RHAIIS.name,
     DYNAMO_RUNTIME.name,
+    SEPARATORS.name,
 }
 
 
@@ -157,3 +159,25 @@ def test_vendor_image_tags_read_as_engine_releases(image, release):
     from hbmlint.engines import image_version
 
     assert image_version(image) == release
+
+
+def editor_line(text: str, needle: str) -> tuple[int, int]:
+    """Where ``needle`` sits as an editor shows it: lines split at LF only."""
+    for number, line in enumerate(text.split("\n"), 1):
+        if needle in line:
+            return number, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
+def test_findings_after_a_unicode_line_separator_sit_where_an_editor_shows_them(rules, tmp_path):
+    text = SEPARATORS.read_text(encoding="utf-8")
+    assert "\u2028" in text and "\x85" in text
+    result = lint(SEPARATORS, rules)
+    [launch_line] = by_code(result, "HBM013")
+    line, _ = editor_line(text, "python3 -m vllm.entrypoints")
+    assert launch_line.span.line == line - 1  # the `- |` that opens the block
+    # a word inside the block, found by its own text, is on its editor line too
+    later = tmp_path / "later.yaml"
+    later.write_text(text.replace("rhel9:3.0.0", "rhel9:3.2.4"), encoding="utf-8")
+    [removed] = by_code(lint(later, rules), "HBM010")
+    assert (removed.span.line, removed.span.column) == editor_line(text, "--disable-log-requests")
