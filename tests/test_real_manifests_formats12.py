@@ -181,3 +181,18 @@ def test_findings_after_a_unicode_line_separator_sit_where_an_editor_shows_them(
     later.write_text(text.replace("rhel9:3.0.0", "rhel9:3.2.4"), encoding="utf-8")
     [removed] = by_code(lint(later, rules), "HBM010")
     assert (removed.span.line, removed.span.column) == editor_line(text, "--disable-log-requests")
+
+
+def test_a_flag_whose_value_an_overlay_patches_is_reported_at_the_patch(rules):
+    # jingggg-wenn/llmops-demo's staging overlay replaces args/3, the value of the base's
+    # --max-model-len (args/2): the finding about that length belongs at the patch's value,
+    # not at the `- ../base` entry the unpatched flag word sits at
+    overlay = REAL / "kustomize-json-patch-runtime" / "staging" / "kustomization.yaml"
+    result = lint(overlay, rules)
+    [too_long] = by_code(result, "HBM303")
+    assert "131,072" in too_long.message
+    text = overlay.read_text()
+    assert (too_long.span.line, too_long.span.column) == editor_line(text, '"131072"')
+    # the model, which no patch changes, is still placed at the base it comes from
+    [read] = result.deployments
+    assert read.deployment.locations["model.name"].line == editor_line(text, "- ../base")[0]

@@ -34,7 +34,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..yamlsrc import Span, YamlDocument, load_documents
 from .json_patch import Located, NotRead, PatchError, apply, locate, pointer, unlocate
-from .podspec import object_name
+from .podspec import object_name, value_at
 
 # kustomize's own names for the file, in the order it looks for them
 # (sigs.k8s.io/kustomize api/konfig: RecognizedKustomizationFileNames)
@@ -229,6 +229,8 @@ def built_documents(
     except _OpFailed as failed:
         return [], [_fails(failed.patch, failed.op, str(failed), display)]
     documents = [_document(obj.tree, index, display) for index, obj in enumerate(objects)]
+    for document in documents:
+        _flags_at_patched_values(document)
     built: list[YamlDocument] = []
     for obj, document in zip(objects, documents, strict=True):
         document.siblings = documents
@@ -240,6 +242,21 @@ def built_documents(
             continue  # a patch of nothing a reader uses (an NCCL variable): the base says it all
         built.append(document)
     return built, []
+
+
+def _flags_at_patched_values(document: OverlayDocument) -> None:
+    """A flag of the base whose value (the next item of args or command) a patch writes is
+    placed at that value: a finding about the setting belongs at the line that chose it, not
+    at the ``resources`` entry every unpatched item of the base sits at."""
+    for path, span in list(document.spans.items()):
+        if len(path) < 2 or path[-2] not in ("args", "command") or not isinstance(path[-1], int):
+            continue
+        word = value_at(document.data, path)
+        if not isinstance(word, str) or not word.startswith("-") or "=" in word:
+            continue
+        after = document.spans.get((*path[:-1], path[-1] + 1))
+        if after is not None and span == document.spans.get(path[:-1]) and after != span:
+            document.spans[path] = after
 
 
 def _names_what_is_read(hint: Any) -> bool:
