@@ -18,6 +18,7 @@ FLATTENED = REAL / "compose-vllm-flattened-hf-id-path.yml"
 RHAIIS = REAL / "llmisvc-rhaiis-3.0-removed-flag.yaml"
 DYNAMO_RUNTIME = REAL / "dynamo-dgd-vllm-runtime-release.yaml"
 SEPARATORS = REAL / "llmisvc-unicode-line-separators.yaml"
+NGC_VLLM = REAL / "compose-ngc-vllm-container-release.yml"
 
 COVERED = {
     SERVED_ALIAS.name,
@@ -25,6 +26,7 @@ COVERED = {
     RHAIIS.name,
     DYNAMO_RUNTIME.name,
     SEPARATORS.name,
+    NGC_VLLM.name,
 }
 
 
@@ -142,6 +144,19 @@ def test_a_dynamo_runtime_tag_is_the_engine_release_it_ships(rules, tmp_path):
     assert "--swap-space was removed from vLLM in 0.18.0 and the newest vLLM" in removed.message
 
 
+def test_nvidia_ngc_vllm_container_is_the_vllm_its_release_notes_name(rules, tmp_path):
+    # NGC vLLM 25.10 ships vLLM 0.10.2, which still takes --disable-log-requests
+    result = lint(NGC_VLLM, rules, gpu="GB10")
+    [found] = result.deployments
+    assert found.deployment.engine_version == "0.10.2"
+    assert by_code(result, "HBM010") == []
+    # a release whose notes hbmlint has not read is the newest vLLM, which refuses the flag
+    later = tmp_path / "later.yml"
+    later.write_text(NGC_VLLM.read_text().replace("vllm:25.10-py3", "vllm:25.12.post1-py3"))
+    [removed] = by_code(lint(later, rules, gpu="GB10"), "HBM010")
+    assert "the newest vLLM refuses" in removed.message
+
+
 @pytest.mark.parametrize(
     ("image", "release"),
     [
@@ -153,6 +168,8 @@ def test_a_dynamo_runtime_tag_is_the_engine_release_it_ships(rules, tmp_path):
         ("registry.redhat.io/rhaiis/vllm-rocm-rhel9:3.0.1", "0.8.4"),
         ("registry.redhat.io/rhaiis/vllm-cuda-rhel9", None),  # no tag
         ("quay.io/example/ai-dynamo-fork:0.8.1", None),  # not NVIDIA's image
+        ("nvcr.io/nvidia/vllm:26.03-py3", "0.17.1"),
+        ("nvcr.io/nvidia/vllm-other:26.03-py3", None),  # another repository
     ],
 )
 def test_vendor_image_tags_read_as_engine_releases(image, release):

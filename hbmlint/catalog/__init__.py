@@ -334,7 +334,8 @@ def vendor_image_release(image: str) -> tuple[str, str] | None:
         return None
     name = name.lower()
     for entry in _load("vendor_images.yaml")["images"]:
-        if not any(name.startswith(prefix) for prefix in entry["repositories"]):
+        repositories = entry["repositories"]
+        if not any(name == r or (r.endswith("-") and name.startswith(r)) for r in repositories):
             continue
         match = _VENDOR_TAG.match(tag)
         if match is None:
