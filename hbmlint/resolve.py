@@ -205,6 +205,12 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 f"{g.key}: {g.value} says only that the node has a GPU, not which ({why}); "
                 for g, why in choice.generic
             )
+            said += "".join(
+                f"the pod selects a node pool by the name its cluster gave it ({g.key}: "
+                f"{g.value}), which does not say the GPU; "
+                for g in run.deployment.gpu.labels
+                if g.key in label_keys("node_pool")
+            )
             run.unknown(
                 "HBM005",
                 f"the manifest names no GPU type; {said}{_gpu_unblock(run)}",

@@ -213,3 +213,14 @@ def test_a_flag_whose_value_an_overlay_patches_is_reported_at_the_patch(rules):
     # the model, which no patch changes, is still placed at the base it comes from
     [read] = result.deployments
     assert read.deployment.locations["model.name"].line == editor_line(text, "- ../base")[0]
+
+
+def test_a_node_pool_selected_by_name_is_said_to_name_no_gpu(rules):
+    # gcp-dynamo-cuj selects its GB300 pool as cloud.google.com/gke-nodepool: np-3: a name the
+    # cluster's owner chose, from which no GPU can be read
+    result = lint(SERVED_ALIAS, rules)
+    [no_gpu] = by_code(result, "HBM005")
+    assert no_gpu.severity is Severity.WARNING
+    assert "selects a node pool by the name its cluster gave it" in no_gpu.message
+    assert "(cloud.google.com/gke-nodepool: np-3), which does not say the GPU" in no_gpu.message
+    assert "cloud.google.com/gke-accelerator" in no_gpu.message  # the way to unblock it
