@@ -78,3 +78,23 @@ def test_a_fraction_below_zero_reads_as_what_it_is(tmp_path, rules):
     assert "keeps no memory for weights or KV cache" in error.message
     assert "may use -" not in error.message and "fraction here is -0.0" in error.message
     assert any("--chunked-prefill-size" in fix.message for fix in error.fixes)
+
+
+def test_a_script_runs_the_release_its_docker_image_names(tmp_path, rules):
+    # the same holds for any engine image a launch script starts: vLLM 0.8.5 still takes
+    # --disable-log-requests (removed in 0.17), so there is nothing to migrate
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "#!/bin/bash\n"
+        "docker run --gpus all -p 8000:8000 vllm/vllm-openai:v0.8.5 \\\n"
+        "  --model meta-llama/Llama-3.1-8B-Instruct --disable-log-requests --max-model-len 8192\n"
+    )
+    result = _lint(script, rules, "H100")
+    assert [f.code for f in result.diagnostics if f.code == "HBM010"] == []
+    [deployment] = result.deployments
+    assert deployment.budget.settings.engine_version == "0.8.5"
+    # on the newest release the flag is refused: the warning says so
+    newest = tmp_path / "newest.sh"
+    newest.write_text(script.read_text().replace(":v0.8.5", ":latest"))
+    [removed] = [f for f in _lint(newest, rules, "H100").diagnostics if f.code == "HBM010"]
+    assert "--disable-log-requests" in removed.message
