@@ -351,6 +351,17 @@ def vendor_image_release(image: str) -> tuple[str, str] | None:
     return None
 
 
+def released_by(engine: str, day: str) -> str | None:
+    """The newest release of ``engine`` published by ``day`` (YYYY-MM-DD), said as such
+    ("0.4.8 (the newest release by 2025-07-01, the build's day)"): what a development image
+    tagged only with its build day holds; None before the first known (release_dates.yaml)."""
+    dates = _load("release_dates.yaml").get(engine) or {}
+    published = [(str(d), v) for d, v in dates.items() if str(d) <= day]
+    if not published:
+        return None
+    return f"{max(published)[1]} (the newest release by {day}, the build's day)"
+
+
 def weight_format(
     quantization: str | WeightFormat | None, arch: Architecture | None = None
 ) -> WeightFormat | None:

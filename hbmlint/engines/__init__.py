@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import ModuleType
 
-from ..catalog import vendor_image_release
+from ..catalog import released_by, vendor_image_release
 from ..yamlsrc import Span
 from . import sglang, tgi, trtllm, vllm
 from .args import EngineCommand, Token
@@ -141,6 +140,18 @@ def _container_run(
                 rest = list(command[i + 1 :])
                 return None, ([entrypoint] if entrypoint.text else []) + rest, env
             return command[i], list(command[i + 1 :]), env
+    return None
+
+
+def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
+    """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
+    (podman, nerdctl too), with where: the image among the words before the engine's own."""
+    if not words or words[0].text.rsplit("/", 1)[-1] not in _CONTAINER_CLIS:
+        return None
+    for word in words[1:]:
+        version = image_version(word.text) if word.readable else None
+        if version:
+            return version, word.span
     return None
 
 
@@ -319,31 +330,12 @@ _ROCM_ENGINE_RELEASE = re.compile(r"(?:^|[-_])(?:vllm|sglang)[-_]v?(\d+\.\d+(?:\
 _BUILD_DAY = re.compile(r"(?:^|[-_])(20\d\d)(\d\d)(\d\d)(?=$|[-_.])")
 
 
-def _rocm_image_version(name: str, tag: str) -> str | None:
-    repository = name.rpartition(":")[0] if ":" in name.rpartition("/")[2] else name
-    engine = next((e for prefix, e in _ROCM_IMAGES.items() if repository.startswith(prefix)), None)
-    if engine is None:
-        return None
+def _rocm_image_version(engine: str, tag: str) -> str | None:
     match = _ROCM_ENGINE_RELEASE.search(tag) or _VERSION.match(tag)
     if match:
         return match.group(1)
     day = _BUILD_DAY.search(tag)
-    if day is None:
-        return None
-    return released_by(engine, "-".join(day.groups()))
-
-
-def released_by(engine: str, day: str) -> str | None:
-    """The newest release of ``engine`` published by ``day`` (YYYY-MM-DD), said as such
-    ("0.4.8 (the newest release by 2025-07-01, the build's day)"); None before the first
-    known (catalog/release_dates.yaml)."""
-    from ..catalog import load_yaml_cached
-
-    dates = load_yaml_cached(Path(__file__).parent.parent / "catalog" / "release_dates.yaml")
-    published = [(d, v) for d, v in (dates.get(engine) or {}).items() if str(d) <= day]
-    if not published:
-        return None
-    return f"{max(published)[1]} (the newest release by {day}, the build's day)"
+    return released_by(engine, "-".join(day.groups())) if day else None
 
 
 def image_version(image: str | None) -> str | None:
@@ -355,9 +347,10 @@ def image_version(image: str | None) -> str | None:
     if vendor is not None:  # a vendor's own release number: the engine release it ships
         return vendor[1]
     name = image.rsplit("@", 1)[0].lower()
-    name = name.removeprefix("docker.io/").removeprefix("registry-1.docker.io/")
-    if name.startswith(tuple(_ROCM_IMAGES)) and ":" in name.rpartition("/")[2]:
-        return _rocm_image_version(name, image.rsplit("@", 1)[0].rpartition(":")[2])
+    repository, _, tag = name.removeprefix("docker.io/").rpartition(":")
+    rocm = next((e for prefix, e in _ROCM_IMAGES.items() if repository.startswith(prefix)), None)
+    if rocm is not None and "/" not in tag:
+        return _rocm_image_version(rocm, tag)
     if image_engine(image) is None and not any(marker in name for marker in _VERSIONED_IMAGES):
         return None
     tag = image.rsplit("@", 1)[0].rpartition(":")[2]

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import image_version, read_command, read_invocation
+from ..engines import container_release, read_command, read_invocation
 from ..engines.args import Token
 from ..engines.shell import SHELLS, Exported, Locator, shell_script, split_script
 from ..spec import Deployment
@@ -229,18 +229,18 @@ def to_script_deployments(
             for body, _ in bodies[call[0].text]:
                 read = _read(_with_arguments(body, call[1:]), exported, text, call_env)
                 if read is not None:
-                    found.append((read[0], call[0].span, read[1], _container_release(body)))
+                    found.append((read[0], call[0].span, read[1], container_release(body)))
             continue
         read = _read(words, exported, text)
         if read is not None:
-            found.append((read[0], words[0].span, read[1], _container_release(words)))
+            found.append((read[0], words[0].span, read[1], container_release(words)))
     for name, body in bodies.items():
         if name in called:
             continue
         for words, exported in body:
             read = _read(words, exported, text, function=name)
             if read is not None:
-                found.append((read[0], words[0].span, read[1], _container_release(words)))
+                found.append((read[0], words[0].span, read[1], container_release(words)))
     found.sort(key=lambda item: (item[1].line, item[1].column))
     stem = Path(display).name
     deployments: list[Deployment] = []
@@ -308,18 +308,6 @@ def _read(
         return None
     visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
     return parsed, visible_devices(GpuFacts(), visible, parsed, text)
-
-
-def _container_release(words: list[Token]) -> tuple[str, Span] | None:
-    """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
-    (podman, nerdctl too), with where: the words before the engine's own."""
-    if not words or words[0].text.rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl"):
-        return None
-    for word in words[1:]:
-        version = image_version(word.text) if word.readable else None
-        if version:
-            return version, word.span
-    return None
 
 
 # words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
