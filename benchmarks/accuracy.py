@@ -447,8 +447,7 @@ def evaluate(record: dict) -> Outcome | str:
     if "cuda_graphs" in measured and not b.settings.enforce_eager:
         # what the budget charges from 0.20, computed for the record's settings whatever the
         # release (0.19 logged the estimate without taking it from the KV cache)
-        constants = budget_stage.overhead_constants(b.settings)
-        outcome.predicted["cuda_graphs"] = budget_stage.graph_profile_bytes(b.settings, constants)
+        outcome.predicted["cuda_graphs"] = budget_stage.graph_profile_bytes(b.settings)
     stored = stored_weights(resolved, b)
     if stored is not None and "weights" in measured:
         outcome.predicted["weights_stored"] = stored + drafter_bytes

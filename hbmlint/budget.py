@@ -936,21 +936,17 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
         "activation": Q(activation, "byte"),
     }
     if not s.enforce_eager and _graphs_in_budget(s):
-        profile = _graph_constants(s.engine)
-        overhead["cuda_graphs"] = (
-            Q(graph_profile_bytes(s, spec), "byte")
-            if profile is not None and not s.legacy_engine
-            else spec[_PARSED + "cuda_graphs"]
-        )
+        overhead["cuda_graphs"] = Q(graph_profile_bytes(s), "byte")
     return overhead
 
 
-def graph_profile_bytes(s: Settings, spec: dict[str, Any]) -> float:
+def graph_profile_bytes(s: Settings) -> float:
     """CUDA graph memory in the budget: vLLM's profile estimate from the graphs the settings
     capture (cudagraphs.py, engines.yaml cuda_graph_profile); other engines' constant."""
     profile = _graph_constants(s.engine)
     if profile is None or s.legacy_engine:
-        return float(parse_quantity(spec["cuda_graphs"], "[information]").to("byte").magnitude)
+        spec = _overhead_constants(s.engine, s.engine_version, s.legacy_engine)
+        return float(spec[_PARSED + "cuda_graphs"].magnitude)
     k = s.num_speculative_tokens if s.speculative_method not in ("", "none") else 0
     sizes = cudagraphs.capture_sizes(
         s.max_num_seqs,
