@@ -98,3 +98,21 @@ def test_a_script_runs_the_release_its_docker_image_names(tmp_path, rules):
     newest.write_text(script.read_text().replace(":v0.8.5", ":latest"))
     [removed] = [f for f in _lint(newest, rules, "H100").diagnostics if f.code == "HBM010"]
     assert "--disable-log-requests" in removed.message
+
+
+def test_a_dated_build_is_not_said_to_refuse_a_value_a_later_release_added(tmp_path, rules):
+    # SGLang 0.4.10 (released 2025-07-31) refuses --kv-cache-dtype bfloat16, which a later
+    # release takes (engines/sglang.py SGLANG_KV_DTYPE_ADDED). A build of 2025-08-02 reads as
+    # 0.4.10 but may already hold the change: a warning, not an error; the tag v0.4.10 refuses it
+    script = tmp_path / "start.sh"
+    script.write_text(
+        DATED.read_text()
+        .replace("rocm/sgl-dev:20250701", "rocm/sgl-dev:20250802")
+        .replace("--tp 8", "--tp 8 --kv-cache-dtype bfloat16")
+    )
+    [dated] = [f for f in _lint(script, rules, "MI300X").diagnostics if f.code == "HBM004"]
+    assert dated.severity is Severity.WARNING and "may be newer" in dated.message
+    tagged = tmp_path / "tagged.sh"
+    tagged.write_text(script.read_text().replace("rocm/sgl-dev:20250802", "rocm/sgl-dev:v0.4.10"))
+    [refused] = [f for f in _lint(tagged, rules, "MI300X").diagnostics if f.code == "HBM004"]
+    assert refused.severity is Severity.ERROR

@@ -359,7 +359,16 @@ def released_by(engine: str, day: str) -> str | None:
     published = [(str(d), v) for d, v in dates.items() if str(d) <= day]
     if not published:
         return None
-    return f"{max(published)[1]} (the newest release by {day}, the build's day)"
+    return f"{max(published)[1]} ({_DATED_BUILD} {day}, the build's day)"
+
+
+_DATED_BUILD = "the newest release by"
+
+
+def dated_build(engine_version: str | None) -> bool:
+    """Whether ``engine_version`` is a development build's day read as a release (released_by):
+    the build holds that release and may hold later changes, so the release is a lower bound."""
+    return _DATED_BUILD in (engine_version or "")
 
 
 def weight_format(
