@@ -61,6 +61,7 @@ GPU_NAMES = [
     ("rtx 5090", "RTX-5090"),
     ("rtx 5080", "RTX-5080-16GB"),
     ("rtx 5070 ti", "RTX-5070-Ti-16GB"),
+    ("rtx 5060 ti 16gb", "RTX-5060-Ti-16GB"),  # the 8 GB card shares the NVML name
     ("rtx 4070 ti super", "RTX-4070-Ti-SUPER-16GB"),
     ("rtx 3060", "RTX-3060-12GB"),
     ("gb10", "GB10-128GB"),
