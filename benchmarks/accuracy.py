@@ -149,6 +149,8 @@ class Outcome:
     # a model hbmlint's catalog lacks, read from its repository name (catalog/variants.py): how
     # hbmlint took it; "" for a catalog model
     from_name: str = ""
+    # the KV bytes at the low and the generous edge of hbmlint's estimate (Budget.kv_uncertainty)
+    band: tuple[float, float] | None = None
 
     def error(self, quantity: str) -> float | None:
         if quantity not in self.measured or quantity not in self.predicted:
@@ -459,6 +461,11 @@ def evaluate(record: dict) -> Outcome | str:
                 outcome.skipped[quantity] = "the log names no GPU"
     else:
         outcome.predicted["kv_bytes"] = float(b.kv_cache.to("byte").magnitude)
+        # the band the error rules allow for (HBM102 promises a refusal only below its top)
+        outcome.band = (
+            float((b.kv_cache - b.kv_uncertainty(False)).to("byte").magnitude),
+            float((b.kv_cache + b.kv_uncertainty(True)).to("byte").magnitude),
+        )
         outcome.predicted["kv_tokens"] = float(b.kv_tokens.to("token").magnitude)
         outcome.predicted["max_concurrency"] = b.max_concurrency
         if b.kv_pages is not None:
@@ -1006,6 +1013,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  {o.id[:44]:44} {o.split[:5]:5} {_pair(o, 'cuda_graphs', GIB, '{:.2f}'):>14} GiB "
             f"{fmt_pct(o.error('cuda_graphs')):>7}"
         )
+    print_band(outcomes)
     stored = [o for o in outcomes if "weights_stored" in o.predicted]
     print(
         f"\nWeights from checkpoint sizes ({len(stored)} of {len(outcomes)} records: "
@@ -1058,6 +1066,31 @@ def main(argv: list[str] | None = None) -> int:
         }
         args.json.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return 0
+
+
+def print_band(outcomes: list[Outcome]) -> None:
+    """Where the logged KV cache falls against the band hbmlint's error rules allow for: above
+    its generous edge, a rule such as HBM102 could call refused a start the engine makes (the
+    worst error a linter can make); below its low edge, a refusal may go unreported."""
+    banded = [o for o in outcomes if o.band and o.measured.get("kv_bytes", 0) > 0]
+    above = [o for o in banded if o.measured["kv_bytes"] > o.band[1]]
+    below = [o for o in banded if o.measured["kv_bytes"] < o.band[0]]
+    inside = len(banded) - len(above) - len(below)
+    print(
+        f"\nKV cache against hbmlint's uncertainty band ({len(banded)} records that log the "
+        f"bytes): {inside} inside, {len(above)} above its generous edge (an error rule could "
+        f"call such a start refused), {len(below)} below its low edge (more KV predicted than "
+        "the engine found)"
+    )
+    for o in above + below:
+        low, high = o.band
+        edge = high if o in above else low
+        side = "above" if o in above else "below"
+        logged = o.measured["kv_bytes"]
+        print(
+            f"  {o.id[:44]:44} {o.split[:5]:5} {side}  logged {logged / GIB:.2f}, "
+            f"band {low / GIB:.2f}-{high / GIB:.2f} GiB ({(logged - edge) / GIB:+.2f})"
+        )
 
 
 def print_named(named: list[Outcome]) -> None:

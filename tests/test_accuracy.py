@@ -140,6 +140,21 @@ def test_the_report_groups_by_engine_version_and_split(tmp_path, capsys):
     assert "vllm 0.18+ (1 records)" in out
 
 
+def test_a_logged_kv_cache_above_the_band_the_error_rules_allow_for_is_listed(tmp_path, capsys):
+    # hbmlint estimates about 54.4 GiB of KV for this start: 54.5 GiB logged is inside its
+    # band; 70 GiB (more than the card's usable memory after the weights) is above the
+    # generous edge, a start an error rule could have called refused
+    inside = {**RECORD, "memory": {"weights_gib": 14.99, "kv_cache_gib": 54.5}}
+    roomy = {**RECORD, "id": "test-roomy", "memory": {"weights_gib": 14.99, "kv_cache_gib": 70.0}}
+    write(tmp_path, "vllm.yaml", [inside, roomy])
+    assert accuracy.main(["--no-shared", "--calibration-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "(2 records that log the bytes): 1 inside, 1 above its generous edge" in out
+    band = out.split("KV cache against hbmlint's uncertainty band")[1].split("\n\n")[0]
+    listed = [line.split() for line in band.splitlines()[1:]]
+    assert [(row[0], row[2], row[4]) for row in listed] == [("test-roomy", "above", "70.00,")]
+
+
 @functools.cache
 def _own_groups() -> dict:
     records = accuracy.load_records(None)
