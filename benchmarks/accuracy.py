@@ -385,6 +385,8 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             mamba_ssm_dtype=record.get("mamba_ssm_dtype"),
             max_mamba_cache_size=record.get("max_mamba_cache_size"),
             mamba_full_memory_ratio=record.get("mamba_full_memory_ratio"),
+            # vLLM --[no-]enable-prefix-caching, SGLang --disable-radix-cache (false)
+            prefix_caching=record.get("prefix_caching"),
         ),
         speculative=speculative_of(record),
     )

@@ -304,6 +304,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     if max_num_seqs is None and spec_cap and dep.speculative.method not in (None, "", "none"):
         max_num_seqs = int(spec_cap)
         assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} with a speculative algorithm)"
+    running_set = max_num_seqs  # SGLang's state pool without a radix cache is sized by it
     if max_num_seqs is None:
         if legacy:
             max_num_seqs = int(defaults["v0"]["max_num_seqs"])
@@ -461,9 +462,16 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         draft_hot_vocab=getattr(spec, "hot_vocab_size", None),
         # SGLang's own flags (its state pool: sglang_mamba.py)
         mamba_ssm_dtype=serving.mamba_ssm_dtype if engine == "sglang" else None,
-        max_mamba_cache_size=serving.max_mamba_cache_size if engine == "sglang" else None,
+        max_mamba_cache_size=serving.max_mamba_cache_size
+        or (
+            sglang_mamba.radix_off_slots(dep.engine_version, running_set)
+            if serving.prefix_caching is False
+            else None
+        )
+        if engine == "sglang"
+        else None,
         mamba_full_memory_ratio=serving.mamba_full_memory_ratio if engine == "sglang" else None,
-        prefix_caching=serving.prefix_caching if engine == "vllm" else None,
+        prefix_caching=serving.prefix_caching if engine in ("vllm", "sglang") else None,
         mamba_cache_mode=serving.mamba_cache_mode if engine == "vllm" else None,
         disable_hybrid_kv_cache_manager=engine == "vllm"
         and bool(serving.disable_hybrid_kv_cache_manager),

@@ -78,7 +78,9 @@ def slots_per_request(target: Any, s: Any) -> int:
     """State slots a running request holds with the radix cache on (_calculate_mamba_ratio): 3,
     and 2 more under the extra_buffer strategy with the overlap scheduler, which --mamba-radix-
     cache-strategy auto picks from the release engines.yaml names for the model types listed
-    there (the triton linear-attention backend, the default)."""
+    there (the triton linear-attention backend, the default); 1 with the radix cache off."""
+    if s.prefix_caching is False:
+        return 1
     spec = catalog.engine_defaults("sglang")["mamba_slots_per_request"]
     version = _version(s.engine_version)
     extra = spec["extra_buffer_model_types"].get(target.model_type, False)
@@ -86,6 +88,19 @@ def slots_per_request(target: Any, s: Any) -> int:
     if extra is not False and _reached(version, since) and _reached(version, spec["auto_since"]):
         return int(spec["base"] + spec["extra_buffer_overlap"])
     return int(spec["base"])
+
+
+def radix_off_slots(engine_version: str | None, running: int | None) -> int | None:
+    """The pool's slots with --disable-radix-cache and no --max-mamba-cache-size (engines.yaml
+    mamba_radix_off): the running requests where SGLang has them (--max-running-requests, or
+    its own cap with a speculative algorithm); without, a fixed count before the release
+    named, the ratio split (None) from it."""
+    spec = catalog.engine_defaults("sglang")["mamba_radix_off"]
+    if running:
+        return int(running)
+    if not _reached(_version(engine_version), spec["ratio_without_running_since"]):
+        return int(spec["slots_without_running"])
+    return None
 
 
 def draft_tokens(s: Any) -> int:
@@ -148,6 +163,7 @@ def plan(target: Any, layout: Any, s: Any, rest: float) -> StatePool | None:
         f"SGLang's recurrent-state pool holds {slots} request slots of "
         f"{p / 2**20:.1f} MiB ({(state + scratch) / 2**30:.2f} GiB"
     )
+    line += ", one a running request: the radix cache is off" if s.prefix_caching is False else ""
     line += f", {scratch / 2**30:.2f} of it for {d} draft tokens' states" if scratch else ""
     line += f"; SSM state in {dtype}, {dtype_why}) outside the KV cache"
     return StatePool(slots, p, state, scratch, line)

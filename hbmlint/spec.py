@@ -144,7 +144,8 @@ class ServingSpec:
     kv_cache_max_tokens: int | None = None  # SGLang --max-total-tokens, TGI max batch total tokens
     # Start-up checks (rules HBM3xx): what the manifest says explicitly, None where it is silent.
     chunked_prefill: bool | None = None  # vLLM --enable-chunked-prefill / --no-enable-...
-    prefix_caching: bool | None = None  # vLLM --enable-prefix-caching / --no-enable-...
+    # vLLM --enable-prefix-caching / --no-enable-..., SGLang --disable-radix-cache (False)
+    prefix_caching: bool | None = None
     mamba_cache_mode: str | None = None  # vLLM --mamba-cache-mode: none, align or all
     # vLLM --disable-hybrid-kv-cache-manager (True) / --no-disable-... (False)
     disable_hybrid_kv_cache_manager: bool | None = None

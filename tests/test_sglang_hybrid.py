@@ -114,6 +114,40 @@ def test_speculative_decoding_caps_running_requests_at_48(tmp_path, rules):
     assert b.kv_tokens.magnitude == tokens(rest, (k + 1) * p + p * (min(48, k // 5) + 1) * 5)
 
 
+def test_without_a_radix_cache_the_pool_is_one_slot_a_running_request(tmp_path, rules):
+    # --disable-radix-cache with --max-running-requests 32 (handle_max_mamba_cache): 32 slots,
+    # not the ratio's share; the DGX Spark record sglang-0515-qwen38-27b-gb10-frac080 logged
+    # 535,124 tokens this way where the ratio split would leave about 330,000
+    flags = "--max-running-requests 32 --disable-radix-cache"
+    b = budget(tmp_path, rules, flags)
+    rest = rest_after_weights(b)
+    p = CONV + SSM_FP32
+    cell = CELL * 16 // 17  # no MTP layer
+    assert b.kv_tokens.magnitude == math.floor((rest - 33 * p) / cell)  # + 1: padding (0.5.17+)
+    assert "holds 32 request slots" in b.assumed["kv_cache"]
+    assert "the radix cache is off" in b.assumed["kv_cache"]
+    with_radix = budget(tmp_path, rules, "--max-running-requests 32")
+    assert with_radix.kv_tokens < b.kv_tokens
+
+
+def test_without_a_radix_cache_or_a_request_cap_older_releases_keep_512_slots(tmp_path, rules):
+    # before 0.5.13 the pool fell back to 512 slots; from 0.5.13 to the ratio split
+    old = budget(tmp_path, rules, "--disable-radix-cache", version="v0.5.10")
+    assert "holds 512 request slots" in old.assumed["kv_cache"]
+    new = budget(tmp_path, rules, "--disable-radix-cache", version="v0.5.19")
+    ratio = budget(tmp_path, rules, "", version="v0.5.19")
+    assert new.kv_tokens == ratio.kv_tokens
+
+
+def test_without_a_radix_cache_each_slot_keeps_its_drafts_states(tmp_path, rules):
+    # with MTP the drafts' states of all K slots come off first (one a slot: the ratio is 1)
+    flags = f"{MTP} --max-running-requests 8 --mamba-ssm-dtype bfloat16 --disable-radix-cache"
+    b = budget(tmp_path, rules, flags)
+    rest = rest_after_weights(b)
+    p = CONV + SSM_BF16
+    assert b.kv_tokens.magnitude == tokens(rest, 9 * p + p * 9 * 5)
+
+
 @pytest.mark.parametrize(
     ("version", "solve"),
     [

@@ -229,6 +229,8 @@ FLAGS = FlagTable(
     ],
     switches=[
         "--trust-remote-code",
+        # the radix (prefix) cache off: parse() sets serving.prefix_caching false (a hybrid
+        # model's state pool is then one slot a running request, sglang_mamba.py)
         "--disable-radix-cache",
         "--enable-torch-compile",
         "--enable-metrics",
@@ -344,6 +346,9 @@ def parse(
     # Keys the Deployment does not have: --ep-size says expert
     # parallelism is on, and draft tokens stand in for steps when only they are given.
     _dp_attention_parts(command)
+    for item in command.items:
+        if item.flag is None and item.name == "--disable-radix-cache":
+            command.set("serving.prefix_caching", False, item.word.span)
     ep = values.pop("parallel.ep_size", None)
     ep_span = command.locations.pop("parallel.ep_size", None)
     if ep is not None and ep_span is not None:
