@@ -50,11 +50,15 @@ def image_engine(image: str | None) -> ModuleType | None:
     return None
 
 
-# Programs that take an engine's name as a word to look for or print, not as a command to run:
+# Programs that take an engine's name as a word to look for, print or a file to change, not as a
+# command to run:
 # `pkill -f trtllm-serve`, `which text-generation-launcher`, `echo "${CMD[@]}"`.
 _NAME_LOOKUPS = frozenset(
     {"pkill", "pgrep", "killall", "pidof", "which", "whereis", "type", "hash", "man", "ps"}
     | {"echo", "printf"}
+    # file tools given the engine's path (`chmod +x "$BIN/trtllm-serve"`), never running it
+    | {"chmod", "chown", "chgrp", "cp", "mv", "rm", "ln", "ls", "cat", "touch", "stat", "file"}
+    | {"readlink", "realpath", "install", "test", "[", "[["}
 )
 # An engine asked for its help or release prints it and exits: it serves nothing
 # (`trtllm-serve --help`, `sglang serve --help 2>&1 | grep ...`, `vllm serve --help=all`).
@@ -164,7 +168,9 @@ def read_command(
     found = _find(command)
     if found:
         module, start = found
-        return module.parse(list(command[start:]), command[start - 1].span, env)
+        parsed = module.parse(list(command[start:]), command[start - 1].span, env)
+        parsed.launcher = command[start - 1].text
+        return parsed
     container = _container_run(command)
     if container is not None:
         image_token, rest, run_env = container
@@ -214,7 +220,9 @@ def read_invocation(
     found = _find(argv)
     if found:
         module, start = found
-        return module.parse(list(argv[start:]), argv[start - 1].span, env)
+        parsed = module.parse(list(argv[start:]), argv[start - 1].span, env)
+        parsed.launcher = argv[start - 1].text
+        return parsed
     module = image_engine(image)
     if module is None:
         return None
@@ -239,7 +247,9 @@ def read_invocation(
         )
         return command
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
-        return module.parse(list(argv), image_span or argv[0].span, env)
+        parsed = module.parse(list(argv), image_span or argv[0].span, env)
+        parsed.launcher = "image"
+        return parsed
     return None
 
 

@@ -55,6 +55,10 @@ class EngineCommand:
     notes: list[Note] = field(default_factory=list)
     nodes: int | None = None  # hosts one instance spans (SGLang --nnodes), for GPU counting
     model_unreadable: bool = False  # the model is a variable: no budget can be made
+    # the word that starts the engine's arguments (`serve` of `vllm serve`, a `-m` module, or
+    # "image" for an engine image's own entrypoint); None where the reader does not say
+    launcher: str | None = None
+    served_name: Span | None = None  # where vLLM's --served-model-name is, if given
     unread: dict[str, Span] = field(default_factory=dict)  # fields set to a variable, where
     # every flag and word of the invocation as scanned, in order: what a fix rewrites
     # (rewrite.py finds each one's text in the file)

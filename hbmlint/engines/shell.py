@@ -100,10 +100,19 @@ class Word:
 class _Splitter:
     """Splits a script into simple commands of words, expanding variables as it goes."""
 
-    def __init__(self, script: str, env: Mapping[str, str], origins: Mapping[str, str]):
+    def __init__(
+        self,
+        script: str,
+        env: Mapping[str, str],
+        origins: Mapping[str, str],
+        open_env: bool = False,
+    ):
         self.s = script
         self.env = dict(env)
         self.origins = dict(origins)  # set, value unknown: "NAME is read from ConfigMap ..."
+        # whether what runs the script may set variables neither it nor ``env`` sets (a launch
+        # script run from a shell), or ``env`` is all there is (a container's command)
+        self.open_env = open_env
         self.i = 0
         self.commands: list[list[Word]] = []
         # the variables the script exports (`export NAME=value`), each with the word that set
@@ -446,8 +455,7 @@ class _Splitter:
                 return self.env[inner], []
             return s[start:end], [self._missing(inner, s[start:end])]
         if s.startswith("${", start):
-            end = s.find("}", start)
-            end = len(s) - 1 if end < 0 else end
+            end = _brace_end(s, start)
             self.i = end + 1
             body = s[start + 2 : end]
             match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-=+?])(.*))?", body, re.S)
@@ -463,7 +471,10 @@ class _Splitter:
                     is_set = None  # set by the platform, to a value we cannot see
                 if op == "+" and is_set is not None:
                     return (word if is_set else ""), (nested if is_set else [])
-                if op in ("-", "=") and is_set is False:
+                if op in ("-", "=") and is_set is False and (word or known or not self.open_env):
+                    # in a launch script, an empty default of a variable set nowhere in it
+                    # (`${EXTRA_ARGS:-}`) says only that it may be unset: what runs the script
+                    # may set it, so it stays unreadable, as `$EXTRA_ARGS` is
                     if op == "=" and not nested:
                         self.env[name] = word
                     return word, nested
@@ -484,16 +495,27 @@ class _Splitter:
     def _expand_word(self, word: str) -> tuple[str, list[str]]:
         """The ``$`` expansions inside a parameter's default word, as this point of the
         script knows them: (text, [unresolved references])."""
-        inner = _Splitter(word, self.env, self.origins)
+        inner = _Splitter(word, self.env, self.origins, self.open_env)
         text = ""
         missing: list[str] = []
         while inner.i < len(word):
-            if word[inner.i] == "$":
+            c = word[inner.i]
+            if c == "$":
                 part, unknown = inner._expansion()
                 text += part
                 missing += unknown
+            elif c == "'":  # quote removal: `${KV:+--kv-cache-dtype 'fp8'}` gives fp8
+                end = word.find("'", inner.i + 1)
+                end = len(word) if end < 0 else end
+                text += word[inner.i + 1 : end]
+                inner.i = end + 1
+            elif c == '"':  # `${KV:+--kv-cache-dtype "$KV"}`: the quotes go, $KV is expanded
+                inner.i += 1
+            elif c == "\\" and inner.i + 1 < len(word):
+                text += word[inner.i + 1]
+                inner.i += 2
             else:
-                text += word[inner.i]
+                text += c
                 inner.i += 1
         return text, missing
 
@@ -661,6 +683,39 @@ def _evaluate(expr: str) -> int | None:
     return result if pos == len(tokens) else None
 
 
+def _brace_end(s: str, open_at: int) -> int:
+    """The index of the ``}`` that closes the ``${`` at ``open_at`` (the last index when none
+    does): braces, ``$( )`` and quotes inside its default word are skipped
+    (``${ROOT:-$(cd -- "${DIR}/.." && pwd)}``), not taken for its end."""
+    depth = 0
+    i = open_at
+    quoted = False
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif c == "'" and not quoted:
+            close = s.find("'", i + 1)
+            i = len(s) if close < 0 else close + 1
+            continue
+        elif s.startswith("$(", i):
+            i = _closing(s, i + 1)
+            continue
+        elif s.startswith("${", i):
+            depth += 1
+            i += 2
+            continue
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(s) - 1
+
+
 def _closing(s: str, open_at: int) -> int:
     """The index after the parenthesis that closes the one at ``open_at``."""
     depth = 0
@@ -681,13 +736,15 @@ def split_script(
     span: Span,
     origins: Mapping[str, str] | None = None,
     exports: list[dict[str, Exported]] | None = None,
+    open_env: bool = False,
 ) -> list[list[Token]]:
     """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
     variables that are set but whose value is not known, with where they come from; into
     ``exports``, when given, go the variables each command inherits from the script's own
-    ``export NAME=value`` lines (offsets are into ``script``)."""
+    ``export NAME=value`` lines (offsets are into ``script``). ``open_env``: what runs the
+    script may set variables it does not (a launch script, not a container's command)."""
     commands = []
-    splitter = _Splitter(script, env, origins or {})
+    splitter = _Splitter(script, env, origins or {}, open_env)
     splitter.run()
     placed: dict[int, Span] = {}  # an array element's place, by id of the word written
     for is_command, words in splitter.events:

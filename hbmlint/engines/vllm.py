@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..catalog import release
 from ..yamlsrc import Span
 from .args import (
     BadValue,
@@ -501,6 +502,49 @@ def removed_flags(
     return flags_removed(command, engine_version, REMOVED, "vLLM")
 
 
+# What vLLM does with no model: `vllm serve`'s model is an optional positional (nargs="?",
+# vllm/entrypoints/cli/serve.py), so it serves ModelConfig's default model: "facebook/opt-125m"
+# through 0.9.2 (vllm/config.py), "Qwen/Qwen3-0.6B" from 0.10.0 (vllm/config.py; 0.11.0-0.33.0
+# vllm/config/model.py). From 0.17.0, `vllm serve` with --served-model-name, no model and no
+# --config refuses to start (FlexibleArgumentParser.parse_args in vllm/utils/argparse_utils.py;
+# not in 0.16.0).
+_DEFAULT_MODEL_FROM = (("0.10.0", "Qwen/Qwen3-0.6B"), ("0.0", "facebook/opt-125m"))
+_SERVED_NAME_NEEDS_MODEL_FROM = "0.17.0"
+
+
+def without_model(command: EngineCommand, engine_version: str | None) -> tuple[str, str]:
+    """(message, severity) for a vLLM command that names no model: an error where the release
+    refuses to start (`vllm serve --served-model-name NAME` from 0.17.0), else a warning: vLLM
+    starts and serves its default model, which no manifest means."""
+    have = release(engine_version)
+    fix = "give the model as `vllm serve MODEL` or --model"
+    if command.served_name is not None and command.launcher in ("serve", "image"):
+        since = _SERVED_NAME_NEEDS_MODEL_FROM
+        if have is not None and have >= release(since):  # type: ignore[operator]
+            return (
+                f"the vllm command names no model, only --served-model-name: vLLM "
+                f"{engine_version} refuses to start ('`model` should be provided as the first "
+                f"positional argument', from {since} on); {fix}",
+                "error",
+            )
+        if have is None:
+            return (
+                f"the vllm command names no model, only --served-model-name: vLLM {since} and "
+                "later refuse to start, and the manifest names no release (an older one serves "
+                f"its default model); {fix}",
+                "warning",
+            )
+    if have is None:
+        default = f"{_DEFAULT_MODEL_FROM[0][1]} ({_DEFAULT_MODEL_FROM[1][1]} before 0.10)"
+    else:
+        default = next(m for v, m in _DEFAULT_MODEL_FROM if have >= release(v))  # type: ignore[operator]
+    return (
+        f"the vllm command names no model, so vLLM starts with its default model, {default}, "
+        f"and this deployment is not budgeted; {fix}",
+        "warning",
+    )
+
+
 def find(argv: list[Token]) -> int | None:
     """The index of the first engine argument when ``argv`` runs vLLM's server, else None."""
     for i, token in enumerate(argv):
@@ -540,6 +584,7 @@ def parse(
             guessed = item.value if _model_like(item.value.text) else None
         if item.flag is not None and item.flag.names[0] == "--served-model-name":
             served = item  # names the API serves it under; never the model itself
+            command.served_name = item.word.span
             continue
         if item.flag is None and not item.name:
             if positional is None and not item.word.text.startswith("-"):

@@ -117,6 +117,8 @@ _CHART_VALUES = re.compile(r"(^|/)([^/]*[-_.])?values([-_.][^/]*)?\.ya?ml$", re.
 _NOT_RUN = re.compile(
     r"(?:^|[\s;&|(`])(?:\S*/)?(?:pkill|pgrep|killall|pidof|which|whereis|type|command\s+-[vV])\s"
     r"|\s--help\b|\s--version\b"
+    # a file tool given the engine's path (`chmod +x "$BIN/trtllm-serve"`, `cat > .../vllm <<EOF`)
+    r"|^\s*(?:chmod|chown|cp|mv|rm|ln|ls|cat|touch|stat|readlink|realpath|install)\s"
 )
 
 

@@ -25,7 +25,6 @@ from ..spec import (
 from ..yamlsrc import Span
 
 _NO_MODEL = {
-    "vllm": "give it as `vllm serve MODEL` or --model",
     "sglang": "give it with --model-path",
     "trtllm": "give it as `trtllm-serve MODEL` or, to Dynamo's worker, with --model-path",
 }
@@ -282,13 +281,14 @@ def build(
         )
         return None, findings
     if not v.get("model.name"):
+        if command.engine == vllm.NAME:
+            message, severity = vllm.without_model(command, release)
+        else:
+            message = f"the {command.engine} command names no model; {_NO_MODEL[command.engine]}"
+            severity = "error"
         findings.append(
             input_diagnostic(
-                "HBM003",
-                f"the {command.engine} command names no model; {_NO_MODEL[command.engine]}",
-                display,
-                command.span,
-                name,
+                "HBM003", message, display, command.span, name, severity=Severity.parse(severity)
             )
         )
         return None, findings

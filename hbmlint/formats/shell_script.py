@@ -211,7 +211,9 @@ def to_script_deployments(
     start = Span(1, 1)
     script, origins = _prepared(text)
     exports: list[dict[str, Exported]] = []
-    commands = split_script(script, {}, Locator(text, start), start, origins, exports)
+    commands = split_script(
+        script, {}, Locator(text, start), start, origins, exports, open_env=True
+    )
     functions = _functions(script)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
