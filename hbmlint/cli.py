@@ -357,8 +357,8 @@ def lint(
     unsafe_fixes: bool = False,
     diff: bool = False,
 ) -> None:
-    """Lint manifests: files, or directories searched for YAML files (`-` reads standard
-    input)."""
+    """Lint manifests: files, or directories searched for YAML files and .sh/.bash launch
+    scripts (`-` reads standard input)."""
     from . import reporters
     from .config import CommandLine, ConfigError
     from .diagnostics import Severity

@@ -19,6 +19,7 @@ from . import files
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .expressions import ExpressionError
 from .formats import (
+    SCRIPT_SUFFIXES,
     detect_format,
     format_named,
     mentions_engine,
@@ -34,6 +35,9 @@ from .spec import Deployment, GpuSpec, ParallelSpec, ServingSpec
 from .yamlsrc import load_documents, load_documents_without_positions
 
 YAML_SUFFIXES = (".yaml", ".yml")
+# what a directory walk lints: manifests, and launch scripts (one that starts no engine has
+# nothing to report)
+SEARCHED_SUFFIXES = YAML_SUFFIXES + SCRIPT_SUFFIXES
 STDIN = "-"
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox"}
 # Larger files are refused with a finding rather than read (see docs: hostile input).
@@ -61,11 +65,11 @@ class LintOptions:
 
 
 def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
-    """YAML files under ``paths`` in a stable order, as (path, display name).
+    """YAML files and shell scripts under ``paths`` in a stable order, as (path, display name).
 
     Files named explicitly are linted whatever their suffix; directories are searched for
-    .yaml/.yml files, skipping VCS and virtualenv folders, without following symlinked
-    directories (no loops)."""
+    .yaml/.yml files and .sh/.bash launch scripts, skipping VCS and virtualenv folders, without
+    following symlinked directories (no loops)."""
     for raw in paths:
         if raw == STDIN:  # standard input: `helm template ... | hbmlint -`
             yield Path(STDIN), "<stdin>"
@@ -79,7 +83,7 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
                 yield from _unlisted(unlisted)
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
                 for name in sorted(names):
-                    if name.endswith(YAML_SUFFIXES):
+                    if name.endswith(SEARCHED_SUFFIXES):
                         child = Path(root) / name
                         yield child, _display(child)
             yield from _unlisted(unlisted)

@@ -1,7 +1,7 @@
 """Shell launch scripts named on the command line (`hbmlint scripts/serve.sh`): read as the
 script they are, each engine command a deployment, findings at the words' lines and columns;
-never parsed as YAML (no HBM002 error for text that was never meant to be YAML), and never
-searched for in a directory walk. Fixtures under tests/fixtures/real/shell-*.sh name the public
+never parsed as YAML (no HBM002 error for text that was never meant to be YAML); a directory
+walk lints .sh and .bash files too. Fixtures under tests/fixtures/real/shell-*.sh name the public
 scripts whose patterns they reproduce."""
 
 from __future__ import annotations
@@ -139,12 +139,29 @@ def test_a_script_piped_in_is_read_by_its_stdin_filename():
     assert f"scripts/serve.sh:{line}:{column}: error HBM102" in run.stdout, run.stdout
 
 
-def test_a_directory_walk_does_not_lint_scripts(cli, tmp_path, monkeypatch):
-    shutil.copy(DEFAULTS, tmp_path / "serve.sh")
+def test_a_directory_walk_lints_launch_scripts(cli, tmp_path, monkeypatch):
+    # a repository of launch scripts linted as a folder: the scripts are read, not skipped
+    # ("All clear in 0 files" would pass a budget that does not fit); a script that starts no
+    # engine, and a file of another suffix, add nothing
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(DEFAULTS, tmp_path / "scripts" / "serve.sh")
+    (tmp_path / "scripts" / "setup.bash").write_text("#!/bin/bash\npip install vllm\n")
+    (tmp_path / "scripts" / "notes.txt").write_text("vllm serve meta-llama/Llama-3.1-70B\n")
     monkeypatch.chdir(tmp_path)
     run = cli("--gpu", "L4", "--format", "json", ".")
-    assert json.loads(run.output) == []
+    findings = json.loads(run.output)
+    assert {f["file"] for f in findings} == {"scripts/serve.sh"}
+    assert "HBM102" in {f["code"] for f in findings}
+    assert run.exit_code == 1
+
+
+def test_a_folder_with_nothing_to_lint_says_so(cli, tmp_path, monkeypatch):
+    (tmp_path / "README.md").write_text("vllm serve Qwen/Qwen3-8B\n")
+    monkeypatch.chdir(tmp_path)
+    run = cli("--format", "text", ".")
     assert run.exit_code == 0
+    assert "All clear" not in run.output
+    assert "Nothing linted: no files found" in run.output
 
 
 def test_the_configuration_maps_a_script_without_a_suffix(cli, tmp_path, monkeypatch):

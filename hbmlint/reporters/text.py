@@ -121,6 +121,13 @@ def summary(diagnostics: list[Diagnostic], files: int, deployments: int) -> str:
         f"{files} file{'s' if files != 1 else ''}, "
         f"{deployments} deployment{'s' if deployments != 1 else ''}"
     )
+    if not diagnostics and not files:
+        # a path with nothing to lint is no clean result: a typo'd folder, or scripts under
+        # another name
+        return (
+            "Nothing linted: no files found (a directory is searched for .yaml, .yml, .sh and "
+            ".bash files; name other files on the command line)."
+        )
     if not diagnostics:
         return f"All clear: no findings in {scanned}."
     parts = [
