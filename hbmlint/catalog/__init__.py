@@ -322,23 +322,36 @@ def release(text: str | None) -> tuple[int, ...] | None:
 
 
 _VENDOR_TAG = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+)(\.post\d+)?)?")
+# a preview or a model's early-access build of a release (Dynamo's 1.3.0-dev.1,
+# 1.2.0-deepseek-v4-dev.3): its backends are not the release's own
+_PREVIEW_TAG = re.compile(r"[-.]dev\b")
+
+
+def _repository_matches(name: str, repository: str) -> bool:
+    """``name`` is ``repository`` (or, for one ending in "-", begins with it); a name that leaves
+    out the registry (nvidia/ai-dynamo/vllm-runtime, as Slurm recipes write nvcr.io's) counts."""
+    host, _, path = repository.partition("/")
+    if "." in host and "." not in name.partition("/")[0] and name.count("/") == path.count("/"):
+        repository = path
+    return name == repository or (repository.endswith("-") and name.startswith(repository))
 
 
 @lru_cache(maxsize=256)
 def vendor_image_release(image: str) -> tuple[str, str] | None:
     """(engine, release) that a vendor image's tag ships (vendor_images.yaml: NVIDIA Dynamo's
-    runtimes, Red Hat AI Inference Server), or None where the image is none of them or its tag
-    is in no table."""
+    runtimes, NGC's vLLM and Triton TensorRT-LLM containers, Red Hat AI Inference Server), or
+    None where the image is none of them or its tag is in no table."""
     name, _, tag = image.rsplit("@", 1)[0].rpartition(":")
     if not name or "/" in tag:  # a registry port (host:5000/image) with no tag
         return None
-    name = name.lower()
+    name = name.lower().removeprefix("docker.io/")
     for entry in _load("vendor_images.yaml")["images"]:
-        repositories = entry["repositories"]
-        if not any(name == r or (r.endswith("-") and name.startswith(r)) for r in repositories):
+        if not any(_repository_matches(name, r) for r in entry["repositories"]):
             continue
+        if not tag.endswith(entry.get("tag_suffix", "")):
+            continue  # the same repository's other flavour (tritonserver:25.01-py3)
         match = _VENDOR_TAG.match(tag)
-        if match is None:
+        if match is None or _PREVIEW_TAG.search(tag, match.end()):
             return None
         major, minor, patch, post = match.groups()
         tries = (
