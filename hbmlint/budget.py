@@ -262,7 +262,10 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         assumed["gpu"] = f"{resolved.gpu.name} (the default GPU; the manifest names none)"
     versioned = defaults["memory_fraction"].get("before") or "v0" in defaults
     if not dep.engine_version and (versioned or "derived" in defaults):
-        assumed["engine_version"] = f"the newest {engine} (set engine_version for older defaults)"
+        assumed["engine_version"] = (
+            f"the newest {engine}: the manifest names no release hbmlint can read (an image "
+            "tag naming one, or engine_version, gives an older release's defaults)"
+        )
     legacy = _is_legacy(defaults, dep.engine_version)
     serving = dep.serving
 

@@ -41,7 +41,9 @@ def test_swap_space_on_the_latest_image_is_a_warning_at_the_flag(rules):
     assert warning.severity.name == "WARNING"
     assert warning.message == (
         "--swap-space was removed from vLLM in 0.18.0 and the newest vLLM refuses to start "
-        "with it (argparse: unrecognized arguments)"
+        "with it (argparse: unrecognized arguments); the newest is assumed as the manifest "
+        "names no release hbmlint can read (no image, or a tag such as latest, dev or a "
+        "commit): an image before 0.18.0 still takes it"
     )
     assert warning.span.line == 32
     assert [f.message for f in warning.fixes] == ["Remove it: the CPU swap space it sized is gone"]
@@ -116,7 +118,9 @@ def test_disable_log_requests_on_the_newest_vllm_says_how_to_fix_it(tmp_path, ru
     [warning] = removed(tmp_path, rules, "--disable-log-requests", "latest")
     assert warning.message == (
         "--disable-log-requests was removed from vLLM in 0.17.0 and the newest vLLM refuses to "
-        "start with it (argparse: unrecognized arguments)"
+        "start with it (argparse: unrecognized arguments); the newest is assumed as the "
+        "manifest names no release hbmlint can read (no image, or a tag such as latest, dev or "
+        "a commit): an image before 0.17.0 still takes it"
     )
     assert warning.fixes[0].message.startswith("Remove it: request logging is off by default")
 

@@ -679,6 +679,12 @@ def flags_removed(
             f"{name} was removed from {engine} in {first} and {running} refuses to start with "
             f"it (argparse: {reason})"
         )
+        if have is None:
+            message += (
+                "; the newest is assumed as the manifest names no release hbmlint can read (no "
+                f"image, or a tag such as latest, dev or a commit): an image before {first} "
+                "still takes it"
+            )
         out.append((message, item.word.span, fix))
     return out
 
