@@ -122,6 +122,7 @@ def test_the_deployments_and_their_models_are_read_with_no_false_error(name, rul
 def test_every_fixture_is_covered_by_a_test():
     from test_chart_values_unread import COVERED as CHART_VALUES  # chart values: render first
     from test_engine_images_amd import COVERED as AMD_IMAGES  # ROCm images' releases
+    from test_engine_images_releases import COVERED as IMAGES  # vendor and nightly images
     from test_formats_orchestrators import COVERED as ORCHESTRATORS  # CRDs, KServe, KubeAI...
     from test_formats_orchestrators_real import COVERED as ROUND2  # their projects' own files
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
@@ -141,7 +142,7 @@ def test_every_fixture_is_covered_by_a_test():
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
-    tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | AMD_IMAGES | FORMATS12 | SHELL12
+    tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | AMD_IMAGES | FORMATS12 | SHELL12 | IMAGES
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -327,8 +327,18 @@ _VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?)")
 _VERSION_INSIDE = re.compile(r"[-_.]v(\d+\.\d+(?:\.\d+)?)(?=$|[-_+])")
 
 
-# Images whose tag is the engine's release though their entrypoint is not the engine.
-_VERSIONED_IMAGES = ("lmsysorg/sglang",)
+# Images whose tag is the engine's release though their entrypoint is not the engine: SGLang's
+# (lmsysorg/sglang:v0.5.2-cu126) and NGC's TensorRT-LLM release container, whose tag is the
+# tensorrt_llm version inside ("x.y.z corresponds to the TensorRT-LLM container version",
+# https://nvidia.github.io/TensorRT-LLM/installation/containers.html), kept whole (1.3.0rc18).
+_VERSIONED_IMAGES = ("lmsysorg/sglang", "tensorrt-llm/release")
+_TRTLLM_RELEASE = re.compile(r"^v?(\d+\.\d+\.\d+(?:rc\d+)?(?:\.post\d+)?)(?=$|[-_])")
+
+# Nightly builds of an engine's main branch tagged with their day and commit only, read as the
+# newest release by that day: SGLang's nightly-dev-20260721-8905cbd4 and nightly-dev-cu13-...
+# (sgl-project/sglang@00c56c2 .github/workflows/release-docker-dev.yml tags each night's build
+# lmsysorg/sglang:nightly-<dev|dev-cu13>-$(date +%Y%m%d)-<commit>).
+_NIGHTLY_IMAGES = {"lmsysorg/sglang": "sglang"}
 
 
 # AMD's ROCm images name the engine in the repository and its release inside the tag, beside
@@ -363,6 +373,13 @@ def image_version(image: str | None) -> str | None:
         return _rocm_image_version(rocm, tag)
     if image_engine(image) is None and not any(marker in name for marker in _VERSIONED_IMAGES):
         return None
+    if "tensorrt-llm/release" in repository:
+        match = _TRTLLM_RELEASE.match(tag)
+        return match.group(1) if match else None
     tag = image.rsplit("@", 1)[0].rpartition(":")[2]
     match = _VERSION.match(tag) or _VERSION_INSIDE.search(tag)
-    return match.group(1) if match else None
+    if match:
+        return match.group(1)
+    nightly = _NIGHTLY_IMAGES.get(repository)
+    day = _BUILD_DAY.search(tag) if nightly and tag.startswith("nightly") else None
+    return released_by(nightly, "-".join(day.groups())) if nightly and day else None
