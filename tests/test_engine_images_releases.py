@@ -18,7 +18,8 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 SGLANG_NIGHTLY = REAL / "srt-slurm-sglang-nightly-dev-image.yaml"
 DYNAMO_VLLM = REAL / "pod-dynamo-vllm-runtime-1.3.yaml"
 TRTLLM_RELEASE = REAL / "compose-trtllm-ngc-release.yml"
-COVERED = {SGLANG_NIGHTLY.name, DYNAMO_VLLM.name, TRTLLM_RELEASE.name}
+TGI_DLC = REAL / "gke-tgi-google-cloud-dlc.yaml"
+COVERED = {SGLANG_NIGHTLY.name, DYNAMO_VLLM.name, TRTLLM_RELEASE.name, TGI_DLC.name}
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,12 @@ def _variant(tmp_path: Path, source: Path, old: str, new: str) -> Path:
         ("nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.3.1", "1.3.0rc19"),
         ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.2.0", "0.5.11"),
         ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.5.0", "0.28.0"),
+        # Google Cloud's Hugging Face TGI containers: TGI's MAJOR-MINOR after the CUDA release
+        (
+            "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/"
+            "huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311",
+            "2.3",
+        ),
         # a Slurm recipe leaves out the registry
         ("nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post2", "1.2.0rc6.post2"),
     ],
@@ -142,3 +149,19 @@ def test_a_trtllm_release_container_gets_that_release_budget(rules, tmp_path):
     [unnamed] = _lint(latest, rules).deployments
     assert unnamed.budget.settings.engine_version is None
     assert unnamed.budget.kv_tokens == new.budget.kv_tokens
+
+
+def test_a_google_cloud_tgi_container_gets_its_tgi_release_budget(rules, tmp_path):
+    # the repository names TGI 2.2 (its tag is latest); the wiggle room, the KV block and the
+    # prefill default changed between 2.2 and 3.3 (engines.yaml tgi), so TGI 3.3.5 budgets the
+    # same Deployment differently
+    [dlc] = _lint(TGI_DLC, rules).deployments
+    assert dlc.budget.settings.engine_version == "2.2"
+    image = (
+        "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/"
+        "huggingface-text-generation-inference-cu121.2-2.ubuntu2204:latest"
+    )
+    tgi3 = _variant(tmp_path, TGI_DLC, image, "ghcr.io/huggingface/text-generation-inference:3.3.5")
+    [upstream] = _lint(tgi3, rules).deployments
+    assert upstream.budget.settings.engine_version == "3.3.5"
+    assert dlc.budget.kv_tokens != upstream.budget.kv_tokens

@@ -340,6 +340,11 @@ _TRTLLM_RELEASE = re.compile(r"^v?(\d+\.\d+\.\d+(?:rc\d+)?(?:\.post\d+)?)(?=$|[-
 # lmsysorg/sglang:nightly-<dev|dev-cu13>-$(date +%Y%m%d)-<commit>).
 _NIGHTLY_IMAGES = {"lmsysorg/sglang": "sglang"}
 
+# Google Cloud's Hugging Face containers name TGI's MAJOR-MINOR in the repository, after the CUDA
+# release: huggingface-text-generation-inference-cu124.2-4.ubuntu2204.py311 holds TGI 2.4.0
+# ("Available DLCs on Google Cloud", https://huggingface.co/docs/google-cloud/containers/available)
+_GCP_TGI = re.compile(r"huggingface-text-generation-inference-cu\d+\.(\d+)-(\d+)(?=[.:@]|$)")
+
 
 # AMD's ROCm images name the engine in the repository and its release inside the tag, beside
 # the ROCm, Python and PyTorch releases (rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103,
@@ -376,6 +381,9 @@ def image_version(image: str | None) -> str | None:
     if "tensorrt-llm/release" in repository:
         match = _TRTLLM_RELEASE.match(tag)
         return match.group(1) if match else None
+    dlc = _GCP_TGI.search(name)
+    if dlc:
+        return f"{dlc.group(1)}.{dlc.group(2)}"
     tag = image.rsplit("@", 1)[0].rpartition(":")[2]
     match = _VERSION.match(tag) or _VERSION_INSIDE.search(tag)
     if match:
