@@ -216,7 +216,10 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "map a local path to its model in the configuration (`model-paths`), annotate the "
             "workload `hbmlint.io/model: ORG/NAME`, or download the model's config.json into "
             "the Hugging Face cache. An unknown drafter is reported the same way; the target is "
-            "still budgeted, without the drafter.",
+            "still budgeted, without the drafter. A known model hbmlint does not budget is "
+            "reported here too: a warning that says why for one whose layers it does not model "
+            "(DeepSeek V4, Whisper), an info for an encoder-only embedder or reranker (BERT, "
+            "XLM-RoBERTa: BAAI/bge-m3), for which vLLM keeps no KV cache, naming its weights.",
         ),
         InputCheck(
             "HBM007",

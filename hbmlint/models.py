@@ -10,6 +10,7 @@ from . import catalog
 from .catalog import hf_cache_config, lockdir, read_config_file
 from .catalog.architecture import ConfigError
 from .catalog.checkpoint import Checkpoint
+from .catalog.encoders import is_encoder_config
 from .catalog.hub import HubFailure, cached_checkpoint, fetch, hub_cache_dir, is_hub_id
 
 
@@ -34,8 +35,9 @@ def rows() -> list[tuple[str, str]]:
     for model_id in catalog.model_ids():
         if model_id not in seen:
             config = (catalog.find_model(model_id) or {}).get("config") or {}
-            # DeepSeek V4 is listed only to say it is not modelled (UnmodelledArchitecture)
-            if isinstance(config.get("compress_ratios"), list):
+            # DeepSeek V4 and encoder models are listed only to say they are not budgeted
+            # (UnmodelledArchitecture; catalog/encoders.py)
+            if isinstance(config.get("compress_ratios"), list) or is_encoder_config(config):
                 out.append((model_id, "catalog: listed, not budgeted (not modelled)"))
             else:
                 out.append((model_id, "catalog: parameter arithmetic from config.json"))

@@ -450,6 +450,12 @@ def _architecture(config: Any, label: str, source: str) -> Architecture:
     return arch
 
 
+def _unmodelled(exc: Exception) -> Severity:
+    """A model hbmlint does not budget is a warning (its budget is not checked), but an
+    encoder-only model vLLM keeps no KV cache for is a note: there is no KV budget to check."""
+    return Severity.INFO if isinstance(exc, catalog.NoKvCacheModel) else Severity.WARNING
+
+
 def _resolve_model(
     run: _Run, ref: ModelRef, where: str, options: ResolveOptions
 ) -> Architecture | None:
@@ -461,7 +467,7 @@ def _resolve_model(
                 config = catalog.read_config_file(config)
             return _architecture(config, label, source)
         except catalog.UnmodelledArchitecture as exc:  # a real model hbmlint cannot budget
-            run.report("HBM006", f"{field_name}: {label}: {exc}", field_name, [], Severity.WARNING)
+            run.report("HBM006", f"{field_name}: {label}: {exc}", field_name, [], _unmodelled(exc))
             return None
         except ConfigError as exc:  # a broken catalog entry is our bug: report it, not crash
             message = f"{field_name}: {label}: {exc}"
@@ -482,7 +488,7 @@ def _resolve_model(
             data = catalog.read_config_file(ref.config)
             return catalog.architecture_from_config(data, ref.label, str(ref.config))
         except catalog.UnmodelledArchitecture as exc:
-            run.report("HBM006", f"{where}.config: {exc}", f"{where}.config", [], Severity.WARNING)
+            run.report("HBM006", f"{where}.config: {exc}", f"{where}.config", [], _unmodelled(exc))
             return None
         except ConfigError as exc:
             run.report("HBM006", f"{where}.config: {exc}", f"{where}.config")

@@ -21,6 +21,7 @@ from . import labels
 from .architecture import (
     Architecture,
     ConfigError,
+    NoKvCacheModel,
     UnmodelledArchitecture,
     WeightFormat,
     architecture_from_config,
@@ -30,6 +31,7 @@ from .labels import GpuChoice, gpu_from_labels, model_candidates
 __all__ = [
     "Architecture",
     "ConfigError",
+    "NoKvCacheModel",
     "UnmodelledArchitecture",
     "GpuChoice",
     "WeightFormat",

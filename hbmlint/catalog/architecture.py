@@ -40,6 +40,11 @@ class UnmodelledArchitecture(ConfigError):
     figures with no footing, so its budget is not checked (a warning, not a broken config)."""
 
 
+class NoKvCacheModel(UnmodelledArchitecture):
+    """An encoder-only model vLLM serves with no KV cache (catalog/encoders.py): there is no
+    KV-cache budget to check, so saying so is a note, not a warning."""
+
+
 @dataclass(frozen=True)
 class Sharding:
     """The ranks a model's parts are split over where they are not all split over the whole TP
@@ -1219,6 +1224,12 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
 
     check_config(config)  # types and ranges first: no arithmetic on absurd figures
     config = _served_part(config)
+    from .encoders import not_budgeted_reason
+
+    encoder = not_budgeted_reason(config)
+    if encoder is not None:
+        reason, only_a_note = encoder
+        raise (NoKvCacheModel if only_a_note else UnmodelledArchitecture)(reason)
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     if isinstance(text.get("compress_ratios"), list):
         # DeepSeek V4 (model_type deepseek_v4): read as a plain GQA model its 128 heads of 512
