@@ -1,5 +1,5 @@
-"""catalog: towers and models added in session 12 (MoonViT, and models real manifests name),
-each checked against a published figure."""
+"""catalog: towers and models added in sessions 12 and 14 (MoonViT, and models real manifests name
+or teams deploy), each checked against a published figure."""
 
 from __future__ import annotations
 
@@ -228,3 +228,44 @@ def test_checkpoints_of_a_catalog_shape_are_read_as_it(name, entry):
 def test_qwq_preview_keeps_32768_positions_where_qwq_has_131072():
     assert architecture("Qwen/QwQ-32B-Preview").max_position_embeddings == 32_768
     assert architecture("Qwen/QwQ-32B").max_position_embeddings == 131_072
+
+
+def _nano_deployment(tmp_path, model: str, gpu: str) -> object:
+    path = tmp_path / f"{gpu}.yaml"
+    path.write_text(
+        f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: nano}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "{model}", "--max-model-len", "131072", "--trust-remote-code"]
+        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_nemotron_nano_12b_v2_is_what_had_to_be_pruned_to_fit_an_a10g(tmp_path):
+    """The Nano 2 report (arXiv 2508.14444) prunes the 12B model to 9B 'to enable inference on up
+    to 128k tokens on a single NVIDIA A10G (22 GiB)': the 12B's 12.31B BF16 parameters (22.9 GiB)
+    alone exceed an A10G, so serving it there is the engine's refusal; an L40S holds it at 128K.
+    Offline it was HBM015 and nothing was checked."""
+    from format_helpers import findings
+
+    arch = architecture("nvidia/NVIDIA-Nemotron-Nano-12B-v2")
+    assert (arch.mixers.count("state"), arch.mixers.count("full")) == (28, 6)
+    assert arch.parameters == pytest.approx(12.31e9, rel=0.001)  # its model card's 12.31B
+    assert arch.kv_layout(1, 1, 2).full_per_token == 6 * 2 * 8 * 128 * 2
+    model = "nvidia/NVIDIA-Nemotron-Nano-12B-v2"
+    a10g = {f["code"]: f for f in findings(_nano_deployment(tmp_path, model, "NVIDIA-A10G"))}
+    assert "HBM015" not in a10g
+    assert a10g["HBM101"]["severity"] == "error"
+    l40s = findings(_nano_deployment(tmp_path, model, "NVIDIA-L40S"))
+    assert not [f for f in l40s if f["severity"] == "error"]
+    assert "HBM015" not in {f["code"] for f in l40s}
