@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from hbmlint import catalog
-from hbmlint.catalog.encoders import encoder_parameters, is_encoder_config
+from hbmlint.catalog.encoders import is_encoder_config, model_parameters
 from hbmlint.units import parse_quantity
 
 CATALOG = Path(catalog.__file__).parent
@@ -92,7 +92,7 @@ def test_model_parameter_count_matches_the_published_figure(entry):
     if is_encoder_config(merged["config"]):  # listed to say what vLLM holds for it, not budgeted
         with pytest.raises(catalog.UnmodelledArchitecture):
             catalog.architecture_from_config(merged["config"], entry["id"], entry["source"])
-        counted = encoder_parameters(merged["config"])
+        counted = model_parameters(merged["config"])
         assert counted is None or counted == pytest.approx(entry["parameters"], rel=0.025)
         return
     arch = catalog.architecture_from_config(merged["config"], entry["id"], entry["source"])

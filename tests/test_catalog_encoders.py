@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hbmlint import catalog
-from hbmlint.catalog.encoders import encoder_parameters
+from hbmlint.catalog.encoders import encoder_parameters, whisper_parameters
 
 
 def _serve(tmp_path: Path, model: str, gpu: str = "NVIDIA-L4") -> Path:
@@ -76,18 +76,26 @@ def test_an_encoder_config_from_any_source_is_not_budgeted_as_a_decoder():
     assert encoder_parameters(bert_base) + 768 * 768 + 768 == pytest.approx(110e6, rel=0.005)
 
 
-def test_whisper_is_a_warning_that_its_budget_is_not_checked():
-    whisper = {
-        "architectures": ["WhisperForConditionalGeneration"],
-        "model_type": "whisper",
-        "d_model": 1280,
-        "encoder_layers": 32,
-        "decoder_layers": 32,
-        "vocab_size": 51866,
-    }
+def test_whisper_is_a_warning_that_its_budget_is_not_checked_with_its_weights(tmp_path):
+    """Offline, openai/whisper-large-v3 was HBM015; from the Hub its config.json (no hidden_size)
+    was an HBM006 saying to point model.config at a readable file. Now a warning that says its
+    decoder and cross-attention caches are not modelled, and what its weights are."""
+    from format_helpers import findings
+
+    entry = catalog.find_model("openai/whisper-large-v3")
     with pytest.raises(catalog.UnmodelledArchitecture, match="cross-attention") as raised:
-        catalog.architecture_from_config(whisper, "openai/whisper-large-v3", "test")
+        catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
     assert not isinstance(raised.value, catalog.NoKvCacheModel)
+    # the Hub's safetensors totals (public tables of them: code search file ids 71142266638,
+    # 70862004100): large-v3 1,543,490,560; large-v3-turbo (4 decoder layers) 808,878,080;
+    # large-v2 (80 mel bins, one token fewer) 1,543,304,960
+    assert whisper_parameters(entry["config"]) == 1_543_490_560
+    assert whisper_parameters({**entry["config"], "decoder_layers": 4}) == 808_878_080
+    v2 = {**entry["config"], "num_mel_bins": 80, "vocab_size": 51865}
+    assert whisper_parameters(v2) == 1_543_304_960
+    found = findings(_serve(tmp_path, "openai/whisper-large-v3"))
+    assert [(f["code"], f["severity"]) for f in found] == [("HBM006", "warning")]
+    assert "2.87 GiB" in found[0]["message"]
 
 
 def test_a_decoder_embedder_keeps_its_kv_budget():

@@ -70,6 +70,38 @@ def encoder_parameters(config: dict) -> int | None:
     return total
 
 
+def whisper_parameters(config: dict) -> int | None:
+    """Parameters of a Whisper checkpoint as transformers builds WhisperForConditionalGeneration:
+    a stem of two width-3 convolutions (mel bins -> d_model -> d_model) and 1,500 stored
+    positions; encoder layers of self-attention (q, v, out biased, k not), a biased d -> ffn -> d
+    MLP and two LayerNorms; decoder layers with a cross-attention of the same shape and a third
+    LayerNorm; token and 448 position embeddings; a final LayerNorm on each side; proj_out tied
+    to the token embedding."""
+    width = _int(config, "d_model")
+    encoders, decoders = _int(config, "encoder_layers"), _int(config, "decoder_layers")
+    vocab = _int(config, "vocab_size")
+    if not (width and encoders and decoders and vocab):
+        return None
+    attention = 4 * width * width + 3 * width
+    norm = 2 * width
+
+    def mlp(ffn: int) -> int:
+        return 2 * width * ffn + ffn + width
+
+    mels = _int(config, "num_mel_bins", 80)
+    stem = 3 * mels * width + width + 3 * width * width + width
+    encoder = stem + _int(config, "max_source_positions", 1500) * width
+    encoder += encoders * (attention + mlp(_int(config, "encoder_ffn_dim", 4 * width)) + 2 * norm)
+    decoder = (vocab + _int(config, "max_target_positions", 448)) * width
+    ffn = _int(config, "decoder_ffn_dim", 4 * width)
+    decoder += decoders * (2 * attention + mlp(ffn) + 3 * norm)
+    return encoder + decoder + 2 * norm
+
+
+def _sixteen_bit(params: int) -> str:
+    return f"{params / 1e9:.2f}B parameters, {params * 2 / 2**30:.2f} GiB in 16-bit"
+
+
 def _architecture_names(config: dict) -> str:
     names = config.get("architectures")
     if isinstance(names, list) and names:
@@ -83,11 +115,13 @@ def not_budgeted_reason(config: dict) -> tuple[str, bool] | None:
     one) rather than a budget hbmlint cannot check (False). None for any other model."""
     model_type = config.get("model_type")
     if model_type == "whisper":
+        params = whisper_parameters(config)
+        weights = f"; weights {_sixteen_bit(params)}" if params is not None else ""
         return (
-            "an encoder-decoder speech model (Whisper): vLLM caches its decoder's keys and values "
-            "and a cross-attention cache of the encoder's frames for every request, which "
-            "hbmlint's arithmetic does not describe, so its budget is not checked; the engine's "
-            "start-up log gives the KV cache it allocated",
+            f"an encoder-decoder speech model (Whisper{weights}): vLLM caches its decoder's keys "
+            "and values and a cross-attention cache of the encoder's frames for every request, "
+            "which hbmlint's arithmetic does not describe, so its budget is not checked; the "
+            "engine's start-up log gives the KV cache it allocated",
             False,
         )
     if model_type not in ENCODER_ONLY_TYPES:
@@ -97,8 +131,7 @@ def not_budgeted_reason(config: dict) -> tuple[str, bool] | None:
     if params is not None:
         # vLLM loads a float32 pooling checkpoint in float16 (vllm config/model.py
         # _resolve_auto_dtype: pooling models prefer float16; float32 configs are downcast)
-        weights = f"{params * 2 / 2**30:.2f} GiB in 16-bit"
-        held = f"its weights ({params / 1e9:.2f}B parameters: {weights})"
+        held = f"its weights ({_sixteen_bit(params)})"
     return (
         f"an encoder-only model ({_architecture_names(config)}) that vLLM serves with its "
         "pooling runner: from vLLM 0.10.1 its bidirectional attention keeps no KV cache and the "
@@ -107,6 +140,13 @@ def not_budgeted_reason(config: dict) -> tuple[str, bool] | None:
         "models only, so nothing else is checked",
         True,
     )
+
+
+def model_parameters(config: dict) -> int | None:
+    """The parameters of an encoder or Whisper checkpoint where the arithmetic describes it."""
+    if config.get("model_type") == "whisper":
+        return whisper_parameters(config)
+    return encoder_parameters(config)
 
 
 def is_encoder_config(config: Any) -> bool:
