@@ -230,7 +230,7 @@ def test_qwq_preview_keeps_32768_positions_where_qwq_has_131072():
     assert architecture("Qwen/QwQ-32B").max_position_embeddings == 131_072
 
 
-def _nano_deployment(tmp_path, model: str, gpu: str) -> object:
+def _nano_deployment(tmp_path, model: str, gpu: str, max_len: int = 131072) -> object:
     path = tmp_path / f"{gpu}.yaml"
     path.write_text(
         f"""apiVersion: apps/v1
@@ -243,7 +243,7 @@ spec:
       containers:
       - name: vllm
         image: vllm/vllm-openai:v0.11.0
-        args: ["--model", "{model}", "--max-model-len", "131072", "--trust-remote-code"]
+        args: ["--model", "{model}", "--max-model-len", "{max_len}", "--trust-remote-code"]
         resources: {{limits: {{nvidia.com/gpu: "1"}}}}
 """,
         encoding="utf-8",
@@ -269,3 +269,34 @@ def test_nemotron_nano_12b_v2_is_what_had_to_be_pruned_to_fit_an_a10g(tmp_path):
     l40s = findings(_nano_deployment(tmp_path, model, "NVIDIA-L40S"))
     assert not [f for f in l40s if f["severity"] == "error"]
     assert "HBM015" not in {f["code"] for f in l40s}
+
+
+def test_gpt2_config_names_are_read_for_wizardcoder_and_distilgpt2(tmp_path):
+    """GPT-2 and GPTBigCode configs name their shape n_embd / n_layer / n_head / n_positions;
+    read as a Llama config they had 'no hidden_size' (an HBM006 from the Hub, HBM015 offline).
+    StarCoder's multi-query attention keeps one KV head: 40 layers x K and V x 128 x 2 bytes."""
+    from format_helpers import findings
+
+    wizard = architecture("WizardLM/WizardCoder-15B-V1.0")
+    assert (wizard.hidden_size, wizard.num_layers, wizard.num_kv_heads) == (6144, 40, 1)
+    assert wizard.kv_layout(1, 1, 2).full_per_token == 40 * 2 * 128 * 2
+    assert wizard.parameters == pytest.approx(15.5e9, rel=0.01)  # StarCoder's 15.5B
+    assert architecture("distilgpt2").parameters == pytest.approx(82e6, rel=0.015)  # its card
+    # 15.5B float16 parameters (28.8 GiB) cannot load on a 24 GB L4; an A100-80GB holds them
+    l4 = {
+        f["code"]: f for f in findings(_nano_deployment(tmp_path, wizard.name, "NVIDIA-L4", 8192))
+    }
+    assert "HBM015" not in l4 and l4["HBM101"]["severity"] == "error"
+    a100 = findings(_nano_deployment(tmp_path, wizard.name, "NVIDIA-A100-SXM4-80GB", 8192))
+    assert not [f for f in a100 if f["severity"] == "error"]
+    # its 8,192 positions (n_positions) bound the context: 16,384 is vLLM's refusal
+    longer = findings(_nano_deployment(tmp_path, wizard.name, "NVIDIA-A100-SXM4-80GB", 16384))
+    assert "HBM303" in {f["code"] for f in longer}
+
+
+def test_an_absurd_gpt2_layer_count_is_refused_before_any_arithmetic():
+    # n_layer is a layer count like num_hidden_layers: a billion layers is a broken or hostile
+    # config.json, refused by its field name rather than looped over
+    hostile = {"model_type": "gpt2", "n_embd": 768, "n_layer": 10**9, "n_head": 12}
+    with pytest.raises(catalog.ConfigError, match="n_layer"):
+        catalog.architecture_from_config({**hostile, "vocab_size": 50257}, "gpt2", "test")

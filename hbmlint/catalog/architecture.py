@@ -1176,6 +1176,34 @@ def checkpoint_quant_method(config: dict) -> str | None:
 GATED_ATTENTION_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
 
 
+# GPT-2's config names (transformers GPT2Config / GPTBigCodeConfig attribute_map: hidden_size is
+# n_embd, num_hidden_layers n_layer, num_attention_heads n_head, max_position_embeddings
+# n_positions; n_inner the MLP width, None for 4 x n_embd)
+_GPT2_NAMES = {
+    "n_embd": "hidden_size",
+    "n_layer": "num_hidden_layers",
+    "n_head": "num_attention_heads",
+    "n_positions": "max_position_embeddings",
+    "n_inner": "intermediate_size",
+}
+
+
+def _gpt2_fields(config: dict) -> dict:
+    """A GPT-2 or GPTBigCode (StarCoder, WizardCoder) config.json in the names the rest reads.
+    Both tie lm_head to the token embedding unless the config says otherwise (PretrainedConfig's
+    default, which vLLM's gpt2.py and gpt_bigcode.py follow), and GPTBigCode's multi_query
+    (GPTBigCodeConfig's default: true) is one KV head, as vLLM's GPTBigCodeAttention reads it."""
+    model_type = config.get("model_type")
+    if model_type not in ("gpt2", "gpt_bigcode"):
+        return config
+    named = {new: config[old] for old, new in _GPT2_NAMES.items() if config.get(old) is not None}
+    read = {**named, **config}  # a field written under its usual name wins
+    read.setdefault("tie_word_embeddings", True)
+    if model_type == "gpt_bigcode" and config.get("multi_query", True):
+        read.setdefault("num_key_value_heads", 1)
+    return read
+
+
 def _served_part(config: dict) -> dict:
     """The part of a config.json the engines build. Qwen3-Omni keeps its thinker (text model,
     vision and audio towers) beside a talker and a code2wav vocoder that neither engine loads:
@@ -1223,7 +1251,7 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     from .config_check import check_config
 
     check_config(config)  # types and ranges first: no arithmetic on absurd figures
-    config = _served_part(config)
+    config = _gpt2_fields(_served_part(config))
     from .encoders import not_budgeted_reason
 
     encoder = not_budgeted_reason(config)

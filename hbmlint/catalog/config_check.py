@@ -23,6 +23,11 @@ MAX_LIST = 100_000
 # 405B), hidden 16,384, vocab 262,144, 10M positions (Llama 4 Scout), 512 experts.
 INT_FIELDS: dict[str, tuple[int, int]] = {
     "num_hidden_layers": (0, 10_000),
+    "n_layer": (0, 10_000),  # GPT-2 / GPTBigCode names
+    "n_embd": (0, 1 << 20),
+    "n_head": (0, 1 << 16),
+    "n_inner": (0, 1 << 24),
+    "n_positions": (0, 1 << 34),
     "num_layers": (0, 10_000),
     "depth": (0, 10_000),
     "num_global_layers": (0, 10_000),
