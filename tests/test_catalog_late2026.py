@@ -300,3 +300,15 @@ def test_an_absurd_gpt2_layer_count_is_refused_before_any_arithmetic():
     hostile = {"model_type": "gpt2", "n_embd": 768, "n_layer": 10**9, "n_head": 12}
     with pytest.raises(catalog.ConfigError, match="n_layer"):
         catalog.architecture_from_config({**hostile, "vocab_size": 50257}, "gpt2", "test")
+
+
+def test_nvidia_minimax_m25_nvfp4_weighs_what_its_checkpoint_loads():
+    """A public table of the export's safetensors dtype counts (revision b6220d65): BF16
+    1,278,796,288 (embeddings, lm_head, router gates), F32 2,730,491,904 (self_attn, which the
+    engine loads into BF16 parameters), F8_E4M3 14,042,529,792 (block scales), U8 112,340,238,336
+    (two FP4 values a byte). Before, the name was refused as a second format on an FP8 model."""
+    arch = architecture("nvidia/MiniMax-M2.5-NVFP4")
+    loaded = 2 * 1_278_796_288 + 2 * 2_730_491_904 + 14_042_529_792 + 112_340_238_336
+    weights = arch.weight_bytes_per_rank(1, 1, arch.quantization, None).to("byte").magnitude
+    assert weights == pytest.approx(loaded, rel=0.002)
+    assert catalog.find_model("nvidia/MiniMax-M2.7-NVFP4")["id"] == "nvidia/MiniMax-M2.5-NVFP4"
