@@ -9,7 +9,9 @@ v1/kv_cache_interface.py EncoderOnlyAttentionSpec.max_memory_usage_bytes = 0,
 v1/engine/core.py _initialize_kv_caches "Attention free models don't need memory for kv
 cache"; read at the snapshot of southfreebird/vllm@c36f0aa3, October 2025), since "Support
 encoder-only models without KV-Cache" (vllm-project/vllm pull 21270, merged 2025-07-26, after
-0.10.0 was uploaded to PyPI on 2025-07-25: release 0.10.1). So
+0.10.0 was uploaded to PyPI on 2025-07-25: release 0.10.1); unchanged in a vLLM tree of
+2026-06-30 (0826joyce/vllm-serving-optimization@4e1f5bb9: EncoderOnlyAttentionSpec still holds 0
+bytes, and the engine still gives attention-free models no KV memory). So
 --gpu-memory-utilization reserves nothing for them: the GPU holds the weights and one batch's
 activations. hbmlint's budget is a KV-cache budget, so these models are named, with their
 weights where the arithmetic is known, and not budgeted.
