@@ -54,6 +54,9 @@ def test_xlm_roberta_arithmetic_matches_bge_m3s_published_size():
     reranker = encoder_parameters(catalog.find_model("BAAI/bge-reranker-v2-m3")["config"])
     assert m3 == pytest.approx(568e6, rel=0.005)
     assert reranker - m3 == 1024 * 1024 + 1024 + 1024 + 1
+    # bge-large-en-v1.5 (BERT-large): its published 335M counts the pooler vLLM skips
+    large = encoder_parameters(catalog.find_model("BAAI/bge-large-en-v1.5")["config"])
+    assert large + 1024 * 1024 + 1024 == pytest.approx(335e6, rel=0.001)
 
 
 def test_an_encoder_config_from_any_source_is_not_budgeted_as_a_decoder():

@@ -92,7 +92,7 @@ def test_a_served_name_the_directory_agrees_with_names_the_model(rules, tmp_path
     assert "served as 'meta-llama/Llama-3.2-3B-Instruct'" in by_code(result, "HBM006")[0].message
 
 
-def test_a_directory_named_org_dash_dash_name_is_that_model(rules):
+def test_a_directory_named_org_dash_dash_name_is_that_model(rules, tmp_path):
     result = lint(FLATTENED, rules, gpu="H100")
     assert errors(result) == []
     llama, embedding = result.deployments
@@ -102,11 +102,19 @@ def test_a_directory_named_org_dash_dash_name_is_that_model(rules):
         "'meta-llama--Meta-Llama-3-8B-Instruct' (ORG--NAME); the manifest says "
         "/models/meta-llama--Meta-Llama-3-8B-Instruct)"
     )
-    # an ORG--NAME the catalog does not hold is still unknown, not guessed at
+    # /models/BAAI--bge-large-en-v1.5 is the BERT embedder: vLLM keeps no KV cache for it, so
+    # it is named with its weights (an info), not budgeted
     assert embedding.budget is None
-    [warning] = by_code(result, "HBM006")
-    assert "'/models/BAAI--bge-large-en-v1.5' is a local path" in warning.message
-    assert warning.span.line == 34
+    [note] = by_code(result, "HBM006")
+    assert note.severity == Severity.INFO and "BAAI/bge-large-en-v1.5" in note.message
+    assert note.span.line == 34
+    # an ORG--NAME the catalog does not hold is still unknown, not guessed at
+    unknown = tmp_path / FLATTENED.name
+    text = FLATTENED.read_text(encoding="utf-8")
+    unknown.write_text(text.replace("BAAI--bge-large-en-v1.5", "acme--embedder-v9"), "utf-8")
+    [warning] = by_code(lint(unknown, rules, gpu="H100"), "HBM006")
+    assert "'/models/acme--embedder-v9' is a local path" in warning.message
+    assert warning.severity == Severity.WARNING and warning.span.line == 34
 
 
 def test_red_hat_ai_inference_server_3_0_is_the_vllm_it_ships(rules, tmp_path):
