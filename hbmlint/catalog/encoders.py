@@ -120,10 +120,10 @@ def not_budgeted_reason(config: dict) -> tuple[str, bool] | None:
         params = whisper_parameters(config)
         weights = f"; weights {_sixteen_bit(params)}" if params is not None else ""
         return (
-            f"an encoder-decoder speech model (Whisper{weights}): vLLM caches its decoder's keys "
-            "and values and a cross-attention cache of the encoder's frames for every request, "
-            "which hbmlint's arithmetic does not describe, so its budget is not checked; the "
-            "engine's start-up log gives the KV cache it allocated",
+            f"an encoder-decoder speech model (Whisper{weights}): its decoder caches keys and "
+            "values beside a cross-attention cache of the encoder's frames for every request "
+            "(vLLM's CrossAttentionSpec), which hbmlint's arithmetic does not describe, so its "
+            "budget is not checked; the engine's start-up log gives the KV cache it allocated",
             False,
         )
     if model_type not in ENCODER_ONLY_TYPES:
