@@ -82,8 +82,11 @@ def test_fp16_kv_cache_of_a_real_launch_script_is_an_error_at_the_value(rules):
         ("--quantization bitsandbytes", "v0.28.0", "ERROR"),
         ("--quantization bitsandbytes", "latest", "WARNING"),
         ("--quantization gguf", "v0.24.0", "ERROR"),
-        ("--quantization ptpc_fp8", "v0.18.0", None),
-        ("--quantization ptpc_fp8", "v0.19.0", "ERROR"),
+        # deprecated from 0.14 (refused without --allow-deprecated-quantization), dropped in 0.19
+        ("--quantization ptpc_fp8", "v0.13.0", None),
+        ("--quantization ptpc_fp8", "v0.18.0", "ERROR"),
+        ("--quantization ptpc_fp8 --allow-deprecated-quantization", "v0.18.0", None),
+        ("--quantization ptpc_fp8 --allow-deprecated-quantization", "v0.19.0", "ERROR"),
         ("--quantization fp8", "v0.33.0", None),
     ],
 )

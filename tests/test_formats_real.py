@@ -118,6 +118,11 @@ EXPECTED = {
 }
 
 
+# findings a fixture is written to carry: skypilot's multinode recipe installs the newest vLLM
+# ("vllm>=0.10.0"), which refuses Meta's fbgemm_fp8 405B export without
+# --allow-deprecated-quantization (test_vllm_deprecated_quantization.py)
+EXPECTED_FINDINGS = {"skypilot-vllm-multinode.sky.yaml": ["HBM004"]}
+
 # every fixture this file checks (test_real_manifests.py checks that none goes untested)
 COVERED = set(EXPECTED) | {"kuberay-rayservice-custom-app.yaml", "vllm-chart-default-gpu.yaml"}
 
@@ -135,7 +140,7 @@ def test_real_pattern_is_read_right(fixture):
         assert (got["engine"], got["gpu"], got["gpu_count"]) == (engine, gpu, count), name
         assert (got["tensor_parallel"], got["pipeline_parallel"]) == (tp, pp), name
     assert [f for f in found if f["severity"] == "error"] == []
-    assert [f["code"] for f in found] == []
+    assert [f["code"] for f in found] == EXPECTED_FINDINGS.get(fixture, [])
 
 
 def test_skypilot_fields_are_located_in_the_task_file():

@@ -162,6 +162,7 @@ OTHER_TESTS = (
     "vllm-performance-mode-throughput-l4.yaml",  # test_performance_mode.py
     "vllm-swap-space-latest.yaml",  # test_removed_flags.py
     "shell-vllm-kv-cache-dtype-fp16.sh",  # test_engine_value_refusals.py
+    "shell-vllm-load-format-gguf.sh",  # test_vllm_deprecated_quantization.py
     "sglang-defaults-l4-0521.yaml",  # test_sglang_defaults_0520.py
 )
 

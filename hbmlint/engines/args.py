@@ -91,6 +91,12 @@ class Refusal:
     fix: str
     since: str | None = None
     through: str | None = None
+    # the first release that takes the value again (a deprecation later lifted): from it on,
+    # and where the manifest names no release, nothing is said
+    until: str | None = None
+    # None: the refusal is certain at those releases; else why it may not happen (the
+    # checkpoint may let the engine take another path), and it is a warning that says so
+    unless: str | None = None
 
 
 def refused_at(
@@ -100,23 +106,32 @@ def refused_at(
     release: an error where the manifest's release refuses the value; a warning where the
     manifest names no release and the newest refuses it (an older image may take it); nothing
     where its release takes it. A value only older releases refuse is not judged without a
-    release (the newest takes it)."""
+    release (the newest takes it), nor one a later release takes again (``until``). A refusal
+    that depends on more than the release (``unless``) is a warning that says on what."""
     have = release(engine_version)
     out = []
     for refusal in command.refusals:
+        until = release(refusal.until)
+        if until is not None and (have is None or have >= until):
+            continue
+        sure = "error" if refusal.unless is None else "warning"
         if refusal.since is not None:
             if have is None:
                 message = (
                     f"{refusal.what}: {engine} {refusal.since} and later refuse it, and the "
                     "manifest names no release (check the image's: an older one may take it)"
                 )
+                if refusal.unless is not None:
+                    message += f"; it starts if {refusal.unless}"
                 out.append((message, refusal.span, refusal.fix, "warning"))
             elif have >= release(refusal.since):  # type: ignore[operator]
                 message = (
                     f"{refusal.what}: {engine} {engine_version} refuses it (from "
                     f"{refusal.since} on)"
                 )
-                out.append((message, refusal.span, refusal.fix, "error"))
+                if refusal.unless is not None:
+                    message += f"; it starts if {refusal.unless}"
+                out.append((message, refusal.span, refusal.fix, sure))
         through = release(refusal.through)
         if through is not None and have is not None and have <= through:
             message = (

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..catalog import release
+from ..catalog import find_model, release
 from ..yamlsrc import Span
 from .args import (
     BadValue,
@@ -243,6 +243,8 @@ FLAGS = FlagTable(
             ("--kv-cache-memory-bytes",), "serving.kv_cache_memory_bytes", human_int, optional=True
         ),
         Flag(("--cpu-offload-gb",), "serving.cpu_offload_gb", nonnegative_float),
+        # how the weights are read: some formats went with their loaders (_release_refusals)
+        Flag(("--load-format",), parse=str),
         # LoRA adapters: slots and rank of the A/B matrices vLLM preallocates (lora.py); the
         # slots only count with --enable-lora (_lora)
         Flag(("--enable-lora", "--no-enable-lora"), "serving.lora_enabled"),
@@ -338,6 +340,7 @@ FLAGS = FlagTable(
         "--enable-expert-parallel",
         "--disable-log-stats",
         "--grpc",
+        "--allow-deprecated-quantization",
     ],
 )
 
@@ -683,6 +686,7 @@ def parse(
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
     _external_data_parallel(command)
+    _deprecated_checkpoint(command)
     both = command.values.pop("serving.mamba_cache_dtype", None)
     both_span = command.locations.pop("serving.mamba_cache_dtype", None)
     if both and both_span is not None and "serving.mamba_ssm_dtype" not in command.values:
@@ -706,6 +710,42 @@ VLLM_QUANTIZATION_DROPPED = {
     "ptpc_fp8": ("0.18.0", "0.19"),
     "petit_nvfp4": ("0.19.0", "0.20"),
     "cpu_awq": ("0.22.1", "0.23"),
+    "gguf": ("0.23.0", "0.24"),
+    "bitsandbytes": ("0.27.1", "0.28"),
+}
+# Dropped names that still start where the checkpoint is of a format another method claims
+# whatever --quantization says (ModelConfig._verify_quantization lets the first
+# override_quantization_method that answers replace the flag, vllm 0.33.0 config/model.py):
+# INCConfig takes every quant_method auto-round checkpoint (inc/inc.py), ModelOptNvFp4Config
+# every ModelOpt NVFP4 export (modelopt.py), the checkpoints these two names were for.
+_DROPPED_UNLESS = {
+    "auto-round": "the checkpoint is an AutoRound export (vLLM serves it as inc)",
+    "petit_nvfp4": "the checkpoint is a ModelOpt NVFP4 export (vLLM serves it as modelopt_fp4)",
+}
+# --quantization methods in DEPRECATED_QUANTIZATION_METHODS, which ModelConfig refuses from 0.14
+# on unless --allow-deprecated-quantization is given ("The quantization method %s is deprecated
+# ... To bypass, set `--allow-deprecated-quantization`", config/model.py _verify_quantization;
+# the list and the check read in the 0.14.0-0.33.0 wheels, neither in 0.13.0): name -> the first
+# release that no longer refuses it (None: refused up to 0.33). fbgemm_fp8 and fp_quant are
+# listed from 0.14.0 to 0.33.0, experts_int8 from 0.14.0 to 0.19.0; ptpc_fp8, deepspeedfp, hqq
+# and rtn until the release that dropped them (VLLM_QUANTIZATION_DROPPED says the rest). Names
+# another method's override may replace (bitblas, gptq_marlin_24, gptq_bitblas, ipex,
+# petit_nvfp4, auto-round) are left out: whether the check sees them depends on the checkpoint.
+VLLM_QUANTIZATION_DEPRECATED = {
+    "fbgemm_fp8": None,
+    "fp_quant": None,
+    "experts_int8": "0.20",
+    "ptpc_fp8": "0.19",
+    **dict.fromkeys(("deepspeedfp", "hqq", "rtn"), "0.15"),
+}
+_DEPRECATED_SINCE = "0.14"
+_ALLOW_DEPRECATED = "--allow-deprecated-quantization"
+
+# --load-format names vLLM dropped with their loaders: the last release read with the name in
+# _LOAD_FORMAT_TO_MODEL_LOADER (model_executor/model_loader/__init__.py of the 0.23.0, 0.24.0,
+# 0.27.1 and 0.28.0 wheels) and the first without it, where get_model_loader raises "Load format
+# `gguf` is not supported" as the model loads (LoadConfig takes any string, so argparse does not)
+VLLM_LOAD_FORMAT_DROPPED = {
     "gguf": ("0.23.0", "0.24"),
     "bitsandbytes": ("0.27.1", "0.28"),
 }
@@ -735,6 +775,7 @@ def _release_refusals(command: EngineCommand) -> None:
         )
     quant = last.get("--quantization")
     method = quant.value.text.strip() if quant is not None and quant.value is not None else ""
+    allowed = _deprecated_allowed(command)
     if quant is not None and quant.value is not None and method in VLLM_QUANTIZATION_DROPPED:
         kept, dropped = VLLM_QUANTIZATION_DROPPED[method]
         command.refusals.append(
@@ -743,6 +784,23 @@ def _release_refusals(command: EngineCommand) -> None:
                 quant.value.span,
                 f"Serve a checkpoint in a format current vLLM loads (AWQ, GPTQ, FP8, "
                 f"compressed-tensors), or pin an image of vLLM {kept} or earlier",
+                since=dropped,
+                unless=_DROPPED_UNLESS.get(method),
+            )
+        )
+    if quant is not None and quant.value is not None and not allowed:
+        _deprecated_method(command, method, quant.value.span, f"--quantization {method}")
+    load = last.get("--load-format")
+    form = load.value.text.strip().lower() if load is not None and load.value is not None else ""
+    if load is not None and load.value is not None and form in VLLM_LOAD_FORMAT_DROPPED:
+        kept, dropped = VLLM_LOAD_FORMAT_DROPPED[form]
+        command.refusals.append(
+            Refusal(
+                f"--load-format {form} is a load format vLLM dropped with its loader (the model "
+                f"does not load: 'Load format `{form}` is not supported')",
+                load.value.span,
+                f"Serve the model in safetensors (an AWQ, GPTQ, FP8 or compressed-tensors "
+                f"checkpoint for a quantized one), or pin an image of vLLM {kept} or earlier",
                 since=dropped,
             )
         )
@@ -757,6 +815,59 @@ def _release_refusals(command: EngineCommand) -> None:
                 "prefix caching, or pin an image of vLLM 0.31 or earlier",
                 since="0.32",
             )
+        )
+
+
+def _deprecated_allowed(command: EngineCommand) -> bool:
+    """Whether --allow-deprecated-quantization is on (the last of it and its --no- form wins)."""
+    allowed = False
+    for item in command.items:
+        if item.name in (_ALLOW_DEPRECATED, "--no-" + _ALLOW_DEPRECATED[2:]):
+            on = item.name == _ALLOW_DEPRECATED
+            if item.value is not None and item.value.text.strip().lower() in ("true", "false"):
+                on = on == (item.value.text.strip().lower() == "true")
+            allowed = on
+    return allowed
+
+
+def _deprecated_method(command: EngineCommand, method: str, span: Span, what: str) -> None:
+    """A deprecated quantization method without --allow-deprecated-quantization: refused from
+    0.14 until the release that lifts or drops it (the drop has its own refusal)."""
+    if method not in VLLM_QUANTIZATION_DEPRECATED:
+        return
+    command.refusals.append(
+        Refusal(
+            f"{what} is a quantization method vLLM deprecated, and it refuses to start without "
+            f"{_ALLOW_DEPRECATED} ('The quantization method {method} is deprecated')",
+            span,
+            f"Add {_ALLOW_DEPRECATED} to keep it, or serve a checkpoint in a current format "
+            "(FP8 as fp8 or compressed-tensors)",
+            since=_DEPRECATED_SINCE,
+            until=VLLM_QUANTIZATION_DEPRECATED[method],
+        )
+    )
+
+
+def _deprecated_checkpoint(command: EngineCommand) -> None:
+    """A checkpoint stored in a deprecated method (Meta's Llama 3.1 405B FP8 export is
+    fbgemm_fp8) with no --quantization: vLLM takes the method from its config.json and applies
+    the same check. Read from the catalog only (a checkpoint read from the Hub later is not
+    judged here)."""
+    model = command.values.get("model.name")
+    if not isinstance(model, str) or "model.quantization" in command.values:
+        return
+    if _deprecated_allowed(command):
+        return
+    entry = find_model(model) or {}
+    config = entry.get("config") or {}
+    quant = config.get("quantization_config") if isinstance(config, dict) else None
+    method = quant.get("quant_method") if isinstance(quant, dict) else None
+    if isinstance(method, str) and method in VLLM_QUANTIZATION_DEPRECATED:
+        _deprecated_method(
+            command,
+            method,
+            command.locations.get("model.name", command.span),
+            f"{model}'s quant_method {method} (its config.json)",
         )
 
 
