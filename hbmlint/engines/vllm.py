@@ -679,6 +679,7 @@ def parse(
     _cudagraph_mode(command)
     _release_refusals(command)
     _lora(command)
+    _tensor_by_decode_context(command)
     if not command.values.pop("parallel.eplb", False):
         command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
     command.locations.pop("parallel.eplb", None)
@@ -868,6 +869,33 @@ def _deprecated_checkpoint(command: EngineCommand) -> None:
             method,
             command.locations.get("model.name", command.span),
             f"{model}'s quant_method {method} (its config.json)",
+        )
+
+
+def _tensor_by_decode_context(command: EngineCommand) -> None:
+    """--decode-context-parallel-size N splits each TP group into groups of N ranks: vLLM
+    refuses a TP size N does not divide ("tp_size=4 must be divisible by dcp_size=8",
+    ParallelConfig in vllm/config/parallel.py of every release read, 0.10.2 to 0.33.0). With
+    prefill context parallelism on, 0.26 and later take other sizes: not judged then."""
+    dcp = command.values.get("parallel.decode_context")
+    where = command.locations.get("parallel.decode_context")
+    if not isinstance(dcp, int) or dcp <= 1 or where is None:
+        return
+    names = {i.name for i in command.items}
+    if "parallel.tensor" in command.unread or names & {"--prefill-context-parallel-size", "-pcp"}:
+        return
+    if "parallel.tensor" not in command.values and "--config" in names:
+        return  # the TP size may be in the config file
+    tp = command.values.get("parallel.tensor", 1)
+    if isinstance(tp, int) and tp % dcp:
+        command.note(
+            "HBM004",
+            f"--decode-context-parallel-size {dcp} does not divide the tensor parallel size "
+            f"{tp}: vLLM refuses to start ('tp_size={tp} must be divisible by dcp_size={dcp}'); "
+            "decode context parallelism reuses the TP group's GPUs",
+            where,
+            f"Set --tensor-parallel-size to a multiple of {dcp}, or a "
+            "--decode-context-parallel-size that divides it",
         )
 
 
