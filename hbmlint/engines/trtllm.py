@@ -31,6 +31,7 @@ from .args import (
     EngineCommand,
     Flag,
     FlagTable,
+    Item,
     Token,
     apply,
     boolean,
@@ -148,6 +149,16 @@ def parse(
     """``trtllm-serve [serve] MODEL --flag value ...`` (what follows the launcher)."""
     command = EngineCommand(engine=NAME, span=launcher)
     for item in scan(tokens, SERVE_FLAGS):
+        if item.flag is not None and _not_as_declared(item):
+            written = item.word.text.partition("=")[0]
+            command.note(
+                "HBM004",
+                f"trtllm-serve has no option {written}: click matches its option names exactly "
+                f"(written with underscores), so it refuses to start ('No such option: "
+                f"{written}')",
+                item.word.span,
+                f"Write {_underscored(item)}",
+            )  # and read as meant, so that the budget is the one the fix leads to
         if item.flag is None and not item.name:
             if "model.name" not in command.values and item.word.readable:
                 command.set("model.name", model_name(item.word.text), item.word.span)
@@ -173,6 +184,20 @@ def parse(
         apply(command, item)
     _expert(command)
     return command
+
+
+def _not_as_declared(item: Item) -> bool:
+    """An option of trtllm-serve not written as declared: with dashes where its name has
+    underscores (``--tp-size`` for ``--tp_size``) or cut short. click, unlike argparse, matches
+    option names exactly (tensorrt_llm/commands/serve.py declares each with underscores)."""
+    written = item.word.text.partition("=")[0]
+    return written.startswith("--") and written not in item.flag.names  # type: ignore[union-attr]
+
+
+def _underscored(item: Item) -> str:
+    written = item.word.text.partition("=")[0]
+    names = item.flag.names  # type: ignore[union-attr]
+    return next((n for n in names if n.replace("_", "-") == written.replace("_", "-")), names[0])
 
 
 def _expert(command: EngineCommand) -> None:
