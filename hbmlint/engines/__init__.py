@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import ModuleType
 
 from ..catalog import released_by, vendor_image_release
@@ -159,6 +160,54 @@ def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
     return None
 
 
+# a word the author elided ("python3 -m sglang.launch_server ..."): notes, not a command line
+_ELIDED = ("...", "\u2026")
+
+
+def parse_engine_words(
+    module: ModuleType, words: list[Token], launcher: Span, env: Mapping[str, Token]
+) -> EngineCommand:
+    """``module.parse``, for two ways a command line is not what its words seem:
+
+    - a flag after a space (`` --model``): a ``\\`` ending a line of a folded block scalar
+      (``>``) escapes the space the fold puts there instead of continuing the line, and the
+      shell passes the space with the flag as one word. argparse (and click, clap) reads no
+      flag in it, so the engine refuses the command (ai-dynamo/dynamo#14321: "dynamo.vllm:
+      error: unrecognized arguments:  --model"). An error at that word; the flags are read
+      without the space, as the author meant them, so the rest is still checked;
+    - ``...`` where flags go: the author left the rest out, so a model that is not there is
+      unknown, not missing."""
+    spaced = next(
+        (w for w in words if w.text[:1].isspace() and w.text.lstrip().startswith("-")), None
+    )
+    if spaced is not None:
+        words = [replace(w, text=w.text.lstrip()) if w.text[:1].isspace() else w for w in words]
+    command = module.parse(words, launcher, env)
+    if spaced is not None:
+        flag = spaced.text.strip().split()[0]
+        command.note(
+            "HBM004",
+            f"'{spaced.text}' starts with a space, so the engine reads no flag in it and "
+            f"refuses the command (unrecognized arguments): a \\ that ends a line of a folded "
+            f"block scalar (>) escapes the space the fold puts there instead of continuing the "
+            f"line, and the shell passes ' {flag}' as one word",
+            spaced.span,
+            "Write the script as a literal block scalar (| or |-), whose line breaks the "
+            "backslashes continue, or drop the backslashes",
+        )
+    elided = next((w for w in words if w.text.strip() in _ELIDED), None)
+    if elided is not None and "model.name" not in command.values:
+        command.model_unreadable = True  # the note says why; no "names no model" error
+        command.note(
+            "HBM011",
+            "the command line is elided here ('...' stands for flags left out), and what it "
+            "leaves out may name the model; this deployment is not checked",
+            elided.span,
+            "Write the whole command line to have it checked",
+        )
+    return command
+
+
 def read_command(
     command: Sequence[Token], env: Mapping[str, Token], text: str
 ) -> EngineCommand | None:
@@ -168,7 +217,7 @@ def read_command(
     found = _find(command)
     if found:
         module, start = found
-        parsed = module.parse(list(command[start:]), command[start - 1].span, env)
+        parsed = parse_engine_words(module, list(command[start:]), command[start - 1].span, env)
         parsed.launcher = command[start - 1].text
         return parsed
     container = _container_run(command)
@@ -220,7 +269,7 @@ def read_invocation(
     found = _find(argv)
     if found:
         module, start = found
-        parsed = module.parse(list(argv[start:]), argv[start - 1].span, env)
+        parsed = parse_engine_words(module, list(argv[start:]), argv[start - 1].span, env)
         parsed.launcher = argv[start - 1].text
         return parsed
     module = image_engine(image)

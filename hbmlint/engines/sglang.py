@@ -329,16 +329,22 @@ def parse(
     text_only: list[Item] = []
     command.items = list(scan(tokens, FLAGS))
     unread = False  # a word hbmlint cannot read where flags go: it may hold --model-path
+    config: Item | None = None
     for item in command.items:
         if item.flag is None and not item.name and item.word.text.startswith("$"):
             command.note("HBM011", flags_unread(item.word), item.word.span)
             unread = True
+            continue
+        if item.flag is None and item.name == "--config":
+            config = item
             continue
         apply(command, item)
         if item.name in _TEXT_ONLY:
             text_only.append(item)
     if unread and "model.name" not in command.values:
         command.model_unreadable = True  # the note says why; no "names no model" error
+    if config is not None:
+        _settings_in_config_file(command, config)
     _allow_longer(command, env)
     _kv_refusals(command)
     _encoder_disaggregation(command, text_only)
@@ -366,6 +372,48 @@ def parse(
     else:
         command.locations.setdefault("speculative", command.locations["speculative.method"])
     return command
+
+
+# what a `--config FILE` may set that the budget rests on, by SGLang's flag names
+_CONFIG_FILE_SETTINGS = {
+    "parallel.tensor": "tp-size",
+    "parallel.pipeline": "pp-size",
+    "serving.max_model_len": "context-length",
+    "serving.gpu_memory_utilization": "mem-fraction-static",
+}
+
+
+def _settings_in_config_file(command: EngineCommand, config: Item) -> None:
+    """``--config FILE``: SGLang takes every setting the command line leaves out from the YAML
+    file (sgl-project/sglang python/sglang/srt/server_args_config_parser.py
+    ConfigArgumentMerger, the command line winning), and Dynamo's SGLang worker does the same.
+    hbmlint does not follow a mounted file from here, so a model not on the command line is
+    unknown, not missing, and the budget's settings it leaves out are unread, not defaults."""
+    where = config.value or config.word
+    if "model.name" not in command.values and not command.model_unreadable:
+        command.model_unreadable = True  # the note says why; no "names no model" error
+        command.note(
+            "HBM011",
+            f"the model is not on the command line; SGLang reads it and the settings the "
+            f"command line leaves out from --config {where.text}, which hbmlint does not "
+            "follow from here; this deployment is not checked",
+            where.span,
+            "Put --model-path and the parallelism on the command line to have it checked",
+        )
+        return
+    missing = [p for p in _CONFIG_FILE_SETTINGS if p not in command.values]
+    for path in missing:
+        command.unread.setdefault(path, where.span)
+    if missing:
+        names = ", ".join(_CONFIG_FILE_SETTINGS[p] for p in missing)
+        command.note(
+            "HBM011",
+            f"SGLang reads the settings this command line leaves out from --config "
+            f"{where.text}, which hbmlint does not follow from here; {names} may be set there, "
+            "so they are not taken as the engine defaults",
+            where.span,
+            "Put those settings on the command line to have them checked",
+        )
 
 
 _TEXT_ONLY = ("--language-only", "--language-model-only", "--encoder-only")

@@ -61,7 +61,10 @@ class Locator:
     def locate(self, raw: str) -> Span:
         # A word's own characters up to the first quote, escape or expansion appear verbatim in
         # the source whatever the scalar's style; later ones may be escaped or folded.
-        probe = re.split(r"[\"'\\$\n]", raw.lstrip("\"'"), maxsplit=1)[0][:60]
+        body = raw.lstrip("\"'")
+        if body[:1] == "\\" and body[1:2].isspace():
+            body = body[2:].lstrip()  # an escaped space (a folded `\` line end): the word after
+        probe = re.split(r"[\"'\\$\n]", body, maxsplit=1)[0][:60]
         if not probe:
             # a word that starts with an expansion ("$@", $MODEL): its raw text, up to the first
             # escape or line break, is where the script wrote it

@@ -676,6 +676,7 @@ def parse(
         _settings_in_config_file(command, config)
     _omni(command)
     _encoder_producer(command)
+    _dynamo_encode_worker(command)
     _cudagraph_mode(command)
     _release_refusals(command)
     _lora(command)
@@ -1013,6 +1014,33 @@ def _encoder_producer(command: EngineCommand) -> None:
                 "ec_producer): it runs the multimodal encoder for the prefill/decode "
                 "instances and holds no language model weights or KV cache of the kind "
                 "hbmlint budgets; this deployment is not budgeted",
+                item.word.span,
+            )
+        return
+
+
+def _dynamo_encode_worker(command: EngineCommand) -> None:
+    """``python -m dynamo.vllm --disaggregation-mode encode``: Dynamo's multimodal encode
+    worker, which loads only the model's vision encoder (vLLM with mm_encoder_only, a 64 MiB
+    KV cache and max_model_len 1; ai-dynamo/dynamo components/src/dynamo/vllm/
+    multimodal_utils/model.py load_vision_model) and hands the embeddings to the
+    prefill/decode workers. hbmlint budgets a whole model and its KV cache, which this worker
+    does not hold: it is not budgeted (the decode workers are)."""
+    if command.model_unreadable:
+        return
+    for index, item in enumerate(command.items):
+        if item.name != "--disaggregation-mode":
+            continue
+        value = item.value
+        if value is None and index + 1 < len(command.items):
+            value = command.items[index + 1].word
+        if value is not None and value.readable and value.text.strip() == "encode":
+            command.model_unreadable = True
+            command.note(
+                "HBM011",
+                "--disaggregation-mode encode makes this Dynamo's multimodal encode worker: it "
+                "loads only the model's vision encoder and holds no language model weights or "
+                "KV cache of the kind hbmlint budgets; this deployment is not budgeted",
                 item.word.span,
             )
         return

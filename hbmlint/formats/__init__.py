@@ -216,12 +216,43 @@ def is_template(text: str, error: Span | None = None) -> bool:
     return any("{{" in line for line in near)
 
 
+# A line that is nothing but one ${NAME}: a placeholder for a whole block, which envsubst (or
+# a script's substitution) fills in before kubectl sees the file; no YAML file has one unquoted.
+_BLOCK_PLACEHOLDER = re.compile(r"^[ \t]*\$\{[A-Za-z_][A-Za-z0-9_]*\}[ \t]*$", re.M)
+
+
+def _block_placeholder(text: str, display: str, error: Span | None) -> Diagnostic | None:
+    """The "render first" finding for a template whose YAML breaks at a line holding only
+    ``${NAME}`` (a block filled in before the file is applied; ai-dynamo/dynamo
+    benchmarks/frontend/dgd/templates/vllm.yaml's ``${FRONTEND_IMAGE_PULL_SECRETS_BLOCK}``), at
+    that line."""
+    if error is None:
+        return None
+    lines = text.split("\n")
+    for number in range(max(error.line - 1, 1), min(error.line + 1, len(lines)) + 1):
+        if _BLOCK_PLACEHOLDER.match(lines[number - 1]):
+            from ..engines.args import RENDER_HINT
+
+            column = len(lines[number - 1]) - len(lines[number - 1].lstrip()) + 1
+            return input_diagnostic(
+                "HBM012",
+                f"this is a template, not YAML until it is rendered: line {number} is a "
+                f"placeholder for a whole block ({lines[number - 1].strip()}), filled in before "
+                "the file is applied; hbmlint cannot read it as is",
+                display,
+                Span(number, column),
+                fixes=[RENDER_HINT],
+            )
+    return None
+
+
 def render_first(text: str, display: str, error: Span | None = None) -> Diagnostic | None:
     """One "render first" finding for a Helm template (``{{ .Values... }}``), at its first
-    template action; None when the text is not a template (``error``: where YAML broke)."""
+    template action, or for a template whose YAML breaks at a block placeholder; None when the
+    text is not a template (``error``: where YAML broke)."""
     match = _TEMPLATE.search(text)
     if match is None or not is_template(text, error):
-        return None
+        return _block_placeholder(text, display, error)
     from ..engines.args import RENDER_HINT
 
     line = text.count("\n", 0, match.start()) + 1

@@ -112,6 +112,32 @@ def visible_devices(
 _RAY_CLUSTER = re.compile(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")
 
 
+def on_ray_cluster(
+    gpu: GpuFacts, command: EngineCommand, argv_text: str, display: str, name: str
+) -> tuple[GpuFacts, list[Diagnostic]]:
+    """A pod that starts or joins a Ray cluster itself (``ray start --head`` before the engine,
+    or RAY_ADDRESS): vLLM places the tensor x pipeline ranks its own GPUs cannot hold on the
+    cluster's other nodes (vllm/config ParallelConfig picks Ray when the world size is more
+    than the GPUs it sees), and those nodes' pods are other files. The pod's GPUs then bound
+    nothing: the count is left out, with a note, instead of claiming the engine cannot start."""
+    need = (command.values.get("parallel.tensor") or 1) * (
+        command.values.get("parallel.pipeline") or 1
+    )
+    if gpu.count is None or gpu.count >= need or not _RAY_CLUSTER.search(argv_text):
+        return gpu, []
+    note = input_diagnostic(
+        "HBM011",
+        f"this pod starts or joins a Ray cluster and requests {gpu.count} "
+        f"GPU{'s' if gpu.count != 1 else ''}, fewer than tensor x pipeline parallelism "
+        f"({need}): the engine places the other ranks on the cluster's other nodes, whose GPUs "
+        "are not in this file, so the GPU count is not checked",
+        display,
+        gpu.count_span or command.span,
+        name,
+    )
+    return replace(gpu, count=None, count_span=None), [note]
+
+
 def _on_ray(command: EngineCommand, text: str) -> bool:
     for item in command.items:
         if item.name == "--distributed-executor-backend" and item.value is not None:

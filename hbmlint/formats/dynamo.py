@@ -29,7 +29,7 @@ import yaml
 
 from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import sglang, trtllm, vllm
+from ..engines import parse_engine_words, sglang, trtllm, vllm
 from ..engines.args import EngineCommand, Token
 from ..engines.shell import Locator, expand_k8s, shell_script, split_script
 from ..spec import Deployment
@@ -324,7 +324,7 @@ def to_deployments(
             if command is None:
                 continue
         else:
-            command = module.parse(words, token.span, env)
+            command = parse_engine_words(module, words, token.span, env)
         gpu = GpuFacts(
             labels=node_labels(
                 document, (*pod, "nodeSelector"), (*pod, *_AFFINITY, "nodeSelectorTerms")

@@ -19,11 +19,12 @@ from ..engines import image_version
 from ..engines.args import Token, placeholder
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts, build, on_ray_cluster
 from .podspec import (
     Path,
     Reader,
     amd_gpus,
+    container_argv,
     container_command,
     container_env,
     containers,
@@ -91,6 +92,10 @@ def to_deployments(
         if command is None or reader.other_accelerator(cpath, name):
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)
+        if data.get("kind") != "LeaderWorkerSet":  # an LWS group's GPUs are counted above
+            argv_text = " ".join(t.text for t in container_argv(document, cpath))
+            gpu, notes = on_ray_cluster(gpu, command, argv_text, display, name)
+            reader.findings.extend(notes)
         version = image_version(container.get("image"))
         deployment, findings = build(
             command,

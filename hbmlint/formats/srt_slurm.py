@@ -107,7 +107,7 @@ def to_deployments(
         nodes = -(-gpus // per_node) if gpus else 1
         if nodes > 1 and kind == "sglang":
             argv += [Token("--nnodes", document.span(gpus_path)), Token(str(nodes), where)]
-        argv += _flags(document, config_path, config)
+        argv += _flags(document, config_path, config, _sweep_names(data))
         env = _environment(document, ("backend", f"{_MODES[mode]}_environment"))
         command = read_invocation(argv, env, "")
         if command is None:
@@ -183,8 +183,28 @@ def _gpus_per_worker(resources: dict, mode: str) -> tuple[int, tuple]:
     return per_node, where
 
 
-def _flags(document: YamlDocument, base: tuple, config: dict) -> list[Token]:
-    """The worker's config as srtctl writes it on the command line, each word at its key."""
+def _sweep_names(data: dict) -> tuple[str, ...]:
+    """The parameters of a sweep: srtctl runs one job per combination of the ``sweep:`` lists,
+    writing each value where the recipe says ``{name}`` (src/srtctl/core/sweep.py
+    expand_template)."""
+    sweep = data.get("sweep")
+    return tuple(str(k) for k in sweep) if isinstance(sweep, dict) else ()
+
+
+def _swept(text: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    """Why a value is unreadable: the sweep parameters it holds, one value per job."""
+    return tuple(
+        f"{{{name}}} is filled in by the recipe's sweep, one value per job"
+        for name in names
+        if f"{{{name}}}" in text
+    )
+
+
+def _flags(
+    document: YamlDocument, base: tuple, config: dict, sweep: tuple[str, ...] = ()
+) -> list[Token]:
+    """The worker's config as srtctl writes it on the command line, each word at its key; a
+    value holding a sweep parameter is unreadable (each job has its own)."""
     words: list[Token] = []
     for key, value in config.items():
         flag = "--" + str(key).replace("_", "-")
@@ -200,7 +220,7 @@ def _flags(document: YamlDocument, base: tuple, config: dict) -> list[Token]:
         elif isinstance(value, dict):
             words += [Token(flag, span), Token(json.dumps(value), span)]
         elif value is not None:
-            words += [Token(flag, span), Token(str(value), span)]
+            words += [Token(flag, span), Token(str(value), span, _swept(str(value), sweep))]
     return words
 
 
