@@ -53,25 +53,40 @@ def line_of(path: Path, text: str, start: int = 0) -> int:
     return next(n for n, line in enumerate(lines, 1) if n > start and text in line)
 
 
-def test_sglang_reading_its_settings_from_a_config_file_is_no_missing_model(rules):
-    # was HBM003 "the sglang command names no model": the model is in the --config file
+def test_sglang_settings_from_a_mounted_config_map_are_read(rules):
+    # was HBM003 "the sglang command names no model": the model is in the --config file, a key
+    # of the ConfigMap the worker mounts at /etc/sglang
     result = lint(SGLANG_CONFIG, rules)
+    assert errors(result) == []
+    [found] = result.deployments
+    deployment = found.deployment
+    assert deployment.model.name == "zai-org/GLM-5.2-FP8"
+    assert deployment.parallel.tensor == 8
+    assert deployment.serving.max_model_len == 250000
+    assert deployment.locations["model.name"].line == line_of(SGLANG_CONFIG, "model-path:")
+    assert deployment.locations["parallel.tensor"].line == line_of(SGLANG_CONFIG, "tensor-parallel")
+
+
+def test_a_config_file_hbmlint_cannot_see_is_no_missing_model(rules, tmp_path):
+    text = SGLANG_CONFIG.read_text().replace("mountPath: /etc/sglang", "mountPath: /opt/other")
+    path = tmp_path / "deploy.yaml"
+    path.write_text(text)
+    result = lint(path, rules)
     assert errors(result) == []
     assert result.deployments == []
     [note] = codes(result, "HBM011")
     assert "--config /etc/sglang/agg.yaml" in note.message
-    assert note.span.line == line_of(SGLANG_CONFIG, "/etc/sglang/agg.yaml", 30)
 
 
-def test_a_model_beside_a_config_file_leaves_the_parallelism_to_the_file(rules, tmp_path):
-    # the model on the command line, TP 8 in the file: not budgeted at TP 1 on one of 8 GPUs
+def test_a_model_beside_an_unseen_config_file_leaves_the_parallelism_to_it(rules, tmp_path):
+    # the model on the command line, TP 8 in a file hbmlint cannot see: not budgeted at TP 1
     text = SGLANG_CONFIG.read_text().replace(
         "                - --config\n",
         "                - --model-path\n                - zai-org/GLM-5.2-FP8\n"
         "                - --config\n",
     )
     path = tmp_path / "deploy.yaml"
-    path.write_text(text)
+    path.write_text(text.replace("mountPath: /etc/sglang", "mountPath: /opt/other"))
     result = lint(path, rules)
     assert errors(result) == []
     assert result.deployments == []

@@ -21,6 +21,7 @@ Samples: ai-dynamo/dynamo examples/backends/vllm/deploy/{agg,disagg,disagg-multi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path as FilePath
 from types import ModuleType
 from typing import Any
@@ -158,6 +159,44 @@ def _mounted_config(
         if found is not None:
             return found
     return None
+
+
+def _with_config_file(
+    document: YamlDocument, pod: Path, cpath: Path, words: list[Token]
+) -> list[Token]:
+    """``--config FILE`` where FILE is a key of a ConfigMap the worker mounts: its settings as
+    flags before the command line's own, which win (vLLM's FlexibleArgumentParser
+    _load_config_file; SGLang's server_args_config_parser.py ConfigArgumentMerger, which
+    Dynamo's SGLang worker uses too), each at its line in the ConfigMap. A file hbmlint cannot
+    find is left to the engine reader, which says its settings are not followed."""
+    for i, word in enumerate(words):
+        if word.text == "--config" and i + 1 < len(words):
+            reference, rest = words[i + 1], [*words[:i], *words[i + 2 :]]
+        elif word.text.startswith("--config="):
+            file = word.text.split("=", 1)[1]
+            reference, rest = Token(file, word.span, word.unresolved), [*words[:i], *words[i + 1 :]]
+        else:
+            continue
+        if not reference.readable:
+            return words
+        found = _mounted_config(document, pod, cpath, reference.text, reference.span)
+        if found is None or not found[0]:
+            return words
+        settings, span_of = found
+        flags: list[Token] = []
+        for key, value in settings.items():
+            flag = "--" + str(key).replace("_", "-")
+            span = span_of((key,))
+            if isinstance(value, bool):
+                flags += [Token(flag, span)] if value else []
+            elif isinstance(value, list):
+                flags += [Token(flag, span), *(Token(str(v), span) for v in value)]
+            elif isinstance(value, dict):
+                flags += [Token(flag, span), Token(json.dumps(value), span)]
+            elif value is not None:
+                flags += [Token(flag, span), Token(str(value), span)]
+        return [*flags, *rest]
+    return words
 
 
 def _config_map_key(document: YamlDocument, name: str, key: str, at: Span) -> Any:
@@ -324,6 +363,7 @@ def to_deployments(
             if command is None:
                 continue
         else:
+            words = _with_config_file(document, pod, cpath, words)
             command = parse_engine_words(module, words, token.span, env)
         gpu = GpuFacts(
             labels=node_labels(
