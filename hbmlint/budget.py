@@ -875,7 +875,9 @@ def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, An
             total,
             f"{release}: min(max_position_embeddings, {entry['max_total_tokens_cap']})",
         )
-        prefill = total - 1 + int(entry["prefill_over_input"])
+        # --max-input-tokens defaults to that cap less one (launcher/src/main.rs, v2.0.0-v2.4.0)
+        max_input = resolved.deployment.serving.max_input_tokens or total - 1
+        prefill = max_input + int(entry["prefill_over_input"])
         out["batched"] = (prefill, f"{release}: max_input_tokens + {entry['prefill_over_input']}")
     else:
         out["max_model_len"] = (mpe, f"{release}: the model's max_position_embeddings, or less")

@@ -49,8 +49,8 @@ _QUANTIZE = {
     "marlin": "gptq",
     "eetq": "int8",
     "bitsandbytes": "int8",
-    "bitsandbytes-nf4": "bitsandbytes",
-    "bitsandbytes-fp4": "bitsandbytes",
+    "bitsandbytes-nf4": "bitsandbytes-nf4",  # double-quantized on load (quantization.yaml)
+    "bitsandbytes-fp4": "bitsandbytes-fp4",
     "fp8": "fp8",
     "compressed-tensors": None,
 }
