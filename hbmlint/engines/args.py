@@ -147,6 +147,42 @@ def refused_at(
     return out
 
 
+def settings_left_to_config_file(
+    command: EngineCommand, where: Token, engine: str, settings: Mapping[str, str]
+) -> None:
+    """``--config FILE`` beside a command line: the engine takes every setting the command line
+    leaves out from the file, which hbmlint does not follow from here. Of ``settings`` (field
+    path -> the engine's flag name), those not on the command line are unread at the file's
+    name, not the engine's defaults: no refusal is claimed from a default the file may change
+    (TP 1 for a file that says 2)."""
+    missing = [path for path in settings if path not in command.values]
+    for path in missing:
+        command.unread.setdefault(path, where.span)
+    if missing:
+        names = ", ".join(settings[path] for path in missing)
+        command.note(
+            "HBM011",
+            f"{engine} reads the settings this command line leaves out from --config "
+            f"{where.text}, which hbmlint does not follow from here; {names} may be set there, "
+            "so they are not taken as the engine defaults",
+            where.span,
+            "Put those settings on the command line to have them checked",
+        )
+
+
+def flag_value(command: EngineCommand, name: str) -> tuple[Item, Token | None] | None:
+    """The first ``name`` flag of ``command`` and its value: the word after it where the flag
+    table does not know the flag (one the engine added later); None when it is not given."""
+    for index, item in enumerate(command.items):
+        if item.name != name:
+            continue
+        value = item.value
+        if value is None and index + 1 < len(command.items):
+            value = command.items[index + 1].word
+        return item, value
+    return None
+
+
 class BadValue(ValueError):
     """A flag's value is malformed; the message says what was expected."""
 

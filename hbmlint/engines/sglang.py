@@ -35,6 +35,7 @@ from .args import (
     quantization,
     readable_int,
     scan,
+    settings_left_to_config_file,
 )
 
 NAME = "sglang"
@@ -401,19 +402,7 @@ def _settings_in_config_file(command: EngineCommand, config: Item) -> None:
             "Put --model-path and the parallelism on the command line to have it checked",
         )
         return
-    missing = [p for p in _CONFIG_FILE_SETTINGS if p not in command.values]
-    for path in missing:
-        command.unread.setdefault(path, where.span)
-    if missing:
-        names = ", ".join(_CONFIG_FILE_SETTINGS[p] for p in missing)
-        command.note(
-            "HBM011",
-            f"SGLang reads the settings this command line leaves out from --config "
-            f"{where.text}, which hbmlint does not follow from here; {names} may be set there, "
-            "so they are not taken as the engine defaults",
-            where.span,
-            "Put those settings on the command line to have them checked",
-        )
+    settings_left_to_config_file(command, where, "SGLang", _CONFIG_FILE_SETTINGS)
 
 
 _TEXT_ONLY = ("--language-only", "--language-model-only", "--encoder-only")

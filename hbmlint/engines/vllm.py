@@ -30,6 +30,7 @@ from .args import (
     apply,
     choice,
     dtype,
+    flag_value,
     flags_removed,
     flags_unread,
     fraction,
@@ -43,6 +44,7 @@ from .args import (
     positive_int,
     quantization,
     scan,
+    settings_left_to_config_file,
     unreadable_message,
 )
 
@@ -998,25 +1000,20 @@ def _encoder_producer(command: EngineCommand) -> None:
     start it with --gpu-memory-utilization 0.01 (examples/online_serving/
     disaggregated_encoder). hbmlint budgets a whole model and its KV cache, which this
     instance does not hold: it is not budgeted (the consumer instances are)."""
-    if command.model_unreadable:
+    found = None if command.model_unreadable else flag_value(command, "--ec-transfer-config")
+    if found is None:
         return
-    for index, item in enumerate(command.items):
-        if item.name != "--ec-transfer-config":
-            continue
-        value = item.value
-        if value is None and index + 1 < len(command.items):
-            value = command.items[index + 1].word  # a flag vLLM added after this table
-        if value is not None and _EC_PRODUCER.search(value.text):
-            command.model_unreadable = True
-            command.note(
-                "HBM011",
-                "--ec-transfer-config makes this an encoder-only instance (ec_role "
-                "ec_producer): it runs the multimodal encoder for the prefill/decode "
-                "instances and holds no language model weights or KV cache of the kind "
-                "hbmlint budgets; this deployment is not budgeted",
-                item.word.span,
-            )
-        return
+    item, value = found
+    if value is not None and _EC_PRODUCER.search(value.text):
+        command.model_unreadable = True
+        command.note(
+            "HBM011",
+            "--ec-transfer-config makes this an encoder-only instance (ec_role "
+            "ec_producer): it runs the multimodal encoder for the prefill/decode "
+            "instances and holds no language model weights or KV cache of the kind "
+            "hbmlint budgets; this deployment is not budgeted",
+            item.word.span,
+        )
 
 
 def _dynamo_encode_worker(command: EngineCommand) -> None:
@@ -1026,24 +1023,19 @@ def _dynamo_encode_worker(command: EngineCommand) -> None:
     multimodal_utils/model.py load_vision_model) and hands the embeddings to the
     prefill/decode workers. hbmlint budgets a whole model and its KV cache, which this worker
     does not hold: it is not budgeted (the decode workers are)."""
-    if command.model_unreadable:
+    found = None if command.model_unreadable else flag_value(command, "--disaggregation-mode")
+    if found is None:
         return
-    for index, item in enumerate(command.items):
-        if item.name != "--disaggregation-mode":
-            continue
-        value = item.value
-        if value is None and index + 1 < len(command.items):
-            value = command.items[index + 1].word
-        if value is not None and value.readable and value.text.strip() == "encode":
-            command.model_unreadable = True
-            command.note(
-                "HBM011",
-                "--disaggregation-mode encode makes this Dynamo's multimodal encode worker: it "
-                "loads only the model's vision encoder and holds no language model weights or "
-                "KV cache of the kind hbmlint budgets; this deployment is not budgeted",
-                item.word.span,
-            )
-        return
+    item, value = found
+    if value is not None and value.readable and value.text.strip() == "encode":
+        command.model_unreadable = True
+        command.note(
+            "HBM011",
+            "--disaggregation-mode encode makes this Dynamo's multimodal encode worker: it "
+            "loads only the model's vision encoder and holds no language model weights or "
+            "KV cache of the kind hbmlint budgets; this deployment is not budgeted",
+            item.word.span,
+        )
 
 
 def _eplb_config(command: EngineCommand, item: Item) -> None:
@@ -1095,20 +1087,9 @@ def _settings_in_config_file(command: EngineCommand, config: Item) -> None:
     from the file (a mounted YAML hbmlint does not follow from here). The budget's settings not
     on the command line are unknown, not the engine defaults: unread, at the file's name, so
     no refusal is claimed from a default the file may change (TP 1 for a file that says 2)."""
-    where = config.value or config.word
-    missing = [p for p in _CONFIG_FILE_SETTINGS if p not in command.values]
-    for path in missing:
-        command.unread.setdefault(path, where.span)
-    if missing:
-        names = ", ".join(_CONFIG_FILE_SETTINGS[p] for p in missing)
-        command.note(
-            "HBM011",
-            f"vLLM reads the settings this command line leaves out from --config {where.text}, "
-            f"which hbmlint does not follow from here; {names} may be set there, so they are "
-            "not taken as the engine defaults",
-            where.span,
-            "Put those settings on the command line to have them checked",
-        )
+    settings_left_to_config_file(
+        command, config.value or config.word, "vLLM", _CONFIG_FILE_SETTINGS
+    )
 
 
 def _external_data_parallel(command: EngineCommand) -> None:
