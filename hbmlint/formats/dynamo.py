@@ -21,7 +21,6 @@ Samples: ai-dynamo/dynamo examples/backends/vllm/deploy/{agg,disagg,disagg-multi
 
 from __future__ import annotations
 
-import json
 from pathlib import Path as FilePath
 from types import ModuleType
 from typing import Any
@@ -35,7 +34,7 @@ from ..engines.args import EngineCommand, Token
 from ..engines.shell import Locator, expand_k8s, shell_script, split_script
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument, key_in_block, load_plain
-from .build import GpuFacts
+from .build import GpuFacts, settings_as_flags
 from .kubernetes import document_name
 from .podspec import (
     Path,
@@ -183,18 +182,8 @@ def _with_config_file(
         if found is None or not found[0]:
             return words
         settings, span_of = found
-        flags: list[Token] = []
-        for key, value in settings.items():
-            flag = "--" + str(key).replace("_", "-")
-            span = span_of((key,))
-            if isinstance(value, bool):
-                flags += [Token(flag, span)] if value else []
-            elif isinstance(value, list):
-                flags += [Token(flag, span), *(Token(str(v), span) for v in value)]
-            elif isinstance(value, dict):
-                flags += [Token(flag, span), Token(json.dumps(value), span)]
-            elif value is not None:
-                flags += [Token(flag, span), Token(str(value), span)]
+        # a list's items sit at their key: span_of places keys only
+        flags = settings_as_flags(settings, lambda path, at=span_of: at(path[:1]))
         return [*flags, *rest]
     return words
 

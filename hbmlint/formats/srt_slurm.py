@@ -27,7 +27,6 @@ files; they are an info, not read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from ..engines import image_version, read_invocation
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import GpuFacts, build
+from .build import GpuFacts, build, settings_as_flags
 from .podspec import value_at
 
 NAME = "srt-slurm"
@@ -205,23 +204,18 @@ def _flags(
 ) -> list[Token]:
     """The worker's config as srtctl writes it on the command line, each word at its key; a
     value holding a sweep parameter is unreadable (each job has its own)."""
-    words: list[Token] = []
-    for key, value in config.items():
-        flag = "--" + str(key).replace("_", "-")
-        if flag in ("--model-path", "--served-model-name", "--model"):
-            continue  # srtctl writes its own
-        span = document.span((*base, key))
-        if isinstance(value, bool):
-            if value:
-                words.append(Token(flag, span))
-        elif isinstance(value, list):
-            words.append(Token(flag, span))
-            words += [Token(str(v), document.span((*base, key, i))) for i, v in enumerate(value)]
-        elif isinstance(value, dict):
-            words += [Token(flag, span), Token(json.dumps(value), span)]
-        elif value is not None:
-            words += [Token(flag, span), Token(str(value), span, _swept(str(value), sweep))]
-    return words
+    kept = {
+        key: value
+        for key, value in config.items()
+        # srtctl writes its own model flags
+        if "--" + str(key).replace("_", "-")
+        not in ("--model-path", "--served-model-name", "--model")
+    }
+    return settings_as_flags(
+        kept,
+        lambda path: document.span((*base, *path)),
+        lambda text, span: Token(text, span, _swept(text, sweep)),
+    )
 
 
 def _environment(document: YamlDocument, base: tuple) -> dict[str, Token]:
