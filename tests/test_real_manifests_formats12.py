@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from real_lint import codes as by_code
+from real_lint import errors, lint
 
 from hbmlint.diagnostics import Severity
-from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -34,18 +35,6 @@ COVERED = {
 def rules():
     loaded, _ = load_rules()
     return loaded
-
-
-def lint(path: Path, rules, gpu: str | None = None):
-    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
-
-
-def errors(result) -> list[str]:
-    return [f"{f.code}: {f.message}" for f in result.diagnostics if f.severity is Severity.ERROR]
-
-
-def by_code(result, code: str) -> list:
-    return [f for f in result.diagnostics if f.code == code]
 
 
 def test_a_served_name_is_named_in_the_warning_but_not_taken_for_the_checkpoint(rules):

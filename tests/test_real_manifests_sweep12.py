@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from real_lint import errors, line_of, lint
 
 from hbmlint.diagnostics import Severity
-from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -36,18 +36,6 @@ COVERED = {
 def rules():
     loaded, _ = load_rules()
     return loaded
-
-
-def lint(path: Path, rules, gpu: str | None = None):
-    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
-
-
-def errors(result) -> list[str]:
-    return [f"{f.code}: {f.message}" for f in result.diagnostics if f.severity is Severity.ERROR]
-
-
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
 def test_looking_for_killing_or_asking_an_engine_for_help_starts_no_server(rules):

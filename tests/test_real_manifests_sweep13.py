@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from real_lint import codes, errors, lint
 
 from hbmlint.diagnostics import Severity
-from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -34,18 +34,6 @@ COVERED = {
 def rules():
     loaded, _ = load_rules()
     return loaded
-
-
-def lint(path: Path, rules, gpu: str | None = None):
-    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
-
-
-def errors(result) -> list[str]:
-    return [f"{f.code}: {f.message}" for f in result.diagnostics if f.severity is Severity.ERROR]
-
-
-def codes(result, code: str) -> list:
-    return [f for f in result.diagnostics if f.code == code]
 
 
 def line_of(path: Path, text: str, start: int = 0) -> int:

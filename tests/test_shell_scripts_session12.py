@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from real_lint import errors
 
 from hbmlint.diagnostics import Severity
 from hbmlint.lint import LintOptions, lint_file
@@ -27,10 +28,6 @@ def rules():
 
 def lint(path: Path, rules, gpu: str | None = "H100"):
     return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
-
-
-def errors(result) -> list[str]:
-    return [f"{f.code}: {f.message}" for f in result.diagnostics if f.severity is Severity.ERROR]
 
 
 def test_a_default_holding_a_command_substitution_ends_at_its_own_brace(rules, tmp_path):
