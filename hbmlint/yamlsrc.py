@@ -26,6 +26,12 @@ _MAX_REMEMBERED_LENGTH = 80
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    # The composer calls these for every node to track path resolvers; with none registered
+    # (asserted below) PyYAML's return at once. Builtins that take the same arguments and do
+    # nothing save a Python call a node, the most of composing a file in Python.
+    descend_resolver = staticmethod(slice)  # (parent, index)
+    ascend_resolver = staticmethod(tuple)  # ()
+
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is yaml.ScalarNode and implicit[0] and type(value) is str:
             tag = _PLAIN_TAGS.get(value)
