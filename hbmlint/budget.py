@@ -185,6 +185,13 @@ class Budget:
 
     def kv_uncertainty(self, up: bool) -> Any:
         """Bytes the KV cache estimate may be off by, upward or downward (KV_UNCERTAINTY_*)."""
+        # asked for by several rules and fixes of each budget: worked out once each way
+        known = self.__dict__.setdefault("_kv_uncertainty_memo", {})
+        if up not in known:
+            known[up] = self._uncertainty(up)
+        return known[up]
+
+    def _uncertainty(self, up: bool) -> Any:
         if self.settings.kv_cache_memory_bytes:
             return Q(0, "byte")  # the manifest sets the KV cache's bytes: nothing is estimated
         of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
@@ -961,14 +968,31 @@ def graph_profile_bytes(s: Settings) -> float:
         spec = _overhead_constants(s.engine, s.engine_version, s.legacy_engine)
         return float(spec[_PARSED + "cuda_graphs"].magnitude)
     k = s.num_speculative_tokens if s.speculative_method not in ("", "none") else 0
-    sizes = cudagraphs.capture_sizes(
+    return _graph_bytes(
+        profile,
         s.max_num_seqs,
         s.max_num_batched_tokens,
         k,
         s.cudagraph_max_capture_size,
         s.cudagraph_capture_sizes,
+        s.cudagraph_mode,
     )
-    counts = cudagraphs.graph_counts(sizes, s.cudagraph_mode, s.max_num_seqs, k)
+
+
+@lru_cache(maxsize=1024)  # every budget and what-if asks; a run has a few batch shapes
+def _graph_bytes(
+    profile: tuple[float, float],
+    max_num_seqs: int,
+    max_num_batched_tokens: int,
+    speculative_tokens: int,
+    max_capture_size: int | None,
+    capture_sizes: tuple[int, ...] | None,
+    mode: str | None,
+) -> float:
+    sizes = cudagraphs.capture_sizes(
+        max_num_seqs, max_num_batched_tokens, speculative_tokens, max_capture_size, capture_sizes
+    )
+    counts = cudagraphs.graph_counts(sizes, mode, max_num_seqs, speculative_tokens)
     return cudagraphs.profile_estimate(counts, *profile)
 
 

@@ -127,7 +127,7 @@ class Lazy:
             {
                 name: value
                 for name, value in values.items()
-                if (type(value) is Lazy or not callable(value)) and name[:1] != "_"
+                if (not callable(value) or type(value) is Lazy) and name[:1] != "_"
             }
         )
 
