@@ -1099,6 +1099,8 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             "memory, and its RoPE cache kept in float32"
         )
         _add_note(assumed, "weights", note)
+    if s.engine == "tgi":  # the LM head as TGI's server builds it
+        weights, assumed = _tgi_head(target, s, weights, assumed)
     if s.cpu_offload_gib:
         # vLLM keeps --cpu-offload-gb GiB of each GPU's weights in pinned host memory
         # (streamed in every forward pass): only the rest is in HBM
@@ -1346,6 +1348,25 @@ def _sglang_rope_fp32(target: Any, s: Settings) -> float:
         return 0.0
     dense = catalog.dtype_bytes(s.dtype or target.dtype)
     return float(target.rotary_positions * target.rotary_dim * max(4 - dense, 0))
+
+
+def _tgi_head(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, Any]:
+    """The weights with TGI's LM head as its server holds it (catalog/tgi_head.py)."""
+    from .catalog import tgi_head
+
+    extra, why = tgi_head.head_bytes_difference(
+        catalog.engine_defaults("tgi"),
+        s.engine_version,
+        target,
+        s.tensor_parallel,
+        s.quantization,
+        s.dtype,
+    )
+    if not extra:
+        return weights, assumed
+    assumed = dict(assumed or {})
+    _add_note(assumed, "weights", f"{extra / 2**30:+.2f} GiB per GPU: {why}")
+    return weights + Q(extra, "byte"), assumed
 
 
 def _tgi_warmup_kv(

@@ -214,14 +214,15 @@ def test_llama31_8b_on_an_a10g_with_tgi_2_2(tmp_path, rules):
 def test_gemma3_27b_on_two_a6000s_with_tgi_3_3(tmp_path, rules):
     # tgi-notes-gemma3-27b-2xa6000-33: "Default `max_batch_prefill_tokens` to 8000" (gemma3),
     # "Using attention flashinfer", "Setting max batch total tokens to 52125", "Maximum total
-    # tokens defaulted to 8000" (no prefill chunking for a VLM), started. Predicted +11.9%.
+    # tokens defaulted to 8000" (no prefill chunking for a VLM), started. Predicted +1.3% with
+    # the head TGI loads apart from the tied embedding (+11.9% without it)
     env = {"NUM_SHARD": 2}
     budget, findings = deploy(
         tmp_path, rules, "3.3.4", "google/gemma-3-27b-it", "NVIDIA-RTX-A6000", env, gpus=2
     )
     s = budget.settings
     assert (s.max_num_batched_tokens, s.block_size, s.max_model_len) == (8000, 1, 8000)
-    assert 52125 <= tokens(budget) <= 1.15 * 52125
+    assert 52125 <= tokens(budget) <= 1.05 * 52125
     assert not errors(findings)
 
 
