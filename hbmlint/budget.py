@@ -149,6 +149,9 @@ class Budget:
     # vLLM's hybrid pool (attention and state layers paged alike, a drafter's joined layers
     # included): block, page and groups; None for other models and engines
     kv_pages: HybridPages | None = None
+    # TGI: the memory left above its warm-up batch's KV blocks after the warm-up; the warm-up
+    # runs out of memory (the engine refuses) when the overhead is this much larger
+    warmup_margin: Any = None
 
     @property
     def verify_tokens(self) -> int:
@@ -196,7 +199,11 @@ class Budget:
             return Q(0, "byte")  # the manifest sets the KV cache's bytes: nothing is estimated
         of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
         weights = self.weights + self.draft_weights
-        return (of_overhead * self.overhead_total + of_weights * weights).to("byte")
+        spread = (of_overhead * self.overhead_total + of_weights * weights).to("byte")
+        if not up and self.warmup_margin is not None and spread >= self.warmup_margin:
+            # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
+            return max(spread, self.kv_cache.to("byte"))
+        return spread
 
     def kv_tokens_if(self, kv_bytes: Any) -> Any:
         """Tokens a KV cache of ``kv_bytes`` holds at this budget's cost per token, in whole
@@ -1126,6 +1133,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     overhead_total = sum(overhead.values(), Q(0, "byte"))
 
     meaning = _fraction_meaning(s.engine)
+    warmup_margin = None
     fixed = weights + draft_weights
     # SGLang keeps the recurrent state of hybrid models in a pool of its own (sglang_mamba.py);
     # vLLM pages it with the KV cache (one slot per request, counted per sequence).
@@ -1155,7 +1163,9 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         usable = total * s.memory_fraction
         kv_cache = usable - fixed - overhead_total
         if s.engine == "tgi":
-            kv_cache = _tgi_warmup_kv(resolved, s, kv_cache, usable, layout.full_per_token)
+            kv_cache, warmup_margin = _tgi_warmup_kv(
+                resolved, s, kv_cache, usable, layout.full_per_token
+            )
 
     # One full-length request's worst case; its per-token average is the "bytes per token"
     # (constant, and exact, when every layer is full attention).
@@ -1253,6 +1263,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         kv_state_bytes_per_sequence=Q(state_per_sequence, "byte"),
         draft_host_weights=host_weights,
         kv_pages=pages_shape,
+        warmup_margin=warmup_margin,
     )
 
 
@@ -1371,9 +1382,10 @@ def _tgi_head(target: Any, s: Settings, weights: Any, assumed: dict | None) -> t
 
 def _tgi_warmup_kv(
     resolved: Resolved, s: Settings, free: Any, usable: Any, per_token: float
-) -> Any:
-    """TGI's KV cache after its warm-up (catalog/tgi_warmup.py): ``free`` is the fraction of the
-    card less the weights and the warm-up's peak, the warm-up batch's KV blocks not yet taken."""
+) -> tuple[Any, Any]:
+    """TGI's KV cache after its warm-up (catalog/tgi_warmup.py), and the memory left above the
+    warm-up batch's blocks: ``free`` is the fraction of the card less the weights and the
+    warm-up's peak, the warm-up batch's KV blocks not yet taken."""
     from .catalog import tgi_warmup
 
     spec = catalog.engine_defaults("tgi")
@@ -1403,7 +1415,8 @@ def _tgi_warmup_kv(
         block_bytes,
         slots // s.block_size,
     )
-    return Q(kv, "byte")
+    margin = float(free.to("byte").magnitude) - slots // s.block_size * block_bytes
+    return Q(kv, "byte"), Q(margin, "byte")
 
 
 def _cell_dtype(s: Settings, target: Any, kv_dtype: str) -> str:

@@ -42,10 +42,14 @@ def test_nf4_quantized_on_load_is_double_quantized_head_included(budget):
     assert "LM head in bitsandbytes-nf4" in budget.assumed["weights"]
 
 
-def test_the_gke_sample_is_not_called_refused():
+def test_the_gke_sample_is_a_doubt_not_a_refusal():
     # With the head in NF4 the warm-up (the weights, 2.0 GiB of prefill logits, 1.1 GiB
-    # non-torch and the warm-up batch's 8,192 KV slots) fits the L4: no error promising a
-    # refusal for Google's published sample
+    # non-torch and the warm-up batch's 8,192 KV slots) fits the L4 with about 0.13 GiB to
+    # spare: no error promising a refusal for Google's published sample, but a warning, as
+    # 0.13 GiB is less than the overhead estimate's uncertainty
     rules, _ = load_rules()
     result = lint_file(GKE_NF4, GKE_NF4.name, rules, LintOptions())
-    assert not [d for d in result.diagnostics if d.code == "HBM102"]
+    codes = {d.code for d in result.diagnostics}
+    assert "HBM102" not in codes
+    [doubt] = [d for d in result.diagnostics if d.code == "HBM105"]
+    assert "warm-up batch fits with less to spare" in doubt.message
