@@ -13,7 +13,8 @@ from ..catalog import released_by, vendor_image_release
 from ..yamlsrc import Span
 from . import sglang, tgi, trtllm, vllm
 from .args import EngineCommand, Token
-from .shell import Locator, expand_k8s, shell_script, split_script
+from .config_file import ConfigFile, ConfigFiles, block_spans, load_settings, with_config_file
+from .shell import Locator, Written, expand_k8s, shell_script, split_script
 
 ENGINES: tuple[ModuleType, ...] = (vllm, sglang, tgi, trtllm)
 
@@ -165,7 +166,11 @@ _ELIDED = ("...", "\u2026")
 
 
 def parse_engine_words(
-    module: ModuleType, words: list[Token], launcher: Span, env: Mapping[str, Token]
+    module: ModuleType,
+    words: list[Token],
+    launcher: Span,
+    env: Mapping[str, Token],
+    files: ConfigFiles | None = None,
 ) -> EngineCommand:
     """``module.parse``, for two ways a command line is not what its words seem:
 
@@ -176,13 +181,21 @@ def parse_engine_words(
       error: unrecognized arguments:  --model"). An error at that word; the flags are read
       without the space, as the author meant them, so the rest is still checked;
     - ``...`` where flags go: the author left the rest out, so a model that is not there is
-      unknown, not missing."""
+      unknown, not missing.
+
+    ``files`` finds the config file the command names (``--config FILE``, TensorRT-LLM's
+    ``--extra_llm_api_options FILE``), whose settings are read with the command line's."""
     spaced = next(
         (w for w in words if w.text[:1].isspace() and w.text.lstrip().startswith("-")), None
     )
     if spaced is not None:
         words = [replace(w, text=w.text.lstrip()) if w.text[:1].isspace() else w for w in words]
-    command = module.parse(words, launcher, env)
+    if module is trtllm:
+        command = trtllm.parse(words, launcher, env, files)
+    else:
+        if module in (vllm, sglang):
+            words = with_config_file(words, files, _negated.get(module))
+        command = module.parse(words, launcher, env)
     if spaced is not None:
         flag = spaced.text.strip().split()[0]
         command.note(
@@ -208,8 +221,22 @@ def parse_engine_words(
     return command
 
 
+def _vllm_negated(key: str) -> str | None:
+    """The flag vLLM makes of ``KEY: false`` in a --config file: ``--no-KEY`` where it has
+    that flag (the key as written: ``enable_chunked_prefill: false`` finds none and is
+    dropped), else none (vllm/utils/argparse_utils.py load_config_file)."""
+    flag = f"--no-{key}"
+    return flag if "_" not in key and flag in vllm.FLAGS.by_name else None
+
+
+_negated = {vllm: _vllm_negated}
+
+
 def read_command(
-    command: Sequence[Token], env: Mapping[str, Token], text: str
+    command: Sequence[Token],
+    env: Mapping[str, Token],
+    text: str,
+    files: ConfigFiles | None = None,
 ) -> EngineCommand | None:
     """One simple command of a script (split_script's): the engine it runs, directly
     (``vllm serve ...``, ``python -m sglang.launch_server ...``) or as the entrypoint of an
@@ -217,18 +244,56 @@ def read_command(
     found = _find(command)
     if found:
         module, start = found
-        parsed = parse_engine_words(module, list(command[start:]), command[start - 1].span, env)
+        parsed = parse_engine_words(
+            module, list(command[start:]), command[start - 1].span, env, files
+        )
         parsed.launcher = command[start - 1].text
         return parsed
     container = _container_run(command)
     if container is not None:
         image_token, rest, run_env = container
         if image_token is None:
-            return read_invocation(rest, run_env, text, k8s_expansion=False)
+            return read_invocation(rest, run_env, text, k8s_expansion=False, files=files)
         return read_invocation(
-            rest, run_env, text, image_token.text, image_token.span, k8s_expansion=False
+            rest,
+            run_env,
+            text,
+            image_token.text,
+            image_token.span,
+            k8s_expansion=False,
+            files=files,
         )
     return None
+
+
+def written_files(
+    written: Sequence[tuple[Written, Span]],
+    before: int,
+    text: str,
+    outer: ConfigFiles | None = None,
+) -> ConfigFiles | None:
+    """Finds a config file among those a script writes (``cat > FILE <<EOF``) before its
+    command number ``before``, the last write winning; else with ``outer``."""
+    if not written:
+        return outer
+
+    def find(reference: Token) -> ConfigFile | None:
+        name = reference.text.removeprefix("./")
+        for file, first in reversed(written):
+            if file.command > before or file.path != name:
+                continue
+            settings = None if file.unsure else load_settings(file.text)
+            if settings is None:
+                return None  # written so that hbmlint cannot tell what it holds
+            return ConfigFile(
+                settings,
+                block_spans(text.splitlines(), first.line, first),
+                file.unresolved,
+                origin=f"written by the script at line {first.line}",
+            )
+        return outer(reference) if outer is not None else None
+
+    return find
 
 
 def read_invocation(
@@ -238,11 +303,14 @@ def read_invocation(
     image: str | None = None,
     image_span: Span | None = None,
     k8s_expansion: bool = True,
+    files: ConfigFiles | None = None,
 ) -> EngineCommand | None:
     """The engine command in ``argv`` (command + args), or None when it runs no engine we know.
 
     ``env`` is the container's environment (values with where they are set); ``text`` the
-    whole file, to place words of a shell script on their own lines."""
+    whole file, to place words of a shell script on their own lines; ``files`` finds the
+    config files the command names where the format knows them (a mounted ConfigMap), besides
+    those a script writes itself."""
     env_text = {name: token.text for name, token in env.items() if token.readable}
     # variables the container has but whose value is not in the file: "NAME is read from ..."
     origins = {name: _origin(name, token) for name, token in env.items() if not token.readable}
@@ -255,10 +323,11 @@ def read_invocation(
         if k8s_expansion:
             positional = [expand_k8s(t, env_text, origins) for t in positional]
         locator = Locator(text, token.span)
-        commands = split_script(token.text, env_text, locator, token.span, origins)
-        for command in commands:
+        written: list[tuple[Written, Span]] = []
+        commands = split_script(token.text, env_text, locator, token.span, origins, written=written)
+        for index, command in enumerate(commands):
             command = _with_positional(command, positional)
-            parsed = read_command(command, env, text)
+            parsed = read_command(command, env, text, written_files(written, index, text, files))
             if parsed is not None:
                 if _find(command) is not None:  # not a `docker run`: this script launches it
                     parsed.launches = _launches(commands, text)
@@ -269,7 +338,7 @@ def read_invocation(
     found = _find(argv)
     if found:
         module, start = found
-        parsed = parse_engine_words(module, list(argv[start:]), argv[start - 1].span, env)
+        parsed = parse_engine_words(module, list(argv[start:]), argv[start - 1].span, env, files)
         parsed.launcher = argv[start - 1].text
         return parsed
     module = image_engine(image)
@@ -284,7 +353,9 @@ def read_invocation(
     if module is vllm and first == "serve":
         # `args: [serve, MODEL, ...]` on an image whose entrypoint already is the server: the
         # model is the word after `serve`, whatever the engine makes of the repeated word
-        command = module.parse(list(argv[1:]), argv[0].span, env)
+        command = module.parse(
+            with_config_file(list(argv[1:]), files, _vllm_negated), argv[0].span, env
+        )
         command.note(
             "HBM013",
             "this image's entrypoint already runs vLLM's server (`vllm serve` in current "
@@ -296,7 +367,8 @@ def read_invocation(
         )
         return command
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
-        parsed = module.parse(list(argv), image_span or argv[0].span, env)
+        words = with_config_file(list(argv), files, _vllm_negated) if module is vllm else list(argv)
+        parsed = module.parse(words, image_span or argv[0].span, env)
         parsed.launcher = "image"
         return parsed
     return None

@@ -88,6 +88,21 @@ class Exported:
     unresolved: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Written:
+    """A file the script writes (``cat > FILE <<EOF``, ``echo ... > FILE``): its path as
+    written (without ``./``), its text, where the text starts in the script, how many
+    commands ran before it, the references in it hbmlint could not expand (as written, and
+    why), and whether what it holds depends on a branch hbmlint does not evaluate."""
+
+    path: str
+    text: str
+    start: int
+    command: int
+    unresolved: tuple[tuple[str, str], ...] = ()
+    unsure: bool = False
+
+
 @dataclass
 class Word:
     text: str = ""
@@ -122,10 +137,16 @@ class _Splitter:
         # it, as they stand when each command runs: what the programs it starts see
         self.exported: dict[str, Word] = {}
         self.exports: list[dict[str, Word]] = []
-        # here-documents opened on the current line: (delimiter, <<- strips tabs, the body is
-        # commands for a shell); and where a read body's delimiter line starts -> ends
-        self.heredocs: list[tuple[str, bool, bool]] = []
+        # here-documents opened on the current line: (delimiter, <<- strips tabs, the
+        # delimiter is quoted, the body is commands for a shell, the number of the command that
+        # opens it); and where a read body's delimiter line starts -> ends
+        self.heredocs: list[tuple[str, bool, bool, bool, int]] = []
         self.skip: dict[int, int] = {}
+        # the file each command's output goes to (`> FILE`, `>> FILE`), with its words, in the
+        # order commands end; and the files the script writes with a here-document or echo
+        self.target: tuple[Word, bool] | None = None
+        self.targets: list[tuple[tuple[Word, bool] | None, list[Word], list[str]]] = []
+        self.written: list[Written] = []
         # the if/case/loop blocks the script is inside, and whether the command now ending
         # follows `&&` or `||`: an assignment there may not run (_assigned)
         self.blocks: list[_Block] = []
@@ -152,7 +173,7 @@ class _Splitter:
             elif _REDIRECT.match(s, self.i) and not _ANGLE_PLACEHOLDER.match(s, self.i):
                 heredoc = self._redirect()
                 if heredoc is not None:
-                    self.heredocs.append((*heredoc, _runs_a_shell(current)))
+                    self.heredocs.append((*heredoc, _runs_a_shell(current), len(self.targets)))
             elif c in "&|" and s[self.i + 1 : self.i + 2] == c:  # `&&`, `||`
                 self.i += 2
                 self._end_command(current)
@@ -176,8 +197,21 @@ class _Splitter:
         return self.commands
 
     def _end_command(self, words: list[Word]) -> None:
+        target, self.target = self.target, None
         if not words:
             return
+        states = [b.state for b in self.blocks] + [self.chained]
+        self.targets.append((target, words, states))
+        here = any(h[4] == len(self.targets) - 1 for h in self.heredocs)
+        if target is not None and words[0].text in ("echo", "printf"):
+            self._echoed(words, target, states)
+        elif target is not None and not here:
+            self._changed(target[0].text)  # `envsubst < t > FILE`, `python gen.py > FILE`
+        program = words[0].text.rsplit("/", 1)[-1]
+        if self.written and program in _FILE_CHANGERS:
+            # a copy changes only its destination; the others any file they name
+            for word in words[-1:] if program in _COPIES else words[1:]:
+                self._changed(word.text)
         chained, self.chained = self.chained, ""
         statement = self._block(words)
         # `NAME=value` alone (or after `export`) sets a variable later words can use
@@ -340,7 +374,9 @@ class _Splitter:
             words = self._word()  # the file: expanded as the shell would, then dropped
             operator = match.group(0)
             if operator.lstrip("0123456789") in ("<<", "<<-") and words:
-                return words[0].text, operator.endswith("-")
+                return words[0].text, operator.endswith("-"), words[0].quoted
+            if operator in (">", ">|", "1>", ">>", "1>>") and len(words) == 1:
+                self.target = (words[0], operator.endswith(">>"))
         return None
 
     def _heredoc_bodies(self) -> None:
@@ -349,8 +385,9 @@ class _Splitter:
         so they are skipped; only a body fed to a shell (``bash <<EOF``, ``sbatch <<EOF``,
         ``ssh host <<EOF``) is read, as the commands it is, without its delimiter line."""
         s = self.s
-        for delimiter, strip_tabs, read in self.heredocs:
+        for delimiter, strip_tabs, quoted, read, command in self.heredocs:
             at = self.i
+            body_start = self.i
             while at < len(s):
                 end = s.find("\n", at)
                 end = len(s) if end < 0 else end
@@ -359,6 +396,7 @@ class _Splitter:
                     if read:
                         self.skip[at] = end
                     else:
+                        self._heredoc_file(command, s[body_start:at], body_start, quoted)
                         self.i = end
                     break
                 at = end + 1
@@ -366,6 +404,100 @@ class _Splitter:
                 if not read:
                     self.i = len(s)  # never closed: the rest of the script is its body
         self.heredocs = []
+
+    def _heredoc_file(self, command: int, body: str, start: int, quoted: bool) -> None:
+        """The file a here-document is written to (``cat > FILE <<EOF``, ``cat <<EOF >>
+        FILE``, ``tee FILE <<EOF``): its text, expanded as the shell does unless the
+        delimiter is quoted."""
+        if command >= len(self.targets):
+            return
+        target, words, states = self.targets[command]
+        names = [w.text.rsplit("/", 1)[-1] for w in words]
+        if target is None and names and names[0] == "tee":
+            files = [w for w in words[1:] if not w.text.startswith("-")]
+            append = any(w.text in ("-a", "--append") for w in words[1:])
+            target = (files[0], append) if len(files) == 1 else None
+        elif names[:1] != ["cat"] or len(words) > 1:
+            target = None  # `cat a - > f`, `python - <<PY > out`: not the body alone
+        if target is None:
+            return
+        text, unresolved = (body, []) if quoted else self._expand_body(body)
+        self._write(target, text, start, unresolved, states)
+
+    def _echoed(self, words: list[Word], target: tuple[Word, bool], states: list[str]) -> None:
+        """``echo '...' > FILE`` (``printf``): the words it prints, with ``\\n`` as a line
+        break where ``-e`` or printf reads escapes."""
+        args = [w.text for w in words[1:]]
+        escapes = words[0].text == "printf"
+        while args and words[0].text == "echo" and re.fullmatch(r"-[neE]+", args[0]):
+            escapes = escapes or "e" in args[0]
+            args = args[1:]
+        text = " ".join(args)
+        if escapes:
+            text = text.replace("\\n", "\n").replace("\\t", "\t")
+        # each reason starts with the reference as written ("$VAR is read from ...")
+        unresolved = [(r.split(" ", 1)[0], r) for w in words[1:] for r in w.unresolved]
+        self._write(
+            target, text + "\n", words[1].raw_start if len(words) > 1 else 0, unresolved, states
+        )
+
+    def _write(
+        self,
+        target: tuple[Word, bool],
+        text: str,
+        start: int,
+        unresolved: list[tuple[str, str]],
+        states: list[str],
+    ) -> None:
+        if "skipped" in states:
+            return
+        path, append = target
+        if path.unresolved:
+            return
+        name = path.text.removeprefix("./")
+        earlier = next((w for w in reversed(self.written) if w.path == name), None)
+        if "unknown" in states and (append or earlier is not None):
+            # written or added to in a branch that may not run: what the file holds depends
+            # on it, so it is not read
+            self.written.append(Written(name, "", start, len(self.commands), (), unsure=True))
+            return
+        if append and earlier is not None and not earlier.unsure:
+            text = earlier.text + text
+            start = earlier.start
+            unresolved = [*earlier.unresolved, *unresolved]
+        self.written.append(Written(name, text, start, len(self.commands), tuple(unresolved)))
+
+    def _changed(self, path: str) -> None:
+        """A command that may change a file the script wrote (``sed -i ... FILE``): what it
+        holds from here on is not known."""
+        name = path.removeprefix("./")
+        if any(w.path == name for w in self.written):
+            # for the commands after this one only
+            self.written.append(Written(name, "", 0, len(self.commands) + 1, (), unsure=True))
+
+    def _expand_body(self, body: str) -> tuple[str, list[tuple[str, str]]]:
+        """A here-document's body with ``$`` expansions as this point of the script knows
+        them; each one that cannot be read stays as written, with why."""
+        inner = _Splitter(body, self.env, self.origins, self.open_env)
+        text = ""
+        unresolved: list[tuple[str, str]] = []
+        while inner.i < len(body):
+            c = body[inner.i]
+            if c == "$":
+                before = inner.i
+                part, missing = inner._expansion()
+                text += part
+                if missing:
+                    unresolved.append((body[before : inner.i], missing[0]))
+            elif c == "\\" and body[inner.i + 1 : inner.i + 2] in ("$", "`", "\\"):
+                text += body[inner.i + 1]
+                inner.i += 2
+            elif c == "\\" and body[inner.i + 1 : inner.i + 2] == "\n":
+                inner.i += 2
+            else:
+                text += c
+                inner.i += 1
+        return text, unresolved
 
     def _word(self) -> list[Word]:
         """One shell word, which unquoted expansions may split into several."""
@@ -614,6 +746,13 @@ def _test(words: list[Word]) -> bool | None:
     return value != negate
 
 
+# programs that may change a file named among their words (sed -i, yq -i, a copy over it)
+_FILE_CHANGERS = frozenset(
+    {"sed", "perl", "yq", "jq", "awk", "gawk", "python", "python3", "cp", "mv", "ln", "rm"}
+    | {"truncate", "dd", "install", "envsubst", "patch"}
+)
+_COPIES = ("cp", "install", "ln")
+
 # programs whose here-document is a script they run: a shell, a batch job's script, a remote
 # shell (besides any shell named among the command's words: `docker exec -i c bash <<EOF`)
 _SCRIPT_READERS = ("sbatch", "ssh", "srun", "salloc")
@@ -740,12 +879,15 @@ def split_script(
     origins: Mapping[str, str] | None = None,
     exports: list[dict[str, Exported]] | None = None,
     open_env: bool = False,
+    written: list[tuple[Written, Span]] | None = None,
 ) -> list[list[Token]]:
     """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
     variables that are set but whose value is not known, with where they come from; into
     ``exports``, when given, go the variables each command inherits from the script's own
     ``export NAME=value`` lines (offsets are into ``script``). ``open_env``: what runs the
-    script may set variables it does not (a launch script, not a container's command)."""
+    script may set variables it does not (a launch script, not a container's command). Into
+    ``written``, when given, go the files the script writes (here-documents, echo), each with
+    where its first line is in the file (the writing command's place where not found)."""
     commands = []
     splitter = _Splitter(script, env, origins or {}, open_env)
     splitter.run()
@@ -762,6 +904,12 @@ def split_script(
             tokens.append(Token(w.text, where, tuple(w.unresolved)))
         if is_command:
             commands.append(tokens)
+    if written is not None:
+        for file in splitter.written:
+            writer = (
+                commands[file.command - 1][0].span if 0 < file.command <= len(commands) else span
+            )
+            written.append((file, _first_line(script, file, locator, writer)))
     if exports is not None:
         for seen in splitter.exports:
             exports.append(
@@ -771,6 +919,17 @@ def split_script(
                 }
             )
     return commands
+
+
+def _first_line(script: str, file: Written, locator: Locator | None, writer: Span) -> Span:
+    """Where the first written line of ``file`` is in the linted file: searched for after the
+    command that writes it."""
+    body = script[file.start :]
+    line = next((raw.strip() for raw in body.splitlines() if raw.strip()), "")
+    if not line or locator is None:
+        return writer
+    found = Locator(locator.text, Span(writer.line, writer.column)).locate(line[:60])
+    return found if (found.line, found.column) >= (writer.line, writer.column) else writer
 
 
 def split_words(

@@ -15,8 +15,10 @@ repository), and given here as a mapping with where its values are written.
 TensorRT-LLM's own server, ``trtllm-serve [serve] MODEL`` (tensorrt_llm/commands/serve.py:
 ``--tp_size``, ``--pp_size``, ``--ep_size``, ``--max_batch_size``, ``--max_num_tokens``,
 ``--max_seq_len``, ``--kv_cache_free_gpu_memory_fraction``), is read the same way wherever a
-format finds it; its ``--extra_llm_api_options`` (``--config``) file is read by no format, so
-such a command is an info (its parallelism may be in the file), never a guess.
+format finds it, with its ``--extra_llm_api_options`` (``--config``) file where the format
+finds that (a mounted ConfigMap, a here-document the script writes), laid over the flags as
+for the worker. A file found nowhere makes the command an info (its parallelism may be in
+the file), never a guess.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from .args import (
     positive_int,
     scan,
 )
+from .config_file import ConfigFile, ConfigFiles
 
 NAME = "trtllm"
 EXTRA = "--extra-engine-args"
@@ -144,10 +147,15 @@ def config_path(tokens: list[Token]) -> Token | None:
 
 
 def parse(
-    tokens: list[Token], launcher: Span, env: Mapping[str, Token] | None = None
+    tokens: list[Token],
+    launcher: Span,
+    env: Mapping[str, Token] | None = None,
+    files: ConfigFiles | None = None,
 ) -> EngineCommand:
-    """``trtllm-serve [serve] MODEL --flag value ...`` (what follows the launcher)."""
+    """``trtllm-serve [serve] MODEL --flag value ...`` (what follows the launcher), with the
+    ``--extra_llm_api_options`` file where ``files`` finds it."""
     command = EngineCommand(engine=NAME, span=launcher)
+    config: ConfigFile | None = None
     for item in scan(tokens, SERVE_FLAGS):
         if item.flag is not None and _not_as_declared(item):
             written = item.word.text.partition("=")[0]
@@ -172,6 +180,10 @@ def parse(
                 )
             continue
         if item.name in ("--extra-llm-api-options", "--config") and item.value is not None:
+            found = files(item.value) if files is not None and item.value.readable else None
+            if found is not None:
+                config = found  # the last one given is the one read
+                continue
             command.model_unreadable = True  # its settings may change the parallelism
             command.note(
                 "HBM011",
@@ -182,6 +194,10 @@ def parse(
             )
             continue
         apply(command, item)
+    if config is not None:
+        # the file is laid over the command line's settings: it wins
+        # (tensorrt_llm/llmapi/llm_args.py update_llm_args_with_extra_options)
+        _apply_mapping(command, config.settings, config.span_of, config.token)
     _expert(command)
     return command
 
@@ -239,8 +255,13 @@ def parse_dynamo(
 
 
 def _apply_mapping(
-    command: EngineCommand, data: Mapping[str, Any], span_of: Callable[[tuple[str, ...]], Span]
+    command: EngineCommand,
+    data: Mapping[str, Any],
+    span_of: Callable[[tuple[str, ...]], Span],
+    word: Callable[[Any, Span], Token] | None = None,
 ) -> None:
+    """The settings of an LLM API mapping; ``word`` makes a value's token (unreadable where
+    it holds a shell reference the script leaves unexpanded)."""
     for key, (field, parse_value) in _KEYS.items():
         value: Any = data
         for part in key:
@@ -249,7 +270,15 @@ def _apply_mapping(
             continue
         span = span_of(key)
         text = str(value).lower() if isinstance(value, bool) else str(value)
+        token = word(value, span) if word is not None else Token(text, span)
+        if not token.readable:
+            # set to what hbmlint cannot read: not the flag's value, which the file overrides
+            command.values.pop(field, None)
+            command.locations.pop(field, None)
+            command.unread[field] = span
+            continue
         try:
             command.set(field, parse_value(text), span)
+            command.unread.pop(field, None)
         except BadValue as exc:
             command.note("HBM004", f"{'.'.join(key)}: {exc}", span)

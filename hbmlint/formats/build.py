@@ -3,9 +3,7 @@ says about GPUs into a Deployment, with every field located in the user's file."
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,33 +23,6 @@ from ..spec import (
     SpeculativeSpec,
 )
 from ..yamlsrc import Span
-
-
-def settings_as_flags(
-    settings: Mapping[Any, Any],
-    span_of: Callable[[tuple], Span],
-    word: Callable[[str, Span], Token] = Token,
-) -> list[Token]:
-    """A YAML mapping of an engine's arguments as the flags its launcher writes from it (a
-    ``--config FILE``, a recipe's config): ``true`` a bare flag, ``false`` and null left out,
-    a list its values after the flag, a mapping as JSON. ``span_of`` places a key's words
-    (``(key,)``) and a list's items (``(key, index)``); ``word`` makes a value's token (one
-    that marks a value unreadable, say)."""
-    words: list[Token] = []
-    for key, value in settings.items():
-        flag = "--" + str(key).replace("_", "-")
-        span = span_of((key,))
-        if isinstance(value, bool):
-            words += [Token(flag, span)] if value else []
-        elif isinstance(value, list):
-            words.append(Token(flag, span))
-            words += [Token(str(v), span_of((key, i))) for i, v in enumerate(value)]
-        elif isinstance(value, dict):
-            words += [Token(flag, span), Token(json.dumps(value), span)]
-        elif value is not None:
-            words += [Token(flag, span), word(str(value), span)]
-    return words
-
 
 _NO_MODEL = {
     "sglang": "give it with --model-path",

@@ -22,10 +22,18 @@ from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
 from ..engines.args import Token
+from ..engines.config_file import (
+    ConfigFile,
+    ConfigFiles,
+    block_spans,
+    block_text_line,
+    load_settings,
+)
 from ..engines.shell import Locator
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build, visible_devices
+from .config_files import repository_file
 
 NAME = "compose"
 # .env and env_file files are a few lines; a larger one is not read.
@@ -368,6 +376,7 @@ def to_deployments(
             image=image,
             image_span=document.span((*spath, "image")),
             k8s_expansion=False,
+            files=_service_files(document, spath, compose_dir),
         )
         if command is None:
             continue
@@ -387,6 +396,82 @@ def to_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, findings
+
+
+def _service_files(document: YamlDocument, spath: tuple, compose_dir: Path | None) -> ConfigFiles:
+    """Finds a config file the service's command names (``--config /etc/vllm/config.yaml``)
+    where the compose file puts it: a config of the project (top-level ``configs:``, written
+    inline with ``content:``, each key at its line, or a ``file:``), or a file of the
+    project's folder bind-mounted by ``volumes:`` (``./vllm.yaml:/etc/vllm/config.yaml:ro``)."""
+
+    def find(reference: Token) -> ConfigFile | None:
+        target = reference.text
+        for source, mounted in _service_configs(document, spath):
+            if mounted == target:
+                return _project_config(document, source, compose_dir, reference.span)
+        for host, mounted in _bind_mounts(document, spath):
+            if compose_dir is None:
+                break
+            if target == mounted or target.startswith(mounted.rstrip("/") + "/"):
+                file = host + target[len(mounted) :]
+                text = repository_file(compose_dir / "compose.yaml", file, up=False)
+                settings = load_settings(text) if text is not None else None
+                if settings is not None:
+                    return ConfigFile(settings, lambda key: reference.span, origin=file)
+        return None
+
+    return find
+
+
+def _service_configs(document: YamlDocument, spath: tuple) -> list[tuple[str, str]]:
+    """The service's configs as (source, where the container sees it): ``/<source>`` unless a
+    ``target`` says otherwise (Compose specification, services.configs)."""
+    found = []
+    for entry in _value(document, (*spath, "configs")) or []:
+        if isinstance(entry, str):
+            found.append((entry, f"/{entry}"))
+        elif isinstance(entry, dict) and isinstance(entry.get("source"), str):
+            source = entry["source"]
+            found.append((source, str(entry.get("target") or f"/{source}")))
+    return found
+
+
+def _project_config(
+    document: YamlDocument, source: str, compose_dir: Path | None, at: Span
+) -> ConfigFile | None:
+    config = _value(document, ("configs", source))
+    if not isinstance(config, dict):
+        return None
+    if isinstance(config.get("content"), str):
+        settings = load_settings(config["content"])
+        if settings is None:
+            return None
+        block = document.span(("configs", source, "content"))
+        lines = document.text.splitlines()
+        spans = block_spans(lines, block_text_line(lines, block), block)
+        return ConfigFile(settings, spans, origin=f"config '{source}'")
+    if isinstance(config.get("file"), str) and compose_dir is not None:
+        text = repository_file(compose_dir / "compose.yaml", config["file"], up=False)
+        settings = load_settings(text) if text is not None else None
+        if settings is not None:
+            return ConfigFile(settings, lambda key: at, origin=config["file"])
+    return None
+
+
+def _bind_mounts(document: YamlDocument, spath: tuple) -> list[tuple[str, str]]:
+    """The service's bind mounts of the project's files, as (host path, container path):
+    ``./host:/container[:ro]`` or the long form (``type: bind``)."""
+    found = []
+    for entry in _value(document, (*spath, "volumes")) or []:
+        if isinstance(entry, str):
+            parts = entry.split(":")
+            if len(parts) >= 2 and parts[0].startswith("./"):
+                found.append((parts[0], parts[1]))
+        elif isinstance(entry, dict) and entry.get("type") == "bind":
+            source, target = entry.get("source"), entry.get("target")
+            if isinstance(source, str) and source.startswith("./") and isinstance(target, str):
+                found.append((source, target))
+    return found
 
 
 def _gpus(

@@ -6,8 +6,9 @@ deployment; the worker takes its engine's own flags (ai-dynamo/dynamo
 components/src/dynamo/vllm/args.py passes them to vLLM's parser; dynamo.sglang to SGLang's).
 Aggregated and disaggregated graphs alike: a prefill and a decode worker are two deployments.
 ``dynamo.trtllm`` workers take TensorRT-LLM's settings from their flags and from the YAML file
-``--extra-engine-args`` names (engines/trtllm.py): a ConfigMap the worker mounts (from this file
-or another file of the run, by the container's ``volumeMounts`` and the pod's ``volumes``), else
+``--extra-engine-args`` names (engines/trtllm.py; found by formats/config_files.py): a ConfigMap
+the worker mounts (from this file or another file of the run, by the container's
+``volumeMounts`` and the pod's ``volumes``), else
 the file at that path in the repository being linted (Dynamo's images hold the repository in
 their ``workingDir``, so ``./examples/backends/trtllm/engine_configs/...`` is found from any
 folder above the manifest). A file found nowhere makes the worker an info, never a guess: its
@@ -21,20 +22,18 @@ Samples: ai-dynamo/dynamo examples/backends/vllm/deploy/{agg,disagg,disagg-multi
 
 from __future__ import annotations
 
-from pathlib import Path as FilePath
 from types import ModuleType
 from typing import Any
 
-import yaml
-
-from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import parse_engine_words, sglang, trtllm, vllm
 from ..engines.args import EngineCommand, Token
+from ..engines.config_file import ConfigFile, load_settings
 from ..engines.shell import Locator, expand_k8s, shell_script, split_script
 from ..spec import Deployment
-from ..yamlsrc import Span, YamlDocument, key_in_block, load_plain
-from .build import GpuFacts, settings_as_flags
+from ..yamlsrc import YamlDocument
+from .build import GpuFacts
+from .config_files import mounted_config, pod_files, repository_file
 from .kubernetes import document_name
 from .podspec import (
     Path,
@@ -42,7 +41,6 @@ from .podspec import (
     container_argv,
     container_env,
     node_labels,
-    tree_object,
     value_at,
 )
 
@@ -53,8 +51,6 @@ WORKERS: dict[str, ModuleType | None] = {
     "dynamo.sglang": sglang,
     "dynamo.trtllm": trtllm,  # with its --extra-engine-args file, read below
 }
-_CONFIG_BYTES = 1 << 20  # an engine config is a few KB; a larger file is not read
-_ANCESTORS = 12  # how far up from the manifest a repository file is looked for
 _AFFINITY = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 
 
@@ -131,120 +127,6 @@ def _worker(
     return None
 
 
-def _mounted_config(
-    document: YamlDocument, pod: Path, cpath: Path, file: str, at: Span
-) -> tuple[dict, Any] | None:
-    """The YAML of ``file`` where it is a key of a ConfigMap the container mounts: from this
-    file (each value at its line in the block) or another file of the run (at ``at``)."""
-    mounts = value_at(document.data, (*cpath, "volumeMounts"))
-    volumes = value_at(document.data, (*pod, "volumes"))
-    by_name = {
-        v.get("name"): v["configMap"].get("name")
-        for v in (volumes if isinstance(volumes, list) else ())
-        if isinstance(v, dict) and isinstance(v.get("configMap"), dict)
-    }
-    for mount in mounts if isinstance(mounts, list) else ():
-        if not isinstance(mount, dict) or by_name.get(mount.get("name")) is None:
-            continue
-        root = str(mount.get("mountPath", "")).rstrip("/")
-        sub = mount.get("subPath")
-        if sub is not None:
-            key = str(sub) if file == root else None
-        else:
-            key = file[len(root) + 1 :] if file.startswith(root + "/") else None
-        if not key:
-            continue
-        found = _config_map_key(document, by_name[mount.get("name")], key, at)
-        if found is not None:
-            return found
-    return None
-
-
-def _with_config_file(
-    document: YamlDocument, pod: Path, cpath: Path, words: list[Token]
-) -> list[Token]:
-    """``--config FILE`` where FILE is a key of a ConfigMap the worker mounts: its settings as
-    flags before the command line's own, which win (vLLM's FlexibleArgumentParser
-    _load_config_file; SGLang's server_args_config_parser.py ConfigArgumentMerger, which
-    Dynamo's SGLang worker uses too), each at its line in the ConfigMap. A file hbmlint cannot
-    find is left to the engine reader, which says its settings are not followed."""
-    for i, word in enumerate(words):
-        if word.text == "--config" and i + 1 < len(words):
-            reference, rest = words[i + 1], [*words[:i], *words[i + 2 :]]
-        elif word.text.startswith("--config="):
-            file = word.text.split("=", 1)[1]
-            reference, rest = Token(file, word.span, word.unresolved), [*words[:i], *words[i + 1 :]]
-        else:
-            continue
-        if not reference.readable:
-            return words
-        found = _mounted_config(document, pod, cpath, reference.text, reference.span)
-        if found is None or not found[0]:
-            return words
-        settings, span_of = found
-        # a list's items sit at their key: span_of places keys only
-        flags = settings_as_flags(settings, lambda path, at=span_of: at(path[:1]))
-        return [*flags, *rest]
-    return words
-
-
-def _config_map_key(document: YamlDocument, name: str, key: str, at: Span) -> Any:
-    from ..yamlsrc import load_documents
-
-    documents, _ = load_documents(document.text)
-    for other in documents:
-        data = other.data
-        if not isinstance(data, dict) or data.get("kind") != "ConfigMap":
-            continue
-        if value_at(data, ("metadata", "name")) != name or key not in (data.get("data") or {}):
-            continue
-        text = data["data"][key]
-        block = other.span(("data", key))
-        lines = document.text.splitlines()
-        return _load(text), lambda path, lines=lines, block=block: key_in_block(
-            lines, block, path[-1]
-        )
-    elsewhere = tree_object("ConfigMap", name)
-    if elsewhere is not None and key in elsewhere:
-        return _load(elsewhere[key]), lambda path: at
-    return None
-
-
-def _load(text: Any) -> dict:
-    try:
-        data = load_plain(str(text or ""))
-    except yaml.YAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _tree_config(path: Any, file: str, workdir: Any) -> dict | None:
-    """The YAML of ``file`` in the repository the manifest sits in: relative to the container's
-    ``workingDir`` (Dynamo's images hold the repository there), looked for from each folder
-    above the manifest."""
-    if not isinstance(path, FilePath):
-        return None
-    relative = file
-    base = str(workdir or "").rstrip("/")
-    if base and relative.startswith(base + "/"):
-        relative = relative[len(base) + 1 :]
-    relative = relative.removeprefix("./")
-    if not relative or relative.startswith(("/", "..")):
-        return None
-    folder = path.resolve().parent
-    for _ in range(_ANCESTORS):
-        candidate = folder / relative
-        if candidate.is_file():
-            try:
-                return _load(files.read_text(candidate, _CONFIG_BYTES))
-            except files.FileReadError:
-                return None
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    return None
-
-
 def _trtllm(
     document: YamlDocument,
     path: Any,
@@ -263,13 +145,14 @@ def _trtllm(
         return trtllm.parse_dynamo(words, token.span, env)
     file = reference.text
     found = (
-        _mounted_config(document, pod, cpath, file, reference.span) if reference.readable else None
+        mounted_config(document, pod, cpath, file, reference.span) if reference.readable else None
     )
     if found is None and reference.readable:
         workdir = value_at(document.data, (*cpath, "workingDir"))
-        data = _tree_config(path, file, workdir)
-        if data is not None:
-            found = data, lambda key: reference.span
+        text = repository_file(path, file, workdir)
+        settings = load_settings(text) if text is not None else None
+        if settings is not None:
+            found = ConfigFile(settings, lambda key: reference.span)
     if found is None:
         reader.findings.append(
             input_diagnostic(
@@ -287,8 +170,7 @@ def _trtllm(
             )
         )
         return None
-    data, span_of = found
-    return trtllm.parse_dynamo(words, token.span, env, data, span_of)
+    return trtllm.parse_dynamo(words, token.span, env, found.settings, found.span_of)
 
 
 def trtllm_worker(
@@ -352,8 +234,11 @@ def to_deployments(
             if command is None:
                 continue
         else:
-            words = _with_config_file(document, pod, cpath, words)
-            command = parse_engine_words(module, words, token.span, env)
+            # --config FILE: read from the ConfigMap the worker mounts (SGLang's
+            # ConfigArgumentMerger, which Dynamo's SGLang worker uses too, merges as vLLM does)
+            command = parse_engine_words(
+                module, words, token.span, env, pod_files(document, pod, cpath)
+            )
         gpu = GpuFacts(
             labels=node_labels(
                 document, (*pod, "nodeSelector"), (*pod, *_AFFINITY, "nodeSelectorTerms")

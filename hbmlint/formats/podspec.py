@@ -265,7 +265,10 @@ def container_command(
     document: YamlDocument, path: Path, env: dict[str, Token]
 ) -> EngineCommand | None:
     """The engine command a container runs (its command and args, or the image's own
-    entrypoint when it sets only args), read with that engine's parser; None for no engine."""
+    entrypoint when it sets only args), read with that engine's parser, with the config file
+    it names where the pod mounts it from a ConfigMap; None for no engine."""
+    from .config_files import pod_files  # it reads pods with this module
+
     container = value_at(document.data, path)
     image = None
     if isinstance(container, dict) and "command" not in container:
@@ -276,6 +279,7 @@ def container_command(
         document.text,
         image=image,
         image_span=document.span((*path, "image")),
+        files=pod_files(document, path[:-2], path),
     )
 
 

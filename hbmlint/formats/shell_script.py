@@ -34,13 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import container_release, read_command, read_invocation
+from ..engines import container_release, read_command, read_invocation, written_files
 from ..engines.args import Token
-from ..engines.shell import SHELLS, Exported, Locator, shell_script, split_script
+from ..engines.config_file import ConfigFiles
+from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
 from ..spec import Deployment
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES
 from .build import GpuFacts, build, visible_devices
+from .config_files import repository_files
 
 NAME = "shell"
 # `#!/bin/bash`, `#!/usr/bin/env bash`, `#! /bin/sh -e`, `#!/usr/bin/env -S bash -eu`
@@ -211,15 +213,18 @@ def to_script_deployments(
     start = Span(1, 1)
     script, origins = _prepared(text)
     exports: list[dict[str, Exported]] = []
+    written: list[tuple[Written, Span]] = []
     commands = split_script(
-        script, {}, Locator(text, start), start, origins, exports, open_env=True
+        script, {}, Locator(text, start), start, origins, exports, open_env=True, written=written
     )
+    outer = repository_files(path)
     functions = _functions(script)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
     called: set[str] = set()
     found: list[tuple[Any, Span, GpuFacts, tuple[str, Span] | None]] = []
-    for words, exported in zip(commands, exports, strict=True):
+    for index, (words, exported) in enumerate(zip(commands, exports, strict=True)):
+        files = written_files(written, index, text, outer)
         at = starts[words[0].span.line - 1] + words[0].span.column - 1
         owner = next((name for name, (a, b) in functions.items() if a <= at < b), None)
         if owner is not None:
@@ -229,18 +234,18 @@ def to_script_deployments(
         if call and bodies.get(call[0].text):
             called.add(call[0].text)
             for body, _ in bodies[call[0].text]:
-                read = _read(_with_arguments(body, call[1:]), exported, text, call_env)
+                read = _read(_with_arguments(body, call[1:]), exported, text, call_env, files=files)
                 if read is not None:
                     found.append((read[0], call[0].span, read[1], container_release(body)))
             continue
-        read = _read(words, exported, text)
+        read = _read(words, exported, text, files=files)
         if read is not None:
             found.append((read[0], words[0].span, read[1], container_release(words)))
     for name, body in bodies.items():
         if name in called:
             continue
         for words, exported in body:
-            read = _read(words, exported, text, function=name)
+            read = _read(words, exported, text, function=name, files=outer)
             if read is not None:
                 found.append((read[0], words[0].span, read[1], container_release(words)))
     found.sort(key=lambda item: (item[1].line, item[1].column))
@@ -270,6 +275,7 @@ def _read(
     text: str,
     outer: dict[str, Token] | None = None,
     function: str | None = None,
+    files: ConfigFiles | None = None,
 ) -> tuple[Any, GpuFacts] | None:
     """The engine command ``words`` run, if any, with the GPUs it sees. ``outer``: the
     environment a function call gives its commands (``CUDA_VISIBLE_DEVICES=1 start_server``);
@@ -287,12 +293,12 @@ def _read(
         if i and not t.readable and t.text.startswith("$") and not _awaits_value(words_run[:i])
     ]
     plain = [t for t in words_run if t not in loose]
-    parsed = read_command(plain, env, text) if loose else None
+    parsed = read_command(plain, env, text, files) if loose else None
     if parsed is not None and (parsed.model_unreadable or parsed.values.get("model.name")):
         for word in loose:
             parsed.note("HBM011", _flags_unread(word), word.span)
     else:
-        parsed = read_command(words_run, env, text)
+        parsed = read_command(words_run, env, text, files)
     if parsed is None:
         # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell;
         # or a shell a launcher starts (`srun apptainer exec IMAGE bash -c "python -m ..."`)
@@ -305,7 +311,7 @@ def _read(
                 # quoted script spans lines)
                 start = Span(script.span.line, script.span.column)
                 argv[at] = Token(script.text, start, script.unresolved)
-            parsed = read_invocation(argv, env, text, k8s_expansion=False)
+            parsed = read_invocation(argv, env, text, k8s_expansion=False, files=files)
     if parsed is None:
         return None
     visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))

@@ -33,9 +33,10 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_version, read_invocation
 from ..engines.args import Token
+from ..engines.config_file import settings_as_flags
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import GpuFacts, build, settings_as_flags
+from .build import GpuFacts, build
 from .podspec import value_at
 
 NAME = "srt-slurm"
