@@ -17,8 +17,15 @@ VLLM_HEREDOC = REAL / "shell-vllm-config-heredoc.sh"
 TRTLLM_HEREDOC = REAL / "shell-trtllm-heredoc-extra-options.sh"
 TRTLLM_CONFIGMAP = REAL / "k8s-trtllm-extra-options-configmap.yaml"
 CHANGED_BY_SED = REAL / "aibrix-trtllm-config-sed.yaml"
+BRANCH_APPEND = REAL / "shell-trtllm-heredoc-branch-append.sh"
 
-COVERED = {VLLM_HEREDOC.name, TRTLLM_HEREDOC.name, TRTLLM_CONFIGMAP.name, CHANGED_BY_SED.name}
+COVERED = {
+    VLLM_HEREDOC.name,
+    TRTLLM_HEREDOC.name,
+    TRTLLM_CONFIGMAP.name,
+    CHANGED_BY_SED.name,
+    BRANCH_APPEND.name,
+}
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +104,39 @@ def test_a_heredoc_value_the_script_cannot_expand_is_unread_not_refused(rules, t
     [found] = result.deployments
     assert "serving.gpu_memory_utilization" in found.deployment.unread
     assert found.deployment.unread["serving.gpu_memory_utilization"].line == 3
+
+
+def test_what_a_branch_adds_to_the_file_leaves_the_rest_read(rules, tmp_path):
+    # `cat << EOF >> $EXTRA_CONFIG_FILE` under `if [[ "$DP_ATTENTION" == "true" ]]` adds
+    # attention_dp_config; the memory fraction and KV dtype written before it are still read
+    result = lint(BRANCH_APPEND, rules, gpu="H200")
+    assert _not_followed(result) == [] and errors(result) == []
+    text = BRANCH_APPEND.read_text().replace("trtllm-serve $MODEL", "trtllm-serve Qwen/Qwen3-8B")
+    text = text.replace("--tp_size=$TP --ep_size=$EP_SIZE", "--tp_size=1")
+    path = tmp_path / "serve.sh"
+    path.write_text(text)
+    [found] = lint(path, rules, gpu="H200").deployments
+    serving = found.deployment.serving
+    assert serving.gpu_memory_utilization == 0.75 and serving.kv_cache_dtype == "fp8"
+    assert found.deployment.locations["serving.gpu_memory_utilization"].line == line_of(
+        path, "free_gpu_memory_fraction: 0.75"
+    )
+
+
+def test_an_unexpanded_list_in_a_heredoc_keeps_the_file_readable(rules, tmp_path):
+    # `batch_sizes: [${LIST%, }]` is no YAML as written; hbmlint reads the rest
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "cat << EOF > ser.yaml\n"
+        "cuda_graph_config:\n"
+        "    batch_sizes: [${LIST%, }]\n"
+        "kv_cache_config:\n"
+        "    free_gpu_memory_fraction: 0.6\n"
+        "EOF\n"
+        "trtllm-serve Qwen/Qwen3-8B --config ser.yaml\n"
+    )
+    [found] = lint(path, rules, gpu="H100-80GB").deployments
+    assert found.deployment.serving.gpu_memory_utilization == 0.6
 
 
 def test_a_config_the_script_changes_after_writing_it_is_not_read(rules):

@@ -285,10 +285,15 @@ def written_files(
             settings = None if file.unsure else load_settings(file.text)
             if settings is None:
                 return None  # written so that hbmlint cannot tell what it holds
+            unresolved = list(file.unresolved)
+            for n, (key, why) in enumerate(file.maybe):
+                stand_in = f"hbmlint-maybe-{n}"
+                settings[key] = stand_in
+                unresolved.append((stand_in, f"what a branch of the script sets {key} to", why))
             return ConfigFile(
                 settings,
                 block_spans(text.splitlines(), first.line, first),
-                file.unresolved,
+                tuple(unresolved),
                 origin=f"written by the script at line {first.line}",
             )
         return outer(reference) if outer is not None else None

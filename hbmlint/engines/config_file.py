@@ -35,14 +35,21 @@ class ConfigFile:
 
     settings: dict
     span_of: Callable[[tuple], Span]
-    unresolved: tuple[tuple[str, str], ...] = ()  # (as written, why it is not read)
-    origin: str = ""  # where it was found, for messages: "ConfigMap 'x', key 'y'"
+    # what hbmlint could not read in it: (the word standing in for it in the settings, the
+    # reference as written, why)
+    unresolved: tuple[tuple[str, str, str], ...] = ()
+    origin: str = ""  # where it was found, for messages: "ConfigMap 'x'"
 
     def token(self, value: Any, span: Span) -> Token:
-        """A value of the file as a word, unreadable where it holds an unexpanded reference."""
+        """A value of the file as a word, unreadable where it holds an unexpanded reference
+        (written back as the script wrote it)."""
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        missing = tuple(why for raw, why in self.unresolved if raw in text)
-        return Token(text, span, missing)
+        missing = []
+        for stand_in, raw, why in self.unresolved:
+            if stand_in in text:
+                text = text.replace(stand_in, raw)
+                missing.append(why)
+        return Token(text, span, tuple(missing))
 
 
 # Finds the file a command names (the word after --config), or None when it is nowhere

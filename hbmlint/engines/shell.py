@@ -92,15 +92,45 @@ class Exported:
 class Written:
     """A file the script writes (``cat > FILE <<EOF``, ``echo ... > FILE``): its path as
     written (without ``./``), its text, where the text starts in the script, how many
-    commands ran before it, the references in it hbmlint could not expand (as written, and
-    why), and whether what it holds depends on a branch hbmlint does not evaluate."""
+    commands ran before it, the references in it hbmlint could not expand (the word standing
+    in for each in the text, the reference as written, why), the top-level keys a branch
+    that may not run adds to it (with why), and whether what it holds depends on a branch
+    hbmlint does not evaluate."""
 
     path: str
     text: str
     start: int
     command: int
-    unresolved: tuple[tuple[str, str], ...] = ()
+    unresolved: tuple[tuple[str, str, str], ...] = ()
+    maybe: tuple[tuple[str, str], ...] = ()
     unsure: bool = False
+    writer: int = -1  # ``command`` of the write its text starts with (-1: this one)
+
+    @property
+    def first_writer(self) -> int:
+        return self.command if self.writer < 0 else self.writer
+
+
+_BRANCH = (
+    "it is added to the file in a branch of the script (if, case, a loop, && or ||) that "
+    "hbmlint does not evaluate"
+)
+
+
+def _top_level_keys(text: str) -> list[str]:
+    """The keys of a YAML chunk at its own outermost indent."""
+    lines = [
+        line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
+    if not lines:
+        return []
+    indent = min(len(line) - len(line.lstrip()) for line in lines)
+    keys = []
+    for line in lines:
+        match = re.match(r"([A-Za-z_][\w.-]*)\s*:", line[indent:])
+        if match and len(line) - len(line.lstrip()) == indent:
+            keys.append(match.group(1))
+    return keys
 
 
 @dataclass
@@ -436,7 +466,9 @@ class _Splitter:
         if escapes:
             text = text.replace("\\n", "\n").replace("\\t", "\t")
         # each reason starts with the reference as written ("$VAR is read from ...")
-        unresolved = [(r.split(" ", 1)[0], r) for w in words[1:] for r in w.unresolved]
+        unresolved = [
+            (r.split(" ", 1)[0], r.split(" ", 1)[0], r) for w in words[1:] for r in w.unresolved
+        ]
         self._write(
             target, text + "\n", words[1].raw_start if len(words) > 1 else 0, unresolved, states
         )
@@ -446,7 +478,7 @@ class _Splitter:
         target: tuple[Word, bool],
         text: str,
         start: int,
-        unresolved: list[tuple[str, str]],
+        unresolved: list[tuple[str, str, str]],
         states: list[str],
     ) -> None:
         if "skipped" in states:
@@ -456,16 +488,37 @@ class _Splitter:
             return
         name = path.text.removeprefix("./")
         earlier = next((w for w in reversed(self.written) if w.path == name), None)
-        if "unknown" in states and (append or earlier is not None):
-            # written or added to in a branch that may not run: what the file holds depends
-            # on it, so it is not read
-            self.written.append(Written(name, "", start, len(self.commands), (), unsure=True))
+        command = len(self.commands)
+        if "unknown" in states and append and earlier is not None and not earlier.unsure:
+            # added to in a branch that may not run: the keys it adds may or may not be set
+            maybe = tuple((key, _BRANCH) for key in _top_level_keys(text))
+            self.written.append(
+                Written(
+                    name,
+                    earlier.text,
+                    earlier.start,
+                    command,
+                    earlier.unresolved,
+                    maybe=earlier.maybe + maybe,
+                    writer=earlier.first_writer,
+                )
+            )
             return
+        if "unknown" in states and (append or earlier is not None):
+            # written over in a branch that may not run: which text it holds depends on it
+            self.written.append(Written(name, "", start, command, (), unsure=True))
+            return
+        maybe: tuple[tuple[str, str], ...] = ()
+        writer = command
         if append and earlier is not None and not earlier.unsure:
             text = earlier.text + text
             start = earlier.start
             unresolved = [*earlier.unresolved, *unresolved]
-        self.written.append(Written(name, text, start, len(self.commands), tuple(unresolved)))
+            maybe = earlier.maybe
+            writer = earlier.first_writer
+        self.written.append(
+            Written(name, text, start, command, tuple(unresolved), maybe=maybe, writer=writer)
+        )
 
     def _changed(self, path: str) -> None:
         """A command that may change a file the script wrote (``sed -i ... FILE``): what it
@@ -475,20 +528,23 @@ class _Splitter:
             # for the commands after this one only
             self.written.append(Written(name, "", 0, len(self.commands) + 1, (), unsure=True))
 
-    def _expand_body(self, body: str) -> tuple[str, list[tuple[str, str]]]:
+    def _expand_body(self, body: str) -> tuple[str, list[tuple[str, str, str]]]:
         """A here-document's body with ``$`` expansions as this point of the script knows
-        them; each one that cannot be read stays as written, with why."""
+        them. Each one that cannot be read is a plain word standing in for it (so that
+        ``[${SIZES%, }]`` is still YAML), with the reference as written and why."""
         inner = _Splitter(body, self.env, self.origins, self.open_env)
         text = ""
-        unresolved: list[tuple[str, str]] = []
+        unresolved: list[tuple[str, str, str]] = []
         while inner.i < len(body):
             c = body[inner.i]
             if c == "$":
                 before = inner.i
                 part, missing = inner._expansion()
-                text += part
                 if missing:
-                    unresolved.append((body[before : inner.i], missing[0]))
+                    stand_in = f"hbmlint-unread-{len(self.written)}-{len(unresolved)}"
+                    unresolved.append((stand_in, body[before : inner.i], missing[0]))
+                    part = stand_in
+                text += part
             elif c == "\\" and body[inner.i + 1 : inner.i + 2] in ("$", "`", "\\"):
                 text += body[inner.i + 1]
                 inner.i += 2
@@ -906,9 +962,8 @@ def split_script(
             commands.append(tokens)
     if written is not None:
         for file in splitter.written:
-            writer = (
-                commands[file.command - 1][0].span if 0 < file.command <= len(commands) else span
-            )
+            at = file.first_writer  # the command that wrote the text's first line
+            writer = commands[at - 1][0].span if 0 < at <= len(commands) else span
             written.append((file, _first_line(script, file, locator, writer)))
     if exports is not None:
         for seen in splitter.exports:

@@ -265,6 +265,8 @@ def _apply_mapping(
     for key, (field, parse_value) in _KEYS.items():
         value: Any = data
         for part in key:
+            if isinstance(value, str):
+                break  # a whole section hbmlint cannot read (a branch may set it)
             value = value.get(part) if isinstance(value, Mapping) else None
         if value is None:
             continue
