@@ -316,3 +316,31 @@ def test_a_false_vllm_key_is_its_no_flag_where_vllm_finds_one(rules, tmp_path, k
     )
     [found] = lint(path, rules, gpu="L4").deployments
     assert (found.deployment.serving.chunked_prefill is False) is off
+
+
+TRTLLM_COMPOSE = """\
+services:
+  trt:
+    image: nvcr.io/nvidia/tensorrt-llm/release:{tag}
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 1
+              capabilities: [gpu]
+    command: trtllm-serve Qwen/Qwen3-8B --config /etc/trt/extra.yml
+"""
+
+
+@pytest.mark.parametrize(("tag", "refused"), [("1.0.0", True), ("1.2.0rc6", False)])
+def test_trtllm_serve_config_is_refused_by_releases_before_its_alias(rules, tmp_path, tag, refused):
+    path = tmp_path / "compose.yaml"
+    path.write_text(TRTLLM_COMPOSE.format(tag=tag))
+    found = [
+        f for f in codes(lint(path, rules, gpu="H100-80GB"), "HBM004") if "--config" in f.message
+    ]
+    assert bool(found) is refused
+    if refused:
+        assert found[0].severity is Severity.ERROR
+        assert found[0].span.line == line_of(path, "--config")

@@ -34,6 +34,7 @@ from .args import (
     Flag,
     FlagTable,
     Item,
+    Refusal,
     Token,
     apply,
     boolean,
@@ -179,6 +180,19 @@ def parse(
                     item.word.span,
                 )
             continue
+        if item.name == "--config":
+            command.refusals.append(
+                Refusal(
+                    what=(
+                        "trtllm-serve --config, the alias of --extra_llm_api_options that "
+                        "NVIDIA/TensorRT-LLM pull 9104 added on main (opened 2025-11-12, after "
+                        "the 1.0 release): click stops with 'No such option: --config'"
+                    ),
+                    span=item.word.span,
+                    fix="Write --extra_llm_api_options FILE, which every release takes",
+                    through="1.0.0",
+                )
+            )
         if item.name in ("--extra-llm-api-options", "--config") and item.value is not None:
             found = files(item.value) if files is not None and item.value.readable else None
             if found is not None:
