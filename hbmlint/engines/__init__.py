@@ -282,7 +282,9 @@ def written_files(
         for file, first in reversed(written):
             if file.command > before or file.path != name:
                 continue
-            settings = None if file.unsure else load_settings(file.text)
+            if file.unsure:
+                return ConfigFile({}, lambda key, at=first: at, why=file.unsure)
+            settings = load_settings(file.text)
             if settings is None:
                 return None  # written so that hbmlint cannot tell what it holds
             unresolved = list(file.unresolved)

@@ -39,6 +39,9 @@ class ConfigFile:
     # reference as written, why)
     unresolved: tuple[tuple[str, str, str], ...] = ()
     origin: str = ""  # where it was found, for messages: "ConfigMap 'x'"
+    # why its settings cannot be known though it was found (the script changes it after
+    # writing it); they are then not read
+    why: str = ""
 
     def token(self, value: Any, span: Span) -> Token:
         """A value of the file as a word, unreadable where it holds an unexpanded reference

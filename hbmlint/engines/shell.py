@@ -103,7 +103,7 @@ class Written:
     command: int
     unresolved: tuple[tuple[str, str, str], ...] = ()
     maybe: tuple[tuple[str, str], ...] = ()
-    unsure: bool = False
+    unsure: str = ""  # why what it holds is not known, where it is not
     writer: int = -1  # ``command`` of the write its text starts with (-1: this one)
 
     @property
@@ -235,13 +235,13 @@ class _Splitter:
         here = any(h[4] == len(self.targets) - 1 for h in self.heredocs)
         if target is not None and words[0].text in ("echo", "printf"):
             self._echoed(words, target, states)
-        elif target is not None and not here:
-            self._changed(target[0].text)  # `envsubst < t > FILE`, `python gen.py > FILE`
         program = words[0].text.rsplit("/", 1)[-1]
+        if target is not None and not here and words[0].text not in ("echo", "printf"):
+            self._changed(target[0].text, program)  # `envsubst < t > F`, `python gen.py > F`
         if self.written and program in _FILE_CHANGERS:
             # a copy changes only its destination; the others any file they name
             for word in words[-1:] if program in _COPIES else words[1:]:
-                self._changed(word.text)
+                self._changed(word.text, program)
         chained, self.chained = self.chained, ""
         statement = self._block(words)
         # `NAME=value` alone (or after `export`) sets a variable later words can use
@@ -506,7 +506,8 @@ class _Splitter:
             return
         if "unknown" in states and (append or earlier is not None):
             # written over in a branch that may not run: which text it holds depends on it
-            self.written.append(Written(name, "", start, command, (), unsure=True))
+            why = "a branch of the script that may not run writes over it"
+            self.written.append(Written(name, "", start, command, (), unsure=why))
             return
         maybe: tuple[tuple[str, str], ...] = ()
         writer = command
@@ -520,13 +521,14 @@ class _Splitter:
             Written(name, text, start, command, tuple(unresolved), maybe=maybe, writer=writer)
         )
 
-    def _changed(self, path: str) -> None:
+    def _changed(self, path: str, program: str) -> None:
         """A command that may change a file the script wrote (``sed -i ... FILE``): what it
         holds from here on is not known."""
         name = path.removeprefix("./")
         if any(w.path == name for w in self.written):
+            why = f"the script changes it with {program} after writing it"
             # for the commands after this one only
-            self.written.append(Written(name, "", 0, len(self.commands) + 1, (), unsure=True))
+            self.written.append(Written(name, "", 0, len(self.commands) + 1, (), unsure=why))
 
     def _expand_body(self, body: str) -> tuple[str, list[tuple[str, str, str]]]:
         """A here-document's body with ``$`` expansions as this point of the script knows

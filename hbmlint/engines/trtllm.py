@@ -195,15 +195,19 @@ def parse(
             )
         if item.name in ("--extra-llm-api-options", "--config") and item.value is not None:
             found = files(item.value) if files is not None and item.value.readable else None
-            if found is not None:
+            if found is not None and not found.why:
                 config = found  # the last one given is the one read
                 continue
             command.model_unreadable = True  # its settings may change the parallelism
+            where = (
+                f"which hbmlint cannot know: {found.why}"
+                if found is not None
+                else "a file hbmlint does not read here"
+            )
             command.note(
                 "HBM011",
                 "trtllm-serve takes settings (parallelism, memory fraction, lengths) from "
-                f"{item.value.text}, a file hbmlint does not read here; this server is not "
-                "checked",
+                f"{item.value.text}, {where}; this server is not checked",
                 item.value.span,
             )
             continue
