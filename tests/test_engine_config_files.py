@@ -350,3 +350,13 @@ def test_trtllm_serve_config_is_refused_by_releases_before_its_alias(rules, tmp_
     if refused:
         assert found[0].severity is Severity.ERROR
         assert found[0].span.line == line_of(path, "--config")
+
+
+def test_a_config_written_by_echo_is_read(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "echo 'kv_cache_config: {free_gpu_memory_fraction: 0.7}' > extra.yml\n"
+        "trtllm-serve Qwen/Qwen3-8B --extra_llm_api_options ./extra.yml\n"
+    )
+    [found] = lint(path, rules, gpu="H100-80GB").deployments
+    assert found.deployment.serving.gpu_memory_utilization == 0.7

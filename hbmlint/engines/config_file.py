@@ -64,7 +64,7 @@ def load_settings(text: str) -> dict | None:
     """The mapping a config file's text holds; None for anything else or broken YAML."""
     try:
         data = load_plain(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, RecursionError):  # a bad date, a deep nest
         return None
     return data if isinstance(data, dict) else None
 

@@ -427,7 +427,8 @@ def _service_configs(document: YamlDocument, spath: tuple) -> list[tuple[str, st
     """The service's configs as (source, where the container sees it): ``/<source>`` unless a
     ``target`` says otherwise (Compose specification, services.configs)."""
     found = []
-    for entry in _value(document, (*spath, "configs")) or []:
+    entries = _value(document, (*spath, "configs"))
+    for entry in entries if isinstance(entries, list) else []:
         if isinstance(entry, str):
             found.append((entry, f"/{entry}"))
         elif isinstance(entry, dict) and isinstance(entry.get("source"), str):
@@ -462,7 +463,8 @@ def _bind_mounts(document: YamlDocument, spath: tuple) -> list[tuple[str, str]]:
     """The service's bind mounts of the project's files, as (host path, container path):
     ``./host:/container[:ro]`` or the long form (``type: bind``)."""
     found = []
-    for entry in _value(document, (*spath, "volumes")) or []:
+    entries = _value(document, (*spath, "volumes"))
+    for entry in entries if isinstance(entries, list) else []:
         if isinstance(entry, str):
             parts = entry.split(":")
             if len(parts) >= 2 and parts[0].startswith("./"):

@@ -98,11 +98,11 @@ def repository_file(path: Any, file: str, workdir: Any = None, *, up: bool = Tru
     folder = path.resolve().parent
     for _ in range(_ANCESTORS if up else 1):
         candidate = folder / relative
-        if candidate.is_file():
-            try:
+        try:
+            if candidate.is_file():
                 return files.read_text(candidate, _CONFIG_BYTES)
-            except files.FileReadError:
-                return None
+        except (OSError, files.FileReadError):  # a name too long, a file unreadable
+            return None
         if folder.parent == folder:
             break
         folder = folder.parent
