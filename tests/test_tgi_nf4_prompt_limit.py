@@ -53,3 +53,16 @@ def test_the_gke_sample_is_a_doubt_not_a_refusal():
     assert "HBM102" not in codes
     [doubt] = [d for d in result.diagnostics if d.code == "HBM105"]
     assert "warm-up batch fits with less to spare" in doubt.message
+
+
+def test_the_doubt_names_the_warm_up_batch_as_what_to_shrink():
+    # What may not fit is TGI's warm-up batch, not a max_model_len sequence: the advice names
+    # --max-batch-prefill-tokens (no lower than --max-input-tokens, which TGI's launcher
+    # refuses), not the max_model_len advice given where the cache itself is what is short
+    rules, _ = load_rules()
+    result = lint_file(GKE_NF4, GKE_NF4.name, rules, LintOptions())
+    [doubt] = [d for d in result.diagnostics if d.code == "HBM105"]
+    advice = " ".join(fix.message for fix in doubt.fixes)
+    assert "warm-up batch (2,098 prefill tokens)" in advice
+    assert "--max-batch-prefill-tokens" in advice and "--max-input-tokens" in advice
+    assert "no shorter max_model_len is safe" not in advice
