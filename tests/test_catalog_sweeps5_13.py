@@ -1,0 +1,47 @@
+"""catalog: models added in session 15 (what real manifests of sweeps 5-13 named and the catalog
+lacked), each checked against a published figure."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from hbmlint import budget, catalog
+
+GB = 1e9
+
+
+def architecture(model_id: str) -> catalog.Architecture:
+    entry = catalog.find_model(model_id)
+    assert entry is not None, model_id
+    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
+
+
+def stored_bytes(weights) -> float:
+    return float(weights.to("byte").magnitude)
+
+
+def test_minimax_m3_eagle3_gqa_head_is_the_size_of_its_safetensors_file():
+    # Inferact/MiniMax-M3-EAGLE3-GQA@96692486: one file of 6,149,993,396 bytes, a 46 KB header
+    # and BF16 tensors: its layer, fc, lm_head and its own copy of the 200,064 x 6,144 embedding
+    head = replace(architecture("Inferact/MiniMax-M3-EAGLE3-GQA"), head_stores=frozenset({"embed_tokens"}))
+    whole = stored_bytes(budget.eagle_weights(head, "eagle3", 1, None))
+    assert whole == pytest.approx(6_149_993_396, rel=1e-4)
+    # vLLM shares an embedding equal to the target's: one layer of 6,144 (64 heads of 128, an
+    # 18,432-wide MLP), the 3 x 6,144 fc and the full-vocabulary lm_head stay
+    shared = stored_bytes(budget.eagle_weights(head, "eagle3", 1, None, frozenset({"embed_tokens"})))
+    assert whole - shared == pytest.approx(200_064 * 6_144 * 2, rel=1e-6)
+
+
+def test_minimax_m3_eagle3_heads_differ_in_their_kv_heads_only():
+    gqa = architecture("Inferact/MiniMax-M3-EAGLE3-GQA")
+    mha = architecture("Inferact/MiniMax-M3-EAGLE3")
+    # one layer: 2 x 4 KV heads x 128 x 2 bytes against 2 x 64 x 128 x 2 (the MHA head)
+    assert gqa.kv_layout(1, 1, 2).full_per_token == 2 * 4 * 128 * 2
+    assert mha.kv_layout(1, 1, 2).full_per_token == 16 * gqa.kv_layout(1, 1, 2).full_per_token
+    # the MHA head's K/V projections read [embedding; hidden] (12,288 wide): 3.26B in all, the
+    # model card's "~3.3 B params"
+    mha_whole = replace(mha, head_stores=frozenset({"embed_tokens"}))
+    params = stored_bytes(budget.eagle_weights(mha_whole, "eagle3", 1, None)) / 2
+    assert params == pytest.approx(3.3e9, rel=0.02)
