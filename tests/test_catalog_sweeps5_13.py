@@ -45,3 +45,21 @@ def test_minimax_m3_eagle3_heads_differ_in_their_kv_heads_only():
     mha_whole = replace(mha, head_stores=frozenset({"embed_tokens"}))
     params = stored_bytes(budget.eagle_weights(mha_whole, "eagle3", 1, None)) / 2
     assert params == pytest.approx(3.3e9, rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "hub_count"),
+    [("Qwen/Qwen3.5-0.8B", 873.4e6), ("Qwen/Qwen3.5-2B", 2_274.1e6), ("Qwen/Qwen3.5-4B", 4_659.9e6)],
+)
+def test_small_qwen35_models_count_what_the_hub_lists(model_id, hub_count):
+    # the Hub's safetensors counts (a public table of them): text model, vision tower and MTP layer
+    arch = architecture(model_id)
+    mtp, _ = budget.mtp_cost(arch, 1, None, None, 2.0)
+    assert arch.parameters + stored_bytes(mtp) / 2 == pytest.approx(hub_count, rel=0.005)
+
+
+def test_qwen35_small_models_cache_keys_on_their_six_full_attention_layers():
+    # 24 layers, every 4th full attention: 6 x 2 x 2 KV heads x 256 x 2 bytes a token; the 18
+    # Gated DeltaNet layers keep a fixed state instead
+    for model_id in ("Qwen/Qwen3.5-0.8B", "Qwen/Qwen3.5-2B"):
+        assert architecture(model_id).kv_layout(1, 1, 2).full_per_token == 6 * 2 * 2 * 256 * 2
