@@ -159,8 +159,7 @@ def test_kimi_linear_keeps_a_kda_state_per_sequence_and_an_mla_latent_per_token(
 
 
 # Gemma 4 E2B's text_config as three public copies of its config.json give it (code-search file
-# ids 59897965653, 53141176458, 53939116010); not in the catalog: its vision and audio encoders'
-# sizes were not found, so its published count cannot be checked
+# ids 59897965653, 53141176458, 53939116010); the catalog's google/gemma-4-E2B-it holds the same
 GEMMA4_E2B = {
     "architectures": ["Gemma4ForConditionalGeneration"],
     "model_type": "gemma4",

@@ -63,3 +63,21 @@ def test_qwen35_small_models_cache_keys_on_their_six_full_attention_layers():
     # Gated DeltaNet layers keep a fixed state instead
     for model_id in ("Qwen/Qwen3.5-0.8B", "Qwen/Qwen3.5-2B"):
         assert architecture(model_id).kv_layout(1, 1, 2).full_per_token == 6 * 2 * 2 * 256 * 2
+
+
+def test_gemma4_e2b_counts_the_cards_effective_parameters_outside_its_per_layer_embeddings():
+    # "2.3B effective parameters (5.1B with embeddings)": the PLE tables, 262,144 x 35 layers x 256,
+    # are what the effective count leaves out; the vision tower (16 layers of 768) is in neither
+    arch = architecture("google/gemma-4-E2B-it")
+    tower = 16 * (4 * 768 * 768 + 2 * 768 * 3072)
+    ple = 262_144 * 35 * 256
+    assert arch.parameters - ple - tower == pytest.approx(2.3e9, rel=0.01)
+    assert arch.parameters + 300e6 == pytest.approx(5.1e9, rel=0.02)  # with its ~300M audio encoder
+
+
+def test_gemma4_e4b_keeps_kv_on_its_first_24_layers():
+    # 42 layers, the last 18 reading an earlier layer's cache: 4 full layers of 2 KV heads of 512
+    # and 20 sliding ones of 2 heads of 256 (512-token windows) keep K and V in bf16
+    layout = architecture("google/gemma-4-E4B-it").kv_layout(1, 1, 2)
+    assert layout.full_per_token == 4 * 2 * 2 * 512 * 2
+    assert layout.windows == ((512, 20 * 2 * 2 * 256 * 2),)
