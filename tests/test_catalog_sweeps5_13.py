@@ -81,3 +81,35 @@ def test_gemma4_e4b_keeps_kv_on_its_first_24_layers():
     layout = architecture("google/gemma-4-E4B-it").kv_layout(1, 1, 2)
     assert layout.full_per_token == 4 * 2 * 2 * 512 * 2
     assert layout.windows == ((512, 20 * 2 * 2 * 256 * 2),)
+
+
+def test_nemotron_35_lightning_is_nano_3_with_a_million_positions_and_an_mtp_layer():
+    lightning = architecture("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16")
+    nano = architecture("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+    assert lightning.parameters == nano.parameters
+    assert lightning.max_position_embeddings == 1_048_576 and lightning.mtp_layers == 1
+    # 6 attention layers of 2 KV heads of 128 keep K and V; the 23 Mamba layers a fixed state
+    assert lightning.kv_layout(1, 1, 2).full_per_token == 6 * 2 * 2 * 128 * 2
+
+
+def test_nemotron_35_lightning_nvfp4_keeps_its_mamba_projections_in_fp8():
+    mixed = architecture("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4")
+    assert mixed.quantization == "nvfp4" and "mtp" in mixed.unquantized
+    entry = catalog.find_model("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16")
+    assert entry is not None
+    plain_config = {
+        **entry["config"],
+        "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"},
+    }
+    plain = catalog.architecture_from_config(plain_config, "all NVFP4", "test")
+    extra = stored_bytes(mixed.weight_bytes_per_rank(1, 1, "nvfp4")) - stored_bytes(
+        plain.weight_bytes_per_rank(1, 1, "nvfp4")
+    )
+    # 23 Mamba layers' in_proj (2688 -> 2 x 4096 + 2 x 8 x 128 + 64 heads) and out_proj, and the
+    # 6 attention layers' q/k/v/o, at 1 byte instead of NVFP4's 0.5625; the export's lm_head in
+    # NVFP4 where a plain NVFP4 config keeps it in BF16
+    mamba = 23 * (2688 * (2 * 4096 + 2 * 8 * 128 + 64) + 4096 * 2688)
+    attention = 6 * (2688 * 32 * 128 * 2 + 2 * 2688 * 2 * 128)
+    lm_head = 131_072 * 2688
+    expected = (mamba + attention) * (1 - 0.5625) - lm_head * (2 - 0.5625)
+    assert extra == pytest.approx(expected, rel=0.02)

@@ -480,6 +480,10 @@ def _module_part(module: str) -> str | None:
     None for a catch-all ("Linear") or a part hbmlint does not weigh apart."""
     if re.search(r"self_attn|linear_attn|attention|\.attn", module):
         return "attention"
+    # Nemotron-H names every layer's mixer "mixer": a Mamba layer's in/out projections are
+    # weighed with attention (Architecture.state_mixer_params), as its q/k/v/o projections are
+    if re.search(r"\.mixer\.(in_proj|out_proj|[qkvo]_proj)", module):
+        return "attention"
     if re.search(r"(^|\.)lm_head", module):
         return "lm_head"
     if "shared_expert" in module:
