@@ -113,3 +113,10 @@ def test_nemotron_35_lightning_nvfp4_keeps_its_mamba_projections_in_fp8():
     lm_head = 131_072 * 2688
     expected = (mamba + attention) * (1 - 0.5625) - lm_head * (2 - 0.5625)
     assert extra == pytest.approx(expected, rel=0.02)
+
+
+def test_opt_6_7b_is_full_multi_head_attention_of_its_published_size():
+    arch = architecture("facebook/opt-6.7b")
+    assert arch.parameters == pytest.approx(6.7e9, rel=0.01)
+    # 32 layers of 32 heads x 128: K and V of 4096 each, in float16
+    assert arch.kv_layout(1, 1, 2).full_per_token == 2 * 32 * 4096 * 2
