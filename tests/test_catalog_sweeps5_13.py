@@ -25,12 +25,16 @@ def stored_bytes(weights) -> float:
 def test_minimax_m3_eagle3_gqa_head_is_the_size_of_its_safetensors_file():
     # Inferact/MiniMax-M3-EAGLE3-GQA@96692486: one file of 6,149,993,396 bytes, a 46 KB header
     # and BF16 tensors: its layer, fc, lm_head and its own copy of the 200,064 x 6,144 embedding
-    head = replace(architecture("Inferact/MiniMax-M3-EAGLE3-GQA"), head_stores=frozenset({"embed_tokens"}))
+    head = replace(
+        architecture("Inferact/MiniMax-M3-EAGLE3-GQA"), head_stores=frozenset({"embed_tokens"})
+    )
     whole = stored_bytes(budget.eagle_weights(head, "eagle3", 1, None))
     assert whole == pytest.approx(6_149_993_396, rel=1e-4)
     # vLLM shares an embedding equal to the target's: one layer of 6,144 (64 heads of 128, an
     # 18,432-wide MLP), the 3 x 6,144 fc and the full-vocabulary lm_head stay
-    shared = stored_bytes(budget.eagle_weights(head, "eagle3", 1, None, frozenset({"embed_tokens"})))
+    shared = stored_bytes(
+        budget.eagle_weights(head, "eagle3", 1, None, frozenset({"embed_tokens"}))
+    )
     assert whole - shared == pytest.approx(200_064 * 6_144 * 2, rel=1e-6)
 
 
@@ -49,7 +53,11 @@ def test_minimax_m3_eagle3_heads_differ_in_their_kv_heads_only():
 
 @pytest.mark.parametrize(
     ("model_id", "hub_count"),
-    [("Qwen/Qwen3.5-0.8B", 873.4e6), ("Qwen/Qwen3.5-2B", 2_274.1e6), ("Qwen/Qwen3.5-4B", 4_659.9e6)],
+    [
+        ("Qwen/Qwen3.5-0.8B", 873.4e6),
+        ("Qwen/Qwen3.5-2B", 2_274.1e6),
+        ("Qwen/Qwen3.5-4B", 4_659.9e6),
+    ],
 )
 def test_small_qwen35_models_count_what_the_hub_lists(model_id, hub_count):
     # the Hub's safetensors counts (a public table of them): text model, vision tower and MTP layer
@@ -120,3 +128,19 @@ def test_opt_6_7b_is_full_multi_head_attention_of_its_published_size():
     assert arch.parameters == pytest.approx(6.7e9, rel=0.01)
     # 32 layers of 32 heads x 128: K and V of 4096 each, in float16
     assert arch.kv_layout(1, 1, 2).full_per_token == 2 * 32 * 4096 * 2
+
+
+@pytest.mark.parametrize(
+    "name", ["kaitchup/Qwen3.5-27B-autoround-W4A16", "kaitchup/Qwen3.5-9B-autoround-W4A16"]
+)
+def test_autoround_w4a16_names_read_as_autoround_int4(name):
+    # sweep 9 served both (HBM015 offline): AutoRound's W4A16 scheme, 4 bits in groups of 128
+    from hbmlint.catalog.variants import variant
+
+    found = variant(name)
+    assert (
+        found is not None
+        and found.base == name.replace("kaitchup/", "Qwen/").split("-autoround")[0]
+    )
+    assert found.weights == "AutoRound INT4"
+    assert found.config["quantization_config"]["group_size"] == 128

@@ -83,18 +83,21 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
             {"quant_method": "gptq", "bits": 4, "group_size": 128},
             "GPTQ 4-bit",
         ),
+        # Intel's AutoRound uploads (Intel/Qwen3.5-122B-A10B-int4-AutoRound): symmetric INT4 in
+        # groups of 128, the decoder layers only (Intel/gemma-4-31B-it-int4-AutoRound
+        # quantization_config.json: bits 4, group_size 128, quant_method auto-round). AutoRound's
+        # W4A16 scheme is the same (kaitchup/Qwen3.5-27B-autoround-W4A16; "the default W4A16
+        # scheme": bits 4, group_size 128 in huggingface.co/hoborific/BereavedCompound-v1.0-24b-
+        # W4A16-AutoRound), matched before a bare -W4A16
+        (
+            r"-int4-autoround|-w4a16-autoround|-autoround(?:-int4|-w4a16)?",
+            {"quant_method": "auto-round", "bits": 4, "group_size": 128},
+            "AutoRound INT4",
+        ),
         # Google's QAT repacks for vLLM (google/gemma-4-31B-it-qat-w4a16-ct): compressed-tensors
         # W4A16 made with llm-compressor (a public repack's card describing Google's recipe.yaml)
         (r"(?:-qat(?:-q4_0)?)?-(?:quantized\.)?w4a16(?:-ct)?", _INT4_GROUP_128, "INT4 (W4A16)"),
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
-        # Intel's AutoRound uploads (Intel/Qwen3.5-122B-A10B-int4-AutoRound): symmetric INT4 in
-        # groups of 128, the decoder layers only (Intel/gemma-4-31B-it-int4-AutoRound
-        # quantization_config.json: bits 4, group_size 128, quant_method auto-round)
-        (
-            r"-int4-autoround|-autoround(?:-int4)?",
-            {"quant_method": "auto-round", "bits": 4, "group_size": 128},
-            "AutoRound INT4",
-        ),
         # microscaling uploads (MiniMaxAI/MiniMax-M3-MXFP8, amd/MiniMax-M3-MXFP4)
         (r"-mxfp8", {"quant_method": "mxfp8"}, "MXFP8"),
         (r"-mxfp4", {"quant_method": "mxfp4"}, "MXFP4"),
