@@ -144,3 +144,14 @@ def test_autoround_w4a16_names_read_as_autoround_int4(name):
     )
     assert found.weights == "AutoRound INT4"
     assert found.config["quantization_config"]["group_size"] == 128
+
+
+def test_kimi_k25_eagle3_head_is_one_multi_head_layer_with_its_own_vocabulary_head():
+    head = architecture("lightseekorg/kimi-k2.5-eagle3")
+    # one layer of 64 KV heads of 128 (MHA), K and V in bf16
+    assert head.num_layers == 1 and head.kv_layout(1, 1, 2).full_per_token == 2 * 64 * 128 * 2
+    # at TP 8 its full-vocabulary lm_head (163,840 x 7,168) is split, the 3 x 7,168 fc is not
+    tp1 = stored_bytes(budget.eagle_weights(head, "eagle3", 1, None))
+    tp8 = stored_bytes(budget.eagle_weights(head, "eagle3", 8, None))
+    fc = 3 * 7168 * 7168 * 2
+    assert tp8 > fc and tp1 - tp8 > 163_840 * 7168 * 2 * 7 / 8
