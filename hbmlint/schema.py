@@ -169,13 +169,24 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
 
         return of_type
     if key == "properties":
+        subs: dict[str, Check] = {}  # each property's check, found on first use ($refs recurse)
 
         def properties(value: Any) -> bool | None:
             if not isinstance(value, dict):
                 return True
-            return _all(
-                _compiled(rule[name], root)(item) for name, item in value.items() if name in rule
-            )
+            verdict: bool | None = True
+            for name, item in value.items():
+                if name not in rule:
+                    continue
+                sub = subs.get(name)
+                if sub is None:
+                    sub = subs[name] = _compiled(rule[name], root)
+                ok = sub(item)
+                if ok is False:
+                    return False
+                if ok is None:
+                    verdict = None
+            return verdict
 
         return properties
     if key == "additionalProperties":
@@ -226,7 +237,14 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
         target = root.get("$defs", {}).get(rule[len("#/$defs/") :])
         if target is None:
             return lambda value: None
-        return lambda value: _compiled(target, root)(value)
+        found: list[Check] = []  # the target's check, made on first use (it may refer back)
+
+        def reference(value: Any) -> Any:
+            if not found:
+                found.append(_compiled(target, root))
+            return found[0](value)
+
+        return reference
     if key == "anyOf":
 
         def any_of(value: Any) -> bool | None:
