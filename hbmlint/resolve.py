@@ -511,9 +511,9 @@ def _resolve_model(
                     # the Hub out of reach, granite-3.1-1b is a real model near granite-3.3-8b
                     _unknown_model(run, ref, where, field_name)
                 elif lookup.first_report(candidate.name):
-                    run.report(
-                        "HBM015", failure.message + _hub_hint(candidate.name, where), field_name
-                    )
+                    # the failure's advice ends without a full stop; the hint is sentences
+                    hint = _hub_hint(candidate.name, where, run.strict)
+                    run.report("HBM015", failure.message.rstrip(".") + "." + hint, field_name)
                 return None
             if found is None:
                 continue
@@ -569,10 +569,17 @@ def _variant(
     return FoundModel(found.config, found.name, f"{found.source} ({found.described})")
 
 
-def _hub_hint(name: str, where: str) -> str:
+def _hub_hint(name: str, where: str, strict: bool) -> str:
+    """What follows the Hub's failure: near catalog names, and where a config.json can be given
+    instead (``model.config`` exists only in hbmlint's own format; elsewhere a team catalog)."""
     close = _close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
-    return hint + f" Or point {where}.config at the model's config.json."
+    if strict:
+        return hint + f" Or point {where}.config at the model's config.json."
+    return hint + (
+        " Or list it in a team catalog (a file the configuration names under catalogs:, "
+        f"holding models: [{{id: {name}, config: {{...}}}}] with its config.json's fields)."
+    )
 
 
 def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> None:
