@@ -582,6 +582,9 @@ def _hub_hint(name: str, where: str, strict: bool) -> str:
     )
 
 
+_GGUF_FILE = re.compile(r"([\w.-]+/[\w.-]+):([\w.-]+)")
+
+
 def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> None:
     name = ref.name or ""
     role = "the drafter" if where == "speculative" else "model"
@@ -605,6 +608,15 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
     scheme = re.match(r"([a-z][a-z0-9+.-]*)://", name)
     if scheme:  # oci://, s3://, gs://, pvc://: a store the weights are copied from
         what = f"a storage URI ({scheme.group(1)}://) hbmlint cannot identify"
+    # vLLM's `ORG/REPO:QUANT` names one GGUF file of a repository (unsloth/Qwen3-8B-GGUF:Q4_K_M):
+    # no Hub repository id (a colon is not allowed in one), and such repositories hold no
+    # config.json to download
+    gguf = _GGUF_FILE.fullmatch(name)
+    if gguf:
+        what = (
+            f"a GGUF checkpoint ({gguf.group(2)} of {gguf.group(1)}), whose quantized weights "
+            "hbmlint does not model"
+        )
     served = ref.served_name if where == "model" and looks_like_path(name) else None
     if served and "/" in served:
         # the operator's alias, not read as the checkpoint: it may name the base model of a
@@ -618,14 +630,21 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
         alias = ""
         mapping = f"model-paths: {{{name}: ORG/NAME}}"
     ways = [f"map it to its Hugging Face id in the configuration ({mapping})"]
+    if gguf:
+        # mapping it to the model it was quantized from would budget 16-bit weights: a false
+        # HBM101 where the 4-bit file fits, so no mapping is offered
+        ways = [
+            "weigh it by hand (its weights take about the size of its .gguf file), then ignore "
+            "HBM006 for this file in the configuration (per-file-ignores)"
+        ]
     if where == "model" and run.deployment.source_format in ("kubernetes", "kserve"):
         ways.append(f"annotate the workload {MODEL_ANNOTATION}: ORG/NAME")
-    if not looks_like_path(name) and "/" in name:
+    if not looks_like_path(name) and "/" in name and not gguf:
         ways.append(
             f"put its config.json in the Hugging Face cache: hf download {name} config.json"
         )
     tail = "; the target is budgeted without it" if where == "speculative" else ""
-    close = _close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
+    close = [] if gguf else _close_matches(name, catalog.model_ids(), n=3, cutoff=0.6)
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     run.unknown(
         "HBM006",

@@ -29,3 +29,18 @@ def test_a_model_the_hub_cannot_give_says_how_a_kubernetes_manifest_unblocks_it(
     assert "model.config" not in finding.message
     assert "catalogs:" in finding.message
     assert "id: tiiuae/falcon-40b-instruct" in finding.message
+
+
+def test_a_gguf_file_of_a_hub_repository_is_named_without_advice_that_cannot_work(rules):
+    path = REAL / "compose-vllm-gguf-repo-quant.yml"
+    [finding] = codes(lint(path, rules, "L4"), "HBM006")
+    assert finding.severity is Severity.WARNING
+    assert "a GGUF checkpoint (Q4_K_M of unsloth/Qwen3-30B-A3B-GGUF)" in finding.message
+    # `hf download ORG/REPO:Q4_K_M config.json` is no repository id, and GGUF repositories hold
+    # no config.json; a mapping to Qwen3-30B-A3B would budget 16-bit weights (a false HBM101 on
+    # this L4, where the 4-bit file is about 17 GiB)
+    assert "hf download" not in finding.message
+    assert "model-paths" not in finding.message
+    assert "did you mean" not in finding.message  # unsloth/Qwen3-4B-Base is another model
+    assert "per-file-ignores" in finding.message
+    assert not [f for f in lint(path, rules, "L4").diagnostics if f.severity is Severity.ERROR]
