@@ -9,6 +9,15 @@ from real_lint import REAL, codes, lint
 from hbmlint.diagnostics import Severity
 from hbmlint.rules import load_rules
 
+# fixtures these tests cover (test_real_manifests.py checks every fixture has a test)
+COVERED = {
+    "gke-tgi-falcon-40b-hub-offline.yaml",
+    "compose-vllm-gguf-repo-quant.yml",
+    "helm-tgi-chart-templates/service.yaml",
+    "helm-tgi-chart-templates/ingress.yaml",
+    "helm-tgi-chart-templates/deployment.yaml",
+}
+
 
 @pytest.fixture(scope="module")
 def rules():
@@ -44,3 +53,14 @@ def test_a_gguf_file_of_a_hub_repository_is_named_without_advice_that_cannot_wor
     assert "did you mean" not in finding.message  # unsloth/Qwen3-4B-Base is another model
     assert "per-file-ignores" in finding.message
     assert not [f for f in lint(path, rules, "L4").diagnostics if f.severity is Severity.ERROR]
+
+
+def test_a_charts_service_and_ingress_templates_are_not_asked_to_be_rendered(rules):
+    # the chart is named after TGI, so every template names it in its own actions
+    # ({{ include "text-generation-inference.fullname" . }}); only the Deployment runs it
+    charts = REAL / "helm-tgi-chart-templates"
+    for name in ("service.yaml", "ingress.yaml"):
+        assert lint(charts / name, rules).diagnostics == []
+    [render] = lint(charts / "deployment.yaml", rules).diagnostics
+    assert (render.code, render.severity) == ("HBM012", Severity.WARNING)
+    assert "helm template" in render.fixes[0].message

@@ -91,7 +91,24 @@ def mentions_engine(text: str) -> bool:
     ours to report, and a Helm template among them is ours to ask to be rendered."""
     from ..engines import ENGINE_WORDS
 
-    return "servingEngineSpec" in text or any(word in text for word in ENGINE_WORDS)
+    def named(t: str) -> bool:
+        return "servingEngineSpec" in t or any(word in t for word in ENGINE_WORDS)
+
+    if not named(text):
+        return False
+    if "{{" not in text:
+        return True
+    # A Helm template names the engine in its own actions wherever the chart is named after it
+    # ({{ include "text-generation-inference.fullname" . }}): its Service, Ingress or
+    # ScaledObject runs nothing. It runs the engine where the name is in its YAML (not in a
+    # comment line), or where it has a container's image or command for the values to fill in.
+    bare = _COMMENT_LINE.sub("", _ACTION.sub(" ", text))
+    return named(bare) or _RUNS_SOMETHING.search(bare) is not None
+
+
+_ACTION = re.compile(r"\{\{.*?\}\}", re.S)
+_COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.M)
+_RUNS_SOMETHING = re.compile(r"^[ \t-]*(image|containers|command|args):", re.M)
 
 
 # TGI's name is its image's only when it is one (ghcr.io/huggingface/text-generation-inference,
