@@ -4,7 +4,7 @@ in tests/fixtures/real/ names its source repository and path at its top."""
 from __future__ import annotations
 
 import pytest
-from real_lint import REAL, codes, lint
+from real_lint import REAL, codes, line_of, lint
 
 from hbmlint.diagnostics import Severity
 from hbmlint.rules import load_rules
@@ -16,6 +16,7 @@ COVERED = {
     "helm-tgi-chart-templates/service.yaml",
     "helm-tgi-chart-templates/ingress.yaml",
     "helm-tgi-chart-templates/deployment.yaml",
+    "rhaiis-vllm-3.2.1-swap-space.yaml",
 }
 
 
@@ -64,3 +65,14 @@ def test_a_charts_service_and_ingress_templates_are_not_asked_to_be_rendered(rul
     [render] = lint(charts / "deployment.yaml", rules).diagnostics
     assert (render.code, render.severity) == ("HBM012", Severity.WARNING)
     assert "helm template" in render.fixes[0].message
+
+
+def test_a_removed_flag_on_a_vendor_release_names_the_image_it_cannot_map(rules):
+    path = REAL / "rhaiis-vllm-3.2.1-swap-space.yaml"
+    [removed] = codes(lint(path, rules, "A10"), "HBM010")
+    assert removed.severity is Severity.WARNING
+    assert removed.span.line == line_of(path, '"--swap-space"')
+    # the image is pinned (3.2.1), not latest: the message says what hbmlint does not know
+    assert "no image, or a tag such as latest" not in removed.message
+    assert "the image registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.1 ships" in removed.message
+    assert "before 0.18.0" in removed.message

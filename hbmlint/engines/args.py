@@ -710,10 +710,12 @@ def flags_removed(
     engine_version: str | None,
     removed: Mapping[str, tuple[str, ...]],
     engine: str,
+    image: str | None = None,
 ) -> list[tuple[str, Span, str]]:
     """(message, where, fix) for each flag of ``command`` that ``engine``'s release has removed
     (a manifest that names no release runs the newest). ``removed`` maps a flag to the first
-    release without it, the fix, and what argparse says (unrecognized arguments by default)."""
+    release without it, the fix, and what argparse says (unrecognized arguments by default).
+    ``image``: the engine's image, named where its tag is a release hbmlint cannot map."""
     have = release(engine_version)
     out = []
     for item in command.items:
@@ -730,7 +732,14 @@ def flags_removed(
             f"{name} was removed from {engine} in {first} and {running} refuses to start with "
             f"it (argparse: {reason})"
         )
-        if have is None:
+        if have is None and pinned_tag(image):
+            # a vendor's own release number (Red Hat AI Inference Server 3.2.5): pinned, but
+            # to an engine release hbmlint has no table for
+            message += (
+                f"; the newest is assumed as hbmlint does not know which {engine} release the "
+                f"image {image} ships: if it is one before {first}, it still takes the flag"
+            )
+        elif have is None:
             message += (
                 "; the newest is assumed as the manifest names no release hbmlint can read (no "
                 f"image, or a tag such as latest, dev or a commit): an image before {first} "
@@ -738,6 +747,19 @@ def flags_removed(
             )
         out.append((message, item.word.span, fix))
     return out
+
+
+# tags that move with the engine's newest build, or name no release (a commit, a variable)
+_MOVING_TAG = re.compile(r"latest|main|dev|nightly|stable|[0-9a-f]{7,40}", re.I)
+
+
+def pinned_tag(image: str | None) -> bool:
+    """Whether ``image`` names a fixed release of its own (``vllm-cuda-rhel9:3.2.5``): a tag
+    with a digit that is not a moving tag, a commit or a variable; no tag is latest."""
+    if not isinstance(image, str) or "$" in image or "@" in image:
+        return False
+    tag = image.rpartition("/")[2].partition(":")[2]
+    return any(c.isdigit() for c in tag) and not _MOVING_TAG.fullmatch(tag)
 
 
 def model_name(text: str) -> str:

@@ -279,11 +279,11 @@ REMOVED = {
 
 
 def removed_flags(
-    command: EngineCommand, engine_version: str | None
+    command: EngineCommand, engine_version: str | None, image: str | None = None
 ) -> list[tuple[str, Span, str]]:
     """(message, where, fix) for each flag of ``command`` that the release has removed (a
     manifest that names no release runs the newest)."""
-    return flags_removed(command, engine_version, REMOVED, "SGLang")
+    return flags_removed(command, engine_version, REMOVED, "SGLang", image)
 
 
 # FR-Spec publishes its maps as freq_<tokens>.pt (thunlp/LLaMA3-Instruct-8B-FR-Spec holds

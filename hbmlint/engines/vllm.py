@@ -500,11 +500,11 @@ REMOVED = {
 
 
 def removed_flags(
-    command: EngineCommand, engine_version: str | None
+    command: EngineCommand, engine_version: str | None, image: str | None = None
 ) -> list[tuple[str, Span, str]]:
     """(message, where, fix) for each flag of ``command`` that the release has removed (a
     manifest that names no release runs the newest)."""
-    return flags_removed(command, engine_version, REMOVED, "vLLM")
+    return flags_removed(command, engine_version, REMOVED, "vLLM", image)
 
 
 # What vLLM does with no model: `vllm serve`'s model is an optional positional (nargs="?",

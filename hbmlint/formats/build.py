@@ -201,7 +201,9 @@ def build(
     if removed is not None:
         findings += [
             input_diagnostic("HBM010", message, display, span, name, [fix])
-            for message, span, fix in removed(command, release)
+            for message, span, fix in removed(
+                command, release, image if isinstance(image, str) else None
+            )
         ]
     findings += [
         input_diagnostic("HBM004", message, display, span, name, [fix], Severity.parse(severity))
