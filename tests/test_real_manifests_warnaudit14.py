@@ -7,6 +7,7 @@ import pytest
 from real_lint import REAL, codes, line_of, lint
 
 from hbmlint.diagnostics import Severity
+from hbmlint.lint import LintOptions, lint_paths
 from hbmlint.rules import load_rules
 
 # fixtures these tests cover (test_real_manifests.py checks every fixture has a test)
@@ -17,6 +18,8 @@ COVERED = {
     "helm-tgi-chart-templates/ingress.yaml",
     "helm-tgi-chart-templates/deployment.yaml",
     "rhaiis-vllm-3.2.1-swap-space.yaml",
+    "kserve-runtime-tp-from-visible-devices/inference.yaml",
+    "kserve-runtime-tp-from-visible-devices/serving-runtime.yaml",
 }
 
 
@@ -76,3 +79,15 @@ def test_a_removed_flag_on_a_vendor_release_names_the_image_it_cannot_map(rules)
     assert "no image, or a tag such as latest" not in removed.message
     assert "the image registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.1 ships" in removed.message
     assert "before 0.18.0" in removed.message
+
+
+def test_a_tensor_parallel_size_counted_from_the_visible_gpus_is_not_a_default_of_one(rules):
+    # GPU_COUNT="$(echo -n $NVIDIA_VISIBLE_DEVICES | awk ...)" then `if [ -z "$GPU_COUNT" ];
+    # then GPU_COUNT=1; fi`: the branch is a fallback, and the pod's 4 GPUs are what the device
+    # plugin lists, so vLLM runs TP 4. Read as TP 1 this was "leaves 3 idle" (HBM007).
+    folder = REAL / "kserve-runtime-tp-from-visible-devices"
+    results = lint_paths([str(folder)], rules, LintOptions())
+    findings = [d for r in results for d in r.diagnostics]
+    assert [f.code for f in findings if f.severity is not Severity.INFO] == []
+    unread = [f for f in findings if f.code == "HBM011" and "$GPU_COUNT" in f.message]
+    assert unread and "awk" in unread[0].message  # what it is set to

@@ -383,7 +383,10 @@ class _Splitter:
                 "which value a run takes depends on a condition hbmlint does not evaluate"
             )
         elif w.unresolved:
+            # set to what hbmlint cannot read (a command's output): a later default in a
+            # branch (`if [ -z "$N" ]; then N=1; fi`) is not its value
             self.env.pop(name, None)
+            self.origins[name] = f"{name} is set to {value}, which hbmlint cannot read"
         elif not (maybe and name in self.origins):
             self.env[name] = value
         if exporting or name in self.exported:
