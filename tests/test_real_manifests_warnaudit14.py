@@ -20,6 +20,7 @@ COVERED = {
     "rhaiis-vllm-3.2.1-swap-space.yaml",
     "kserve-runtime-tp-from-visible-devices/inference.yaml",
     "kserve-runtime-tp-from-visible-devices/serving-runtime.yaml",
+    "shell-sglang-cuda-graph-max-bs-unpinned.sh",
 }
 
 
@@ -91,3 +92,15 @@ def test_a_tensor_parallel_size_counted_from_the_visible_gpus_is_not_a_default_o
     assert [f.code for f in findings if f.severity is not Severity.INFO] == []
     unread = [f for f in findings if f.code == "HBM011" and "$GPU_COUNT" in f.message]
     assert unread and "awk" in unread[0].message  # what it is set to
+
+
+def test_a_removed_flags_replacement_is_offered_for_the_releases_that_have_it(rules):
+    # no release in the script (the benchmark's config pins SGLang 0.5.12 elsewhere): the
+    # newest refuses --cuda-graph-max-bs, but the flag that replaces it is new in 0.5.20
+    path = REAL / "shell-sglang-cuda-graph-max-bs-unpinned.sh"
+    [removed] = codes(lint(path, rules), "HBM010")
+    assert removed.severity is Severity.WARNING
+    assert removed.span.line == line_of(path, "--cuda-graph-max-bs 512")
+    [fix] = removed.fixes
+    assert fix.message.startswith("Use --cuda-graph-max-bs-decode (SGLang 0.5.20 and later;")
+    assert "a release before it takes --cuda-graph-max-bs as written" in fix.message

@@ -745,6 +745,9 @@ def flags_removed(
                 f"image, or a tag such as latest, dev or a commit): an image before {first} "
                 "still takes it"
             )
+        if have is None and fix.startswith("Use "):
+            # the replacement may be newer than the release the manifest really runs
+            fix += f" ({engine} {first} and later; a release before it takes {name} as written)"
         out.append((message, item.word.span, fix))
     return out
 
