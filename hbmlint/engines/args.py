@@ -582,9 +582,11 @@ dtype = choice(DTYPES, "weight dtype")
 # Placeholders left for a templating step: Helm, envsubst, "REPLACE_ME", "<your model>", and
 # the "__MODEL__" a sed script fills in (tlrmchlsmth/vllm-dp-lws).
 # ``${VAR:-default}`` and friends count too: in a Kubernetes command line nothing expands them.
+# A dotted ``${vLLM.max_model_len}`` is a tuning tool's parameter (Akamas fills in
+# ``${component.parameter}``: graz-dev/vllm-benchmark studies/*/k8s/01-deployment_template.yaml).
 # A ``{{`` whose action a shell split into several words (``{{ .Spec.X }}``) is one too.
 _PLACEHOLDER = re.compile(
-    r"\{\{.*?(?:\}\}|$)|\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}|^\$[A-Za-z_][\w.]*$"
+    r"\{\{.*?(?:\}\}|$)|\$\{[A-Za-z_][\w.]*(?:[:?+=-][^}]*)?\}|^\$[A-Za-z_][\w.]*$"
     r"|REPLACE[_-]?\w*|<[^<>\s][^<>]*>|__[A-Z][A-Z0-9_]*[A-Z0-9]__"
 )
 
@@ -660,6 +662,9 @@ def apply(command: EngineCommand, item: Item) -> bool:
         if value is not None:
             if not value.readable:
                 command.note("HBM011", unreadable_message(shown, value), value.span)
+                return True
+            if placeholder(value.text):  # --enforce-eager={{ .Values.eager }}
+                command.note("HBM011", placeholder_message(shown, value), value.span)
                 return True
             try:
                 on = boolean(value.text) == on
