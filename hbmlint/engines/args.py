@@ -170,6 +170,40 @@ def settings_left_to_config_file(
         )
 
 
+# NVIDIA Dynamo's multimodal components before its --disaggregation-mode encode (ai-dynamo/dynamo
+# components/src/dynamo/{vllm,sglang}/main.py at e20adb4, October 2025): the processor builds a
+# tokenizer and no engine (multimodal_handlers/processor_handler.py); the encode worker encodes
+# the images for the worker that holds the language model and its KV cache. Dynamo's later
+# releases refuse these flags (components/src/dynamo/vllm/backend_args.py, August 2026).
+_DYNAMO_MULTIMODAL_ROLES = {
+    "--multimodal-processor": (
+        "Dynamo's multimodal processor: it tokenizes and formats the requests and starts no engine"
+    ),
+    "--multimodal-encode-worker": (
+        "Dynamo's multimodal encode worker: it encodes the images for the worker that holds the "
+        "language model and keeps no KV cache"
+    ),
+}
+
+
+def dynamo_multimodal_role(command: EngineCommand) -> None:
+    """``python -m dynamo.vllm --multimodal-processor`` (or ``dynamo.sglang``, or
+    ``--multimodal-encode-worker``): a component that holds no language model weights or KV
+    cache of the kind hbmlint budgets; it is not budgeted (the worker that does is)."""
+    if command.model_unreadable:
+        return
+    for item in command.items:
+        role = _DYNAMO_MULTIMODAL_ROLES.get(item.name)
+        if role is not None:
+            command.model_unreadable = True
+            command.note(
+                "HBM011",
+                f"{item.name} makes this {role}; this deployment is not budgeted",
+                item.word.span,
+            )
+            return
+
+
 def flag_value(command: EngineCommand, name: str) -> tuple[Item, Token | None] | None:
     """The first ``name`` flag of ``command`` and its value: the word after it where the flag
     table does not know the flag (one the engine added later); None when it is not given."""

@@ -25,6 +25,7 @@ from .args import (
     apply,
     choice,
     dtype,
+    dynamo_multimodal_role,
     flags_removed,
     flags_unread,
     fraction,
@@ -349,6 +350,7 @@ def parse(
     _allow_longer(command, env)
     _kv_refusals(command)
     _encoder_disaggregation(command, text_only)
+    dynamo_multimodal_role(command)
     values = command.values
     # Keys the Deployment does not have: --ep-size says expert
     # parallelism is on, and draft tokens stand in for steps when only they are given.

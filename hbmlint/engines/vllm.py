@@ -30,6 +30,7 @@ from .args import (
     apply,
     choice,
     dtype,
+    dynamo_multimodal_role,
     flag_value,
     flags_removed,
     flags_unread,
@@ -679,6 +680,7 @@ def parse(
     _omni(command)
     _encoder_producer(command)
     _dynamo_encode_worker(command)
+    dynamo_multimodal_role(command)
     _cudagraph_mode(command)
     _release_refusals(command)
     _lora(command)
