@@ -15,8 +15,9 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 AKAMAS = REAL / "k8s-vllm-akamas-dotted-placeholders.yaml"
 MM_PROCESSOR = REAL / "shell-dynamo-multimodal-processor.sh"
 G7E = REAL / "dgd-vllm-g7e-instance-type.yaml"
+CONNECTORS = REAL / "shell-dynamo-vllm-connector-list.sh"
 
-COVERED = {AKAMAS.name, MM_PROCESSOR.name, G7E.name}
+COVERED = {AKAMAS.name, MM_PROCESSOR.name, G7E.name, CONNECTORS.name}
 
 
 @pytest.fixture(scope="module")
@@ -85,3 +86,11 @@ def test_g7e_instance_types_name_the_rtx_pro_6000(rules):
     for resolved in workers.values():
         assert resolved.gpu.name == "RTX-PRO-6000-Blackwell-96GB"
         assert resolved.gpu_count == 1
+
+
+def test_dynamo_connector_list_is_no_model(rules):
+    # was HBM006 "model 'nixl' is not in hbmlint's catalog" on the prefill worker: the last
+    # connector of `--connector kvbm nixl` taken for the positional model
+    result = lint(CONNECTORS, rules, gpu="L4")
+    assert codes(result, "HBM006") == []
+    assert [d.deployment.model.name for d in result.deployments] == ["Qwen/Qwen3-0.6B"] * 2

@@ -290,6 +290,9 @@ FLAGS = FlagTable(
         Flag(("--served-model-name",), multi=True),
         Flag(("--lora-modules",), multi=True),
         Flag(("--middleware",), multi=True),
+        # Dynamo's vLLM worker: `--connector kvbm nixl` (nargs="*", ai-dynamo/dynamo
+        # components/src/dynamo/vllm/args.py); its last word is no positional model
+        Flag(("--connector",), multi=True),
     ],
     switches=[
         "--trust-remote-code",
