@@ -491,11 +491,36 @@ def _rocm_image_version(engine: str, tag: str) -> str | None:
     return released_by(engine, "-".join(day.groups())) if day else None
 
 
+# Slurm clusters run the images enroot imports (NVIDIA/pyxis's --container-image, srt-slurm's
+# model.container): a URI names the registry before a "#" (docker://nvcr.io#nvidia/vllm:26.03-
+# py3), and an image imported with no output name is saved as its path and tag joined by "+",
+# the registry left out (lmsysorg/sglang:v0.5.5.post2 -> lmsysorg+sglang+v0.5.5.post2.sqsh).
+# Sources: NVIDIA/enroot@8ea147d src/docker.sh docker::import (the default file name) and
+# doc/cmd/import.md (docker://[USER@][REGISTRY#]IMAGE[:TAG]).
+_ENROOT_SCHEME = re.compile(r"^(?:docker|dockerd|podman)://")
+
+
+def docker_reference(image: str) -> str:
+    """``image`` as a Docker reference where it is written as enroot names one (a URI with a
+    "#", or the .sqsh file of an import); anything else as it is."""
+    name = _ENROOT_SCHEME.sub("", image.strip())
+    if name.lower().endswith(".sqsh"):
+        stem = name.rsplit("/", 1)[-1][: -len(".sqsh")]
+        path, plus, tag = stem.rpartition("+")
+        # a file named otherwise (/containers/sglang.sqsh) names no image
+        return f"{path.replace('+', '/')}:{tag}" if plus and path and tag else name
+    registry, hash_sign, rest = name.partition("#")
+    if hash_sign and rest and "/" not in registry:
+        return f"{registry.rpartition('@')[2]}/{rest}"
+    return name
+
+
 def image_version(image: str | None) -> str | None:
     """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``,
     ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
     if not isinstance(image, str):
         return None
+    image = docker_reference(image)
     vendor = vendor_image_release(image)
     if vendor is not None:  # a vendor's own release number: the engine release it ships
         return vendor[1]

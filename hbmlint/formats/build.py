@@ -9,7 +9,7 @@ from typing import Any
 
 from ..catalog import vendor_image_release
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
-from ..engines import sglang, vllm
+from ..engines import docker_reference, sglang, vllm
 from ..engines.args import EngineCommand, Item, Token, refused_at
 from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..rewrite import ArgvWriter
@@ -193,7 +193,7 @@ def build(
     ``hints`` are the workload's labels and annotations that may name its model or GPU;
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
-    vendor = vendor_image_release(image) if isinstance(image, str) else None
+    vendor = vendor_image_release(docker_reference(image)) if isinstance(image, str) else None
     if vendor is not None and vendor[0] != command.engine:
         engine_version = None  # a Dynamo runtime of one backend running another's command
     release = engine_version[0] if engine_version else None

@@ -19,7 +19,9 @@ What srtctl runs, and hbmlint with it (NVIDIA/srt-slurm@c88ef73):
   the GPUs of one worker ``gpus_per_prefill`` / ``gpus_per_decode`` / ``gpus_per_agg``, else
   its nodes x ``gpus_per_node`` (4 by default) over its workers, else ``gpus_per_node``
   (src/srtctl/core/schema.py ResourceConfig);
-- ``model.container`` is the image, whose tag names the release.
+- ``model.container`` is the image, whose tag names the release: a Docker reference, an
+  enroot URI or .sqsh file (engines.docker_reference), or an alias of the cluster's
+  srtslurm.yaml, read where the alias names a release.
 
 TensorRT-LLM recipes (``backend.type: trtllm``) configure the engine through LLM API option
 files; they are an info, not read.
@@ -27,9 +29,11 @@ files; they are an info, not read.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
+from ..catalog import released_by
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_version, read_invocation
 from ..engines.args import Token
@@ -124,6 +128,8 @@ def to_deployments(
             image_path = ("identity", "container", "image")  # model.container may be an alias
         image = value_at(data, image_path)
         version = image_version(image) if isinstance(image, str) else None
+        if version is None and isinstance(image, str) and image_path == ("model", "container"):
+            version = _alias_release(kind, image)
         deployment, found = build(
             command,
             name=name if mode == "agg" else f"{name}/{mode}",
@@ -140,6 +146,34 @@ def to_deployments(
                 deployment.assumed["model"] = why
             deployments.append(deployment)
     return deployments, findings
+
+
+# srtctl looks model.container up in the cluster's srtslurm.yaml `containers:` map, of "version
+# aliases" to .sqsh images (NVIDIA/srt-slurm@c88ef73 docs/installation.md "Adding Containers",
+# src/srtctl/core/config.py); that file is the cluster's, not the recipe's. An alias that is a
+# release, alone or after the backend's name (v0.5.7, 0.5.6.post2, sglang-v0.5.11-cu130), is
+# read as that release of the backend; one that names the backend's nightly and a day
+# (sglang-nightly-dev-cu13-20260510) as the newest release by that day. Any other alias (dev,
+# dynamo-sglang) names none.
+_ALIAS_RELEASE = re.compile(
+    r"^(?:(?P<engine>sglang|vllm)[-_])?v?(?P<release>\d+\.\d+\.\d+(?:\.post\d+)?)(?=$|[-_])"
+)
+_ALIAS_NIGHTLY = re.compile(r"^(?P<engine>sglang|vllm)[-_]nightly\b.*?[-_](20\d\d)(\d\d)(\d\d)$")
+
+
+def _alias_release(backend: str, alias: str) -> str | None:
+    """The backend release a container alias names, said as read from the alias; None where it
+    names none or another engine's."""
+    text = alias.strip().lower()
+    if "/" in text or ":" in text or text.endswith(".sqsh"):
+        return None  # an image or a file, not an alias
+    match = _ALIAS_RELEASE.match(text)
+    if match and match.group("engine") in (None, backend):
+        return f"{match.group('release')} (read from the container alias '{alias.strip()}')"
+    nightly = _ALIAS_NIGHTLY.match(text)
+    if nightly and nightly.group("engine") == backend:
+        return released_by(backend, "-".join(nightly.groups()[1:]))
+    return None
 
 
 def _model(data: dict) -> tuple[str, tuple, str]:
