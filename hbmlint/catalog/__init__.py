@@ -366,24 +366,34 @@ def vendor_image_release(image: str) -> tuple[str, str] | None:
     return None
 
 
-def released_by(engine: str, day: str) -> str | None:
+def released_by(engine: str, day: str, at_most: bool = False) -> str | None:
     """The newest release of ``engine`` published by ``day`` (YYYY-MM-DD), said as such
     ("0.4.8 (the newest release by 2025-07-01, the build's day)"): what a development image
-    tagged only with its build day holds; None before the first known (release_dates.yaml)."""
+    tagged only with its build day holds; None before the first known (release_dates.yaml).
+    ``at_most``: the image packages a release, so one built that day holds that one or an older
+    ("0.10.0 (at most the newest release by 2025-08-01, the build's day)")."""
     dates = _load("release_dates.yaml").get(engine) or {}
     published = [(str(d), v) for d, v in dates.items() if str(d) <= day]
     if not published:
         return None
-    return f"{max(published)[1]} ({_DATED_BUILD} {day}, the build's day)"
+    bound = f"{_AT_MOST} {_DATED_BUILD}" if at_most else _DATED_BUILD
+    return f"{max(published)[1]} ({bound} {day}, the build's day)"
 
 
 _DATED_BUILD = "the newest release by"
+_AT_MOST = "at most"
+
+
+def release_at_most(engine_version: str | None) -> bool:
+    """Whether ``engine_version`` is an upper bound (released_by with ``at_most``): the image may
+    hold an older release, so what only later releases refuse may still start there."""
+    return f"({_AT_MOST} {_DATED_BUILD}" in (engine_version or "")
 
 
 def dated_build(engine_version: str | None) -> bool:
     """Whether ``engine_version`` is a development build's day read as a release (released_by):
     the build holds that release and may hold later changes, so the release is a lower bound."""
-    return _DATED_BUILD in (engine_version or "")
+    return _DATED_BUILD in (engine_version or "") and not release_at_most(engine_version)
 
 
 def weight_format(

@@ -515,6 +515,15 @@ def docker_reference(image: str) -> str:
     return name
 
 
+# Google Cloud Vertex AI Model Garden's vLLM container is tagged with the day and time of its
+# build (pytorch-vllm-serve:20250801_0916_RC01, 20250529_0917_tpu_experimental_RC00; as
+# GoogleCloudPlatform/vertex-ai-samples' Model Garden notebooks and swept GKE manifests write
+# it). It packages a vLLM release, so the newest release by that day is the most it holds: an
+# upper bound, where a nightly's day is a lower one.
+_VERTEX_VLLM = "vertex-vision-model-garden-dockers/pytorch-vllm-serve"
+_VERTEX_BUILD_DAY = re.compile(r"^(20\d\d)(\d\d)(\d\d)_\d{4}_")
+
+
 def image_version(image: str | None) -> str | None:
     """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``,
     ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
@@ -529,6 +538,9 @@ def image_version(image: str | None) -> str | None:
     rocm = next((e for prefix, e in _ROCM_IMAGES.items() if repository.startswith(prefix)), None)
     if rocm is not None and "/" not in tag:
         return _rocm_image_version(rocm, tag)
+    if repository.endswith(_VERTEX_VLLM):
+        day = _VERTEX_BUILD_DAY.match(tag)
+        return released_by("vllm", "-".join(day.groups()), at_most=True) if day else None
     if image_engine(image) is None and not any(marker in name for marker in _VERSIONED_IMAGES):
         return None
     if "tensorrt-llm/release" in repository:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog import dated_build, release
+from ..catalog import dated_build, release, release_at_most
 from ..yamlsrc import Span
 
 
@@ -131,7 +131,12 @@ def refused_at(
                 )
                 if refusal.unless is not None:
                     message += f"; it starts if {refusal.unless}"
-                out.append((message, refusal.span, refusal.fix, sure))
+                if release_at_most(engine_version):
+                    # the image may hold a release before the refusal
+                    message += f"; an image holding a release before {refusal.since} takes it"
+                    out.append((message, refusal.span, refusal.fix, "warning"))
+                else:
+                    out.append((message, refusal.span, refusal.fix, sure))
         through = release(refusal.through)
         if through is not None and have is not None and have <= through:
             message = (
@@ -784,6 +789,8 @@ def flags_removed(
                 f"image, or a tag such as latest, dev or a commit): an image before {first} "
                 "still takes it"
             )
+        elif release_at_most(engine_version):
+            message += f"; the image may hold an older release, and one before {first} takes it"
         if have is None and fix.startswith("Use "):
             # the replacement may be newer than the release the manifest really runs
             fix += f" ({engine} {first} and later; a release before it takes {name} as written)"
