@@ -73,3 +73,25 @@ def test_a_flag_removed_by_the_build_day_may_still_be_taken(rules, tmp_path):
     assert "the image may hold an older release, and one before 0.10.0 takes it" in (
         warning.message
     )
+
+
+def test_a_value_refused_from_a_release_by_the_build_day_is_a_warning(rules, tmp_path):
+    # --quantization hqq: vLLM 0.15 dropped it ('Unknown quantization method'). A build of
+    # 2026-02-10 holds at most 0.15.0 (released 2026-01-29), maybe 0.14.x, which loads it
+    flag = "--quantization=hqq"
+    [vertex] = [
+        f
+        for f in _lint(tmp_path, rules, flag, tag="20260210_0916_RC00").diagnostics
+        if f.code == "HBM004"
+    ]
+    assert vertex.severity is Severity.WARNING
+    assert "an image holding a release before 0.15 takes it" in vertex.message
+    # vLLM's own 0.15.0 image refuses it for certain
+    text = VERTEX.read_text().replace(f"{IMAGE}:20250801_0916_RC01", "vllm/vllm-openai:v0.15.0")
+    path = tmp_path / "upstream.yaml"
+    path.write_text(
+        text.replace("- --tensor-parallel-size=2", f"- --tensor-parallel-size=2\n        - {flag}")
+    )
+    result = lint_file(path, path.name, rules, LintOptions())
+    [upstream] = [f for f in result.diagnostics if f.code == "HBM004"]
+    assert upstream.severity is Severity.ERROR
