@@ -123,6 +123,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_chart_values_unread import COVERED as CHART_VALUES  # chart values: render first
     from test_engine_config_files import COVERED as CONFIG_FILES  # --config files' settings
     from test_engine_images_amd import COVERED as AMD_IMAGES  # ROCm images' releases
+    from test_engine_images_ngc_months import COVERED as NGC_MONTHS  # NGC vLLM months
     from test_engine_images_releases import COVERED as IMAGES  # vendor and nightly images
     from test_engine_images_srt_slurm import COVERED as SLURM_IMAGES  # enroot, aliases
     from test_engine_images_vertex import COVERED as VERTEX_IMAGES  # dated Vertex builds
@@ -151,7 +152,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
     tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | SWEEP13 | AMD_IMAGES | FORMATS12 | SHELL12
     tested |= TGI_NF4 | WARNINGS14 | SWEEP14
-    tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES
+    tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -366,7 +366,9 @@ def vendor_image_release(image: str) -> tuple[str, str] | None:
     return None
 
 
-def released_by(engine: str, day: str, at_most: bool = False) -> str | None:
+def released_by(
+    engine: str, day: str, at_most: bool = False, day_is: str = "the build's day"
+) -> str | None:
     """The newest release of ``engine`` published by ``day`` (YYYY-MM-DD), said as such
     ("0.4.8 (the newest release by 2025-07-01, the build's day)"): what a development image
     tagged only with its build day holds; None before the first known (release_dates.yaml).
@@ -377,7 +379,7 @@ def released_by(engine: str, day: str, at_most: bool = False) -> str | None:
     if not published:
         return None
     bound = f"{_AT_MOST} {_DATED_BUILD}" if at_most else _DATED_BUILD
-    return f"{max(published)[1]} ({bound} {day}, the build's day)"
+    return f"{max(published)[1]} ({bound} {day}, {day_is})"
 
 
 _DATED_BUILD = "the newest release by"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import date, timedelta
 from types import ModuleType
 
 from ..catalog import released_by, vendor_image_release
@@ -524,6 +525,24 @@ _VERTEX_VLLM = "vertex-vision-model-garden-dockers/pytorch-vllm-serve"
 _VERTEX_BUILD_DAY = re.compile(r"^(20\d\d)(\d\d)(\d\d)_\d{4}_")
 
 
+# NVIDIA's NGC vLLM container is versioned by the year and month of its release
+# (nvcr.io/nvidia/vllm:YY.MM-py3, "xx.xx is the container version", https://docs.nvidia.com/
+# deeplearning/frameworks/vllm-release-notes/running.html). A month whose release notes hbmlint
+# has not read (vendor_images.yaml) holds at most the newest vLLM release by that month's end:
+# the months it has read hold 0.10.2 (25.10) to 0.31.0 (26.10), each at or below that bound.
+_NGC_VLLM = re.compile(r"^(?:nvcr\.io/)?nvidia/vllm$")
+_NGC_MONTH = re.compile(r"^(\d\d)\.(\d\d)(?:\.post\d+)?-py3$")
+
+
+def _ngc_vllm_bound(tag: str) -> str | None:
+    month = _NGC_MONTH.match(tag)
+    if month is None or not 1 <= int(month.group(2)) <= 12:
+        return None
+    year, number = 2000 + int(month.group(1)), int(month.group(2))
+    last = (date(year + number // 12, number % 12 + 1, 1) - timedelta(days=1)).isoformat()
+    return released_by("vllm", last, at_most=True, day_is="the end of the container's month")
+
+
 def image_version(image: str | None) -> str | None:
     """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``,
     ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
@@ -538,6 +557,8 @@ def image_version(image: str | None) -> str | None:
     rocm = next((e for prefix, e in _ROCM_IMAGES.items() if repository.startswith(prefix)), None)
     if rocm is not None and "/" not in tag:
         return _rocm_image_version(rocm, tag)
+    if _NGC_VLLM.match(repository):
+        return _ngc_vllm_bound(tag)
     if repository.endswith(_VERTEX_VLLM):
         day = _VERTEX_BUILD_DAY.match(tag)
         return released_by("vllm", "-".join(day.groups()), at_most=True) if day else None
