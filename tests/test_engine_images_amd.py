@@ -28,6 +28,9 @@ COVERED = {DATED.name}
         ("rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2", "0.5.9"),
         ("rocm/sgl-dev:v0.5.5.post3-rocm700-mi35x-20251119", "0.5.5"),
         ("docker.io/rocm/vllm-dev:vllm-0.23.1-rocm723-mi35x-mori-0625", "0.23.1"),
+        # the release run into its engine's name, before the build's day (which is later)
+        ("rocm/vllm:rocm6.3.1_instinct_vllm0.8.3_20250410", "0.8.3"),
+        ("rocm/vllm:rocm6.3.1_instinct_vllm0.8.2_20250410", "0.8.2"),
     ],
 )
 def test_the_engine_release_inside_a_rocm_tag_is_read(image, release):

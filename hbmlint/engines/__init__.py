@@ -480,7 +480,8 @@ _GCP_TGI = re.compile(r"huggingface-text-generation-inference-cu\d+\.(\d+)-(\d+)
 # rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x-mori-0227-2, rocm/sgl-dev:v0.5.5-rocm700-mi35x-20251110),
 # or only the day of the build (rocm/sgl-dev:20250701, rocm/vllm-dev:nightly_main_20250706)
 _ROCM_IMAGES = {"rocm/vllm": "vllm", "rocm/sgl-dev": "sglang", "rocm/sglang": "sglang"}
-_ROCM_ENGINE_RELEASE = re.compile(r"(?:^|[-_])(?:vllm|sglang)[-_]v?(\d+\.\d+(?:\.\d+)?)")
+# (or with no separator: rocm/vllm:rocm6.3.1_instinct_vllm0.8.3_20250410)
+_ROCM_ENGINE_RELEASE = re.compile(r"(?:^|[-_])(?:vllm|sglang)[-_]?v?(\d+\.\d+(?:\.\d+)?)")
 _BUILD_DAY = re.compile(r"(?:^|[-_])(20\d\d)(\d\d)(\d\d)(?=$|[-_.])")
 
 
