@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from catalog_entry import architecture
 
 from hbmlint import catalog
 from hbmlint.catalog.encoders import is_encoder_config, model_parameters
@@ -18,12 +19,6 @@ MODELS = yaml.safe_load((CATALOG / "models.yaml").read_text(encoding="utf-8"))["
 
 LLAMA_8B = "meta-llama/Llama-3.1-8B-Instruct"
 LLAMA_70B = "meta-llama/Llama-3.1-70B-Instruct"
-
-
-def architecture(model_id: str) -> catalog.Architecture:
-    entry = catalog.find_model(model_id)
-    assert entry is not None, model_id
-    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
 
 
 def gib(quantity) -> float:

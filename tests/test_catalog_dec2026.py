@@ -4,21 +4,12 @@ lacked), each checked against a published figure."""
 from __future__ import annotations
 
 import pytest
+from catalog_entry import architecture, stored_bytes
 
 from hbmlint import budget, catalog
 from hbmlint.catalog.variants import variant
 
 GB = 1e9
-
-
-def architecture(model_id: str) -> catalog.Architecture:
-    entry = catalog.find_model(model_id)
-    assert entry is not None, model_id
-    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
-
-
-def stored_bytes(weights) -> float:
-    return float(weights.to("byte").magnitude)
 
 
 def test_nvidia_deepseek_r1_nvfp4_v2_is_the_size_of_its_checkpoint():

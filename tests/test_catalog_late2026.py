@@ -4,17 +4,12 @@ or teams deploy), each checked against a published figure."""
 from __future__ import annotations
 
 import pytest
+from catalog_entry import architecture
 
 from hbmlint import catalog
 from hbmlint.catalog.variants import variant
 
 GIB = 2**30
-
-
-def architecture(model_id: str) -> catalog.Architecture:
-    entry = catalog.find_model(model_id)
-    assert entry is not None, model_id
-    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
 
 
 def test_kimi_k25_moonvit_encoder_is_the_400m_of_its_model_card():

@@ -6,20 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from catalog_entry import architecture, stored_bytes
 
 from hbmlint import budget, catalog
 
 GB = 1e9
-
-
-def architecture(model_id: str) -> catalog.Architecture:
-    entry = catalog.find_model(model_id)
-    assert entry is not None, model_id
-    return catalog.architecture_from_config(entry["config"], entry["id"], entry["source"])
-
-
-def stored_bytes(weights) -> float:
-    return float(weights.to("byte").magnitude)
 
 
 def test_minimax_m3_eagle3_gqa_head_is_the_size_of_its_safetensors_file():
