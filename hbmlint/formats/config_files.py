@@ -20,7 +20,7 @@ from ..engines.config_file import (
     load_settings,
 )
 from ..yamlsrc import Span, YamlDocument
-from .podspec import Path, tree_object, value_at
+from .podspec import Path, file_objects, tree_object, value_at
 
 _CONFIG_BYTES = 1 << 20  # an engine config is a few KB; a larger file is not read
 _ANCESTORS = 12  # how far up from the manifest a repository file is looked for
@@ -57,21 +57,13 @@ def mounted_config(
 
 
 def _config_map_key(document: YamlDocument, name: str, key: str, at: Span) -> ConfigFile | None:
-    from ..yamlsrc import load_documents
-
-    documents, _ = load_documents(document.text)
-    for other in documents:
-        data = other.data
-        if not isinstance(data, dict) or data.get("kind") != "ConfigMap":
-            continue
-        if value_at(data, ("metadata", "name")) != name or key not in (data.get("data") or {}):
-            continue
-        block = other.span(("data", key))
-        settings = load_settings(str(data["data"][key] or ""))
+    here = (file_objects(document.text).get(("ConfigMap", name)) or {}).get(key)
+    if here is not None:  # in this file: each value at its line in the block
+        settings = load_settings(here.text)
         if settings is None:
             return None
         lines = document.text.splitlines()
-        spans = block_spans(lines, block_text_line(lines, block), block)
+        spans = block_spans(lines, block_text_line(lines, here.span), here.span)
         return ConfigFile(settings, spans, origin=f"ConfigMap '{name}'")
     elsewhere = tree_object("ConfigMap", name)
     if elsewhere is not None and key in elsewhere:

@@ -114,7 +114,7 @@ def container_env(
     the value comes from (``Token.unresolved``: "NAME is read from ..."), so a finding can name
     the source."""
     env: dict[str, Token] = dict(injected or {})
-    objects = _file_objects(document.text)
+    objects = file_objects(document.text)
     sources = value_at(document.data, (*path, "envFrom"))
     for j, source in enumerate(sources if isinstance(sources, list) else []):
         if not isinstance(source, dict):
@@ -213,7 +213,7 @@ def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
     """The ConfigMaps and Secrets a file's text defines, by (kind, name): their values."""
     return {
         owner: {key: token.text for key, token in keys.items()}
-        for owner, keys in _file_objects(text).items()
+        for owner, keys in file_objects(text).items()
     }
 
 
@@ -230,7 +230,7 @@ def _lookup(kind: str, owner: str, span: Span, objects: dict) -> dict[str, Token
 
 
 @lru_cache(maxsize=4)
-def _file_objects(text: str) -> dict[tuple[str, str], dict[str, Token]]:
+def file_objects(text: str) -> dict[tuple[str, str], dict[str, Token]]:
     """ConfigMaps and Secrets written in the same file, by (kind, name): their keys as tokens
     located at the value. A Secret's ``data`` is base64, as Kubernetes stores it."""
     if "ConfigMap" not in text and "Secret" not in text:
