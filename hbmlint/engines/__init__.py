@@ -191,12 +191,7 @@ def parse_engine_words(
     )
     if spaced is not None:
         words = [replace(w, text=w.text.lstrip()) if w.text[:1].isspace() else w for w in words]
-    if module is trtllm:
-        command = trtllm.parse(words, launcher, env, files)
-    else:
-        if module in (vllm, sglang):
-            words = with_config_file(words, files, _negated.get(module))
-        command = module.parse(words, launcher, env)
+    command = _parse(module, words, launcher, env, files)
     if spaced is not None:
         flag = spaced.text.strip().split()[0]
         command.note(
@@ -220,6 +215,23 @@ def parse_engine_words(
             "Write the whole command line to have it checked",
         )
     return command
+
+
+def _parse(
+    module: ModuleType,
+    words: list[Token],
+    launcher: Span,
+    env: Mapping[str, Token],
+    files: ConfigFiles | None,
+) -> EngineCommand:
+    """``module.parse`` with the config file the words name, where ``files`` finds it:
+    TensorRT-LLM reads its options file itself (the file wins over the flags); vLLM's and
+    SGLang's ``--config FILE`` becomes flags before the command line's own."""
+    if module is trtllm:
+        return trtllm.parse(words, launcher, env, files)
+    if module in (vllm, sglang):
+        words = with_config_file(words, files, _negated.get(module))
+    return module.parse(words, launcher, env)
 
 
 def _vllm_negated(key: str) -> str | None:
@@ -361,9 +373,7 @@ def read_invocation(
     if module is vllm and first == "serve":
         # `args: [serve, MODEL, ...]` on an image whose entrypoint already is the server: the
         # model is the word after `serve`, whatever the engine makes of the repeated word
-        command = module.parse(
-            with_config_file(list(argv[1:]), files, _vllm_negated), argv[0].span, env
-        )
+        command = _parse(module, list(argv[1:]), argv[0].span, env, files)
         command.note(
             "HBM013",
             "this image's entrypoint already runs vLLM's server (`vllm serve` in current "
@@ -375,8 +385,7 @@ def read_invocation(
         )
         return command
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
-        words = with_config_file(list(argv), files, _vllm_negated) if module is vllm else list(argv)
-        parsed = module.parse(words, image_span or argv[0].span, env)
+        parsed = _parse(module, list(argv), image_span or argv[0].span, env, files)
         parsed.launcher = "image"
         return parsed
     return None
