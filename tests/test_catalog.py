@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from catalog_entry import architecture
+from catalog_entry import architecture, vllm_deployment
 
 from hbmlint import catalog
 from hbmlint.catalog.encoders import is_encoder_config, model_parameters
@@ -324,24 +324,7 @@ def test_nemotron_3_nano_shared_expert_has_its_own_width():
 
 
 def _vllm_deployment(tmp_path: Path, model: str, gpu: str, max_len: int) -> Path:
-    path = tmp_path / "deployment.yaml"
-    path.write_text(
-        f"""apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: llm}}
-spec:
-  template:
-    spec:
-      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.11.0
-        args: ["--model", "{model}", "--max-model-len", "{max_len}"]
-        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
-""",
-        encoding="utf-8",
-    )
-    return path
+    return vllm_deployment(tmp_path, model, gpu, "--max-model-len", str(max_len))
 
 
 def _codes(path: Path) -> dict[str, str]:

@@ -6,30 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from catalog_entry import vllm_deployment
 
 from hbmlint import catalog
 from hbmlint.catalog.encoders import encoder_parameters, whisper_parameters
 
 
 def _serve(tmp_path: Path, model: str, gpu: str = "NVIDIA-L4") -> Path:
-    path = tmp_path / "deployment.yaml"
-    path.write_text(
-        f"""apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: embedder}}
-spec:
-  template:
-    spec:
-      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.11.0
-        args: ["--model", "{model}", "--gpu-memory-utilization", "0.3"]
-        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
-""",
-        encoding="utf-8",
-    )
-    return path
+    return vllm_deployment(tmp_path, model, gpu, "--gpu-memory-utilization", "0.3", name="embedder")
 
 
 @pytest.mark.parametrize("model", ["BAAI/bge-m3", "BAAI/bge-reranker-v2-m3"])

@@ -4,7 +4,7 @@ or teams deploy), each checked against a published figure."""
 from __future__ import annotations
 
 import pytest
-from catalog_entry import architecture
+from catalog_entry import architecture, vllm_deployment
 
 from hbmlint import catalog
 from hbmlint.catalog.variants import variant
@@ -226,24 +226,16 @@ def test_qwq_preview_keeps_32768_positions_where_qwq_has_131072():
 
 
 def _nano_deployment(tmp_path, model: str, gpu: str, max_len: int = 131072) -> object:
-    path = tmp_path / f"{gpu}.yaml"
-    path.write_text(
-        f"""apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: nano}}
-spec:
-  template:
-    spec:
-      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.11.0
-        args: ["--model", "{model}", "--max-model-len", "{max_len}", "--trust-remote-code"]
-        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
-""",
-        encoding="utf-8",
+    return vllm_deployment(
+        tmp_path,
+        model,
+        gpu,
+        "--max-model-len",
+        str(max_len),
+        "--trust-remote-code",
+        name="nano",
+        file=gpu,
     )
-    return path
 
 
 def test_nemotron_nano_12b_v2_is_what_had_to_be_pruned_to_fit_an_a10g(tmp_path):
