@@ -356,7 +356,14 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
         engine_version=engine_version_of(record),
         gpu=GpuSpec(type=gpu or "H100", memory=memory, count=tp * pp),
         model=ModelRef(name=record["model_id"], dtype=dtype, quantization=quantization_of(record)),
-        parallel=ParallelSpec(tensor=tp, pipeline=pp, data=data, dp_attention=dp_attention or None),
+        parallel=ParallelSpec(
+            tensor=tp,
+            pipeline=pp,
+            data=data,
+            dp_attention=dp_attention or None,
+            # vLLM --enable-expert-parallel: experts placed whole (the schema's field, README.md)
+            expert=bool(record.get("enable_expert_parallel")) or None,
+        ),
         serving=ServingSpec(
             max_model_len=record.get("max_model_len"),
             max_num_seqs=first(
@@ -852,7 +859,10 @@ def fit_logit_bytes(records: list[dict]) -> dict[str, list[tuple[str, float]]]:
     and KV cache, per version group: (usable - logged weights - logged KV - non-torch - CUDA
     graphs where in the budget) / (min(max_num_seqs, max_num_batched_tokens) x vocabulary).
     Only records where the sampler is the activation peak count: no vision tower, no drafter,
-    no CPU offload, and the forward pass estimate below the result."""
+    no CPU offload, one GPU, and the forward pass estimate below the result. With several GPUs
+    the rest also holds the communicators' memory, which the logs show varies far more than
+    hbmlint's flat non-torch figure: 1.70 GiB "consumed" beyond "Model loading took" on four
+    RTX PRO 6000 (vllm-0271-qwen3-235b-2507-fp8-4xpro6000-tp4), 0.21 GiB on eight L40S."""
     out: dict[str, list[tuple[str, float]]] = {}
     for record in records:
         memory = record.get("memory") or {}
@@ -864,6 +874,9 @@ def fit_logit_bytes(records: list[dict]) -> dict[str, list[tuple[str, float]]]:
         if (record.get("speculative") or {}).get("method"):
             continue
         if not record.get("model_id") or catalog.find_model(record["model_id"]) is None:
+            continue
+        gpus = int(record.get("tensor_parallel_size") or record.get("num_gpus") or 1)
+        if gpus * int(record.get("pipeline_parallel_size") or 1) > 1:
             continue
         gpu, memory_logged = gpu_of(record)
         if gpu is None and memory_logged is None:

@@ -245,8 +245,15 @@ def test_the_017_sampler_constant_is_the_calibration_fit():
     from hbmlint import catalog
 
     calibration = [r for r in accuracy.load_records(None) if r["split"] == "calibration"]
+    since_017 = {
+        r["id"]
+        for r in calibration
+        if (catalog.release(accuracy.engine_version_of(r)) or (0,)) >= (0, 17)
+    }
     fitted = accuracy.fit_logit_bytes(calibration)
-    values = [v for group in ("0.12-0.17", "0.18+") for _, v in fitted.get(group, [])]
+    values = [
+        v for group in ("0.12-0.17", "0.18+") for i, v in fitted.get(group, []) if i in since_017
+    ]
     assert len(values) >= 4
     constant = catalog.engine_defaults("vllm")["overhead_since"]["0.17"]["logit_bytes"]
     assert abs(statistics.median(values) - constant) < 1.0
