@@ -318,7 +318,8 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "engine-not-read",
             Severity.INFO,
             "The file runs an inference engine in a way hbmlint does not read (a format it does "
-            "not know, or the engine started from code); nothing in it was checked.",
+            "not know, the engine started from code, or on an accelerator that is not an "
+            "NVIDIA or AMD GPU); nothing in it was checked.",
             "The file mentions an engine command (`vllm serve`, `sglang.launch_server`, "
             "`text-generation-launcher`, ...) or an engine application (a Ray Serve app running "
             "its own Python) that hbmlint cannot read, so no budget was made for it. The finding "
@@ -326,7 +327,12 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "where hbmlint reads it (a container's command, a SkyPilot `run:`, Ray Serve LLM's "
             "`llm_configs`), map the file to a format in the configuration's `formats`, or "
             "describe the deployment in an hbmlint manifest. README's formats section lists what "
-            "is read.",
+            "is read. An engine on an Intel Gaudi, a Huawei Ascend NPU, AWS Neuron, a Google "
+            "TPU or an Intel GPU (a device-plugin resource such as `habana.ai/gaudi`, a "
+            "variable only that device's runtime reads such as `HABANA_VISIBLE_DEVICES`, "
+            "`PT_HPU_*` or `ASCEND_RT_VISIBLE_DEVICES`, `runtime: habana`, the engine's "
+            "`--device hpu`) is that device's build of the engine: hbmlint does not budget "
+            "its memory, and does not budget it on `--gpu` either.",
         ),
         InputCheck(
             "HBM015",

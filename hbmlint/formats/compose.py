@@ -32,6 +32,7 @@ from ..engines.config_file import (
 from ..engines.shell import Locator
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
+from . import accelerators
 from .build import GpuFacts, build, visible_devices
 from .config_files import repository_file
 
@@ -380,6 +381,10 @@ def to_deployments(
         )
         if command is None:
             continue
+        other = _other_accelerator(document, spath, service, env, command)
+        if other is not None:
+            findings.append(accelerators.not_budgeted(other, display, name))
+            continue
         gpu = _gpus(document, spath, service, findings, name, display, interpolate)
         gpu = visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"), command, document.text)
         version = image_version(image_text)
@@ -474,6 +479,20 @@ def _bind_mounts(document: YamlDocument, spath: tuple) -> list[tuple[str, str]]:
             if isinstance(source, str) and source.startswith("./") and isinstance(target, str):
                 found.append((source, target))
     return found
+
+
+def _other_accelerator(
+    document: YamlDocument, spath: tuple, service: dict, env: dict[str, Token], command: Any
+) -> accelerators.OtherAccelerator | None:
+    """A service that runs the engine on a device hbmlint does not budget: ``runtime: habana``,
+    such a device's variable in its environment, or the engine's ``--device``."""
+    runtime = service.get("runtime")
+    if isinstance(runtime, str):
+        where = document.span((*spath, "runtime"))
+        found = accelerators.in_runtime(runtime, where, f"runtime: {runtime}")
+        if found is not None:
+            return found
+    return accelerators.in_environment(env) or accelerators.in_command(command)
 
 
 def _gpus(

@@ -14,21 +14,14 @@ from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..spec import Deployment, Label
 from ..yamlsrc import Span, YamlDocument
+from . import accelerators
 from .build import build as build_deployment
 from .build import device_count
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # Device-plugin resources of accelerators that are not the GPUs hbmlint budgets: a container
 # that asks for one runs the engine's build for that device (vllm-tpu, a Gaudi or Neuron build)
-OTHER_ACCELERATORS = {
-    "google.com/tpu": "a Google TPU",
-    "habana.ai/gaudi": "an Intel Gaudi accelerator",
-    "aws.amazon.com/neuron": "AWS Neuron (Inferentia / Trainium)",
-    "aws.amazon.com/neuroncore": "AWS Neuron (Inferentia / Trainium)",
-    "aws.amazon.com/neurondevice": "AWS Neuron (Inferentia / Trainium)",
-    "gpu.intel.com/i915": "an Intel GPU",
-    "gpu.intel.com/xe": "an Intel GPU",
-}
+OTHER_ACCELERATORS = accelerators.RESOURCES
 # Which node labels name a GPU is the catalog's business (catalog/labels.yaml): a reader passes
 # every label a pod requires, with where it is written, and resolve picks the GPU.
 

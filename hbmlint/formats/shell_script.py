@@ -40,7 +40,7 @@ from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
 from ..spec import Deployment
 from ..yamlsrc import Span
-from . import SCRIPT_SUFFIXES
+from . import SCRIPT_SUFFIXES, accelerators
 from .build import GpuFacts, build, visible_devices
 from .config_files import repository_files
 
@@ -193,14 +193,14 @@ def _one_line(text: str, chars: list[str], at: int) -> None:
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
 
 
-def _exported(text: str, variable: Exported | None) -> Token | None:
+def _exported(text: str, variable: Exported | None, name: str = _VISIBLE) -> Token | None:
     """An exported variable's value as a word at its ``NAME=value`` in ``text`` (the prepared
     script keeps every character where it was, so its offsets are the file's)."""
     if variable is None:
         return None
     line = text.count("\n", 0, variable.offset) + 1
     column = variable.offset - (text.rfind("\n", 0, variable.offset) + 1) + 1
-    length = len(_VISIBLE) + 1 + len(variable.value)
+    length = len(name) + 1 + len(variable.value)
     return Token(variable.value, Span(line, column, line, column + length), variable.unresolved)
 
 
@@ -222,7 +222,7 @@ def to_script_deployments(
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
     called: set[str] = set()
-    found: list[tuple[Any, Span, GpuFacts, tuple[str, Span] | None]] = []
+    found: list[tuple[Any, Span, tuple[str, Span] | None]] = []
     for index, (words, exported) in enumerate(zip(commands, exports, strict=True)):
         files = written_files(written, index, text, outer)
         at = starts[words[0].span.line - 1] + words[0].span.column - 1
@@ -236,24 +236,27 @@ def to_script_deployments(
             for body, _ in bodies[call[0].text]:
                 read = _read(_with_arguments(body, call[1:]), exported, text, call_env, files=files)
                 if read is not None:
-                    found.append((read[0], call[0].span, read[1], container_release(body)))
+                    found.append((read, call[0].span, container_release(body)))
             continue
         read = _read(words, exported, text, files=files)
         if read is not None:
-            found.append((read[0], words[0].span, read[1], container_release(words)))
+            found.append((read, words[0].span, container_release(words)))
     for name, body in bodies.items():
         if name in called:
             continue
         for words, exported in body:
             read = _read(words, exported, text, function=name, files=outer)
             if read is not None:
-                found.append((read[0], words[0].span, read[1], container_release(words)))
+                found.append((read, words[0].span, container_release(words)))
     found.sort(key=lambda item: (item[1].line, item[1].column))
     stem = Path(display).name
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
-    for parsed, where, gpu, release in found:
+    for (parsed, gpu, other), where, release in found:
         name = stem if len(found) == 1 else f"{stem}:{where.line}"
+        if other is not None:
+            findings.append(accelerators.not_budgeted(other, display, name))
+            continue
         deployment, problems = build(
             parsed,
             name=name,
@@ -276,8 +279,9 @@ def _read(
     outer: dict[str, Token] | None = None,
     function: str | None = None,
     files: ConfigFiles | None = None,
-) -> tuple[Any, GpuFacts] | None:
-    """The engine command ``words`` run, if any, with the GPUs it sees. ``outer``: the
+) -> tuple[Any, GpuFacts, accelerators.OtherAccelerator | None] | None:
+    """The engine command ``words`` run, if any, with the GPUs it sees and the device other
+    than a GPU that its environment or flags say it runs on (accelerators.py). ``outer``: the
     environment a function call gives its commands (``CUDA_VISIBLE_DEVICES=1 start_server``);
     ``function``: the function the words are in, never called (its ``$1`` is its caller's)."""
     env, words_run = _prefix_env(_arguments(words, function))
@@ -315,7 +319,13 @@ def _read(
     if parsed is None:
         return None
     visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
-    return parsed, visible_devices(GpuFacts(), visible, parsed, text)
+    seen = {name: _exported(text, variable, name) for name, variable in exported.items()}
+    other = (
+        accelerators.in_environment({**seen, **env})  # type: ignore[dict-item]
+        or accelerators.in_container_run(words_run)
+        or accelerators.in_command(parsed)
+    )
+    return parsed, visible_devices(GpuFacts(), visible, parsed, text), other
 
 
 # words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`

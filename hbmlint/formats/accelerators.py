@@ -1,0 +1,185 @@
+"""Accelerators that are not the GPUs hbmlint budgets, as a manifest or script says an engine
+runs on one.
+
+An engine started on an Intel Gaudi, a Huawei Ascend NPU, AWS Neuron, a Google TPU or an Intel
+GPU is the engine's build for that device (vllm-gaudi, vllm-ascend, vllm-neuron, vllm-tpu), with
+that device's memory. hbmlint models NVIDIA and AMD GPUs only, so such a deployment is not
+budgeted: budgeting it on ``--gpu`` (a default meant for manifests that name no device) would
+make up the memory it has, and could report a refusal that the real device would not give.
+
+How each says so (the variables are the device runtimes' own, read in their documentation):
+
+- a Kubernetes device-plugin resource (``habana.ai/gaudi: 8``; Huawei's MindCluster plugin
+  names ``huawei.com/Ascend910``, ``huawei.com/Ascend310``, ``huawei.com/Ascend310P``);
+- a variable in the engine's environment that only that device's runtime reads:
+  ``HABANA_VISIBLE_DEVICES`` / ``HABANA_VISIBLE_MODULES`` (Habana container runtime, Intel
+  Gaudi docs "Docker Installation"), ``PT_HPU_*`` (the Gaudi PyTorch bridge, vllm-gaudi's
+  docs), ``ASCEND_RT_VISIBLE_DEVICES`` / ``ASCEND_VISIBLE_DEVICES`` (CANN runtime and Ascend
+  docker runtime, vllm-ascend's docs), ``PYTORCH_NPU_ALLOC_CONF`` (torch_npu),
+  ``NEURON_RT_VISIBLE_CORES`` / ``NEURON_RT_NUM_CORES`` (AWS Neuron runtime configuration),
+  ``TPU_VISIBLE_CHIPS`` (libtpu) and ``PJRT_DEVICE=TPU`` (PyTorch/XLA; ``PJRT_DEVICE=CUDA`` is
+  a GPU), ``ZE_AFFINITY_MASK`` (oneAPI Level Zero);
+- Docker's ``--runtime habana`` (compose ``runtime: habana``), or a device node it passes in
+  (``--device /dev/davinci0``: an Ascend NPU, vllm-ascend's docker commands; ``/dev/neuron0``:
+  a Neuron device, AWS's Neuron container docs);
+- the engine's own ``--device`` (vLLM through 0.9.2: ``hpu``, ``neuron``, ``tpu``, ``xpu``,
+  ``cpu``, ``openvino``; SGLang: ``hpu``, ``npu``, ``xpu``, ``cpu``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines.args import EngineCommand, Token
+from ..yamlsrc import Span
+
+GAUDI = "an Intel Gaudi accelerator"
+ASCEND = "a Huawei Ascend NPU"
+NEURON = "AWS Neuron (Inferentia / Trainium)"
+TPU = "a Google TPU"
+INTEL_GPU = "an Intel GPU"
+CPU = "the CPU (the engine's CPU backend)"
+
+# Kubernetes device-plugin resources
+RESOURCES = {
+    "google.com/tpu": TPU,
+    "habana.ai/gaudi": GAUDI,
+    "aws.amazon.com/neuron": NEURON,
+    "aws.amazon.com/neuroncore": NEURON,
+    "aws.amazon.com/neurondevice": NEURON,
+    "gpu.intel.com/i915": INTEL_GPU,
+    "gpu.intel.com/xe": INTEL_GPU,
+    "huawei.com/Ascend910": ASCEND,
+    "huawei.com/Ascend310": ASCEND,
+    "huawei.com/Ascend310P": ASCEND,
+}
+
+# variables only that device's runtime reads; a prefix ends in "_"
+_VARIABLES = {
+    "HABANA_VISIBLE_DEVICES": GAUDI,
+    "HABANA_VISIBLE_MODULES": GAUDI,
+    "PT_HPU_": GAUDI,
+    "ASCEND_RT_VISIBLE_DEVICES": ASCEND,
+    "ASCEND_VISIBLE_DEVICES": ASCEND,
+    "PYTORCH_NPU_ALLOC_CONF": ASCEND,
+    "NEURON_RT_VISIBLE_CORES": NEURON,
+    "NEURON_RT_NUM_CORES": NEURON,
+    "TPU_VISIBLE_CHIPS": TPU,
+    "ZE_AFFINITY_MASK": INTEL_GPU,
+}
+_RUNTIMES = {"habana": GAUDI}
+_DEVICE_NODES = (("/dev/davinci", ASCEND), ("/dev/neuron", NEURON))
+_DEVICE_VALUES = {
+    "hpu": GAUDI,
+    "npu": ASCEND,
+    "neuron": NEURON,
+    "tpu": TPU,
+    "xpu": INTEL_GPU,
+    "cpu": CPU,
+    "openvino": CPU,
+}
+# variables that make the devices NVIDIA's or AMD's: with one of them set as well the script
+# serves more than one platform, and which one runs is not in the file
+_GPU_VARIABLES = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
+_CONTAINER_CLIS = ("docker", "podman", "nerdctl")
+
+
+@dataclass(frozen=True)
+class OtherAccelerator:
+    """What says the engine runs on a device hbmlint does not budget, and where."""
+
+    device: str
+    said: str  # "HABANA_VISIBLE_DEVICES=all", "runtime: habana", "--device hpu"
+    span: Span
+
+
+def _variable_device(name: str, value: str) -> str | None:
+    if name == "PJRT_DEVICE":
+        return TPU if value.strip().upper() == "TPU" else None
+    for key, device in _VARIABLES.items():
+        if name == key or (key.endswith("_") and name.startswith(key)):
+            return device
+    return None
+
+
+def in_environment(env: Mapping[str, Token]) -> OtherAccelerator | None:
+    """The first variable of ``env`` (the engine's environment) that only a device hbmlint
+    does not budget reads; None also where a GPU's own variable is set beside it."""
+    if any(env.get(name) is not None and env[name].text.strip() for name in _GPU_VARIABLES):
+        return None
+    for name, token in env.items():
+        device = _variable_device(name, token.text)
+        if device is not None and token.text.strip():
+            return OtherAccelerator(device, f"{name}={token.text.strip()}", token.span)
+    return None
+
+
+def in_runtime(runtime: str | None, span: Span, said: str) -> OtherAccelerator | None:
+    """A container runtime for such a device (``runtime: habana``)."""
+    device = _RUNTIMES.get(str(runtime or "").strip().lower())
+    return None if device is None else OtherAccelerator(device, said, span)
+
+
+def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
+    """A ``docker run`` (podman, nerdctl) whose options say so: ``--runtime habana`` /
+    ``--runtime=habana``, or ``-e``/``--env NAME=value`` for such a device's variable."""
+    words = list(words)
+    programs = [w.text.rsplit("/", 1)[-1] for w in words[:2]]
+    if not any(p in _CONTAINER_CLIS for p in programs):
+        return None
+    env: dict[str, Token] = {}
+    for i, word in enumerate(words):
+        value = words[i + 1] if i + 1 < len(words) else None
+        if word.text == "--runtime" and value is not None:
+            found = in_runtime(value.text, word.span, f"--runtime {value.text}")
+        elif word.text.startswith("--runtime="):
+            found = in_runtime(word.text.partition("=")[2], word.span, word.text)
+        elif word.text == "--device" and value is not None:
+            found = _device_node(value.text, word.span, f"--device {value.text}")
+        elif word.text.startswith("--device="):
+            found = _device_node(word.text.partition("=")[2], word.span, word.text)
+        else:
+            if word.text in ("-e", "--env") and value is not None:
+                name, eq, setting = value.text.partition("=")
+                if eq:
+                    env[name] = Token(setting, value.span, value.unresolved)
+            elif word.text.startswith("--env="):
+                name, eq, setting = word.text[len("--env=") :].partition("=")
+                if eq:
+                    env[name] = Token(setting, word.span, word.unresolved)
+            continue
+        if found is not None:
+            return found
+    return in_environment(env)
+
+
+def _device_node(path: str, span: Span, said: str) -> OtherAccelerator | None:
+    """A device node passed into a container (``/dev/davinci0``, ``/dev/neuron0:/dev/neuron0``)."""
+    for prefix, device in _DEVICE_NODES:
+        if path.startswith(prefix):
+            return OtherAccelerator(device, said, span)
+    return None
+
+
+def in_command(command: EngineCommand) -> OtherAccelerator | None:
+    """The engine's own ``--device`` naming such a device."""
+    for item in command.items:
+        if item.name == "--device" and item.value is not None and item.value.readable:
+            device = _DEVICE_VALUES.get(item.value.text.strip().lower())
+            if device is not None:
+                return OtherAccelerator(device, f"--device {item.value.text}", item.word.span)
+    return None
+
+
+def not_budgeted(found: OtherAccelerator, display: str, name: str | None) -> Diagnostic:
+    """The info that says why the deployment is not budgeted."""
+    return input_diagnostic(
+        "HBM014",
+        f"{found.said}: the engine runs on {found.device}, whose memory hbmlint does not "
+        "budget (NVIDIA and AMD GPUs only); this deployment is not checked",
+        display,
+        found.span,
+        name,
+    )

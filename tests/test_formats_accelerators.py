@@ -1,0 +1,174 @@
+"""An engine started on a device that is not an NVIDIA or AMD GPU (Intel Gaudi, Huawei Ascend,
+AWS Neuron, Google TPU, an Intel GPU) is that device's build of the engine with that device's
+memory: hbmlint does not budget it, and says so (HBM014, an info at what says so) instead of
+budgeting it on --gpu, which would make up the memory it has. Fixtures under
+tests/fixtures/real/ name the public files whose patterns they reproduce."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+COVERED = {
+    "shell-vllm-gaudi-hpu-exports.sh",
+    "shell-vllm-gaudi-prefix-env.sh",
+    "shell-vllm-ascend-exports.sh",
+    "shell-sglang-npu-device.sh",
+    "compose-vllm-gaudi-runtime-habana.yaml",
+}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(path: Path, rules, gpu: str | None = "H100"):
+    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
+
+
+def place(path: Path, needle: str) -> tuple[int, int]:
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if needle in line and not line.lstrip().startswith("#"):
+            return number, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "said", "device"),
+    [
+        ("shell-vllm-gaudi-hpu-exports.sh", "PT_HPU_ENABLE_LAZY_COLLECTIVES=true", "Intel Gaudi"),
+        ("shell-vllm-gaudi-prefix-env.sh", "PT_HPU_LAZY_MODE=1", "Intel Gaudi"),
+        ("shell-vllm-ascend-exports.sh", "PYTORCH_NPU_ALLOC_CONF=", "Huawei Ascend NPU"),
+        ("shell-sglang-npu-device.sh", "--device npu", "Huawei Ascend NPU"),
+        ("compose-vllm-gaudi-runtime-habana.yaml", "runtime: habana", "Intel Gaudi"),
+    ],
+)
+def test_an_engine_on_another_accelerator_is_not_budgeted_on_the_default_gpu(
+    rules, fixture, said, device
+):
+    path = REAL / fixture
+    result = lint(path, rules)
+    # with --gpu H100 it would otherwise be budgeted on an H100's 80 GB
+    assert result.deployments == []
+    assert [f.severity for f in result.diagnostics] == [Severity.INFO]
+    [finding] = result.diagnostics
+    assert finding.code == "HBM014"
+    assert said in finding.message and device in finding.message
+    assert "not checked" in finding.message
+    if said.startswith("runtime"):
+        # the service that runs vLLM, at its runtime's value; the TEI embedding service (the
+        # first `runtime: habana`) runs no engine
+        lines = path.read_text().splitlines()
+        assert lines[finding.span.line - 1] == "    runtime: habana"
+        assert finding.span.line > place(path, said)[0]
+        assert finding.span.column == lines[finding.span.line - 1].index("habana") + 1
+    else:
+        assert (finding.span.line, finding.span.column) == place(path, said.split("=")[0])
+
+
+def test_without_the_device_s_marks_the_same_script_is_budgeted(rules, tmp_path):
+    # the Gaudi tutorial's server line alone: vLLM on the --gpu, with a budget
+    text = (REAL / "shell-vllm-gaudi-hpu-exports.sh").read_text()
+    plain = tmp_path / "serve.sh"
+    plain.write_text(text.replace("export PT_HPU_ENABLE_LAZY_COLLECTIVES=true\n", ""))
+    result = lint(plain, rules)
+    assert [d.deployment.model.name for d in result.deployments] == [
+        "meta-llama/Llama-3.1-8B-Instruct"
+    ]
+    assert not [f for f in result.diagnostics if f.code == "HBM014"]
+
+
+def test_a_script_that_also_names_nvidia_devices_is_still_read(rules, tmp_path):
+    # a script for several platforms: which one runs is not in the file, so the GPU reading
+    # stands (with CUDA_VISIBLE_DEVICES the GPU count as well)
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "export PT_HPU_LAZY_MODE=1\n"
+        "export CUDA_VISIBLE_DEVICES=0,1\n"
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n"
+    )
+    result = lint(script, rules)
+    assert len(result.deployments) == 1
+    assert not [f for f in result.diagnostics if f.code == "HBM014"]
+
+
+@pytest.mark.parametrize(
+    ("prefix", "expected"),
+    [
+        ("PJRT_DEVICE=TPU ", "Google TPU"),
+        ("PJRT_DEVICE=CUDA ", None),  # PyTorch/XLA on a GPU
+        ("NEURON_RT_NUM_CORES=2 ", "AWS Neuron"),
+        ("ZE_AFFINITY_MASK=0 ", "Intel GPU"),
+        ("", None),
+    ],
+)
+def test_the_device_variable_on_the_command(rules, tmp_path, prefix, expected):
+    script = tmp_path / "serve.sh"
+    script.write_text(f"{prefix}vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096\n")
+    result = lint(script, rules)
+    found = [f for f in result.diagnostics if f.code == "HBM014"]
+    if expected is None:
+        assert len(result.deployments) == 1 and not found
+    else:
+        assert result.deployments == [] and expected in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ("--runtime=habana", "Intel Gaudi"),
+        ("--runtime habana", "Intel Gaudi"),
+        ("-e HABANA_VISIBLE_DEVICES=all", "Intel Gaudi"),
+        ("--device /dev/davinci0", "Huawei Ascend NPU"),
+        ("--device=/dev/neuron0", "AWS Neuron"),
+        ("--gpus all", None),
+    ],
+)
+def test_a_docker_run_that_passes_in_another_device(rules, tmp_path, option, expected):
+    # vllm-ascend's and Habana's docker commands pass the device in with these options
+    script = tmp_path / "run.sh"
+    script.write_text(
+        f"docker run --rm {option} -p 8000:8000 vllm/vllm-openai:v0.8.5 "
+        "--model Qwen/Qwen2.5-7B-Instruct --max-model-len 4096\n"
+    )
+    result = lint(script, rules)
+    found = [f for f in result.diagnostics if f.code == "HBM014"]
+    if expected is None:
+        assert len(result.deployments) == 1 and not found
+    else:
+        assert result.deployments == [] and expected in found[0].message
+        assert found[0].span.line == 1
+
+
+def test_an_ascend_device_plugin_resource_in_a_pod(rules, tmp_path):
+    # Huawei's MindCluster device plugin names the NPUs a pod asks for huawei.com/Ascend910
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(
+        """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-ascend}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: quay.io/ascend/vllm-ascend:v0.10.0rc1
+          command: ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]
+          resources:
+            limits:
+              huawei.com/Ascend910: 1
+"""
+    )
+    result = lint(manifest, rules)
+    assert result.deployments == []
+    [finding] = [f for f in result.diagnostics if f.code == "HBM014"]
+    assert "huawei.com/Ascend910" in finding.message and "Ascend" in finding.message
+    assert finding.span.line == 13
