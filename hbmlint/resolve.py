@@ -199,6 +199,17 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                     [],
                 )
                 return None, False
+            if default is not None and d.gpu.vendor == "amd" and default.vendor != "amd":
+                # the same for a script or compose service that runs on ROCm
+                run.unknown(
+                    "HBM005",
+                    f"{d.gpu.vendor_why}, so the engine runs on AMD GPUs, but the file names no "
+                    f"GPU type, and the default GPU {default.name} is not AMD's, so the budget "
+                    "is not checked; run hbmlint with an AMD --gpu (for example --gpu MI300X)",
+                    "gpu.vendor",
+                    [],
+                )
+                return None, False
             if default_gpu is not None:
                 return _named_gpu(run, default_gpu, None, None), True
             said = "".join(
@@ -211,6 +222,8 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 for g in run.deployment.gpu.labels
                 if g.key in label_keys("node_pool")
             )
+            if d.gpu.vendor == "amd":
+                said += f"{d.gpu.vendor_why}, so the engine runs on AMD GPUs; "
             run.unknown(
                 "HBM005",
                 f"the manifest names no GPU type; {said}{_gpu_unblock(run)}",
@@ -290,8 +303,9 @@ def _gpu_unblock(run: _Run) -> str:
             "set default-gpu in the configuration"
         )
     fmt = run.deployment.source_format
+    example = "MI300X" if run.deployment.gpu.vendor == "amd" else "H100"
     ways = (
-        "run hbmlint with --gpu TYPE (for example --gpu H100) or set default-gpu in the "
+        f"run hbmlint with --gpu TYPE (for example --gpu {example}) or set default-gpu in the "
         "configuration"
     )
     if fmt in ("kubernetes", "kserve"):

@@ -75,6 +75,10 @@ class GpuSpec:
     count_why: str | None = None
     # node labels the pod requires (nodeSelector, required affinity): resolve picks the GPU
     labels: list[Label] = field(default_factory=list)
+    # the GPUs' vendor where a script or compose file says it without a type (ROCm's
+    # HIP_VISIBLE_DEVICES, /dev/kfd), and what says so: never budgeted on another's --gpu
+    vendor: str | None = None
+    vendor_why: str | None = None
 
 
 @dataclass(slots=True)

@@ -31,7 +31,7 @@ def rules():
 
 
 def lint(path: Path, rules, gpu: str | None = "H100"):
-    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
+    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu, keep_budgets=True))
 
 
 def place(path: Path, needle: str) -> tuple[int, int]:
@@ -172,3 +172,70 @@ spec:
     [finding] = [f for f in result.diagnostics if f.code == "HBM014"]
     assert "huawei.com/Ascend910" in finding.message and "Ascend" in finding.message
     assert finding.span.line == 13
+
+
+# --- AMD GPUs said by a script or compose file -------------------------------------------------
+
+ROCM_SCRIPT = REAL / "shell-sglang-rocm-dated-dev-image.sh"
+
+
+def test_a_rocm_script_is_not_budgeted_on_an_nvidia_default_gpu(rules):
+    # honkliu/Jiuzhang's launch script runs SGLang's ROCm build with /dev/kfd passed in: on an
+    # H100's 80 GB (--gpu H100) its weights would not fit, a refusal the AMD GPU never gives
+    result = lint(ROCM_SCRIPT, rules, gpu="H100")
+    assert not [f for f in result.diagnostics if f.severity == Severity.ERROR]
+    [finding] = [f for f in result.diagnostics if f.code == "HBM005"]
+    assert "/dev/kfd" in finding.message and "AMD --gpu" in finding.message
+    assert (finding.span.line, finding.span.column) == place(ROCM_SCRIPT, "--device=/dev/kfd")
+    # on an AMD --gpu it is budgeted as before
+    budgeted = lint(ROCM_SCRIPT, rules, gpu="MI300X")
+    assert not [f for f in budgeted.diagnostics if f.code == "HBM005"]
+    assert budgeted.deployments[0].deployment.model.name
+
+
+def test_without_a_gpu_the_advice_names_an_amd_part(rules):
+    result = lint(ROCM_SCRIPT, rules, gpu=None)
+    [finding] = [f for f in result.diagnostics if f.code == "HBM005"]
+    assert "--gpu MI300X" in finding.message and "AMD GPUs" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("exports", "amd"),
+    [
+        ("export HIP_VISIBLE_DEVICES=0,1\n", True),
+        ("ROCR_VISIBLE_DEVICES=0 ", True),
+        # a script for both platforms sets both: which one runs is not in the file
+        ("export HIP_VISIBLE_DEVICES=0,1\nexport CUDA_VISIBLE_DEVICES=0,1\n", False),
+        ("", False),
+    ],
+)
+def test_rocm_s_device_variable(rules, tmp_path, exports, amd):
+    script = tmp_path / "serve.sh"
+    script.write_text(f"{exports}vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096\n")
+    result = lint(script, rules, gpu="H100")
+    found = [f for f in result.diagnostics if f.code == "HBM005"]
+    [deployment] = result.deployments
+    if amd:
+        assert found and "_VISIBLE_DEVICES=" in found[0].message
+        assert deployment.budget is None
+    else:
+        assert not found and deployment.budget is not None
+
+
+def test_a_compose_service_given_dev_kfd(rules, tmp_path):
+    # ROCm's compose instructions pass /dev/kfd and /dev/dri in as devices
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(
+        """services:
+  vllm:
+    image: vllm/vllm-openai:v0.9.0
+    devices:
+      - /dev/kfd
+      - /dev/dri
+    command: --model Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 1
+"""
+    )
+    result = lint(compose, rules, gpu="H100")
+    assert not [f for f in result.diagnostics if f.severity == Severity.ERROR]
+    [finding] = [f for f in result.diagnostics if f.code == "HBM005"]
+    assert "/dev/kfd" in finding.message and finding.span.line == 5

@@ -1,5 +1,5 @@
 """Accelerators that are not the GPUs hbmlint budgets, as a manifest or script says an engine
-runs on one.
+runs on one; and AMD GPUs where a script or compose file says so without naming a type.
 
 An engine started on an Intel Gaudi, a Huawei Ascend NPU, AWS Neuron, a Google TPU or an Intel
 GPU is the engine's build for that device (vllm-gaudi, vllm-ascend, vllm-neuron, vllm-tpu), with
@@ -24,6 +24,11 @@ How each says so (the variables are the device runtimes' own, read in their docu
   a Neuron device, AWS's Neuron container docs);
 - the engine's own ``--device`` (vLLM through 0.9.2: ``hpu``, ``neuron``, ``tpu``, ``xpu``,
   ``cpu``, ``openvino``; SGLang: ``hpu``, ``npu``, ``xpu``, ``cpu``).
+
+AMD GPUs are budgeted, but only on an AMD GPU: a script that runs on ROCm (``HIP_VISIBLE_DEVICES``
+or ``ROCR_VISIBLE_DEVICES``, ROCm's own device lists; ``docker run --device /dev/kfd``, the
+device ROCm's docker instructions pass in; a ``rocm/...`` image or a ``-rocm`` tag) is not
+budgeted on an NVIDIA ``--gpu``, as a pod that asks for ``amd.com/gpu`` is not.
 """
 
 from __future__ import annotations
@@ -171,6 +176,41 @@ def in_command(command: EngineCommand) -> OtherAccelerator | None:
             if device is not None:
                 return OtherAccelerator(device, f"--device {item.value.text}", item.word.span)
     return None
+
+
+_AMD_VARIABLES = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+_NVIDIA_VARIABLES = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
+
+
+def amd_gpus(env: Mapping[str, Token], words: Iterable[Token] = ()) -> tuple[str, Span] | None:
+    """What says the engine runs on AMD GPUs, and where: ROCm's device variable in ``env``
+    (none of NVIDIA's beside it: a script for both sets both), or a ``docker run`` that passes
+    in ``/dev/kfd`` or runs a ROCm image."""
+    if not any(env.get(name) is not None and env[name].text.strip() for name in _NVIDIA_VARIABLES):
+        for name in _AMD_VARIABLES:
+            token = env.get(name)
+            if token is not None and token.text.strip():
+                return f"{name}={token.text.strip()} is set", token.span
+    words = list(words)
+    if not any(w.text.rsplit("/", 1)[-1] in _CONTAINER_CLIS for w in words[:2]):
+        return None
+    for i, word in enumerate(words):
+        value = words[i + 1].text if word.text == "--device" and i + 1 < len(words) else None
+        if word.text.startswith("--device="):
+            value = word.text.partition("=")[2]
+        if value is not None and value.split(":")[0] == "/dev/kfd":
+            return "the container is given /dev/kfd (ROCm's device)", word.span
+        if word.readable and is_rocm_image(word.text):
+            return f"the image {word.text} is a ROCm build", word.span
+    return None
+
+
+def is_rocm_image(image: str) -> bool:
+    """``rocm/vllm:...``, ``rocm/sgl-dev:...``, ``lmsysorg/sglang:v0.4.6.post5-rocm630``."""
+    repository, _, tag = (
+        image.rpartition(":") if ":" in image.rpartition("/")[2] else (image, "", "")
+    )
+    return repository.startswith(("rocm/", "docker.io/rocm/")) or "rocm" in tag.lower()
 
 
 def not_budgeted(found: OtherAccelerator, display: str, name: str | None) -> Diagnostic:

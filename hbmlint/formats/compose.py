@@ -15,6 +15,7 @@ GPU type, so that comes from ``--gpu``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -387,6 +388,9 @@ def to_deployments(
             continue
         gpu = _gpus(document, spath, service, findings, name, display, interpolate)
         gpu = visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"), command, document.text)
+        amd = _amd_gpus(document, spath, service, env, image_text)
+        if amd is not None:
+            gpu = replace(gpu, vendor="amd", vendor_why=amd[0], vendor_span=amd[1])
         version = image_version(image_text)
         deployment, found = build(
             command,
@@ -493,6 +497,25 @@ def _other_accelerator(
         if found is not None:
             return found
     return accelerators.in_environment(env) or accelerators.in_command(command)
+
+
+def _amd_gpus(
+    document: YamlDocument, spath: tuple, service: dict, env: dict[str, Token], image: str | None
+) -> tuple[str, Span] | None:
+    """What says the service runs on AMD GPUs: ROCm's device variable, ``devices: [/dev/kfd,
+    ...]`` (ROCm's compose instructions), or a ROCm image."""
+    found = accelerators.amd_gpus(env)
+    if found is not None:
+        return found
+    devices = service.get("devices")
+    for i, device in enumerate(devices if isinstance(devices, list) else []):
+        if str(device).split(":")[0] == "/dev/kfd":
+            return "the service is given /dev/kfd (ROCm's device)", document.span(
+                (*spath, "devices", i)
+            )
+    if image and accelerators.is_rocm_image(image):
+        return f"the image {image} is a ROCm build", document.span((*spath, "image"))
+    return None
 
 
 def _gpus(

@@ -30,6 +30,7 @@ sees: ``CUDA_VISIBLE_DEVICES`` on the command or exported before it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -325,7 +326,11 @@ def _read(
         or accelerators.in_container_run(words_run)
         or accelerators.in_command(parsed)
     )
-    return parsed, visible_devices(GpuFacts(), visible, parsed, text), other
+    gpu = visible_devices(GpuFacts(), visible, parsed, text)
+    amd = accelerators.amd_gpus({**seen, **env}, words_run)  # type: ignore[dict-item]
+    if amd is not None:
+        gpu = replace(gpu, vendor="amd", vendor_why=amd[0], vendor_span=amd[1])
+    return parsed, gpu, other
 
 
 # words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
