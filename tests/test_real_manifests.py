@@ -127,6 +127,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_engine_images_releases import COVERED as IMAGES  # vendor and nightly images
     from test_engine_images_srt_slurm import COVERED as SLURM_IMAGES  # enroot, aliases
     from test_engine_images_vertex import COVERED as VERTEX_IMAGES  # dated Vertex builds
+    from test_formats_accelerators import COVERED as ACCELERATORS  # Gaudi, Ascend, Neuron...
     from test_formats_orchestrators import COVERED as ORCHESTRATORS  # CRDs, KServe, KubeAI...
     from test_formats_orchestrators_real import COVERED as ROUND2  # their projects' own files
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
@@ -147,7 +148,6 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_warnaudit14 import COVERED as WARNINGS14  # warnings audit
     from test_shell_scripts_session12 import COVERED as SHELL12  # a corpus of real scripts
     from test_tgi_nf4_prompt_limit import COVERED as TGI_NF4  # TGI 2.x warm-up, NF4 on load
-    from test_formats_accelerators import COVERED as ACCELERATORS  # Gaudi, Ascend, Neuron...
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
