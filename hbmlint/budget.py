@@ -515,6 +515,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             n
             for n in (
                 _head_note(resolved.draft, resolved.target, settings),
+                _eagle3_lm_head_note(resolved.draft, resolved.target, settings),
                 _token_map_note(resolved.draft, settings),
             )
             if n
@@ -588,7 +589,9 @@ def _head_note(head: Any, target: Any, s: Settings) -> str:
         names = " and ".join(sorted(stores & shared))
         extra = len(stores & shared) * head.vocab_size * head.hidden_size / s.draft_tensor_parallel
         gib = extra * catalog.dtype_bytes(s.dtype) / 2**30
-        if s.engine == "vllm" and (_version(s.engine_version) or (99,)) >= (0, 12):
+        window = catalog.engine_defaults(s.engine).get("eagle_shares_target_embeddings") or {}
+        version = _version(s.engine_version)
+        if s.engine == "vllm" and (version is None or version >= _version(window["before"])):
             return (
                 f"the head's stored {names} not counted: {release} uses the target's when they "
                 f"are equal bit for bit, as the frozen copy published heads save; a head "
@@ -604,6 +607,41 @@ def _head_note(head: Any, target: Any, s: Settings) -> str:
         "the head's layers only, on the target's embedding: hbmlint does not know whether the "
         "head stores embed_tokens of its own (its safetensors headers would say)"
     )
+
+
+def _eagle3_lm_head_note(head: Any, target: Any, s: Settings) -> str:
+    """What the draft weights count of an EAGLE-3 head's lm_head where that is the engine's or
+    the head's call: it is over the whole vocabulary (a reduced one is always the head's own)."""
+    rows = head.draft_vocab_size or head.vocab_size
+    if s.speculative_method != "eagle3" or rows != target.vocab_size:
+        return ""
+    release = f"{s.engine} {s.engine_version}" if s.engine_version else f"the newest {s.engine}"
+    gib = rows * head.hidden_size / s.draft_tensor_parallel * catalog.dtype_bytes(head.dtype)
+    size = f"{rows:,} tokens, {gib / 2**30:.2f} GiB per GPU"
+    if s.engine == "sglang":
+        return (
+            f"the head's lm_head counted ({size}): SGLang builds it and takes the target's, "
+            "where it does, only after the draft worker's load"
+        )
+    stored = eagle3_stores_lm_head(head)
+    rule = catalog.engine_defaults(s.engine).get("eagle3_lm_head_from_target")
+    if not rule:
+        return ""
+    if eagle3_lm_head_shared(s, head, target):
+        version = _version(s.engine_version)
+        if version is not None and version < _version(rule["checkpoint_since"]):
+            why = "one of the same shape"
+        elif stored is False:
+            why = "the head stores none"
+        else:
+            why = "the head's is a copy of it, its card says"
+        return f"the head's lm_head not counted ({size}): {release} uses the target's ({why})"
+    if stored is None:
+        return (
+            f"the head's own lm_head counted ({size}): {release} uses the target's where the "
+            "head stores none, which its safetensors headers would say"
+        )
+    return f"the head's own lm_head counted ({size}): {release} keeps it"
 
 
 def _token_map_note(head: Any, s: Settings) -> str:
@@ -1576,18 +1614,58 @@ def head_shared_parts(s: Settings, method: str, head: Any, target: Any) -> froze
     "Load weight end ... mem usage" counts the copy (1.77 GiB for the Llama-3.1-8B EAGLE-3
     head, benchmarks/calibration/sglang.yaml), so nothing is taken off there."""
     eagle1 = {"lm_head"} if method == "eagle" else set()
-    if s.engine == "sglang":
+    if s.engine == "sglang" or s.pipeline_parallel > 1:
         return frozenset()
+    eagle3 = {"lm_head"} if method == "eagle3" and eagle3_lm_head_shared(s, head, target) else set()
     window = catalog.engine_defaults(s.engine).get("eagle_shares_target_embeddings")
     version = _version(s.engine_version)
-    if not window or s.pipeline_parallel > 1:
-        return frozenset()
+    if not window:
+        return frozenset(eagle3)
     if version is not None and version < _version(window["since"]):
-        return frozenset()
+        return frozenset(eagle3)
     if version is not None and version < _version(window["before"]):
-        return frozenset({"embed_tokens", *eagle1})
+        return frozenset({"embed_tokens", *eagle1, *eagle3})
     same = head.hidden_size == target.hidden_size and head.vocab_size == target.vocab_size
-    return frozenset({"embed_tokens", *eagle1}) if same else frozenset()
+    return frozenset({"embed_tokens", *eagle1, *eagle3}) if same else frozenset(eagle3)
+
+
+def eagle3_stores_lm_head(head: Any) -> bool | None:
+    """Whether an EAGLE-3 head's checkpoint holds an lm_head: its safetensors headers, else its
+    catalog entry's `stores`; None when neither says."""
+    if head.checkpoint is not None and head.checkpoint.groups:
+        return "lm_head" in head.checkpoint.stored_parts()
+    return "lm_head" in head.head_stores if head.head_stores_known else None
+
+
+def eagle3_lm_head_shared(s: Settings, head: Any, target: Any) -> bool:
+    """Whether the engine runs an EAGLE-3 head on the target's lm_head, so that the head's own
+    (draft_vocab_size rows) is not in the weights it sizes the KV cache with (engines.yaml
+    eagle3_lm_head_from_target: vLLM keeps it before 0.11, takes the target's for one of the
+    same shape in 0.11.0, and from 0.11.1 where the checkpoint holds none or a copy equal to the
+    target's; TensorRT-LLM where it holds none). SGLang builds the head's own lm_head and swaps
+    in the target's only after the draft worker's load: counted there, as its embedding. A
+    stored lm_head is taken for the head's own unless its catalog entry names it a copy
+    (`target_copies`); one whose storage is unknown is counted. A target whose lm_head is
+    quantized never equals a 16-bit copy."""
+    rule = catalog.engine_defaults(s.engine).get("eagle3_lm_head_from_target")
+    version = _version(s.engine_version)
+    if not rule or s.pipeline_parallel > 1:
+        return False
+    rows = head.draft_vocab_size or head.vocab_size
+    same_shape = (
+        rows == target.vocab_size
+        and head.hidden_size == target.hidden_size
+        and "lm_head" not in dict(target.part_formats)
+    )
+    checkpoint_since = _version(rule["checkpoint_since"])
+    if version is not None and checkpoint_since is not None and version < checkpoint_since:
+        shape_since = _version(rule.get("shape_since"))
+        return shape_since is not None and version >= shape_since and same_shape
+    stored = eagle3_stores_lm_head(head)
+    if stored is False:
+        return True
+    copy = "lm_head" in head.head_target_copies
+    return bool(stored and rule.get("equal_copy") and copy and same_shape)
 
 
 def sglang_eagle_lm_head(s: Settings, method: str, head: Any) -> int | None:
@@ -1629,9 +1707,10 @@ def eagle_weights(
     if head.stored_weights_apply(quantization, None):  # the head's own tensors, as stored
         stored = head.checkpoint.bytes_per_rank(head, tp, dtype_bytes=dense)
         for part in shared & stores:
-            if part == "lm_head" and method == "eagle3":
-                continue  # EAGLE-3's reduced-vocabulary head is never the target's
             stored -= head.checkpoint.part_bytes(head, tp, part, dtype_bytes=dense)
+        if method == "eagle3" and not ({"lm_head"} & (shared | stores)):
+            # the lm_head the head class builds over draft_vocab_size, none stored to load
+            stored += (head.draft_vocab_size or head.vocab_size) * head.hidden_size / tp * dense
         if lm_head is not None:  # the engine's own, in place of what the head stores
             if "lm_head" in stores:
                 stored -= head.checkpoint.part_bytes(head, tp, "lm_head", dtype_bytes=dense)
@@ -1649,8 +1728,8 @@ def eagle_weights(
         q = h * head.num_attention_heads * head.head_dim / tp
         kv = 2 * h * head.head_dim * head.kv_heads_per_rank(tp)
         extra += (q + kv) * linear + h * dense  # the second input half, and hidden_norm
-        vocab = head.draft_vocab_size or head.vocab_size
-        extra += vocab * h / tp * dense
+        if "lm_head" not in shared:  # its own, over the draft vocabulary
+            extra += (head.draft_vocab_size or head.vocab_size) * h / tp * dense
     elif lm_head is not None:
         extra += lm_head * h / tp * dense
     elif "lm_head" in stores - shared:

@@ -330,7 +330,10 @@ class FoundModel:
     name: str
     source: str
     checkpoint: Any = None  # the stored checkpoint's tensor sizes, when known (catalog/hub.py)
-    stores: tuple[str, ...] = ()  # a speculator head's own embed_tokens / lm_head (catalog)
+    # a speculator head's own embed_tokens / lm_head (catalog `stores`; None: the entry says
+    # nothing) and which of them are copies of the target's (`target_copies`)
+    stores: tuple[str, ...] | None = None
+    target_copies: tuple[str, ...] = ()
 
 
 # A source looks a model name up; None when it does not have it. It raises ConfigError when it
@@ -343,11 +346,18 @@ def _from_catalog(name: str, guess: bool) -> FoundModel | None:
     entry = catalog.find_model(name)
     if entry is None:
         return None
-    stores = entry.get("stores")
-    if stores is None and entry.get("base"):  # a re-upload stores what its base stores
-        stores = (catalog.find_model(entry["base"]) or {}).get("stores")
-    stores = tuple(str(part) for part in stores or ())
-    return FoundModel(entry["config"], entry["id"], entry["source"], stores=stores)
+    base = (catalog.find_model(entry["base"]) or {}) if entry.get("base") else {}
+    parts = {}
+    for key in ("stores", "target_copies"):  # a re-upload stores what its base stores
+        found = entry.get(key, base.get(key))
+        parts[key] = None if found is None else tuple(str(part) for part in found)
+    return FoundModel(
+        entry["config"],
+        entry["id"],
+        entry["source"],
+        stores=parts["stores"],
+        target_copies=parts["target_copies"] or (),
+    )
 
 
 def _from_hf_cache(name: str, guess: bool) -> FoundModel | None:
@@ -539,8 +549,13 @@ def _resolve_model(
             arch = read(found.config, found.name, found.source, found.checkpoint is not None)
             if arch is not None and found.checkpoint is not None:
                 arch = replace(arch, checkpoint=found.checkpoint)
-            if arch is not None and found.stores:
-                arch = replace(arch, head_stores=frozenset(found.stores))
+            if arch is not None and found.stores is not None:
+                arch = replace(
+                    arch,
+                    head_stores=frozenset(found.stores),
+                    head_stores_known=True,
+                    head_target_copies=frozenset(found.target_copies),
+                )
             return arch
     # then a hint's name (a path's last parts, a label) as a quantized upload or copy of a
     # catalog model, once every hint has had its exact turn

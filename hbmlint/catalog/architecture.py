@@ -332,8 +332,12 @@ class Architecture:
     # is twice as wide (vLLM qwen3_next.py: attn_output_gate, on unless the config says false)
     attn_output_gate: bool = False
     # what a speculator head's checkpoint stores of its own beyond its layers: "embed_tokens",
-    # "lm_head" (from its safetensors headers, or the catalog entry's `stores`)
+    # "lm_head" (from its safetensors headers, or the catalog entry's `stores`); whether that is
+    # known (headers read, or an entry that says), and which of the parts it stores are the
+    # target's own tensors bit for bit (the entry's `target_copies`, from the head's card)
     head_stores: frozenset[str] = field(default_factory=frozenset)
+    head_stores_known: bool = False
+    head_target_copies: frozenset[str] = field(default_factory=frozenset)
     # the checkpoint as stored (safetensors headers), when hbmlint could read them
     checkpoint: Any = None
 
