@@ -732,6 +732,7 @@ def _alternative_names(row: Any) -> Lazy:
             "starts": row.starts,
             "estimated": row.speedup is not None,
             "note": row.note,
+            "shortfall": row.shortfall,
         }
     )
 

@@ -82,6 +82,8 @@ class Alternative:
     speedup: float | None = None  # per-sequence speed vs no speculation at the same batch
     throughput: float | None = None  # tokens per second of the served sequences together
     note: str = ""
+    # why a row that does not serve one max_model_len sequence falls short, in a reader's words
+    shortfall: str = ""
 
     @property
     def draft_cost(self) -> float | None:
@@ -191,7 +193,8 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
         kk = 0 if method == "none" else (b.settings.num_speculative_tokens or k)
         a = rates.get(method, 0.0)
         tokens = int(b.kv_tokens.to("token").magnitude)
-        starts = (b.weights + b.draft_weights) <= b.usable and tokens >= s.max_model_len
+        fits = (b.weights + b.draft_weights) <= b.usable
+        starts = fits and tokens >= s.max_model_len
         concurrency = tokens / context if context else 0.0
         served = min(wanted, math.floor(concurrency + 1e-9)) if starts else 0
         per_step = tokens_per_step(a, kk)
@@ -229,6 +232,7 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
             speedup=speedup,
             throughput=throughput,
             note=note,
+            shortfall="" if starts else _shortfall(s.engine, fits, tokens),
         )
 
     def whatif(**changes: Any) -> Budget:
@@ -469,12 +473,25 @@ def eagle3_head(target: Architecture, draft_vocab: int) -> Architecture:
     )
 
 
+# Engines that start with a KV cache shorter than max_model_len and cap the longest request at
+# what it holds (SGLang's max_req_input_len; TensorRT-LLM lowers max_seq_len): see HBM102.
+_START_SHORT = frozenset({"sglang", "trtllm"})
+
+
+def _shortfall(engine: str, weights_fit: bool, kv_tokens: int) -> str:
+    """What a row that cannot serve one max_model_len sequence does: vLLM and TGI refuse to
+    start; SGLang and TensorRT-LLM start (with any KV cache at all) and serve shorter requests."""
+    if weights_fit and kv_tokens > 0 and engine in _START_SHORT:
+        return "starts but holds no max_model_len sequence"
+    return "does not start"
+
+
 def summary(comparison: Comparison) -> str:
     """One line per alternative, for a finding's message."""
     parts = []
     for r in comparison.rows:
         if not r.starts:
-            parts.append(f"{r.label}: does not start")
+            parts.append(f"{r.label}: {r.shortfall}")
         elif r.speedup is None:
             parts.append(f"{r.label}: {r.served} sequences")
         else:

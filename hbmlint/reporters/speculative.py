@@ -128,7 +128,7 @@ def _table(display: str, name: str, budget: Any, table: Comparison) -> str:
     for r in table.rows:
         mark = "*" if r is best else " "
         if not r.starts:
-            served = f"{'does not start':>38}"
+            served = f"{r.shortfall:>38}"
         else:
             served = f"{r.served:>5} {r.acceptance:>5.2f} {r.k:>2} {r.tokens_per_step:>8.2f} "
             if r.step is None:
@@ -155,9 +155,12 @@ def _table(display: str, name: str, budget: Any, table: Comparison) -> str:
     if table.cannot_estimate:
         lines.append(f"  {table.cannot_estimate}")
     if not any(r.starts for r in table.rows):
+        # SGLang and TensorRT-LLM start with a short KV cache; vLLM and TGI refuse to
+        refused = all(r.shortfall == "does not start" for r in table.rows)
         verdict = (
-            "none: none of them starts; the target itself leaves no room for one max_model_len "
-            "sequence (see HBM101 / HBM102)"
+            f"none: {'none of them starts' if refused else 'none of them holds one sequence'}; "
+            "the target itself leaves no room for one max_model_len sequence (see HBM101, "
+            "HBM102 / HBM104)"
         )
     elif best is None:
         verdict = "none: no speed estimate for this GPU"
@@ -167,7 +170,7 @@ def _table(display: str, name: str, budget: Any, table: Comparison) -> str:
         why = (
             "the current setting's speed is not estimated"
             if current.starts
-            else "the current setting does not start"
+            else f"the current setting {current.shortfall}"
         )
         verdict = f"{best.label}, {best.change}: {best.served} x {best.speedup:.2f}x; {why}"
     else:

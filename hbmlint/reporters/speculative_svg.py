@@ -69,7 +69,7 @@ def render(entries: list[Entry]) -> str:
                 body.append(
                     f'<rect x="{x}" y="{y + 3:.1f}" width="4" height="{ROW_H - 6}" fill="{FAILS}"/>'
                 )
-                figures = f"does not start; {draft}"
+                figures = f"{row.shortfall}; {draft}"
             body.append(_t(x + BAR_MAX + 10, y + 14, figures, "label"))
             y += ROW_H
         y += 16
