@@ -13,8 +13,9 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 
 SGLANG_MTP = REAL / "sglang-mtp-pool-below-context-job.yaml"
+SERVER_MESSAGES = REAL / "shell-sglang-server-in-messages.sh"
 
-COVERED = {SGLANG_MTP.name}
+COVERED = {SGLANG_MTP.name, SERVER_MESSAGES.name}
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +38,25 @@ def test_sglang_drafter_short_of_the_context_starts_in_the_tradeoff_too(rules):
     assert "as set: MTP layers: starts but holds no max_model_len sequence" in tradeoff.message
     [fix] = [f.message for f in tradeoff.fixes]
     assert fix.endswith("the current setting starts but holds no max_model_len sequence.")
+
+
+def test_a_script_that_says_sglang_server_runs_no_engine(rules):
+    # was HBM014 "'sglang serve' here runs an inference engine" at `echo "... an sglang server
+    # already owns port"`: the words name the server in a message, the script starts none
+    result = lint(SERVER_MESSAGES, rules)
+    assert result.diagnostics == [] and result.deployments == []
+
+
+def test_sglang_serve_as_a_command_is_still_read(rules, tmp_path):
+    # the contrast: the wrapper running `sglang serve` itself is read and budgeted
+    path = tmp_path / "serve.sh"
+    launch = next(line for line in SERVER_MESSAGES.read_text().splitlines() if "setsid" in line)
+    path.write_text(
+        SERVER_MESSAGES.read_text().replace(
+            launch, 'sglang serve --model-path Qwen/Qwen3-8B --port "$PORT" --tp 1 &'
+        )
+    )
+    result = lint(path, rules, gpu="L40S")
+    assert codes(result, "HBM014") == []
+    [found] = result.deployments
+    assert found.deployment.model.name == "Qwen/Qwen3-8B"

@@ -41,6 +41,21 @@ ENGINE_WORDS = (
     "dynamo.trtllm",
     "trtllm-serve",
 )
+# ... as words: "sglang serve" runs the engine, "the sglang server is up" / "killing vllm servers"
+# in a script's messages names it (mattbucci/2x-3090-GA102-300-A1-sglang-inference scripts)
+_ENGINE_WORD = re.compile(
+    "|".join(re.escape(w) + ("(?![A-Za-z])" if w.endswith("serve") else "") for w in ENGINE_WORDS)
+)
+
+
+def names_engine(text: str) -> bool:
+    """Whether ``text`` names an engine by one of ENGINE_WORDS, as a word."""
+    return _ENGINE_WORD.search(text) is not None
+
+
+def engine_words(line: str) -> list[tuple[int, str]]:
+    """Each engine word in ``line`` with its offset, first first."""
+    return [(m.start(), m.group()) for m in _ENGINE_WORD.finditer(line)]
 
 
 def image_engine(image: str | None) -> ModuleType | None:
@@ -94,7 +109,7 @@ def mentions_engine(argv: Sequence[Token], image: str | None = None) -> bool:
     if image_engine(image):
         return True
     text = " ".join(t.text for t in argv)
-    return any(word in text for word in ENGINE_WORDS) or bool(_find(argv))
+    return names_engine(text) or bool(_find(argv))
 
 
 def _origin(name: str, token: Token) -> str:

@@ -89,10 +89,10 @@ def read_as(module: ModuleType, data: Any) -> bool:
 def mentions_engine(text: str) -> bool:
     """Whether a file's text runs an engine or configures one: broken YAML in such a file is
     ours to report, and a Helm template among them is ours to ask to be rendered."""
-    from ..engines import ENGINE_WORDS
+    from ..engines import names_engine
 
     def named(t: str) -> bool:
-        return "servingEngineSpec" in t or any(word in t for word in ENGINE_WORDS)
+        return "servingEngineSpec" in t or names_engine(t)
 
     if not named(text):
         return False
@@ -150,13 +150,12 @@ def _runs_here(line: str, word: str) -> bool:
 def unread_engine(text: str, display: str) -> Diagnostic | None:
     """An HBM014 info at the first engine command in ``text`` outside a comment, for a file in
     which no format found anything to read; None when no engine is mentioned."""
-    from ..engines import ENGINE_WORDS
+    from ..engines import engine_words
 
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("#"):
             continue
-        hits = [(line.find(word), word) for word in ENGINE_WORDS if word in line]
-        hits = [(column, word) for column, word in hits if _runs_here(line, word)]
+        hits = [(column, word) for column, word in engine_words(line) if _runs_here(line, word)]
         if hits:
             column, word = min(hits)
             if _KUSTOMIZATION.search(text):

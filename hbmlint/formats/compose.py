@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
+from ..engines import image_engine, image_version, names_engine, read_invocation
 from ..engines.args import Token
 from ..engines.config_file import (
     ConfigFile,
@@ -48,7 +48,7 @@ def _runs_engine(service: Any) -> bool:
     # a list form (`entrypoint: [vllm, serve, MODEL]`) is read as the words it runs
     words = [service.get(k) or "" for k in ("command", "entrypoint")]
     text = " ".join(" ".join(map(str, w)) if isinstance(w, list) else str(w) for w in words)
-    if any(word in text for word in ENGINE_WORDS):
+    if names_engine(text):
         return True
     return "entrypoint" not in service and image_engine(service.get("image")) is not None
 

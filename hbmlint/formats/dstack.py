@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import catalog
 from ..diagnostics import Diagnostic
-from ..engines import ENGINE_WORDS, image_version, read_invocation
+from ..engines import image_version, names_engine, read_invocation
 from ..engines.args import Token
 from ..spec import Deployment
 from ..units import parse_quantity
@@ -60,7 +60,7 @@ def detect(data: Any) -> bool:
     for base in _groups(data):
         commands = _script(data, base)
         text = "\n".join(str(c) for c in commands) if isinstance(commands, list) else ""
-        if any(word in text for word in ENGINE_WORDS) or "sglang" in text:
+        if names_engine(text) or "sglang" in text:
             return True
     return False
 

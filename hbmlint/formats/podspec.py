@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import ENGINE_WORDS, image_engine, image_version, read_invocation
+from ..engines import image_engine, image_version, names_engine, read_invocation
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..spec import Deployment, Label
 from ..yamlsrc import Span, YamlDocument
@@ -91,7 +91,7 @@ def _words(value: Any) -> list[str]:
 
 def runs_engine(container: dict) -> bool:
     text = " ".join(_words(container.get("command")) + _words(container.get("args")))
-    if any(word in text for word in ENGINE_WORDS):
+    if names_engine(text):
         return True
     return "command" not in container and image_engine(container.get("image")) is not None
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import catalog
 from ..diagnostics import Diagnostic
-from ..engines import ENGINE_WORDS, image_version, read_invocation
+from ..engines import image_version, names_engine, read_invocation
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
@@ -43,7 +43,7 @@ def detect(data: Any) -> bool:
     run = data.get("run")
     if not isinstance(run, str) or not any(key in data for key in _TASK_KEYS):
         return False
-    return any(word in run for word in ENGINE_WORDS) or "sglang" in run
+    return names_engine(run) or "sglang" in run
 
 
 def _candidates(

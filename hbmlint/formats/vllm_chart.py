@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import ENGINE_WORDS, image_version, read_invocation
+from ..engines import image_version, names_engine, read_invocation
 from ..spec import Deployment, Label
 from ..yamlsrc import YamlDocument
 from .build import GpuFacts, build
@@ -32,7 +32,7 @@ def detect(data: Any) -> bool:
         return False
     command = image["command"]
     text = " ".join(map(str, command)) if isinstance(command, list) else str(command)
-    return any(word in text for word in ENGINE_WORDS)
+    return names_engine(text)
 
 
 def to_deployments(
