@@ -14,8 +14,9 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 SGLANG_MTP = REAL / "sglang-mtp-pool-below-context-job.yaml"
 SERVER_MESSAGES = REAL / "shell-sglang-server-in-messages.sh"
+TPU_KEPT_ALIVE = REAL / "docker-run-vllm-tpu-image-kept-alive.sh"
 
-COVERED = {SGLANG_MTP.name, SERVER_MESSAGES.name}
+COVERED = {SGLANG_MTP.name, SERVER_MESSAGES.name, TPU_KEPT_ALIVE.name}
 
 
 @pytest.fixture(scope="module")
@@ -59,4 +60,23 @@ def test_sglang_serve_as_a_command_is_still_read(rules, tmp_path):
     result = lint(path, rules, gpu="L40S")
     assert codes(result, "HBM014") == []
     [found] = result.deployments
+    assert found.deployment.model.name == "Qwen/Qwen3-8B"
+
+
+def test_the_tpu_image_kept_alive_with_tail_serves_no_model_named_tail(rules):
+    # was HBM005 and HBM006 "model 'tail' is not in hbmlint's catalog": the words after the
+    # image were read as `vllm serve` flags, but vLLM's TPU image has no entrypoint
+    result = lint(TPU_KEPT_ALIVE, rules)
+    assert result.diagnostics == [] and result.deployments == []
+
+
+def test_vllm_serve_run_in_the_tpu_image_is_still_read(rules, tmp_path):
+    # the contrast: the program named after the image is the engine
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        TPU_KEPT_ALIVE.read_text().replace(
+            "tail -f /dev/null", "vllm serve Qwen/Qwen3-8B --max-model-len 4096"
+        )
+    )
+    [found] = lint(path, rules).deployments
     assert found.deployment.model.name == "Qwen/Qwen3-8B"

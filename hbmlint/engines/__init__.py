@@ -58,10 +58,17 @@ def engine_words(line: str) -> list[tuple[int, str]]:
     return [(m.start(), m.group()) for m in _ENGINE_WORD.finditer(line)]
 
 
+# vLLM's TPU images end in CMD ["/bin/bash"] with no ENTRYPOINT (vllm-project/vllm
+# docker/Dockerfile.tpu): what follows the image is a program (`tail -f /dev/null`), not flags
+_NO_ENTRYPOINT = ("vllm/vllm-tpu",)
+
+
 def image_engine(image: str | None) -> ModuleType | None:
     if not isinstance(image, str):
         return None
     name = image.rsplit("@", 1)[0].lower()
+    if any(marker in name for marker in _NO_ENTRYPOINT):
+        return None
     for marker, module in _IMAGE_ENTRYPOINTS:
         if marker in name:
             return module
