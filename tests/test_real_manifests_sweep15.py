@@ -70,13 +70,33 @@ def test_the_tpu_image_kept_alive_with_tail_serves_no_model_named_tail(rules):
     assert result.diagnostics == [] and result.deployments == []
 
 
-def test_vllm_serve_run_in_the_tpu_image_is_still_read(rules, tmp_path):
-    # the contrast: the program named after the image is the engine
+def test_vllm_serve_run_in_the_tpu_image_is_read_and_not_budgeted_on_a_gpu(rules, tmp_path):
+    # the contrast: the program named after the image is the engine, on a TPU (the image says
+    # so), so it is not budgeted on --gpu H100 (formats/accelerators.py)
     path = tmp_path / "serve.sh"
     path.write_text(
         TPU_KEPT_ALIVE.read_text().replace(
             "tail -f /dev/null", "vllm serve Qwen/Qwen3-8B --max-model-len 4096"
         )
     )
-    [found] = lint(path, rules).deployments
-    assert found.deployment.model.name == "Qwen/Qwen3-8B"
+    result = lint(path, rules, gpu="H100")
+    [note] = codes(result, "HBM014")
+    assert note.span.line == line_of(path, "vllm/vllm-tpu-bm")
+    assert "the image vllm/vllm-tpu-bm: the engine runs on a Google TPU" in note.message
+    assert result.deployments == [] and errors(result) == []
+
+
+def test_vllm_cpu_image_in_compose_is_not_budgeted_on_a_gpu(rules, tmp_path):
+    # vLLM's recipes pull vllm/vllm-openai-cpu "for Intel Xeon 6": its entrypoint is vllm serve
+    # (docker/Dockerfile.cpu), its memory the host's
+    path = tmp_path / "compose.yaml"
+    path.write_text(
+        "services:\n"
+        "  vllm:\n"
+        "    image: vllm/vllm-openai-cpu:latest-x86_64\n"
+        '    command: ["Qwen/Qwen3-8B", "--max-model-len", "4096"]\n'
+    )
+    result = lint(path, rules, gpu="H100")
+    [note] = codes(result, "HBM014")
+    assert note.span.line == 3 and "the engine runs on the CPU" in note.message
+    assert result.deployments == []

@@ -22,6 +22,8 @@ How each says so (the variables are the device runtimes' own, read in their docu
 - Docker's ``--runtime habana`` (compose ``runtime: habana``), or a device node it passes in
   (``--device /dev/davinci0``: an Ascend NPU, vllm-ascend's docker commands; ``/dev/neuron0``:
   a Neuron device, AWS's Neuron container docs);
+- vLLM's image for TPUs or CPUs (``vllm/vllm-tpu``, ``vllm/vllm-openai-cpu``) after
+  ``docker run`` or as a compose service's image;
 - the engine's own ``--device`` (vLLM through 0.9.2: ``hpu``, ``neuron``, ``tpu``, ``xpu``,
   ``cpu``, ``openvino``; SGLang: ``hpu``, ``npu``, ``xpu``, ``cpu``).
 
@@ -145,6 +147,8 @@ def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
             found = _device_node(value.text, word.span, f"--device {value.text}")
         elif word.text.startswith("--device="):
             found = _device_node(word.text.partition("=")[2], word.span, word.text)
+        elif image_device(word.text) is not None:
+            found = in_image(word.text, word.span)
         else:
             if word.text in ("-e", "--env") and value is not None:
                 name, eq, setting = value.text.partition("=")
@@ -158,6 +162,24 @@ def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
         if found is not None:
             return found
     return in_environment(env)
+
+
+# vLLM's images for devices other than GPUs: the vLLM recipes' install lines ("docker pull
+# vllm/vllm-tpu:gemma4 # For Cloud TPUs", "vllm/vllm-openai-cpu:latest-x86_64 # For Intel Xeon
+# 6"); vLLM's CI builds vllm/vllm-tpu-bm from docker/Dockerfile.tpu
+_IMAGES = {"vllm/vllm-tpu": TPU, "vllm/vllm-openai-cpu": CPU}
+
+
+def image_device(image: str) -> str | None:
+    """The device an engine image is built for, where it is not a GPU."""
+    name = image.lower()
+    return next((device for marker, device in _IMAGES.items() if marker in name), None)
+
+
+def in_image(image: str, span: Span) -> OtherAccelerator | None:
+    """An engine image built for such a device (``vllm/vllm-tpu:nightly``)."""
+    device = image_device(image)
+    return None if device is None else OtherAccelerator(device, f"the image {image}", span)
 
 
 def _device_node(path: str, span: Span, said: str) -> OtherAccelerator | None:

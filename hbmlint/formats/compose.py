@@ -496,6 +496,9 @@ def _other_accelerator(
         found = accelerators.in_runtime(runtime, where, f"runtime: {runtime}")
         if found is not None:
             return found
+    image = service.get("image")
+    if isinstance(image, str) and accelerators.image_device(image) is not None:
+        return accelerators.in_image(image, document.span((*spath, "image")))
     return accelerators.in_environment(env) or accelerators.in_command(command)
 
 
