@@ -277,7 +277,8 @@ def _named_gpu(run: _Run, name: str | None, memory: Any, label: str | None) -> G
         if run.strict:
             advice = "Give gpu.memory (for example '80 GiB') to lint it anyway"
         else:
-            advice = _gpu_unblock(run).capitalize()
+            advice = _gpu_unblock(run)
+            advice = advice[:1].upper() + advice[1:]  # not capitalize(): it lowercases "TYPE"
         run.unknown(
             "HBM005",
             f"unknown GPU type '{name}'{origin}{hint} {advice}; `hbmlint gpus` lists the catalog",

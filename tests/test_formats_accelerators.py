@@ -21,6 +21,8 @@ COVERED = {
     "shell-vllm-ascend-exports.sh",
     "shell-sglang-npu-device.sh",
     "compose-vllm-gaudi-runtime-habana.yaml",
+    "skypilot-vllm-tpu.sky.yaml",
+    "dstack-vllm-tpu-service.dstack.yml",
 }
 
 
@@ -239,3 +241,68 @@ def test_a_compose_service_given_dev_kfd(rules, tmp_path):
     assert not [f for f in result.diagnostics if f.severity == Severity.ERROR]
     [finding] = [f for f in result.diagnostics if f.code == "HBM005"]
     assert "/dev/kfd" in finding.message and finding.span.line == 5
+
+
+# --- a SkyPilot or dstack run on a TPU, Trainium or Gaudi -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fixture", "said"),
+    [
+        ("skypilot-vllm-tpu.sky.yaml", "accelerators: tpu-v6e-8"),
+        ("dstack-vllm-tpu-service.dstack.yml", "gpu: v5litepod-4"),
+    ],
+)
+@pytest.mark.parametrize("gpu", [None, "H100"])
+def test_a_tpu_slice_is_not_read_as_one_gpu(rules, fixture, said, gpu):
+    # tpu-v6e-8 is eight TPU chips: read as one GPU of an unknown type it made a false HBM007
+    # ("1 GPU requested but tensor x pipeline parallelism is 8"), and --gpu H100 budgeted it
+    path = REAL / fixture
+    result = lint(path, rules, gpu=gpu)
+    assert result.deployments == []
+    [finding] = result.diagnostics
+    assert finding.code == "HBM014" and said in finding.message and "Google TPU" in finding.message
+    assert finding.span.line == place(path, said.split(":")[0] + ":")[0]
+
+
+@pytest.mark.parametrize(
+    ("accelerators", "device"),
+    [
+        ("Trainium:16", "AWS Trainium"),
+        ("Inferentia2:1", "AWS Inferentia"),
+        ("Gaudi3:8", "Intel Gaudi"),
+        ("{tpu-v5p-8, tpu-v6e-8}", "Google TPU"),
+    ],
+)
+def test_skypilot_accelerators_that_are_not_gpus(rules, tmp_path, accelerators, device):
+    task = tmp_path / "serve.sky.yaml"
+    task.write_text(
+        f"resources:\n  accelerators: {accelerators}\n"
+        "run: vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 8\n"
+    )
+    result = lint(task, rules)
+    assert result.deployments == []
+    assert [f.code for f in result.diagnostics] == ["HBM014"]
+    assert device in result.diagnostics[0].message
+
+
+def test_a_skypilot_choice_between_a_tpu_and_a_gpu_is_budgeted_on_the_gpu(rules, tmp_path):
+    task = tmp_path / "serve.sky.yaml"
+    task.write_text(
+        "resources:\n  accelerators: {tpu-v6e-8, H100:8}\n"
+        "run: vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 8\n"
+    )
+    result = lint(task, rules, gpu=None)
+    [deployment] = result.deployments
+    assert deployment.budget is not None and "H100" in deployment.budget.resolved.gpu.name
+    assert not [f for f in result.diagnostics if f.code == "HBM014"]
+
+
+def test_the_unknown_gpu_advice_keeps_its_capitals(rules, tmp_path):
+    # "Run hbmlint with --gpu TYPE (for example --gpu H100)", not "--gpu type ... --gpu h100"
+    task = tmp_path / "serve.sky.yaml"
+    task.write_text(
+        "resources:\n  accelerators: RTX-9999:1\nrun: vllm serve Qwen/Qwen2.5-7B-Instruct\n"
+    )
+    [finding] = [f for f in lint(task, rules, gpu=None).diagnostics if f.code == "HBM005"]
+    assert "--gpu TYPE (for example --gpu H100)" in finding.message

@@ -17,6 +17,7 @@ DSTACK_GPUS_PER_NODE, DSTACK_NODES_NUM, DSTACK_NODE_RANK (0 on the node that ser
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from ..engines.args import Token
 from ..spec import Deployment
 from ..units import parse_quantity
 from ..yamlsrc import YamlDocument
+from . import accelerators
 from .build import GpuFacts, build
 from .multihost import engine_gpus
 from .podspec import value_at
@@ -85,8 +87,12 @@ def _spec(value: Any) -> dict[str, Any]:
         for key in ("memory", "count"):
             if value.get(key) is not None:
                 spec[key] = str(value[key])
+        if value.get("vendor") is not None:
+            spec["vendor"] = str(value["vendor"]).lower()
     elif isinstance(value, str):
         for token in value.replace(" ", "").split(":"):
+            if token.lower() in _VENDORS:
+                spec["vendor"] = token.lower()
             if not token or token.lower() in _VENDORS:
                 continue
             if token[0].isalpha():
@@ -118,6 +124,34 @@ def _gib(text: str) -> float | None:
         return float(text)
     except ValueError:
         return None
+
+
+# dstack's TPU names (v2-8, v5litepod-4, v6e-8; also tpu-v5litepod-4)
+_TPU = re.compile(r"(?:tpu-)?v\d+[a-z]*-\d+", re.I)
+
+
+def _other_accelerator(document: YamlDocument, base: tuple) -> accelerators.OtherAccelerator | None:
+    """A run on a device that is not a GPU: dstack's ``tpu``/``google`` vendor or a TPU name
+    (``v5litepod-4``: 4 chips, not GPUs), or ``intel`` (Gaudi) with no AMD or NVIDIA name."""
+    path = (*base, "resources", "gpu")
+    value = value_at(document.data, path)
+    if value is None:
+        path = ("resources", "gpu")
+        value = value_at(document.data, path)
+    if value is None:
+        return None
+    spec = _spec(value)
+    names = spec.get("names") or []
+    device = None
+    if spec.get("vendor") in ("tpu", "google") or (names and all(_TPU.fullmatch(n) for n in names)):
+        device = accelerators.TPU
+    elif names and all(accelerators.named(n) for n in names):
+        device = accelerators.named(names[0])
+    elif spec.get("vendor") == "intel" and not any(catalog.find_gpu(n) for n in names):
+        device = accelerators.GAUDI
+    if device is None:
+        return None
+    return accelerators.OtherAccelerator(device, f"gpu: {value}", document.span(path))
 
 
 def _gpu(document: YamlDocument, base: tuple) -> GpuFacts:
@@ -202,6 +236,7 @@ def to_deployments(
             (*base, "commands") if base and "commands" in value_at(data, base) else ("commands",)
         )
         span = document.span(where_path)
+        other = _other_accelerator(document, base)
         gpu = _gpu(document, base)
         env = _env(document, base)
         where_gpu = gpu.count_span or document.span(())
@@ -215,9 +250,12 @@ def to_deployments(
         command = read_invocation(argv, env, document.text)
         if command is None:
             continue
+        name = run_name if len(groups) == 1 else f"{run_name}/{base[-1]}"
+        if other is not None:
+            findings.append(accelerators.not_budgeted(other, display, name))
+            continue
         if gpu.count:
             gpu.count = engine_gpus(command, gpu.count, gpu.count * nodes)
-        name = run_name if len(groups) == 1 else f"{run_name}/{base[-1]}"
         image = value_at(data, (*base, "image")) if base else None
         image_path = (*base, "image") if image else ("image",)
         image = image or data.get("image")

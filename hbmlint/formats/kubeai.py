@@ -13,7 +13,6 @@ FasterWhisper, Infinity) are not budgeted: an info.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -21,6 +20,7 @@ from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
+from . import accelerators
 from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import Reader, metadata_labels, value_at
@@ -42,19 +42,6 @@ PROFILES = {
     "nvidia-gpu-rtx4070-8gb": None,  # not in the catalog: --gpu
     "amd-gpu-mi300x": "MI300X",
 }
-
-
-# Profiles a cluster defines for accelerators that are not GPUs (OPEA's KubeAI values define
-# gaudi-for-text-generation with habana.ai/gaudi limits): how a word of the name starts.
-_NOT_GPUS = (
-    ("gaudi", "an Intel Gaudi accelerator"),
-    ("habana", "an Intel Gaudi accelerator"),
-    ("hpu", "an Intel Gaudi accelerator"),
-    ("tpu", "a Google TPU"),
-    ("neuron", "AWS Neuron (Inferentia / Trainium)"),
-    ("inferentia", "AWS Inferentia"),
-    ("trainium", "AWS Trainium"),
-)
 
 
 # The vLLM image the chart runs when a Model sets no spec.image: modelServers.VLLM.images in
@@ -135,8 +122,8 @@ def to_deployments(
         for k, v in (env_map.items() if isinstance(env_map, dict) else ())
     }
     profile = str(value_at(data, ("spec", "resourceProfile")) or "").partition(":")[0]
-    words = re.split(r"[^a-z0-9]+", profile.lower())
-    device = next((d for m, d in _NOT_GPUS for w in words if w.startswith(m)), None)
+    # OPEA's KubeAI values define gaudi-for-text-generation with habana.ai/gaudi limits
+    device = accelerators.named(profile)
     if device is not None:
         # a GPU given with --gpu (or default-gpu) is for manifests that name none; this one
         # names its device, and budgeting it on a GPU would make up the memory it has

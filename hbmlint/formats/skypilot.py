@@ -26,6 +26,7 @@ from ..engines import image_version, names_engine, read_invocation
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
+from . import accelerators
 from .build import GpuFacts, build
 from .multihost import engine_gpus
 
@@ -122,6 +123,21 @@ def _gpu(document: YamlDocument) -> tuple[GpuFacts, str | None]:
     return facts, why
 
 
+def _other_accelerator(document: YamlDocument) -> accelerators.OtherAccelerator | None:
+    """Where every alternative ``accelerators`` offers is a device that is not a GPU (SkyPilot's
+    ``tpu-v6e-8``, ``Trainium:16``, ``Inferentia2``, ``Gaudi``): the task runs the engine's
+    build for it, and ``tpu-v6e-8``'s 8 is chips, not GPUs."""
+    resources = document.data.get("resources")
+    if not isinstance(resources, dict):
+        return None
+    found = _candidates(document, ("resources", "accelerators"), resources.get("accelerators"))
+    devices = [(accelerators.named(name), name, span) for name, _, span in found]
+    if not devices or any(device is None for device, _, _ in devices):
+        return None
+    device, name, span = devices[0]
+    return accelerators.OtherAccelerator(str(device), f"accelerators: {name}", span)
+
+
 def _env(document: YamlDocument, gpu: GpuFacts, nodes: int, nodes_span: Span) -> dict:
     """``envs:`` (a null value must be given with ``--env``: unknown here) and the variables
     SkyPilot sets on every node."""
@@ -154,6 +170,9 @@ def to_deployments(
     command = read_invocation(script, env, document.text)
     if command is None:
         return [], []
+    other = _other_accelerator(document)
+    if other is not None:
+        return [], [accelerators.not_budgeted(other, display, data.get("name"))]
     gpu.count = engine_gpus(command, gpu.count, gpu.count * nodes if gpu.count else None)
     name = str(data.get("name") or Path(display).stem)
     version = None
