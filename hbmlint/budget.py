@@ -1353,7 +1353,9 @@ def _vllm_state_pages(s: Settings, target: Any) -> tuple[int | None, str]:
     speculative tokens without prefix caching ("none"), 2 + them in "align", one a block of
     max_model_len in "all" (None). With a note on the mode where it is not "none"."""
     defaults = catalog.engine_defaults("vllm")
-    speculative = s.num_speculative_tokens if s.speculative_method else 0
+    # no speculation ("none", as the what-ifs without a drafter set it): no draft tokens' pages
+    speculating = s.speculative_method not in ("", "none")
+    speculative = s.num_speculative_tokens if speculating else 0
     # from this release prefix caching is on for hybrid models, in "align"
     newer = not _before(s, "hybrid_prefix_caching_default_since")
     if not (newer if s.prefix_caching is None else s.prefix_caching):

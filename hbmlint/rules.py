@@ -374,8 +374,24 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
     def tokens_without_draft() -> Any:
         return budget.whatif(speculative_method="none").kv_tokens
 
+    recurrent = bool((budget.kv_state_bytes_per_sequence or Q(0, "byte")).magnitude)
+
+    def state_slot_tokens() -> Any:
+        """What speculating costs a model with recurrent state whatever the drafter: a state
+        slot for each draft token a sequence (and their verification), which an n-gram drafter
+        holds too: the capacity without speculation less an n-gram drafter's. 0 for a model
+        without recurrent state, whose drafter takes the rest alone."""
+        if not recurrent or s.num_speculative_tokens <= 0 or not budget.has_drafter:
+            return Q(0, "token")
+        ngram = budget.whatif(speculative_method="ngram").kv_tokens
+        return max(
+            min(tokens_without_draft() - ngram, tokens_without_draft() - kv_tokens), Q(0, "token")
+        )
+
     def displaced_tokens() -> Any:
-        return tokens_without_draft() - kv_tokens
+        """What the drafter's own weights and KV cache take: what an n-gram drafter in its place
+        would give back, without the state slots any drafter needs."""
+        return tokens_without_draft() - kv_tokens - state_slot_tokens()
 
     def whole_sequences(tokens: Any) -> int:
         return max(0, math.floor((tokens / max_model_len).to("dimensionless").magnitude))
@@ -410,8 +426,9 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
         context = Q(workload.context_tokens, "token")
         per_sequence = kv_tokens / workload.concurrency
         names.update(
+            # without the drafter's own weights and KV (the state slots any drafter needs stay)
             concurrency_fit_without_draft=lambda: max(
-                0, math.floor((tokens_without_draft() / context).to("").magnitude)
+                0, math.floor(((kv_tokens + displaced_tokens()) / context).to("").magnitude)
             ),
             concurrency=workload.concurrency,
             context_tokens=context,
@@ -586,6 +603,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "fp8": _eight_bits_or_fewer(s.kv_cache_dtype),
                 "tokens_without_draft": tokens_without_draft,
                 "tokens_displaced_by_draft": displaced_tokens,
+                "tokens_displaced_by_state_slots": state_slot_tokens,
                 "sequences_displaced_by_draft": lambda: whole_sequences(displaced_tokens()),
             }
         ),
