@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from . import catalog
-from .catalog import Architecture, ConfigError, GpuInfo, lookup
+from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
 from .catalog.labels import label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
@@ -68,6 +68,8 @@ class _Run:
     findings: list[Diagnostic] = field(default_factory=list)
     assumed: dict[str, str] = field(default_factory=dict)
     gpu_written: str | None = None  # the GPU name the manifest (or its node labels) gives
+    # the manifest names a device that is not a GPU (tpu-v6e-8, Trainium): nothing to budget
+    not_a_gpu: bool = False
 
     @property
     def strict(self) -> bool:
@@ -107,6 +109,8 @@ def resolve(
         options = replace(options, default_gpu=default_gpu)
     run = _Run(deployment)
     gpu, gpu_from_default = _resolve_gpu(run, options.default_gpu)
+    if run.not_a_gpu:
+        return None, run.findings
     target = _resolve_model(run, deployment.model, "model", options)
     draft = None
     spec = deployment.speculative
@@ -233,6 +237,18 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             return None, False
     run.gpu_written = (run.gpu_written or gpu_type) if memory is None else None
     info = catalog.find_gpu(gpu_type) if gpu_type else None
+    device = devices.not_a_gpu(gpu_type) if gpu_type and info is None and memory is None else None
+    if device is not None:
+        # Ray Serve LLM's accelerator_type: TPU-V6E, a TPU node label: budgeting it on --gpu
+        # would make up the memory it has
+        run.report(
+            "HBM014",
+            f"the manifest names '{gpu_type}': the engine runs on {device}, whose memory "
+            "hbmlint does not budget (NVIDIA and AMD GPUs only); this deployment is not checked",
+            "gpu.type",
+        )
+        run.not_a_gpu = True
+        return None, False
     if info is None and memory is None:
         if default_gpu is not None and not run.strict:
             run.assumed["gpu"] = (

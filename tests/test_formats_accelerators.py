@@ -23,6 +23,7 @@ COVERED = {
     "compose-vllm-gaudi-runtime-habana.yaml",
     "skypilot-vllm-tpu.sky.yaml",
     "dstack-vllm-tpu-service.dstack.yml",
+    "ray-serve-llm-tpu-topology.yaml",
 }
 
 
@@ -306,3 +307,35 @@ def test_the_unknown_gpu_advice_keeps_its_capitals(rules, tmp_path):
     )
     [finding] = [f for f in lint(task, rules, gpu=None).diagnostics if f.code == "HBM005"]
     assert "--gpu TYPE (for example --gpu H100)" in finding.message
+
+
+# --- a GPU type that names another device, in any format ------------------------------------
+
+
+@pytest.mark.parametrize("gpu", [None, "H100"])
+def test_ray_serve_llm_on_a_tpu_slice_is_not_budgeted(rules, gpu):
+    # accelerator_type: TPU-V6E was an unknown GPU type, budgeted on --gpu H100 (TP 16 of them)
+    path = REAL / "ray-serve-llm-tpu-topology.yaml"
+    result = lint(path, rules, gpu=gpu)
+    [finding] = result.diagnostics
+    assert finding.code == "HBM014" and "'TPU-V6E'" in finding.message
+    assert "Google TPU" in finding.message
+    assert (finding.span.line, finding.span.column) == place(path, "TPU-V6E")
+    assert all(d.budget is None for d in result.deployments)
+
+
+@pytest.mark.parametrize(
+    ("gpu_type", "device"),
+    [("AWS-NEURON-CORE", "AWS Neuron"), ("Intel-GAUDI", "Intel Gaudi"), ("tpu-v5e", "Google TPU")],
+)
+def test_a_device_named_in_hbmlint_s_own_format(rules, tmp_path, gpu_type, device):
+    # in hbmlint's own format an unknown GPU type is an error (a typo); a device that is not a
+    # GPU is said for what it is, an info, and nothing else is checked
+    manifest = tmp_path / "serving.yaml"
+    manifest.write_text(
+        "apiVersion: hbmlint/v1\nkind: ServingManifest\nmetadata: {name: m}\nspec:\n"
+        f"  gpu: {{type: {gpu_type}, count: 1}}\n  model: {{name: Qwen/Qwen2.5-7B-Instruct}}\n"
+    )
+    result = lint(manifest, rules, gpu=None)
+    assert [(f.code, f.severity) for f in result.diagnostics] == [("HBM014", Severity.INFO)]
+    assert device in result.diagnostics[0].message

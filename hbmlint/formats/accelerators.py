@@ -35,20 +35,13 @@ budgeted on an NVIDIA ``--gpu``, as a pod that asks for ``amd.com/gpu`` is not.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..catalog.devices import ASCEND, CPU, GAUDI, INTEL_GPU, NEURON, TPU
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines.args import EngineCommand, Token
 from ..yamlsrc import Span
-
-GAUDI = "an Intel Gaudi accelerator"
-ASCEND = "a Huawei Ascend NPU"
-NEURON = "AWS Neuron (Inferentia / Trainium)"
-TPU = "a Google TPU"
-INTEL_GPU = "an Intel GPU"
-CPU = "the CPU (the engine's CPU backend)"
 
 # Kubernetes device-plugin resources
 RESOURCES = {
@@ -199,26 +192,6 @@ def in_command(command: EngineCommand) -> OtherAccelerator | None:
             if device is not None:
                 return OtherAccelerator(device, f"--device {item.value.text}", item.word.span)
     return None
-
-
-# how the name of a device that is not a GPU starts, in a word of an accelerator's or profile's
-# name (SkyPilot's tpu-v6e-8, Trainium, Inferentia2, Gaudi; KubeAI's gaudi-for-text-generation)
-_NAMED = (
-    ("gaudi", GAUDI),
-    ("habana", GAUDI),
-    ("hpu", GAUDI),
-    ("tpu", TPU),
-    ("neuron", NEURON),
-    ("inferentia", "AWS Inferentia"),
-    ("trainium", "AWS Trainium"),
-)
-
-
-def named(name: str) -> str | None:
-    """The device a name such as ``tpu-v6e-8`` or ``Trainium:16`` stands for, where it is not
-    a GPU."""
-    words = re.split(r"[^a-z0-9]+", name.lower())
-    return next((device for start, device in _NAMED for w in words if w.startswith(start)), None)
 
 
 _AMD_VARIABLES = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
+from ..catalog import devices
 from ..diagnostics import Diagnostic
 from ..engines import image_version, names_engine, read_invocation
 from ..engines.args import Token
@@ -144,11 +145,11 @@ def _other_accelerator(document: YamlDocument, base: tuple) -> accelerators.Othe
     names = spec.get("names") or []
     device = None
     if spec.get("vendor") in ("tpu", "google") or (names and all(_TPU.fullmatch(n) for n in names)):
-        device = accelerators.TPU
-    elif names and all(accelerators.named(n) for n in names):
-        device = accelerators.named(names[0])
+        device = devices.TPU
+    elif names and all(devices.not_a_gpu(n) for n in names):
+        device = devices.not_a_gpu(names[0])
     elif spec.get("vendor") == "intel" and not any(catalog.find_gpu(n) for n in names):
-        device = accelerators.GAUDI
+        device = devices.GAUDI
     if device is None:
         return None
     return accelerators.OtherAccelerator(device, f"gpu: {value}", document.span(path))

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..catalog import devices
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
 from ..engines.args import Token
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from . import accelerators
 from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import Reader, metadata_labels, value_at
@@ -123,7 +123,7 @@ def to_deployments(
     }
     profile = str(value_at(data, ("spec", "resourceProfile")) or "").partition(":")[0]
     # OPEA's KubeAI values define gaudi-for-text-generation with habana.ai/gaudi limits
-    device = accelerators.named(profile)
+    device = devices.not_a_gpu(profile)
     if device is not None:
         # a GPU given with --gpu (or default-gpu) is for manifests that name none; this one
         # names its device, and budgeting it on a GPU would make up the memory it has

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import catalog
+from ..catalog import devices
 from ..diagnostics import Diagnostic
 from ..engines import image_version, names_engine, read_invocation
 from ..engines.args import Token
@@ -131,10 +132,10 @@ def _other_accelerator(document: YamlDocument) -> accelerators.OtherAccelerator 
     if not isinstance(resources, dict):
         return None
     found = _candidates(document, ("resources", "accelerators"), resources.get("accelerators"))
-    devices = [(accelerators.named(name), name, span) for name, _, span in found]
-    if not devices or any(device is None for device, _, _ in devices):
+    named = [(devices.not_a_gpu(name), name, span) for name, _, span in found]
+    if not named or any(device is None for device, _, _ in named):
         return None
-    device, name, span = devices[0]
+    device, name, span = named[0]
     return accelerators.OtherAccelerator(str(device), f"accelerators: {name}", span)
 
 
