@@ -194,7 +194,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 # card would make up its memory
                 run.unknown(
                     "HBM005",
-                    "the container asks for AMD GPUs (amd.com/gpu) but the manifest names "
+                    f"{choice.vendor_why} but the manifest names "
                     f"no type, and the default GPU {default.name} is not AMD's, so the budget "
                     "is not checked; select the GPU with the node label "
                     "amd.com/gpu.product-name, or run hbmlint with an AMD --gpu (for example "

@@ -44,6 +44,11 @@ class Label:
     span: Span
 
 
+# The key of the Label a pod reader adds for a container running a ROCm image (the value is the
+# image): no manifest writes it, it says the GPUs are AMD's where no resource does
+ROCM_IMAGE = "hbmlint/rocm-image"
+
+
 @dataclass(slots=True)
 class ModelRef:
     """A model named by catalog id and/or a Hugging Face config.json."""

@@ -15,8 +15,11 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 SGLANG_MTP = REAL / "sglang-mtp-pool-below-context-job.yaml"
 SERVER_MESSAGES = REAL / "shell-sglang-server-in-messages.sh"
 TPU_KEPT_ALIVE = REAL / "docker-run-vllm-tpu-image-kept-alive.sh"
+ROCM_SCRIPT = REAL / "shell-vllm-rocm-image-glm5.sh"
+ROCM_POD = REAL / "k8s-vllm-rocm-image-no-gpu-resource.yaml"
 
-COVERED = {SGLANG_MTP.name, SERVER_MESSAGES.name, TPU_KEPT_ALIVE.name}
+COVERED = {SGLANG_MTP.name, SERVER_MESSAGES.name, TPU_KEPT_ALIVE.name, ROCM_SCRIPT.name}
+COVERED |= {ROCM_POD.name}
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +103,45 @@ def test_vllm_cpu_image_in_compose_is_not_budgeted_on_a_gpu(rules, tmp_path):
     [note] = codes(result, "HBM014")
     assert note.span.line == 3 and "the engine runs on the CPU" in note.message
     assert result.deployments == []
+
+
+def test_vllms_own_rocm_image_is_not_budgeted_on_an_nvidia_gpu(rules):
+    # was HBM101 with --gpu H100: "weights need 175.30 GiB per GPU ... on H100-SXM-80GB", for
+    # GLM-5 on vllm/vllm-openai-rocm, whose GPUs are AMD's (MI355X: 288 GB each)
+    result = lint(ROCM_SCRIPT, rules, gpu="H100")
+    assert errors(result) == []
+    [warning] = codes(result, "HBM005")
+    assert warning.span.line == line_of(ROCM_SCRIPT, '"$IMAGE"')
+    assert "vllm/vllm-openai-rocm:latest is a ROCm build" in warning.message
+    # on an AMD --gpu it is budgeted, TP 8, and fits
+    on_amd = lint(ROCM_SCRIPT, rules, gpu="MI355X")
+    assert errors(on_amd) == []
+    [found] = on_amd.deployments
+    assert found.deployment.parallel.tensor == 8
+    assert found.budget.resolved.gpu.vendor == "amd"
+
+
+def test_a_pod_on_a_rocm_image_with_no_gpu_resource_is_amds(rules):
+    # no amd.com/gpu request (the devices come from hostPath volumes): the image says AMD
+    result = lint(ROCM_POD, rules, gpu="H100")
+    [warning] = codes(result, "HBM005")
+    assert warning.span.line == line_of(ROCM_POD, "image: vllm/vllm-omni-rocm")
+    assert "runs the ROCm image vllm/vllm-omni-rocm:v0.12.0rc1 (AMD GPUs)" in warning.message
+    [found] = lint(ROCM_POD, rules, gpu="MI300X").deployments
+    assert found.budget.resolved.gpu.vendor == "amd"
+
+
+def test_a_pod_asking_for_nvidia_gpus_on_a_rocm_named_image_stays_nvidias(rules, tmp_path):
+    # the contrast: an NVIDIA request wins over the image's name
+    path = tmp_path / "pod.yaml"
+    path.write_text(
+        ROCM_POD.read_text().replace(
+            "          securityContext:",
+            '          resources:\n            limits:\n              nvidia.com/gpu: "1"\n'
+            "          securityContext:",
+        )
+    )
+    result = lint(path, rules, gpu="H100")
+    assert codes(result, "HBM005") == []
+    [found] = result.deployments
+    assert found.budget.resolved.gpu.name == "H100-SXM-80GB"

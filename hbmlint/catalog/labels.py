@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..spec import Label
+from ..spec import ROCM_IMAGE, Label
 from ..units import parse_quantity
 from ..yamlsrc import Span
 
@@ -69,6 +69,7 @@ class GpuChoice:
     # the vendor the pod's GPU request names (amd.com/gpu: "amd"), and where
     vendor: str | None = None
     vendor_span: Span | None = None
+    vendor_why: str = "the container asks for AMD GPUs (amd.com/gpu)"
     # a MIG slice of that GPU the pod gets (its profile, "1g.10gb"), and where it is said
     mig: str | None = None
     mig_span: Span | None = None
@@ -141,8 +142,12 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         (label, _unblock(label.key)) for label in labels if label.key in label_keys("gpu_generic")
     ]
     amd = by_key.get("amd.com/gpu")
+    rocm = by_key.get(ROCM_IMAGE)
     if amd is not None:
         choice.vendor, choice.vendor_span = "amd", amd.span
+    elif rocm is not None:
+        choice.vendor, choice.vendor_span = "amd", rocm.span
+        choice.vendor_why = f"the container runs the ROCm image {rocm.value} (AMD GPUs)"
     return choice
 
 

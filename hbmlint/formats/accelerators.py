@@ -222,11 +222,18 @@ def amd_gpus(env: Mapping[str, Token], words: Iterable[Token] = ()) -> tuple[str
 
 
 def is_rocm_image(image: str) -> bool:
-    """``rocm/vllm:...``, ``rocm/sgl-dev:...``, ``lmsysorg/sglang:v0.4.6.post5-rocm630``."""
+    """``rocm/vllm:...``, ``rocm/sgl-dev:...``, ``lmsysorg/sglang:v0.4.6.post5-rocm630``, and
+    a repository named for ROCm: vLLM's own AMD image ``vllm/vllm-openai-rocm`` (vLLM's recipes:
+    "docker pull vllm/vllm-openai-rocm:latest # For AMD GPUs"), ``vllm/vllm-omni-rocm``."""
     repository, _, tag = (
         image.rpartition(":") if ":" in image.rpartition("/")[2] else (image, "", "")
     )
-    return repository.startswith(("rocm/", "docker.io/rocm/")) or "rocm" in tag.lower()
+    name = repository.rpartition("/")[2].lower()
+    return (
+        repository.startswith(("rocm/", "docker.io/rocm/"))
+        or "rocm" in tag.lower()
+        or name.endswith("-rocm")
+    )
 
 
 def not_budgeted(found: OtherAccelerator, display: str, name: str | None) -> Diagnostic:

@@ -12,7 +12,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_engine, image_version, names_engine, read_invocation
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
-from ..spec import Deployment, Label
+from ..spec import ROCM_IMAGE, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import build as build_deployment
@@ -430,16 +430,25 @@ def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None
 
 def amd_gpus(document: YamlDocument, cpath: Path) -> list[Label]:
     """An ``amd.com/gpu`` request (and none of NVIDIA's) as a label at the resource: the pod
-    runs on an AMD GPU, so resolve does not budget it on a default GPU of another vendor."""
+    runs on an AMD GPU, so resolve does not budget it on a default GPU of another vendor. A
+    container that asks for no GPU resource and runs a ROCm image (given /dev/kfd by a hostPath,
+    as vllm-project/aibrix's AMD samples do) says the same at its image."""
     found: list[Label] = []
+    nvidia = False
     for section in ("limits", "requests"):
         resources = value_at(document.data, (*cpath, "resources", section))
-        if not isinstance(resources, dict) or "nvidia.com/gpu" in resources:
+        if not isinstance(resources, dict):
+            continue
+        if "nvidia.com/gpu" in resources:
+            nvidia = True
             continue
         if "amd.com/gpu" in resources:
             where = (*cpath, "resources", section, "amd.com/gpu")
             found.append(Label("amd.com/gpu", str(resources["amd.com/gpu"]), document.span(where)))
             break
+    image = value_at(document.data, (*cpath, "image"))
+    if not found and not nvidia and isinstance(image, str) and accelerators.is_rocm_image(image):
+        found.append(Label(ROCM_IMAGE, image, document.span((*cpath, "image"))))
     return found
 
 
