@@ -17,9 +17,10 @@ SERVER_MESSAGES = REAL / "shell-sglang-server-in-messages.sh"
 TPU_KEPT_ALIVE = REAL / "docker-run-vllm-tpu-image-kept-alive.sh"
 ROCM_SCRIPT = REAL / "shell-vllm-rocm-image-glm5.sh"
 ROCM_POD = REAL / "k8s-vllm-rocm-image-no-gpu-resource.yaml"
+TGI_ALL_GPUS = REAL / "shell-tgi-docker-gpus-all-no-num-shard.sh"
 
 COVERED = {SGLANG_MTP.name, SERVER_MESSAGES.name, TPU_KEPT_ALIVE.name, ROCM_SCRIPT.name}
-COVERED |= {ROCM_POD.name}
+COVERED |= {ROCM_POD.name, TGI_ALL_GPUS.name}
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +146,26 @@ def test_a_pod_asking_for_nvidia_gpus_on_a_rocm_named_image_stays_nvidias(rules,
     assert codes(result, "HBM005") == []
     [found] = result.deployments
     assert found.budget.resolved.gpu.name == "H100-SXM-80GB"
+
+
+def test_tgi_on_every_gpu_of_an_unknown_host_is_not_budgeted_on_one(rules):
+    # was HBM101 with --gpu H100: "weights need 131.45 GiB per GPU": TGI's --num-shard
+    # defaults to the GPUs it sees (launcher find_num_shards), and --gpus all says no number
+    result = lint(TGI_ALL_GPUS, rules, gpu="H100")
+    assert errors(result) == [] and result.deployments == []
+    [note] = codes(result, "HBM011")
+    assert note.span.line == line_of(TGI_ALL_GPUS, "text-generation-inference:3.1.1")
+    assert "TGI splits the model over every GPU it sees" in note.message
+
+
+@pytest.mark.parametrize("setting", ["--sharded false", "--num-shard 1"])
+def test_tgi_told_one_shard_is_budgeted_on_one_gpu(rules, tmp_path, setting):
+    # the contrast: one shard is one GPU, and 70B in bfloat16 does not fit an H100
+    path = tmp_path / "tgi.sh"
+    path.write_text(
+        TGI_ALL_GPUS.read_text().replace("--max-total-tokens", f"{setting} --max-total-tokens")
+    )
+    result = lint(path, rules, gpu="H100")
+    assert any(e.startswith("HBM101") for e in errors(result))
+    [found] = result.deployments
+    assert found.budget.settings.tensor_parallel == 1

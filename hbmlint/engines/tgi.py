@@ -18,6 +18,7 @@ from .args import (
     Token,
     Unsupported,
     apply,
+    boolean,
     dtype,
     fraction,
     kv_cache_dtype_of,
@@ -80,6 +81,8 @@ FLAGS = FlagTable(
         Flag(("--dtype",), "model.dtype", dtype),
         Flag(("--quantize",), "model.quantization", _quantize),
         Flag(("--num-shard",), "parallel.tensor", positive_int),
+        # --sharded false: one shard whatever the GPUs it sees (true: every GPU it sees)
+        Flag(("--sharded",), "parallel.tgi_sharded", boolean),
         Flag(("--max-total-tokens",), "serving.max_model_len", positive_int),
         # the longest prompt; --max-input-length is its older name
         Flag(
@@ -102,6 +105,7 @@ ENV = {
     "DTYPE": "--dtype",
     "QUANTIZE": "--quantize",
     "NUM_SHARD": "--num-shard",
+    "SHARDED": "--sharded",
     "MAX_TOTAL_TOKENS": "--max-total-tokens",
     "MAX_INPUT_TOKENS": "--max-input-tokens",
     "MAX_INPUT_LENGTH": "--max-input-length",

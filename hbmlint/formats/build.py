@@ -143,6 +143,14 @@ def on_ray_cluster(
     return replace(gpu, count=None, count_span=None), [note]
 
 
+def _tgi_shards_over_unknown_gpus(command: EngineCommand, gpu: GpuFacts) -> bool:
+    """TGI with no --num-shard, not told --sharded false, on a GPU count the file leaves open."""
+    v = command.values
+    if command.engine != "tgi" or gpu.count is not None or not v.get("model.name"):
+        return False
+    return "parallel.tensor" not in v and v.get("parallel.tgi_sharded") is not False
+
+
 def _on_ray(command: EngineCommand, text: str) -> bool:
     for item in command.items:
         if item.name == "--distributed-executor-backend" and item.value is not None:
@@ -232,6 +240,23 @@ def build(
                 command.unread[shape[0]],
                 name,
                 ["Write the parallelism as a number, or lint the rendered manifest"],
+            )
+        )
+        return None, findings
+    if _tgi_shards_over_unknown_gpus(command, gpu):
+        # TGI's launcher sets --num-shard to the GPUs it sees (find_num_shards); budgeting one
+        # would put the whole model on each GPU: a false error where the host has several
+        findings.append(
+            input_diagnostic(
+                "HBM011",
+                "TGI splits the model over every GPU it sees unless --num-shard (NUM_SHARD) "
+                "says how many, and this file does not say how many GPUs the container sees "
+                "(docker's --gpus all, no CUDA_VISIBLE_DEVICES), so this deployment is not "
+                "budgeted",
+                display,
+                command.span,
+                name,
+                ["Set --num-shard N (NUM_SHARD), or CUDA_VISIBLE_DEVICES to the GPUs it uses"],
             )
         )
         return None, findings
