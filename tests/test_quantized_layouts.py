@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from catalog_entry import architecture
 
 from hbmlint import catalog
 from hbmlint.budget import mtp_cost
@@ -126,3 +127,42 @@ def test_nvidias_moe_exports_read_from_their_names_keep_what_nvidia_keeps(name, 
         {**base_config(found.base), "quantization_config": {"quant_method": "modelopt"}}, "p", "p"
     )
     assert weights_gib(arch, 8) > weights_gib(plain, 8)
+
+
+def test_a_skip_list_of_layer_norms_leaves_the_attention_in_fp8():
+    # Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 and Qwen/Qwen3-30B-A3B-FP8 config.json
+    # (huggingface.co, quantization_config.modules_to_not_convert, summarised in the catalog):
+    # lm_head and every layer's input_layernorm, mlp.gate and post_attention_layernorm. vLLM
+    # applies the list to linear layers only (Fp8Config.get_quant_method -> is_layer_skipped),
+    # so the norms change nothing and q/k/v/o load in FP8.
+    big = architecture("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8")
+    qconfig = base_config("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8")["quantization_config"]
+    skipped = qconfig["modules_to_not_convert"]
+    assert "model.layers.0.post_attention_layernorm" in skipped
+    assert "attention" not in big.unquantized
+    # benchmarks/calibration/vllm.yaml vllm-0271-qwen3-235b-2507-fp8-4xpro6000-tp4 (vLLM 0.27.1):
+    # "Model loading took 55.19 GiB" per GPU at TP 4; the attention read as bf16 gave 56.74
+    assert weights_gib(big, 4) == pytest.approx(55.19, rel=0.005)
+    # benchmarks/calibration/sglang.yaml kr-ide023-tsk043-sglang-qwen3-30b-a3b-fp8-h100: SGLang
+    # "Load weight end ... mem usage=29.15 GB" on one H100 (was 29.90)
+    small = architecture("Qwen/Qwen3-30B-A3B-FP8")
+    assert weights_gib(small, 1) == pytest.approx(29.15, rel=0.01)
+
+
+def test_a_skip_list_naming_the_attention_still_keeps_it_in_16_bits():
+    # meta-llama/Llama-3.1-405B-Instruct-FP8 config.json: modules_to_not_convert names every
+    # layer's self_attn; calibration vllm-6746 logs 57.75 GiB per rank at TP 8
+    arch = architecture("meta-llama/Llama-3.1-405B-Instruct-FP8")
+    assert "attention" in arch.unquantized
+    # the same list with the norms a Qwen export adds beside it: still attention in bf16
+    config = base_config("meta-llama/Llama-3.1-405B-Instruct-FP8")
+    qconfig = dict(config["quantization_config"])
+    qconfig["modules_to_not_convert"] = [
+        *qconfig["modules_to_not_convert"],
+        "model.layers.0.input_layernorm",
+        "model.layers.0.post_attention_layernorm",
+    ]
+    config = {**config, "quantization_config": qconfig}
+    again = catalog.architecture_from_config(config, "with-norms", "fixture")
+    assert weights_gib(again, 8) == pytest.approx(weights_gib(arch, 8), rel=1e-9)
+    assert weights_gib(again, 8) == pytest.approx(57.75, rel=0.03)

@@ -584,9 +584,18 @@ _ATTENTION_INPUT = re.compile(
 )
 
 
+# a normalisation layer's name (input_layernorm, post_attention_layernorm, q_norm, norm)
+_NORM = re.compile(r"(^|[._])(\w*_)?(layer)?norm\*?$")
+
+
 def _unquantized_parts(modules: list[str]) -> frozenset[str]:
     """Which parts of a layer a format's skip list leaves in the model dtype."""
     parts = set()
+    # The engines match a skip list against linear layers only (vLLM quant_utils.is_layer_skipped
+    # from the layer's get_quant_method; SGLang likewise), so a norm named in it changes nothing:
+    # Qwen's FP8 uploads list every layer's post_attention_layernorm (Qwen3-235B-A22B-FP8,
+    # Qwen3-30B-A3B-FP8 config.json), which is no attention layer
+    modules = [m for m in modules if not _NORM.search(m)]
     attention = [m for m in modules if re.search(r"self_attn|linear_attn|attention|\.attn", m)]
     if attention and all(_ATTENTION_INPUT.search(m) for m in attention):
         # NVIDIA's DeepSeek NVFP4 exports name q_a/q_b/kv_a/kv_b (and the indexer) of every
