@@ -971,6 +971,10 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
         if tp * s.pipeline_parallel == 1
         else spec[_PARSED + "non_torch_tp_many"]
     )
+    group = nvswitch_group_bytes(resolved.gpu, s)
+    if group.magnitude > 0 and _fraction_meaning(s.engine) != "weights_and_kv_of_total":
+        # SGLang's is charged where its pool is sized, as memory not free at start
+        non_torch = spec[_PARSED + "non_torch_tp1"] + group
     # The profile run's peak is the larger of two moments, not their sum: the forward pass of
     # max_num_batched_tokens tokens (the MLP's intermediate activations are the widest), and
     # the dummy sampler run after it, which turns one token per sequence into fp32 logits over
@@ -1003,6 +1007,20 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
     if not s.enforce_eager and _graphs_in_budget(s):
         overhead["cuda_graphs"] = Q(graph_profile_bytes(s), "byte")
     return overhead
+
+
+def nvswitch_group_bytes(gpu: Any, s: Settings) -> Any:
+    """The device memory a tensor-parallel group's communicators take on an NVLink switch
+    board beyond a single GPU's non-torch memory (engines.yaml multi_gpu): 0 elsewhere, where
+    the engine's flat multi-GPU figure stands."""
+    spec = catalog.engine_defaults(s.engine).get("multi_gpu") or {}
+    perf = getattr(gpu, "performance", None)
+    if s.tensor_parallel < 2 or "nvswitch_group" not in spec or perf is None:
+        return Q(0, "byte")
+    least = parse_quantity(spec["nvswitch_min_nvlink"], "[information] / [time]")
+    if perf.nvlink is None or perf.nvlink < least:
+        return Q(0, "byte")
+    return parse_quantity(spec["nvswitch_group"], "[information]").to("byte")
 
 
 def graph_profile_bytes(s: Settings) -> float:
@@ -1187,9 +1205,18 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             # fraction of a negative "free" is nothing), so the weights' check sees the card
             usable = total
     elif meaning == "weights_and_kv_of_total":  # SGLang: activations live outside the fraction
+        group = nvswitch_group_bytes(resolved.gpu, s)
         usable, kv_cache, draft_in, pool = _sglang_pool(
-            s, total, weights, draft_weights, target, layout
+            s, total - group, weights, draft_weights, target, layout
         )
+        if group.magnitude > 0:
+            assumed = dict(assumed or {})
+            _add_note(
+                assumed,
+                "free_at_start",
+                f"and {group.to('GiB').magnitude:.1f} GiB less for the tensor-parallel group's "
+                "communicators on an NVLink switch board",
+            )
         if pool is not None:
             state_pool, state_per_sequence = Q(pool.total, "byte"), pool.per_slot
             assumed = dict(assumed or {})
