@@ -200,6 +200,11 @@ class Budget:
         of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
         weights = self.weights + self.draft_weights
         spread = (of_overhead * self.overhead_total + of_weights * weights).to("byte")
+        graphs = self.overhead.get("cuda_graphs")
+        if up and graphs is not None and _graphs_maybe_uncharged(self.settings):
+            # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
+            # graphs_maybe_uncharged): the generous edge goes without them
+            spread = spread + ((1 - of_overhead) * graphs).to("byte")
         if not up and self.warmup_margin is not None and spread >= self.warmup_margin:
             # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
             return max(spread, self.kv_cache.to("byte"))
@@ -1893,6 +1898,16 @@ def _graphs_in_budget(s: Settings) -> bool:
         return True  # other engines: count them, conservatively
     version = _version(s.engine_version)
     return version is None or version >= _version(since)
+
+
+def _graphs_maybe_uncharged(s: Settings) -> bool:
+    """Whether the release's KV budget may leave the CUDA graphs out (engines.yaml
+    graphs_maybe_uncharged: [since, before])."""
+    window = catalog.engine_defaults(s.engine).get("graphs_maybe_uncharged")
+    version = _version(s.engine_version)
+    if not window or version is None:
+        return False
+    return _version(window[0]) <= version < _version(window[1])
 
 
 def _is_large_gpu(resolved: Resolved, defaults: dict) -> bool:
