@@ -175,3 +175,19 @@ def test_tgi_told_one_shard_is_budgeted_on_one_gpu(rules, tmp_path, setting):
     assert any(e.startswith("HBM101") for e in errors(result))
     [found] = result.deployments
     assert found.budget.settings.tensor_parallel == 1
+
+
+@pytest.mark.parametrize(
+    ("fixture", "command"),
+    [
+        ("shell-vllm-quoted-defaults.sh", "exec $VLLM_CMD"),
+        ("slurm-apptainer-bash-c-sglang.sh", "srun --mpi=pmi2 apptainer exec"),
+    ],
+)
+def test_a_word_the_header_comment_also_says_is_placed_at_the_command(rules, fixture, command):
+    # was HBM005 at line 3, inside the comment that describes the command ("... run with exec",
+    # "`srun apptainer exec ...`"): words were searched for from the top of the file
+    path = REAL / fixture
+    [warning] = codes(lint(path, rules), "HBM005")
+    assert warning.span.line == line_of(path, command)
+    assert not path.read_text().splitlines()[warning.span.line - 1].lstrip().startswith("#")

@@ -58,6 +58,10 @@ class Locator:
         column = offset - self._starts[line - 1] + 1
         return Span(line, column, line, column + length)
 
+    def _in_comment_line(self, offset: int) -> bool:
+        line = bisect.bisect_right(self._starts, offset)
+        return self.text[self._starts[line - 1] : offset].lstrip().startswith("#")
+
     def locate(self, raw: str) -> Span:
         # A word's own characters up to the first quote, escape or expansion appear verbatim in
         # the source whatever the scalar's style; later ones may be escaped or folded.
@@ -71,6 +75,10 @@ class Locator:
             probe = re.split(r"[\\\n]", raw, maxsplit=1)[0][:60]
         if probe and self.text:
             found = self.text.find(probe, self.cursor, self.end)
+            while found >= 0 and self._in_comment_line(found):
+                # the script's words are never in a comment line (`# run docker run ...` above
+                # the command): the word is further on
+                found = self.text.find(probe, found + 1, self.end)
             if found >= 0:
                 self.cursor = found + len(probe)
                 self.last = self._span(found, len(probe))
