@@ -205,6 +205,15 @@ class Budget:
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
             # graphs_maybe_uncharged): the generous edge goes without them
             spread = spread + ((1 - of_overhead) * graphs).to("byte")
+        group = nvswitch_group_bytes(self.resolved.gpu, self.settings) if up else None
+        if group is not None and group.magnitude > 0:
+            # The NVLink switch board's communicator memory rests on one record, and NVIDIA's
+            # aiconfigurator tables give a fifth of it (engines.yaml multi_gpu): the generous
+            # edge, the one the error rules promise a refusal by, goes without it. vLLM counts
+            # it among the overhead (of_overhead of it is in the spread already); SGLang takes
+            # it out of the memory free at start.
+            in_overhead = _fraction_meaning(self.settings.engine) != "weights_and_kv_of_total"
+            spread = spread + ((1 - of_overhead) * group if in_overhead else group).to("byte")
         if not up and self.warmup_margin is not None and spread >= self.warmup_margin:
             # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
             return max(spread, self.kv_cache.to("byte"))

@@ -12,6 +12,7 @@ import pytest
 from test_startup_rules import deployment, findings, line_of, lint
 
 from hbmlint.diagnostics import Severity
+from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
@@ -115,3 +116,38 @@ def test_a_refusal_resting_on_an_unread_setting_is_a_warning(tmp_path, rules):
     written = lint(tmp_path, rules, deployment(["--max-model-len=131072"], model=MODEL))
     [error] = findings(written, "HBM102")
     assert error.severity == Severity.ERROR
+
+
+def _on_two(gpu: str, max_model_len: int) -> str:
+    """Llama-3.1-70B in bf16 at TP 2 with vLLM 0.11.0 at 0.9: weights 65.7 GiB a GPU."""
+    return f"""apiVersion: hbmlint/v1
+kind: ServingManifest
+metadata: {{name: llama70b-tp2}}
+spec:
+  engine: vllm
+  engine_version: "0.11.0"
+  gpu: {{type: {gpu}, count: 2}}
+  model: {{name: meta-llama/Llama-3.1-70B-Instruct}}
+  parallel: {{tensor: 2}}
+  serving: {{max_model_len: {max_model_len}, gpu_memory_utilization: 0.9}}
+"""
+
+
+def test_the_nvlink_board_communicator_charge_is_not_a_promise(tmp_path, rules):
+    # On an H100 SXM pair the estimate charges the tensor-parallel group's communicators 1.8
+    # GiB (engines.yaml multi_gpu: one record, where aiconfigurator's tables give about a
+    # fifth), so its KV estimate is below the PCIe card's; the refusal HBM102 promises must
+    # hold without that charge: here a warning, as on the PCIe card of the same memory
+    def lint_on(gpu: str, length: int):
+        path = tmp_path / f"{gpu}-{length}.yaml"
+        path.write_text(_on_two(gpu, length))
+        return lint_file(path, path.name, rules, LintOptions(keep_budgets=True))
+
+    sxm, pcie = lint_on("H100-SXM-80GB", 16384), lint_on("H100-PCIe-80GB", 16384)
+    assert sxm.deployments[0].budget.kv_tokens < pcie.deployments[0].budget.kv_tokens
+    for result in (sxm, pcie):
+        assert [d.code for d in result.diagnostics if d.severity == Severity.ERROR] == []
+        assert findings(result, "HBM105")
+    # well beyond both edges it is still an error on either board
+    for gpu in ("H100-SXM-80GB", "H100-PCIe-80GB"):
+        assert findings(lint_on(gpu, 65536), "HBM102")
