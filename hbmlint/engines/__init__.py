@@ -129,7 +129,7 @@ def _origin(name: str, token: Token) -> str:
     return f"{name} is {token.text} in the container's env, and {why}"
 
 
-_CONTAINER_CLIS = ("docker", "podman", "nerdctl")
+CONTAINER_CLIS = ("docker", "podman", "nerdctl")  # what runs an image in a script
 
 
 def _container_run(
@@ -141,7 +141,7 @@ def _container_run(
     engine image (the options' values are volumes, ports and names, never one). With
     ``--entrypoint PROGRAM`` the image is None and the arguments are PROGRAM's command line."""
     words = [t.text for t in command]
-    if len(words) < 3 or words[0].rsplit("/", 1)[-1] not in _CONTAINER_CLIS:
+    if len(words) < 3 or words[0].rsplit("/", 1)[-1] not in CONTAINER_CLIS:
         return None
     at = 2 if words[1] == "run" else 3 if words[1:3] == ["container", "run"] else None
     if at is None:
@@ -175,7 +175,7 @@ def _container_run(
 def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
     """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
     (podman, nerdctl too), with where: the image among the words before the engine's own."""
-    if not words or words[0].text.rsplit("/", 1)[-1] not in _CONTAINER_CLIS:
+    if not words or words[0].text.rsplit("/", 1)[-1] not in CONTAINER_CLIS:
         return None
     for word in words[1:]:
         version = image_version(word.text) if word.readable else None

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from ..catalog.devices import ASCEND, CPU, GAUDI, INTEL_GPU, NEURON, TPU
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..engines import CONTAINER_CLIS
 from ..engines.args import EngineCommand, Token
 from ..yamlsrc import Span
 
@@ -84,7 +85,6 @@ _DEVICE_VALUES = {
 # variables that make the devices NVIDIA's or AMD's: with one of them set as well the script
 # serves more than one platform, and which one runs is not in the file
 _GPU_VARIABLES = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")
-_CONTAINER_CLIS = ("docker", "podman", "nerdctl")
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
     ``--runtime=habana``, or ``-e``/``--env NAME=value`` for such a device's variable."""
     words = list(words)
     programs = [w.text.rsplit("/", 1)[-1] for w in words[:2]]
-    if not any(p in _CONTAINER_CLIS for p in programs):
+    if not any(p in CONTAINER_CLIS for p in programs):
         return None
     env: dict[str, Token] = {}
     for i, word in enumerate(words):
@@ -208,7 +208,7 @@ def amd_gpus(env: Mapping[str, Token], words: Iterable[Token] = ()) -> tuple[str
             if token is not None and token.text.strip():
                 return f"{name}={token.text.strip()} is set", token.span
     words = list(words)
-    if not any(w.text.rsplit("/", 1)[-1] in _CONTAINER_CLIS for w in words[:2]):
+    if not any(w.text.rsplit("/", 1)[-1] in CONTAINER_CLIS for w in words[:2]):
         return None
     for i, word in enumerate(words):
         value = words[i + 1].text if word.text == "--device" and i + 1 < len(words) else None
