@@ -385,3 +385,16 @@ spec:
     assert "HBM000" not in [code for code, *_ in found]
     [(line, message)] = [(li, m) for code, li, _, m in found if code == "HBM003"]
     assert line == 11 and "--model-path" in message
+
+
+def test_an_unread_engine_is_located_on_the_line_editors_show(tmp_path, rules):
+    # fuzz.py seed 14: a script whose lines are joined by U+2028 (LINE SEPARATOR) is one line to
+    # an editor and to bash (a comment, here); str.splitlines() counted three and put the
+    # finding on line 3 of a one-line file
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "echo start\u2028# a note\u2028python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B",
+        encoding="utf-8",
+    )
+    for code, line, _, _ in findings(script, rules):
+        assert line == 1, code

@@ -147,12 +147,17 @@ def _runs_here(line: str, word: str) -> bool:
     return True
 
 
+# Lines as editors and shells count them: str.splitlines() also breaks at U+2028, NEL, form
+# feeds..., which would put the finding on a line no editor shows
+_EDITOR_LINES = re.compile(r"\r\n|\r|\n")
+
+
 def unread_engine(text: str, display: str) -> Diagnostic | None:
     """An HBM014 info at the first engine command in ``text`` outside a comment, for a file in
     which no format found anything to read; None when no engine is mentioned."""
     from ..engines import engine_words
 
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(_EDITOR_LINES.split(text), 1):
         if line.lstrip().startswith("#"):
             continue
         hits = [(column, word) for column, word in engine_words(line) if _runs_here(line, word)]
