@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from types import ModuleType
@@ -228,7 +229,11 @@ def parse(expression: str) -> ast.AST:
             f"{MAX_EXPRESSION_LENGTH:,}"
         )
     try:
-        tree = ast.parse(expression.strip(), mode="eval").body
+        with warnings.catch_warnings():
+            # Python's own warnings about the text ("invalid decimal literal" for 1else) would
+            # print on stderr beside the finding that says what is wrong with the rule
+            warnings.simplefilter("ignore")
+            tree = ast.parse(expression.strip(), mode="eval").body
     except SyntaxError as exc:
         raise ExpressionError(f"invalid expression {_shown(expression)}: {exc.msg}") from exc
     except (RecursionError, MemoryError, ValueError) as exc:

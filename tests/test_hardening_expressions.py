@@ -4,6 +4,8 @@ depth and expression length. A rule file that would exhaust the parser is an HBM
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -103,3 +105,32 @@ def test_a_rule_file_built_to_exhaust_the_parser_is_hbm009(tmp_path):
     found = findings("--rules-dir", str(rules), str(tmp_path / "m.yaml"))
     assert sorted(f["file"].rsplit("/", 1)[1] for f in found) == ["HBM951.yaml", "HBM952.yaml"]
     assert {f["code"] for f in found} == {"HBM009"}
+
+
+def test_a_broken_expression_prints_no_python_warning(tmp_path):
+    # 'weights.total > 1else 2': Python's parser warns "invalid decimal literal" on its way to
+    # the syntax error; the user gets HBM009 for the rule, not a stray line on stderr
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "HBM901-odd-literal.yaml").write_text(
+        "id: HBM901\nname: odd-literal\nsummary: x\nseverity: warning\n"
+        "when: weights.total > 1else 2\ncheck: 'true'\nat: model\nmessage: x\n"
+    )
+    path = tmp_path / "m.yaml"
+    path.write_text(GOOD)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "default",
+            "-m",
+            "hbmlint.cli",
+            "--rules-dir",
+            str(rules),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert "HBM009" in run.stdout
+    assert "SyntaxWarning" not in run.stderr, run.stderr
