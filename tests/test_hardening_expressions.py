@@ -4,10 +4,10 @@ depth and expression length. A rule file that would exhaust the parser is an HBM
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
 import time
 
+import bounded
 import pytest
 from bounded import findings
 from helpers import manifest
@@ -118,19 +118,8 @@ def test_a_broken_expression_prints_no_python_warning(tmp_path):
     )
     path = tmp_path / "m.yaml"
     path.write_text(GOOD)
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-W",
-            "default",
-            "-m",
-            "hbmlint.cli",
-            "--rules-dir",
-            str(rules),
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    # the installed console script, run outside the checkout, with Python's warnings shown
+    env = {**os.environ, "PYTHONWARNINGS": "default"}
+    run = bounded.run("--rules-dir", str(rules), str(path), cwd=tmp_path, env=env)
     assert "HBM009" in run.stdout
     assert "SyntaxWarning" not in run.stderr, run.stderr
