@@ -27,7 +27,14 @@ from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
 from .catalog.labels import label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
-from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, Deployment, ModelRef, SpeculativeSpec
+from .spec import (
+    DRAFT_MODEL_METHODS,
+    HEAD_METHODS,
+    ROCM_SAID,
+    Deployment,
+    ModelRef,
+    SpeculativeSpec,
+)
 from .units import format_bytes
 from .yamlsrc import Span
 
@@ -190,27 +197,20 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
         if gpu_type is None and memory is None:
             default = catalog.find_gpu(default_gpu) if default_gpu is not None else None
             if default is not None and choice.vendor == "amd" and default.vendor != "amd":
-                # --gpu H100 for a pod that asks for amd.com/gpu: budgeting it on the NVIDIA
-                # card would make up its memory
+                # --gpu H100 for a pod that asks for amd.com/gpu, or a script on ROCm: budgeting
+                # it on the NVIDIA card would make up its memory
+                on_nodes = not any(g.key == ROCM_SAID for g in d.gpu.labels)
                 run.unknown(
                     "HBM005",
-                    f"{choice.vendor_why} but the manifest names "
-                    f"no type, and the default GPU {default.name} is not AMD's, so the budget "
-                    "is not checked; select the GPU with the node label "
-                    "amd.com/gpu.product-name, or run hbmlint with an AMD --gpu (for example "
-                    "--gpu MI300X)",
+                    f"{choice.vendor_why}, but the manifest names no type, and the default GPU "
+                    f"{default.name} is not AMD's, so the budget is not checked; "
+                    + (
+                        "select the GPU with the node label amd.com/gpu.product-name, or "
+                        if on_nodes
+                        else ""
+                    )
+                    + "run hbmlint with an AMD --gpu (for example --gpu MI300X)",
                     choice.vendor_span or "gpu",
-                    [],
-                )
-                return None, False
-            if default is not None and d.gpu.vendor == "amd" and default.vendor != "amd":
-                # the same for a script or compose service that runs on ROCm
-                run.unknown(
-                    "HBM005",
-                    f"{d.gpu.vendor_why}, so the engine runs on AMD GPUs, but the file names no "
-                    f"GPU type, and the default GPU {default.name} is not AMD's, so the budget "
-                    "is not checked; run hbmlint with an AMD --gpu (for example --gpu MI300X)",
-                    "gpu.vendor",
                     [],
                 )
                 return None, False
@@ -226,11 +226,11 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 for g in run.deployment.gpu.labels
                 if g.key in label_keys("node_pool")
             )
-            if d.gpu.vendor == "amd":
-                said += f"{d.gpu.vendor_why}, so the engine runs on AMD GPUs; "
+            if choice.vendor == "amd":
+                said += f"{choice.vendor_why}; "
             run.unknown(
                 "HBM005",
-                f"the manifest names no GPU type; {said}{_gpu_unblock(run)}",
+                f"the manifest names no GPU type; {said}{_gpu_unblock(run, choice.vendor)}",
                 choice.generic[0][0].span if choice.generic else "gpu",
                 [],
             )
@@ -313,14 +313,14 @@ def _named_gpu(run: _Run, name: str | None, memory: Any, label: str | None) -> G
     return info
 
 
-def _gpu_unblock(run: _Run) -> str:
+def _gpu_unblock(run: _Run, vendor: str | None = None) -> str:
     if run.strict:
         return (
             "set one in the manifest, run hbmlint with --gpu TYPE (for example --gpu H100), or "
             "set default-gpu in the configuration"
         )
     fmt = run.deployment.source_format
-    example = "MI300X" if run.deployment.gpu.vendor == "amd" else "H100"
+    example = "MI300X" if vendor == "amd" else "H100"
     ways = (
         f"run hbmlint with --gpu TYPE (for example --gpu {example}) or set default-gpu in the "
         "configuration"

@@ -47,6 +47,9 @@ class Label:
 # The key of the Label a pod reader adds for a container running a ROCm image (the value is the
 # image): no manifest writes it, it says the GPUs are AMD's where no resource does
 ROCM_IMAGE = "hbmlint/rocm-image"
+# ... and the one a script or compose reader adds where the engine's environment or container
+# says ROCm (HIP_VISIBLE_DEVICES, /dev/kfd, a ROCm image): the value says what says so
+ROCM_SAID = "hbmlint/rocm"
 
 
 @dataclass(slots=True)
@@ -80,10 +83,6 @@ class GpuSpec:
     count_why: str | None = None
     # node labels the pod requires (nodeSelector, required affinity): resolve picks the GPU
     labels: list[Label] = field(default_factory=list)
-    # the GPUs' vendor where a script or compose file says it without a type (ROCm's
-    # HIP_VISIBLE_DEVICES, /dev/kfd), and what says so: never budgeted on another's --gpu
-    vendor: str | None = None
-    vendor_why: str | None = None
 
 
 @dataclass(slots=True)

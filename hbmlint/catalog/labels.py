@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..spec import ROCM_IMAGE, Label
+from ..spec import ROCM_IMAGE, ROCM_SAID, Label
 from ..units import parse_quantity
 from ..yamlsrc import Span
 
@@ -143,11 +143,15 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     ]
     amd = by_key.get("amd.com/gpu")
     rocm = by_key.get(ROCM_IMAGE)
+    said = by_key.get(ROCM_SAID)
     if amd is not None:
         choice.vendor, choice.vendor_span = "amd", amd.span
     elif rocm is not None:
         choice.vendor, choice.vendor_span = "amd", rocm.span
         choice.vendor_why = f"the container runs the ROCm image {rocm.value} (AMD GPUs)"
+    elif said is not None:
+        choice.vendor, choice.vendor_span = "amd", said.span
+        choice.vendor_why = f"{said.value}, so the engine runs on AMD GPUs"
     return choice
 
 

@@ -66,11 +66,6 @@ class GpuFacts:
     count_why: str | None = None
     # node labels the pod requires; resolve picks the GPU from them (catalog/labels.py)
     labels: list[Label] = field(default_factory=list)
-    # the vendor a script or compose file says the GPUs are (accelerators.amd_gpus), with what
-    # says so and where
-    vendor: str | None = None
-    vendor_why: str | None = None
-    vendor_span: Span | None = None
 
 
 # an entry of CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES: an index, or a GPU / MIG UUID
@@ -355,8 +350,6 @@ def build(
     locations = dict(command.locations)
     locations[""] = where
     locations["gpu"] = gpu.type_span or gpu.count_span or where
-    if gpu.vendor_span is not None:
-        locations["gpu.vendor"] = gpu.vendor_span
     for path, span in (
         ("gpu.type", gpu.type_span),
         ("gpu.memory", gpu.memory_span),
@@ -404,8 +397,6 @@ def build(
             count=gpu.count,
             labels=list(gpu.labels),
             count_why=gpu.count_why,
-            vendor=gpu.vendor,
-            vendor_why=gpu.vendor_why,
         ),
         model=ModelRef(
             name=v["model.name"],

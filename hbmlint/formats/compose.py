@@ -31,7 +31,7 @@ from ..engines.config_file import (
     load_settings,
 )
 from ..engines.shell import Locator
-from ..spec import Deployment
+from ..spec import ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import GpuFacts, build, visible_devices
@@ -390,7 +390,7 @@ def to_deployments(
         gpu = visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"), command, document.text)
         amd = _amd_gpus(document, spath, service, env, image_text)
         if amd is not None:
-            gpu = replace(gpu, vendor="amd", vendor_why=amd[0], vendor_span=amd[1])
+            gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
         version = image_version(image_text)
         deployment, found = build(
             command,

@@ -39,7 +39,7 @@ from ..engines import container_release, read_command, read_invocation, written_
 from ..engines.args import Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
-from ..spec import Deployment
+from ..spec import ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import GpuFacts, build, visible_devices
@@ -329,7 +329,7 @@ def _read(
     gpu = visible_devices(GpuFacts(), visible, parsed, text)
     amd = accelerators.amd_gpus({**seen, **env}, words_run)  # type: ignore[dict-item]
     if amd is not None:
-        gpu = replace(gpu, vendor="amd", vendor_why=amd[0], vendor_span=amd[1])
+        gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
     return parsed, gpu, other
 
 
