@@ -132,6 +132,24 @@ def _origin(name: str, token: Token) -> str:
 CONTAINER_CLIS = ("docker", "podman", "nerdctl")  # what runs an image in a script
 
 
+def option_value(command: Sequence[Token], i: int, names: tuple[str, ...]) -> Token | None:
+    """The value of the option at ``command[i]`` when it is one of ``names``, written
+    ``NAME VALUE`` or ``NAME=VALUE`` (docker run's ``-e``, ``--env``, ``--entrypoint``...)."""
+    word = command[i]
+    if word.text in names:
+        return command[i + 1] if i + 1 < len(command) else None
+    name, eq, value = word.text.partition("=")
+    if eq and name in names and name.startswith("--"):
+        return Token(value, word.span, word.unresolved)
+    return None
+
+
+def env_setting(value: Token) -> tuple[str, Token] | None:
+    """``NAME=value`` given to ``-e``/``--env``: the name, and the value as a word."""
+    name, eq, setting = value.text.partition("=")
+    return (name, Token(setting, value.span, value.unresolved)) if eq else None
+
+
 def _container_run(
     command: Sequence[Token],
 ) -> tuple[Token | None, list[Token], dict[str, Token]] | None:
@@ -150,18 +168,14 @@ def _container_run(
     entrypoint: Token | None = None
     for i in range(at, len(command)):
         word = words[i]
-        if word == "--entrypoint" and i + 1 < len(command):
-            entrypoint = command[i + 1]
-        elif word.startswith("--entrypoint="):
-            entrypoint = Token(word.partition("=")[2], command[i].span, command[i].unresolved)
-        elif word in ("-e", "--env") and i + 1 < len(command):
-            name, eq, value = words[i + 1].partition("=")
-            if eq:
-                env[name] = Token(value, command[i + 1].span, command[i + 1].unresolved)
-        elif word.startswith("--env="):
-            name, eq, value = word[len("--env=") :].partition("=")
-            if eq:
-                env[name] = Token(value, command[i].span, command[i].unresolved)
+        given = option_value(command, i, ("--entrypoint",))
+        setting = option_value(command, i, ("-e", "--env"))
+        if given is not None:
+            entrypoint = given
+        elif setting is not None:
+            named = env_setting(setting)
+            if named is not None:
+                env[named[0]] = named[1]
         elif not word.startswith("-") and image_engine(word) is not None:
             if entrypoint is not None:
                 # the image's own entrypoint (the engine) is replaced: the arguments go to

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from ..catalog.devices import ASCEND, CPU, GAUDI, INTEL_GPU, NEURON, TPU
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import CONTAINER_CLIS
+from ..engines import CONTAINER_CLIS, env_setting, option_value
 from ..engines.args import EngineCommand, Token
 from ..yamlsrc import Span
 
@@ -123,38 +123,47 @@ def in_runtime(runtime: str | None, span: Span, said: str) -> OtherAccelerator |
     return None if device is None else OtherAccelerator(device, said, span)
 
 
-def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
-    """A ``docker run`` (podman, nerdctl) whose options say so: ``--runtime habana`` /
-    ``--runtime=habana``, or ``-e``/``--env NAME=value`` for such a device's variable."""
-    words = list(words)
-    programs = [w.text.rsplit("/", 1)[-1] for w in words[:2]]
-    if not any(p in CONTAINER_CLIS for p in programs):
+def _container_options(
+    words: list[Token],
+) -> tuple[dict[str, Token], list[tuple[str, Token, Token]]] | None:
+    """A ``docker run`` (podman, nerdctl) among ``words``: the variables ``-e``/``--env`` give
+    it, and each ``--runtime``/``--device`` option as (option, its word, its value); None
+    where the words run no container."""
+    if not any(w.text.rsplit("/", 1)[-1] in CONTAINER_CLIS for w in words[:2]):
         return None
     env: dict[str, Token] = {}
+    options: list[tuple[str, Token, Token]] = []
     for i, word in enumerate(words):
-        value = words[i + 1] if i + 1 < len(words) else None
-        if word.text == "--runtime" and value is not None:
-            found = in_runtime(value.text, word.span, f"--runtime {value.text}")
-        elif word.text.startswith("--runtime="):
-            found = in_runtime(word.text.partition("=")[2], word.span, word.text)
-        elif word.text == "--device" and value is not None:
-            found = _device_node(value.text, word.span, f"--device {value.text}")
-        elif word.text.startswith("--device="):
-            found = _device_node(word.text.partition("=")[2], word.span, word.text)
-        elif image_device(word.text) is not None:
-            found = in_image(word.text, word.span)
+        setting = option_value(words, i, ("-e", "--env"))
+        named = env_setting(setting) if setting is not None else None
+        if named is not None:
+            env[named[0]] = named[1]
+        for option in ("--runtime", "--device"):
+            value = option_value(words, i, (option,))
+            if value is not None:
+                options.append((option, word, value))
+    return env, options
+
+
+def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
+    """A ``docker run`` whose options say so: ``--runtime habana``, ``--device /dev/davinci0``,
+    ``-e``/``--env NAME=value`` for such a device's variable, or an image built for one."""
+    words = list(words)
+    found = _container_options(words)
+    if found is None:
+        return None
+    env, options = found
+    for option, word, value in options:
+        said = f"{option} {value.text}"
+        if option == "--runtime":
+            other = in_runtime(value.text, word.span, said)
         else:
-            if word.text in ("-e", "--env") and value is not None:
-                name, eq, setting = value.text.partition("=")
-                if eq:
-                    env[name] = Token(setting, value.span, value.unresolved)
-            elif word.text.startswith("--env="):
-                name, eq, setting = word.text[len("--env=") :].partition("=")
-                if eq:
-                    env[name] = Token(setting, word.span, word.unresolved)
-            continue
-        if found is not None:
-            return found
+            other = _device_node(value.text, word.span, said)
+        if other is not None:
+            return other
+    image = next((w for w in words if image_device(w.text) is not None), None)
+    if image is not None:
+        return in_image(image.text, image.span)
     return in_environment(env)
 
 
@@ -208,16 +217,15 @@ def amd_gpus(env: Mapping[str, Token], words: Iterable[Token] = ()) -> tuple[str
             if token is not None and token.text.strip():
                 return f"{name}={token.text.strip()} is set", token.span
     words = list(words)
-    if not any(w.text.rsplit("/", 1)[-1] in CONTAINER_CLIS for w in words[:2]):
+    found = _container_options(words)
+    if found is None:
         return None
-    for i, word in enumerate(words):
-        value = words[i + 1].text if word.text == "--device" and i + 1 < len(words) else None
-        if word.text.startswith("--device="):
-            value = word.text.partition("=")[2]
-        if value is not None and value.split(":")[0] == "/dev/kfd":
+    for option, word, value in found[1]:
+        if option == "--device" and value.text.split(":")[0] == "/dev/kfd":
             return "the container is given /dev/kfd (ROCm's device)", word.span
-        if word.readable and is_rocm_image(word.text):
-            return f"the image {word.text} is a ROCm build", word.span
+    image = next((w for w in words if w.readable and is_rocm_image(w.text)), None)
+    if image is not None:
+        return f"the image {image.text} is a ROCm build", image.span
     return None
 
 
