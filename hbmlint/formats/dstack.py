@@ -134,11 +134,7 @@ _TPU = re.compile(r"(?:tpu-)?v\d+[a-z]*-\d+", re.I)
 def _other_accelerator(document: YamlDocument, base: tuple) -> accelerators.OtherAccelerator | None:
     """A run on a device that is not a GPU: dstack's ``tpu``/``google`` vendor or a TPU name
     (``v5litepod-4``: 4 chips, not GPUs), or ``intel`` (Gaudi) with no AMD or NVIDIA name."""
-    path = (*base, "resources", "gpu")
-    value = value_at(document.data, path)
-    if value is None:
-        path = ("resources", "gpu")
-        value = value_at(document.data, path)
+    value, path = _gpu_value(document, base)
     if value is None:
         return None
     spec = _spec(value)
@@ -155,13 +151,18 @@ def _other_accelerator(document: YamlDocument, base: tuple) -> accelerators.Othe
     return accelerators.OtherAccelerator(device, f"gpu: {value}", document.span(path))
 
 
-def _gpu(document: YamlDocument, base: tuple) -> GpuFacts:
-    data = document.data
+def _gpu_value(document: YamlDocument, base: tuple) -> tuple[Any, tuple]:
+    """The ``resources.gpu`` a group (or the run) asks for, and its path."""
     path = (*base, "resources", "gpu")
-    value = value_at(data, path)
+    value = value_at(document.data, path)
     if value is None:
         path = ("resources", "gpu")
-        value = value_at(data, path)
+        value = value_at(document.data, path)
+    return value, path
+
+
+def _gpu(document: YamlDocument, base: tuple) -> GpuFacts:
+    value, path = _gpu_value(document, base)
     if value is None:
         return GpuFacts()
     span = document.span(path)
