@@ -82,10 +82,19 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
             for root, dirs, names in os.walk(path, followlinks=False, onerror=unlisted.append):
                 yield from _unlisted(unlisted)
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+                folder = Path(root)
+                # a folder below the working directory: its files' names are its own plus
+                # theirs (relpath once a folder, not once a file)
+                below = _display(folder) if _below_cwd(root) else None
                 for name in sorted(names):
                     if name.endswith(SEARCHED_SUFFIXES):
-                        child = Path(root) / name
-                        yield child, _display(child)
+                        child = folder / name
+                        shown = None if below is None else os.path.join(below, name)
+                        if below == ".":
+                            shown = name
+                        if shown is None or shown.startswith(".."):  # "./..x.yaml", say
+                            shown = _display(child)
+                        yield child, shown
             yield from _unlisted(unlisted)
         else:
             yield path, _display(path)
@@ -95,6 +104,11 @@ def _unlisted(errors: list[OSError]) -> Iterator[tuple[Path, str]]:
     while errors:
         folder = Path(errors.pop(0).filename)
         yield folder, _display(folder)
+
+
+def _below_cwd(folder: str) -> bool:
+    """Whether ``folder`` is the working directory or below it (then every file in it is)."""
+    return not os.path.relpath(os.path.abspath(folder)).startswith("..")
 
 
 def _display(path: Path) -> str:
