@@ -80,9 +80,13 @@ def _entries(builtin: str, section: str) -> list[dict]:
     return entries
 
 
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+@lru_cache(maxsize=4096)  # every deployment (and what-if) looks up a few names again
 def _key(name: str) -> str:
     """Catalog lookups ignore case and treat spaces, underscores and hyphens alike."""
-    return re.sub(r"[\s_\-]+", "-", name.strip().lower())
+    return _SEPARATORS.sub("-", name.strip().lower())
 
 
 @dataclass(frozen=True)
