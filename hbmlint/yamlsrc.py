@@ -24,6 +24,9 @@ _PLAIN_TAGS: dict[str, str] = {}
 _MAX_REMEMBERED = 8192
 _MAX_REMEMBERED_LENGTH = 80
 
+_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
 
 class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     # The composer calls these for every node to track path resolvers; with none registered
@@ -33,13 +36,24 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     ascend_resolver = staticmethod(tuple)  # ()
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode and implicit[0] and type(value) is str:
-            tag = _PLAIN_TAGS.get(value)
-            if tag is None:
-                tag = super().resolve(kind, value, implicit)
-                if len(value) <= _MAX_REMEMBERED_LENGTH and len(_PLAIN_TAGS) < _MAX_REMEMBERED:
-                    _PLAIN_TAGS[value] = tag
-            return tag
+        # libyaml's composer calls this for every node without an explicit tag. What
+        # BaseResolver.resolve answers without path resolvers (asserted below), minus its
+        # Python call for the nodes whose tag needs no pattern: a quoted scalar, a mapping, a
+        # sequence take the default tag of their kind.
+        if kind is _ScalarNode:
+            if not implicit[0]:
+                return _STR
+            if type(value) is str:
+                tag = _PLAIN_TAGS.get(value)
+                if tag is None:
+                    tag = super().resolve(kind, value, implicit)
+                    if len(value) <= _MAX_REMEMBERED_LENGTH and len(_PLAIN_TAGS) < _MAX_REMEMBERED:
+                        _PLAIN_TAGS[value] = tag
+                return tag
+        elif kind is _MappingNode:
+            return _MAP
+        elif kind is _SequenceNode:
+            return _SEQ
         return super().resolve(kind, value, implicit)
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
@@ -75,7 +89,13 @@ def _unreadable_scalar(loader: Any, node: yaml.Node) -> str:
     )
 
 
-assert not _Loader.yaml_path_resolvers  # a tag from the text alone holds only without them
+# a tag from the text alone holds only without path resolvers, and the defaults are these
+assert not _Loader.yaml_path_resolvers
+assert (_Loader.DEFAULT_SCALAR_TAG, _Loader.DEFAULT_SEQUENCE_TAG, _Loader.DEFAULT_MAPPING_TAG) == (
+    _STR,
+    _SEQ,
+    _MAP,
+)
 
 # A document that expands, through aliases, to more nodes than this is refused ("billion laughs").
 MAX_EXPANDED_NODES = 1_000_000
@@ -98,23 +118,27 @@ class Span:
 
     @classmethod
     def of_node(cls, node: yaml.Node) -> Span:
-        start, end = node.start_mark, node.end_mark
-        # Made without the frozen dataclass's __init__ (four object.__setattr__ calls): tens
-        # of spans a file, every file. The same fields, so the same equality, hash and repr.
-        span = object.__new__(cls)
-        span.__dict__.update(
-            line=start.line + 1,
-            column=start.column + 1,
-            end_line=end.line + 1,
-            end_column=end.column + 1,
-        )
-        return span
+        return _span_of(node)
 
     @classmethod
     def of_mark(cls, mark: Any) -> Span:
         if mark is None:
             return cls(1, 1)
         return cls(mark.line + 1, mark.column + 1)
+
+
+def _span_of(node: yaml.Node) -> Span:
+    """Span.of_node. Made without the frozen dataclass's __init__ (four object.__setattr__
+    calls): one span a node, every file. The same fields in the same order, so the same
+    equality, hash and repr; stored item by item, half the cost of __dict__.update(**fields)."""
+    start, end = node.start_mark, node.end_mark
+    span = object.__new__(Span)
+    fields = span.__dict__
+    fields["line"] = start.line + 1
+    fields["column"] = start.column + 1
+    fields["end_line"] = end.line + 1
+    fields["end_column"] = end.column + 1
+    return span
 
 
 @dataclass
@@ -386,7 +410,6 @@ class _Unbuilt:
     """_build's answer for a document PyYAML's constructor must build."""
 
 
-_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
@@ -398,36 +421,48 @@ def _build(
     _Unbuilt where it would differ: an alias (a node met twice), a merge key, a tag without
     a safe constructor. ``seen``: the nodes met so far, None where the text holds no alias (no
     ``*``), so none can be met twice (the common case: this walk is most of reading a file)."""
+    if doc is None:
+        return _walk(loader, node, path, None, None, seen)
+    return _walk(loader, node, path, doc.spans, doc.key_spans, seen)
+
+
+def _walk(
+    loader: Any,
+    node: yaml.Node,
+    path: Path,
+    spans: dict[Path, Span] | None,
+    key_spans: dict[Path, Span] | None,
+    seen: set[int] | None,
+) -> Any:
+    """_build's walk, with the document's span maps (None: no spans, and ``path`` stays ())."""
     if seen is not None:
         if id(node) in seen:
             return _Unbuilt
         seen.add(id(node))
-    if doc is not None:
-        doc.spans[path] = Span.of_node(node)
+    if spans is not None:
+        spans[path] = _span_of(node)
     kind = type(node)
     if kind is _ScalarNode:
-        if node.tag == _STR:
-            return node.value
-        constructor = loader.yaml_constructors.get(node.tag)
-        if constructor is None:
-            return _Unbuilt
-        try:
-            return constructor(loader, node)
-        except _UNREADABLE_SCALAR:
-            return _Unbuilt  # PyYAML's constructor again, through _Loader.construct_object
-    if doc is not None and len(path) >= MAX_DEPTH and kind is not _ScalarNode:
+        return node.value if node.tag == _STR else _scalar(loader, node)
+    if spans is not None and len(path) >= MAX_DEPTH:
         raise _too_deep(node)
     if kind is _SequenceNode and node.tag == _SEQ:
         items = []
         for i, item in enumerate(node.value):
-            value = _build(loader, item, path if doc is None else (*path, i), doc, seen)
+            child = path if spans is None else (*path, i)
+            if seen is None and type(item) is _ScalarNode and item.tag == _STR:
+                # a string item (most leaves): its value and span without a call of this walk
+                if spans is not None:
+                    spans[child] = _span_of(item)
+                items.append(item.value)
+                continue
+            value = _walk(loader, item, child, spans, key_spans, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             items.append(value)
         return items
     if kind is _MappingNode and node.tag == _MAP:
         mapping: dict[Any, Any] = {}
-        key_spans = None if doc is None else doc.key_spans
         for key_node, value_node in node.value:
             if type(key_node) is not _ScalarNode or key_node.tag == _MERGE:
                 return _Unbuilt  # a complex or merge key: PyYAML's constructor handles it
@@ -435,22 +470,20 @@ def _build(
                 if id(key_node) in seen:
                     return _Unbuilt
                 seen.add(id(key_node))
-            if key_node.tag == _STR:
-                key = key_node.value
-            else:
-                constructor = loader.yaml_constructors.get(key_node.tag)
-                if constructor is None:
-                    return _Unbuilt
-                try:
-                    key = constructor(loader, key_node)
-                except _UNREADABLE_SCALAR:
-                    return _Unbuilt
+            key = key_node.value if key_node.tag == _STR else _scalar(loader, key_node)
+            if key is _Unbuilt:
+                return _Unbuilt
             if key_spans is None:
                 child = path
             else:
                 child = (*path, str(key_node.value))
-                key_spans[child] = Span.of_node(key_node)
-            value = _build(loader, value_node, child, doc, seen)
+                key_spans[child] = _span_of(key_node)
+            if seen is None and type(value_node) is _ScalarNode and value_node.tag == _STR:
+                if spans is not None:  # as for a string item above
+                    spans[child] = _span_of(value_node)
+                mapping[key] = value_node.value
+                continue
+            value = _walk(loader, value_node, child, spans, key_spans, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             mapping[key] = value
@@ -458,7 +491,38 @@ def _build(
     return _Unbuilt
 
 
-_ScalarNode, _SequenceNode, _MappingNode = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+# Plain scalars of these tags are built from their text alone (SafeConstructor's int, float,
+# bool and null constructors read nothing else), and manifests write the same few numbers file
+# after file: each (tag, text) is built once a run, the value shared (ints, floats, bools and
+# None are immutable). Bounded as _PLAIN_TAGS is.
+_BUILT: dict[str, dict[str, Any]] = {
+    f"tag:yaml.org,2002:{kind}": {} for kind in ("int", "float", "bool", "null")
+}
+
+
+def _scalar(loader: Any, node: yaml.Node) -> Any:
+    """A scalar of a tag other than str, as the safe constructor builds it; _Unbuilt for a tag
+    it has no constructor for or a text its constructor refuses (PyYAML's constructor then
+    builds the document, through _Loader.construct_object)."""
+    built = _BUILT.get(node.tag)
+    if built is not None:
+        value = built.get(node.value, _Unbuilt)
+        if value is not _Unbuilt:
+            return value
+    constructor = loader.yaml_constructors.get(node.tag)
+    if constructor is None:
+        return _Unbuilt
+    try:
+        value = constructor(loader, node)
+    except _UNREADABLE_SCALAR:
+        return _Unbuilt
+    if (
+        built is not None
+        and len(node.value) <= _MAX_REMEMBERED_LENGTH
+        and len(built) < _MAX_REMEMBERED
+    ):
+        built[node.value] = value
+    return value
 
 
 def _too_deep(node: yaml.Node) -> YamlLoadError:

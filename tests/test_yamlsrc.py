@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hbmlint import yamlsrc
 from hbmlint.yamlsrc import YamlLoadError, load_documents
 
 
@@ -172,3 +177,40 @@ def test_duplicate_key_is_refused_or_located_at_the_value_in_effect():
     else:
         assert documents[0].data["max_model_len"] == 131072
         assert documents[0].span("max_model_len").line == 3
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["1", "0x1F", "1_000", "yes", "~", "2026-12-02", "1e3", ".inf", "-0.0"]),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(_SCALARS, children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUES, st.sampled_from([None, False, True]), st.sampled_from([None, '"', "'"]))
+def test_the_walk_builds_what_pyyaml_builds_with_every_span(value, flow, quotes):
+    """The data is the safe loader's, twice over (the second time from what the first
+    remembered: tags of plain texts, built numbers); the spans are those PyYAML's node marks
+    give each value and key (_record_spans, the reference walk of aliased documents)."""
+    text = yaml.safe_dump({"root": value}, default_flow_style=flow, default_style=quotes)
+    expected = yaml.load(text, Loader=yaml.SafeLoader)
+    loader = yamlsrc._Loader(text)
+    reference = yamlsrc.YamlDocument(data=None, index=0)
+    yamlsrc._record_spans(loader.get_single_node(), (), reference, set())
+    loader.dispose()
+    for _ in range(2):
+        [document], error = load_documents(text)
+        assert error is None
+        assert document.data == expected
+        assert document.spans == reference.spans
+        assert document.key_spans == reference.key_spans
