@@ -36,7 +36,7 @@ def validate(
     document: YamlDocument, schema_name: str, display: str, code: str = "HBM003"
 ) -> list[Diagnostic]:
     """Every schema violation in ``document``, as findings at the node that violates it."""
-    non_finite = dict(_non_finite(document.data, ()))
+    non_finite = dict(_non_finite(document.data, ())) if _any_unusable(document.data) else {}
     schema = load_schema(schema_name)
     if not non_finite and _valid(schema, document.data, schema) is True:
         return []  # surely valid: jsonschema (its import and its walk) is not needed
@@ -66,24 +66,30 @@ _IGNORED = frozenset({"$schema", "$id", "$defs", "title", "description", "defaul
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def _is_type(value: Any, kind: str) -> bool:
-    if kind == "object":
-        return isinstance(value, dict)
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "null":
-        return value is None
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_integer(value: Any) -> bool:
     if isinstance(value, bool):
         return False
-    if kind == "number":
-        return isinstance(value, (int, float))
-    if kind == "integer":
-        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    raise KeyError(kind)
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+# each JSON type's test, with jsonschema's Draft 2020-12 meanings
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "object": lambda value: isinstance(value, dict),
+    "array": lambda value: isinstance(value, list),
+    "string": lambda value: isinstance(value, str),
+    "boolean": lambda value: isinstance(value, bool),
+    "null": lambda value: value is None,
+    "number": _is_number,
+    "integer": _is_integer,
+}
+
+
+def _is_type(value: Any, kind: str) -> bool:
+    return _TYPES[kind](value)  # KeyError: a type this check does not know
 
 
 def _equal(one: Any, two: Any) -> bool | None:
@@ -112,6 +118,24 @@ def _all(results: Any) -> bool | None:
 Check = Callable[[Any], Any]
 _GIVE_UP = object()
 _COMPILED: dict[int, tuple[Any, Check]] = {}  # id -> (the schema, kept alive; its check)
+_JSON_TYPES = _SCALARS + (dict, list)
+# Keywords that judge a value by itself, its type and its value: a schema of only these (a
+# leaf: {"type": "integer", "minimum": 1}) gives one verdict for equal values of one type.
+_LEAF_KEYWORDS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+    }
+)
+# verdicts a leaf check remembers, each (see _remembered)
+_MAX_REMEMBERED = 1024
+_MAX_REMEMBERED_LENGTH = 80
 
 
 def _valid(schema: Any, value: Any, root: dict) -> bool | None:
@@ -133,33 +157,60 @@ def _compile(schema: Any, root: dict) -> Check:
         return lambda value: True
     if not isinstance(schema, dict):
         return lambda value: None
-    checks: list[Check] = []
-    for key, rule in schema.items():
-        if key in _IGNORED or key in ("then", "else"):  # then/else: judged with "if"
-            continue
-        checks.append(_keyword(key, rule, schema, root))
-    kinds = _SCALARS + (dict, list)
+    keywords = [key for key in schema if key not in _IGNORED and key not in ("then", "else")]
+    # then/else: judged with "if"
+    checks = tuple(_keyword(key, schema[key], schema, root) for key in keywords)
 
     def check(value: Any) -> bool | None:
-        if not isinstance(value, kinds):
+        if not isinstance(value, _JSON_TYPES):
             return None  # a YAML timestamp or set: jsonschema decides
         verdict: bool | None = True
         for one in checks:
             ok = one(value)
+            if ok is True:
+                continue
             if ok is False:
                 return False
             if ok is _GIVE_UP:
                 return None
-            if ok is None:
-                verdict = None
+            verdict = None
         return verdict
 
+    if _LEAF_KEYWORDS.issuperset(keywords):
+        return _remembered(check)
     return check
+
+
+def _remembered(check: Check) -> Check:
+    """A leaf schema's check that remembers its verdicts, keyed on the value's type and the
+    value: a leaf's keywords read nothing else, equal values of one type get one verdict (-0.0
+    and 0.0 too: equal to every bound and option alike), and manifests repeat the same numbers
+    and names file after file. Bounded; lists and mappings (unhashable) are judged each time."""
+    verdicts: dict[tuple[type, Any], Any] = {}
+
+    def remembered(value: Any) -> Any:
+        key = (value.__class__, value)
+        try:
+            return verdicts[key]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable
+            return check(value)
+        verdict = check(value)
+        if len(verdicts) < _MAX_REMEMBERED and (
+            not isinstance(value, str) or len(value) <= _MAX_REMEMBERED_LENGTH
+        ):
+            verdicts[key] = verdict
+        return verdict
+
+    return remembered
 
 
 def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C901 - a keyword a branch
     if key == "type":
         kinds = rule if isinstance(rule, list) else [rule]
+        if len(kinds) == 1 and kinds[0] in _TYPES:
+            return _TYPES[kinds[0]]
 
         def of_type(value: Any) -> bool | None:
             try:
@@ -169,34 +220,39 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
 
         return of_type
     if key == "properties":
-        subs: dict[str, Check] = {}  # each property's check, found on first use ($refs recurse)
+        # each property's check; a $ref inside one is followed on first use (it may recurse)
+        subs = {name: _compiled(sub, root) for name, sub in rule.items()}
 
         def properties(value: Any) -> bool | None:
             if not isinstance(value, dict):
                 return True
             verdict: bool | None = True
             for name, item in value.items():
-                if name not in rule:
-                    continue
                 sub = subs.get(name)
                 if sub is None:
-                    sub = subs[name] = _compiled(rule[name], root)
+                    continue
                 ok = sub(item)
+                if ok is True:
+                    continue
                 if ok is False:
                     return False
-                if ok is None:
-                    verdict = None
+                verdict = None
             return verdict
 
         return properties
     if key == "additionalProperties":
         known = schema.get("properties", {})
+        names = frozenset(known)
         patterned = "patternProperties" in schema
 
         def additional(value: Any) -> Any:
             if not isinstance(value, dict):
                 return True
-            if any(not isinstance(name, str) for name in value) or patterned:
+            if patterned:
+                return _GIVE_UP
+            if value.keys() <= names:
+                return True  # no other property (and every name a string, as the schema's)
+            if any(not isinstance(name, str) for name in value):
                 return _GIVE_UP
             extra = [name for name in value if name not in known]
             if rule is False:
@@ -206,7 +262,8 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
 
         return additional
     if key == "required":
-        return lambda value: not isinstance(value, dict) or all(name in value for name in rule)
+        names = frozenset(rule)
+        return lambda value: not isinstance(value, dict) or value.keys() >= names
     if key == "enum":
         # a string is one of the options exactly when it equals one of the string options
         # (_equal never matches it with a number, a bool or null): one set lookup
@@ -221,14 +278,14 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
         return one_of
     if key == "const":
         return lambda value: _equal(value, rule)
-    if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        compare = {
-            "minimum": lambda value: value >= rule,
-            "maximum": lambda value: value <= rule,
-            "exclusiveMinimum": lambda value: value > rule,
-            "exclusiveMaximum": lambda value: value < rule,
-        }[key]
-        return lambda value: compare(value) if _is_type(value, "number") else True
+    if key == "minimum":
+        return lambda value: value >= rule if _is_number(value) else True
+    if key == "maximum":
+        return lambda value: value <= rule if _is_number(value) else True
+    if key == "exclusiveMinimum":
+        return lambda value: value > rule if _is_number(value) else True
+    if key == "exclusiveMaximum":
+        return lambda value: value < rule if _is_number(value) else True
     if key == "minLength":
         return lambda value: not isinstance(value, str) or len(value) >= rule
     if key == "$ref":
@@ -246,14 +303,24 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
 
         return reference
     if key == "anyOf":
+        options: list[Check] = []  # each option's check, made on first use
 
         def any_of(value: Any) -> bool | None:
-            answers = [_compiled(sub, root)(value) for sub in rule]
+            if not options:
+                options.extend(_compiled(sub, root) for sub in rule)
+            answers = [option(value) for option in options]
             return True if True in answers else (None if None in answers else False)
 
         return any_of
     if key == "allOf":
-        return lambda value: _all(_compiled(sub, root)(value) for sub in rule)
+        parts: list[Check] = []  # each part's check, made on first use
+
+        def all_of(value: Any) -> bool | None:
+            if not parts:
+                parts.extend(_compiled(sub, root) for sub in rule)
+            return _all(part(value) for part in parts)
+
+        return all_of
     if key == "if":
         then, otherwise = schema.get("then"), schema.get("else")
         has_then, has_else = "then" in schema, "else" in schema
@@ -292,6 +359,27 @@ def _non_finite(data: Any, path: tuple) -> list[tuple[tuple, float]]:
     if isinstance(data, list):
         return [hit for i, v in enumerate(data) for hit in _non_finite(v, (*path, i))]
     return []
+
+
+def _any_unusable(data: Any) -> bool:
+    """Whether _non_finite finds a number in ``data``: the same tests, without the path of
+    every value (almost every document has none, and then needs no path)."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            continue  # most values: one test, not five
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and not -_MAX_INTEGER <= value <= _MAX_INTEGER  # NaN compares false: found too
+        ):
+            return True
+    return False
 
 
 def _unusable(value: Any) -> str:

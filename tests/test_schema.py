@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from pathlib import Path
 
@@ -202,3 +203,62 @@ def test_the_quick_check_agrees_with_jsonschema(data):
         assert not errors, (document, errors[0].message)
     if verdict is False:
         assert errors, document
+
+
+def test_a_value_judged_before_is_judged_again_by_its_type():
+    """The quick check remembers a leaf's verdicts per value and type: `count: 1` is a valid
+    integer, so `count: true` (equal to 1 in Python) must still be refused; `2.0` is an integer
+    to JSON Schema, `2.5` is not."""
+    gpu = "    type: H100\n"
+    assert findings(MINIMAL_HEAD.replace(gpu, gpu + "    count: 1\n")) == []
+    finding = only_finding(MINIMAL_HEAD.replace(gpu, gpu + "    count: true\n"))
+    assert "True is not of type integer" in finding.message
+    assert (finding.span.line, finding.span.column) == (6, 12)
+    assert findings(MINIMAL_HEAD.replace(gpu, gpu + "    count: 2.0\n")) == []  # integral
+    finding = only_finding(MINIMAL_HEAD.replace(gpu, gpu + "    count: 2.5\n"))
+    assert "2.5 is not of type integer" in finding.message
+
+
+_LARGEST = 2**63 - 1
+_NUMBERS = st.sampled_from(
+    [float("nan"), float("inf"), -float("inf"), 2**63, -(2**64), 1e19, _LARGEST, -_LARGEST, 9e18]
+)
+
+
+def _unusable(value) -> bool:
+    return isinstance(value, (int, float)) and not (math.isfinite(value) and abs(value) <= _LARGEST)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_every_unusable_number_is_reported_at_its_path(data):
+    """NaN, infinities and numbers past int64 anywhere in a manifest (labels too, which the
+    schema leaves free) are each an HBM003 finding naming their path; int64's own bounds are
+    not, and a manifest without such a number has no such finding."""
+    import copy
+
+    document = copy.deepcopy(_FULL)
+    document["metadata"]["labels"] = {"team": "a", "sizes": [1, [2, 3]]}
+    planted = set()
+    for _ in range(data.draw(st.integers(min_value=0, max_value=3))):
+        paths = [p for p in _paths(document) if p and not isinstance(_at(document, p), dict)]
+        path = data.draw(st.sampled_from(paths))
+        value = data.draw(_NUMBERS)
+        _at(document, path[:-1])[path[-1]] = value
+        planted = {p for p in planted if p[: len(path)] != path}
+        planted |= {path} if _unusable(value) else set()
+    [loaded], error = load_documents(yaml.safe_dump(document))
+    assert error is None
+    found = validate(loaded, "manifest", "manifest.yaml")
+    unusable = {
+        f.message.split(":")[0]
+        for f in found
+        if "is not a finite number" in f.message or "out of range" in f.message
+    }
+    assert unusable == {".".join(str(p) for p in path) for path in planted}
+
+
+def _at(node, path):
+    for part in path:
+        node = node[part]
+    return node
