@@ -44,9 +44,9 @@ def to_deployments(
     # A scalar field points at its value; a mapping such as `workload:` at its key's line.
     containers = {key[:-1] for key in document.spans}
     locations = {
-        ".".join(str(p) for p in key[1:]): document.key_span(key) if key in containers else span
+        _field_name(key): document.key_span(key) if key in containers else span
         for key, span in document.spans.items()
-        if key[:1] == ("spec",)
+        if key and key[0] == "spec"
     }
     locations[""] = document.span(("metadata", "name")) if "metadata" in data else document.span(())
 
@@ -90,7 +90,7 @@ def to_deployments(
         gpu=GpuSpec(type=gpu.get("type"), memory=memory, count=gpu.get("count")),
         model=_model_ref(spec["model"], base),
         parallel=ParallelSpec(tensor=parallel.get("tensor"), pipeline=parallel.get("pipeline")),
-        serving=ServingSpec(**{k: serving.get(k) for k in ServingSpec.__dataclass_fields__}),
+        serving=ServingSpec(**{k: serving.get(k) for k in _SERVING_FIELDS}),
         speculative=_speculative(speculative, base),
         workload=WorkloadSpec(**workload) if workload else None,
         locations=locations,
@@ -105,6 +105,22 @@ def to_deployments(
             note = token_map_assumption(drafter.token_map)
             deployment.assumed["speculative.hot_vocab_size"] = note
     return [deployment], []
+
+
+_SERVING_FIELDS = tuple(ServingSpec.__dataclass_fields__)
+# field names by the path of their value, for every manifest of a run: a valid manifest's paths
+# under spec are the schema's (additionalProperties: false), a few dozen; bounded all the same
+_FIELD_NAMES: dict[tuple, str] = {}
+
+
+def _field_name(path: tuple) -> str:
+    """``spec.serving.max_model_len``'s field name, ``serving.max_model_len``."""
+    name = _FIELD_NAMES.get(path)
+    if name is None:
+        name = ".".join(map(str, path[1:]))
+        if len(_FIELD_NAMES) < 4096:
+            _FIELD_NAMES[path] = name
+    return name
 
 
 class _FieldWriter:
