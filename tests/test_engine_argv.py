@@ -57,3 +57,22 @@ def test_lengths_are_read_as_vllm_reads_them(text, tokens):
     )
     assert command.values.get("serving.max_model_len") == tokens
     assert ("HBM004" in [n.code for n in command.notes]) == (tokens is None)
+
+
+def test_a_word_is_a_frozen_value():
+    """Tokens are compared, hashed and copied with replace() by the readers: the same words at
+    the same place are equal whichever way they were made, and none can be changed after."""
+    import dataclasses
+
+    at = Span(3, 7)
+    word = Token("--max-model-len", at)
+    assert word == Token(text="--max-model-len", span=at, unresolved=())
+    assert hash(word) == hash(Token("--max-model-len", Span(3, 7)))
+    assert word != Token("--max-model-len", at, ("$(LEN) is not set",))
+    assert dataclasses.replace(word, text="--max_model_len") == Token("--max_model_len", at)
+    assert repr(word) == (
+        "Token(text='--max-model-len', span=Span(line=3, column=7, end_line=None, "
+        "end_column=None), unresolved=())"
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        word.text = "--tp"  # type: ignore[misc]

@@ -88,3 +88,15 @@ def test_schema_lists_every_format():
     schema = json.loads((Path(__file__).parents[1] / "schemas" / "config.schema.json").read_text())
     names = schema["properties"]["formats"]["additionalProperties"]["enum"]
     assert sorted(names) == sorted(module.NAME for module in FORMATS)
+
+
+def test_formats_are_tried_in_their_order_whatever_was_imported_first():
+    """Detection tries the formats most specific first; asking for one format by position
+    first (the last one here) does not change the order a document is tried in."""
+    from hbmlint.formats import _ORDER, detect_format
+
+    assert FORMATS[-1].__name__.endswith("." + _ORDER[-1])
+    assert [module.__name__.rsplit(".", 1)[1] for module in FORMATS] == list(_ORDER)
+    assert [m.__name__ for m in FORMATS[2:4]] == [m.__name__ for m in list(FORMATS)[2:4]]
+    native = {"apiVersion": "hbmlint/v1", "kind": "ServingManifest", "spec": {}}
+    assert detect_format(native) is FORMATS[0]

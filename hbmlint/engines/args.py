@@ -18,13 +18,21 @@ from ..catalog import dated_build, release, release_at_most
 from ..yamlsrc import Span
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Token:
     """One word of a command line, after quote removal and variable expansion."""
 
     text: str
     span: Span
     unresolved: tuple[str, ...] = ()  # variables in the word that could not be expanded
+
+    def __init__(self, text: str, span: Span, unresolved: tuple[str, ...] = ()) -> None:
+        # the dataclass's own __init__ sets each field with object.__setattr__ (it is frozen):
+        # several words a container, every file; the same fields, equality, hash and repr
+        fields = self.__dict__
+        fields["text"] = text
+        fields["span"] = span
+        fields["unresolved"] = unresolved
 
     @property
     def readable(self) -> bool:

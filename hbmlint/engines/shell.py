@@ -1036,6 +1036,8 @@ def expand_k8s(
 ) -> Token:
     """Kubernetes' own ``$(NAME)`` expansion in command/args (no shell): from the container's
     env; ``$$`` escapes; an unknown name stays as written, and unreadable."""
+    if "$" not in token.text:
+        return token  # nothing to expand (most words)
     missing: list[str] = []
 
     def repl(match: re.Match) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -54,16 +54,30 @@ def _module(name: str) -> ModuleType:
 class _Formats(Sequence):
     """The format modules in detection order, each imported on first use."""
 
+    def __init__(self) -> None:
+        # each module once imported: importlib's lookup (sys.modules and its lock) costs more
+        # than most formats' detect, and every document asks for the first few
+        self._imported: list[ModuleType] = []
+
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return tuple(_module(name) for name in _ORDER[index])
-        return _module(_ORDER[index])
+            return tuple(self[i] for i in range(len(_ORDER))[index])
+        if 0 <= index < len(self._imported):
+            return self._imported[index]
+        module = _module(_ORDER[index])
+        if index == len(self._imported):
+            self._imported.append(module)
+        return module
 
     def __len__(self) -> int:
         return len(_ORDER)
 
+    def __iter__(self) -> Iterator[ModuleType]:
+        for index in range(len(_ORDER)):
+            yield self._imported[index] if index < len(self._imported) else self[index]
 
-FORMATS: Sequence[ModuleType] = _Formats()
+
+FORMATS = _Formats()
 
 
 def detect_format(data: Any) -> ModuleType | None:

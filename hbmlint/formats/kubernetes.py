@@ -84,7 +84,8 @@ def to_deployments(
         if len(engine_containers) > 1 and role != "worker":
             name = f"{base_name}/{container.get('name', key[1])}"
         env = container_env(document, cpath, _injected(document, role))
-        command = container_command(document, cpath, env)
+        argv = container_argv(document, cpath)
+        command = container_command(document, cpath, env, argv)
         if command is None:
             from .dynamo import trtllm_worker  # dynamo.py imports this module
 
@@ -93,7 +94,7 @@ def to_deployments(
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)
         if data.get("kind") != "LeaderWorkerSet":  # an LWS group's GPUs are counted above
-            argv_text = " ".join(t.text for t in container_argv(document, cpath))
+            argv_text = " ".join(t.text for t in argv)
             gpu, notes = on_ray_cluster(gpu, command, argv_text, display, name)
             reader.findings.extend(notes)
         version = image_version(container.get("image"))

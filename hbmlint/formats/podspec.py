@@ -255,11 +255,15 @@ def file_objects(text: str) -> dict[tuple[str, str], dict[str, Token]]:
 
 
 def container_command(
-    document: YamlDocument, path: Path, env: dict[str, Token]
+    document: YamlDocument,
+    path: Path,
+    env: dict[str, Token],
+    argv: list[Token] | None = None,
 ) -> EngineCommand | None:
     """The engine command a container runs (its command and args, or the image's own
     entrypoint when it sets only args), read with that engine's parser, with the config file
-    it names where the pod mounts it from a ConfigMap; None for no engine."""
+    it names where the pod mounts it from a ConfigMap; None for no engine. ``argv``: the
+    container's container_argv where the caller has it already."""
     from .config_files import pod_files  # it reads pods with this module
 
     container = value_at(document.data, path)
@@ -267,7 +271,7 @@ def container_command(
     if isinstance(container, dict) and "command" not in container:
         image = container.get("image")
     return read_invocation(
-        container_argv(document, path),
+        container_argv(document, path) if argv is None else argv,
         env,
         document.text,
         image=image,
