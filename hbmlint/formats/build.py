@@ -416,13 +416,7 @@ def build(
             whole_parts=v.get("parallel.whole_parts"),
             decode_context=v.get("parallel.decode_context"),
         ),
-        serving=ServingSpec(
-            **{
-                key: v.get(f"serving.{key}")
-                for key in ServingSpec.__dataclass_fields__
-                if f"serving.{key}" in v
-            }
-        ),
+        serving=ServingSpec(**{key: v[path] for key, path in _SERVING_PATHS if path in v}),
         speculative=speculative,
         locations=locations,
         hints=list(hints or []),
@@ -431,6 +425,10 @@ def build(
         assumed=assumed,
     )
     return deployment, findings
+
+
+# each ServingSpec field with the command's path for it ("serving.max_model_len")
+_SERVING_PATHS = tuple((key, f"serving.{key}") for key in ServingSpec.__dataclass_fields__)
 
 
 def _served_name(items: list[Item]) -> str | None:

@@ -400,10 +400,12 @@ class Reader:
         return False
 
     def container_gpus(self, path: Path, name: str | None) -> tuple[int | None, Span | None]:
+        resources = value_at(self.document.data, (*path, "resources"))
         for section in ("limits", "requests"):
+            asked = resources.get(section) if isinstance(resources, dict) else None
             for resource in GPU_RESOURCES:
                 where = (*path, "resources", section, resource)
-                if value_at(self.document.data, where) is not None:
+                if isinstance(asked, dict) and asked.get(resource) is not None:
                     count = self.count(where, name)
                     if count == 0 and resource == "nvidia.com/gpu":
                         exposed = _visible_by_runtime(self.document, path)
