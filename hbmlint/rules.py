@@ -22,11 +22,13 @@ from .catalog.architecture import block_misfit
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .diagnostics import Fix as DiagnosticFix
 from .expressions import (
+    Evaluator,
     ExpressionError,
     Lazy,
     Scope,
     check_template,
     evaluate,
+    evaluator,
     parse,
     render,
     template_fields,
@@ -79,6 +81,25 @@ class Rule:
 
     def span(self, key: str) -> Span:
         return self.spans.get(key, Span(1, 1))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # what evaluate_rule works out once and keeps here (compiled functions) stays behind
+        # when the rules go to worker processes
+        return {k: v for k, v in self.__dict__.items() if k != "_program"}
+
+    @property
+    def calls_tradeoff(self) -> bool:
+        """Whether any of the rule's expressions names tradeoff (only those rules get the
+        function bound to their parameters; the others cannot call it). Worked out once."""
+        known = self.__dict__.get("_calls_tradeoff")
+        if known is None:
+            texts = [self.check, self.when]
+            for wording in self.messages:
+                texts += [wording.text, wording.when]
+            for fix in self.fixes:
+                texts += [fix.text, fix.when, *fix.set.values()]
+            known = self.__dict__["_calls_tradeoff"] = any("tradeoff" in t for t in texts if t)
+        return known
 
 
 def _package_dir(name: str) -> Path:
@@ -787,25 +808,21 @@ def evaluate_rule(
     if rule.engines and not engine_applies(rule.engines, budget.settings):
         return None
     budget_scope, functions = _scope(budget)
-    names = (
-        Scope({**rule.params, **(params or {})}, parent=budget_scope)
-        if rule.params or params
-        else budget_scope
-    )
-    if "tradeoff" in functions and _calls_tradeoff(rule):
+    own, when, check = _program(rule, params)
+    if rule.calls_tradeoff and "tradeoff" in functions:
         table = functions["tradeoff"]
 
         def tradeoff(**kw: Any) -> Any:
             # tradeoff() takes the calling rule's parameters (config overrides included)
-            own = {**(tradeoff_params or {})}
-            own.update({k: names[k] for k in {*rule.params, *(params or {})}})
-            return table(**{**own, **kw})
+            return table(**{**(tradeoff_params or {}), **own, **kw})
 
         functions = {**functions, "tradeoff": tradeoff}
-    if rule.when and not evaluate(rule.when, names, functions):
+    if when is not None and not when(budget_scope, functions, own):
         return None
-    if evaluate(rule.check, names, functions):
+    if check(budget_scope, functions, own):
         return None
+    # a finding (rare): its wording and fixes see the parameters over the budget's names
+    names = Scope(own, parent=budget_scope) if own else budget_scope
     unit = budget.byte_unit
     wording = next(
         (m for m in rule.messages if not m.when or evaluate(m.when, names, functions)),
@@ -837,18 +854,26 @@ def evaluate_rule(
     )
 
 
-def _calls_tradeoff(rule: Rule) -> bool:
-    """Whether any of the rule's expressions names tradeoff (only those rules get the function
-    bound to their parameters; the others cannot call it). Worked out once per rule."""
-    known = rule.__dict__.get("_calls_tradeoff")
-    if known is None:
-        texts = [rule.check, rule.when]
-        for wording in rule.messages:
-            texts += [wording.text, wording.when]
-        for fix in rule.fixes:
-            texts += [fix.text, fix.when, *fix.set.values()]
-        known = rule.__dict__["_calls_tradeoff"] = any("tradeoff" in t for t in texts if t)
-    return known
+Program = tuple[dict[str, Any], Evaluator | None, Evaluator]
+
+
+def _program(rule: Rule, params: dict[str, Any] | None) -> Program:
+    """The rule's parameters (the configuration's ``params`` over its own) and its ``when`` and
+    ``check``, compiled for them. Kept on the rule for the last ``params`` given, compared by
+    identity: a run passes each rule the same dictionary for every deployment (and the entry
+    holds it, so its identity is not reused)."""
+    kept = rule.__dict__.get("_program")
+    if kept is not None and kept[0] is params:
+        return kept[1]
+    own = {**rule.params, **(params or {})}
+    names = frozenset(own)
+    program = (
+        own,
+        evaluator(rule.when, names) if rule.when else None,
+        evaluator(rule.check, names),
+    )
+    rule.__dict__["_program"] = (params, program)
+    return program
 
 
 def _setting(value: Any) -> Any:
