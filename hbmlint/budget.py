@@ -1031,10 +1031,16 @@ def nvswitch_group_bytes(gpu: Any, s: Settings) -> Any:
     perf = getattr(gpu, "performance", None)
     if s.tensor_parallel < 2 or "nvswitch_group" not in spec or perf is None:
         return Q(0, "byte")
-    least = parse_quantity(spec["nvswitch_min_nvlink"], "[information] / [time]")
+    least = _catalog_quantity(spec["nvswitch_min_nvlink"], "[information] / [time]")
     if perf.nvlink is None or perf.nvlink < least:
         return Q(0, "byte")
-    return parse_quantity(spec["nvswitch_group"], "[information]").to("byte")
+    return _catalog_quantity(spec["nvswitch_group"], "[information]").to("byte")
+
+
+@lru_cache(maxsize=256)  # keyed on the text itself; quantities are never changed in place
+def _catalog_quantity(text: str, dimension: str) -> Any:
+    """A quantity engines.yaml writes ("1.8 GiB"), parsed once: every budget and KV band asks."""
+    return parse_quantity(text, dimension)
 
 
 def graph_profile_bytes(s: Settings) -> float:

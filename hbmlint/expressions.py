@@ -15,6 +15,7 @@ import re
 import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache
+from itertools import compress
 from types import ModuleType
 from typing import Any
 
@@ -123,14 +124,21 @@ class Lazy:
     def __init__(self, values: Mapping[str, Any]):
         self._values = values = dict(values)
         # Values known now are plain attributes (Python finds them without calling
-        # __getattr__, which rules would otherwise call tens of thousands of times a run).
-        self.__dict__.update(
-            {
-                name: value
-                for name, value in values.items()
-                if (not callable(value) or type(value) is Lazy) and name[:1] != "_"
-            }
-        )
+        # __getattr__, which rules would otherwise call tens of thousands of times a run):
+        # every value but the thunks, and no name with an underscore. A namespace has 10-30
+        # names and a budget ten namespaces: the names to leave out are found by C-level
+        # scans (map, compress, a join), not by a comprehension testing each one, which was
+        # most of the cost of building them.
+        known = dict(values)
+        thunks = list(map(callable, values.values()))
+        if True in thunks:
+            for name in compress(values, thunks):
+                if type(values[name]) is not Lazy:
+                    del known[name]
+        if "\n_" in "\n" + "\n".join(values):  # some name may begin with an underscore
+            for name in [name for name in known if name.startswith("_")]:
+                del known[name]
+        self.__dict__.update(known)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._values:
@@ -294,14 +302,31 @@ def evaluator(expression: str, param_names: frozenset[str] = frozenset()) -> Eva
         except ExpressionError:
             raise
         except Exception as exc:  # simpleeval, unit and arithmetic errors alike, memory too
-            detail = " ".join(str(exc).split())
-            detail = detail if len(detail) <= 200 else detail[:197] + "..."
-            raise ExpressionError(f"{_shown(expression)}: {type(exc).__name__}: {detail}") from None
+            raise evaluation_error(expression, exc) from None
         finally:
             if evaluator is not None:
                 _IDLE.append(evaluator)
 
     return run
+
+
+def evaluation_error(expression: str, exc: Exception) -> ExpressionError:
+    """What evaluating ``expression`` raises for an error while working it out."""
+    detail = " ".join(str(exc).split())
+    detail = detail if len(detail) <= 200 else detail[:197] + "..."
+    return ExpressionError(f"{_shown(expression)}: {type(exc).__name__}: {detail}")
+
+
+def merged_evaluator(expression: str, param_names: frozenset[str] = frozenset()) -> Evaluator:
+    """The fastest way to evaluate ``expression`` with functions merged by
+    ``with_base_functions``: its compiled closure, which raises the expression's errors
+    unwrapped (the caller passes them to ``evaluation_error``, ExpressionError as it is), or
+    where it has none (simpleeval's, or a parse error) ``evaluator``'s function."""
+    try:
+        compiled = _compiled(expression, param_names)
+    except ExpressionError:
+        compiled = None
+    return compiled if compiled is not None else evaluator(expression, param_names)
 
 
 # --- expressions compiled once ----------------------------------------------------------------
@@ -458,8 +483,14 @@ def _build(  # noqa: C901 - one branch a node kind
             if type(operation) not in OPERATORS:
                 raise _NotCompiled
             steps.append((OPERATORS[type(operation)], build(comparator)))
-        if len(steps) == 1:  # a < b: most comparisons
+        if len(steps) == 1:  # a < b: most comparisons, many of them with a constant
             [(test, second)] = steps
+            right = node.comparators[0]  # type: ignore[attr-defined]
+            if type(right) is ast.Constant:
+                constant = right.value
+                return lambda names, functions, params: test(
+                    first(names, functions, params), constant
+                )
             return lambda names, functions, params: test(
                 first(names, functions, params), second(names, functions, params)
             )

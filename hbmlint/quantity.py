@@ -400,6 +400,11 @@ def _quantity(magnitude: Any, units: Unit) -> Quantity:
     return made
 
 
+def quantity_of(magnitude: Any, units: str) -> Quantity:
+    """``Quantity(magnitude, units)`` for a unit expression's text, without __init__'s tests."""
+    return _quantity(magnitude, parse_units(units))
+
+
 class Quantity:
     """A magnitude with units (pint's Quantity, for multiplicative units)."""
 

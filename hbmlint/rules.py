@@ -22,13 +22,13 @@ from .catalog.architecture import block_misfit
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .diagnostics import Fix as DiagnosticFix
 from .expressions import (
-    Evaluator,
     ExpressionError,
     Lazy,
     Scope,
     check_template,
     evaluate,
-    evaluator,
+    evaluation_error,
+    merged_evaluator,
     parse,
     render,
     template_fields,
@@ -805,11 +805,17 @@ def evaluate_rule(
     ``tradeoff_params`` are what ``tradeoff()`` starts from (the speculative-tradeoff rule's
     parameters with the configuration's overrides, so every rule that calls it uses the same
     acceptance rates); the calling rule's own parameters go on top."""
-    if rule.engines and not engine_applies(rule.engines, budget.settings):
-        return None
-    budget_scope, functions = _scope(budget)
-    own, when, check = _program(rule, params)
-    if rule.calls_tradeoff and "tradeoff" in functions:
+    program = rule.__dict__.get("_program")
+    if program is None or program.params is not params:
+        program = rule.__dict__["_program"] = _Program(rule, params)
+    settings = budget.settings
+    if rule.engines:  # engine_applies, in place: every rule of every deployment asks
+        spec = rule.engines.get(settings.engine)
+        if spec is None or not _release_in(spec, settings.engine_version):
+            return None
+    budget_scope, functions = budget.__dict__.get("_rule_scope") or _scope(budget)
+    own = program.own
+    if program.calls_tradeoff and "tradeoff" in functions:
         table = functions["tradeoff"]
 
         def tradeoff(**kw: Any) -> Any:
@@ -817,9 +823,17 @@ def evaluate_rule(
             return table(**{**(tradeoff_params or {}), **own, **kw})
 
         functions = {**functions, "tradeoff": tradeoff}
-    if when is not None and not when(budget_scope, functions, own):
-        return None
-    if check(budget_scope, functions, own):
+    expression = rule.when
+    try:
+        if program.when is not None and not program.when(budget_scope, functions, own):
+            return None
+        expression = rule.check
+        holds = program.check(budget_scope, functions, own)
+    except ExpressionError:
+        raise
+    except Exception as exc:  # what evaluate() would raise
+        raise evaluation_error(expression, exc) from None  # type: ignore[arg-type]
+    if holds:
         return None
     # a finding (rare): its wording and fixes see the parameters over the budget's names
     names = Scope(own, parent=budget_scope) if own else budget_scope
@@ -854,26 +868,23 @@ def evaluate_rule(
     )
 
 
-Program = tuple[dict[str, Any], Evaluator | None, Evaluator]
+class _Program:
+    """What evaluating a rule needs that no deployment changes, worked out once: its
+    parameters (the configuration's ``params`` over its own), its ``when`` and ``check``
+    compiled for them (merged_evaluator: the scope's functions are merged), and whether it
+    calls tradeoff. Kept on the rule for the last ``params`` given, compared by identity: a run
+    passes each rule the same dictionary for every deployment (and this holds it, so its
+    identity is not reused)."""
 
+    __slots__ = ("params", "own", "when", "check", "calls_tradeoff")
 
-def _program(rule: Rule, params: dict[str, Any] | None) -> Program:
-    """The rule's parameters (the configuration's ``params`` over its own) and its ``when`` and
-    ``check``, compiled for them. Kept on the rule for the last ``params`` given, compared by
-    identity: a run passes each rule the same dictionary for every deployment (and the entry
-    holds it, so its identity is not reused)."""
-    kept = rule.__dict__.get("_program")
-    if kept is not None and kept[0] is params:
-        return kept[1]
-    own = {**rule.params, **(params or {})}
-    names = frozenset(own)
-    program = (
-        own,
-        evaluator(rule.when, names) if rule.when else None,
-        evaluator(rule.check, names),
-    )
-    rule.__dict__["_program"] = (params, program)
-    return program
+    def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
+        self.params = params
+        self.own = {**rule.params, **(params or {})}
+        names = frozenset(self.own)
+        self.when = merged_evaluator(rule.when, names) if rule.when else None
+        self.check = merged_evaluator(rule.check, names)
+        self.calls_tradeoff = rule.calls_tradeoff
 
 
 def _setting(value: Any) -> Any:

@@ -13,11 +13,13 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .quantity import Quantity, UndefinedUnitError, dimensionality_of, get_name
+from .quantity import Quantity, UndefinedUnitError, dimensionality_of, get_name, quantity_of
 
 
 def Q(value: Any, unit: str | None = None) -> Quantity:
     """Build a quantity."""
+    if type(unit) is str:  # a number and a unit's name: most of the quantities a run builds
+        return quantity_of(value, unit)
     return Quantity(value, unit) if unit is not None else Quantity(value)
 
 
