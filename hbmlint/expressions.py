@@ -15,7 +15,6 @@ import re
 import warnings
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from itertools import compress
 from types import ModuleType
 from typing import Any
 
@@ -124,21 +123,28 @@ class Lazy:
     def __init__(self, values: Mapping[str, Any]):
         self._values = values = dict(values)
         # Values known now are plain attributes (Python finds them without calling
-        # __getattr__, which rules would otherwise call tens of thousands of times a run):
-        # every value but the thunks, and no name with an underscore. A namespace has 10-30
-        # names and a budget ten namespaces: the names to leave out are found by C-level
-        # scans (map, compress, a join), not by a comprehension testing each one, which was
-        # most of the cost of building them.
-        known = dict(values)
-        thunks = list(map(callable, values.values()))
-        if True in thunks:
-            for name in compress(values, thunks):
-                if type(values[name]) is not Lazy:
-                    del known[name]
-        if "\n_" in "\n" + "\n".join(values):  # some name may begin with an underscore
-            for name in [name for name in known if name.startswith("_")]:
-                del known[name]
-        self.__dict__.update(known)
+        # __getattr__, which rules would otherwise call tens of thousands of times a run).
+        self.__dict__.update(
+            {
+                name: value
+                for name, value in values.items()
+                if (not callable(value) or type(value) is Lazy) and name[:1] != "_"
+            }
+        )
+
+    @classmethod
+    def of(
+        cls, known: dict[str, Any], thunks: Mapping[str, Callable[[], Any]] | None = None
+    ) -> Lazy:
+        """A namespace of values known now and thunks, taken as they are: Lazy() tests each
+        value (callable? a name with an underscore?), which cost most of building a budget's
+        ten namespaces. ``known`` becomes the namespace's own (pass a new dict); no name
+        begins with an underscore."""
+        made = cls.__new__(cls)
+        values = {**known, **thunks} if thunks else dict(known)
+        made.__dict__ = known
+        known["_values"] = values
+        return made
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._values:

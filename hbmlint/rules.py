@@ -443,21 +443,22 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
         workload = dep.workload
         names: dict[str, Any] = {"declared": workload is not None}
         if workload is None:
-            return Lazy(names)
+            return Lazy.of(names)
         context = Q(workload.context_tokens, "token")
         per_sequence = kv_tokens / workload.concurrency
         names.update(
-            # without the drafter's own weights and KV (the state slots any drafter needs stay)
-            concurrency_fit_without_draft=lambda: max(
-                0, math.floor(((kv_tokens + displaced_tokens()) / context).to("").magnitude)
-            ),
             concurrency=workload.concurrency,
             context_tokens=context,
             tokens_needed=budget.workload_tokens,
             concurrency_fit=max(0, math.floor((kv_tokens / context).to("").magnitude)),
             context_fit=Q(math.floor(per_sequence.to("token").magnitude / block) * block, "token"),
         )
-        return Lazy(names)
+
+        def fit_without_draft() -> int:
+            # without the drafter's own weights and KV (the state slots any drafter needs stay)
+            return max(0, math.floor(((kv_tokens + displaced_tokens()) / context).to("").magnitude))
+
+        return Lazy.of(names, {"concurrency_fit_without_draft": fit_without_draft})
 
     has_draft = budget.draft_weights.magnitude > 0 or budget.kv_bytes_per_token_draft.magnitude > 0
     has_draft = has_draft or bool(budget.draft_host_weights and budget.draft_host_weights.magnitude)
@@ -477,8 +478,10 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
     draft_context = spec.max_model_len or (draft.max_position_embeddings if draft else None)
     uses_draft_tp = s.speculative_method in ("draft_model", "eagle", "eagle3")
     serving = dep.serving
+    # Lazy.of: each namespace's values known now, then its thunks (computed on first use:
+    # most rules never ask), taken as they are
     return {
-        "gpu": lambda: Lazy(
+        "gpu": lambda: Lazy.of(
             {
                 "name": resolved.gpu.name,
                 "total": budget.total,
@@ -495,7 +498,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "unified_memory": bool(getattr(resolved.gpu, "unified_memory", False)),
             }
         ),
-        "model": lambda: Lazy(
+        "model": lambda: Lazy.of(
             {
                 "name": target.name,
                 "vocab_size": target.vocab_size,
@@ -515,16 +518,17 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "model_type": getattr(target, "model_type", "") or "",
                 "mtp_layers": target.mtp_layers,
                 "weight_block": max(target.weight_block, default=0),
+            },
+            {
                 "block_misfit": lambda: (misfit() or ("", 0))[1],
                 "block_misfit_what": lambda: (misfit() or ("", 0))[0],
-                # thunks (Lazy computes them on first use): most rules never ask
                 "max_length": lambda: Q(target.max_length or 0, "token"),
                 "max_length_sglang": lambda: Q(
                     getattr(target, "max_length_sglang", None) or 0, "token"
                 ),
-            }
+            },
         ),
-        "draft": lambda: Lazy(
+        "draft": lambda: Lazy.of(
             {
                 "present": has_draft,
                 "name": draft.name if draft else "",
@@ -535,25 +539,27 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "kv_bytes_per_token": budget.kv_bytes_per_token_draft,
                 "vocab_size": draft.vocab_size if draft else 0,
                 "parameter_ratio": (draft.parameters / target.parameters) if draft else 0.0,
-                "max_model_len": lambda: Q(draft_context or s.max_model_len, "token"),
                 "kv_cache_dtype": s.draft_kv_cache_dtype or s.kv_cache_dtype,
                 "kv_fp8": _eight_bits_or_fewer(s.draft_kv_cache_dtype or s.kv_cache_dtype),
                 "offloaded": s.draft_offload,
-                "host_weights": lambda: budget.draft_host_weights or Q(0, "byte"),
                 "separate_model": s.speculative_method == "draft_model" and draft is not None,
                 "tensor_parallel_set": spec.tensor_parallel is not None and uses_draft_tp,
-            }
+            },
+            {
+                "max_model_len": lambda: Q(draft_context or s.max_model_len, "token"),
+                "host_weights": lambda: budget.draft_host_weights or Q(0, "byte"),
+            },
         ),
-        "speculative": lambda: Lazy(
+        "speculative": lambda: Lazy.of(
             {
                 "method": s.speculative_method,
                 "num_speculative_tokens": s.num_speculative_tokens,
                 "n_predict": n_predict,
                 "tokens_supported": supported,
-                "verify_tokens": lambda: Q(budget.verify_tokens, "token"),
-            }
+            },
+            {"verify_tokens": lambda: Q(budget.verify_tokens, "token")},
         ),
-        "parallel": lambda: Lazy(
+        "parallel": lambda: Lazy.of(
             {
                 "tensor": s.tensor_parallel,
                 "pipeline": s.pipeline_parallel,
@@ -561,11 +567,13 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "expert": bool(dep.parallel.expert),
                 "dp_attention": bool(dep.parallel.dp_attention),
                 "next_tensor": next_tensor(s.tensor_parallel),
+            },
+            {
                 "block_tensor": lambda: _block_tensor(target, s.tensor_parallel, experts_split),
                 "tensor_to_fit": tensor_to_fit,
-            }
+            },
         ),
-        "serving": lambda: Lazy(
+        "serving": lambda: Lazy.of(
             {
                 "max_model_len": max_model_len,
                 "max_num_seqs": s.max_num_seqs,
@@ -588,25 +596,30 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "chunked_prefill": _switch(serving.chunked_prefill),
                 "allow_long_max_model_len": bool(serving.allow_long_max_model_len),
                 "model_overrides": bool(serving.model_overrides),
-                "max_input_tokens": lambda: Q(serving.max_input_tokens or 0, "token"),
                 "max_input_tokens_set": serving.max_input_tokens is not None,
                 "max_model_len_suffixed": "max_model_len" in (serving.human_readable or ()),
                 "max_num_batched_tokens_suffixed": "max_num_batched_tokens"
                 in (serving.human_readable or ()),
                 "block_size_set": serving.block_size is not None,
+            },
+            {
+                "max_input_tokens": lambda: Q(serving.max_input_tokens or 0, "token"),
                 "kv_cache_max_tokens": lambda: Q(serving.kv_cache_max_tokens or 0, "token"),
-            }
+            },
         ),
-        "overhead": lambda: Lazy({"total": budget.overhead_total, **budget.overhead}),
-        "weights": lambda: Lazy({"total": lambda: budget.weights + budget.draft_weights}),
-        "kv": lambda: Lazy(
+        "overhead": lambda: Lazy.of({"total": budget.overhead_total, **budget.overhead}),
+        "weights": lambda: Lazy.of({}, {"total": lambda: budget.weights + budget.draft_weights}),
+        "kv": lambda: Lazy.of(
             {
                 "bytes": budget.kv_cache,
-                "shortfall": lambda: max(-budget.kv_cache, Q(0, "byte")),
                 "bytes_per_token": budget.kv_bytes_per_token,
                 "tokens": kv_tokens,
-                "max_concurrency": lambda: budget.max_concurrency,
                 "max_model_len_fit": kv_tokens,
+                "fp8": _eight_bits_or_fewer(s.kv_cache_dtype),
+            },
+            {
+                "shortfall": lambda: max(-budget.kv_cache, Q(0, "byte")),
+                "max_concurrency": lambda: budget.max_concurrency,
                 "tokens_low": lambda: budget.kv_tokens_if(
                     budget.kv_cache - budget.kv_uncertainty(up=False)
                 ),
@@ -621,12 +634,11 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
                 "state_blocks_high": lambda: budget.state_blocks_if(
                     budget.kv_cache + budget.kv_uncertainty(up=True)
                 ),
-                "fp8": _eight_bits_or_fewer(s.kv_cache_dtype),
                 "tokens_without_draft": tokens_without_draft,
                 "tokens_displaced_by_draft": displaced_tokens,
                 "tokens_displaced_by_state_slots": state_slot_tokens,
                 "sequences_displaced_by_draft": lambda: whole_sequences(displaced_tokens()),
-            }
+            },
         ),
         "workload": workload_names,
     }
@@ -700,7 +712,7 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         """The budget with settings changed: whatif(speculative_method="ngram").kv.tokens"""
         key = tuple(sorted(changes.items()))
         if key not in cache:
-            cache[key] = Lazy(namespaces(budget.whatif(**changes)))
+            cache[key] = Lazy.of({}, namespaces(budget.whatif(**changes)))
         return cache[key]
 
     def tradeoff(**params: Any) -> Lazy:
@@ -731,18 +743,20 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
                 best = table().best
                 return best is not None and best.key != "current"
 
-            cache[key] = Lazy(
+            cache[key] = Lazy.of(
+                {
+                    "current": _alternative_names(head.current),
+                    "current_starts": head.current.starts,
+                    "context": Q(head.context, "token"),
+                    "wanted": head.wanted,
+                },
                 {
                     # no best (nothing starts, or no speed estimate): nothing is advised
                     "best": lambda: _alternative_names(table().best or table().current),
-                    "current": _alternative_names(head.current),
                     "gain": gain,
-                    "current_starts": head.current.starts,
                     "changes": changes,
                     "summary": lambda: speculative.summary(table()),
-                    "context": Q(head.context, "token"),
-                    "wanted": head.wanted,
-                }
+                },
             )
         return cache[key]
 
@@ -757,7 +771,7 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
 
 
 def _alternative_names(row: Any) -> Lazy:
-    return Lazy(
+    return Lazy.of(
         {
             "key": row.key,
             "label": row.label,

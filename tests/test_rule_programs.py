@@ -111,3 +111,23 @@ def test_rules_travel_to_worker_processes_after_they_were_evaluated(tmp_path):
     assert [d.message for d in lint_file(path, path.name, copied).diagnostics] == [
         d.message for d in first
     ]
+
+
+def test_a_namespace_of_known_values_and_thunks_reads_as_one_lazy_namespace():
+    calls = []
+
+    def tokens():
+        calls.append(1)
+        return Q(4096, "token")
+
+    from hbmlint.expressions import Lazy
+
+    tested = Lazy({"total": Q(3, "GiB"), "tokens": tokens})
+    taken = Lazy.of({"total": Q(3, "GiB")}, {"tokens": tokens})
+    for namespace in (tested, taken):
+        assert evaluate("kv.tokens > 0 and kv.total < 4 * kv.total", {"kv": namespace}, {})
+        assert evaluate("kv.tokens", {"kv": namespace}, {}) == Q(4096, "token")
+    assert len(calls) == 2  # once a namespace, when first read
+    assert sorted(taken._values) == sorted(tested._values) == ["tokens", "total"]
+    with pytest.raises(ExpressionError):
+        evaluate("kv._values", {"kv": taken}, {})
