@@ -560,3 +560,20 @@ def test_a_tpu_pod_is_an_info_never_budgeted_on_the_gpu_given(tmp_path):
     assert [(f["code"], f["severity"]) for f in found] == [("HBM014", "info")]
     assert "google.com/tpu" in found[0]["message"]
     assert found[0]["line"] == line_of(path, "limits: {google.com/tpu")
+
+
+def test_an_image_written_as_a_list_is_read_past_without_a_traceback(tmp_path):
+    """The engine release an image names is remembered per image text; an image written as a
+    list (a YAML slip) names no release and the rest of the workload is still read."""
+    good = write(tmp_path, "good.yaml", GKE_STYLE)
+    slip = write(
+        tmp_path,
+        "slip.yaml",
+        GKE_STYLE.replace("image: vllm/vllm-openai:v0.11.0", "image: [vllm/vllm-openai:v0.11.0]"),
+    )
+    assert "HBM000" not in [f["code"] for f in findings(slip)]
+    assert "HBM102" in [f["code"] for f in findings(slip)]
+    # the tag's release (0.11.0) where the image is a string; the newest, said so, where not
+    assert "engine_version" not in budgets(good)[0]["assumed"]
+    assert "names no release" in budgets(slip)[0]["assumed"]["engine_version"]
+    assert "engine_version" not in budgets(good)[0]["assumed"]  # the same answer again

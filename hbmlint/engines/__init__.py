@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date, timedelta
+from functools import lru_cache
 from types import ModuleType
 
 from ..catalog import released_by, vendor_image_release
@@ -594,6 +595,14 @@ def image_version(image: str | None) -> str | None:
     ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
     if not isinstance(image, str):
         return None
+    return _image_version(image)
+
+
+# Keyed on the image as written: the answer reads only it and hbmlint's own tables (vendor
+# images, release dates, which a run never changes), and a run's manifests name a handful of
+# images, each in many files.
+@lru_cache(maxsize=256)
+def _image_version(image: str) -> str | None:
     image = docker_reference(image)
     vendor = vendor_image_release(image)
     if vendor is not None:  # a vendor's own release number: the engine release it ships

@@ -90,7 +90,7 @@ def to_deployments(
         gpu=GpuSpec(type=gpu.get("type"), memory=memory, count=gpu.get("count")),
         model=_model_ref(spec["model"], base),
         parallel=ParallelSpec(tensor=parallel.get("tensor"), pipeline=parallel.get("pipeline")),
-        serving=ServingSpec(**{k: serving.get(k) for k in _SERVING_FIELDS}),
+        serving=_serving(serving),
         speculative=_speculative(speculative, base),
         workload=WorkloadSpec(**workload) if workload else None,
         locations=locations,
@@ -107,7 +107,16 @@ def to_deployments(
     return [deployment], []
 
 
-_SERVING_FIELDS = tuple(ServingSpec.__dataclass_fields__)
+# every ServingSpec field None (the manifest's own default), not the dataclass's defaults
+_SERVING_UNSET = dict.fromkeys(ServingSpec.__dataclass_fields__)
+
+
+def _serving(serving: dict) -> ServingSpec:
+    """The serving settings: each field the manifest gives, None for every other one."""
+    given = {key: value for key, value in serving.items() if key in _SERVING_UNSET}
+    return ServingSpec(**{**_SERVING_UNSET, **given})
+
+
 # field names by the path of their value, for every manifest of a run: a valid manifest's paths
 # under spec are the schema's (additionalProperties: false), a few dozen; bounded all the same
 _FIELD_NAMES: dict[tuple, str] = {}
