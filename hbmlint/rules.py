@@ -799,7 +799,7 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
             Scope(builders=namespaces(budget)),
             with_base_functions(rule_functions(budget)),
         )
-        budget.__dict__["_rule_scope"] = scope
+        budget._rule_scope = scope  # type: ignore[attr-defined]
     return scope
 
 
@@ -819,15 +819,23 @@ def evaluate_rule(
     ``tradeoff_params`` are what ``tradeoff()`` starts from (the speculative-tradeoff rule's
     parameters with the configuration's overrides, so every rule that calls it uses the same
     acceptance rates); the calling rule's own parameters go on top."""
-    program = rule.__dict__.get("_program")
+    # plain attribute reads (rule._program, budget._rule_scope), not __dict__ lookups: every
+    # rule of every deployment makes them, and Python reads an attribute faster
+    try:
+        program = rule._program
+    except AttributeError:
+        program = None
     if program is None or program.params is not params:
-        program = rule.__dict__["_program"] = _Program(rule, params)
+        program = rule._program = _Program(rule, params)
     settings = budget.settings
     if rule.engines:  # engine_applies, in place: every rule of every deployment asks
         spec = rule.engines.get(settings.engine)
         if spec is None or not _release_in(spec, settings.engine_version):
             return None
-    budget_scope, functions = budget.__dict__.get("_rule_scope") or _scope(budget)
+    try:
+        budget_scope, functions = budget._rule_scope  # type: ignore[attr-defined]
+    except AttributeError:
+        budget_scope, functions = _scope(budget)
     own = program.own
     if program.calls_tradeoff and "tradeoff" in functions:
         table = functions["tradeoff"]
