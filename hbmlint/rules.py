@@ -720,10 +720,7 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         parameters (acceptance rates); returns best, current, gain and summary."""
         from . import speculative
 
-        # keyed on the parameters the table reads: HBM208 and HBM209 (whose own min_speedup
-        # the table never reads) share one table
-        read = (*speculative.RATE_PARAMS, *speculative.MODEL_PARAMS)
-        key = ("tradeoff", *sorted((name, str(params[name])) for name in read if name in params))
+        key = _table_key(params)
         if key not in cache:
             # the current setting's row first; the alternatives only when a rule asks for
             # best, gain, changes or summary (most deployments' rules stop at the current one)
@@ -768,6 +765,36 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         return have is None or want is None or have >= want
 
     return {"whatif": whatif, "tradeoff": tradeoff, "engine_at_least": engine_at_least}
+
+
+@lru_cache(maxsize=1)
+def _table_parameters() -> tuple[str, ...]:
+    from . import speculative  # loaded when a rule first asks for the table
+
+    return (*speculative.RATE_PARAMS, *speculative.MODEL_PARAMS)
+
+
+_ABSENT = object()
+# _table_key's answers by the identities of the parameter values given, with those values
+_TABLE_KEYS: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple]] = {}
+
+
+def _table_key(params: dict[str, Any]) -> tuple:
+    """The speculative table's cache key: the text of the parameters it reads, so that HBM208
+    and HBM209 (whose own min_speedup the table never reads) share one table. Worked out once
+    for each set of parameter objects, found by their identities: a rule passes the same
+    objects (its own and the configuration's) on every call, and the entry holds them, so an
+    identity is not reused while its entry lasts."""
+    names = _table_parameters()
+    values = tuple(params.get(name, _ABSENT) for name in names)
+    identities = tuple(map(id, values))
+    found = _TABLE_KEYS.get(identities)
+    if found is None:
+        given = [(name, str(v)) for name, v in zip(names, values, strict=True) if v is not _ABSENT]
+        if len(_TABLE_KEYS) >= 256:  # a run's rules and configurations give a few
+            _TABLE_KEYS.clear()
+        found = _TABLE_KEYS[identities] = (values, ("tradeoff", *sorted(given)))
+    return found[1]
 
 
 def _alternative_names(row: Any) -> Lazy:

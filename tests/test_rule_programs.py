@@ -131,3 +131,36 @@ def test_a_namespace_of_known_values_and_thunks_reads_as_one_lazy_namespace():
     assert sorted(taken._values) == sorted(tested._values) == ["tokens", "total"]
     with pytest.raises(ExpressionError):
         evaluate("kv._values", {"kv": taken}, {})
+
+
+# the drafter displaces workload sequences (tests/test_speculative_rules.py's DISPLACING)
+DISPLACING = manifest(
+    """
+    gpu: {type: H100}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    serving: {max_model_len: 32768}
+    speculative: {method: draft_model, model: meta-llama/Llama-3.2-3B-Instruct,
+                  num_speculative_tokens: 4}
+    workload: {concurrency: 12, context_tokens: 32768}
+    """
+)
+
+
+def test_the_speculative_table_follows_the_acceptance_rates_given_in_one_run(tmp_path):
+    # one process, one set of rules: the table's key (worked out once per set of parameter
+    # objects) must still tell configured rates from the rule's own
+    path = tmp_path / "m.yaml"
+    path.write_text(DISPLACING)
+    rules, _ = load_rules()
+    low = {name: 0.1 for name in ("acceptance_eagle3", "acceptance_ngram", "acceptance_early_exit")}
+    configured = LintOptions(rule_params={"HBM208": {**low, "acceptance_draft_model": 0.9}})
+
+    def tradeoff(options=None):
+        found = lint_file(path, path.name, rules, options).diagnostics
+        return next(d.message for d in found if d.code == "HBM208")
+
+    default = tradeoff()
+    assert "x 1.11 tokens per step" not in default
+    assert "n-gram lookup would serve this deployment best" in tradeoff(configured)
+    assert "x 1.11 tokens per step" in tradeoff(configured)
+    assert tradeoff() == default
