@@ -600,14 +600,29 @@ def render(
     byte_unit: str = "GiB",
 ) -> str:
     """Fill a message template, printing every value in the unit a reader expects."""
-
-    def substitute(match: re.Match) -> str:
-        [(expression, spec)] = template_fields(match.group(0))
+    pieces, tail = _template_pieces(template)
+    out = []
+    for text, field, expression, spec in pieces:  # left to right, as re.sub fills them
+        out.append(text)
         check_spec(spec)
         value = evaluate(expression, names, functions)
         try:
-            return format_quantity(value, spec, byte_unit)
+            out.append(format_quantity(value, spec, byte_unit))
         except (ValueError, TypeError) as exc:
-            raise ExpressionError(f"'{match.group(0)}': cannot format: {exc}") from exc
+            raise ExpressionError(f"'{field}': cannot format: {exc}") from exc
+    out.append(tail)
+    return "".join(out).strip()
 
-    return _FIELD.sub(substitute, template).strip()
+
+@lru_cache(maxsize=1024)
+def _template_pieces(template: str) -> tuple[tuple[tuple[str, str, str, str], ...], str]:
+    """A template's fields, each with the text before it, as (text, field, expression, spec),
+    and the text after the last: found once (rules render the same few templates again and
+    again)."""
+    pieces = []
+    start = 0
+    for match in _FIELD.finditer(template):
+        [(expression, spec)] = template_fields(match.group(0))
+        pieces.append((template[start : match.start()], match.group(0), expression, spec))
+        start = match.end()
+    return tuple(pieces), template[start:]
