@@ -68,6 +68,7 @@ def use_extra_files(paths: list[Path]) -> None:
         _gpu_index.cache_clear()
         _larger_variants.cache_clear()
         _model_index.cache_clear()
+        _MERGED.clear()
         labels._by_basename.cache_clear()
 
 
@@ -241,6 +242,12 @@ def _model_index() -> dict[str, dict]:
     return index
 
 
+# An entry with ``base:`` merged with its base once, by the entry's identity: every deployment
+# of a quantized upload gets the same config object, so resolve builds its architecture once
+# (resolve._architecture is keyed on the config's identity). Nobody writes to a catalog entry.
+_MERGED: dict[int, tuple[dict, dict]] = {}
+
+
 def find_model(name: str) -> dict | None:
     """The catalog entry (id, source, config) for a Hugging Face id or alias, or None. An entry
     with ``base:`` (a quantized or re-uploaded checkpoint) takes its base's config and
@@ -248,12 +255,17 @@ def find_model(name: str) -> dict | None:
     entry = _model_index().get(_key(name))
     if entry is None or "base" not in entry:
         return entry
+    merged = _MERGED.get(id(entry))
+    if merged is not None and merged[0] is entry:
+        return merged[1]
     base = find_model(entry["base"])
     if base is None:
         raise ConfigError(
             f"catalog entry {entry['id']}: base {entry['base']} is not in the catalog"
         )
-    return {**entry, "config": {**base["config"], **(entry.get("config") or {})}}
+    config = {**base["config"], **(entry.get("config") or {})}
+    _MERGED[id(entry)] = (entry, {**entry, "config": config})  # the entry kept: its id stays
+    return _MERGED[id(entry)][1]
 
 
 def hf_cache_config(model_id: str) -> Path | None:
