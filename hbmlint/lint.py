@@ -30,7 +30,7 @@ from .formats import (
 )
 from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
-from .rules import Rule, evaluate_rule, forget_scope
+from .rules import Rule, evaluate_rule, forget_scope, rules_for
 from .spec import Deployment, GpuSpec, ParallelSpec, ServingSpec
 from .yamlsrc import load_documents, load_documents_without_positions
 
@@ -353,7 +353,7 @@ def _lint_deployment(
         return DeploymentResult(deployment, error=first_error)
     budget = budget_stage.build(resolved)
     tradeoff = _tradeoff_params(rules, options)
-    for rule in rules:
+    for rule in rules_for(rules, budget.settings):
         try:
             finding = evaluate_rule(
                 rule, budget, options.rule_params.get(rule.id), tradeoff_params=tradeoff

@@ -659,6 +659,26 @@ def engine_applies(engines: dict[str, str], settings: Any) -> bool:
     return _release_in(spec, settings.engine_version)
 
 
+# (rule list, engine, release) -> the rules of the list written for them; the list is held, so
+# its id is not reused while the entry lives
+_RULES_FOR: dict[tuple[int, str, str | None], tuple[list[Rule], list[Rule]]] = {}
+
+
+def rules_for(rules: list[Rule], settings: Any) -> list[Rule]:
+    """The rules of ``rules`` written for the deployment's engine and release, in order (a
+    rule for another engine holds by definition), worked out once per engine and release of
+    a run instead of once per rule and deployment."""
+    key = (id(rules), settings.engine, settings.engine_version)
+    known = _RULES_FOR.get(key)
+    if known is not None and known[0] is rules:
+        return known[1]
+    applies = [r for r in rules if not r.engines or engine_applies(r.engines, settings)]
+    if len(_RULES_FOR) >= 256:  # a run holds a few engines and releases
+        _RULES_FOR.clear()
+    _RULES_FOR[key] = (rules, applies)
+    return applies
+
+
 @lru_cache(maxsize=1024)  # a few ranges and releases, asked for by every rule and deployment
 def _release_in(spec: str, engine_version: str | None) -> bool:
     if spec.strip() == "all":
