@@ -9,6 +9,7 @@ import pickle
 
 import pytest
 from helpers import manifest
+from test_speculative_rules import DISPLACING as DISPLACING_SPEC
 
 from hbmlint.expressions import ExpressionError, Scope, evaluate, evaluator
 from hbmlint.lint import LintOptions, lint_file
@@ -133,17 +134,8 @@ def test_a_namespace_of_known_values_and_thunks_reads_as_one_lazy_namespace():
         evaluate("kv._values", {"kv": taken}, {})
 
 
-# the drafter displaces workload sequences (tests/test_speculative_rules.py's DISPLACING)
-DISPLACING = manifest(
-    """
-    gpu: {type: H100}
-    model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    serving: {max_model_len: 32768}
-    speculative: {method: draft_model, model: meta-llama/Llama-3.2-3B-Instruct,
-                  num_speculative_tokens: 4}
-    workload: {concurrency: 12, context_tokens: 32768}
-    """
-)
+# the drafter displaces workload sequences
+DISPLACING = manifest(DISPLACING_SPEC)
 
 
 def test_the_speculative_table_follows_the_acceptance_rates_given_in_one_run(tmp_path):
