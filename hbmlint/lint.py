@@ -83,18 +83,18 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
                 yield from _unlisted(unlisted)
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
                 folder = Path(root)
-                # a folder below the working directory: its files' names are its own plus
-                # theirs (relpath once a folder, not once a file)
-                below = _display(folder) if _below_cwd(root) else None
+                # a folder below the working directory names its files by its own relative
+                # path plus theirs (one relpath a folder, not one a file)
+                below = _relative_below_cwd(root)
                 for name in sorted(names):
                     if name.endswith(SEARCHED_SUFFIXES):
                         child = folder / name
-                        shown = None if below is None else os.path.join(below, name)
-                        if below == ".":
-                            shown = name
-                        if shown is None or shown.startswith(".."):  # "./..x.yaml", say
-                            shown = _display(child)
-                        yield child, shown
+                        if below is None:
+                            yield child, _display(child)
+                            continue
+                        shown = name if below == "." else os.path.join(below, name)
+                        # "..x.yaml" in the working directory reads as a parent's path
+                        yield child, _display(child) if shown.startswith("..") else shown
             yield from _unlisted(unlisted)
         else:
             yield path, _display(path)
@@ -106,16 +106,17 @@ def _unlisted(errors: list[OSError]) -> Iterator[tuple[Path, str]]:
         yield folder, _display(folder)
 
 
-def _below_cwd(folder: str) -> bool:
-    """Whether ``folder`` is the working directory or below it (then every file in it is)."""
-    return not os.path.relpath(os.path.abspath(folder)).startswith("..")
+def _relative_below_cwd(path: str | Path) -> str | None:
+    """``path`` relative to the working directory, None where it is not below it; symlinks are
+    not resolved (a symlink loop must still get a name)."""
+    relative = os.path.relpath(os.path.abspath(path))
+    return None if relative.startswith("..") else relative
 
 
 def _display(path: Path) -> str:
-    """The path relative to the working directory where it is below it; symlinks are not
-    resolved (a symlink loop must still get a name)."""
-    relative = os.path.relpath(os.path.abspath(path))
-    return str(path) if relative.startswith("..") else relative
+    """The path relative to the working directory where it is below it, else as given."""
+    relative = _relative_below_cwd(path)
+    return str(path) if relative is None else relative
 
 
 def lint_file(
