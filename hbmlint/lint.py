@@ -89,8 +89,8 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
                 for name in sorted(names):
                     if name.endswith(SEARCHED_SUFFIXES):
                         child = folder / name
-                        if below is None:
-                            yield child, _display(child)
+                        if below is None:  # nor is any file in it: named as found
+                            yield child, str(child)
                             continue
                         shown = name if below == "." else os.path.join(below, name)
                         # "..x.yaml" in the working directory reads as a parent's path
