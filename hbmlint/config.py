@@ -433,7 +433,7 @@ class Filter:
     def is_enabled(self, code: str, file: str | None = None) -> bool:
         if code not in self.enabled:
             return False
-        if file is None or code in ALWAYS_ON:
+        if file is None or code in ALWAYS_ON or not self.config.per_file_ignores:
             return True
         relative = self.config.relative(file)
         name = self.known.get(code, "")
