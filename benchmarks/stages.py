@@ -35,7 +35,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (kubernetes, "to_deployments", "kubernetes read"),
     (lint, "resolve", "resolve"),
     (lint.budget_stage, "build", "budget build"),
-    (lint, "evaluate_rule", "rules"),
+    (lint, "evaluate_rules", "rules"),
     (fixes, "complete", "fix verification"),
 ]
 

@@ -30,7 +30,7 @@ from .formats import (
 )
 from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
-from .rules import Rule, evaluate_rule, forget_scope, rules_for
+from .rules import Rule, evaluate_rule, evaluate_rules, forget_scope
 from .spec import Deployment, GpuSpec, ParallelSpec, ServingSpec
 from .yamlsrc import load_documents, load_documents_without_positions
 
@@ -354,22 +354,18 @@ def _lint_deployment(
         return DeploymentResult(deployment, error=first_error)
     budget = budget_stage.build(resolved)
     tradeoff = _tradeoff_params(rules, options)
-    for rule in rules_for(rules, budget.settings):
-        try:
-            finding = evaluate_rule(
-                rule, budget, options.rule_params.get(rule.id), tradeoff_params=tradeoff
-            )
-        except ExpressionError as exc:
+    # the rules that do not hold, in order (almost every rule holds)
+    for rule, finding in evaluate_rules(rules, budget, options.rule_params, tradeoff):
+        if isinstance(finding, ExpressionError):
             findings.append(
                 input_diagnostic(
                     "HBM009",
-                    f"rule {rule.id} failed on {deployment.name}: {exc}",
+                    f"rule {rule.id} failed on {deployment.name}: {finding}",
                     rule.file,
                     rule.span("check"),
                 )
             )
-            continue
-        if finding is not None:
+        else:
             finding = _unless_the_larger_part_fits(finding, rule, resolved, options)
             finding = _unless_the_kv_is_split(finding, rule, budget)
             findings.append(_unless_a_setting_is_unread(finding, rule, deployment))

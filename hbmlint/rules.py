@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -866,46 +867,113 @@ def evaluate_rule(
     ``tradeoff_params`` are what ``tradeoff()`` starts from (the speculative-tradeoff rule's
     parameters with the configuration's overrides, so every rule that calls it uses the same
     acceptance rates); the calling rule's own parameters go on top."""
-    # plain attribute reads (rule._program, budget._rule_scope), not __dict__ lookups: every
-    # rule of every deployment makes them, and Python reads an attribute faster
+    program = _program_for(rule, params)
+    settings = budget.settings
+    if rule.engines:  # engine_applies, in place
+        spec = rule.engines.get(settings.engine)
+        if spec is None or not _release_in(spec, settings.engine_version):
+            return None
+    budget_scope, functions = _scope(budget)
+    if program.calls_tradeoff:
+        functions = _with_tradeoff(functions, {**(tradeoff_params or {}), **program.own})
+    if program.holds(budget_scope, functions):
+        return None
+    return _finding(rule, program, budget, budget_scope, functions)
+
+
+def evaluate_rules(
+    rules: list[Rule],
+    budget: Budget,
+    rule_params: dict[str, dict[str, Any]],
+    tradeoff_params: dict[str, Any] | None = None,
+) -> list[tuple[Rule, Diagnostic | ExpressionError]]:
+    """What evaluate_rule says of this budget for each rule of ``rules`` written for its
+    engine and release, in the rules' order, leaving out the rules that hold (almost all):
+    (rule, its finding), or (rule, the ExpressionError evaluate_rule would raise).
+    ``rule_params``: the configuration's parameters by rule id. What no deployment changes
+    (which rules apply, each rule's program, what its tradeoff() starts from) is worked out
+    once per run, not once per rule and deployment."""
+    steps = _steps_for(rules, budget.settings, rule_params, tradeoff_params)
+    budget_scope, functions = _scope(budget)
+    outcomes: list[tuple[Rule, Diagnostic | ExpressionError]] = []
+    for rule, program, tradeoff_base in steps:
+        seen = functions if tradeoff_base is None else _with_tradeoff(functions, tradeoff_base)
+        try:
+            if program.holds(budget_scope, seen):
+                continue
+            outcomes.append((rule, _finding(rule, program, budget, budget_scope, seen)))
+        except ExpressionError as exc:
+            outcomes.append((rule, exc))
+    return outcomes
+
+
+# (rule list, engine, release, configured params, tradeoff params) -> what evaluate_rules runs
+# for them: each (rule, its program, the parameters its tradeoff() starts from or None). The
+# entry holds the objects its key names by identity, so no identity is reused while it lives.
+_Steps = list[tuple[Rule, "_Program", dict[str, Any] | None]]
+_STEPS: dict[tuple, tuple[tuple, _Steps]] = {}
+
+
+def _steps_for(
+    rules: list[Rule],
+    settings: Any,
+    rule_params: dict[str, dict[str, Any]],
+    tradeoff_params: dict[str, Any] | None,
+) -> _Steps:
+    key = (id(rules), settings.engine, settings.engine_version, id(rule_params))
+    key += (id(tradeoff_params),)
+    known = _STEPS.get(key)
+    held = (rules, rule_params, tradeoff_params)
+    if known is not None and all(map(operator.is_, known[0], held)):
+        return known[1]
+    steps: _Steps = []
+    for rule in rules_for(rules, settings):
+        program = _program_for(rule, rule_params.get(rule.id))
+        base = {**(tradeoff_params or {}), **program.own} if program.calls_tradeoff else None
+        steps.append((rule, program, base))
+    if len(_STEPS) >= 256:  # a run holds a few engines and releases
+        _STEPS.clear()
+    _STEPS[key] = (held, steps)
+    return steps
+
+
+def _program_for(rule: Rule, params: dict[str, Any] | None) -> _Program:
+    """The rule's program for the configuration's ``params`` (kept on the rule for the last
+    ``params`` given; a plain attribute read, not a __dict__ lookup: every rule of every
+    deployment makes it)."""
     try:
         program = rule._program
     except AttributeError:
         program = None
     if program is None or program.params is not params:
         program = rule._program = _Program(rule, params)
-    settings = budget.settings
-    if rule.engines:  # engine_applies, in place: every rule of every deployment asks
-        spec = rule.engines.get(settings.engine)
-        if spec is None or not _release_in(spec, settings.engine_version):
-            return None
-    try:
-        budget_scope, functions = budget._rule_scope  # type: ignore[attr-defined]
-    except AttributeError:
-        budget_scope, functions = _scope(budget)
+    return program
+
+
+def _with_tradeoff(functions: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    """The budget's functions with tradeoff() starting from ``base`` (what tradeoff()
+    starts from, and the calling rule's parameters, config overrides included)."""
+    if "tradeoff" not in functions:
+        return functions
+    table = functions["tradeoff"]
+
+    def tradeoff(**kw: Any) -> Any:
+        return table(**{**base, **kw})
+
+    return {**functions, "tradeoff": tradeoff}
+
+
+def _finding(
+    rule: Rule,
+    program: _Program,
+    budget: Budget,
+    budget_scope: dict[str, Any],
+    functions: dict[str, Any],
+) -> Diagnostic:
+    """The finding of a rule that does not hold (rare): its wording and fixes see the
+    parameters over the budget's names."""
     own = program.own
-    if program.calls_tradeoff and "tradeoff" in functions:
-        table = functions["tradeoff"]
-
-        def tradeoff(**kw: Any) -> Any:
-            # tradeoff() takes the calling rule's parameters (config overrides included)
-            return table(**{**(tradeoff_params or {}), **own, **kw})
-
-        functions = {**functions, "tradeoff": tradeoff}
-    expression = rule.when
-    try:
-        if program.when is not None and not program.when(budget_scope, functions, own):
-            return None
-        expression = rule.check
-        holds = program.check(budget_scope, functions, own)
-    except ExpressionError:
-        raise
-    except Exception as exc:  # what evaluate() would raise
-        raise evaluation_error(expression, exc) from None  # type: ignore[arg-type]
-    if holds:
-        return None
-    # a finding (rare): its wording and fixes see the parameters over the budget's names
-    names = Scope(own, parent=budget_scope) if own else budget_scope
+    names = Scope(own, parent=budget_scope) if own else budget_scope  # type: ignore[arg-type]
     unit = budget.byte_unit
     wording = next(
         (m for m in rule.messages if not m.when or evaluate(m.when, names, functions)),
@@ -945,7 +1013,7 @@ class _Program:
     passes each rule the same dictionary for every deployment (and this holds it, so its
     identity is not reused)."""
 
-    __slots__ = ("params", "own", "when", "check", "calls_tradeoff")
+    __slots__ = ("params", "own", "when", "check", "calls_tradeoff", "when_text", "check_text")
 
     def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
         self.params = params
@@ -954,6 +1022,22 @@ class _Program:
         self.when = merged_evaluator(rule.when, names) if rule.when else None
         self.check = merged_evaluator(rule.check, names)
         self.calls_tradeoff = rule.calls_tradeoff
+        self.when_text, self.check_text = rule.when, rule.check
+
+    def holds(self, names: dict[str, Any], functions: dict[str, Any]) -> Any:
+        """Whether the rule holds for these names (its ``when`` is false, or its ``check``
+        true); an error while working either out is raised as evaluate() raises it."""
+        own = self.own
+        expression = self.when_text
+        try:
+            if self.when is not None and not self.when(names, functions, own):
+                return True
+            expression = self.check_text
+            return self.check(names, functions, own)
+        except ExpressionError:
+            raise
+        except Exception as exc:  # what evaluate() would raise
+            raise evaluation_error(expression, exc) from None  # type: ignore[arg-type]
 
 
 def _setting(value: Any) -> Any:
