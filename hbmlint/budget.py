@@ -10,6 +10,9 @@ memory fraction:
                token costing the target's K and V plus the draft's.
 
 Everything a rule needs is computed here, once; ``whatif`` re-runs it with settings changed.
+The arithmetic runs on plain numbers in canonical units (bytes, bytes per token, tokens); the
+Budget's figures are made Quantities once, at the end, for the rules and reports that read them
+with their units.
 """
 
 from __future__ import annotations
@@ -24,7 +27,16 @@ from . import catalog, cudagraphs, dp_attention, lora, sglang_mamba
 from .catalog.architecture import FULL, HybridPages
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
-from .units import DECIMAL_BYTE_UNITS, Q, parse_quantity
+from .units import (
+    DECIMAL_BYTE_UNITS,
+    Q,
+    bytes_per_token_quantity,
+    bytes_quantity,
+    in_bytes,
+    in_bytes_per_token,
+    parse_quantity,
+    tokens_quantity,
+)
 
 # The overhead constants live per engine in catalog/engines.yaml ("overhead"), fitted on
 # ../shared/calibration/engine-logs.yaml by benchmarks/accuracy.py.
@@ -198,42 +210,44 @@ class Budget:
         if self.settings.kv_cache_memory_bytes:
             return Q(0, "byte")  # the manifest sets the KV cache's bytes: nothing is estimated
         of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
-        weights = self.weights + self.draft_weights
-        spread = (of_overhead * self.overhead_total + of_weights * weights).to("byte")
+        # in plain bytes, each product and sum in the order the Quantity arithmetic took
+        weights = in_bytes(self.weights) + in_bytes(self.draft_weights)
+        spread = in_bytes(self.overhead_total) * of_overhead + weights * of_weights
         graphs = self.overhead.get("cuda_graphs")
         if up and graphs is not None and _graphs_maybe_uncharged(self.settings):
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
             # graphs_maybe_uncharged): the generous edge goes without them
-            spread = spread + ((1 - of_overhead) * graphs).to("byte")
-        group = nvswitch_group_bytes(self.resolved.gpu, self.settings) if up else None
-        if group is not None and group.magnitude > 0:
+            spread = spread + in_bytes(graphs) * (1 - of_overhead)
+        group = nvswitch_group_bytes(self.resolved.gpu, self.settings) if up else 0
+        if group > 0:
             # The NVLink switch board's communicator memory rests on one record, and NVIDIA's
             # aiconfigurator tables give a fifth of it (engines.yaml multi_gpu): the generous
             # edge, the one the error rules promise a refusal by, goes without it. vLLM counts
             # it among the overhead (of_overhead of it is in the spread already); SGLang takes
             # it out of the memory free at start.
             in_overhead = _fraction_meaning(self.settings.engine) != "weights_and_kv_of_total"
-            spread = spread + ((1 - of_overhead) * group if in_overhead else group).to("byte")
-        if not up and self.warmup_margin is not None and spread >= self.warmup_margin:
+            spread = spread + (group * (1 - of_overhead) if in_overhead else group)
+        if not up and self.warmup_margin is not None and spread >= in_bytes(self.warmup_margin):
             # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
-            return max(spread, self.kv_cache.to("byte"))
-        return spread
+            return bytes_quantity(max(spread, in_bytes(self.kv_cache)))
+        return bytes_quantity(spread)
 
     def kv_tokens_if(self, kv_bytes: Any) -> Any:
         """Tokens a KV cache of ``kv_bytes`` holds at this budget's cost per token, in whole
         blocks (the band's edges: kv_cache -/+ kv_uncertainty(...))."""
-        per_block = float(self.kv_bytes_per_token.to("byte / token").magnitude) * (
-            self.settings.block_size
+        per_token = in_bytes_per_token(self.kv_bytes_per_token_target) + in_bytes_per_token(
+            self.kv_bytes_per_token_draft
         )
-        magnitude = float(kv_bytes.to("byte").magnitude)
+        per_block = float(per_token) * self.settings.block_size
+        magnitude = float(in_bytes(kv_bytes))
         if magnitude <= 0 or per_block <= 0:
-            return Q(0, "token")
-        return Q(math.floor(magnitude / per_block) * self.settings.block_size, "token")
+            return tokens_quantity(0)
+        return tokens_quantity(math.floor(magnitude / per_block) * self.settings.block_size)
 
     def state_blocks_if(self, kv_bytes: Any) -> int:
         """The blocks of vLLM's hybrid pool a KV cache of ``kv_bytes`` holds: each running
         sequence keeps its recurrent state in one ("Mamba cache blocks"); 0 for other models."""
-        magnitude = float(kv_bytes.to("byte").magnitude)
+        magnitude = float(in_bytes(kv_bytes))
         if self.kv_pages is None or magnitude <= 0:
             return 0
         return math.floor(magnitude / self.kv_pages.block_bytes)
@@ -517,7 +531,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             "(medusa_num_heads) is not known, and vLLM loads every head the checkpoint holds"
         )
     if spec.method == "mtp" and resolved.draft is None and engine == "sglang":
-        extra = sglang_mtp_vocab_tensors(settings, target).to("GiB").magnitude
+        extra = bytes_quantity(sglang_mtp_vocab_bytes(settings, target)).to("GiB").magnitude
         note = (
             f"the MTP draft's own embed_tokens and lm_head counted ({extra:.2f} GiB per GPU): "
             "SGLang builds them, loads neither and takes the target's only after the load "
@@ -975,8 +989,9 @@ def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, An
     return out
 
 
-def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
-    """Non-torch memory, the activation peak of the profile run and CUDA graphs, per GPU."""
+def overhead_bytes(resolved: Resolved, s: Settings, group: Any) -> dict[str, Any]:
+    """Non-torch memory, the activation peak of the profile run and CUDA graphs, per GPU, in
+    bytes; ``group``: nvswitch_group_bytes."""
     target = resolved.target
     spec = _overhead_constants(s.engine, s.engine_version, s.legacy_engine)  # read only
     tp = s.tensor_parallel
@@ -985,8 +1000,7 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
         if tp * s.pipeline_parallel == 1
         else spec[_PARSED + "non_torch_tp_many"]
     )
-    group = nvswitch_group_bytes(resolved.gpu, s)
-    if group.magnitude > 0 and _fraction_meaning(s.engine) != "weights_and_kv_of_total":
+    if group > 0 and _fraction_meaning(s.engine) != "weights_and_kv_of_total":
         # SGLang's is charged where its pool is sized, as memory not free at start
         non_torch = spec[_PARSED + "non_torch_tp1"] + group
     # The profile run's peak is the larger of two moments, not their sum: the forward pass of
@@ -1014,27 +1028,26 @@ def overhead_lines(resolved: Resolved, s: Settings) -> dict[str, Any]:
         activation = max(
             activation, _vision_profile(target, s, float(spec["mlp_factor"]), encoder_factor)
         )
-    overhead = {
-        "non_torch": non_torch,
-        "activation": Q(activation, "byte"),
-    }
+    overhead = {"non_torch": non_torch, "activation": activation}
     if not s.enforce_eager and _graphs_in_budget(s):
-        overhead["cuda_graphs"] = Q(graph_profile_bytes(s), "byte")
+        overhead["cuda_graphs"] = graph_profile_bytes(s)
     return overhead
 
 
 def nvswitch_group_bytes(gpu: Any, s: Settings) -> Any:
-    """The device memory a tensor-parallel group's communicators take on an NVLink switch
-    board beyond a single GPU's non-torch memory (engines.yaml multi_gpu): 0 elsewhere, where
-    the engine's flat multi-GPU figure stands."""
+    """The device memory, in bytes, a tensor-parallel group's communicators take on an NVLink
+    switch board beyond a single GPU's non-torch memory (engines.yaml multi_gpu): 0 elsewhere,
+    where the engine's flat multi-GPU figure stands."""
+    if s.tensor_parallel < 2:
+        return 0
     spec = catalog.engine_defaults(s.engine).get("multi_gpu") or {}
     perf = getattr(gpu, "performance", None)
-    if s.tensor_parallel < 2 or "nvswitch_group" not in spec or perf is None:
-        return Q(0, "byte")
+    if "nvswitch_group" not in spec or perf is None:
+        return 0
     least = _catalog_quantity(spec["nvswitch_min_nvlink"], "[information] / [time]")
     if perf.nvlink is None or perf.nvlink < least:
-        return Q(0, "byte")
-    return _catalog_quantity(spec["nvswitch_group"], "[information]").to("byte")
+        return 0
+    return in_bytes(_catalog_quantity(spec["nvswitch_group"], "[information]"))
 
 
 @lru_cache(maxsize=256)  # keyed on the text itself; quantities are never changed in place
@@ -1049,7 +1062,7 @@ def graph_profile_bytes(s: Settings) -> float:
     profile = _graph_constants(s.engine)
     if profile is None or s.legacy_engine:
         spec = _overhead_constants(s.engine, s.engine_version, s.legacy_engine)
-        return float(spec[_PARSED + "cuda_graphs"].magnitude)
+        return float(spec[_PARSED + "cuda_graphs"])
     k = s.num_speculative_tokens if s.speculative_method not in ("", "none") else 0
     return _graph_bytes(
         profile,
@@ -1111,10 +1124,10 @@ def _overhead_constants(engine: str, engine_version: str | None, legacy: bool) -
         ):
             if version is None or version >= _version(since):
                 spec.update({k: v for k, v in changes.items() if k != "source"})
-    # the memory sizes, parsed once (units checked on the way in)
+    # the memory sizes, parsed once (units checked on the way in), in bytes
     for key in ("non_torch_tp1", "non_torch_tp_many", "cuda_graphs"):
         if key in spec:
-            spec[_PARSED + key] = parse_quantity(spec[key], "[information]").to("byte")
+            spec[_PARSED + key] = in_bytes(parse_quantity(spec[key], "[information]"))
     return spec
 
 
@@ -1162,19 +1175,26 @@ def _add_note(assumed: dict[str, str], key: str, note: str) -> None:
 
 
 def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = None) -> Budget:
+    """The budget of a resolved deployment with these settings. Memory is counted in plain
+    bytes (KV costs in bytes per token, capacity in tokens) and made Quantities at the end; a
+    sum or product here takes its operands in the order the Quantity arithmetic did, so the
+    figures are the same to the last bit."""
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = resolved.gpu.memory.to("byte")
+    total_bytes = total.magnitude
     split = dp_attention.sharding(
         target, s.engine, s.engine_version, tp, s.attention_data_parallel, s.whole_parts
     )
-    weights = target.weight_bytes_per_rank(
-        tp, pp, s.quantization, s.dtype, s.expert_parallel, s.redundant_experts, split
+    weights = in_bytes(
+        target.weight_bytes_per_rank(
+            tp, pp, s.quantization, s.dtype, s.expert_parallel, s.redundant_experts, split
+        )
     )
     slack = _sglang_allocator_slack(target, s)
     rope = _sglang_rope_fp32(target, s)
     if slack or rope:
-        weights = weights + Q(slack + rope, "byte")
+        weights = weights + (slack + rope)
         assumed = dict(assumed or {})
         note = (
             f"{(slack + rope) / 2**30:.2f} GiB per GPU more: what PyTorch's allocator holds "
@@ -1187,8 +1207,8 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     if s.cpu_offload_gib:
         # vLLM keeps --cpu-offload-gb GiB of each GPU's weights in pinned host memory
         # (streamed in every forward pass): only the rest is in HBM
-        offload = Q(s.cpu_offload_gib, "GiB").to("byte")
-        weights = weights - offload if weights > offload else Q(0, "byte")
+        offload = in_bytes(Q(s.cpu_offload_gib, "GiB"))
+        weights = weights - offload if weights > offload else 0
     if s.lora_slots:
         weights, assumed = _with_lora(target, s, weights, assumed)
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
@@ -1200,52 +1220,54 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
         _cell_dtype(s, target, s.kv_cache_dtype),
     )
     draft_weights, kv_draft = _draft_cost(resolved, s, kv_bytes)
-    host_weights = Q(0, "byte")
-    if s.draft_offload and draft_weights.magnitude:
+    host_weights = 0
+    if s.draft_offload and draft_weights:
         # offloaded: the weights sit in pinned host memory and stream over PCIe each draft pass
-        host_weights, draft_weights = draft_weights, Q(0, "byte")
+        host_weights, draft_weights = draft_weights, 0
 
-    overhead = overhead_lines(resolved, s)
-    overhead_total = sum(overhead.values(), Q(0, "byte"))
+    group = nvswitch_group_bytes(resolved.gpu, s)
+    overhead = overhead_bytes(resolved, s, group)
+    overhead_total = 0
+    for line in overhead.values():  # one by one, as sum() of Quantities added them
+        overhead_total = overhead_total + line
 
     meaning = _fraction_meaning(s.engine)
     warmup_margin = None
     fixed = weights + draft_weights
     # SGLang keeps the recurrent state of hybrid models in a pool of its own (sglang_mamba.py);
     # vLLM pages it with the KV cache (one slot per request, counted per sequence).
-    state_pool = Q(0, "byte")
+    state_pool = 0
     state_per_sequence = layout.state_per_sequence
     draft_in = True  # the drafter's KV is sized inside the budget (all but an older SGLang)
     if meaning == "of_free":  # TensorRT-LLM: a share of what is free after loading
-        free = total - fixed - overhead_total
-        kv_cache = free * s.memory_fraction if free.magnitude > 0 else free
-        usable = fixed + overhead_total + (kv_cache if kv_cache.magnitude > 0 else Q(0, "byte"))
-        if usable > total:
+        free = total_bytes - fixed - overhead_total
+        kv_cache = free * s.memory_fraction if free > 0 else free
+        usable = fixed + overhead_total + (kv_cache if kv_cache > 0 else 0)
+        if usable > total_bytes:
             # weights and overhead past the card: the engine may use the card, no more (the
             # fraction of a negative "free" is nothing), so the weights' check sees the card
-            usable = total
+            usable = total_bytes
     elif meaning == "weights_and_kv_of_total":  # SGLang: activations live outside the fraction
-        group = nvswitch_group_bytes(resolved.gpu, s)
         usable, kv_cache, draft_in, pool = _sglang_pool(
-            s, total - group, weights, draft_weights, target, layout
+            s, total_bytes - group, weights, draft_weights, target, layout
         )
-        if group.magnitude > 0:
+        if group > 0:
             assumed = dict(assumed or {})
             _add_note(
                 assumed,
                 "free_at_start",
-                f"and {group.to('GiB').magnitude:.1f} GiB less for the tensor-parallel group's "
-                "communicators on an NVLink switch board",
+                f"and {bytes_quantity(group).to('GiB').magnitude:.1f} GiB less for the "
+                "tensor-parallel group's communicators on an NVLink switch board",
             )
         if pool is not None:
-            state_pool, state_per_sequence = Q(pool.total, "byte"), pool.per_slot
+            state_pool, state_per_sequence = pool.total, pool.per_slot
             assumed = dict(assumed or {})
             _add_note(assumed, "kv_cache", pool.how)
     elif s.kv_cache_memory_bytes:  # vLLM with the KV cache's bytes set: no fraction applies
-        kv_cache = Q(s.kv_cache_memory_bytes, "byte")
+        kv_cache = s.kv_cache_memory_bytes
         usable = fixed + overhead_total + kv_cache
     else:  # vLLM, TGI: a share of the whole card
-        usable = total * s.memory_fraction
+        usable = total_bytes * s.memory_fraction
         kv_cache = usable - fixed - overhead_total
         if s.engine == "tgi":
             kv_cache, warmup_margin = _tgi_warmup_kv(
@@ -1282,20 +1304,19 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
             pages_shape = layout.hybrid_pages()
             # a drafter's attention layers (MTP, an EAGLE head) join the target's in vLLM's
             # groups: a group of more layers, so more padding in the state groups
-            per_token_draft = float(kv_draft.to("byte / token").magnitude)
-            joined = layout.with_drafter_layers(per_token_draft)
+            joined = layout.with_drafter_layers(float(kv_draft))
             if joined is not layout and _drafter_layers_match(resolved, s, layout, kv_bytes):
                 with_draft = joined.paged_request_bytes(mml, state_pages=pages)
-                kv_draft = Q((with_draft - paged) / mml, "byte / token")
+                kv_draft = (with_draft - paged) / mml
                 pages_shape = joined.hybrid_pages()
             if how:
                 assumed = dict(assumed or {})
                 _add_note(assumed, "kv_cache", how)
-    if state_pool.magnitude:
+    if state_pool:
         per_request -= layout.state_per_sequence
     full_only = per_request == layout.full_per_token * mml
     target_per_token = layout.full_per_token if full_only else per_request / mml
-    draft_per_token = float(kv_draft.to("byte / token").magnitude)
+    draft_per_token = float(kv_draft)
     per_request += draft_per_token * mml
     per_token = target_per_token + draft_per_token
     # the bytes a token costs inside the budget (an older SGLang sized its pool on the
@@ -1307,15 +1328,14 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     if counted:
         sizing += counted - target_per_token
     block_bytes = sizing * s.block_size
-    kv_magnitude = float(kv_cache.to("byte").magnitude)
+    kv_magnitude = float(kv_cache)
     blocks = math.floor(kv_magnitude / block_bytes) if kv_magnitude > 0 and block_bytes else 0
     if s.kv_cache_max_tokens and blocks * s.block_size > s.kv_cache_max_tokens:
         # SGLang --max-total-tokens caps the pool (rounded down to pages); the rest stays free
         blocks = s.kv_cache_max_tokens // s.block_size
-        kv_cache = Q(blocks * s.block_size * sizing, "byte")
-    kv_tokens = Q(blocks * s.block_size, "token")
+        kv_cache = blocks * s.block_size * sizing
     if counted:
-        stored = Q(blocks * s.block_size * (per_token if draft_in else target_per_token), "byte")
+        stored = blocks * s.block_size * (per_token if draft_in else target_per_token)
         usable = usable + stored - kv_cache
         kv_cache = stored
         assumed = dict(assumed or {})
@@ -1330,31 +1350,34 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
 
     unit = resolved.deployment.gpu.memory
     byte_unit = "GB" if unit is not None and f"{unit.units:~}" in DECIMAL_BYTE_UNITS else "GiB"
-    return Budget(
+    budget = Budget(
         resolved=resolved,
         settings=s,
         total=total,
-        usable=usable.to("byte"),
-        weights=weights,
-        draft_weights=draft_weights,
-        overhead=overhead,
-        kv_cache=kv_cache.to("byte"),
-        kv_bytes_per_token_target=Q(target_per_token, "byte / token"),
-        kv_bytes_per_token_draft=kv_draft,
-        kv_tokens=kv_tokens,
+        usable=bytes_quantity(usable),
+        weights=bytes_quantity(weights),
+        draft_weights=bytes_quantity(draft_weights),
+        overhead={name: bytes_quantity(line) for name, line in overhead.items()},
+        kv_cache=bytes_quantity(kv_cache),
+        kv_bytes_per_token_target=bytes_per_token_quantity(target_per_token),
+        kv_bytes_per_token_draft=bytes_per_token_quantity(kv_draft),
+        kv_tokens=tokens_quantity(blocks * s.block_size),
         assumed=dict(assumed or {}),
         byte_unit=byte_unit,
-        kv_bytes_per_sequence=Q(per_request, "byte"),
-        kv_state_bytes_per_sequence=Q(state_per_sequence, "byte"),
-        draft_host_weights=host_weights,
+        kv_bytes_per_sequence=bytes_quantity(per_request),
+        kv_state_bytes_per_sequence=bytes_quantity(state_per_sequence),
+        draft_host_weights=bytes_quantity(host_weights),
         kv_pages=pages_shape,
-        warmup_margin=warmup_margin,
+        warmup_margin=None if warmup_margin is None else bytes_quantity(warmup_margin),
     )
+    # the overhead's sum, worked out above as overhead_total would (0 + each line in order)
+    budget.__dict__["overhead_total"] = bytes_quantity(overhead_total)
+    return budget
 
 
 def _with_lora(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, dict]:
-    """The weights with the LoRA slots vLLM preallocates while loading (lora.py), and the
-    budget's note on them."""
+    """The weights (bytes) with the LoRA slots vLLM preallocates while loading (lora.py), and
+    the budget's note on them."""
     assumed = dict(assumed or {})
     why = lora.unmodelled(target, s.expert_parallel)
     if why is not None:
@@ -1375,7 +1398,7 @@ def _with_lora(target: Any, s: Settings, weights: Any, assumed: dict | None) -> 
         "(--max-lora-rank) for every linear layer, preallocated while the model loads"
     )
     _add_note(assumed, "weights", note)
-    return weights + Q(extra, "byte"), assumed
+    return weights + extra, assumed
 
 
 def _drafter_layers_match(resolved: Resolved, s: Settings, layout: Any, kv_bytes: float) -> bool:
@@ -1449,7 +1472,7 @@ def _sglang_rope_fp32(target: Any, s: Settings) -> float:
 
 
 def _tgi_head(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, Any]:
-    """The weights with TGI's LM head as its server holds it (catalog/tgi_head.py)."""
+    """The weights (bytes) with TGI's LM head as its server holds it (catalog/tgi_head.py)."""
     from .catalog import tgi_head
 
     extra, why = tgi_head.head_bytes_difference(
@@ -1464,15 +1487,15 @@ def _tgi_head(target: Any, s: Settings, weights: Any, assumed: dict | None) -> t
         return weights, assumed
     assumed = dict(assumed or {})
     _add_note(assumed, "weights", f"{extra / 2**30:+.2f} GiB per GPU: {why}")
-    return weights + Q(extra, "byte"), assumed
+    return weights + extra, assumed
 
 
 def _tgi_warmup_kv(
     resolved: Resolved, s: Settings, free: Any, usable: Any, per_token: float
 ) -> tuple[Any, Any]:
     """TGI's KV cache after its warm-up (catalog/tgi_warmup.py), and the memory left above the
-    warm-up batch's blocks: ``free`` is the fraction of the card less the weights and the
-    warm-up's peak, the warm-up batch's KV blocks not yet taken."""
+    warm-up batch's blocks, in bytes: ``free`` is the fraction of the card less the weights
+    and the warm-up's peak, the warm-up batch's KV blocks not yet taken."""
     from .catalog import tgi_warmup
 
     spec = catalog.engine_defaults("tgi")
@@ -1497,13 +1520,13 @@ def _tgi_warmup_kv(
     kv = tgi_warmup.kv_after_warmup(
         spec,
         s.engine_version,
-        float(free.to("byte").magnitude),
-        float(usable.to("byte").magnitude),
+        float(free),
+        float(usable),
         block_bytes,
         slots // s.block_size,
     )
-    margin = float(free.to("byte").magnitude) - slots // s.block_size * block_bytes
-    return Q(kv, "byte"), Q(margin, "byte")
+    margin = float(free) - slots // s.block_size * block_bytes
+    return kv, margin
 
 
 def _cell_dtype(s: Settings, target: Any, kv_dtype: str) -> str:
@@ -1529,12 +1552,12 @@ def _sglang_pool(
     0.5.16): usable = the memory free when the worker starts (the device less the CUDA context
     and distributed init) x mem_fraction_static; the pool is what is left of it after the
     weights, a multimodal model's embedding-cache reserve and, for hybrid models, the
-    recurrent-state pool (sglang_mamba.plan, by release). Returns (usable, KV bytes, whether
-    the drafter's weights and KV are inside the fraction, which depends on the release:
+    recurrent-state pool (sglang_mamba.plan, by release). In bytes: returns (usable, KV bytes,
+    whether the drafter's weights and KV are inside the fraction, which depends on the release:
     engines.yaml, and the state pool or None)."""
     spec = catalog.engine_defaults("sglang")
-    reserved = parse_quantity(spec.get("free_at_start_reserved", "0 GiB"), "[information]")
-    free = total - reserved.to("byte")
+    reserved = _catalog_quantity(spec.get("free_at_start_reserved", "0 GiB"), "[information]")
+    free = total - in_bytes(reserved)
     usable = free * s.memory_fraction
     version = _version(s.engine_version)
 
@@ -1544,14 +1567,15 @@ def _sglang_pool(
 
     draft_in = since("draft_kv_in_fraction_since")
     fixed = weights + (draft_weights if since("draft_weights_in_fraction_since") else 0 * weights)
-    rest = usable - fixed - Q(sglang_mamba.mm_reserve_bytes(target, s), "byte")
-    pool = sglang_mamba.plan(target, layout, s, float(rest.to("byte").magnitude))
-    state = Q(pool.total if pool is not None else 0.0, "byte")
+    rest = usable - fixed - sglang_mamba.mm_reserve_bytes(target, s)
+    pool = sglang_mamba.plan(target, layout, s, float(rest))
+    state = pool.total if pool is not None else 0.0
     return usable, rest - state, draft_in, pool
 
 
 def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, Any]:
-    """Weights per GPU and KV bytes per token per GPU of the speculative drafter, by method:
+    """Weights per GPU (bytes) and KV bytes per token per GPU of the speculative drafter, by
+    method:
 
     draft_model  the whole draft with its own TP (TP 1: whole on every rank) and its own KV
     eagle/eagle3 one (or a few) decoder layers + the fc fusing 2 (3) hidden states; EAGLE-3 has
@@ -1564,7 +1588,6 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
     early_exit   the target's own first layers: no weights; an exit-query vector per token
     ngram, suffix, prompt_lookup, lookahead: nothing on the GPU (a host-side table)
     """
-    zero = (Q(0, "byte"), Q(0, "byte / token"))
     method, target, draft = s.speculative_method, resolved.target, resolved.draft
     if s.draft_kv_cache_dtype:  # vLLM speculative_config.kv_cache_dtype (PR #32165)
         kv_bytes = catalog.kv_dtype_bytes(s.draft_kv_cache_dtype)
@@ -1574,18 +1597,18 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         weights, per_token = mtp_cost(
             target, s.tensor_parallel, s.quantization, s.dtype, kv_bytes, kv_dtype, split
         )
-        return weights + sglang_mtp_vocab_tensors(s, target), per_token
+        vocab = sglang_mtp_vocab_bytes(s, target)
+        return in_bytes(weights) + vocab, in_bytes_per_token(per_token)
     if method in SELF_METHODS:
         # LayerSkip reuses the first E layers' KV for verification (its "cache reuse"); what is
         # left is the exit layer's query cache: one hidden vector per token on each rank.
-        per_token = target.hidden_size / s.tensor_parallel * kv_bytes
-        return Q(0, "byte"), Q(per_token, "byte / token")
+        return 0, target.hidden_size / s.tensor_parallel * kv_bytes
     if method == "medusa":
         heads = (draft.medusa_heads if draft else 0) or max(s.num_speculative_tokens, 1)
         layers = (draft.medusa_layers if draft else 0) or 1
-        return medusa_weights(target, heads, layers, s.draft_tensor_parallel, s.dtype), zero[1]
+        return in_bytes(medusa_weights(target, heads, layers, s.draft_tensor_parallel, s.dtype)), 0
     if draft is None or method not in (*DRAFT_MODEL_METHODS, *HEAD_METHODS):
-        return zero
+        return 0, 0
     tp = s.draft_tensor_parallel
     if method in ("eagle", "eagle3"):
         shared = head_shared_parts(s, method, draft, target)
@@ -1598,10 +1621,11 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         weights = dflash_weights(draft, target, tp, s.draft_quantization)
     else:  # a draft with tensor_parallel 1 sits whole on every rank of the target
         weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
-    return weights, draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
+    per_token = draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
+    return in_bytes(weights), in_bytes_per_token(per_token)
 
 
-def sglang_mtp_vocab_tensors(s: Settings, target: Any) -> Any:
+def sglang_mtp_vocab_bytes(s: Settings, target: Any) -> Any:
     """Bytes per rank of the embed_tokens and lm_head SGLang's MTP (NextN) draft model builds
     of its own: vocab-parallel, in the model dtype (no quant_config reaches the embedding),
     one tensor when the model ties them. Neither is loaded (the checkpoint's MTP keys hold
@@ -1612,14 +1636,14 @@ def sglang_mtp_vocab_tensors(s: Settings, target: Any) -> Any:
     x 2 B are these). With DP attention they are split as the target's (deepseek_nextn.py:
     the embedding whole on each GPU before v0.5.8; dp_attention.nextn_sharding)."""
     if s.engine != "sglang":
-        return Q(0, "byte")
+        return 0
     split = dp_attention.nextn_sharding(target, s)
     embed = (split.embed if split is not None else 0) or s.tensor_parallel
     lm_head = (split.lm_head if split is not None else 0) or s.tensor_parallel
     size = target.vocab_size * target.hidden_size / embed
     if not target.tie_word_embeddings:
         size += target.vocab_size * target.hidden_size / lm_head
-    return Q(size * catalog.dtype_bytes(s.dtype), "byte")
+    return size * catalog.dtype_bytes(s.dtype)
 
 
 def dflash_weights(head: Any, target: Any, tp: int, quantization: str | None) -> Any:

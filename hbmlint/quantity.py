@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -403,6 +404,18 @@ def _quantity(magnitude: Any, units: Unit) -> Quantity:
 def quantity_of(magnitude: Any, units: str) -> Quantity:
     """``Quantity(magnitude, units)`` for a unit expression's text, without __init__'s tests."""
     return _quantity(magnitude, parse_units(units))
+
+
+def maker(units: str) -> Callable[[Any], Quantity]:
+    """A function that makes a Quantity in ``units`` of a plain number, the unit parsed once:
+    for code that computes in plain numbers and hands out Quantities at the end (the budget).
+    ``maker("byte")(n)`` is ``Quantity(n, "byte")``: the same magnitude, the same unit."""
+    unit = parse_units(units)
+
+    def make(magnitude: Any) -> Quantity:
+        return _quantity(magnitude, unit)
+
+    return make
 
 
 class Quantity:

@@ -13,7 +13,15 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .quantity import Quantity, UndefinedUnitError, dimensionality_of, get_name, quantity_of
+from .quantity import (
+    Quantity,
+    UndefinedUnitError,
+    dimensionality_of,
+    get_name,
+    maker,
+    parse_units,
+    quantity_of,
+)
 
 
 def Q(value: Any, unit: str | None = None) -> Quantity:
@@ -31,6 +39,27 @@ def dimensionality(name: str) -> Any:
 
 def is_quantity(value: Any) -> bool:
     return isinstance(value, Quantity)
+
+
+# The budget computes in plain numbers of canonical units (bytes, tokens, bytes per token) and
+# makes Quantities of them where rules and reports read them: these make them, and in_bytes
+# takes a memory quantity back to a plain number of bytes.
+bytes_quantity = maker("byte")
+tokens_quantity = maker("token")
+bytes_per_token_quantity = maker("byte / token")
+_BYTE = parse_units("byte")
+_BYTE_PER_TOKEN = parse_units("byte / token")
+
+
+def in_bytes(quantity: Quantity) -> Any:
+    """A memory quantity's magnitude in bytes: ``quantity.to("byte").magnitude``, the number
+    itself for a quantity in bytes."""
+    return quantity.m_as(_BYTE)
+
+
+def in_bytes_per_token(quantity: Quantity) -> Any:
+    """``quantity.to("byte / token").magnitude``."""
+    return quantity.m_as(_BYTE_PER_TOKEN)
 
 
 class UnitError(ValueError):
