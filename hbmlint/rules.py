@@ -873,12 +873,12 @@ def evaluate_rule(
         spec = rule.engines.get(settings.engine)
         if spec is None or not _release_in(spec, settings.engine_version):
             return None
-    budget_scope, functions = _scope(budget)
-    if program.calls_tradeoff:
-        functions = _with_tradeoff(functions, {**(tradeoff_params or {}), **program.own})
-    if program.holds(budget_scope, functions):
-        return None
-    return _finding(rule, program, budget, budget_scope, functions)
+    base = {**(tradeoff_params or {}), **program.own} if program.calls_tradeoff else None
+    for _, outcome in _outcomes([(rule, program, base)], budget):
+        if isinstance(outcome, ExpressionError):
+            raise outcome
+        return outcome
+    return None
 
 
 def evaluate_rules(
@@ -893,14 +893,32 @@ def evaluate_rules(
     ``rule_params``: the configuration's parameters by rule id. What no deployment changes
     (which rules apply, each rule's program, what its tradeoff() starts from) is worked out
     once per run, not once per rule and deployment."""
-    steps = _steps_for(rules, budget.settings, rule_params, tradeoff_params)
+    return _outcomes(_steps_for(rules, budget.settings, rule_params, tradeoff_params), budget)
+
+
+def _outcomes(steps: _Steps, budget: Budget) -> list[tuple[Rule, Diagnostic | ExpressionError]]:
+    """Each step's rule against the budget: the rules that do not hold, in order, with their
+    finding or the ExpressionError that evaluating them raised (an error of any other kind
+    while working out ``when`` or ``check`` is wrapped as evaluate() wraps it)."""
     budget_scope, functions = _scope(budget)
     outcomes: list[tuple[Rule, Diagnostic | ExpressionError]] = []
     for rule, program, tradeoff_base in steps:
         seen = functions if tradeoff_base is None else _with_tradeoff(functions, tradeoff_base)
+        own = program.own
+        expression = rule.when
         try:
-            if program.holds(budget_scope, seen):
+            if program.when is not None and not program.when(budget_scope, seen, own):
                 continue
+            expression = rule.check
+            if program.check(budget_scope, seen, own):
+                continue
+        except ExpressionError as exc:
+            outcomes.append((rule, exc))
+            continue
+        except Exception as exc:  # what evaluate() would raise
+            outcomes.append((rule, evaluation_error(expression, exc)))  # type: ignore[arg-type]
+            continue
+        try:
             outcomes.append((rule, _finding(rule, program, budget, budget_scope, seen)))
         except ExpressionError as exc:
             outcomes.append((rule, exc))
@@ -1013,7 +1031,7 @@ class _Program:
     passes each rule the same dictionary for every deployment (and this holds it, so its
     identity is not reused)."""
 
-    __slots__ = ("params", "own", "when", "check", "calls_tradeoff", "when_text", "check_text")
+    __slots__ = ("params", "own", "when", "check", "calls_tradeoff")
 
     def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
         self.params = params
@@ -1022,22 +1040,6 @@ class _Program:
         self.when = merged_evaluator(rule.when, names) if rule.when else None
         self.check = merged_evaluator(rule.check, names)
         self.calls_tradeoff = rule.calls_tradeoff
-        self.when_text, self.check_text = rule.when, rule.check
-
-    def holds(self, names: dict[str, Any], functions: dict[str, Any]) -> Any:
-        """Whether the rule holds for these names (its ``when`` is false, or its ``check``
-        true); an error while working either out is raised as evaluate() raises it."""
-        own = self.own
-        expression = self.when_text
-        try:
-            if self.when is not None and not self.when(names, functions, own):
-                return True
-            expression = self.check_text
-            return self.check(names, functions, own)
-        except ExpressionError:
-            raise
-        except Exception as exc:  # what evaluate() would raise
-            raise evaluation_error(expression, exc) from None  # type: ignore[arg-type]
 
 
 def _setting(value: Any) -> Any:
