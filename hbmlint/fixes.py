@@ -15,7 +15,7 @@ import copy
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import cache, cached_property
 from typing import Any
 
@@ -122,11 +122,19 @@ class FixContext:
     # (reading the text again would give the same settings, at a second read's cost)
     deployment: Deployment | None = None
 
+    # each edited text read back once: two findings often offer the same fix (a drafter's
+    # weights and its share of the memory both suggest n-gram lookup), whose edits give the
+    # same text, and a reading depends on the text alone. Per deployment, so bounded by its
+    # fixes
+    _read: dict[str, Deployment | None] = field(default_factory=dict, repr=False)
+
     def _nth(self, text: str) -> Deployment | None:
+        if text in self._read:
+            return self._read[text]
         found = self.reread(text)
-        if found is None or self.position >= len(found):
-            return None
-        return found[self.position]
+        nth = None if found is None or self.position >= len(found) else found[self.position]
+        self._read[text] = nth
+        return nth
 
     @cached_property
     def _before(self) -> dict[str, Any] | None:

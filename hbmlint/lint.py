@@ -147,6 +147,13 @@ def _lint_text(
     script = script_reader(display, text, forced)
     # a shell script is never parsed as YAML: its text is not YAML, and never meant to be
     documents, error = ([], None) if script else load_documents(text)
+    if documents and ("ConfigMap" in text or "Secret" in text):
+        # the ConfigMaps and Secrets a container reads from this file, from the documents just
+        # read (before any reader or overlay touches them): the pod-spec reader would parse the
+        # whole file again for them
+        from .formats.podspec import file_objects
+
+        file_objects(text, documents)
     if "hbmlint:" in text or "hbmlint.io" in text or "\\" in text:  # a directive, an annotation
         # (or one spelled in escapes): suppressions.py reads them
         from .suppressions import scan as scan_suppressions

@@ -159,16 +159,22 @@ class YamlDocument:
         path = _normalise(path)
         spans = self.spans
         if not spans:  # read without positions (fix verification): every path is the start
-            return Span(1, 1)
+            return _START
         while path and path not in spans:
             path = path[:-1]
         found = spans.get(path)
-        return Span(1, 1) if found is None else found
+        return _START if found is None else found
 
     def key_span(self, path: Path | str) -> Span:
         """The span of the mapping key at ``path`` where there is one, else of its value."""
         path = _normalise(path)
         return self.key_spans.get(path) or self.span(path)
+
+
+# The start of a file, for every path of a document read without positions: one object, as a
+# Span is frozen (a reader asks for a dozen spans a container, and fix verification reads each
+# edited file without positions)
+_START = Span(1, 1)
 
 
 def _normalise(path: Path | str) -> Path:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -222,16 +221,39 @@ def _lookup(kind: str, owner: str, span: Span, objects: dict) -> dict[str, Token
     return {key: Token(value, span) for key, value in elsewhere.items()}
 
 
-@lru_cache(maxsize=4)
-def file_objects(text: str) -> dict[tuple[str, str], dict[str, Token]]:
+# file_objects of the last few texts, by the text: the containers of a file ask for the same
+# objects, and so do its config files (config_files.py) and fix verification
+_FILE_OBJECTS: dict[str, dict[tuple[str, str], dict[str, Token]]] = {}
+_MAX_FILE_OBJECTS = 4
+
+
+def file_objects(
+    text: str, documents: list[YamlDocument] | None = None
+) -> dict[tuple[str, str], dict[str, Token]]:
     """ConfigMaps and Secrets written in the same file, by (kind, name): their keys as tokens
-    located at the value. A Secret's ``data`` is base64, as Kubernetes stores it."""
+    located at the value. A Secret's ``data`` is base64, as Kubernetes stores it.
+    ``documents``: ``text`` as load_documents reads it, where the caller has read it already
+    (lint does, for every file: a file of ConfigMaps is then not parsed again here)."""
     if "ConfigMap" not in text and "Secret" not in text:
         return {}
-    from ..yamlsrc import load_documents
+    found = _FILE_OBJECTS.get(text)
+    if found is None:
+        found = _objects_in(text if documents is None else documents)
+        if len(_FILE_OBJECTS) >= _MAX_FILE_OBJECTS:
+            del _FILE_OBJECTS[next(iter(_FILE_OBJECTS))]  # the oldest
+        _FILE_OBJECTS[text] = found
+    return found
 
+
+def _objects_in(source: str | list[YamlDocument]) -> dict[tuple[str, str], dict[str, Token]]:
+    """file_objects' walk, over the documents of ``source`` (a text is loaded first)."""
+    if isinstance(source, str):
+        from ..yamlsrc import load_documents
+
+        documents, _ = load_documents(source)
+    else:
+        documents = source
     found: dict[tuple[str, str], dict[str, Token]] = {}
-    documents, _ = load_documents(text)
     for document in documents:
         data = document.data
         if not isinstance(data, dict) or data.get("kind") not in ("ConfigMap", "Secret"):
