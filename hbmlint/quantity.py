@@ -411,11 +411,30 @@ def maker(units: str) -> Callable[[Any], Quantity]:
     for code that computes in plain numbers and hands out Quantities at the end (the budget).
     ``maker("byte")(n)`` is ``Quantity(n, "byte")``: the same magnitude, the same unit."""
     unit = parse_units(units)
+    new = object.__new__
 
-    def make(magnitude: Any) -> Quantity:
-        return _quantity(magnitude, unit)
+    def make(magnitude: Any) -> Quantity:  # _quantity's three lines, one call fewer
+        made = new(Quantity)
+        made._magnitude = magnitude
+        made._units = unit
+        return made
 
     return make
+
+
+def reader(units: str) -> Callable[[Quantity], Any]:
+    """A function that reads a Quantity's magnitude in ``units`` (``q.to(units).magnitude``,
+    the magnitude itself when ``q`` is in them), the unit parsed once: the way back to plain
+    numbers."""
+    unit = parse_units(units)
+    key = unit._key
+
+    def read(quantity: Quantity) -> Any:
+        if quantity._units._key == key:
+            return quantity._magnitude
+        return quantity._convert(unit)
+
+    return read
 
 
 class Quantity:

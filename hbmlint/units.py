@@ -19,8 +19,8 @@ from .quantity import (
     dimensionality_of,
     get_name,
     maker,
-    parse_units,
     quantity_of,
+    reader,
 )
 
 
@@ -43,23 +43,12 @@ def is_quantity(value: Any) -> bool:
 
 # The budget computes in plain numbers of canonical units (bytes, tokens, bytes per token) and
 # makes Quantities of them where rules and reports read them: these make them, and in_bytes
-# takes a memory quantity back to a plain number of bytes.
+# (``q.to("byte").magnitude``) and in_bytes_per_token take them back to plain numbers.
 bytes_quantity = maker("byte")
 tokens_quantity = maker("token")
 bytes_per_token_quantity = maker("byte / token")
-_BYTE = parse_units("byte")
-_BYTE_PER_TOKEN = parse_units("byte / token")
-
-
-def in_bytes(quantity: Quantity) -> Any:
-    """A memory quantity's magnitude in bytes: ``quantity.to("byte").magnitude``, the number
-    itself for a quantity in bytes."""
-    return quantity.m_as(_BYTE)
-
-
-def in_bytes_per_token(quantity: Quantity) -> Any:
-    """``quantity.to("byte / token").magnitude``."""
-    return quantity.m_as(_BYTE_PER_TOKEN)
+in_bytes = reader("byte")
+in_bytes_per_token = reader("byte / token")
 
 
 class UnitError(ValueError):
