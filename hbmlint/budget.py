@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -121,6 +121,20 @@ class Settings:
 
 
 _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() may change
+_SETTING_DEFAULTS = {f.name: f.default for f in fields(Settings) if f.default is not MISSING}
+
+
+def _settings(**values: Any) -> Settings:
+    """``Settings(**values)`` without the frozen dataclass's __init__, which sets each of its
+    42 fields through object.__setattr__ (a third of settings_for): the defaults, then the
+    values, stored as they are; a missing or unknown name is refused as __init__ refuses it."""
+    made = object.__new__(Settings)
+    made.__dict__.update(_SETTING_DEFAULTS)
+    made.__dict__.update(values)
+    if made.__dict__.keys() != _SETTING_NAMES:
+        wrong = sorted(_SETTING_NAMES ^ made.__dict__.keys())
+        raise TypeError(f"Settings: missing or unknown {', '.join(wrong)}")
+    return made
 
 
 def _changed(settings: Settings, changes: dict[str, Any]) -> Settings:
@@ -133,7 +147,7 @@ def _changed(settings: Settings, changes: dict[str, Any]) -> Settings:
     return made
 
 
-assert not hasattr(Settings, "__post_init__")  # _changed would skip it
+assert not hasattr(Settings, "__post_init__")  # _settings and _changed would skip it
 
 
 @dataclass
@@ -318,7 +332,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         fraction, why = derived["fraction"]
         assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
     elif fraction is None:
-        fraction, why = _default_fraction(defaults, dep.engine_version)
+        fraction, why = _default_fraction(engine, dep.engine_version)
         assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
     if engine == "sglang" and resolved.target.vision is not None:
         factor, why = _sglang_vlm_factor(
@@ -470,7 +484,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             assumed[label] = "parameter arithmetic from config.json (no safetensors headers read)"
     # the orchestrator's own choices (formats/*), where it made them, say why instead
     assumed.update(dep.assumed)
-    settings = Settings(
+    settings = _settings(
         engine=engine,
         engine_version=dep.engine_version,
         memory_fraction=float(fraction),
@@ -756,11 +770,11 @@ def build(resolved: Resolved) -> Budget:
             )
         else:
             fits = "--max-model-len auto takes min(the model's length, what fits in the KV cache)"
-            settings = replace(settings, max_model_len_auto=True)
+            settings = _changed(settings, {"max_model_len_auto": True})
             cap = serving.max_model_len_cap
             if cap and cap < settings.max_model_len:
                 assumed["max_model_len"] = f"{cap} (--max-model-len auto, --max-model-len-cap)"
-                settings = replace(settings, max_model_len=int(cap))
+                settings = _changed(settings, {"max_model_len": int(cap)})
             budget = compute(resolved, settings, assumed)
     tokens = int(budget.kv_tokens.magnitude)
     if fits and unset and 0 < tokens < settings.max_model_len:
@@ -768,7 +782,7 @@ def build(resolved: Resolved) -> Budget:
         assumed["max_model_len"] = (
             f"{tokens} ({fits}: the model's {settings.max_model_len} does not fit)"
         )
-        budget = compute(resolved, replace(settings, max_model_len=tokens), assumed)
+        budget = compute(resolved, _changed(settings, {"max_model_len": tokens}), assumed)
     return budget
 
 
@@ -1658,14 +1672,32 @@ def dflash_weights(head: Any, target: Any, tp: int, quantization: str | None) ->
         for part in head_stores(head) & {"embed_tokens", "lm_head"}:
             stored -= head.checkpoint.part_bytes(head, tp, part, dtype_bytes=dense)
         return Q(stored, "byte")
-    layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
-    weights = layers.weight_bytes_per_rank(tp, 1, quantization)
+    weights = _layers_of(head).weight_bytes_per_rank(tp, 1, quantization)
     fmt = catalog.weight_format(quantization, head)
     linear = fmt.bytes_per_param if fmt else dense
     reads = head.dflash_target_layers or 1
     fc = reads * target.hidden_size * head.hidden_size * linear
     hidden_norm = head.hidden_size * dense  # on the fused hidden state
     return weights + Q(fc + hidden_norm, "byte")
+
+
+# A drafter's decoder layers alone (no vocabulary, no checkpoint), whose weights eagle_weights and
+# dflash_weights count before adding their own parts: one copy per drafter architecture a run,
+# so that its memo answers every what-if budget's weights. Keyed on the drafter's identity
+# (architectures are frozen; the entry holds it, so the identity is not reused); bounded.
+_LAYERS: dict[int, tuple[Any, Any]] = {}
+_LAYERS_LIMIT = 256
+
+
+def _layers_of(head: Any) -> Any:
+    found = _LAYERS.get(id(head))
+    if found is not None and found[0] is head:
+        return found[1]
+    layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
+    if len(_LAYERS) >= _LAYERS_LIMIT:
+        _LAYERS.clear()
+    _LAYERS[id(head)] = (head, layers)
+    return layers
 
 
 def head_stores(head: Any) -> frozenset[str]:
@@ -1791,8 +1823,7 @@ def eagle_weights(
         if embedding and "embed_tokens" not in head.checkpoint.stored_parts():
             stored += head.vocab_size * head.hidden_size / tp * dense
         return Q(stored, "byte")
-    layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
-    weights = layers.weight_bytes_per_rank(tp, 1, quantization)
+    weights = _layers_of(head).weight_bytes_per_rank(tp, 1, quantization)
     h = head.hidden_size
     fmt = catalog.weight_format(quantization, head)
     linear = fmt.bytes_per_param if fmt else dense
@@ -1896,8 +1927,9 @@ def _is_legacy(defaults: dict, engine_version: str | None) -> bool:
     return version is not None and version < _version(defaults["v0_before"])
 
 
-def _default_fraction(defaults: dict, engine_version: str | None) -> tuple[float, str]:
-    spec = defaults["memory_fraction"]
+@lru_cache(maxsize=256)  # a few engines and releases a run; engines.yaml is read once a process
+def _default_fraction(engine: str, engine_version: str | None) -> tuple[float, str]:
+    spec = catalog.engine_defaults(engine)["memory_fraction"]
     version = _version(engine_version)
     if version is not None:
         for boundary, value in sorted(

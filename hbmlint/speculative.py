@@ -170,16 +170,12 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
     wanted = workload.concurrency if workload else s.max_num_seqs
     k = s.num_speculative_tokens or DEFAULT_K
     gbps = _number(p["host_link_gb_per_s"])
-    try:
-        hw: roofline.Hardware | None = roofline.hardware(
-            resolved.gpu,
-            roofline.seconds_per_all_reduce(p["allreduce_latency"]),
-            host_link=gbps * 1e9,
-            pass_overhead=roofline.seconds_per_all_reduce(p["pass_overhead"]),
-        )
-        cannot = ""
-    except roofline.CannotEstimate as exc:
-        hw, cannot = None, f"cannot estimate decode speed: {exc}"
+    hw, cannot = _hardware(
+        resolved.gpu,
+        roofline.seconds_per_all_reduce(p["allreduce_latency"]),
+        gbps * 1e9,
+        roofline.seconds_per_all_reduce(p["pass_overhead"]),
+    )
     plain_cache: dict[int, float] = {}
 
     def plain(batch: int) -> float:
@@ -277,7 +273,7 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
                 )
             )
     if method not in ("eagle", "eagle3"):
-        head = eagle3_head(target, int(_number(p["eagle3_draft_vocab"])))
+        head = _eagle3_head_for(target, int(_number(p["eagle3_draft_vocab"])))
         head_settings = replace(
             s,
             speculative_method="eagle3",
@@ -339,6 +335,36 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
             )
         )
     return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
+
+
+# roofline.hardware's answers (or why it has none), keyed on all it reads: the GPU's name, its
+# datasheet figures (the catalog's one GpuPerformance object per GPU, frozen: by identity, and
+# the entry holds it, so the identity is not reused) and the rule's numbers. Every table of a
+# run asks; a run has a few GPUs and parameter sets, and the cache is bounded all the same.
+_HARDWARE: dict[tuple, tuple[Any, roofline.Hardware | None, str]] = {}
+_HARDWARE_LIMIT = 64
+
+
+def _hardware(
+    gpu: Any, allreduce_latency: float, host_link: float, pass_overhead: float
+) -> tuple[roofline.Hardware | None, str]:
+    """The GPU's effective rates for the step model, or None and why not."""
+    perf = gpu.performance
+    key = (gpu.name, id(perf), allreduce_latency, host_link, pass_overhead)
+    found = _HARDWARE.get(key)
+    if found is not None and found[0] is perf:
+        return found[1], found[2]
+    try:
+        hw: roofline.Hardware | None = roofline.hardware(
+            gpu, allreduce_latency, host_link=host_link, pass_overhead=pass_overhead
+        )
+        cannot = ""
+    except roofline.CannotEstimate as exc:
+        hw, cannot = None, f"cannot estimate decode speed: {exc}"
+    if len(_HARDWARE) >= _HARDWARE_LIMIT:
+        _HARDWARE.clear()
+    _HARDWARE[key] = (perf, hw, cannot)
+    return hw, cannot
 
 
 def decode_step(
@@ -449,6 +475,26 @@ def _draft_pass(
     if host:
         one = replace(one, host_bytes=host)
     return roofline.pass_time(one, hw), k
+
+
+# The EAGLE-3 head of a target, made once per target architecture and vocabulary a run, so that
+# every table after the first finds its weights and KV layout in the head's own memo. Keyed on
+# the target's identity (architectures are frozen; the entry holds its target, so the identity
+# is not reused); bounded.
+_HEADS: dict[tuple[int, int], tuple[Architecture, Architecture]] = {}
+_HEADS_LIMIT = 256
+
+
+def _eagle3_head_for(target: Architecture, draft_vocab: int) -> Architecture:
+    key = (id(target), draft_vocab)
+    found = _HEADS.get(key)
+    if found is not None and found[0] is target:
+        return found[1]
+    head = eagle3_head(target, draft_vocab)
+    if len(_HEADS) >= _HEADS_LIMIT:
+        _HEADS.clear()
+    _HEADS[key] = (target, head)
+    return head
 
 
 def eagle3_head(target: Architecture, draft_vocab: int) -> Architecture:
