@@ -224,15 +224,21 @@ def _dimensionality(key: tuple[tuple[str, Any], ...]) -> Dimensionality:
 class Unit:
     """A product of unit names with exponents (pint's UnitsContainer), in the order written."""
 
-    __slots__ = ("_items", "_key")
+    __slots__ = ("_items", "_key", "_dimensions")
 
     def __init__(self, items: dict[str, Any]) -> None:
         self._items = items
         self._key = tuple(items.items())
+        self._dimensions: Dimensionality | None = None
 
     @property
     def dimensionality(self) -> Dimensionality:
-        return _dimensionality(self._key)
+        # worked out on first use and kept: a unit's names never change, and the units a run
+        # uses most (parse_units') are the same objects throughout
+        dimensions = self._dimensions
+        if dimensions is None:
+            dimensions = self._dimensions = _dimensionality(self._key)
+        return dimensions
 
     @property
     def dimensionless(self) -> bool:
@@ -709,16 +715,26 @@ class Quantity:
             )
         return op(self._root_magnitude(), other._root_magnitude())
 
+    # each with _compare's first case (the same units: most of the rules' comparisons) in place
+
     def __lt__(self, other: Any) -> bool:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            return self._magnitude < other._magnitude
         return self._compare(other, operator.lt)
 
     def __le__(self, other: Any) -> bool:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            return self._magnitude <= other._magnitude
         return self._compare(other, operator.le)
 
     def __gt__(self, other: Any) -> bool:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            return self._magnitude > other._magnitude
         return self._compare(other, operator.gt)
 
     def __ge__(self, other: Any) -> bool:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            return self._magnitude >= other._magnitude
         return self._compare(other, operator.ge)
 
 
