@@ -118,7 +118,7 @@ def _all(results: Any) -> bool | None:
 Check = Callable[[Any], Any]
 _GIVE_UP = object()
 _COMPILED: dict[int, tuple[Any, Check]] = {}  # id -> (the schema, kept alive; its check)
-_JSON_TYPES = _SCALARS + (dict, list)
+_JSON_TYPES = (dict, str, int, list, float, bool, type(None))  # the most common first
 # Keywords that judge a value by itself, its type and its value: a schema of only these (a
 # leaf: {"type": "integer", "minimum": 1}) gives one verdict for equal values of one type.
 _LEAF_KEYWORDS = frozenset(
@@ -160,6 +160,16 @@ def _compile(schema: Any, root: dict) -> Check:
     keywords = [key for key in schema if key not in _IGNORED and key not in ("then", "else")]
     # then/else: judged with "if"
     checks = tuple(_keyword(key, schema[key], schema, root) for key in keywords)
+    if len(checks) == 1:  # a lone keyword ({"const": ...}, {"$ref": ...}): no loop
+        only = checks[0]
+
+        def check_one(value: Any) -> bool | None:
+            if not isinstance(value, _JSON_TYPES):
+                return None  # a YAML timestamp or set: jsonschema decides
+            ok = only(value)
+            return ok if ok is True or ok is False else None
+
+        return _remembered(check_one) if _LEAF_KEYWORDS.issuperset(keywords) else check_one
 
     def check(value: Any) -> bool | None:
         if not isinstance(value, _JSON_TYPES):
@@ -367,19 +377,30 @@ def _any_unusable(data: Any) -> bool:
     stack = [data]
     while stack:
         value = stack.pop()
-        if isinstance(value, str):
-            continue  # most values: one test, not five
-        if isinstance(value, dict):
+        kind = type(value)  # YAML's data is of these exact types: one identity test each
+        if kind is str:
+            continue  # most values
+        if kind is dict:
             stack.extend(value.values())
-        elif isinstance(value, list):
+        elif kind is list:
             stack.extend(value)
-        elif (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and not -_MAX_INTEGER <= value <= _MAX_INTEGER  # NaN compares false: found too
-        ):
+        elif kind is int or kind is float:
+            if not -_MAX_INTEGER <= value <= _MAX_INTEGER:  # NaN compares false: found too
+                return True
+        elif _unusable_number(value):  # a bool, None, a date; a subclass, judged the same
             return True
     return False
+
+
+def _unusable_number(value: Any) -> bool:
+    """_any_unusable's test of one value that is not of its exact types."""
+    if isinstance(value, (str, dict, list)):
+        return isinstance(value, (dict, list)) and _any_unusable(value)
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and not -_MAX_INTEGER <= value <= _MAX_INTEGER
+    )
 
 
 def _unusable(value: Any) -> str:

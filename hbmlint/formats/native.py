@@ -42,12 +42,13 @@ def to_deployments(
     spec = data["spec"]
     name = (data.get("metadata") or {}).get("name") or f"{Path(display).stem}[{document.index}]"
     # A scalar field points at its value; a mapping such as `workload:` at its key's line.
-    containers = {key[:-1] for key in document.spans}
-    locations = {
-        _field_name(key): document.key_span(key) if key in containers else span
-        for key, span in document.spans.items()
-        if key and key[0] == "spec"
-    }
+    spans = document.spans
+    containers = {key[:-1] for key in spans}
+    locations: dict[str, Any] = {}
+    for key, span in spans.items():
+        if key and key[0] == "spec":
+            field = _FIELD_NAMES.get(key) or _field_name(key)  # known paths without a call
+            locations[field] = document.key_span(key) if key in containers else span
     locations[""] = document.span(("metadata", "name")) if "metadata" in data else document.span(())
 
     gpu = spec.get("gpu", {})
