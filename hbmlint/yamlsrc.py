@@ -156,10 +156,13 @@ class YamlDocument:
     def span(self, path: Path | str) -> Span:
         """The span of the value at ``path`` (a tuple or a dotted string), or of its nearest
         ancestor that exists, so a missing field points at the mapping that should hold it."""
-        path = _normalise(path)
         spans = self.spans
         if not spans:  # read without positions (fix verification): every path is the start
             return _START
+        found = _recorded(spans, path)
+        if found is not None:
+            return found
+        path = _normalise(path)
         while path and path not in spans:
             path = path[:-1]
         found = spans.get(path)
@@ -167,6 +170,9 @@ class YamlDocument:
 
     def key_span(self, path: Path | str) -> Span:
         """The span of the mapping key at ``path`` where there is one, else of its value."""
+        found = _recorded(self.key_spans, path)
+        if found is not None:
+            return found
         path = _normalise(path)
         return self.key_spans.get(path) or self.span(path)
 
@@ -175,6 +181,21 @@ class YamlDocument:
 # Span is frozen (a reader asks for a dozen spans a container, and fix verification reads each
 # edited file without positions)
 _START = Span(1, 1)
+
+
+def _recorded(spans: dict[Path, Span], path: Path | str) -> Span | None:
+    """The span recorded at ``path`` as it is given, without normalising it first: readers
+    build their paths from the keys (strings) and indices (ints) the walk records, and ask
+    for a dozen spans a document. A tuple equal to a recorded path normalises to it; a float
+    equal to an index (1.0 == 1) finds that index here, as _normalised's cache finds it once
+    it has met the index (no reader indexes with a float). None where no span is recorded at
+    ``path`` as given, for _normalise to decide."""
+    if type(path) is not tuple:
+        return None  # a dotted string
+    try:
+        return spans.get(path)
+    except TypeError:  # an unhashable part
+        return None
 
 
 def _normalise(path: Path | str) -> Path:
