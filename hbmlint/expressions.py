@@ -146,11 +146,23 @@ class Lazy:
         known["_values"] = values
         return made
 
+    @classmethod
+    def over(cls, context: Any, table: Mapping[str, Callable[[Any], Any]]) -> Lazy:
+        """A namespace whose values are ``table[name](context)``, each worked out when first
+        read and kept on this namespace (the table, shared by every namespace made from it, is
+        not written to): a budget's rules read about a third of its names. ``table`` holds
+        hbmlint's own functions; no name begins with an underscore."""
+        made = cls.__new__(cls)
+        made.__dict__ = {"_values": table, "_context": context}
+        return made
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._values:
             raise AttributeError(name)
         value = self._values[name]
-        if callable(value) and not isinstance(value, Lazy):
+        if "_context" in self.__dict__:  # made by over(): the table's function gives it
+            value = self.__dict__[name] = value(self._context)
+        elif callable(value) and not isinstance(value, Lazy):
             value = value()
             self._values[name] = value
             self.__dict__[name] = value
@@ -437,6 +449,11 @@ def _build(  # noqa: C901 - one branch a node kind
                     known = value.__dict__
                     if attr in known:
                         return known[attr]
+                    if "_context" in known and attr in known["_values"]:
+                        # a value of Lazy.over's table, worked out on this first read (what
+                        # __getattr__ would do, without the two calls to reach it)
+                        found = known[attr] = known["_values"][attr](known["_context"])
+                        return found
                 return _attribute(value, attr, expression)
 
             return name_attribute

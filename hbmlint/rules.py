@@ -13,7 +13,7 @@ import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -384,265 +384,284 @@ def budget_names(budget: Budget) -> dict[str, Any]:
 
 def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
     """budget_names' namespaces, each built when first asked for: a what-if budget's rules
-    read one or two of them (``whatif(...).kv.tokens``)."""
-    s = budget.settings
-    resolved = budget.resolved
-    dep = budget.deployment
-    target, draft = resolved.target, resolved.draft
-    max_model_len = budget.max_model_len
-    kv_tokens = budget.kv_tokens
-    block = s.block_size
+    read one or two of them (``whatif(...).kv.tokens``). Each value is worked out when a rule
+    first reads it (_NAMESPACES' tables; the overhead's names are the budget's own)."""
+    facts = _Facts(budget)
+    built: dict[str, Callable[[], Lazy]] = {
+        space: partial(Lazy.over, facts, table) for space, table in _NAMESPACES.items()
+    }
+    built["overhead"] = lambda: Lazy.of({"total": budget.overhead_total, **budget.overhead})
+    if budget.deployment.workload is None:
+        built["workload"] = lambda: Lazy.of({"declared": False})
+    return built
 
-    def tokens_without_draft() -> Any:
-        return budget.whatif(speculative_method="none").kv_tokens
 
-    recurrent = bool((budget.kv_state_bytes_per_sequence or Q(0, "byte")).magnitude)
+class _Facts:
+    """What one budget's names are worked out from, and what several of them share."""
 
-    def state_slot_tokens() -> Any:
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.s = budget.settings
+        self.resolved = budget.resolved
+        self.dep = budget.deployment
+        self.target = self.resolved.target
+        self.draft = self.resolved.draft
+
+    @property
+    def experts_split(self) -> bool:
+        return not self.dep.parallel.expert
+
+    def tokens_without_draft(self) -> Any:
+        return self.budget.whatif(speculative_method="none").kv_tokens
+
+    def state_slot_tokens(self) -> Any:
         """What speculating costs a model with recurrent state whatever the drafter: a state
         slot for each draft token a sequence (and their verification), which an n-gram drafter
         holds too: the capacity without speculation less an n-gram drafter's. 0 for a model
         without recurrent state, whose drafter takes the rest alone."""
+        budget, s = self.budget, self.s
+        recurrent = bool((budget.kv_state_bytes_per_sequence or Q(0, "byte")).magnitude)
         if not recurrent or s.num_speculative_tokens <= 0 or not budget.has_drafter:
             return Q(0, "token")
         ngram = budget.whatif(speculative_method="ngram").kv_tokens
-        return max(
-            min(tokens_without_draft() - ngram, tokens_without_draft() - kv_tokens), Q(0, "token")
-        )
+        without = self.tokens_without_draft
+        return max(min(without() - ngram, without() - budget.kv_tokens), Q(0, "token"))
 
-    def displaced_tokens() -> Any:
+    def displaced_tokens(self) -> Any:
         """What the drafter's own weights and KV cache take: what an n-gram drafter in its place
         would give back, without the state slots any drafter needs."""
-        return tokens_without_draft() - kv_tokens - state_slot_tokens()
+        return self.tokens_without_draft() - self.budget.kv_tokens - self.state_slot_tokens()
 
-    def whole_sequences(tokens: Any) -> int:
-        return max(0, math.floor((tokens / max_model_len).to("dimensionless").magnitude))
+    def whole_sequences(self, tokens: Any) -> int:
+        ratio = (tokens / self.budget.max_model_len).to("dimensionless").magnitude
+        return max(0, math.floor(ratio))
 
-    experts_split = not dep.parallel.expert
-
-    def next_tensor(current: int) -> int | None:
+    def next_tensor(self, current: int) -> int | None:
         """The next TP size the engine accepts: it divides the heads and, for an FP8
         block-quantized checkpoint, splits the weights into whole blocks."""
+        target, experts_split = self.target, self.experts_split
         size = _next_tensor_parallel(target.num_attention_heads, current)
         while size is not None and block_misfit(target, size, experts_split):
             size = _next_tensor_parallel(target.num_attention_heads, size)
         return size
 
-    def tensor_to_fit() -> int | None:
+    def tensor_to_fit(self) -> int | None:
         """The smallest larger TP size at which one max_model_len sequence fits, if any."""
-        size = next_tensor(s.tensor_parallel)
+        budget = self.budget
+        size = self.next_tensor(self.s.tensor_parallel)
         while size is not None:
-            if budget.whatif(tensor_parallel=size).kv_tokens >= max_model_len:
+            if budget.whatif(tensor_parallel=size).kv_tokens >= budget.max_model_len:
                 return size
-            size = next_tensor(size)
+            size = self.next_tensor(size)
         return None
 
-    def misfit() -> tuple[str, Any] | None:
-        return block_misfit(target, s.tensor_parallel, experts_split)
+    def misfit(self) -> tuple[str, Any] | None:
+        return block_misfit(self.target, self.s.tensor_parallel, self.experts_split)
 
-    def workload_names() -> Lazy:
-        workload = dep.workload
-        names: dict[str, Any] = {"declared": workload is not None}
-        if workload is None:
-            return Lazy.of(names)
+    def has_draft(self) -> bool:
+        budget = self.budget
+        found = budget.draft_weights.magnitude > 0 or budget.kv_bytes_per_token_draft.magnitude > 0
+        return found or bool(budget.draft_host_weights and budget.draft_host_weights.magnitude)
+
+    def n_predict(self) -> int:
+        # vLLM reuses MTP layers (and takes n_predict from the draft's config): k above
+        # n_predict must be a multiple of it (vllm/config/speculative.py); Medusa drafts one
+        # token per head.
+        s, draft = self.s, self.draft
+        if s.speculative_method == "mtp":
+            return max(self.target.mtp_layers, 1)
+        if s.speculative_method == "medusa" and draft is not None:
+            return draft.medusa_heads
+        return 0
+
+    def tokens_supported(self) -> bool:
+        k, n_predict = self.s.num_speculative_tokens, self.n_predict()
+        if self.s.speculative_method == "medusa":
+            return not n_predict or k <= n_predict
+        return not n_predict or k <= n_predict or k % n_predict == 0
+
+    def draft_context(self) -> Any:
+        spec, draft = self.dep.speculative, self.draft
+        return spec.max_model_len or (draft.max_position_embeddings if draft else None)
+
+    def workload_fits(self) -> tuple[Any, Any, Any]:
+        """The declared workload's context, and the sequences and the context a sequence that
+        the KV cache holds."""
+        workload, kv_tokens = self.dep.workload, self.budget.kv_tokens
+        block = self.s.block_size
         context = Q(workload.context_tokens, "token")
         per_sequence = kv_tokens / workload.concurrency
-        names.update(
-            concurrency=workload.concurrency,
-            context_tokens=context,
-            tokens_needed=budget.workload_tokens,
-            concurrency_fit=max(0, math.floor((kv_tokens / context).to("").magnitude)),
-            context_fit=Q(math.floor(per_sequence.to("token").magnitude / block) * block, "token"),
+        return (
+            context,
+            max(0, math.floor((kv_tokens / context).to("").magnitude)),
+            Q(math.floor(per_sequence.to("token").magnitude / block) * block, "token"),
         )
 
-        def fit_without_draft() -> int:
-            # without the drafter's own weights and KV (the state slots any drafter needs stay)
-            return max(0, math.floor(((kv_tokens + displaced_tokens()) / context).to("").magnitude))
 
-        return Lazy.of(names, {"concurrency_fit_without_draft": fit_without_draft})
+def _fit_without_draft(c: _Facts) -> int:
+    # without the drafter's own weights and KV (the state slots any drafter needs stay)
+    context = Q(c.dep.workload.context_tokens, "token")
+    tokens = c.budget.kv_tokens + c.displaced_tokens()
+    return max(0, math.floor((tokens / context).to("").magnitude))
 
-    has_draft = budget.draft_weights.magnitude > 0 or budget.kv_bytes_per_token_draft.magnitude > 0
-    has_draft = has_draft or bool(budget.draft_host_weights and budget.draft_host_weights.magnitude)
-    spec = dep.speculative
-    k = s.num_speculative_tokens
-    # vLLM reuses MTP layers (and takes n_predict from the draft's config): k above n_predict
-    # must be a multiple of it (vllm/config/speculative.py); Medusa drafts one token per head.
-    n_predict = 0
-    if s.speculative_method == "mtp":
-        n_predict = max(target.mtp_layers, 1)
-    elif s.speculative_method == "medusa" and draft is not None:
-        n_predict = draft.medusa_heads
-    if s.speculative_method == "medusa":
-        supported = not n_predict or k <= n_predict
-    else:
-        supported = not n_predict or k <= n_predict or k % n_predict == 0
-    draft_context = spec.max_model_len or (draft.max_position_embeddings if draft else None)
-    uses_draft_tp = s.speculative_method in ("draft_model", "eagle", "eagle3")
-    serving = dep.serving
-    # Lazy.of: each namespace's values known now, then its thunks (computed on first use:
-    # most rules never ask), taken as they are
-    return {
-        "gpu": lambda: Lazy.of(
-            {
-                "name": resolved.gpu.name,
-                "total": budget.total,
-                "usable": budget.usable,
-                # TensorRT-LLM's fraction is of the memory free after loading: the share of
-                # the card it comes to; the others' fraction is of the card (or of what is
-                # free at start), as the manifest sets it
-                "usable_share": budget.usable_share,
-                "count": resolved.gpu_count,
-                "fp8": resolved.gpu.fp8,
-                "memory_fraction": s.memory_fraction,
-                "vendor": resolved.gpu.vendor,
-                "compute_capability": getattr(resolved.gpu, "compute_capability", None) or 0.0,
-                "unified_memory": bool(getattr(resolved.gpu, "unified_memory", False)),
-            }
+
+def _uses_draft_tp(c: _Facts) -> bool:
+    return c.s.speculative_method in ("draft_model", "eagle", "eagle3")
+
+
+# Each namespace's names, worked out from a budget's _Facts when a rule first reads them (a
+# deployment's rules read about 37 of some 110). The overhead's names are the budget's own,
+# and an undeclared workload has only `declared` (namespaces() builds those two).
+_NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
+    "gpu": {
+        "name": lambda c: c.resolved.gpu.name,
+        "total": lambda c: c.budget.total,
+        "usable": lambda c: c.budget.usable,
+        # TensorRT-LLM's fraction is of the memory free after loading: the share of the card
+        # it comes to; the others' fraction is of the card (or of what is free at start), as
+        # the manifest sets it
+        "usable_share": lambda c: c.budget.usable_share,
+        "count": lambda c: c.resolved.gpu_count,
+        "fp8": lambda c: c.resolved.gpu.fp8,
+        "memory_fraction": lambda c: c.s.memory_fraction,
+        "vendor": lambda c: c.resolved.gpu.vendor,
+        "compute_capability": lambda c: getattr(c.resolved.gpu, "compute_capability", None) or 0.0,
+        "unified_memory": lambda c: bool(getattr(c.resolved.gpu, "unified_memory", False)),
+    },
+    "model": {
+        "name": lambda c: c.target.name,
+        "vocab_size": lambda c: c.target.vocab_size,
+        "weights": lambda c: c.budget.weights,
+        "parameters": lambda c: c.target.parameters,
+        "layers": lambda c: c.target.num_layers,
+        "quantization": lambda c: c.s.quantization or "none",
+        "dtype": lambda c: c.s.dtype,
+        "dtype_requested": lambda c: c.dep.model.dtype or "auto",
+        "quantization_requested": lambda c: c.dep.model.quantization or "none",
+        "quantization_method": lambda c: c.dep.model.quantization_method or "none",
+        "checkpoint_quantization": lambda c: getattr(c.target, "quant_method", None) or "none",
+        "attention_heads": lambda c: c.target.num_attention_heads,
+        "kv_heads": lambda c: c.target.num_kv_heads,
+        "mla": lambda c: c.target.is_mla,
+        "experts": lambda c: c.target.num_experts if c.target.is_moe else 0,
+        "model_type": lambda c: getattr(c.target, "model_type", "") or "",
+        "mtp_layers": lambda c: c.target.mtp_layers,
+        "weight_block": lambda c: max(c.target.weight_block, default=0),
+        "block_misfit": lambda c: (c.misfit() or ("", 0))[1],
+        "block_misfit_what": lambda c: (c.misfit() or ("", 0))[0],
+        "max_length": lambda c: Q(c.target.max_length or 0, "token"),
+        "max_length_sglang": lambda c: Q(
+            getattr(c.target, "max_length_sglang", None) or 0, "token"
         ),
-        "model": lambda: Lazy.of(
-            {
-                "name": target.name,
-                "vocab_size": target.vocab_size,
-                "weights": budget.weights,
-                "parameters": target.parameters,
-                "layers": target.num_layers,
-                "quantization": s.quantization or "none",
-                "dtype": s.dtype,
-                "dtype_requested": dep.model.dtype or "auto",
-                "quantization_requested": dep.model.quantization or "none",
-                "quantization_method": dep.model.quantization_method or "none",
-                "checkpoint_quantization": getattr(target, "quant_method", None) or "none",
-                "attention_heads": target.num_attention_heads,
-                "kv_heads": target.num_kv_heads,
-                "mla": target.is_mla,
-                "experts": target.num_experts if target.is_moe else 0,
-                "model_type": getattr(target, "model_type", "") or "",
-                "mtp_layers": target.mtp_layers,
-                "weight_block": max(target.weight_block, default=0),
-            },
-            {
-                "block_misfit": lambda: (misfit() or ("", 0))[1],
-                "block_misfit_what": lambda: (misfit() or ("", 0))[0],
-                "max_length": lambda: Q(target.max_length or 0, "token"),
-                "max_length_sglang": lambda: Q(
-                    getattr(target, "max_length_sglang", None) or 0, "token"
-                ),
-            },
+    },
+    "draft": {
+        "present": _Facts.has_draft,
+        "name": lambda c: c.draft.name if c.draft else "",
+        "weights": lambda c: c.budget.draft_weights,
+        "parameters": lambda c: c.draft.parameters if c.draft else 0,
+        "quantization": lambda c: c.s.draft_quantization or "none",
+        "tensor_parallel": lambda c: c.s.draft_tensor_parallel,
+        "kv_bytes_per_token": lambda c: c.budget.kv_bytes_per_token_draft,
+        "vocab_size": lambda c: c.draft.vocab_size if c.draft else 0,
+        "parameter_ratio": lambda c: (c.draft.parameters / c.target.parameters) if c.draft else 0.0,
+        "kv_cache_dtype": lambda c: c.s.draft_kv_cache_dtype or c.s.kv_cache_dtype,
+        "kv_fp8": lambda c: _eight_bits_or_fewer(c.s.draft_kv_cache_dtype or c.s.kv_cache_dtype),
+        "offloaded": lambda c: c.s.draft_offload,
+        "separate_model": lambda c: c.s.speculative_method == "draft_model" and c.draft is not None,
+        "tensor_parallel_set": lambda c: (
+            c.dep.speculative.tensor_parallel is not None and _uses_draft_tp(c)
         ),
-        "draft": lambda: Lazy.of(
-            {
-                "present": has_draft,
-                "name": draft.name if draft else "",
-                "weights": budget.draft_weights,
-                "parameters": draft.parameters if draft else 0,
-                "quantization": s.draft_quantization or "none",
-                "tensor_parallel": s.draft_tensor_parallel,
-                "kv_bytes_per_token": budget.kv_bytes_per_token_draft,
-                "vocab_size": draft.vocab_size if draft else 0,
-                "parameter_ratio": (draft.parameters / target.parameters) if draft else 0.0,
-                "kv_cache_dtype": s.draft_kv_cache_dtype or s.kv_cache_dtype,
-                "kv_fp8": _eight_bits_or_fewer(s.draft_kv_cache_dtype or s.kv_cache_dtype),
-                "offloaded": s.draft_offload,
-                "separate_model": s.speculative_method == "draft_model" and draft is not None,
-                "tensor_parallel_set": spec.tensor_parallel is not None and uses_draft_tp,
-            },
-            {
-                "max_model_len": lambda: Q(draft_context or s.max_model_len, "token"),
-                "host_weights": lambda: budget.draft_host_weights or Q(0, "byte"),
-            },
+        "max_model_len": lambda c: Q(c.draft_context() or c.s.max_model_len, "token"),
+        "host_weights": lambda c: c.budget.draft_host_weights or Q(0, "byte"),
+    },
+    "speculative": {
+        "method": lambda c: c.s.speculative_method,
+        "num_speculative_tokens": lambda c: c.s.num_speculative_tokens,
+        "n_predict": _Facts.n_predict,
+        "tokens_supported": _Facts.tokens_supported,
+        "verify_tokens": lambda c: Q(c.budget.verify_tokens, "token"),
+    },
+    "parallel": {
+        "tensor": lambda c: c.s.tensor_parallel,
+        "pipeline": lambda c: c.s.pipeline_parallel,
+        "data": lambda c: c.dep.parallel.data or 1,
+        "expert": lambda c: bool(c.dep.parallel.expert),
+        "dp_attention": lambda c: bool(c.dep.parallel.dp_attention),
+        "next_tensor": lambda c: c.next_tensor(c.s.tensor_parallel),
+        "block_tensor": lambda c: _block_tensor(c.target, c.s.tensor_parallel, c.experts_split),
+        "tensor_to_fit": _Facts.tensor_to_fit,
+    },
+    "serving": {
+        "max_model_len": lambda c: c.budget.max_model_len,
+        "max_num_seqs": lambda c: c.s.max_num_seqs,
+        "max_num_batched_tokens": lambda c: c.s.max_num_batched_tokens,
+        "block_size": lambda c: c.s.block_size,
+        "kv_cache_dtype": lambda c: c.s.kv_cache_dtype,
+        "memory_fraction": lambda c: c.s.memory_fraction,
+        "engine": lambda c: c.s.engine,
+        "legacy_engine": lambda c: c.s.legacy_engine,
+        "enforce_eager": lambda c: c.s.enforce_eager,
+        # full CUDA graphs are captured (vLLM's default modes FULL_AND_PIECEWISE and
+        # FULL_DECODE_ONLY); not with PIECEWISE (-O1) or none at all
+        "full_cuda_graphs": lambda c: (
+            not c.s.enforce_eager and (c.dep.serving.cudagraph_mode or "FULL").startswith("FULL")
         ),
-        "speculative": lambda: Lazy.of(
-            {
-                "method": s.speculative_method,
-                "num_speculative_tokens": s.num_speculative_tokens,
-                "n_predict": n_predict,
-                "tokens_supported": supported,
-            },
-            {"verify_tokens": lambda: Q(budget.verify_tokens, "token")},
+        "max_model_len_set": lambda c: c.dep.serving.max_model_len is not None,
+        "max_model_len_auto": lambda c: c.s.max_model_len_auto,
+        "kv_cache_memory_bytes": lambda c: Q(c.s.kv_cache_memory_bytes or 0, "byte"),
+        "max_num_seqs_set": lambda c: c.dep.serving.max_num_seqs is not None,
+        "max_num_batched_tokens_set": lambda c: c.dep.serving.max_num_batched_tokens is not None,
+        "chunked_prefill": lambda c: _switch(c.dep.serving.chunked_prefill),
+        "allow_long_max_model_len": lambda c: bool(c.dep.serving.allow_long_max_model_len),
+        "model_overrides": lambda c: bool(c.dep.serving.model_overrides),
+        "max_input_tokens_set": lambda c: c.dep.serving.max_input_tokens is not None,
+        "max_model_len_suffixed": lambda c: "max_model_len" in (c.dep.serving.human_readable or ()),
+        "max_num_batched_tokens_suffixed": lambda c: (
+            "max_num_batched_tokens" in (c.dep.serving.human_readable or ())
         ),
-        "parallel": lambda: Lazy.of(
-            {
-                "tensor": s.tensor_parallel,
-                "pipeline": s.pipeline_parallel,
-                "data": dep.parallel.data or 1,
-                "expert": bool(dep.parallel.expert),
-                "dp_attention": bool(dep.parallel.dp_attention),
-                "next_tensor": next_tensor(s.tensor_parallel),
-            },
-            {
-                "block_tensor": lambda: _block_tensor(target, s.tensor_parallel, experts_split),
-                "tensor_to_fit": tensor_to_fit,
-            },
+        "block_size_set": lambda c: c.dep.serving.block_size is not None,
+        "max_input_tokens": lambda c: Q(c.dep.serving.max_input_tokens or 0, "token"),
+        "kv_cache_max_tokens": lambda c: Q(c.dep.serving.kv_cache_max_tokens or 0, "token"),
+    },
+    "weights": {"total": lambda c: c.budget.weights + c.budget.draft_weights},
+    "kv": {
+        "bytes": lambda c: c.budget.kv_cache,
+        "bytes_per_token": lambda c: c.budget.kv_bytes_per_token,
+        "tokens": lambda c: c.budget.kv_tokens,
+        "max_model_len_fit": lambda c: c.budget.kv_tokens,
+        "fp8": lambda c: _eight_bits_or_fewer(c.s.kv_cache_dtype),
+        "shortfall": lambda c: max(-c.budget.kv_cache, Q(0, "byte")),
+        "max_concurrency": lambda c: c.budget.max_concurrency,
+        "tokens_low": lambda c: c.budget.kv_tokens_if(
+            c.budget.kv_cache - c.budget.kv_uncertainty(up=False)
         ),
-        "serving": lambda: Lazy.of(
-            {
-                "max_model_len": max_model_len,
-                "max_num_seqs": s.max_num_seqs,
-                "max_num_batched_tokens": s.max_num_batched_tokens,
-                "block_size": block,
-                "kv_cache_dtype": s.kv_cache_dtype,
-                "memory_fraction": s.memory_fraction,
-                "engine": s.engine,
-                "legacy_engine": s.legacy_engine,
-                "enforce_eager": s.enforce_eager,
-                # full CUDA graphs are captured (vLLM's default modes FULL_AND_PIECEWISE and
-                # FULL_DECODE_ONLY); not with PIECEWISE (-O1) or none at all
-                "full_cuda_graphs": not s.enforce_eager
-                and (serving.cudagraph_mode or "FULL").startswith("FULL"),
-                "max_model_len_set": serving.max_model_len is not None,
-                "max_model_len_auto": s.max_model_len_auto,
-                "kv_cache_memory_bytes": Q(s.kv_cache_memory_bytes or 0, "byte"),
-                "max_num_seqs_set": serving.max_num_seqs is not None,
-                "max_num_batched_tokens_set": serving.max_num_batched_tokens is not None,
-                "chunked_prefill": _switch(serving.chunked_prefill),
-                "allow_long_max_model_len": bool(serving.allow_long_max_model_len),
-                "model_overrides": bool(serving.model_overrides),
-                "max_input_tokens_set": serving.max_input_tokens is not None,
-                "max_model_len_suffixed": "max_model_len" in (serving.human_readable or ()),
-                "max_num_batched_tokens_suffixed": "max_num_batched_tokens"
-                in (serving.human_readable or ()),
-                "block_size_set": serving.block_size is not None,
-            },
-            {
-                "max_input_tokens": lambda: Q(serving.max_input_tokens or 0, "token"),
-                "kv_cache_max_tokens": lambda: Q(serving.kv_cache_max_tokens or 0, "token"),
-            },
+        "tokens_high": lambda c: c.budget.kv_tokens_if(
+            c.budget.kv_cache + c.budget.kv_uncertainty(up=True)
         ),
-        "overhead": lambda: Lazy.of({"total": budget.overhead_total, **budget.overhead}),
-        "weights": lambda: Lazy.of({}, {"total": lambda: budget.weights + budget.draft_weights}),
-        "kv": lambda: Lazy.of(
-            {
-                "bytes": budget.kv_cache,
-                "bytes_per_token": budget.kv_bytes_per_token,
-                "tokens": kv_tokens,
-                "max_model_len_fit": kv_tokens,
-                "fp8": _eight_bits_or_fewer(s.kv_cache_dtype),
-            },
-            {
-                "shortfall": lambda: max(-budget.kv_cache, Q(0, "byte")),
-                "max_concurrency": lambda: budget.max_concurrency,
-                "tokens_low": lambda: budget.kv_tokens_if(
-                    budget.kv_cache - budget.kv_uncertainty(up=False)
-                ),
-                "tokens_high": lambda: budget.kv_tokens_if(
-                    budget.kv_cache + budget.kv_uncertainty(up=True)
-                ),
-                # vLLM's hybrid pool: blocks, one per running sequence's recurrent state
-                "state_blocks": lambda: budget.state_blocks_if(budget.kv_cache),
-                "state_blocks_low": lambda: budget.state_blocks_if(
-                    budget.kv_cache - budget.kv_uncertainty(up=False)
-                ),
-                "state_blocks_high": lambda: budget.state_blocks_if(
-                    budget.kv_cache + budget.kv_uncertainty(up=True)
-                ),
-                "tokens_without_draft": tokens_without_draft,
-                "tokens_displaced_by_draft": displaced_tokens,
-                "tokens_displaced_by_state_slots": state_slot_tokens,
-                "sequences_displaced_by_draft": lambda: whole_sequences(displaced_tokens()),
-            },
+        # vLLM's hybrid pool: blocks, one per running sequence's recurrent state
+        "state_blocks": lambda c: c.budget.state_blocks_if(c.budget.kv_cache),
+        "state_blocks_low": lambda c: c.budget.state_blocks_if(
+            c.budget.kv_cache - c.budget.kv_uncertainty(up=False)
         ),
-        "workload": workload_names,
-    }
+        "state_blocks_high": lambda c: c.budget.state_blocks_if(
+            c.budget.kv_cache + c.budget.kv_uncertainty(up=True)
+        ),
+        "tokens_without_draft": _Facts.tokens_without_draft,
+        "tokens_displaced_by_draft": _Facts.displaced_tokens,
+        "tokens_displaced_by_state_slots": _Facts.state_slot_tokens,
+        "sequences_displaced_by_draft": lambda c: c.whole_sequences(c.displaced_tokens()),
+    },
+    # a declared workload's (namespaces() builds an undeclared one: `declared` alone)
+    "workload": {
+        "declared": lambda c: True,
+        "concurrency": lambda c: c.dep.workload.concurrency,
+        "context_tokens": lambda c: Q(c.dep.workload.context_tokens, "token"),
+        "tokens_needed": lambda c: c.budget.workload_tokens,
+        "concurrency_fit": lambda c: c.workload_fits()[1],
+        "context_fit": lambda c: c.workload_fits()[2],
+        "concurrency_fit_without_draft": _fit_without_draft,
+    },
+}
 
 
 def _eight_bits_or_fewer(kv_cache_dtype: str) -> bool:

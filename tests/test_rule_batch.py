@@ -126,3 +126,29 @@ def test_a_rule_that_fails_is_one_outcome_and_the_rules_after_it_still_run(tmp_p
             evaluate_rule(rule, budget)
         assert str(raised.value) == str(error)
     assert "HBM101" in [rule.id for rule, _ in rest]
+
+
+def test_a_namespace_over_a_table_works_each_value_out_once_when_first_read():
+    # a budget's names come from tables shared by every budget (rules._NAMESPACES): each
+    # value is worked out for this namespace on its first read, by a compiled expression,
+    # by getattr (simpleeval, whatif(...).kv) or by a message, and the table is not changed
+    from hbmlint.expressions import Lazy, Scope, evaluate, evaluator
+
+    calls = []
+
+    def tokens(context):
+        calls.append(context)
+        return Q(4096, "token") * context
+
+    table = {"tokens": tokens, "total": lambda context: Q(3, "GiB")}
+    kept = dict(table)
+    one, two = Lazy.over(1, table), Lazy.over(2, table)
+    assert evaluate("kv.tokens > 0 and kv.total < 4 * kv.total", {"kv": one}, {})
+    assert evaluator("kv.tokens")(Scope({"kv": one}), {}, None) == Q(4096, "token")
+    assert two.tokens == Q(8192, "token") == evaluate("kv.tokens", {"kv": two}, {})
+    assert calls == [1, 2]  # once a namespace, on its first read
+    assert table == kept and sorted(one._values) == ["tokens", "total"]
+    assert repr(one) == "Lazy(['tokens', 'total'])"
+    for hidden in ("kv._context", "kv._values", "kv.missing"):
+        with pytest.raises(ExpressionError):
+            evaluate(hidden, {"kv": one}, {})
