@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -412,32 +412,32 @@ class _Candidate:
         return self.why is not None and not self.why.startswith("the configuration")
 
 
-def _candidates(run: _Run, ref: ModelRef, where: str, options: ResolveOptions) -> list[_Candidate]:
+def _candidates(
+    run: _Run, ref: ModelRef, where: str, options: ResolveOptions
+) -> Iterator[_Candidate]:
+    """The names to look the model up by, best first. Made as they are asked for: the first
+    is found in the catalog for most deployments, and the others (a path's parts, the
+    labels' names) are then never needed."""
     name = ref.name or ""
-    found: list[_Candidate] = []
     if where == "model":
         annotated = run.hint(MODEL_ANNOTATION)
         if annotated is not None:
-            found.append(
-                _Candidate(annotated[0], f"the annotation {MODEL_ANNOTATION}", annotated[1])
-            )
+            yield _Candidate(annotated[0], f"the annotation {MODEL_ANNOTATION}", annotated[1])
     mapped = _mapped(name, options.model_paths)
     if mapped is not None:
-        found.append(_Candidate(mapped, "the configuration's model-paths"))
-    found.append(_Candidate(name))
-    found += [_Candidate(c, why) for c, why in catalog.model_candidates(name)]
+        yield _Candidate(mapped, "the configuration's model-paths")
+    yield _Candidate(name)
+    for c, why in catalog.model_candidates(name):
+        yield _Candidate(c, why)
     served = _served_as_path(ref)
     if served is not None:
-        found.append(served)
+        yield served
     if where == "model":
         for label in run.deployment.hints:
             if label.key in label_keys("model") and label.key != MODEL_ANNOTATION:
-                found.append(_Candidate(label.value, f"the label {label.key}", label.span))
-                found += [
-                    _Candidate(c, f"the label {label.key}", label.span)
-                    for c, _ in catalog.model_candidates(label.value)
-                ]
-    return found
+                yield _Candidate(label.value, f"the label {label.key}", label.span)
+                for c, _ in catalog.model_candidates(label.value):
+                    yield _Candidate(c, f"the label {label.key}", label.span)
 
 
 def _served_as_path(ref: ModelRef) -> _Candidate | None:
@@ -534,8 +534,9 @@ def _resolve_model(
         except ConfigError as exc:
             run.report("HBM006", f"{where}.config: {exc}", f"{where}.config")
             return None
-    candidates = _candidates(run, ref, where, options)
-    for candidate in candidates:
+    candidates: list[_Candidate] = []  # those asked for: all of them past this loop
+    for candidate in _candidates(run, ref, where, options):
+        candidates.append(candidate)
         for source in MODEL_SOURCES:
             try:
                 found = source(candidate.name, candidate.guess)
