@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -261,26 +262,44 @@ class FlagTable:
                     self.by_name[normalise("--no-" + name[2:])] = flag
         # Boolean flags of the engine that hbmlint ignores: they never take the next word.
         self.switches = {normalise(s) for s in switches}
+        # the spellings in order, for prefix matching: every name starting with a prefix sits
+        # in one run from the prefix's bisect point, so an abbreviated or unknown flag is
+        # matched against that run, not against every spelling (built once per table)
+        self._sorted = sorted(self.by_name)
 
     def lookup(self, name: str) -> Flag | None:
         name = normalise(name)
-        if name in self.by_name:
-            return self.by_name[name]
+        flag = self.by_name.get(name)
+        if flag is not None:
+            return flag
         if name.startswith("--") and len(name) >= 8:
-            matches = {id(f): f for n, f in self.by_name.items() if n.startswith(name)}
+            names, by_name = self._sorted, self.by_name
+            if len(names) != len(by_name):
+                # by_name was added to after the table was built: order it again
+                names = self._sorted = sorted(by_name)
+            matches: dict[int, Flag] = {}
+            i = bisect_left(names, name)
+            while i < len(names) and names[i].startswith(name):
+                found = by_name[names[i]]
+                matches[id(found)] = found
+                i += 1
             if len(matches) == 1:
                 return next(iter(matches.values()))
         return None
 
 
 def normalise(name: str) -> str:
-    if name.startswith("--"):
+    if name.startswith("--") and "_" in name:
         return "--" + name[2:].replace("_", "-")
     return name
 
 
 def is_flag(text: str) -> bool:
-    return text.startswith("-") and len(text) > 1 and not _NUMBER.fullmatch(text)
+    # a negative number's second character is a digit; any other word starting with "-" (every
+    # flag) is one without trying _NUMBER
+    if text[:1] != "-" or len(text) < 2:
+        return False
+    return not (text[1].isdigit() and _NUMBER.fullmatch(text))
 
 
 _NUMBER = re.compile(r"-?\d+(\.\d*)?([eE][-+]?\d+)?")
