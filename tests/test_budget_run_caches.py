@@ -15,6 +15,7 @@ import dataclasses
 
 import pytest
 from helpers import EXAMPLES, manifest
+from test_budget_plain_numbers import EAGLE3_70B  # its source is named there
 
 from hbmlint import budget as budget_stage
 from hbmlint import speculative
@@ -27,13 +28,6 @@ DRAFT_MODEL = """
     serving: {{max_model_len: 8192}}
     speculative: {{method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
                   num_speculative_tokens: 4}}
-"""
-EAGLE3_70B = """
-    gpu: {type: H200, count: 2}
-    parallel: {tensor: 2}
-    model: {name: meta-llama/Llama-3.3-70B-Instruct}
-    speculative: {method: eagle3, model: lmsys/sglang-EAGLE3-LLaMA3.3-Instruct-70B,
-                  num_speculative_tokens: 3}
 """
 
 
