@@ -25,6 +25,7 @@ from typing import Any
 
 from . import catalog, cudagraphs, dp_attention, lora, sglang_mamba
 from .catalog.architecture import FULL, HybridPages
+from .identity_memo import IdentityMemo
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
 from .units import (
@@ -1683,21 +1684,14 @@ def dflash_weights(head: Any, target: Any, tp: int, quantization: str | None) ->
 
 # A drafter's decoder layers alone (no vocabulary, no checkpoint), whose weights eagle_weights and
 # dflash_weights count before adding their own parts: one copy per drafter architecture a run,
-# so that its memo answers every what-if budget's weights. Keyed on the drafter's identity
-# (architectures are frozen; the entry holds it, so the identity is not reused); bounded.
-_LAYERS: dict[int, tuple[Any, Any]] = {}
-_LAYERS_LIMIT = 256
+# so that its memo answers every what-if budget's weights (architectures are frozen).
+_LAYERS = IdentityMemo(limit=256)
 
 
 def _layers_of(head: Any) -> Any:
-    found = _LAYERS.get(id(head))
-    if found is not None and found[0] is head:
-        return found[1]
-    layers = replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
-    if len(_LAYERS) >= _LAYERS_LIMIT:
-        _LAYERS.clear()
-    _LAYERS[id(head)] = (head, layers)
-    return layers
+    return _LAYERS.get(
+        head, lambda: replace(head, vocab_size=0, tie_word_embeddings=True, checkpoint=None)
+    )
 
 
 def head_stores(head: Any) -> frozenset[str]:

@@ -29,6 +29,7 @@ from typing import Any
 from . import catalog, roofline
 from .budget import Budget, compute
 from .catalog import Architecture
+from .identity_memo import IdentityMemo
 from .units import Q, is_quantity
 
 TRADEOFF_RULE = "speculative-tradeoff"  # the rule whose params the CLI passes
@@ -337,34 +338,28 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
     return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
 
 
-# roofline.hardware's answers (or why it has none), keyed on all it reads: the GPU's name, its
-# datasheet figures (the catalog's one GpuPerformance object per GPU, frozen: by identity, and
-# the entry holds it, so the identity is not reused) and the rule's numbers. Every table of a
-# run asks; a run has a few GPUs and parameter sets, and the cache is bounded all the same.
-_HARDWARE: dict[tuple, tuple[Any, roofline.Hardware | None, str]] = {}
-_HARDWARE_LIMIT = 64
+# roofline.hardware's answers (or why it has none), kept for the run: every table asks. Keyed on
+# all it reads: the GPU's datasheet figures (the catalog's one frozen GpuPerformance object per
+# GPU, by identity), its name and the rule's numbers.
+_HARDWARE = IdentityMemo(limit=64)
 
 
 def _hardware(
     gpu: Any, allreduce_latency: float, host_link: float, pass_overhead: float
 ) -> tuple[roofline.Hardware | None, str]:
     """The GPU's effective rates for the step model, or None and why not."""
-    perf = gpu.performance
-    key = (gpu.name, id(perf), allreduce_latency, host_link, pass_overhead)
-    found = _HARDWARE.get(key)
-    if found is not None and found[0] is perf:
-        return found[1], found[2]
-    try:
-        hw: roofline.Hardware | None = roofline.hardware(
-            gpu, allreduce_latency, host_link=host_link, pass_overhead=pass_overhead
-        )
-        cannot = ""
-    except roofline.CannotEstimate as exc:
-        hw, cannot = None, f"cannot estimate decode speed: {exc}"
-    if len(_HARDWARE) >= _HARDWARE_LIMIT:
-        _HARDWARE.clear()
-    _HARDWARE[key] = (perf, hw, cannot)
-    return hw, cannot
+
+    def work_out() -> tuple[roofline.Hardware | None, str]:
+        try:
+            hw = roofline.hardware(
+                gpu, allreduce_latency, host_link=host_link, pass_overhead=pass_overhead
+            )
+        except roofline.CannotEstimate as exc:
+            return None, f"cannot estimate decode speed: {exc}"
+        return hw, ""
+
+    key = (gpu.name, allreduce_latency, host_link, pass_overhead)
+    return _HARDWARE.get(gpu.performance, work_out, *key)
 
 
 def decode_step(
@@ -477,24 +472,13 @@ def _draft_pass(
     return roofline.pass_time(one, hw), k
 
 
-# The EAGLE-3 head of a target, made once per target architecture and vocabulary a run, so that
-# every table after the first finds its weights and KV layout in the head's own memo. Keyed on
-# the target's identity (architectures are frozen; the entry holds its target, so the identity
-# is not reused); bounded.
-_HEADS: dict[tuple[int, int], tuple[Architecture, Architecture]] = {}
-_HEADS_LIMIT = 256
+# The EAGLE-3 head of a target, made once per target architecture (frozen) and vocabulary a
+# run, so that every table after the first finds its weights and KV layout in the head's own memo.
+_HEADS = IdentityMemo(limit=256)
 
 
 def _eagle3_head_for(target: Architecture, draft_vocab: int) -> Architecture:
-    key = (id(target), draft_vocab)
-    found = _HEADS.get(key)
-    if found is not None and found[0] is target:
-        return found[1]
-    head = eagle3_head(target, draft_vocab)
-    if len(_HEADS) >= _HEADS_LIMIT:
-        _HEADS.clear()
-    _HEADS[key] = (target, head)
-    return head
+    return _HEADS.get(target, lambda: eagle3_head(target, draft_vocab), draft_vocab)
 
 
 def eagle3_head(target: Architecture, draft_vocab: int) -> Architecture:

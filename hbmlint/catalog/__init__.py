@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import files
+from ..identity_memo import IdentityMemo
 from ..units import parse_quantity
 from . import labels
 from .architecture import (
@@ -245,7 +246,7 @@ def _model_index() -> dict[str, dict]:
 # An entry with ``base:`` merged with its base once, by the entry's identity: every deployment
 # of a quantized upload gets the same config object, so resolve builds its architecture once
 # (resolve._architecture is keyed on the config's identity). Nobody writes to a catalog entry.
-_MERGED: dict[int, tuple[dict, dict]] = {}
+_MERGED = IdentityMemo(limit=1024)
 
 
 def find_model(name: str) -> dict | None:
@@ -255,17 +256,16 @@ def find_model(name: str) -> dict | None:
     entry = _model_index().get(_key(name))
     if entry is None or "base" not in entry:
         return entry
-    merged = _MERGED.get(id(entry))
-    if merged is not None and merged[0] is entry:
-        return merged[1]
+    return _MERGED.get(entry, lambda: _merged_with_base(entry))
+
+
+def _merged_with_base(entry: dict) -> dict:
     base = find_model(entry["base"])
     if base is None:
         raise ConfigError(
             f"catalog entry {entry['id']}: base {entry['base']} is not in the catalog"
         )
-    config = {**base["config"], **(entry.get("config") or {})}
-    _MERGED[id(entry)] = (entry, {**entry, "config": config})  # the entry kept: its id stays
-    return _MERGED[id(entry)][1]
+    return {**entry, "config": {**base["config"], **(entry.get("config") or {})}}
 
 
 def hf_cache_config(model_id: str) -> Path | None:
