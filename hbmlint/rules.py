@@ -886,14 +886,11 @@ def evaluate_rule(
     ``tradeoff_params`` are what ``tradeoff()`` starts from (the speculative-tradeoff rule's
     parameters with the configuration's overrides, so every rule that calls it uses the same
     acceptance rates); the calling rule's own parameters go on top."""
+    if rule.engines and not engine_applies(rule.engines, budget.settings):
+        return None
     program = _program_for(rule, params)
-    settings = budget.settings
-    if rule.engines:  # engine_applies, in place
-        spec = rule.engines.get(settings.engine)
-        if spec is None or not _release_in(spec, settings.engine_version):
-            return None
-    base = {**(tradeoff_params or {}), **program.own} if program.calls_tradeoff else None
-    for _, outcome in _outcomes([(rule, program, base)], budget):
+    step = (rule, program, _tradeoff_base(program, tradeoff_params))
+    for _, outcome in _outcomes([step], budget):
         if isinstance(outcome, ExpressionError):
             raise outcome
         return outcome
@@ -966,8 +963,7 @@ def _steps_for(
     steps: _Steps = []
     for rule in rules_for(rules, settings):
         program = _program_for(rule, rule_params.get(rule.id))
-        base = {**(tradeoff_params or {}), **program.own} if program.calls_tradeoff else None
-        steps.append((rule, program, base))
+        steps.append((rule, program, _tradeoff_base(program, tradeoff_params)))
     if len(_STEPS) >= 256:  # a run holds a few engines and releases
         _STEPS.clear()
     _STEPS[key] = (held, steps)
@@ -985,6 +981,14 @@ def _program_for(rule: Rule, params: dict[str, Any] | None) -> _Program:
     if program is None or program.params is not params:
         program = rule._program = _Program(rule, params)
     return program
+
+
+def _tradeoff_base(program: _Program, tradeoff_params: dict[str, Any] | None) -> dict | None:
+    """What a rule's tradeoff() calls start from (the tradeoff rule's parameters, then the
+    calling rule's own on top); None for a rule that does not call it."""
+    if not program.calls_tradeoff:
+        return None
+    return {**(tradeoff_params or {}), **program.own}
 
 
 def _with_tradeoff(functions: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
