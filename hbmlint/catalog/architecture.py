@@ -594,24 +594,44 @@ class Architecture:
             if expert_parallel > 1
             else 1 / tp
         )
-        total = 0.0
-        for layer in self._stage_layers(pp):
-            mixer = self.mixer(layer)
+        ple_layer = self._ple_parts()[2] * quant  # a PLE layer's gate and projection
+
+        def layer_bytes(mixer: str, kind: str, layer: int) -> tuple[float, ...]:
+            """What one layer adds to the total, each part as the loop adds it."""
+            parts = []
             if mixer in (FULL, SLIDING):
-                total += attention_full if mixer == FULL else attention
+                parts.append(attention_full if mixer == FULL else attention)
             elif mixer == STATE:
-                total += self.state_mixer_params / attn_tp * linear("attention")
-            kind = self.ffn(layer)
+                parts.append(self.state_mixer_params / attn_tp * linear("attention"))
             experts, shared, router = self._ffn_parts(kind, layer)
             expert_bytes = self._padded_experts(experts, fmt, expert_ranks)
             shared_part = "shared_experts" if kind == MOE else "dense_mlp"
-            total += expert_bytes * experts_here * quant
+            parts.append(expert_bytes * experts_here * quant)
             shared_tp = (split.shared_experts if kind == MOE else split.dense_mlp) or tp
-            total += shared / shared_tp * linear(shared_part) + router * dense
+            parts.append(shared / shared_tp * linear(shared_part) + router * dense)
             if kind == MOE and self.moe_latent_size:  # replicated on every rank
-                total += 2 * self.hidden_size * self.moe_latent_size * linear("latent_projections")
-            total += 2 * self.hidden_size * dense  # norms
-            total += self._ple_parts()[2] * quant  # a PLE layer's gate and projection
+                parts.append(
+                    2 * self.hidden_size * self.moe_latent_size * linear("latent_projections")
+                )
+            parts.append(2 * self.hidden_size * dense)  # norms
+            parts.append(ple_layer)
+            return tuple(parts)
+
+        # A layer's bytes depend on the layer only through its mixer, its FFN kind and, for a
+        # dense FFN, whether it is one of the wide_mlp_layers: worked out once per such kind,
+        # then added layer by layer, part by part, in the order a layer-by-layer sum takes
+        # (the same float result to the last bit).
+        wide_from = self.num_layers - self.wide_mlp_layers
+        kinds: dict[tuple[str, str, bool], tuple[float, ...]] = {}
+        total = 0.0
+        for layer in self._stage_layers(pp):
+            mixer, kind = self.mixer(layer), self.ffn(layer)
+            shape = (mixer, kind, kind == DENSE and layer >= wide_from)
+            parts = kinds.get(shape)
+            if parts is None:
+                parts = kinds[shape] = layer_bytes(mixer, kind, layer)
+            for part in parts:
+                total += part
         total += self.hidden_size * dense
         table, projection, _ = self._ple_parts()  # PLE: on the first stage with PP
         total += table / (split.embed or tp) * dense + projection / tp * quant
