@@ -284,7 +284,9 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
     with the error, so a broken second document does not hide findings in the first."""
     documents, error = _load_documents(text)
     error = None if error is None else _within(error, text)
-    if _UNICODE_BREAK.search(text):
+    # an ASCII text (almost every manifest) holds none of these breaks: one C scan, not the
+    # regex's charset test of every character
+    if not text.isascii() and _UNICODE_BREAK.search(text):
         _to_editor_lines(text, documents, error)
     return documents, error
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+# the lock directory is looked in for every model of every run (no network, no Hub client)
+from . import lockdir
+
 # The Hub client (and the checkpoint reader it uses) is imported when a model is looked up
 # beyond the catalog: a run whose models are all in the catalog does not pay for it.
 __all__ = ["cached_checkpoint", "first_report", "from_hub", "locked", "mistral_config"]
@@ -48,8 +51,6 @@ class FromHub:
 def locked(name: str) -> Any:
     """The lock directory's entry of a model (searched from the working directory up), or None;
     ConfigError when its file is broken."""
-    from . import lockdir
-
     return lockdir.find(name, None)
 
 
