@@ -87,7 +87,12 @@ def _plain(value: Any) -> Any:
         return None  # where a value is written moves with an edit; it is not a setting
     names = _field_names(kind) if hasattr(kind, "__dataclass_fields__") else None
     if names is not None:
-        return {name: _plain(getattr(value, name)) for name in names}
+        # most fields hold a scalar or None: kept without a call of this function each
+        plain = {}
+        for name in names:
+            field_value = getattr(value, name)
+            plain[name] = field_value if type(field_value) in _SCALARS else _plain(field_value)
+        return plain
     if kind is list or kind is tuple:
         return kind(_plain(item) for item in value)
     if kind is dict:
@@ -103,11 +108,12 @@ def _field_names(kind: type) -> tuple[str, ...]:
 def _comparable(deployment: Deployment) -> dict[str, Any]:
     """The deployment's settings as plain data, without what an edit may move (locations) or
     what is not a setting."""
-    return {
-        name: _plain(getattr(deployment, name))
-        for name in _field_names(type(deployment))
-        if name not in _NOT_COMPARED
-    }
+    return {name: _plain(getattr(deployment, name)) for name in _compared(type(deployment))}
+
+
+@cache
+def _compared(kind: type) -> tuple[str, ...]:
+    return tuple(name for name in _field_names(kind) if name not in _NOT_COMPARED)
 
 
 @dataclass
@@ -137,6 +143,11 @@ class FixContext:
         return nth
 
     @cached_property
+    def _source(self) -> Source:
+        """``text``'s line starts, for placing every fix's edits: worked out once, not per fix."""
+        return Source(self.text, "")
+
+    @cached_property
     def _before(self) -> dict[str, Any] | None:
         """The unedited deployment's comparable form, read once for every fix."""
         before = self.deployment if self.deployment is not None else self._nth(self.text)
@@ -144,11 +155,10 @@ class FixContext:
 
     def reads_as(self, edits: list[Edit], changes: dict[str, Any], file: str) -> bool:
         """Whether the file with ``edits`` reads as the same deployment with ``changes``."""
-        source = Source(self.text, file)
         before = self._before
         if before is None:
             return False
-        after = self._nth(apply_edits(self.text, source, edits))
+        after = self._nth(apply_edits(self.text, self._source, edits))
         if after is None:
             return False
         expected = before

@@ -20,12 +20,13 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any
 
 import yaml
 
 from .diagnostics import Edit
-from .engines.args import Item, Token
+from .engines.args import FlagTable, Item, Token
 from .yamlsrc import Span, YamlDocument, load_plain
 
 Path = tuple[Any, ...]
@@ -114,6 +115,18 @@ def yaml_scalar(text: str, style: str, flow: bool = False) -> str:
 def _plain_ok(text: str, flow: bool) -> bool:
     if not _PLAIN_SCALAR.fullmatch(text) or (flow and "," in text):
         return False
+    return _reads_as_plain_string(text)
+
+
+# The two questions below read a scalar's text with libyaml, a loader built per call; their
+# answers depend on the text alone, and fixes ask them of the same few words (flags, values,
+# --speculative-config JSON) file after file: each text is read once a run, up to this many.
+_REMEMBERED_SCALARS = 4096
+
+
+@lru_cache(maxsize=_REMEMBERED_SCALARS)
+def _reads_as_plain_string(text: str) -> bool:
+    """Whether ``text`` as a plain scalar loads as neither a bool nor null."""
     try:
         loaded = load_plain(text)
     except yaml.YAMLError:
@@ -145,6 +158,7 @@ def _in_scalar(raw: str, style: str) -> str | None:
     return raw
 
 
+@lru_cache(maxsize=_REMEMBERED_SCALARS)
 def _decode(raw: str) -> str | None:
     """A YAML scalar's value as the string a reader sees, or None."""
     try:
@@ -191,7 +205,12 @@ class Locator:
     def __init__(self, source: Source, document: YamlDocument):
         self.source = source
         self.document = document
-        self.by_span = {span: path for path, span in document.spans.items()}
+
+    @cached_property
+    def by_span(self) -> dict[Span, Path]:
+        """The path of each span: made when a command word is first looked up (hbmlint's own
+        manifest is written by its field paths and never asks)."""
+        return {span: path for path, span in self.document.spans.items()}
 
     def _style(self, start: int) -> str:
         char = self.source.text[start : start + 1]
@@ -297,16 +316,12 @@ class ArgvWriter:
     # -- which word sets what
 
     def _flag_names(self) -> dict[str, str]:
-        """Deployment field -> the engine's own long flag for it."""
+        """Deployment field -> the engine's own long flag for it (shared: not to be changed)."""
         if self.engine != "vllm":
             return {}
         from .engines.vllm import FLAGS
 
-        names: dict[str, str] = {}
-        for flag in FLAGS.by_name.values():
-            if flag.field and flag.parse is not None and flag.field not in names:
-                names[flag.field] = flag.names[0]
-        return names
+        return _long_flags(FLAGS)
 
     def _item_for(self, path: str) -> Item | None:
         found = None
@@ -650,6 +665,25 @@ def _merge_line_removals(edits: list[Edit], source: Source) -> list[Edit]:
         else:
             out.extend(group)
     return out
+
+
+# the last flag table _long_flags read, its size then, and its answer: vLLM's table is built at
+# import and the same for every fix of a run (its size is checked as FlagTable.lookup checks it)
+_LONG_FLAGS: tuple[FlagTable, int, dict[str, str]] | None = None
+
+
+def _long_flags(table: FlagTable) -> dict[str, str]:
+    """Deployment field -> the first long flag of ``table`` that sets it and is read."""
+    global _LONG_FLAGS
+    known = _LONG_FLAGS
+    if known is not None and known[0] is table and known[1] == len(table.by_name):
+        return known[2]
+    names: dict[str, str] = {}
+    for flag in table.by_name.values():
+        if flag.field and flag.parse is not None and flag.field not in names:
+            names[flag.field] = flag.names[0]
+    _LONG_FLAGS = (table, len(table.by_name), names)
+    return names
 
 
 def _neighbour_style(items: list[Item], locator: Locator, value: bool) -> str | None:
