@@ -125,6 +125,9 @@ def lint_file(
     """Every finding and budget of one file."""
     options = options or LintOptions()
     result = FileResult(path=path, display=display)
+    text = _read_ahead.pop(path, None) if _read_ahead else None
+    if text is not None:  # read a moment ago by this run's shared_objects
+        return _lint_text(text, result, rules, options)
     try:
         if str(path) == STDIN:
             text = files.read_stdin_text(MAX_FILE_BYTES)
@@ -486,23 +489,48 @@ def lint_paths(
     paths: Iterable[str], rules: list[Rule], options: LintOptions | None = None
 ) -> list[FileResult]:
     items = list(discover(paths))
-    _use_tree_objects(shared_objects(items))
-    return [lint_file(path, display, rules, options) for path, display in items]
+    _use_tree_objects(shared_objects(items, _read_ahead))
+    try:
+        return [lint_file(path, display, rules, options) for path, display in items]
+    finally:
+        _read_ahead.clear()
 
 
-def shared_objects(items: list[tuple[Path, str]]) -> dict[tuple[str, str], dict[str, str]]:
+# How much of the text shared_objects reads it may keep for the lint, which then need not read
+# those files again: the first files of the run, up to this many characters in all (4 MiB of
+# ASCII, 16 MiB at most). The lint lets go of each text as it lints it, and a run over 50,000
+# files keeps only its first thousands, so the run's peak memory (its results, at the end)
+# does not grow.
+KEPT_TEXT_CHARS = 4 * 2**20
+# The texts kept, by path, for the run in progress in this process: filled by shared_objects
+# for lint_many and lint_paths, taken by lint_file (each once), emptied when the run ends.
+# Empty outside a run, so a lint_file call of its own reads its file.
+_read_ahead: dict[Path, str] = {}
+
+
+def shared_objects(
+    items: list[tuple[Path, str]], texts: dict[Path, str] | None = None
+) -> dict[tuple[str, str], dict[str, str]]:
     """The ConfigMaps and Secrets the files of a run define, so that a workload's
     ``configMapKeyRef`` to another file of the run is read, and KServe's serving runtimes and
     which InferenceServices use them (a file that cannot be read is skipped here: linting it
-    reports why)."""
+    reports why). With ``texts``, the texts of the first files read are kept there, by path,
+    up to KEPT_TEXT_CHARS characters in all, for the lint to take (the same read, with the
+    same limit, that lint_file would make)."""
     objects: dict[tuple[str, str], dict[str, str]] = {}
+    room = KEPT_TEXT_CHARS if texts is not None else 0
     for path, _ in items:
         if str(path) == STDIN:
             continue
         try:
-            text = files.read_text(path)
+            text = files.read_text(path, MAX_FILE_BYTES)
         except files.FileReadError:
             continue
+        if texts is not None and len(text) <= room:
+            texts[path] = text
+            room -= len(text)
+        else:
+            room = 0  # only the first files: the lint takes them in order, one after another
         # the readers are imported only for a run whose files hold such objects
         if "ConfigMap" in text or "Secret" in text:
             from .formats import podspec
@@ -572,10 +600,16 @@ def lint_many(
     """Lint ``items`` with up to ``jobs`` processes; results come back in the order given, so
     the output is the same whatever ``jobs`` is. Standard input is always read here."""
     options = options or LintOptions()
-    objects = shared_objects(items)
+    here = jobs <= 1 or len(items) < PARALLEL_MIN_FILES or any(str(p) == STDIN for p, _ in items)
+    # linted in this process: the texts shared_objects reads first are linted as read, not
+    # read again (worker processes read their own files)
+    objects = shared_objects(items, _read_ahead if here else None)
     _use_tree_objects(objects)
-    if jobs <= 1 or len(items) < PARALLEL_MIN_FILES or any(str(p) == STDIN for p, _ in items):
-        return [lint_one(path, display, rules, options) for path, display in items]
+    if here:
+        try:
+            return [lint_one(path, display, rules, options) for path, display in items]
+        finally:
+            _read_ahead.clear()
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
