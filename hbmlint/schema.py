@@ -188,7 +188,58 @@ def _compile(schema: Any, root: dict) -> Check:
 
     if _LEAF_KEYWORDS.issuperset(keywords):
         return _remembered(check)
+    if _flat_object(schema, root):
+        return _remembered_mapping(check)
     return check
+
+
+def _flat_object(schema: dict, root: dict) -> bool:
+    """Whether ``schema`` is an object of scalar fields only (the manifest's gpu, parallel,
+    serving, model): ``additionalProperties: false`` and each property a leaf (or a $ref to
+    one) that takes no object or array, so a valid value is one small mapping of scalars."""
+    properties = schema.get("properties")
+    if schema.get("additionalProperties") is not False or not isinstance(properties, dict):
+        return False
+    for sub in properties.values():
+        ref = sub.get("$ref") if isinstance(sub, dict) and len(sub) == 1 else None
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            sub = root.get("$defs", {}).get(ref[len("#/$defs/") :])
+        if not isinstance(sub, dict) or not _LEAF_KEYWORDS.issuperset(set(sub) - _IGNORED):
+            return False
+        kinds = sub.get("type", [])
+        if {"object", "array"} & set(kinds if isinstance(kinds, list) else [kinds]):
+            return False
+    return True
+
+
+def _remembered_mapping(check: Check) -> Check:
+    """A flat object schema's check (_flat_object) that remembers its verdicts, keyed on the
+    mapping's repr: the check reads only the mapping's content, repr writes every key and value
+    with its type (1, 1.0, True and '1' apart) in order, and manifests repeat the same few
+    settings (a GPU and its count, a parallelism) file after file. Bounded; a mapping of more
+    entries or a longer repr than a flat manifest section holds is judged each time."""
+    verdicts: dict[str, Any] = {}
+
+    def remembered(value: Any) -> Any:
+        if type(value) is not dict or len(value) > _MAX_MAPPING_ENTRIES:
+            return check(value)
+        try:
+            key = repr(value)
+        except ValueError:  # an integer past Python's digit limit for str()
+            return check(value)
+        verdict = verdicts.get(key, _UNKNOWN)
+        if verdict is _UNKNOWN:
+            verdict = check(value)
+            if len(verdicts) < _MAX_REMEMBERED and len(key) <= _MAX_MAPPING_REPR:
+                verdicts[key] = verdict
+        return verdict
+
+    return remembered
+
+
+_UNKNOWN = object()  # no verdict remembered (None is one: not judged here)
+_MAX_MAPPING_ENTRIES = 32
+_MAX_MAPPING_REPR = 1024
 
 
 def _remembered(check: Check) -> Check:
