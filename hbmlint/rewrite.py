@@ -18,10 +18,10 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from typing import Any
+from functools import cached_property, lru_cache, wraps
+from typing import Any, TypeVar
 
 import yaml
 
@@ -118,13 +118,27 @@ def _plain_ok(text: str, flow: bool) -> bool:
     return _reads_as_plain_string(text)
 
 
-# The two questions below read a scalar's text with libyaml, a loader built per call; their
-# answers depend on the text alone, and fixes ask them of the same few words (flags, values,
-# --speculative-config JSON) file after file: each text is read once a run, up to this many.
+# _reads_as_plain_string and _decode read a scalar's text with libyaml, a loader built per
+# call; their answers depend on the text alone, and fixes ask them of the same few words (flags,
+# values, --speculative-config JSON) file after file: each text of up to _REMEMBERED_LENGTH
+# characters is read once a run, the last _REMEMBERED_SCALARS of them kept (at most 2 Mi
+# characters in all); a longer one (a quoted script) is read each time.
 _REMEMBERED_SCALARS = 4096
+_REMEMBERED_LENGTH = 256
+_Answer = TypeVar("_Answer")
 
 
-@lru_cache(maxsize=_REMEMBERED_SCALARS)
+def _remembered(read: Callable[[str], _Answer]) -> Callable[[str], _Answer]:
+    cached = lru_cache(maxsize=_REMEMBERED_SCALARS)(read)
+
+    @wraps(read)
+    def answer(text: str) -> _Answer:
+        return cached(text) if len(text) <= _REMEMBERED_LENGTH else read(text)
+
+    return answer
+
+
+@_remembered
 def _reads_as_plain_string(text: str) -> bool:
     """Whether ``text`` as a plain scalar loads as neither a bool nor null."""
     try:
@@ -158,7 +172,7 @@ def _in_scalar(raw: str, style: str) -> str | None:
     return raw
 
 
-@lru_cache(maxsize=_REMEMBERED_SCALARS)
+@_remembered
 def _decode(raw: str) -> str | None:
     """A YAML scalar's value as the string a reader sees, or None."""
     try:
