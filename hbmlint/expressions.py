@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -328,6 +329,14 @@ def evaluator(expression: str, param_names: frozenset[str] = frozenset()) -> Eva
     return run
 
 
+def parameter_evaluator(expression: str, param_names: frozenset[str]) -> Evaluator:
+    """``evaluator(expression, param_names)`` keyed only on the parameters whose names the
+    expression's text holds (every one it reads, and perhaps one that is part of a longer
+    name, which changes nothing): most of a rule's message and fix expressions read none,
+    and share the evaluator, and the compiled closure, of the same text without them."""
+    return evaluator(expression, frozenset(n for n in param_names if n in expression))
+
+
 def evaluation_error(expression: str, exc: Exception) -> ExpressionError:
     """What evaluating ``expression`` raises for an error while working it out."""
     detail = " ".join(str(exc).split())
@@ -412,6 +421,58 @@ def _attribute(value: Any, attr: str, expression: str) -> Any:
     return item
 
 
+def _is_constant(node: ast.AST) -> bool:
+    """A literal, or a tuple of literals (``("awq", "gptq")``), whose value never changes."""
+    if type(node) is ast.Tuple:
+        return all(type(element) is ast.Constant for element in node.elts)
+    return type(node) is ast.Constant
+
+
+def _constant_value(node: ast.AST) -> Any:
+    if type(node) is ast.Tuple:
+        return tuple(element.value for element in node.elts)  # type: ignore[attr-defined]
+    return node.value  # type: ignore[attr-defined]
+
+
+# A comparison written as Python writes it, in place of a call of OPERATORS' function for it,
+# where that function is the one simpleeval has (operator.lt, ``lambda x, y: op.contains(y,
+# x)``, ...): the same values, and the same errors, without a call on every evaluation. For
+# each operator: the closure for a constant right-hand side, and for a computed one.
+# fmt: off
+_NATIVE_COMPARISONS: dict[type, tuple[Callable[[Compiled, Any], Compiled], Callable[..., Compiled]]]
+_NATIVE_COMPARISONS = {
+    operation: pair
+    for operation, pair in {
+        ast.Lt: (
+            lambda a, c: lambda n, f, p: a(n, f, p) < c,
+            lambda a, b: lambda n, f, p: a(n, f, p) < b(n, f, p)),
+        ast.LtE: (
+            lambda a, c: lambda n, f, p: a(n, f, p) <= c,
+            lambda a, b: lambda n, f, p: a(n, f, p) <= b(n, f, p)),
+        ast.Gt: (
+            lambda a, c: lambda n, f, p: a(n, f, p) > c,
+            lambda a, b: lambda n, f, p: a(n, f, p) > b(n, f, p)),
+        ast.GtE: (
+            lambda a, c: lambda n, f, p: a(n, f, p) >= c,
+            lambda a, b: lambda n, f, p: a(n, f, p) >= b(n, f, p)),
+        ast.Eq: (
+            lambda a, c: lambda n, f, p: a(n, f, p) == c,
+            lambda a, b: lambda n, f, p: a(n, f, p) == b(n, f, p)),
+        ast.NotEq: (
+            lambda a, c: lambda n, f, p: a(n, f, p) != c,
+            lambda a, b: lambda n, f, p: a(n, f, p) != b(n, f, p)),
+        ast.In: (
+            lambda a, c: lambda n, f, p: a(n, f, p) in c,
+            lambda a, b: lambda n, f, p: a(n, f, p) in b(n, f, p)),
+        ast.NotIn: (
+            lambda a, c: lambda n, f, p: a(n, f, p) not in c,
+            lambda a, b: lambda n, f, p: a(n, f, p) not in b(n, f, p)),
+    }.items()
+    if OPERATORS.get(operation) is simpleeval.DEFAULT_OPERATORS.get(operation)
+}
+# fmt: on
+
+
 def _build(  # noqa: C901 - one branch a node kind
     node: ast.AST, expression: str, param_names: frozenset[str]
 ) -> Compiled:
@@ -475,6 +536,8 @@ def _build(  # noqa: C901 - one branch a node kind
         if unary is None:
             raise _NotCompiled
         operand = build(node.operand)  # type: ignore[attr-defined]
+        if unary is operator.not_:  # `not x` as Python writes it: the same, without a call
+            return lambda names, functions, params: not operand(names, functions, params)
         return lambda names, functions, params: unary(operand(names, functions, params))
     if kind is ast.BoolOp:
         values = [build(value) for value in node.values]  # type: ignore[attr-defined]
@@ -509,11 +572,16 @@ def _build(  # noqa: C901 - one branch a node kind
         if len(steps) == 1:  # a < b: most comparisons, many of them with a constant
             [(test, second)] = steps
             right = node.comparators[0]  # type: ignore[attr-defined]
-            if type(right) is ast.Constant:
-                constant = right.value
+            native = _NATIVE_COMPARISONS.get(type(node.ops[0]))  # type: ignore[attr-defined]
+            if _is_constant(right):
+                constant = _constant_value(right)
+                if native is not None:
+                    return native[0](first, constant)
                 return lambda names, functions, params: test(
                     first(names, functions, params), constant
                 )
+            if native is not None:
+                return native[1](first, second)
             return lambda names, functions, params: test(
                 first(names, functions, params), second(names, functions, params)
             )
@@ -541,6 +609,9 @@ def _build(  # noqa: C901 - one branch a node kind
         )
     if kind is ast.Tuple:
         elements = [build(element) for element in node.elts]  # type: ignore[attr-defined]
+        if _is_constant(node):  # ("awq", "gptq"): the same tuple on every evaluation
+            constant = _constant_value(node)
+            return lambda names, functions, params: constant
         return lambda names, functions, params: tuple(
             element(names, functions, params) for element in elements
         )
@@ -617,29 +688,57 @@ def render(
     byte_unit: str = "GiB",
 ) -> str:
     """Fill a message template, printing every value in the unit a reader expects."""
-    pieces, tail = _template_pieces(template)
+    return render_plan(template_plan(template), names, functions, None, byte_unit)
+
+
+# A template's fields, each with the text before it, and the text after the last field. A
+# field is (text before it, the field as written, its format, what is wrong with that format
+# or None, its expression's evaluator).
+Field = tuple[str, str, str, "str | None", Evaluator]
+Plan = tuple[tuple[Field, ...], str]
+
+
+@lru_cache(maxsize=1024)
+def template_plan(template: str, param_names: frozenset[str] = frozenset()) -> Plan:
+    """A template split into its fields once (rules render the same few templates again and
+    again): each field's format checked and its expression's evaluator found here, not on
+    every rendering. ``param_names``: as for ``evaluator``, the rule's parameters, passed to
+    render_plan as ``params``. Keyed on the template's text and those names: the plan holds
+    nothing else, so one plan serves every rule and deployment with them."""
+    pieces: list[Field] = []
+    start = 0
+    for match in _FIELD.finditer(template):
+        [(expression, spec)] = template_fields(match.group(0))
+        try:
+            check_spec(spec)
+            problem = None
+        except ExpressionError as exc:  # raised where the field is rendered, as before
+            problem = str(exc)
+        run = parameter_evaluator(expression, param_names)
+        pieces.append((template[start : match.start()], match.group(0), spec, problem, run))
+        start = match.end()
+    return tuple(pieces), template[start:]
+
+
+def render_plan(
+    plan: Plan,
+    names: Mapping[str, Any],
+    functions: Mapping[str, Any],
+    params: Mapping[str, Any] | None = None,
+    byte_unit: str = "GiB",
+) -> str:
+    """``render`` for a template's plan (``template_plan``), with a rule's ``params`` seen
+    over ``names`` when the plan was made for their names."""
+    pieces, tail = plan
     out = []
-    for text, field, expression, spec in pieces:  # left to right, as re.sub fills them
+    for text, field, spec, problem, run in pieces:  # left to right, as re.sub fills them
         out.append(text)
-        check_spec(spec)
-        value = evaluate(expression, names, functions)
+        if problem is not None:
+            raise ExpressionError(problem)
+        value = run(names, functions, params)
         try:
             out.append(format_quantity(value, spec, byte_unit))
         except (ValueError, TypeError) as exc:
             raise ExpressionError(f"'{field}': cannot format: {exc}") from exc
     out.append(tail)
     return "".join(out).strip()
-
-
-@lru_cache(maxsize=1024)
-def _template_pieces(template: str) -> tuple[tuple[tuple[str, str, str, str], ...], str]:
-    """A template's fields, each with the text before it, as (text, field, expression, spec),
-    and the text after the last: found once (rules render the same few templates again and
-    again)."""
-    pieces = []
-    start = 0
-    for match in _FIELD.finditer(template):
-        [(expression, spec)] = template_fields(match.group(0))
-        pieces.append((template[start : match.start()], match.group(0), expression, spec))
-        start = match.end()
-    return tuple(pieces), template[start:]

@@ -23,16 +23,18 @@ from .catalog.architecture import block_misfit
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .diagnostics import Fix as DiagnosticFix
 from .expressions import (
+    Evaluator,
     ExpressionError,
     Lazy,
     Scope,
     check_template,
-    evaluate,
     evaluation_error,
     merged_evaluator,
+    parameter_evaluator,
     parse,
-    render,
+    render_plan,
     template_fields,
+    template_plan,
     with_base_functions,
 )
 from .schema import validate
@@ -997,9 +999,16 @@ def _with_tradeoff(functions: dict[str, Any], base: dict[str, Any]) -> dict[str,
     if "tradeoff" not in functions:
         return functions
     table = functions["tradeoff"]
+    # tradeoff() without arguments (what rules write: a check calls it up to three times)
+    # answers the same table every time: asked for once
+    plain: list[Any] = []
 
     def tradeoff(**kw: Any) -> Any:
-        return table(**{**base, **kw})
+        if kw:
+            return table(**{**base, **kw})
+        if not plain:
+            plain.append(table(**base))
+        return plain[0]
 
     return {**functions, "tradeoff": tradeoff}
 
@@ -1014,24 +1023,23 @@ def _finding(
     """The finding of a rule that does not hold (rare): its wording and fixes see the
     parameters over the budget's names."""
     own = program.own
-    names = Scope(own, parent=budget_scope) if own else budget_scope  # type: ignore[arg-type]
+    wordings, fixes = program.finding_plan()
     unit = budget.byte_unit
-    wording = next(
-        (m for m in rule.messages if not m.when or evaluate(m.when, names, functions)),
-        rule.messages[-1],
+    plan = next(
+        (text for when, text in wordings if when is None or when(budget_scope, functions, own)),
+        wordings[-1][1],
     )
-    message = render(wording.text, names, functions, unit)
-    fixes = [
+    message = render_plan(plan, budget_scope, functions, own, unit)
+    offered = [
         DiagnosticFix(
-            render(fix.text, names, functions, unit),
-            applicability=fix.applicability,
+            render_plan(text, budget_scope, functions, own, unit),
+            applicability=applicability,
             changes={
-                path: _setting(evaluate(expression, names, functions))
-                for path, expression in fix.set.items()
+                path: _setting(value(budget_scope, functions, own)) for path, value in changes
             },
         )
-        for fix in rule.fixes
-        if not fix.when or evaluate(fix.when, names, functions)
+        for when, text, applicability, changes in fixes
+        if when is None or when(budget_scope, functions, own)
     ]
     dep = budget.deployment
     return Diagnostic(
@@ -1041,7 +1049,7 @@ def _finding(
         message=message,
         file=dep.file,
         span=dep.location(rule.at),
-        fixes=fixes,
+        fixes=offered,
         deployment=dep.name,
     )
 
@@ -1054,15 +1062,50 @@ class _Program:
     passes each rule the same dictionary for every deployment (and this holds it, so its
     identity is not reused)."""
 
-    __slots__ = ("params", "own", "when", "check", "calls_tradeoff")
+    __slots__ = ("rule", "params", "own", "names", "when", "check", "calls_tradeoff", "_plan")
 
     def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
+        self.rule = rule
         self.params = params
         self.own = {**rule.params, **(params or {})}
-        names = frozenset(self.own)
+        self.names = names = frozenset(self.own)
         self.when = merged_evaluator(rule.when, names) if rule.when else None
         self.check = merged_evaluator(rule.check, names)
         self.calls_tradeoff = rule.calls_tradeoff
+        self._plan: _FindingPlan | None = None
+
+    def finding_plan(self) -> _FindingPlan:
+        """What _finding evaluates, worked out when the rule first does not hold (most rules
+        hold on every deployment of a run): each wording's ``when`` and template plan, and
+        each fix's ``when``, template plan, applicability and the evaluators of its new
+        values. Evaluators with the parameters' names (``evaluator``), called with the
+        parameters as ``params``: no scope built to hold them over the budget's names."""
+        if self._plan is None:
+            names = self.names
+
+            def when(text: str | None) -> Evaluator | None:
+                return parameter_evaluator(text, names) if text else None
+
+            rule = self.rule
+            wordings = [(when(m.when), template_plan(m.text, names)) for m in rule.messages]
+            fixes = [
+                (
+                    when(fix.when),
+                    template_plan(fix.text, names),
+                    fix.applicability,
+                    [(path, parameter_evaluator(value, names)) for path, value in fix.set.items()],
+                )
+                for fix in rule.fixes
+            ]
+            self._plan = (wordings, fixes)
+        return self._plan
+
+
+# (each wording's when and plan, each fix's when, plan, applicability and (path, new value))
+_FindingPlan = tuple[
+    list[tuple["Evaluator | None", Any]],
+    list[tuple["Evaluator | None", Any, str, list[tuple[str, Evaluator]]]],
+]
 
 
 def _setting(value: Any) -> Any:
