@@ -234,6 +234,9 @@ def _shown(expression: str) -> str:
 
 def _check_tree(tree: ast.AST) -> None:
     """Depth and node kinds, without recursion (the tree may be deep: that is what we check)."""
+    # ast.iter_child_nodes' children in its order, read without its two generators (half of
+    # the cost of parsing a rule expression went to them)
+    node_type = ast.AST
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
@@ -241,7 +244,13 @@ def _check_tree(tree: ast.AST) -> None:
             raise ExpressionError(f"expression nests deeper than {MAX_DEPTH} levels")
         if isinstance(node, (ast.JoinedStr, ast.FormattedValue)):
             raise ExpressionError("f-strings are not supported (use a message template)")
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        depth += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, node_type):
+                stack.append((value, depth))
+            elif isinstance(value, list):
+                stack.extend([(item, depth) for item in value if isinstance(item, node_type)])
 
 
 @lru_cache(maxsize=2048)

@@ -10,6 +10,7 @@ vllm-project/vllm docs/features/spec_decode.md)."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -22,6 +23,7 @@ from hbmlint.expressions import (
     _compiled,
     _Evaluator,
     parameter_evaluator,
+    parse,
     render,
     render_plan,
     template_plan,
@@ -137,3 +139,27 @@ def test_a_rule_reads_the_tradeoff_table_with_and_without_its_own_rates(tmp_path
     [finding] = [d for d in lint_file(path, path.name, rules).diagnostics if d.code == "HBM901"]
     plain, raised, again = [float(x) for x in re.findall(r"x([0-9.]+)", finding.message)]
     assert plain == again < raised
+
+
+def _depth(node: ast.AST) -> int:
+    """The deepest level of a tree as parse() counts it: the root is 1, and every node
+    ast.iter_child_nodes yields (a name's Load context included) one below its parent."""
+    return 1 + max((_depth(child) for child in ast.iter_child_nodes(node)), default=0)
+
+
+@pytest.mark.parametrize("signs", range(34, 42))
+def test_parse_refuses_nesting_at_the_same_depth_as_before(signs):
+    # "-" * n + "x": a chain of n negations; parse's walk reads each node's children itself
+    # (not through ast.iter_child_nodes) and must stop at the same depth
+    expression = "-" * signs + "kv.tokens"
+    deep = _depth(ast.parse(expression, mode="eval").body) > 40
+    if deep:
+        with pytest.raises(ExpressionError, match="nests deeper than 40 levels"):
+            parse(expression)
+    else:
+        assert parse(expression) is not None
+
+
+def test_parse_refuses_an_f_string_inside_an_expression():
+    with pytest.raises(ExpressionError, match="f-strings are not supported"):
+        parse('kv.tokens > 0 and (1, f"{kv.tokens}")')
