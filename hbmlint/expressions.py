@@ -173,27 +173,36 @@ class Lazy:
         return f"Lazy({sorted(self._values)})"
 
 
+_NO_CONTEXT = object()
+
+
 class Scope(dict):
     """The names expressions see, each built on first use (a budget's namespaces: a rule reads
     two or three of them). A scope with a ``parent`` adds its own names (a rule's parameters)
-    over the parent's, which it reads through without copying them."""
+    over the parent's, which it reads through without copying them. With a ``context``, each
+    builder is called with it (one table of builders serves every budget: building one
+    closure per name and budget was most of what setting up a budget's scope cost)."""
 
-    __slots__ = ("_builders", "_parent")
+    __slots__ = ("_builders", "_parent", "_context")
 
     def __init__(
         self,
         values: Mapping[str, Any] | None = None,
-        builders: Mapping[str, Callable[[], Any]] | None = None,
+        builders: Mapping[str, Callable[..., Any]] | None = None,
         parent: Scope | None = None,
+        context: Any = _NO_CONTEXT,
     ) -> None:
         super().__init__(values or ())
         self._builders = builders or {}
         self._parent = parent
+        self._context = context
 
     def __missing__(self, key: str) -> Any:
         if self._parent is not None:
             return self._parent[key]  # built, and kept, by the parent
-        value = self[key] = self._builders[key]()  # KeyError: no such name
+        build = self._builders[key]  # KeyError: no such name
+        context = self._context
+        value = self[key] = build() if context is _NO_CONTEXT else build(context)
         return value
 
     def complete(self) -> dict[str, Any]:

@@ -389,13 +389,7 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
     read one or two of them (``whatif(...).kv.tokens``). Each value is worked out when a rule
     first reads it (_NAMESPACES' tables; the overhead's names are the budget's own)."""
     facts = _Facts(budget)
-    built: dict[str, Callable[[], Lazy]] = {
-        space: partial(Lazy.over, facts, table) for space, table in _NAMESPACES.items()
-    }
-    built["overhead"] = lambda: Lazy.of({"total": budget.overhead_total, **budget.overhead})
-    if budget.deployment.workload is None:
-        built["workload"] = lambda: Lazy.of({"declared": False})
-    return built
+    return {space: partial(build, facts) for space, build in _SPACES.items()}
 
 
 class _Facts:
@@ -513,7 +507,7 @@ def _uses_draft_tp(c: _Facts) -> bool:
 
 # Each namespace's names, worked out from a budget's _Facts when a rule first reads them (a
 # deployment's rules read about 37 of some 110). The overhead's names are the budget's own,
-# and an undeclared workload has only `declared` (namespaces() builds those two).
+# and an undeclared workload has only `declared` (_SPACES builds those two).
 _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
     "gpu": {
         "name": lambda c: c.resolved.gpu.name,
@@ -653,7 +647,7 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "tokens_displaced_by_state_slots": _Facts.state_slot_tokens,
         "sequences_displaced_by_draft": lambda c: c.whole_sequences(c.displaced_tokens()),
     },
-    # a declared workload's (namespaces() builds an undeclared one: `declared` alone)
+    # a declared workload's (_SPACES builds an undeclared one: `declared` alone)
     "workload": {
         "declared": lambda c: True,
         "concurrency": lambda c: c.dep.workload.concurrency,
@@ -664,6 +658,30 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "concurrency_fit_without_draft": _fit_without_draft,
     },
 }
+
+
+def _space(table: dict[str, Callable[[_Facts], Any]]) -> Callable[[_Facts], Lazy]:
+    return lambda facts: Lazy.over(facts, table)
+
+
+def _overhead_space(facts: _Facts) -> Lazy:
+    budget = facts.budget
+    return Lazy.of({"total": budget.overhead_total, **budget.overhead})
+
+
+def _workload_space(facts: _Facts) -> Lazy:
+    if facts.dep.workload is None:
+        return Lazy.of({"declared": False})
+    return Lazy.over(facts, _NAMESPACES["workload"])
+
+
+# Each namespace built from a budget's _Facts when a rule first reads one of its names: one
+# table for every budget of a run (a rule scope's builders, a what-if's namespaces).
+_SPACES: dict[str, Callable[[_Facts], Lazy]] = {
+    space: _space(table) for space, table in _NAMESPACES.items()
+}
+_SPACES["workload"] = _workload_space
+_SPACES["overhead"] = _overhead_space
 
 
 def _eight_bits_or_fewer(kv_cache_dtype: str) -> bool:
@@ -754,7 +772,7 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
         """The budget with settings changed: whatif(speculative_method="ngram").kv.tokens"""
         key = tuple(sorted(changes.items()))
         if key not in cache:
-            cache[key] = Lazy.of({}, namespaces(budget.whatif(**changes)))
+            cache[key] = Lazy.over(_Facts(budget.whatif(**changes)), _SPACES)
         return cache[key]
 
     def tradeoff(**params: Any) -> Lazy:
@@ -865,7 +883,7 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
     scope = budget.__dict__.get("_rule_scope")
     if scope is None:
         scope = (
-            Scope(builders=namespaces(budget)),
+            Scope(builders=_SPACES, context=_Facts(budget)),
             with_base_functions(rule_functions(budget)),
         )
         budget._rule_scope = scope  # type: ignore[attr-defined]

@@ -163,3 +163,40 @@ def test_parse_refuses_nesting_at_the_same_depth_as_before(signs):
 def test_parse_refuses_an_f_string_inside_an_expression():
     with pytest.raises(ExpressionError, match="f-strings are not supported"):
         parse('kv.tokens > 0 and (1, f"{kv.tokens}")')
+
+
+# A team's own rule reading a what-if budget's namespaces (built from one table of builders
+# for every budget, as the rule scope's are): a workload declared or not, and the overhead.
+WHATIF_NAMES = """
+id: HBM902
+name: whatif-namespaces
+summary: What a what-if budget's namespaces say.
+severity: info
+check: "False"
+at: model
+message: >-
+  declared {workload.declared}, in the what-if {whatif(kv_cache_dtype="fp8").workload.declared};
+  overhead {overhead.total}, in the what-if {whatif(kv_cache_dtype="fp8").overhead.total};
+  tokens {kv.tokens}, in the what-if {whatif(kv_cache_dtype="fp8").kv.tokens}
+"""
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_whatif_budget_reads_its_namespaces_like_the_budget(tmp_path, declared):
+    rule_file = tmp_path / "HBM902.yaml"
+    rule_file.write_text(WHATIF_NAMES)
+    rules, problems = load_rules([rule_file])
+    assert problems == []
+    text = DISPLACING_SPEC
+    if not declared:
+        text = "\n".join(line for line in text.splitlines() if "workload:" not in line)
+    path = tmp_path / "m.yaml"
+    path.write_text(manifest(text))
+    [finding] = lint_file(path, path.name, rules).diagnostics
+    answer = "yes" if declared else "no"
+    assert f"declared {answer}, in the what-if {answer};" in finding.message
+    overhead = re.search(r"overhead ([0-9.]+ GiB), in the what-if ([0-9.]+ GiB)", finding.message)
+    assert overhead and overhead[1] == overhead[2]  # FP8 KV changes the cache, not the overhead
+    # the FP8 cache holds more tokens than the BF16 one of the same deployment
+    tokens = re.search(r"tokens ([0-9,]+) tokens, in the what-if ([0-9,]+) tokens", finding.message)
+    assert tokens and int(tokens[1].replace(",", "")) < int(tokens[2].replace(",", ""))
