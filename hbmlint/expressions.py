@@ -559,7 +559,32 @@ def _build(  # noqa: C901 - one branch a node kind
         return lambda names, functions, params: unary(operand(names, functions, params))
     if kind is ast.BoolOp:
         values = [build(value) for value in node.values]  # type: ignore[attr-defined]
-        if isinstance(node.op, ast.And):  # type: ignore[attr-defined]
+        both = isinstance(node.op, ast.And)  # type: ignore[attr-defined]
+        # two or three operands (most of what rules write) as Python writes them: the same
+        # values (the first false one, or the last) without a loop on every evaluation
+        if len(values) == 2:
+            a, b = values
+            if both:
+                return lambda names, functions, params: (
+                    a(names, functions, params) and b(names, functions, params)
+                )
+            return lambda names, functions, params: (
+                a(names, functions, params) or b(names, functions, params)
+            )
+        if len(values) == 3:
+            a, b, c = values
+            if both:
+                return lambda names, functions, params: (
+                    a(names, functions, params)
+                    and b(names, functions, params)
+                    and c(names, functions, params)
+                )
+            return lambda names, functions, params: (
+                a(names, functions, params)
+                or b(names, functions, params)
+                or c(names, functions, params)
+            )
+        if both:
 
             def all_of(names: Any, functions: Any, params: Any) -> Any:
                 result: Any = False

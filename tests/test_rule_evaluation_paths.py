@@ -1,8 +1,9 @@
 """Issue 18 (speed), session 17: the compiled closures compare as Python writes it (no call of
-OPERATORS' function per comparison), fold tuples of literals into one value, and a finding's
-templates are split and checked once per run (template_plan) with the rule's parameters read
-beside the budget's names. These tests hold each path to what simpleeval, the reference
-evaluator, gives and refuses, and to the findings users read.
+OPERATORS' function per comparison), join two or three operands of and/or without a loop,
+fold tuples of literals into one value, and a finding's templates are split and checked once
+per run (template_plan) with the rule's parameters read beside the budget's names. These
+tests hold each path to what simpleeval, the reference evaluator, gives and refuses, and to
+the findings users read.
 
 The manifest is test_speculative_rules.py's DISPLACING (a Llama-3.1-8B target with a 3B
 drafter on an H100, the pattern of vLLM's speculative decoding examples,
@@ -81,6 +82,15 @@ def compiled(expression: str):
         "not none",
         'quant in ("awq",) and not (gpu.count < 4)',
         "(1, 'a', None)",
+        # and/or of two and three operands: the first false (or true) value, or the last
+        "gpu.count and quant",
+        "none or 0",
+        "flag and gpu.count and none",
+        "none or 0 or quant",
+        "flag and 0 and kv.missing",  # stops before the name it cannot read
+        "kv.bytes > 1 and flag",  # the refusal of its first operand, unchanged
+        "flag or kv.bytes > 1",
+        "none or 0 or '' or quant",  # four operands: the loop
     ],
 )
 def test_compiled_comparisons_give_and_refuse_what_simpleeval_does(expression):
