@@ -197,6 +197,16 @@ class Scope(dict):
         self._parent = parent
         self._context = context
 
+    @classmethod
+    def over(cls, context: Any, builders: Mapping[str, Callable[[Any], Any]]) -> Scope:
+        """``Scope(builders=builders, context=context)``, made without the keyword call and
+        __init__'s (a scope is made for every budget a run lints)."""
+        made = dict.__new__(cls)
+        made._builders = builders
+        made._parent = None
+        made._context = context
+        return made
+
     def __missing__(self, key: str) -> Any:
         if self._parent is not None:
             return self._parent[key]  # built, and kept, by the parent

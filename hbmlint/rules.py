@@ -883,7 +883,7 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
     scope = budget.__dict__.get("_rule_scope")
     if scope is None:
         scope = (
-            Scope(builders=_SPACES, context=_Facts(budget)),
+            Scope.over(_Facts(budget), _SPACES),
             with_base_functions(rule_functions(budget)),
         )
         budget._rule_scope = scope  # type: ignore[attr-defined]

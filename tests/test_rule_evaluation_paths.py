@@ -21,8 +21,10 @@ from test_speculative_rules import DISPLACING as DISPLACING_SPEC
 from hbmlint.expressions import (
     OPERATORS,
     ExpressionError,
+    Scope,
     _compiled,
     _Evaluator,
+    evaluate,
     parameter_evaluator,
     parse,
     render,
@@ -210,3 +212,17 @@ def test_a_whatif_budget_reads_its_namespaces_like_the_budget(tmp_path, declared
     # the FP8 cache holds more tokens than the BF16 one of the same deployment
     tokens = re.search(r"tokens ([0-9,]+) tokens, in the what-if ([0-9,]+) tokens", finding.message)
     assert tokens and int(tokens[1].replace(",", "")) < int(tokens[2].replace(",", ""))
+
+
+def test_a_scope_over_a_context_builds_each_name_once_and_refuses_unknown_ones():
+    built = []
+
+    def kv(context):
+        built.append(context)
+        return {"tokens": Q(context, "token"), "half": Q(context / 2, "token")}
+
+    scope = Scope.over(4096, {"kv": kv})
+    assert evaluate("kv.tokens > kv.half and kv.tokens", scope, {}) == Q(4096, "token")
+    assert built == [4096]  # once, with the context
+    with pytest.raises(ExpressionError, match="gpu"):
+        evaluate("gpu.count > 1", scope, {})
