@@ -622,10 +622,12 @@ class Architecture:
         # then added layer by layer, part by part, in the order a layer-by-layer sum takes
         # (the same float result to the last bit).
         wide_from = self.num_layers - self.wide_mlp_layers
+        mixers = self.mixers or (FULL,) * self.num_layers  # as self.mixer and self.ffn read them
+        ffns = self.ffns or (DENSE,) * self.num_layers
         kinds: dict[tuple[str, str, bool], tuple[float, ...]] = {}
         total = 0.0
         for layer in self._stage_layers(pp):
-            mixer, kind = self.mixer(layer), self.ffn(layer)
+            mixer, kind = mixers[layer], ffns[layer]
             shape = (mixer, kind, kind == DENSE and layer >= wide_from)
             parts = kinds.get(shape)
             if parts is None:
@@ -693,16 +695,21 @@ class Architecture:
         state = 0.0
         full_layers = state_layers = 0
         shared_keys = 0  # indexer keys the layers with a shared indexer do not keep
+        # what the loop reads of the architecture, read once: the layers' mixers (as
+        # self.mixer gives them) and where the KV-shared layers begin (self._owns_kv)
+        mixers = self.mixers or (FULL,) * self.num_layers
+        owned = self.num_layers - self.kv_shared_layers
+        shared_indexer, indexer = self.shared_indexer_layers, self.dsa_indexer_bytes
         for layer in self._stage_layers(pipeline_parallel):
-            mixer = self.mixer(layer)
-            if mixer in (FULL, SLIDING) and not self._owns_kv(layer):
+            mixer = mixers[layer]
+            if mixer in (FULL, SLIDING) and layer >= owned:
                 continue
             if mixer == FULL:
                 full += per_full_layer
                 full_layers += 1
-                if layer in self.shared_indexer_layers:
-                    shared_keys += self.dsa_indexer_bytes
-                    full -= self.dsa_indexer_bytes
+                if layer in shared_indexer:
+                    shared_keys += indexer
+                    full -= indexer
             elif mixer == SLIDING:
                 window += per_layer
             elif mixer == STATE:
