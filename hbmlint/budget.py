@@ -125,16 +125,18 @@ _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() ma
 _SETTING_DEFAULTS = {f.name: f.default for f in fields(Settings) if f.default is not MISSING}
 
 
-def _settings(**values: Any) -> Settings:
-    """``Settings(**values)`` without the frozen dataclass's __init__, which sets each of its
-    42 fields through object.__setattr__ (a third of settings_for): the defaults, then the
-    values, stored as they are; a missing or unknown name is refused as __init__ refuses it."""
-    made = object.__new__(Settings)
-    made.__dict__.update(_SETTING_DEFAULTS)
-    made.__dict__.update(values)
-    if made.__dict__.keys() != _SETTING_NAMES:
-        wrong = sorted(_SETTING_NAMES ^ made.__dict__.keys())
+def _settings(values: dict[str, Any] | None = None, /, **named: Any) -> Settings:
+    """``Settings(**values, **named)`` without the frozen dataclass's __init__, which sets each
+    of its 42 fields through object.__setattr__: the fields given, with the defaults of those
+    left out, become the instance's __dict__ as they are; a missing or unknown name is refused
+    as __init__ refuses it. settings_for passes one dict: a call with 42 keyword arguments,
+    copied into the instance's own dict, cost more than the rest of settings_for together."""
+    fields_ = {**_SETTING_DEFAULTS, **(values or {}), **named}
+    if fields_.keys() != _SETTING_NAMES:
+        wrong = sorted(_SETTING_NAMES ^ fields_.keys())
         raise TypeError(f"Settings: missing or unknown {', '.join(wrong)}")
+    made = object.__new__(Settings)
+    object.__setattr__(made, "__dict__", fields_)
     return made
 
 
@@ -143,8 +145,7 @@ def _changed(settings: Settings, changes: dict[str, Any]) -> Settings:
     result, without its frozen __init__'s object.__setattr__ per field (every what-if budget
     of every deployment makes one; Settings has no __post_init__ and nothing but fields)."""
     made = object.__new__(Settings)
-    made.__dict__.update(settings.__dict__)
-    made.__dict__.update(changes)
+    object.__setattr__(made, "__dict__", {**settings.__dict__, **changes})
     return made
 
 
@@ -486,58 +487,62 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     # the orchestrator's own choices (formats/*), where it made them, say why instead
     assumed.update(dep.assumed)
     settings = _settings(
-        engine=engine,
-        engine_version=dep.engine_version,
-        memory_fraction=float(fraction),
-        max_model_len=int(max_model_len),
-        max_num_seqs=int(max_num_seqs),
-        max_num_batched_tokens=int(batched),
-        kv_cache_dtype=kv_dtype,
-        block_size=int(block_size),
-        enforce_eager=bool(serving.enforce_eager) or serving.cudagraph_mode == "NONE",
-        cudagraph_mode=serving.cudagraph_mode,
-        cudagraph_max_capture_size=serving.cudagraph_max_capture_size,
-        cudagraph_capture_sizes=serving.cudagraph_capture_sizes,
-        quantization=None if quantization == "none" else quantization,
-        dtype=dtype,
-        tensor_parallel=resolved.tensor_parallel,
-        pipeline_parallel=resolved.pipeline_parallel,
-        speculative_method=spec.method,
-        draft_quantization=None if draft_quant == "none" else draft_quant,
-        draft_tensor_parallel=draft_tp,
-        num_speculative_tokens=spec.num_speculative_tokens or 0,
-        expert_parallel=expert_parallel,
-        redundant_experts=(getattr(dep.parallel, "redundant_experts", None) or 0)
-        if expert_parallel > 1
-        else 0,
-        legacy_engine=legacy,
-        draft_kv_cache_dtype=draft_kv,
-        draft_offload=bool(getattr(spec, "offload", False)),
-        kv_cache_max_tokens=serving.kv_cache_max_tokens if engine == "sglang" else None,
-        kv_cache_memory_bytes=serving.kv_cache_memory_bytes if engine == "vllm" else None,
-        attention_data_parallel=attention_dp,
-        whole_parts=whole,
-        cpu_offload_gib=float(getattr(serving, "cpu_offload_gb", None) or 0.0),
-        draft_token_map=getattr(spec, "token_map", None),
-        draft_hot_vocab=getattr(spec, "hot_vocab_size", None),
-        # SGLang's own flags (its state pool: sglang_mamba.py)
-        mamba_ssm_dtype=serving.mamba_ssm_dtype if engine == "sglang" else None,
-        max_mamba_cache_size=serving.max_mamba_cache_size
-        or (
-            sglang_mamba.radix_off_slots(dep.engine_version, running_set)
-            if serving.prefix_caching is False
-            else None
-        )
-        if engine == "sglang"
-        else None,
-        mamba_full_memory_ratio=serving.mamba_full_memory_ratio if engine == "sglang" else None,
-        prefix_caching=serving.prefix_caching if engine in ("vllm", "sglang") else None,
-        mamba_cache_mode=serving.mamba_cache_mode if engine == "vllm" else None,
-        disable_hybrid_kv_cache_manager=engine == "vllm"
-        and bool(serving.disable_hybrid_kv_cache_manager),
-        lora_slots=(serving.lora_slots or 0) if engine == "vllm" else 0,
-        lora_rank=serving.lora_rank or 16,  # vllm/config/lora.py max_lora_rank default
-        lora_fully_sharded=bool(serving.lora_fully_sharded),
+        {
+            "engine": engine,
+            "engine_version": dep.engine_version,
+            "memory_fraction": float(fraction),
+            "max_model_len": int(max_model_len),
+            "max_num_seqs": int(max_num_seqs),
+            "max_num_batched_tokens": int(batched),
+            "kv_cache_dtype": kv_dtype,
+            "block_size": int(block_size),
+            "enforce_eager": bool(serving.enforce_eager) or serving.cudagraph_mode == "NONE",
+            "cudagraph_mode": serving.cudagraph_mode,
+            "cudagraph_max_capture_size": serving.cudagraph_max_capture_size,
+            "cudagraph_capture_sizes": serving.cudagraph_capture_sizes,
+            "quantization": None if quantization == "none" else quantization,
+            "dtype": dtype,
+            "tensor_parallel": resolved.tensor_parallel,
+            "pipeline_parallel": resolved.pipeline_parallel,
+            "speculative_method": spec.method,
+            "draft_quantization": None if draft_quant == "none" else draft_quant,
+            "draft_tensor_parallel": draft_tp,
+            "num_speculative_tokens": spec.num_speculative_tokens or 0,
+            "expert_parallel": expert_parallel,
+            "redundant_experts": (getattr(dep.parallel, "redundant_experts", None) or 0)
+            if expert_parallel > 1
+            else 0,
+            "legacy_engine": legacy,
+            "draft_kv_cache_dtype": draft_kv,
+            "draft_offload": bool(getattr(spec, "offload", False)),
+            "kv_cache_max_tokens": serving.kv_cache_max_tokens if engine == "sglang" else None,
+            "kv_cache_memory_bytes": serving.kv_cache_memory_bytes if engine == "vllm" else None,
+            "attention_data_parallel": attention_dp,
+            "whole_parts": whole,
+            "cpu_offload_gib": float(getattr(serving, "cpu_offload_gb", None) or 0.0),
+            "draft_token_map": getattr(spec, "token_map", None),
+            "draft_hot_vocab": getattr(spec, "hot_vocab_size", None),
+            # SGLang's own flags (its state pool: sglang_mamba.py)
+            "mamba_ssm_dtype": serving.mamba_ssm_dtype if engine == "sglang" else None,
+            "max_mamba_cache_size": serving.max_mamba_cache_size
+            or (
+                sglang_mamba.radix_off_slots(dep.engine_version, running_set)
+                if serving.prefix_caching is False
+                else None
+            )
+            if engine == "sglang"
+            else None,
+            "mamba_full_memory_ratio": serving.mamba_full_memory_ratio
+            if engine == "sglang"
+            else None,
+            "prefix_caching": serving.prefix_caching if engine in ("vllm", "sglang") else None,
+            "mamba_cache_mode": serving.mamba_cache_mode if engine == "vllm" else None,
+            "disable_hybrid_kv_cache_manager": engine == "vllm"
+            and bool(serving.disable_hybrid_kv_cache_manager),
+            "lora_slots": (serving.lora_slots or 0) if engine == "vllm" else 0,
+            "lora_rank": serving.lora_rank or 16,  # vllm/config/lora.py max_lora_rank default
+            "lora_fully_sharded": bool(serving.lora_fully_sharded),
+        }
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)
