@@ -43,6 +43,17 @@ SPEC_KEYS = {
 }
 # methods that draft from the prompt: no model, no draft parallelism, quantization or KV cache
 WEIGHTLESS = ("ngram", "suffix")
+# the same keys in hbmlint's own manifest (spec.speculative): the draft model and what only it
+# takes; removing them reads back as the reader's drafter without a model
+NATIVE_DRAFT_ONLY_KEYS = (
+    "model",
+    "config",
+    "dtype",
+    "quantization",
+    "tensor_parallel",
+    "kv_cache_dtype",
+    "max_model_len",
+)
 DRAFT_ONLY_KEYS = (
     "model",
     "draft_tensor_parallel_size",
@@ -747,7 +758,42 @@ class FieldWriter:
             if edit is None:
                 return None
             edits.append(edit)
+            if path == "speculative.method" and value in WEIGHTLESS:
+                # the drafter's own keys go with it, as ArgvWriter drops them from
+                # --speculative-config: left in place, the manifest would still name a draft
+                # model (and the fix check would refuse the edit)
+                for key in NATIVE_DRAFT_ONLY_KEYS:
+                    removal = self._removal((*self.root, "speculative", key), source, locator)
+                    if removal is False:
+                        return None
+                    if removal is not None:
+                        edits.append(removal)
         return edits
+
+    def _removal(self, path: Path, source: Source, locator: Locator) -> Edit | None | bool:
+        """The edit that deletes the block-mapping entry at ``path`` (its lines, a trailing
+        comment with them); None where there is no such entry, False where it cannot be
+        deleted line by line (a flow mapping, a block scalar, a neighbour on its lines)."""
+        document = locator.document
+        if path not in document.key_spans:
+            return None
+        key, value = document.key_spans[path], document.spans.get(path)
+        if value is None or value.end_line is None or value.end_column is None:
+            return False
+        if isinstance(locator._scalar(path), (dict, list)):
+            return False
+        text = source.text
+        start = source.offset(key.line, key.column)
+        line_start, _ = source.line_bounds(start)
+        if text[line_start:start].strip() or locator._style(
+            source.offset(value.line, value.column)
+        ) in ("|", ">"):
+            return False  # not the first thing on its line, or a block scalar
+        end = source.offset(value.end_line, value.end_column)
+        _, line_end = source.line_bounds(max(end - 1, start))
+        if not re.fullmatch(r"[ \t]*(#[^\n]*)?\n?", text[end:line_end]):
+            return False  # something else follows on the value's last line
+        return source.edit(line_start, line_end, "")
 
     def _edit(self, path: Path, value: str, source: Source, locator: Locator) -> Edit | None:
         spans = locator.document.spans
