@@ -791,7 +791,7 @@ class FieldWriter:
             return False  # not the first thing on its line, or a block scalar
         end = source.offset(value.end_line, value.end_column)
         _, line_end = source.line_bounds(max(end - 1, start))
-        if not re.fullmatch(r"[ \t]*(#[^\n]*)?\n?", text[end:line_end]):
+        if not re.fullmatch(r"[ \t]*(#[^\r\n]*)?\r?\n?", text[end:line_end]):
             return False  # something else follows on the value's last line
         return source.edit(line_start, line_end, "")
 
