@@ -173,34 +173,24 @@ class Lazy:
         return f"Lazy({sorted(self._values)})"
 
 
-_NO_CONTEXT = object()
-
-
 class Scope(dict):
-    """The names expressions see, each built on first use (a budget's namespaces: a rule reads
-    two or three of them). A scope with a ``parent`` adds its own names (a rule's parameters)
-    over the parent's, which it reads through without copying them. With a ``context``, each
-    builder is called with it (one table of builders serves every budget: building one
-    closure per name and budget was most of what setting up a budget's scope cost)."""
+    """The names expressions see. A budget's scope (``Scope.over``) builds each name on first
+    use from one table of builders shared by every budget, called with the budget's context (a
+    rule reads two or three namespaces). A scope with a ``parent`` adds its own names (a rule's
+    parameters) over the parent's, which it reads through without copying them."""
 
     __slots__ = ("_builders", "_parent", "_context")
 
-    def __init__(
-        self,
-        values: Mapping[str, Any] | None = None,
-        builders: Mapping[str, Callable[..., Any]] | None = None,
-        parent: Scope | None = None,
-        context: Any = _NO_CONTEXT,
-    ) -> None:
+    def __init__(self, values: Mapping[str, Any] | None = None, parent: Scope | None = None):
         super().__init__(values or ())
-        self._builders = builders or {}
+        self._builders: Mapping[str, Callable[[Any], Any]] = {}
         self._parent = parent
-        self._context = context
+        self._context: Any = None
 
     @classmethod
     def over(cls, context: Any, builders: Mapping[str, Callable[[Any], Any]]) -> Scope:
-        """``Scope(builders=builders, context=context)``, made without the keyword call and
-        __init__'s (a scope is made for every budget a run lints)."""
+        """A scope whose names are ``builders[name](context)``, each built when first read
+        (made without __init__'s call: a scope is made for every budget a run lints)."""
         made = dict.__new__(cls)
         made._builders = builders
         made._parent = None
@@ -210,9 +200,7 @@ class Scope(dict):
     def __missing__(self, key: str) -> Any:
         if self._parent is not None:
             return self._parent[key]  # built, and kept, by the parent
-        build = self._builders[key]  # KeyError: no such name
-        context = self._context
-        value = self[key] = build() if context is _NO_CONTEXT else build(context)
+        value = self[key] = self._builders[key](self._context)  # KeyError: no such name
         return value
 
     def complete(self) -> dict[str, Any]:
