@@ -21,7 +21,7 @@ from typing import Any
 
 from .diagnostics import SAFE, UNSAFE, Diagnostic, Edit, Fix
 from .rewrite import WEIGHTLESS, Locator, Source, apply_edits
-from .spec import Deployment
+from .spec import DRAFT_ONLY_FIELDS, Deployment
 from .yamlsrc import Span, YamlDocument
 
 # Reads the edited text back: the deployments of the same document, or None when the text no
@@ -60,7 +60,7 @@ def _with_field(comparable: dict[str, Any], path: str, value: Any) -> dict[str, 
         if isinstance(spec, dict):
             top["speculative"] = {
                 **spec,
-                **dict.fromkeys(("model", "tensor_parallel", "kv_cache_dtype", "max_model_len")),
+                **dict.fromkeys(DRAFT_ONLY_FIELDS),
             }
     parts = _ATTRIBUTES.get(path, tuple(path.split(".")))
     target: dict[str, Any] = top

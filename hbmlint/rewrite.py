@@ -27,6 +27,7 @@ import yaml
 
 from .diagnostics import Edit
 from .engines.args import FlagTable, Item, Token
+from .spec import DRAFT_ONLY_FIELDS
 from .yamlsrc import Span, YamlDocument, load_plain
 
 Path = tuple[Any, ...]
@@ -43,17 +44,6 @@ SPEC_KEYS = {
 }
 # methods that draft from the prompt: no model, no draft parallelism, quantization or KV cache
 WEIGHTLESS = ("ngram", "suffix")
-# the same keys in hbmlint's own manifest (spec.speculative): the draft model and what only it
-# takes; removing them reads back as the reader's drafter without a model
-NATIVE_DRAFT_ONLY_KEYS = (
-    "model",
-    "config",
-    "dtype",
-    "quantization",
-    "tensor_parallel",
-    "kv_cache_dtype",
-    "max_model_len",
-)
 DRAFT_ONLY_KEYS = (
     "model",
     "draft_tensor_parallel_size",
@@ -61,6 +51,9 @@ DRAFT_ONLY_KEYS = (
     "kv_cache_dtype",
     "max_model_len",
 )
+# the same in hbmlint's own manifest (spec.speculative): the draft model's keys (a name or a
+# config, with its dtype and quantization) and the other fields only such a drafter takes
+NATIVE_DRAFT_ONLY_KEYS = ("config", "dtype", "quantization", *DRAFT_ONLY_FIELDS)
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_./@%+=:,-]+")
 _PLAIN_SCALAR = re.compile(r"[A-Za-z0-9_./@%+=-][A-Za-z0-9_./@%+=:,-]*")
 
@@ -762,12 +755,14 @@ class FieldWriter:
                 # the drafter's own keys go with it, as ArgvWriter drops them from
                 # --speculative-config: left in place, the manifest would still name a draft
                 # model (and the fix check would refuse the edit)
+                removals = []
                 for key in NATIVE_DRAFT_ONLY_KEYS:
                     removal = self._removal((*self.root, "speculative", key), source, locator)
                     if removal is False:
                         return None
                     if removal is not None:
-                        edits.append(removal)
+                        removals.append(removal)
+                edits += sorted(removals, key=lambda e: (e.line, e.column))  # in file order
         return edits
 
     def _removal(self, path: Path, source: Source, locator: Locator) -> Edit | None | bool:

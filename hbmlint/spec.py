@@ -21,6 +21,9 @@ DRAFT_MODEL_METHODS = ("draft_model",)
 # (z-lab/dflash; vLLM qwen3_dflash.py, SGLang --speculative-algorithm DFLASH)
 HEAD_METHODS = ("eagle", "eagle3", "medusa", "mtp", "dflash")
 WEIGHTLESS_METHODS = ("ngram", "suffix", "prompt_lookup", "lookahead")
+# What only a drafter with weights takes (SpeculativeSpec's fields, the native manifest's keys):
+# an n-gram drafter has none of them
+DRAFT_ONLY_FIELDS = ("model", "tensor_parallel", "kv_cache_dtype", "max_model_len")
 # Self-speculation that drafts with the target's own first layers (LayerSkip): no extra weights.
 SELF_METHODS = ("early_exit",)
 SPECULATIVE_METHODS = (
