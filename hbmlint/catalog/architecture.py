@@ -357,10 +357,21 @@ class Architecture:
 
     # ----------------------------------------------------------------- layer structure
     def mixer(self, layer: int) -> str:
-        return self.mixers[layer] if self.mixers else FULL
+        return self.layer_mixers[layer]
 
     def ffn(self, layer: int) -> str:
-        return self.ffns[layer] if self.ffns else DENSE
+        return self.layer_ffns[layer]
+
+    @cached_property
+    def layer_mixers(self) -> tuple[str, ...]:
+        """Every layer's mixer (full attention where the config lists none), for the loops
+        over the layers."""
+        return self.mixers or (FULL,) * self.num_layers
+
+    @cached_property
+    def layer_ffns(self) -> tuple[str, ...]:
+        """Every layer's FFN kind (dense where the config lists none)."""
+        return self.ffns or (DENSE,) * self.num_layers
 
     @property
     def is_mla(self) -> bool:
@@ -622,8 +633,7 @@ class Architecture:
         # then added layer by layer, part by part, in the order a layer-by-layer sum takes
         # (the same float result to the last bit).
         wide_from = self.num_layers - self.wide_mlp_layers
-        mixers = self.mixers or (FULL,) * self.num_layers  # as self.mixer and self.ffn read them
-        ffns = self.ffns or (DENSE,) * self.num_layers
+        mixers, ffns = self.layer_mixers, self.layer_ffns
         kinds: dict[tuple[str, str, bool], tuple[float, ...]] = {}
         total = 0.0
         for layer in self._stage_layers(pp):
@@ -695,9 +705,9 @@ class Architecture:
         state = 0.0
         full_layers = state_layers = 0
         shared_keys = 0  # indexer keys the layers with a shared indexer do not keep
-        # what the loop reads of the architecture, read once: the layers' mixers (as
-        # self.mixer gives them) and where the KV-shared layers begin (self._owns_kv)
-        mixers = self.mixers or (FULL,) * self.num_layers
+        # what the loop reads of the architecture, read once: the layers' mixers and where the
+        # KV-shared layers begin (self._owns_kv)
+        mixers = self.layer_mixers
         owned = self.num_layers - self.kv_shared_layers
         shared_indexer, indexer = self.shared_indexer_layers, self.dsa_indexer_bytes
         for layer in self._stage_layers(pipeline_parallel):
