@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import MISSING, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
 from . import catalog, cudagraphs, dp_attention, lora, sglang_mamba
 from .catalog.architecture import FULL, HybridPages
 from .identity_memo import IdentityMemo
+from .records import dataclass
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
 from .units import (

@@ -9,13 +9,13 @@ import contextlib
 import gc
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
 from . import __version__
+from .records import dataclass
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 GPU_HELP = "GPU type for manifests that name none (a catalog name or alias, e.g. H100)."

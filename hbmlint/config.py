@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from . import files
 from .diagnostics import Diagnostic, Severity
+from .records import dataclass
 from .yamlsrc import Span, YamlDocument, load_documents
 
 CONFIG_NAMES = (".hbmlint.yaml", ".hbmlint.yml")

@@ -13,7 +13,7 @@ graph (uniform decode), as the cudagraph mode asks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import dataclass
 
 # vllm/config/vllm.py _set_cudagraph_sizes: without --max-cudagraph-capture-size the largest
 # size is max_num_seqs x (1 + speculative tokens) x 2, at most this

@@ -7,11 +7,12 @@ codes, so that they can be selected, explained and reported exactly like rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import IntEnum
 from types import MappingProxyType
 from typing import Any
 
+from .records import dataclass
 from .yamlsrc import Span
 
 DOCS_URL = "https://github.com/hbmlint/hbmlint/blob/main/docs/rules.md"

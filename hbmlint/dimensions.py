@@ -16,11 +16,11 @@ a mismatch that is certain.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Any
 
 from .expressions import parse
 from .quantity import Dimensionality, Quantity, _combine
+from .records import dataclass
 from .units import dimensionality
 
 # names.yaml units whose values are quantities; every other unit is a plain value (count,

@@ -15,11 +15,12 @@ import copy
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from functools import cache, cached_property
 from typing import Any
 
 from .diagnostics import SAFE, UNSAFE, Diagnostic, Edit, Fix
+from .records import dataclass
 from .rewrite import WEIGHTLESS, Locator, Source, apply_edits
 from .spec import DRAFT_ONLY_FIELDS, Deployment
 from .yamlsrc import Span, YamlDocument

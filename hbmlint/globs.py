@@ -11,8 +11,9 @@ list of tokens run as a set of states over the path, one pass, O(len(path) x len
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .records import dataclass
 
 MAX_GLOB_LENGTH = 512
 

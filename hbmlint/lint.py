@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from .formats import (
     script_reader,
     unread_engine,
 )
+from .records import dataclass
 from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
 from .rules import Rule, evaluate_rule, evaluate_rules, forget_scope

@@ -8,11 +8,11 @@ a what-if that changed nothing."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from .engines.args import BadValue, boolean, human_int
+from .records import dataclass
 from .schema import load_schema
 from .spec import ENGINES, Deployment, ModelRef, WorkloadSpec
 from .units import UnitError, parse_quantity

@@ -18,7 +18,7 @@ import posixpath
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
 from .catalog.labels import label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
+from .records import dataclass
 from .spec import (
     DRAFT_MODEL_METHODS,
     HEAD_METHODS,

@@ -10,13 +10,14 @@ pipeline, never read files and never compute memory.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
 from .diagnostics import Diagnostic, Severity
+from .records import dataclass
 from .spec import Deployment
 
 if TYPE_CHECKING:  # suppressions.py is imported where a file holds one

@@ -19,7 +19,6 @@ import bisect
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cached_property, lru_cache, wraps
 from typing import Any, TypeVar
 
@@ -27,6 +26,7 @@ import yaml
 
 from .diagnostics import Edit
 from .engines.args import FlagTable, Item, Token
+from .records import dataclass
 from .spec import DRAFT_ONLY_FIELDS
 from .yamlsrc import Span, YamlDocument, load_plain
 

@@ -22,11 +22,11 @@ gaps, sampling and pipeline bubbles, and takes every sequence at the same contex
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from . import catalog
 from .catalog.architecture import FULL, MOE, SLIDING
+from .records import dataclass
 
 # weight formats whose matrix multiplications run on the FP8 / INT8 / FP4 tensor cores (W8A8,
 # W4A4); the others are weight-only and multiply in the activation dtype

@@ -5,10 +5,11 @@ descriptors code scanning shows, and for docs/rules.md, which is generated from 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .diagnostics import DOCS_URL, INPUT_CHECKS, InputCheck, Severity
+from .records import dataclass
 
 
 @dataclass

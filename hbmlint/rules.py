@@ -12,7 +12,7 @@ import contextlib
 import math
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from .expressions import (
     template_plan,
     with_base_functions,
 )
+from .records import dataclass
 from .schema import validate
 from .units import Q, UnitError, parse_quantity, shown
 from .yamlsrc import Span, YamlDocument, load_documents

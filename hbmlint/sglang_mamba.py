@@ -9,10 +9,10 @@ only computes: the budget decides what is left and what a token costs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from . import catalog
+from .records import dataclass
 
 # speculative_hook.py _auto_choose_speculative_params (and server_args.py before it): with no
 # --speculative-num-steps, 3 steps of one draft token each for the models hbmlint serves

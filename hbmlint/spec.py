@@ -7,10 +7,11 @@ the user's file that set it, so a rule can point there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from .records import dataclass
 from .yamlsrc import Span
 
 ENGINES = ("vllm", "sglang", "trtllm", "tgi")

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from . import catalog, roofline
 from .budget import Budget, compute
 from .catalog import Architecture
 from .identity_memo import IdentityMemo
+from .records import dataclass
 from .units import Q, is_quantity
 
 TRADEOFF_RULE = "speculative-tradeoff"  # the rule whose params the CLI passes

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .diagnostics import Diagnostic, input_diagnostic
+from .records import dataclass
 from .yamlsrc import Span, YamlDocument
 
 ANNOTATION = "hbmlint.io/disable"

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any
 
 import yaml
+
+from .records import dataclass
 
 # The C loader is several times faster where libyaml is installed; same behaviour otherwise.
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 from .. import files
 from ..identity_memo import IdentityMemo
+from ..records import dataclass
 from ..units import parse_quantity
 from . import labels
 from .architecture import (

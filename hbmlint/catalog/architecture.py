@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
+from ..records import dataclass
 from ..units import Q
 
 FULL, SLIDING, STATE, NO_MIXER = "full", "sliding", "state", "none"

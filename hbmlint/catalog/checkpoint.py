@@ -14,9 +14,11 @@ import json
 import math
 import re
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from ..records import dataclass
 
 SUMMARY_VERSION = 1
 # Headers are a few hundred KB even for the largest checkpoints; refuse anything absurd.

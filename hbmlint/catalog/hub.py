@@ -21,10 +21,10 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..records import dataclass
 from .checkpoint import Checkpoint, CheckpointError, local_checkpoint, read_index, summarize
 
 DEFAULT_BUDGET_S = 20.0

@@ -5,11 +5,12 @@ label keys and the instance shapes live in labels.yaml and instance_types.yaml, 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache, lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..records import dataclass
 from ..spec import ROCM_IMAGE, ROCM_SAID, Label
 from ..units import parse_quantity
 from ..yamlsrc import Span

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..records import dataclass
 from .architecture import ConfigError
 
 if TYPE_CHECKING:  # imported where a lock file is read: most runs have none

@@ -4,10 +4,10 @@ the Hub. Each gives config.json's fields with the stored checkpoint's tensor siz
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 # the lock directory is looked in for every model of every run (no network, no Hub client)
+from ..records import dataclass
 from . import lockdir
 
 # The Hub client (and the checkpoint reader it uses) is imported when a model is looked up

@@ -25,9 +25,9 @@ what these publishers upload).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import dataclass
 from .labels import catalog_model_named
 
 _INT4_GROUP_128 = {

@@ -12,10 +12,11 @@ import math
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..catalog import dated_build, release, release_at_most
+from ..records import dataclass
 from ..yamlsrc import Span
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from ..records import dataclass
 from ..yamlsrc import Span, load_plain
 from .args import Token
 

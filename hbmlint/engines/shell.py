@@ -12,8 +12,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..records import dataclass
 from ..yamlsrc import Span
 from .args import Token
 

@@ -36,12 +36,12 @@ budgeted on an NVIDIA ``--gpu``, as a pod that asks for ``amd.com/gpu`` is not.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from ..catalog.devices import ASCEND, CPU, GAUDI, INTEL_GPU, NEURON, TPU
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import CONTAINER_CLIS, env_setting, option_value
 from ..engines.args import EngineCommand, Token
+from ..records import dataclass
 from ..yamlsrc import Span
 
 # Kubernetes device-plugin resources

@@ -4,7 +4,7 @@ says about GPUs into a Deployment, with every field located in the user's file."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from ..catalog import vendor_image_release
@@ -12,6 +12,7 @@ from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import docker_reference, sglang, vllm
 from ..engines.args import EngineCommand, Item, Token, refused_at
 from ..engines.sglang import token_map_assumption, token_map_vocab
+from ..records import dataclass
 from ..rewrite import ArgvWriter
 from ..spec import (
     Deployment,

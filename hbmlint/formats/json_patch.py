@@ -11,9 +11,9 @@ references/kustomize/kustomization/patchesjson6902/).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import dataclass
 from ..yamlsrc import Span
 
 Path = tuple[Any, ...]

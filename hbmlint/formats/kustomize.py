@@ -26,12 +26,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import field, fields, is_dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
+from ..records import dataclass
 from ..yamlsrc import Span, YamlDocument, load_documents
 from .json_patch import Located, NotRead, PatchError, apply, locate, pointer, unlocate
 from .podspec import object_name, value_at

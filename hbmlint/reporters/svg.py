@@ -7,10 +7,10 @@ dark themes alike. Nothing is fetched: the file is self-contained."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 from ..budget import Budget
+from ..records import dataclass
 from ..results import FileResult, RenderOptions, Report
 from ..units import format_bytes
 from . import budget as budget_reporter
