@@ -179,13 +179,14 @@ class Scope(dict):
     rule reads two or three namespaces). A scope with a ``parent`` adds its own names (a rule's
     parameters) over the parent's, which it reads through without copying them."""
 
-    __slots__ = ("_builders", "_parent", "_context")
+    __slots__ = ("_builders", "_parent", "_context", "_results")
 
     def __init__(self, values: Mapping[str, Any] | None = None, parent: Scope | None = None):
         super().__init__(values or ())
         self._builders: Mapping[str, Callable[[Any], Any]] = {}
         self._parent = parent
         self._context: Any = None
+        self._results: dict[str, Any] | None = None
 
     @classmethod
     def over(cls, context: Any, builders: Mapping[str, Callable[[Any], Any]]) -> Scope:
@@ -195,6 +196,8 @@ class Scope(dict):
         made._builders = builders
         made._parent = None
         made._context = context
+        # comparisons of two of its names, worked out once (_shared_comparison)
+        made._results = {}
         return made
 
     def __missing__(self, key: str) -> Any:
@@ -489,6 +492,55 @@ _NATIVE_COMPARISONS = {
 # fmt: on
 
 
+def _comparison(node: ast.AST, first: Compiled, step: tuple[Any, Compiled]) -> Compiled:
+    """``a < b``: one comparison (most of them, many with a constant)."""
+    test, second = step
+    right = node.comparators[0]  # type: ignore[attr-defined]
+    native = _NATIVE_COMPARISONS.get(type(node.ops[0]))  # type: ignore[attr-defined]
+    if _is_constant(right):
+        constant = _constant_value(right)
+        if native is not None:
+            return native[0](first, constant)
+        return lambda names, functions, params: test(first(names, functions, params), constant)
+    if native is not None:
+        return native[1](first, second)
+    return lambda names, functions, params: test(
+        first(names, functions, params), second(names, functions, params)
+    )
+
+
+def _name_read(node: ast.AST, param_names: frozenset[str]) -> str | None:
+    """``namespace.name`` where ``node`` reads a name of the scope's namespaces (kv.tokens),
+    not a rule's parameter; None for any other node."""
+    if type(node) is not ast.Attribute or type(node.value) is not ast.Name:  # type: ignore[attr-defined]
+        return None
+    if node.value.id in param_names:  # type: ignore[attr-defined]
+        return None
+    return f"{node.value.id}.{node.attr}"  # type: ignore[attr-defined]
+
+
+def _shared_comparison(compare: Compiled, key: str) -> Compiled:
+    """``compare``, a comparison of two of the scope's names (``weights.total <= gpu.usable``:
+    seven of a vLLM deployment's rules test that one), worked out once for a budget's scope and
+    kept in it (Scope._results, keyed on the comparison's names and operator). That is enough:
+    a scope's names never change once read, and the comparison reads nothing else (no
+    parameter, no function). An error is not kept: each rule that evaluates the comparison
+    raises it again, with its own expression's text, as before."""
+
+    def shared(names: Any, functions: Any, params: Any) -> Any:
+        if type(names) is Scope and (results := names._results) is not None:
+            found = results.get(key, _UNSET)
+            if found is _UNSET:
+                found = results[key] = compare(names, functions, params)
+            return found
+        return compare(names, functions, params)
+
+    return shared
+
+
+_UNSET = object()
+
+
 def _build(  # noqa: C901 - one branch a node kind
     node: ast.AST, expression: str, param_names: frozenset[str]
 ) -> Compiled:
@@ -611,21 +663,13 @@ def _build(  # noqa: C901 - one branch a node kind
                 raise _NotCompiled
             steps.append((OPERATORS[type(operation)], build(comparator)))
         if len(steps) == 1:  # a < b: most comparisons, many of them with a constant
-            [(test, second)] = steps
-            right = node.comparators[0]  # type: ignore[attr-defined]
-            native = _NATIVE_COMPARISONS.get(type(node.ops[0]))  # type: ignore[attr-defined]
-            if _is_constant(right):
-                constant = _constant_value(right)
-                if native is not None:
-                    return native[0](first, constant)
-                return lambda names, functions, params: test(
-                    first(names, functions, params), constant
-                )
-            if native is not None:
-                return native[1](first, second)
-            return lambda names, functions, params: test(
-                first(names, functions, params), second(names, functions, params)
-            )
+            one = _comparison(node, first, steps[0])
+            left = _name_read(node.left, param_names)  # type: ignore[attr-defined]
+            right = _name_read(node.comparators[0], param_names)  # type: ignore[attr-defined]
+            if left is None or right is None:
+                return one
+            operation = type(node.ops[0]).__name__  # type: ignore[attr-defined]
+            return _shared_comparison(one, f"{left} {operation} {right}")
 
         def compare(names: Any, functions: Any, params: Any) -> Any:
             right = first(names, functions, params)
