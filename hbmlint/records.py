@@ -104,8 +104,9 @@ def dataclass(
         match_args=match_args,
         kw_only=kw_only,
         slots=slots,
-        weakref_slot=weakref_slot,
     )
+    if weakref_slot:  # Python 3.11's; 3.10's dataclass() has no such argument
+        options["weakref_slot"] = weakref_slot
 
     def wrap(cls: type) -> type:
         if order or unsafe_hash:  # the methods these add compare as __eq__ does: all or none
