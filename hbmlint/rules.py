@@ -274,9 +274,22 @@ def load_rule_file(
         file=display,
         spans=spans,
     )
-    # Parse every expression now, so a typo is reported at load time with its line. The
-    # built-in rules' expressions are parsed by the test suite (test_rules.py) and here only
-    # when first used: a clean lint never renders most messages and fixes.
+    # Every expression is parsed now, so a typo is reported at load time with its line. The
+    # built-in rules' expressions, names and units are checked by the test suite (test_rules.py,
+    # test_names.py) and parsed here only when first used: a clean lint never renders most
+    # messages and fixes.
+    if not validated:
+        problems += _expression_problems(rule, document, display, problems)
+    return (None if problems else rule), problems
+
+
+def _expression_problems(
+    rule: Rule, document: YamlDocument, display: str, problems: list[Diagnostic]
+) -> list[Diagnostic]:
+    """What is wrong with a rule's expressions and templates: each parses, each template's
+    formats are bounded, and (where neither ``problems``, the rule's own so far, nor these
+    found anything) each name is declared and the units agree."""
+    found: list[Diagnostic] = []
     expressions = [("check", rule.check), ("when", rule.when)]
     templates = []
     for i, wording in enumerate(rule.messages):
@@ -291,25 +304,22 @@ def load_rule_file(
         templates += [(f"fixes.{i}", fix.text)]
     checks = [(key, parse, e) for key, e in expressions if e is not None]
     checks += [(key, check_template, t) for key, t in templates]
-    if validated:
-        checks = []
     for key, check, expression in checks:
         try:
             check(expression)
         except ExpressionError as exc:
-            problems.append(input_diagnostic("HBM009", str(exc), display, document.span(key)))
-    # Every expression parses: each name it uses must be declared. The built-in rules' names
-    # are checked by the test suite (test_names.py), as their schema is, not on every run.
-    if not problems and not validated:
+            found.append(input_diagnostic("HBM009", str(exc), display, document.span(key)))
+    # Every expression parses: each name it uses must be declared.
+    if not problems and not found:
         for key, expression in expressions:
             unknown = undeclared(expression, rule.params) if expression else []
             if unknown:
                 names = ", ".join(dict.fromkeys(unknown))
                 message = f"unknown name {names} (hbmlint/names.yaml lists the names rules use)"
-                problems.append(input_diagnostic("HBM009", message, display, document.span(key)))
+                found.append(input_diagnostic("HBM009", message, display, document.span(key)))
     # Every name is known: the units must agree (bytes compared with tokens fails on every
-    # deployment, or never trips); the built-in rules are checked by the test suite.
-    if not problems and not validated:
+    # deployment, or never trips).
+    if not problems and not found:
         from .dimensions import UnitMismatch
         from .dimensions import check as check_units
 
@@ -319,8 +329,8 @@ def load_rule_file(
                     check_units(expression, declared_names(), rule.params)
             except UnitMismatch as exc:
                 message = f"units do not agree: {exc}"
-                problems.append(input_diagnostic("HBM009", message, display, document.span(key)))
-    return (None if problems else rule), problems
+                found.append(input_diagnostic("HBM009", message, display, document.span(key)))
+    return found
 
 
 def _messages(raw: str | list[dict[str, str]]) -> list[Message]:
