@@ -21,13 +21,16 @@ from typing import Any
 
 from .diagnostics import SAFE, UNSAFE, Diagnostic, Edit, Fix
 from .records import dataclass
-from .rewrite import WEIGHTLESS, Locator, Source, apply_edits
+from .rewrite import WEIGHTLESS, Locator, Path, Source, apply_edits, remembered
 from .spec import DRAFT_ONLY_FIELDS, Deployment
-from .yamlsrc import Span, YamlDocument
+from .yamlsrc import MAX_EXPANDED_NODES, Span, YamlDocument, load_plain
 
 # Reads the edited text back: the deployments of the same document, or None when the text no
 # longer reads (not YAML, another number of documents, the reader fails).
 Reread = Callable[[str], "list[Deployment] | None"]
+# Reads the edited document back from its data, built here without composing the edited text
+# again (an edit inside one scalar): the edited text and the document's data.
+ReadData = Callable[[str, Any], "list[Deployment] | None"]
 
 # "(serving.max_model_len)" or "(speculative.quantization: fp8)" in a rule's fix text: the
 # setting in hbmlint's terms, which the manifest's own terms replace.
@@ -128,6 +131,9 @@ class FixContext:
     # the deployment as the reader built it from ``text``: the unedited side of every check
     # (reading the text again would give the same settings, at a second read's cost)
     deployment: Deployment | None = None
+    # given where every document of ``text`` loaded without a YAML error: an edit inside one
+    # scalar is read back from the document's data with that scalar changed (_one_scalar_edit)
+    read_data: ReadData | None = None
 
     # each edited text read back once: two findings often offer the same fix (a drafter's
     # weights and its share of the memory both suggest n-gram lookup), whose edits give the
@@ -135,10 +141,15 @@ class FixContext:
     # fixes
     _read: dict[str, Deployment | None] = field(default_factory=dict, repr=False)
 
-    def _nth(self, text: str) -> Deployment | None:
+    def _nth(self, text: str, edits: list[Edit] | None = None) -> Deployment | None:
         if text in self._read:
             return self._read[text]
-        found = self.reread(text)
+        data = None if edits is None else self._edited_data(edits)
+        if data is not None:
+            assert self.read_data is not None  # _edited_data answers only with it
+            found = self.read_data(text, data[0])
+        else:
+            found = self.reread(text)
         nth = None if found is None or self.position >= len(found) else found[self.position]
         self._read[text] = nth
         return nth
@@ -154,18 +165,161 @@ class FixContext:
         before = self.deployment if self.deployment is not None else self._nth(self.text)
         return None if before is None else _comparable(before)
 
+    @cached_property
+    def _scalars_by_line(self) -> dict[int, list[tuple[Path, Span]]] | None:
+        """The paths and spans of the document's one-line nodes by line; None where no edit of
+        this text is read from data (_one_scalar_edit says why each condition is needed)."""
+        text = self.text
+        if (
+            self.read_data is None
+            or not self.document.spans
+            or not text.isascii()
+            or any(mark in text for mark in _NOT_FROM_DATA)
+            or text.startswith("%")
+            or len(text) > MAX_EXPANDED_NODES
+        ):
+            return None
+        lines: dict[int, list[tuple[Path, Span]]] = {}
+        for path, span in self.document.spans.items():
+            if span.line == span.end_line:
+                lines.setdefault(span.line, []).append((path, span))
+        return lines
+
+    def _edited_data(self, edits: list[Edit]) -> tuple[Any] | None:
+        """(the document's data with ``edits`` made) where they change one scalar in place;
+        None where the edited text must be read in full."""
+        lines = self._scalars_by_line
+        if lines is None or len(edits) != 1:
+            return None
+        return _one_scalar_edit(self.text, self._source, self.document, lines, edits[0])
+
     def reads_as(self, edits: list[Edit], changes: dict[str, Any], file: str) -> bool:
         """Whether the file with ``edits`` reads as the same deployment with ``changes``."""
         before = self._before
         if before is None:
             return False
-        after = self._nth(apply_edits(self.text, self._source, edits))
+        after = self._nth(apply_edits(self.text, self._source, edits), edits)
         if after is None:
             return False
         expected = before
         for path, value in changes.items():
             expected = _with_field(expected, path, value)
         return expected == _comparable(after)
+
+
+# --- an edit inside one scalar, read without composing the file again ------------------------
+#
+# Composing the edited text is about half of reading it back. Where the edit replaces text
+# inside one scalar written on one line, and the scalar as edited is still one complete token of
+# the same style, YAML's scanner meets the same tokens as in the unedited text with only that
+# scalar's text changed: the edited document is the unedited one with that value changed, and
+# the other documents are as they were. Anything else is composed in full.
+#
+# Texts read in full: aliases and merge keys (a value may stand in several places), tags and
+# anchors (a scalar's properties), tabs and CR (breaks and indentation as YAML counts them), a
+# directive, non-ASCII text (offsets in characters and libyaml's marks agree only for ASCII).
+_NOT_FROM_DATA = ("*", "&", "!", "<<", "\t", "\r", "\n%")
+# A scalar token of each style that is complete on its own: a double-quoted one without a
+# line break (escapes checked by reading it), a single-quoted one, a plain one of characters
+# that end no plain scalar and start none of YAML's indicators in block or flow context
+_TOKENS = {
+    '"': re.compile(r'"(?:[^"\\\n]|\\[^\n])*"'),
+    "'": re.compile(r"'(?:[^'\n]|'')*'"),
+    "": re.compile(r"-{0,2}[A-Za-z0-9_./+=][A-Za-z0-9_./+=-]*"),
+}
+# What may follow the scalar on its line: blanks, a comment, or a flow collection going on
+_AFTER_SCALAR = re.compile(r"[ \t]*(?:#.*|[,\]}].*)?")
+_LEAVES = (str, int, float, bool, type(None))
+
+
+def _one_scalar_edit(
+    text: str,
+    source: Source,
+    document: YamlDocument,
+    lines: dict[int, list[tuple[Path, Span]]],
+    edit: Edit,
+) -> tuple[Any] | None:
+    """(``document``'s data with ``edit`` made) where ``edit`` changes one scalar written on one
+    line and nothing else (see above); None where that is not sure."""
+    replacement = edit.replacement
+    if edit.line != edit.end_line or not replacement.isascii() or "\n" in replacement:
+        return None
+    # the narrowest one-line node holding the edit: a scalar, or a flow collection around it
+    holding = [
+        (path, span)
+        for path, span in lines.get(edit.line, ())
+        if span.column <= edit.column and edit.end_column <= span.end_column  # type: ignore[operator]
+    ]
+    if not holding:
+        return None
+    path, span = min(holding, key=lambda found: found[1].end_column - found[1].column)  # type: ignore[operator]
+    parents, value = _at(document.data, path)
+    if parents is None or type(value) not in _LEAVES:
+        return None
+    start, end = source.offset(span.line, span.column), source.offset(span.line, span.end_column)  # type: ignore[arg-type]
+    was = text[start:end]
+    style = was[:1] if was[:1] in ('"', "'") else ""
+    cut, cut_end = source.offset(edit.line, edit.column), source.offset(edit.line, edit.end_column)
+    now = text[start:cut] + replacement + text[cut_end:end]
+    token = _TOKENS[style]
+    line_end = text.find("\n", end)
+    if (
+        not token.fullmatch(was)
+        or not token.fullmatch(now)
+        or now.startswith(("---", "..."))
+        or not _AFTER_SCALAR.fullmatch(text, end, len(text) if line_end < 0 else line_end)
+    ):
+        return None
+    unedited, edited = _alone(was), _alone(now)
+    if unedited is None or edited is None:
+        return None  # a text the loader refuses: the full reading says so
+    (unedited,), (edited,) = unedited, edited
+    if (
+        type(unedited) is not type(value)
+        or unedited != value
+        or type(edited) not in _LEAVES
+        or (style and type(edited) is not str)
+    ):
+        return None  # the scalar alone does not read as it does in the file: not sure
+    return (_replaced(document.data, parents, path, edited),)
+
+
+@remembered
+def _alone(token: str) -> tuple[Any] | None:
+    """(the value the loader reads from ``token`` alone: its tag resolution, its escapes), or
+    None where it refuses it."""
+    try:
+        return (load_plain(token),)
+    except Exception:
+        return None
+
+
+def _at(data: Any, path: Path) -> tuple[list[Any] | None, Any]:
+    """The containers on the way to ``path`` in ``data`` and the value there; (None, None)
+    where a step is not a mapping with string keys or a list (a key the path holds as text,
+    not the value the loader built)."""
+    parents = []
+    for part in path:
+        parents.append(data)
+        if type(data) is dict and type(part) is str and part in data:
+            if not all(type(key) is str for key in data):
+                return None, None
+            data = data[part]
+        elif type(data) is list and type(part) is int and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None, None
+    return parents, data
+
+
+def _replaced(data: Any, parents: list[Any], path: Path, value: Any) -> Any:
+    """``data`` with ``value`` at ``path``: the containers on the way copied, the rest shared
+    (readers do not change the data they read: tests/test_readers_leave_data.py)."""
+    for container, part in zip(reversed(parents), reversed(path), strict=True):
+        copied = dict(container) if type(container) is dict else list(container)
+        copied[part] = value
+        value = copied
+    return value
 
 
 def complete(findings: list[Diagnostic], deployment: Deployment, context: FixContext) -> None:

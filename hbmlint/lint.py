@@ -33,7 +33,7 @@ from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
 from .rules import Rule, evaluate_rule, evaluate_rules, forget_scope
 from .spec import Deployment, GpuSpec, ParallelSpec, ServingSpec
-from .yamlsrc import load_documents, load_documents_without_positions
+from .yamlsrc import YamlDocument, load_documents, load_documents_without_positions
 
 YAML_SUFFIXES = (".yaml", ".yml")
 # what a directory walk lints: manifests, and launch scripts (one that starts no engine has
@@ -229,6 +229,9 @@ def _lint_text(
                     _rereader(text, module, path, display, document),
                     position,
                     deployment,
+                    # an edit of one scalar is read from data only where the whole text
+                    # loaded: otherwise the edited text does not load either
+                    None if error is not None else _data_reader(module, path, display, document),
                 )
                 complete_fixes(result.diagnostics[first:], deployment, context)
             _done(deployment, options)
@@ -306,13 +309,29 @@ def _rereader(text: str, module: Any, path: Path, display: str, document: Any) -
         documents = load_documents_without_positions(edited)
         if documents is None or len(documents) <= document.index:
             return None
-        try:
-            deployments, _ = module.to_deployments(documents[document.index], path, display)
-        except Exception:  # an edit that breaks the reader is not an edit we offer
-            return None
-        return deployments
+        return _read_back(module, documents[document.index], path, display)
 
     return reread
+
+
+def _data_reader(module: Any, path: Path, display: str, document: Any) -> Any:
+    """Reads an edited document back from its data, which fixes.py builds from ``document``'s
+    where an edit changes one scalar (the other documents are then as they were): the same
+    reading as ``_rereader``'s, without composing the edited text again."""
+
+    def read(edited: str, data: Any) -> list[Deployment] | None:
+        edited_document = YamlDocument(data=data, index=document.index, text=edited)
+        return _read_back(module, edited_document, path, display)
+
+    return read
+
+
+def _read_back(module: Any, document: Any, path: Path, display: str) -> list[Deployment] | None:
+    try:
+        deployments, _ = module.to_deployments(document, path, display)
+    except Exception:  # an edit that breaks the reader is not an edit we offer
+        return None
+    return deployments
 
 
 def _unique(findings: list[Diagnostic]) -> list[Diagnostic]:

@@ -122,17 +122,18 @@ def _plain_ok(text: str, flow: bool) -> bool:
     return _reads_as_plain_string(text)
 
 
-# _reads_as_plain_string and _decode read a scalar's text with libyaml, a loader built per
-# call; their answers depend on the text alone, and fixes ask them of the same few words (flags,
-# values, --speculative-config JSON) file after file: each text of up to _REMEMBERED_LENGTH
-# characters is read once a run, the last _REMEMBERED_SCALARS of them kept (at most 2 Mi
-# characters in all); a longer one (a quoted script) is read each time.
+# _reads_as_plain_string and _decode (and fixes.py's _alone) read a scalar's text with libyaml,
+# a loader built per call; their answers depend on the text alone, and fixes ask them of the
+# same few words (flags, values, --speculative-config JSON) file after file: each text of up to
+# _REMEMBERED_LENGTH characters is read once a run, the last _REMEMBERED_SCALARS of them kept
+# (at most 2 Mi characters in all); a longer one (a quoted script) is read each time.
 _REMEMBERED_SCALARS = 4096
 _REMEMBERED_LENGTH = 256
 _Answer = TypeVar("_Answer")
 
 
-def _remembered(read: Callable[[str], _Answer]) -> Callable[[str], _Answer]:
+def remembered(read: Callable[[str], _Answer]) -> Callable[[str], _Answer]:
+    """``read``, its answers remembered for short texts (see above)."""
     cached = lru_cache(maxsize=_REMEMBERED_SCALARS)(read)
 
     @wraps(read)
@@ -142,7 +143,7 @@ def _remembered(read: Callable[[str], _Answer]) -> Callable[[str], _Answer]:
     return answer
 
 
-@_remembered
+@remembered
 def _reads_as_plain_string(text: str) -> bool:
     """Whether ``text`` as a plain scalar loads as neither a bool nor null."""
     try:
@@ -176,7 +177,7 @@ def _in_scalar(raw: str, style: str) -> str | None:
     return raw
 
 
-@_remembered
+@remembered
 def _decode(raw: str) -> str | None:
     """A YAML scalar's value as the string a reader sees, or None."""
     try:
