@@ -1,20 +1,29 @@
-"""``dataclass``: the standard library's, except that a record's ``__repr__``, ``__eq__`` and
-``__hash__`` are closures over one shared function each instead of methods compiled per class.
+"""``dataclass``: the standard library's, except that the methods it compiles from source for
+every class are, where they need not be, closures over one shared function each.
 
 Python 3.11's ``dataclasses.dataclass`` writes every method it adds as source text and compiles
-it, when the module is imported: the classes a lint run creates cost a third of hbmlint's
-start-up that way. ``__init__`` (and a frozen class's ``__setattr__`` and ``__delattr__``, which
-its ``__init__`` is written around) are still the standard library's, as are ``fields()``,
-``replace()``, ``__match_args__`` and slots. The three methods made here behave as the standard
-library's do, and tests/test_records.py compares them with it: the same text (with its ``...``
-for a record that contains itself), equality only with an instance of the very same class over
-the fields that compare, the hash of the same tuple, and the same choice of whether to add a
-``__hash__``, set it to None or keep the class's own.
+it when the module is imported: the classes a lint run creates cost a third of hbmlint's
+start-up that way. Here a record's ``__repr__``, ``__eq__`` and ``__hash__``, and a frozen
+record's ``__setattr__`` and ``__delattr__``, are closures over shared functions; a frozen
+record's ``__init__`` is still compiled (it runs for every instance) but written here, setting
+the fields with ``object.__setattr__`` as the standard library's does. Everything else is the
+standard library's: ``fields()``, ``replace()``, ``__match_args__``, slots, the class's
+``__dataclass_params__`` (set to the options asked for) and its docstring. A frozen record with
+slots, dataclass bases, its own ``__setattr__`` or ``__delattr__``, or a ClassVar, InitVar or
+keyword-only field is left wholly to the standard library.
+
+The methods made here behave as the standard library's do, and tests/test_records.py compares
+them with it: the same text (with its ``...`` for a record that contains itself), equality only
+with an instance of the very same class over the fields that compare, the hash of the same
+tuple, the same choice of whether to add a ``__hash__``, set it to None or keep the class's own,
+the same ``__init__`` signature, defaults, factories and ``__post_init__`` call, and the same
+FrozenInstanceError on assigning or deleting a field.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from _thread import get_ident
 from operator import attrgetter
 from typing import Any
@@ -80,6 +89,102 @@ def _hash_for(cls: type, names: tuple[str, ...]) -> Any:
     return __hash__
 
 
+class _Factory:
+    """The default of a parameter whose field has a default factory (it prints as the standard
+    library's does, in the class's signature and docstring)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+def _own_frozen(cls: type, slots: bool, kw_only: bool) -> bool:
+    """Whether this frozen class's __init__, __setattr__ and __delattr__ are made here: not with
+    slots, keyword-only fields, dataclass bases or its own __setattr__ or __delattr__ (the
+    standard library handles those), nor with a field name the __init__ made here could not
+    take as a parameter."""
+    own = cls.__dict__
+    if slots or kw_only or "__setattr__" in own or "__delattr__" in own:
+        return False
+    if any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:]):
+        return False
+    for name, annotation in own.get("__annotations__", {}).items():
+        text = annotation if isinstance(annotation, str) else repr(annotation)
+        if any(word in text for word in ("ClassVar", "InitVar", "KW_ONLY")):
+            return False
+        if name == "self" or name.startswith("_record"):
+            return False
+        value = own.get(name)
+        if isinstance(value, dataclasses.Field) and value.kw_only is True:
+            return False
+    return True
+
+
+def _frozen_init(cls: type, fields: tuple[dataclasses.Field, ...]) -> Any:
+    """The __init__ of a frozen record: each field set with object.__setattr__ (a field with
+    init=False and a plain default is not set: it reads the class's), then __post_init__."""
+    namespace: dict[str, Any] = {
+        "__name__": cls.__module__,
+        "_record_set": object.__setattr__,
+        "_record_factory": _FACTORY,
+    }
+    parameters, body, annotations = ["self"], [], {}
+    seen_default = False
+    for f in fields:
+        default = f"_record_default_{f.name}"
+        if f.default_factory is not dataclasses.MISSING:
+            namespace[default] = f.default_factory
+            value = f"{default}() if {f.name} is _record_factory else {f.name}"
+            value = value if f.init else f"{default}()"
+        elif f.init:
+            value = f.name
+            if f.default is not dataclasses.MISSING:
+                namespace[default] = f.default
+        else:
+            continue
+        body.append(f"    _record_set(self, {f.name!r}, {value})")
+        if not f.init:
+            continue
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+            seen_default = True
+            factory = f.default_factory is not dataclasses.MISSING
+            parameters.append(f"{f.name}=" + ("_record_factory" if factory else default))
+        elif seen_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        else:
+            parameters.append(f.name)
+        annotations[f.name] = f.type
+    if hasattr(cls, "__post_init__"):
+        body.append("    self.__post_init__()")
+    source = f"def __init__({', '.join(parameters)}):\n" + ("\n".join(body) or "    pass")
+    exec(source, namespace)  # our own text, of the class's field names
+    made = namespace["__init__"]
+    made.__qualname__ = f"{cls.__qualname__}.__init__"
+    made.__annotations__ = {**annotations, "return": None}
+    return made
+
+
+def _frozen_guards(cls: type, names: frozenset[str]) -> tuple[Any, Any]:
+    """A frozen record's __setattr__ and __delattr__: a field, or any name on an instance of
+    the class itself, cannot be assigned or deleted."""
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    __setattr__.__qualname__ = f"{cls.__qualname__}.__setattr__"
+    __delattr__.__qualname__ = f"{cls.__qualname__}.__delattr__"
+    return __setattr__, __delattr__
+
+
 def dataclass(
     cls: type | None = None,
     /,
@@ -120,8 +225,31 @@ def dataclass(
         explicit_hash = not (
             class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in own)
         )
-        made = _standard(cls, repr=False, eq=False, **options)
+        own_frozen = frozen and _own_frozen(cls, slots, kw_only)
+        docless = not cls.__doc__
+        if own_frozen:
+            made = _standard(
+                cls, repr=False, eq=False, **{**options, "init": False, "frozen": False}
+            )
+        else:
+            made = _standard(cls, repr=False, eq=False, **options)
+        # what the class says it is: the standard library reads a base's `frozen` to refuse a
+        # mutable subclass of a frozen class
+        params = made.__dataclass_params__
+        params.init, params.repr, params.eq, params.frozen = init, repr, eq, frozen
         fields = dataclasses.fields(made)
+        if own_frozen:
+            if init and "__init__" not in own:
+                made.__init__ = _frozen_init(made, fields)
+            made.__setattr__, made.__delattr__ = _frozen_guards(
+                made, frozenset(f.name for f in fields)
+            )
+            if docless:  # the standard library's docstring, of the signature made here
+                try:
+                    signature = str(inspect.signature(made)).replace(" -> None", "")
+                except (TypeError, ValueError):
+                    signature = ""
+                made.__doc__ = made.__name__ + signature
         if add_repr:
             made.__repr__ = _repr_for(made, tuple(f.name for f in fields if f.repr))
         if add_eq:
