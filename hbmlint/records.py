@@ -228,6 +228,11 @@ def dataclass(
         own_frozen = frozen and _own_frozen(cls, slots, kw_only)
         docless = not cls.__doc__
         if own_frozen:
+            if docless:
+                # a placeholder, replaced below: the standard library would work out a docstring
+                # from the signature of the class without its __init__ (parsing object's text
+                # signature with ast), to be thrown away
+                cls.__doc__ = cls.__name__
             made = _standard(
                 cls, repr=False, eq=False, **{**options, "init": False, "frozen": False}
             )
