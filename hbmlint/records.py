@@ -4,13 +4,14 @@ every class are, where they need not be, closures over one shared function each.
 Python 3.11's ``dataclasses.dataclass`` writes every method it adds as source text and compiles
 it when the module is imported: the classes a lint run creates cost a third of hbmlint's
 start-up that way. Here a record's ``__repr__``, ``__eq__`` and ``__hash__``, and a frozen
-record's ``__setattr__`` and ``__delattr__``, are closures over shared functions; a frozen
-record's ``__init__`` is still compiled (it runs for every instance) but written here, setting
-the fields with ``object.__setattr__`` as the standard library's does. Everything else is the
-standard library's: ``fields()``, ``replace()``, ``__match_args__``, slots, the class's
-``__dataclass_params__`` (set to the options asked for) and its docstring. A frozen record with
-slots, dataclass bases, its own ``__setattr__`` or ``__delattr__``, or a ClassVar, InitVar or
-keyword-only field is left wholly to the standard library.
+record's ``__setattr__`` and ``__delattr__``, are closures over shared functions; ``__init__``
+is still compiled (it runs for every instance) but written here, shorter than the standard
+library's text (a frozen record's sets the fields with ``object.__setattr__``, as the standard
+library's does). Everything else is the standard library's: ``fields()``, ``replace()``,
+``__match_args__``, slots, the class's ``__dataclass_params__`` (set to the options asked for)
+and its docstring. A ClassVar, InitVar or keyword-only field leaves ``__init__`` to the
+standard library; a frozen record with slots, dataclass bases, or its own ``__setattr__`` or
+``__delattr__`` is left wholly to it.
 
 The methods made here behave as the standard library's do, and tests/test_records.py compares
 them with it: the same text (with its ``...`` for a record that contains itself), equality only
@@ -100,16 +101,12 @@ class _Factory:
 _FACTORY = _Factory()
 
 
-def _own_frozen(cls: type, slots: bool, kw_only: bool) -> bool:
-    """Whether this frozen class's __init__, __setattr__ and __delattr__ are made here: not with
-    slots, keyword-only fields, dataclass bases or its own __setattr__ or __delattr__ (the
-    standard library handles those), nor with a field name the __init__ made here could not
-    take as a parameter."""
+def _plain_fields(cls: type, kw_only: bool) -> bool:
+    """Whether an __init__ made here can take this class's fields: none keyword-only, ClassVar
+    or InitVar (here or in a dataclass base), none named so that it could not be a parameter."""
+    if kw_only:
+        return False
     own = cls.__dict__
-    if slots or kw_only or "__setattr__" in own or "__delattr__" in own:
-        return False
-    if any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:]):
-        return False
     for name, annotation in own.get("__annotations__", {}).items():
         text = annotation if isinstance(annotation, str) else repr(annotation)
         if any(word in text for word in ("ClassVar", "InitVar", "KW_ONLY")):
@@ -119,12 +116,33 @@ def _own_frozen(cls: type, slots: bool, kw_only: bool) -> bool:
         value = own.get(name)
         if isinstance(value, dataclasses.Field) and value.kw_only is True:
             return False
+    for base in cls.__mro__[1:]:
+        declared = getattr(base, "__dataclass_fields__", None)
+        if declared is not None:
+            fields = dataclasses.fields(base)
+            if len(fields) != len(declared) or any(f.kw_only is True for f in fields):
+                return False
+            if any(f.name == "self" or f.name.startswith("_record") for f in fields):
+                return False
     return True
 
 
-def _frozen_init(cls: type, fields: tuple[dataclasses.Field, ...]) -> Any:
-    """The __init__ of a frozen record: each field set with object.__setattr__ (a field with
-    init=False and a plain default is not set: it reads the class's), then __post_init__."""
+def _own_frozen(cls: type, slots: bool, kw_only: bool) -> bool:
+    """Whether this frozen class's __init__, __setattr__ and __delattr__ are made here: not with
+    slots, dataclass bases or its own __setattr__ or __delattr__ (the standard library handles
+    those), and only with fields an __init__ made here can take."""
+    own = cls.__dict__
+    if slots or "__setattr__" in own or "__delattr__" in own:
+        return False
+    if any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:]):
+        return False
+    return _plain_fields(cls, kw_only)
+
+
+def _init_for(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, slots: bool) -> Any:
+    """A record's __init__: each field set (with object.__setattr__ in a frozen record), then
+    __post_init__. A field with init=False and a plain default is set only with slots (without,
+    it reads the class's), as the standard library does."""
     namespace: dict[str, Any] = {
         "__name__": cls.__module__,
         "_record_set": object.__setattr__,
@@ -142,9 +160,15 @@ def _frozen_init(cls: type, fields: tuple[dataclasses.Field, ...]) -> Any:
             value = f.name
             if f.default is not dataclasses.MISSING:
                 namespace[default] = f.default
+        elif slots and f.default is not dataclasses.MISSING:
+            namespace[default] = f.default
+            value = default
         else:
             continue
-        body.append(f"    _record_set(self, {f.name!r}, {value})")
+        if frozen:
+            body.append(f"    _record_set(self, {f.name!r}, {value})")
+        else:
+            body.append(f"    self.{f.name} = {value}")
         if not f.init:
             continue
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
@@ -226,29 +250,31 @@ def dataclass(
             class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in own)
         )
         own_frozen = frozen and _own_frozen(cls, slots, kw_only)
+        writes_init = init and "__init__" not in own and (own_frozen or not frozen)
+        writes_init = writes_init and (own_frozen or _plain_fields(cls, kw_only))
         docless = not cls.__doc__
+        settings = dict(options)
         if own_frozen:
+            settings["frozen"] = False
+        if writes_init:
+            settings["init"] = False
             if docless:
                 # a placeholder, replaced below: the standard library would work out a docstring
                 # from the signature of the class without its __init__ (parsing object's text
                 # signature with ast), to be thrown away
                 cls.__doc__ = cls.__name__
-            made = _standard(
-                cls, repr=False, eq=False, **{**options, "init": False, "frozen": False}
-            )
-        else:
-            made = _standard(cls, repr=False, eq=False, **options)
+        made = _standard(cls, repr=False, eq=False, **settings)
         # what the class says it is: the standard library reads a base's `frozen` to refuse a
         # mutable subclass of a frozen class
         params = made.__dataclass_params__
         params.init, params.repr, params.eq, params.frozen = init, repr, eq, frozen
         fields = dataclasses.fields(made)
         if own_frozen:
-            if init and "__init__" not in own:
-                made.__init__ = _frozen_init(made, fields)
             made.__setattr__, made.__delattr__ = _frozen_guards(
                 made, frozenset(f.name for f in fields)
             )
+        if writes_init:
+            made.__init__ = _init_for(made, fields, frozen, slots)
             if docless:  # the standard library's docstring, of the signature made here
                 try:
                     signature = str(inspect.signature(made)).replace(" -> None", "")
