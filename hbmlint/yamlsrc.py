@@ -149,16 +149,30 @@ class YamlDocument:
 
     data: Any
     index: int
-    spans: dict[Path, Span] = field(default_factory=dict)
+    spans: dict[Path, Span] = field(default_factory=dict)  # see _get_spans: filled on demand
     key_spans: dict[Path, Span] = field(default_factory=dict)
     # The whole file's text, so format adapters can locate words inside a scalar (a shell
     # script in a block scalar) on their own line.
     text: str = ""
 
+    # The composed node tree ``spans`` and ``key_spans`` are recorded from, until they are
+    # first asked for (then None). A reader asks for a dozen positions of a document of a
+    # hundred nodes: span() and key_span() find those in the tree, and the two maps (a Span,
+    # a path and two dict entries a node, a third of reading a file) are made only for a
+    # caller that uses them whole. Per document: it goes with the document. (Not a field.)
+    _tree = None
+
     def span(self, path: Path | str) -> Span:
         """The span of the value at ``path`` (a tuple or a dotted string), or of its nearest
         ancestor that exists, so a missing field points at the mapping that should hold it."""
-        spans = self.spans
+        tree = self._tree
+        if tree is not None:
+            try:
+                pair = tree.pair(path)  # found as given (most readers' paths), else an ancestor
+                return _span_of((pair or tree.ancestor(path))[1])
+            except _RepeatedKey:  # as recorded: a path's value is its last key's
+                _record_all(self)
+        spans = self._spans
         if not spans:  # read without positions (fix verification): every path is the start
             return _START
         found = _recorded(spans, path)
@@ -172,11 +186,205 @@ class YamlDocument:
 
     def key_span(self, path: Path | str) -> Span:
         """The span of the mapping key at ``path`` where there is one, else of its value."""
-        found = _recorded(self.key_spans, path)
+        tree = self._tree
+        if tree is not None:
+            try:
+                pair = tree.pair(path)
+                if pair is None or pair[0] is None:
+                    normalised = _normalise(path)
+                    pair = tree.pair(normalised)
+                    if pair is None or pair[0] is None:
+                        return self.span(normalised)
+                return _span_of(pair[0])
+            except _RepeatedKey:  # as recorded: a path's key is its last one
+                _record_all(self)
+        found = _recorded(self._key_spans, path)
         if found is not None:
             return found
         path = _normalise(path)
-        return self.key_spans.get(path) or self.span(path)
+        return self._key_spans.get(path) or self.span(path)
+
+    def field_spans(self, top: str) -> list[tuple[Path, Span]]:
+        """Every path below the top-level key ``top`` (itself included), in the order the
+        document writes them, with where a finding about it points: a scalar's (or an empty
+        collection's) value, a mapping's or sequence's key where it has one."""
+        tree = self._tree
+        if tree is not None and type(tree.root) is _MappingNode:
+            found: list[tuple[Path, Span]] = []
+            at = [pair for pair in tree.root.value if pair[0].value == top]
+            try:
+                if len(at) == 1:
+                    _field_spans(at[0][0], at[0][1], (top,), found)
+                    return found
+            except _RepeatedKey:
+                pass  # the paths of a repeated key hold the union of its values: as recorded
+        spans = self.spans
+        containers = {key[:-1] for key in spans}
+        return [
+            (key, self.key_span(key) if key in containers else span)
+            for key, span in spans.items()
+            if key and key[0] == top
+        ]
+
+
+def _get_spans(document: YamlDocument) -> dict[Path, Span]:
+    if document._tree is not None:
+        _record_all(document)
+    return document._spans
+
+
+def _get_key_spans(document: YamlDocument) -> dict[Path, Span]:
+    if document._tree is not None:
+        _record_all(document)
+    return document._key_spans
+
+
+def _set_spans(document: YamlDocument, spans: dict[Path, Span]) -> None:
+    if document._tree is not None:
+        _record_all(document)  # the other map keeps what the tree says
+    document._spans = spans
+
+
+def _set_key_spans(document: YamlDocument, key_spans: dict[Path, Span]) -> None:
+    if document._tree is not None:
+        _record_all(document)
+    document._key_spans = key_spans
+
+
+# ``spans`` and ``key_spans`` stay the dataclass's fields (the constructor takes them, equality
+# and replace() read them) and read as dicts; behind them, the maps are recorded from the tree
+# when first read or replaced.
+YamlDocument.spans = property(_get_spans, _set_spans)  # type: ignore[assignment, method-assign]
+YamlDocument.key_spans = property(_get_key_spans, _set_key_spans)  # type: ignore[assignment, method-assign]
+
+
+def _record_all(document: YamlDocument) -> None:
+    """Record the span of every value and key of the document's tree, as paths: what the
+    walk that built the data recorded before positions were found on demand (the same
+    entries in the same order: a value's before its children's, a key's before its value's;
+    a duplicate key's last value wins, at its first one's place)."""
+    tree, document._tree = document._tree, None
+    spans: dict[Path, Span] = {}
+    key_spans: dict[Path, Span] = {}
+    _record_tree(tree.root, (), spans, key_spans)
+    document._spans, document._key_spans = spans, key_spans
+
+
+def _record_tree(
+    node: yaml.Node, path: Path, spans: dict[Path, Span], key_spans: dict[Path, Span]
+) -> None:
+    spans[path] = _span_of(node)
+    kind = type(node)
+    if kind is _MappingNode:
+        for key_node, value_node in node.value:
+            child = (*path, str(key_node.value))
+            key_spans[child] = _span_of(key_node)
+            if type(value_node) is _ScalarNode:
+                spans[child] = _span_of(value_node)  # a leaf (most nodes): no call of this walk
+            else:
+                _record_tree(value_node, child, spans, key_spans)
+    elif kind is _SequenceNode:
+        for i, item in enumerate(node.value):
+            if type(item) is _ScalarNode:
+                spans[(*path, i)] = _span_of(item)
+            else:
+                _record_tree(item, (*path, i), spans, key_spans)
+
+
+class _RepeatedKey(Exception):
+    """A mapping writes a key twice: its paths are not one node each."""
+
+
+def _field_spans(
+    key: yaml.Node | None, node: yaml.Node, path: Path, found: list[tuple[Path, Span]]
+) -> None:
+    """YamlDocument.field_spans' walk of a tree whose mappings write each key once."""
+    kind = type(node)
+    if kind is _MappingNode:
+        pairs = node.value
+        found.append((path, _span_of(key if pairs and key is not None else node)))
+        if len({key_node.value for key_node, _ in pairs}) != len(pairs):
+            raise _RepeatedKey
+        for key_node, value_node in pairs:
+            _field_spans(key_node, value_node, (*path, str(key_node.value)), found)
+    elif kind is _SequenceNode:
+        items = node.value
+        found.append((path, _span_of(key if items and key is not None else node)))
+        for index, item in enumerate(items):
+            _field_spans(None, item, (*path, index), found)
+    else:
+        found.append((path, _span_of(node)))
+
+
+class _Tree:
+    """A document's composed nodes (a tree: the walk met no node twice), searched by path as
+    the recorded spans' dict answers, for a document whose mappings write each key once
+    (_RepeatedKey where one does not: then the spans are recorded, and looked up as they are
+    for any other document)."""
+
+    __slots__ = ("root", "_at", "_keys")
+
+    def __init__(self, root: yaml.Node):
+        self.root = root
+        # the (key, value) nodes found at each path asked for (None: nothing there); a reader
+        # asks for the words of one list or the fields of one container in turn, so a path's
+        # parent is usually found already
+        self._at: dict[Path, tuple[yaml.Node | None, yaml.Node] | None] = {(): (None, root)}
+        # each searched mapping's pairs by their key's text, by the mapping's id (the tree
+        # keeps every node alive while this lives)
+        self._keys: dict[int, dict[str, tuple[yaml.Node, yaml.Node]]] = {}
+
+    def pair(self, path: Path | str) -> tuple[yaml.Node | None, yaml.Node] | None:
+        """The (key, value) nodes recorded at ``path`` exactly as given (the key None for a
+        sequence's item and the root), or None: what the spans' dict lookup finds."""
+        if type(path) is not tuple:
+            return None  # a dotted string: normalised first
+        at = self._at
+        try:
+            found = at.get(path, at)  # a path equal to one asked for (1.0 == 1), as a dict
+        except TypeError:  # an unhashable part: no dict holds it
+            return None
+        if found is not at:
+            return found
+        parent = self.pair(path[:-1])
+        found = None if parent is None else self._child(parent[1], path[-1])
+        at[path] = found
+        return found
+
+    def _child(self, node: yaml.Node, part: Any) -> tuple[yaml.Node | None, yaml.Node] | None:
+        kind = type(node)
+        if kind is _MappingNode:
+            keys = self._keys.get(id(node))
+            if keys is None:
+                keys = {pair[0].value: pair for pair in node.value}
+                if len(keys) != len(node.value):
+                    raise _RepeatedKey
+                self._keys[id(node)] = keys
+            return keys.get(part)  # only a str equals a key's text, as in the dict
+        if kind is _SequenceNode:
+            items = node.value
+            if type(part) is int:
+                return (None, items[part]) if 0 <= part < len(items) else None
+            if isinstance(part, str):
+                return None
+            for index in range(len(items)):  # a bool or a float equal to an index, as a dict
+                if part == index:
+                    return None, items[index]
+        return None
+
+    def ancestor(self, path: Path | str) -> tuple[yaml.Node | None, yaml.Node]:
+        """The (key, value) nodes at ``path``, or at its nearest ancestor that exists, as the
+        recorded spans answer: the path as given, then normalised and shortened."""
+        pair = self.pair(path)
+        if pair is not None:
+            return pair
+        path = _normalise(path)
+        while path:
+            pair = self.pair(path)
+            if pair is not None:
+                return pair
+            path = path[:-1]
+        return None, self.root
 
 
 # The start of a file, for every path of a document read without positions: one object, as a
@@ -327,8 +535,9 @@ def _load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None
     documents: list[YamlDocument] = []
     loader = _Loader(text)
     # Without aliases or merge keys, the node graph is a tree: one walk builds the data of the
-    # standard types and records the spans (PyYAML's constructor and a second walk for the
-    # spans cost three times as much). Anything else takes PyYAML's constructor.
+    # standard types, and the tree answers for the positions (PyYAML's constructor and a
+    # second walk for the spans cost three times as much). Anything else takes PyYAML's
+    # constructor, and its spans are recorded at once.
     try:
         index = 0
         while loader.check_node():
@@ -339,14 +548,13 @@ def _load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None
                 # only an alias (``*name``) makes a document expand past its own text's size
                 _check_expansion(node)
             document = YamlDocument(data=None, index=index, text=text)
-            built = _build(loader, node, (), document, set() if "*" in text else None)
+            built = _walk(loader, node, MAX_DEPTH, set() if "*" in text else None)
             if built is _Unbuilt:
-                document.spans.clear()
-                document.key_spans.clear()
                 document.data = loader.construct_document(node)
                 _record_spans(node, (), document, set())
             else:
                 document.data = built
+                document._tree = _Tree(node)  # the walk met no node twice: spans on demand
             documents.append(document)
             index += 1
     except yaml.constructor.ConstructorError as exc:
@@ -381,7 +589,7 @@ def _load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None
 def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
     """Every document's data, without the spans (what fix verification compares: the settings a
     reader builds, not where they sit); None where the text does not load. The same walk as
-    load_documents, recording no span: the most of reading a file."""
+    load_documents, keeping no node tree."""
     if "*" in text or len(text) > MAX_EXPANDED_NODES:
         documents, error = load_documents(text)  # aliases: the expansion check first
         return None if error is not None else documents
@@ -392,7 +600,8 @@ def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
             node = loader.get_node()
             if node is None:
                 break
-            data = _build(loader, node, (), None, None)
+            # no depth limit but Python's (a RecursionError), as before positions were lazy
+            data = _walk(loader, node, _UNLIMITED_DEPTH, None)
             if data is _Unbuilt:
                 data = loader.construct_document(node)
             documents.append(YamlDocument(data=data, index=len(documents), text=text))
@@ -401,6 +610,9 @@ def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
     finally:
         loader.dispose()
     return documents
+
+
+_UNLIMITED_DEPTH = 1 << 62
 
 
 def _check_expansion(root: yaml.Node) -> None:
@@ -441,56 +653,36 @@ def _check_expansion(root: yaml.Node) -> None:
 
 
 class _Unbuilt:
-    """_build's answer for a document PyYAML's constructor must build."""
+    """_walk's answer for a document PyYAML's constructor must build."""
 
 
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def _build(
-    loader: Any, node: yaml.Node, path: Path, doc: YamlDocument | None, seen: set[int] | None
-) -> Any:
-    """The data of ``node`` as PyYAML's safe constructor builds it, with each value's span (and
-    each key's) recorded in ``doc`` as _record_spans records them (none without a ``doc``);
-    _Unbuilt where it would differ: an alias (a node met twice), a merge key, a tag without
-    a safe constructor. ``seen``: the nodes met so far, None where the text holds no alias (no
-    ``*``), so none can be met twice (the common case: this walk is most of reading a file)."""
-    if doc is None:
-        return _walk(loader, node, path, None, None, seen)
-    return _walk(loader, node, path, doc.spans, doc.key_spans, seen)
-
-
-def _walk(
-    loader: Any,
-    node: yaml.Node,
-    path: Path,
-    spans: dict[Path, Span] | None,
-    key_spans: dict[Path, Span] | None,
-    seen: set[int] | None,
-) -> Any:
-    """_build's walk, with the document's span maps (None: no spans, and ``path`` stays ())."""
+def _walk(loader: Any, node: yaml.Node, room: int, seen: set[int] | None) -> Any:
+    """The data of ``node`` as PyYAML's safe constructor builds it; _Unbuilt where it would
+    differ: an alias (a node met twice), a merge key, a tag without a safe constructor.
+    ``room``: how many levels of collections may still nest below (MAX_DEPTH at the root of a
+    document read with positions: deeper is a YamlLoadError). ``seen``: the nodes met so far,
+    None where the text holds no alias (no ``*``), so none can be met twice (the common case:
+    this walk is most of reading a file)."""
     if seen is not None:
         if id(node) in seen:
             return _Unbuilt
         seen.add(id(node))
-    if spans is not None:
-        spans[path] = _span_of(node)
     kind = type(node)
     if kind is _ScalarNode:
         return node.value if node.tag == _STR else _scalar(loader, node)
-    if spans is not None and len(path) >= MAX_DEPTH:
+    if room <= 0:
         raise _too_deep(node)
+    room -= 1
     if kind is _SequenceNode and node.tag == _SEQ:
         items = []
-        for i, item in enumerate(node.value):
-            child = path if spans is None else (*path, i)
+        for item in node.value:
             if seen is None and type(item) is _ScalarNode and item.tag == _STR:
-                # a string item (most leaves): its value and span without a call of this walk
-                if spans is not None:
-                    spans[child] = _span_of(item)
-                items.append(item.value)
+                items.append(item.value)  # a string item (most leaves): no call of this walk
                 continue
-            value = _walk(loader, item, child, spans, key_spans, seen)
+            value = _walk(loader, item, room, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             items.append(value)
@@ -507,17 +699,10 @@ def _walk(
             key = key_node.value if key_node.tag == _STR else _scalar(loader, key_node)
             if key is _Unbuilt:
                 return _Unbuilt
-            if key_spans is None:
-                child = path
-            else:
-                child = (*path, str(key_node.value))
-                key_spans[child] = _span_of(key_node)
             if seen is None and type(value_node) is _ScalarNode and value_node.tag == _STR:
-                if spans is not None:  # as for a string item above
-                    spans[child] = _span_of(value_node)
-                mapping[key] = value_node.value
+                mapping[key] = value_node.value  # as for a string item above
                 continue
-            value = _walk(loader, value_node, child, spans, key_spans, seen)
+            value = _walk(loader, value_node, room, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             mapping[key] = value

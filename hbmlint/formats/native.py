@@ -42,13 +42,10 @@ def to_deployments(
     spec = data["spec"]
     name = (data.get("metadata") or {}).get("name") or f"{Path(display).stem}[{document.index}]"
     # A scalar field points at its value; a mapping such as `workload:` at its key's line.
-    spans = document.spans
-    containers = {key[:-1] for key in spans}
     locations: dict[str, Any] = {}
-    for key, span in spans.items():
-        if key and key[0] == "spec":
-            field = _FIELD_NAMES.get(key) or _field_name(key)  # known paths without a call
-            locations[field] = document.key_span(key) if key in containers else span
+    for key, span in document.field_spans("spec"):
+        field = _FIELD_NAMES.get(key) or _field_name(key)  # known paths without a call
+        locations[field] = span
     locations[""] = document.span(("metadata", "name")) if "metadata" in data else document.span(())
 
     gpu = spec.get("gpu", {})
