@@ -310,6 +310,24 @@ class Budget:
         return found
 
 
+# The Budget's fields in order, and after them its overhead_total, which compute works out
+# with the rest (the cached property's value, so the property never computes it).
+_BUDGET_KEYS = [*(f.name for f in fields(Budget)), "overhead_total"]
+assert not hasattr(Budget, "__post_init__")  # _budget would skip it
+
+
+def _budget(values: dict[str, Any]) -> Budget:
+    """``Budget(**values)`` without the dataclass's __init__, whose 18 keyword arguments cost
+    more than the dict they end in: ``values`` (every field, in the fields' order, then
+    overhead_total) becomes the instance's __dict__ as it is. Every budget and what-if makes
+    one."""
+    if list(values) != _BUDGET_KEYS:
+        raise TypeError(f"Budget: the fields are {', '.join(_BUDGET_KEYS)}")
+    made = object.__new__(Budget)
+    made.__dict__ = values
+    return made
+
+
 def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     """The deployment's settings with the engine's documented defaults filled in; the second
     value says which defaults were assumed and why."""
@@ -606,17 +624,29 @@ def _windows_kept_full(resolved: Resolved, s: Settings) -> bool:
     with its hybrid KV cache manager turned off (kv_cache_utils.unify_hybrid_kv_cache_specs
     makes every window layer a full-attention one), and SGLang for the model types it keeps
     out of its hybrid SWA pool (engines.yaml)."""
-    defaults = catalog.engine_defaults(s.engine)
-    if s.legacy_engine or defaults.get("windows_kept_full") or s.disable_hybrid_kv_cache_manager:
+    return _windows_kept_full_for(
+        s.engine,
+        s.engine_version,
+        resolved.target.model_type,
+        s.legacy_engine or s.disable_hybrid_kv_cache_manager,
+        s.speculative_method in ("eagle", "eagle3"),
+    )
+
+
+# keyed on everything the answer reads (engines.yaml is read once a process); every budget and
+# what-if asks, and a run has a few engines, releases and model types
+@lru_cache(maxsize=1024)
+def _windows_kept_full_for(
+    engine: str, engine_version: str | None, kind: str, whole_context: bool, eagle: bool
+) -> bool:
+    defaults = catalog.engine_defaults(engine)
+    if whole_context or defaults.get("windows_kept_full"):
         return True  # TGI: every layer holds the whole context
-    kind = resolved.target.model_type
     since = (defaults.get("windows_hybrid_since_by_model_type") or {}).get(kind)
-    version = _version(s.engine_version)
+    version = _version(engine_version)
     if since is not None and version is not None and version < _version(since):
         return True  # vLLM before 0.14: Llama 4's chunked layers hold the whole context
-    if s.speculative_method in ("eagle", "eagle3") and kind in (
-        defaults.get("windows_kept_full_with_eagle_model_types") or []
-    ):
+    if eagle and kind in (defaults.get("windows_kept_full_with_eagle_model_types") or []):
         return True
     return kind in (defaults.get("windows_kept_full_model_types") or [])
 
@@ -1061,9 +1091,22 @@ def nvswitch_group_bytes(gpu: Any, s: Settings) -> Any:
     where the engine's flat multi-GPU figure stands."""
     if s.tensor_parallel < 2:
         return 0
-    spec = catalog.engine_defaults(s.engine).get("multi_gpu") or {}
     perf = getattr(gpu, "performance", None)
-    if "nvswitch_group" not in spec or perf is None:
+    if perf is None:
+        return 0
+    engine = s.engine
+    # every budget, what-if and KV band asks: worked out once per engine and GPU datasheet
+    return _NVSWITCH_GROUPS.get(perf, lambda: _nvswitch_group(engine, perf), engine)
+
+
+_NVSWITCH_GROUPS = IdentityMemo(limit=256)
+
+
+def _nvswitch_group(engine: str, perf: Any) -> Any:
+    """nvswitch_group_bytes on a GPU with datasheet figures ``perf``, in a group of two or
+    more."""
+    spec = catalog.engine_defaults(engine).get("multi_gpu") or {}
+    if "nvswitch_group" not in spec:
         return 0
     least = _catalog_quantity(spec["nvswitch_min_nvlink"], "[information] / [time]")
     if perf.nvlink is None or perf.nvlink < least:
@@ -1371,29 +1414,31 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
 
     unit = resolved.deployment.gpu.memory
     byte_unit = "GB" if unit is not None and f"{unit.units:~}" in DECIMAL_BYTE_UNITS else "GiB"
-    budget = Budget(
-        resolved=resolved,
-        settings=s,
-        total=total,
-        usable=bytes_quantity(usable),
-        weights=bytes_quantity(weights),
-        draft_weights=bytes_quantity(draft_weights),
-        overhead={name: bytes_quantity(line) for name, line in overhead.items()},
-        kv_cache=bytes_quantity(kv_cache),
-        kv_bytes_per_token_target=bytes_per_token_quantity(target_per_token),
-        kv_bytes_per_token_draft=bytes_per_token_quantity(kv_draft),
-        kv_tokens=tokens_quantity(blocks * s.block_size),
-        assumed=dict(assumed or {}),
-        byte_unit=byte_unit,
-        kv_bytes_per_sequence=bytes_quantity(per_request),
-        kv_state_bytes_per_sequence=bytes_quantity(state_per_sequence),
-        draft_host_weights=bytes_quantity(host_weights),
-        kv_pages=pages_shape,
-        warmup_margin=None if warmup_margin is None else bytes_quantity(warmup_margin),
+    # the overhead's sum, worked out above as overhead_total would (0 + each line in order),
+    # is the cached property's value from the start
+    return _budget(
+        {
+            "resolved": resolved,
+            "settings": s,
+            "total": total,
+            "usable": bytes_quantity(usable),
+            "weights": bytes_quantity(weights),
+            "draft_weights": bytes_quantity(draft_weights),
+            "overhead": {name: bytes_quantity(line) for name, line in overhead.items()},
+            "kv_cache": bytes_quantity(kv_cache),
+            "kv_bytes_per_token_target": bytes_per_token_quantity(target_per_token),
+            "kv_bytes_per_token_draft": bytes_per_token_quantity(kv_draft),
+            "kv_tokens": tokens_quantity(blocks * s.block_size),
+            "assumed": dict(assumed or {}),
+            "byte_unit": byte_unit,
+            "kv_bytes_per_sequence": bytes_quantity(per_request),
+            "kv_state_bytes_per_sequence": bytes_quantity(state_per_sequence),
+            "draft_host_weights": bytes_quantity(host_weights),
+            "kv_pages": pages_shape,
+            "warmup_margin": None if warmup_margin is None else bytes_quantity(warmup_margin),
+            "overhead_total": bytes_quantity(overhead_total),
+        }
     )
-    # the overhead's sum, worked out above as overhead_total would (0 + each line in order)
-    budget.__dict__["overhead_total"] = bytes_quantity(overhead_total)
-    return budget
 
 
 def _with_lora(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, dict]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import field, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from ..records import dataclass
@@ -511,7 +511,6 @@ class Architecture:
         layers it covers; embeddings, lm_head, norms, routers and the vision tower stay in the
         model dtype. ``split``: the parts split over other ranks than TP (Sharding)."""
         key = (
-            "weights",
             tensor_parallel,
             pipeline_parallel,
             quantization,
@@ -520,11 +519,14 @@ class Architecture:
             redundant_experts,
             split,
         )
-        return self._memo(
-            key,
-            lambda: Q(
-                _weight_bytes(
-                    self,
+        known = self._weights_by_shape
+        try:
+            found = known.get(key)
+        except TypeError:  # an unhashable argument: computed every time
+            found = key = None
+        if found is None:
+            found = Q(
+                self._weight_bytes(
                     tensor_parallel,
                     pipeline_parallel,
                     quantization,
@@ -534,12 +536,26 @@ class Architecture:
                     split,
                 ),
                 "byte",
-            ),
-        )
+            )
+            if key is not None:
+                known[key] = found
+        return found
+
+    # Values worked out from this (frozen, so unchanging) architecture, remembered on it: every
+    # what-if budget of a deployment asks again for the same weights and layouts. Each kind
+    # has a dict of its own, keyed on the plain arguments alone (a run meets a few shapes of
+    # each model), so a hit is one tuple and one lookup, with no closure made for the miss.
+    @cached_property
+    def _weights_by_shape(self) -> dict[tuple, Any]:
+        return {}
+
+    @cached_property
+    def _kv_layouts(self) -> dict[tuple, KvLayout]:
+        return {}
 
     def _memo(self, key: tuple, compute: Any) -> Any:
-        """``compute()``, remembered on this (frozen, so unchanging) architecture: every
-        what-if budget of a deployment asks again for the same layouts and weights."""
+        """``compute()``, remembered on this architecture under ``key`` (for the values other
+        modules work out from it: the allocator's slack, the roofline's shapes)."""
         memo = self.__dict__.setdefault("_memo_values", {})
         try:
             if key in memo:
@@ -687,10 +703,14 @@ class Architecture:
         self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str = ""
     ) -> KvLayout:
         """The KV cost of the busiest PP stage on one TP rank."""
-        key = ("kv", tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype)
-        return self._memo(
-            key, lambda: self._kv_layout(tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype)
-        )
+        key = (tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype)
+        known = self._kv_layouts
+        found = known.get(key)
+        if found is None:
+            found = known[key] = self._kv_layout(
+                tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype
+            )
+        return found
 
     def _kv_layout(
         self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str
@@ -1473,23 +1493,6 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
         ),
         **moe,
         **state,
-    )
-
-
-@lru_cache(maxsize=4096)
-def _weight_bytes(
-    arch: Architecture,
-    tp: int,
-    pp: int,
-    quantization: str | WeightFormat | None,
-    dtype: str | None,
-    expert_parallel: int,
-    redundant_experts: int = 0,
-    split: Sharding | None = None,
-) -> float:
-    """Memoised: what-if budgets ask for the same split many times in one run."""
-    return arch._weight_bytes(
-        tp, pp, quantization, dtype, expert_parallel, redundant_experts, split
     )
 
 
