@@ -132,10 +132,13 @@ def _settings(values: dict[str, Any] | None = None, /, **named: Any) -> Settings
     left out, become the instance's __dict__ as they are; a missing or unknown name is refused
     as __init__ refuses it. settings_for passes one dict: a call with 42 keyword arguments,
     copied into the instance's own dict, cost more than the rest of settings_for together."""
-    fields_ = {**_SETTING_DEFAULTS, **(values or {}), **named}
-    if fields_.keys() != _SETTING_NAMES:
-        wrong = sorted(_SETTING_NAMES ^ fields_.keys())
-        raise TypeError(f"Settings: missing or unknown {', '.join(wrong)}")
+    if values is not None and not named and values.keys() == _SETTING_NAMES:
+        fields_ = values  # every field given (settings_for hands its dict over): used as it is
+    else:
+        fields_ = {**_SETTING_DEFAULTS, **(values or {}), **named}
+        if fields_.keys() != _SETTING_NAMES:
+            wrong = sorted(_SETTING_NAMES ^ fields_.keys())
+            raise TypeError(f"Settings: missing or unknown {', '.join(wrong)}")
     made = object.__new__(Settings)
     object.__setattr__(made, "__dict__", fields_)
     return made
@@ -331,6 +334,13 @@ def _budget(values: dict[str, Any]) -> Budget:
 def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     """The deployment's settings with the engine's documented defaults filled in; the second
     value says which defaults were assumed and why."""
+    settings, assumed, _ = _settings_for(resolved)
+    return settings, assumed
+
+
+def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[str, Any]]:
+    """settings_for's two values and the engine's derived defaults it read (_derived_defaults),
+    which build reads again."""
     dep = resolved.deployment
     engine = dep.engine
     defaults = catalog.engine_defaults(engine)
@@ -561,6 +571,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
             "lora_slots": (serving.lora_slots or 0) if engine == "vllm" else 0,
             "lora_rank": serving.lora_rank or 16,  # vllm/config/lora.py max_lora_rank default
             "lora_fully_sharded": bool(serving.lora_fully_sharded),
+            "max_model_len_auto": False,  # build() sets it where the engine takes auto
         }
     )
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
@@ -589,7 +600,7 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
         )
         if note:
             _add_note(assumed, "draft_weights", note)
-    return settings, assumed
+    return settings, assumed, derived
 
 
 def _sglang_vlm_factor(
@@ -791,10 +802,10 @@ def weights_source(arch: Any, quantization: str | None, dtype: str | None) -> st
 def build(resolved: Resolved) -> Budget:
     """The budget of a resolved deployment, with engine defaults filled in."""
     resolved = _vllm_state_dtype(_text_only(resolved))
-    settings, assumed = settings_for(resolved)
+    settings, assumed, derived = _settings_for(resolved)
     budget = compute(resolved, settings, assumed)
     defaults = catalog.engine_defaults(settings.engine)
-    fits = _derived_defaults(resolved, defaults).get("fits")
+    fits = derived.get("fits")
     serving = resolved.deployment.serving
     unset = serving.max_model_len is None
     if unset and serving.max_model_len_auto and settings.engine == "vllm":
@@ -1600,10 +1611,11 @@ def _cell_dtype(s: Settings, target: Any, kv_dtype: str) -> str:
     (models/config.py DeepseekV32ForCausalLM turns fp8* into fp8_ds_mla) and SGLang (the NSA
     pool's fp8 store); TensorRT-LLM keeps the 576-byte latent (sparse/dsa.py
     get_cache_size_per_token)."""
-    fp8 = catalog.kv_dtype_bytes(kv_dtype) == 1
-    if target.dsa_indexer_bytes and fp8 and s.engine in ("vllm", "sglang"):
-        return "fp8_ds_mla"
-    return kv_dtype
+    # the engine and the model first: most budgets end there (compute and _draft_cost look
+    # every KV dtype up before they ask, so the order refuses nothing the other order would)
+    if s.engine not in ("vllm", "sglang") or not target.dsa_indexer_bytes:
+        return kv_dtype
+    return "fp8_ds_mla" if catalog.kv_dtype_bytes(kv_dtype) == 1 else kv_dtype
 
 
 def _sglang_pool(
@@ -1954,6 +1966,7 @@ def _verify_bytes(s: Settings, spec: dict[str, Any]) -> float:
 release = _version = catalog.release
 
 
+@lru_cache(maxsize=64)  # engines.yaml is read once a process; each budget asks several times
 def _fraction_meaning(engine: str) -> str:
     """What the engine's memory fraction is a fraction of (engines.yaml memory_fraction.meaning:
     of_total, of_free, weights_and_kv_of_total)."""
@@ -2006,13 +2019,18 @@ def _before(s: Settings, key: str) -> bool:
 
 
 def _graphs_in_budget(s: Settings) -> bool:
-    defaults = catalog.engine_defaults(s.engine)
+    return _graphs_in_budget_for(s.engine, s.engine_version)
+
+
+@lru_cache(maxsize=256)  # a few engines and releases a run; every budget and what-if asks
+def _graphs_in_budget_for(engine: str, engine_version: str | None) -> bool:
+    defaults = catalog.engine_defaults(engine)
     if defaults.get("cuda_graphs_in_budget") is False:
         return False  # captured after the KV cache is sized (TGI)
     since = defaults.get("cuda_graphs_in_budget_since")
     if since is None:
         return True  # other engines: count them, conservatively
-    version = _version(s.engine_version)
+    version = _version(engine_version)
     return version is None or version >= _version(since)
 
 
@@ -2027,12 +2045,25 @@ def _graphs_maybe_uncharged(s: Settings) -> bool:
 
 
 def _is_large_gpu(resolved: Resolved, defaults: dict) -> bool:
-    gib = float(resolved.gpu.memory.to("GiB").magnitude)
+    """Whether the engine gives this GPU its large-GPU batch defaults (``defaults``: the
+    deployment's engine's, engines.yaml). Worked out once per GPU, engine and release: it
+    reads only those."""
+    dep, gpu = resolved.deployment, resolved.gpu
+    return _LARGE_GPUS.get(
+        gpu, lambda: _large_gpu(gpu, defaults, dep), dep.engine, dep.engine_version
+    )
+
+
+_LARGE_GPUS = IdentityMemo(limit=256)
+
+
+def _large_gpu(gpu: Any, defaults: dict, dep: Any) -> bool:
+    gib = float(gpu.memory.to("GiB").magnitude)
     small = defaults.get("small_tier_capability")  # vLLM: GB10 from 0.33
     if (
         small
-        and resolved.gpu.compute_capability == float(small["capability"])
-        and _at_least(resolved.deployment, "small_tier_capability_since")
+        and gpu.compute_capability == float(small["capability"])
+        and _at_least(dep, "small_tier_capability_since")
     ):
         return False
-    return gib >= float(defaults["large_gpu_min_gib"]) and "a100" not in resolved.gpu.name.lower()
+    return gib >= float(defaults["large_gpu_min_gib"]) and "a100" not in gpu.name.lower()
