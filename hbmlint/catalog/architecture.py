@@ -431,10 +431,6 @@ class Architecture:
             return float(self.num_attention_heads * self.v_head_dim * self.hidden_size)
         return float(self.hidden_size * self.num_attention_heads * self._head_shape(full)[0])
 
-    def _owns_kv(self, layer: int) -> bool:
-        """Whether a layer keeps a KV cache of its own (not a KV-shared Gemma 4 layer)."""
-        return layer < self.num_layers - self.kv_shared_layers
-
     def _ple_parts(self) -> tuple[float, float, float]:
         """Per-layer embeddings: (the vocab-parallel table, the projection of the hidden state
         split over TP, the gate and projection of one layer, replicated)."""
@@ -727,7 +723,7 @@ class Architecture:
         full_layers = state_layers = 0
         shared_keys = 0  # indexer keys the layers with a shared indexer do not keep
         # what the loop reads of the architecture, read once: the layers' mixers and where the
-        # KV-shared layers begin (self._owns_kv)
+        # KV-shared layers begin (Gemma 4's last kv_shared_layers keep no KV cache of their own)
         mixers = self.layer_mixers
         owned = self.num_layers - self.kv_shared_layers
         shared_indexer, indexer = self.shared_indexer_layers, self.dsa_indexer_bytes
