@@ -259,36 +259,12 @@ YamlDocument.key_spans = property(_get_key_spans, _set_key_spans)  # type: ignor
 
 
 def _record_all(document: YamlDocument) -> None:
-    """Record the span of every value and key of the document's tree, as paths: what the
-    walk that built the data recorded before positions were found on demand (the same
-    entries in the same order: a value's before its children's, a key's before its value's;
-    a duplicate key's last value wins, at its first one's place)."""
+    """Record the span of every value and key of the document's tree, as paths, with the walk
+    that records a document built by PyYAML's constructor at load (_record_spans): the same
+    entries in the same order as if they had been recorded at load."""
     tree, document._tree = document._tree, None
-    spans: dict[Path, Span] = {}
-    key_spans: dict[Path, Span] = {}
-    _record_tree(tree.root, (), spans, key_spans)
-    document._spans, document._key_spans = spans, key_spans
-
-
-def _record_tree(
-    node: yaml.Node, path: Path, spans: dict[Path, Span], key_spans: dict[Path, Span]
-) -> None:
-    spans[path] = _span_of(node)
-    kind = type(node)
-    if kind is _MappingNode:
-        for key_node, value_node in node.value:
-            child = (*path, str(key_node.value))
-            key_spans[child] = _span_of(key_node)
-            if type(value_node) is _ScalarNode:
-                spans[child] = _span_of(value_node)  # a leaf (most nodes): no call of this walk
-            else:
-                _record_tree(value_node, child, spans, key_spans)
-    elif kind is _SequenceNode:
-        for i, item in enumerate(node.value):
-            if type(item) is _ScalarNode:
-                spans[(*path, i)] = _span_of(item)
-            else:
-                _record_tree(item, (*path, i), spans, key_spans)
+    document._spans, document._key_spans = {}, {}
+    _record_spans(tree.root, (), document, set())
 
 
 class _RepeatedKey(Exception):
