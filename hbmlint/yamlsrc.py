@@ -728,20 +728,37 @@ def _too_deep(node: yaml.Node) -> YamlLoadError:
 
 
 def _record_spans(node: yaml.Node, path: Path, doc: YamlDocument, seen: set[int]) -> None:
+    """Record the span of ``node`` and of every value and key below it in ``doc``'s maps."""
+    _record_nodes(node, path, doc.spans, doc.key_spans, seen)
+
+
+def _record_nodes(
+    node: yaml.Node,
+    path: Path,
+    spans: dict[Path, Span],
+    key_spans: dict[Path, Span],
+    seen: set[int],
+) -> None:
     # Later keys overwrite earlier ones, as in the data: a duplicate key's last value wins, and
     # a key of the mapping itself wins over one merged in with `<<` (merged pairs come first).
-    doc.spans[path] = Span.of_node(node)
+    spans[path] = _span_of(node)
     if id(node) in seen:  # an alias to a node already walked: its children are recorded
         return
-    if len(path) >= MAX_DEPTH and not isinstance(node, yaml.ScalarNode):
+    if len(path) >= MAX_DEPTH and type(node) is not _ScalarNode:
         raise _too_deep(node)
     seen.add(id(node))
-    if isinstance(node, yaml.MappingNode):
+    if type(node) is _MappingNode:
         for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
+            key = key_node.value if type(key_node) is _ScalarNode else repr(key_node.value)
             child = (*path, str(key))
-            doc.key_spans[child] = Span.of_node(key_node)
-            _record_spans(value_node, child, doc, seen)
-    elif isinstance(node, yaml.SequenceNode):
+            key_spans[child] = _span_of(key_node)
+            if type(value_node) is _ScalarNode:
+                spans[child] = _span_of(value_node)  # a leaf (most nodes): no call of this walk
+            else:
+                _record_nodes(value_node, child, spans, key_spans, seen)
+    elif type(node) is _SequenceNode:
         for i, item in enumerate(node.value):
-            _record_spans(item, (*path, i), doc, seen)
+            if type(item) is _ScalarNode:
+                spans[(*path, i)] = _span_of(item)
+            else:
+                _record_nodes(item, (*path, i), spans, key_spans, seen)
