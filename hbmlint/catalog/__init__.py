@@ -45,7 +45,13 @@ __all__ = [
 _HERE = Path(__file__).parent
 
 
+@cache
 def _load(name: str) -> Any:
+    """One of our own catalog files' data, read (and checked) once a process: several lookups
+    read the same file (gpus.yaml: the index, the ambiguous names, each family's efficiency;
+    labels.yaml and engines.yaml: one read per key or engine asked for), and the files ship
+    with hbmlint, as the indexes built from them (kept for the process) already assume.
+    Nobody writes to the data."""
     return load_yaml_cached(_HERE / name)
 
 
