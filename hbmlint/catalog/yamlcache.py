@@ -1,17 +1,17 @@
 """The catalogs' JSON cache: parsing the model catalog's YAML costs a pre-commit run more than
 linting a manifest, so a JSON copy of the parsed data is kept in the user's cache directory.
 
-The cache can never change an answer: an entry is named by the SHA-256 of the YAML file's own
-bytes and holds that digest, a version and the digest of its data; every read checks all three
-(and the entry's shape) against the bytes just read, and anything else (corrupt, stale, planted,
-a symlink, another version) is ignored and rebuilt from the YAML. Entries are JSON, never pickle:
-a cache is not code. Any problem with the cache just means parsing the YAML.
+The cache can never change an answer: an entry is named by the BLAKE2b digest (256 bits) of the
+YAML file's own bytes and holds that digest, a version and the digest of its data; every read
+checks all three (and the entry's shape) against the bytes just read, and anything else
+(corrupt, stale, planted, a symlink, another version) is ignored and rebuilt from the YAML.
+Entries are JSON, never pickle: a cache is not code. Any problem with the cache just means
+parsing the YAML.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
@@ -22,7 +22,13 @@ import yaml
 
 from .. import files
 
-VERSION = 2
+try:  # hashlib itself would load OpenSSL, a tenth of a plain lint's start-up, for one digest
+    from _blake2 import blake2b
+except ImportError:  # a Python without the module (hashlib's own BLAKE2 is the same digest)
+    from hashlib import blake2b
+
+# 3: BLAKE2b digests (2 held SHA-256 ones, under other names)
+VERSION = 3
 # An entry is the YAML's data as JSON; the catalogs are well under 1 MiB of YAML.
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 
@@ -44,8 +50,9 @@ def _safe_dir(directory: Path) -> bool:
     return not hasattr(os, "geteuid") or info.st_uid == os.geteuid()
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def _digest(data: bytes) -> str:
+    """BLAKE2b with a 256-bit digest: a cryptographic hash, as SHA-256 is, at half its cost."""
+    return blake2b(data, digest_size=32).hexdigest()
 
 
 def _entry_path(path: Path, source_digest: str) -> Path:
@@ -62,11 +69,11 @@ def read_entry(entry: Path, source_digest: str) -> Any:
         raise KeyError(f"unreadable entry: {exc}") from None
     if (
         not isinstance(raw, dict)
-        or set(raw) != {"version", "source_sha256", "data_sha256", "data"}
+        or set(raw) != {"version", "source_blake2b", "data_blake2b", "data"}
         or raw["version"] != VERSION
-        or raw["source_sha256"] != source_digest
+        or raw["source_blake2b"] != source_digest
         or not isinstance(raw["data"], str)
-        or raw["data_sha256"] != _sha256(raw["data"].encode("utf-8"))
+        or raw["data_blake2b"] != _digest(raw["data"].encode("utf-8"))
     ):
         raise KeyError("stale or corrupt entry")
     try:
@@ -85,8 +92,8 @@ def write_entry(entry: Path, source_digest: str, data: Any) -> None:
     body = json.dumps(
         {
             "version": VERSION,
-            "source_sha256": source_digest,
-            "data_sha256": _sha256(text.encode("utf-8")),
+            "source_blake2b": source_digest,
+            "data_blake2b": _digest(text.encode("utf-8")),
             "data": text,
         }
     )
@@ -111,7 +118,7 @@ def write_entry(entry: Path, source_digest: str, data: Any) -> None:
 def load_yaml_cached(path: Path) -> Any:
     """The data of a YAML catalog file, from a valid cache entry or parsed (and cached)."""
     source = files.read_bytes(path)
-    digest = _sha256(source)
+    digest = _digest(source)
     entry = _entry_path(path, digest)
     with contextlib.suppress(KeyError):
         return read_entry(entry, digest)
@@ -126,7 +133,7 @@ def load_yaml_cached(path: Path) -> Any:
 def cached(source: bytes, name: str, parse: Any) -> Any:
     """``parse()``'s data for these source bytes, from a valid entry named ``name`` or computed
     now (and cached). ``parse`` must depend on nothing but ``source``."""
-    digest = _sha256(source)
+    digest = _digest(source)
     entry = cache_dir() / f"{name}-{digest[:32]}.json"
     with contextlib.suppress(KeyError):
         return read_entry(entry, digest)
