@@ -30,7 +30,7 @@ def test_an_entry_is_named_and_checked_by_blake2b_digests(tmp_path, monkeypatch)
     assert entry.name == f"gpus-{digest[:32]}.json"
     raw = json.loads(entry.read_text())
     assert raw["source_blake2b"] == digest
-    assert raw["data_blake2b"] == blake2b_256(raw["data"].encode("utf-8"))
+    assert raw["data_blake2b"] == blake2b_256(json.dumps(raw["data"]).encode("utf-8"))
     assert load_yaml_cached(source) == {"gpus": [{"name": "X1", "memory": "10 GiB"}]}
 
 

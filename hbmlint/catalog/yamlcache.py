@@ -27,8 +27,13 @@ try:  # hashlib itself would load OpenSSL, a tenth of a plain lint's start-up, f
 except ImportError:  # a Python without the module (hashlib's own BLAKE2 is the same digest)
     from hashlib import blake2b
 
-# 3: BLAKE2b digests (2 held SHA-256 ones, under other names)
-VERSION = 3
+# 3: BLAKE2b digests (2 held SHA-256 ones, under other names); 4: the data's JSON text written as
+# the entry's last value, not as a string inside it (read in one parse, not two)
+VERSION = 4
+# An entry: {"version": 4, "source_blake2b": "...", "data_blake2b": "...", "data": DATA}, where
+# DATA is the data's JSON text, as written, and the data digest is that text's.
+_DATA_KEY = ', "data": '
+_DECODER = json.JSONDecoder()  # json.loads's own settings
 # An entry is the YAML's data as JSON; the catalogs are well under 1 MiB of YAML.
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 
@@ -64,22 +69,29 @@ def read_entry(entry: Path, source_digest: str) -> Any:
     if not _safe_dir(entry.parent):
         raise KeyError("no usable cache folder")
     try:
-        raw = json.loads(files.read_text(entry, MAX_ENTRY_BYTES, follow_symlinks=False))
-    except (files.FileReadError, ValueError, RecursionError) as exc:
+        body = files.read_text(entry, MAX_ENTRY_BYTES, follow_symlinks=False)
+    except files.FileReadError as exc:
         raise KeyError(f"unreadable entry: {exc}") from None
+    head, found, _ = body.partition(_DATA_KEY)
+    try:
+        header = json.loads(head + "}") if found else None
+    except (ValueError, RecursionError):
+        header = None
     if (
-        not isinstance(raw, dict)
-        or set(raw) != {"version", "source_blake2b", "data_blake2b", "data"}
-        or raw["version"] != VERSION
-        or raw["source_blake2b"] != source_digest
-        or not isinstance(raw["data"], str)
-        or raw["data_blake2b"] != _digest(raw["data"].encode("utf-8"))
+        not isinstance(header, dict)
+        or set(header) != {"version", "source_blake2b", "data_blake2b"}
+        or header["version"] != VERSION
+        or header["source_blake2b"] != source_digest
     ):
         raise KeyError("stale or corrupt entry")
-    try:
-        return json.loads(raw["data"])
+    start = len(head) + len(_DATA_KEY)
+    try:  # the one value that follows, and nothing after it but the entry's closing brace
+        data, end = _DECODER.raw_decode(body, start)
     except (ValueError, RecursionError):
         raise KeyError("corrupt entry data") from None
+    if body[end:] != "}" or header["data_blake2b"] != _digest(body[start:end].encode("utf-8")):
+        raise KeyError("corrupt entry data")
+    return data
 
 
 def write_entry(entry: Path, source_digest: str, data: Any) -> None:
@@ -89,14 +101,14 @@ def write_entry(entry: Path, source_digest: str, data: Any) -> None:
     text = json.dumps(data)
     if json.loads(text) != data:
         return  # JSON would change it (integer keys, say): do not cache
-    body = json.dumps(
+    header = json.dumps(
         {
             "version": VERSION,
             "source_blake2b": source_digest,
             "data_blake2b": _digest(text.encode("utf-8")),
-            "data": text,
         }
     )
+    body = header[:-1] + _DATA_KEY + text + "}"  # still one JSON object, the data last
     directory = entry.parent
     with contextlib.suppress(OSError):
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
