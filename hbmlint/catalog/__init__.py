@@ -95,7 +95,13 @@ _SEPARATORS = re.compile(r"[\s_\-]+")
 @lru_cache(maxsize=4096)  # every deployment (and what-if) looks up a few names again
 def _key(name: str) -> str:
     """Catalog lookups ignore case and treat spaces, underscores and hyphens alike."""
-    return _SEPARATORS.sub("-", name.strip().lower())
+    key = name.strip().lower()
+    # Without an underscore, whitespace (str.split's is re's \s) or two hyphens in a row, every
+    # run the pattern replaces is one hyphen, written back as it was: the key is the text. Most
+    # names are so, and building the indexes looks up every catalog name once.
+    if "_" in key or "--" in key or len(key.split()) != 1:
+        return _SEPARATORS.sub("-", key)
+    return key
 
 
 @dataclass(frozen=True)
