@@ -209,6 +209,22 @@ def _frozen_guards(cls: type, names: frozenset[str]) -> tuple[Any, Any]:
     return __setattr__, __delattr__
 
 
+class _SignatureDoc:
+    """A docless record's docstring, the standard library's "Name(signature)" of the __init__
+    made here, worked out when first read and then kept: almost no run reads one, and
+    inspect.signature cost a third of a million instructions a class at import."""
+
+    def __get__(self, instance: Any, owner: type) -> str:
+        cls = next(c for c in owner.__mro__ if c.__dict__.get("__doc__") is self)
+        try:
+            signature = str(inspect.signature(cls)).replace(" -> None", "")
+        except (TypeError, ValueError):
+            signature = ""
+        text = cls.__name__ + signature
+        cls.__doc__ = text
+        return text
+
+
 def dataclass(
     cls: type | None = None,
     /,
@@ -276,11 +292,7 @@ def dataclass(
         if writes_init:
             made.__init__ = _init_for(made, fields, frozen, slots)
             if docless:  # the standard library's docstring, of the signature made here
-                try:
-                    signature = str(inspect.signature(made)).replace(" -> None", "")
-                except (TypeError, ValueError):
-                    signature = ""
-                made.__doc__ = made.__name__ + signature
+                made.__doc__ = _SignatureDoc()
         if add_repr:
             made.__repr__ = _repr_for(made, tuple(f.name for f in fields if f.repr))
         if add_eq:
