@@ -17,6 +17,7 @@ from typing import Any
 
 from . import files
 from .diagnostics import Diagnostic, Severity
+from .lazyre import LazyPattern
 from .records import dataclass
 from .yamlsrc import Span, YamlDocument, load_documents
 
@@ -212,8 +213,8 @@ def _toml_document(text: str, display: str) -> YamlDocument:
     return YamlDocument(data=table, index=0, spans=spans, key_spans=dict(spans))
 
 
-_TOML_KEY = re.compile(r"""^(\s*)("([^"]*)"|'([^']*)'|[A-Za-z0-9_\-]+)\s*=""")
-_TOML_PART = re.compile(r"""\s*(?:"([^"]*)"|'([^']*)'|([^.\s"']+))\s*(?:\.|$)""")
+_TOML_KEY = LazyPattern(r"""^(\s*)("([^"]*)"|'([^']*)'|[A-Za-z0-9_\-]+)\s*=""")
+_TOML_PART = LazyPattern(r"""\s*(?:"([^"]*)"|'([^']*)'|([^.\s"']+))\s*(?:\.|$)""")
 
 
 def _toml_spans(text: str) -> dict[tuple, Span]:

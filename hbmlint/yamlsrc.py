@@ -7,13 +7,13 @@ safe constructor (no tags that run code) and keep a map from each value's path t
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import field
 from functools import lru_cache
 from typing import Any
 
 import yaml
 
+from .lazyre import LazyPattern
 from .records import dataclass
 
 # The C loader is several times faster where libyaml is installed; same behaviour otherwise.
@@ -444,7 +444,7 @@ class YamlLoadError(Exception):
 
 
 # the line breaks PyYAML counts lines by
-_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_LINE_BREAK = LazyPattern("\r\n|[\r\n\x85\u2028\u2029]")
 
 
 def _within(error: YamlLoadError, text: str) -> YamlLoadError:
@@ -479,8 +479,8 @@ def load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None]
 
 # PyYAML (as libyaml and go-yaml) also breaks lines at NEL, LS and PS; editors, diff views and
 # the shell locator count only CR and LF, so a finding after one would sit lines too low
-_UNICODE_BREAK = re.compile("[\x85\u2028\u2029]")
-_EDITOR_BREAK = re.compile("\r\n|[\r\n]")
+_UNICODE_BREAK = LazyPattern("[\x85\u2028\u2029]")
+_EDITOR_BREAK = LazyPattern("\r\n|[\r\n]")
 
 
 def _to_editor_lines(text: str, documents: list[YamlDocument], error: YamlLoadError | None) -> None:

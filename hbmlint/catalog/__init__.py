@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import files
 from ..identity_memo import IdentityMemo
+from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..units import parse_quantity
 from . import labels
@@ -352,10 +353,10 @@ def release(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(p) for p in match.groups() if p is not None) if match else None
 
 
-_VENDOR_TAG = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+)(\.post\d+)?)?")
+_VENDOR_TAG = LazyPattern(r"v?(\d+)\.(\d+)(?:\.(\d+)(\.post\d+)?)?")
 # a preview or a model's early-access build of a release (Dynamo's 1.3.0-dev.1,
 # 1.2.0-deepseek-v4-dev.3): its backends are not the release's own
-_PREVIEW_TAG = re.compile(r"[-.]dev\b")
+_PREVIEW_TAG = LazyPattern(r"[-.]dev\b")
 
 
 def _repository_matches(name: str, repository: str) -> bool:
@@ -608,13 +609,13 @@ def checkpoint_part_formats(
 
 
 # attention projections other than the output one, by their names in DeepSeek / Llama checkpoints
-_ATTENTION_INPUT = re.compile(
+_ATTENTION_INPUT = LazyPattern(
     r"\.(q_a_proj|q_b_proj|kv_a_proj_with_mqa|kv_b_proj|q_proj|k_proj|v_proj|indexer)\*?$"
 )
 
 
 # a normalisation layer's name (input_layernorm, post_attention_layernorm, q_norm, norm)
-_NORM = re.compile(r"(^|[._])(\w*_)?(layer)?norm\*?$")
+_NORM = LazyPattern(r"(^|[._])(\w*_)?(layer)?norm\*?$")
 
 
 def _unquantized_parts(modules: list[str]) -> frozenset[str]:

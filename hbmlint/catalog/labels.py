@@ -10,6 +10,7 @@ from functools import cache, lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..spec import ROCM_IMAGE, ROCM_SAID, Label
 from ..units import parse_quantity
@@ -80,7 +81,7 @@ class GpuChoice:
 # discovery appends it to nvidia.com/gpu.product under the single strategy
 # (NVIDIA-A100-SXM4-80GB-MIG-1g.10gb), the mixed strategy names it in the resource
 # (nvidia.com/mig-1g.10gb), GKE in cloud.google.com/gke-gpu-partition-size.
-MIG_PROFILE = re.compile(r"(\d+)g\.(\d+)gb(?:\+me)?", re.I)
+MIG_PROFILE = LazyPattern(r"(\d+)g\.(\d+)gb(?:\+me)?", re.I)
 _MIG_SUFFIX = re.compile(r"-MIG-(\d+g\.\d+gb(?:\+me)?)$", re.I)
 
 
@@ -196,7 +197,7 @@ def looks_like_path(name: str) -> bool:
 
 
 _BRANCHES = ("main", "master")
-_COMMIT = re.compile(r"[0-9a-f]{40}")
+_COMMIT = LazyPattern(r"[0-9a-f]{40}")
 
 
 def model_candidates(name: str) -> list[tuple[str, str]]:
@@ -220,7 +221,7 @@ def model_path_parts(name: str) -> list[str]:
 
 # a directory named ORG--NAME, as the Hugging Face cache names its own (models--ORG--NAME) and
 # as download scripts flatten an id into one directory (/models/meta-llama--Llama-3.1-8B)
-_ID_PART = re.compile(r"[A-Za-z0-9][\w.-]*")
+_ID_PART = LazyPattern(r"[A-Za-z0-9][\w.-]*")
 
 
 def _flattened_id(directory: str) -> str | None:

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..lazyre import LazyPattern
 from ..yamlsrc import Span
 
 # Most specific first: hbmlint's own format, then CRDs that also hold pod templates (KServe),
@@ -120,32 +121,32 @@ def mentions_engine(text: str) -> bool:
     return named(bare) or _RUNS_SOMETHING.search(bare) is not None
 
 
-_ACTION = re.compile(r"\{\{.*?\}\}", re.S)
-_COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.M)
-_RUNS_SOMETHING = re.compile(r"^[ \t-]*(image|containers|command|args):", re.M)
+_ACTION = LazyPattern(r"\{\{.*?\}\}", re.S)
+_COMMENT_LINE = LazyPattern(r"^[ \t]*#.*$", re.M)
+_RUNS_SOMETHING = LazyPattern(r"^[ \t-]*(image|containers|command|args):", re.M)
 
 
 # TGI's name is its image's only when it is one (ghcr.io/huggingface/text-generation-inference,
 # with a tag or none): not in prose, a package name or a bucket (text-generation-inference-ci)
-_TGI_IMAGE = re.compile(r"/text-generation-inference(?![\w-])")
+_TGI_IMAGE = LazyPattern(r"/text-generation-inference(?![\w-])")
 
 
 # kustomize's own file: its images, patches and generators name the engine for what it builds
-_KUSTOMIZATION = re.compile(r"^kind:\s*Kustomization\s*$", re.M)
+_KUSTOMIZATION = LazyPattern(r"^kind:\s*Kustomization\s*$", re.M)
 # a KServe runtime inside another object: OpenShift AI ships its runtimes as the `objects` of a
 # `kind: Template` (opendatahub-io/odh-model-controller config/runtimes/vllm/*-template.yaml)
-_WRAPPED_RUNTIME = re.compile(r"^[ \t-]*kind:\s*(Cluster)?ServingRuntime\s*$", re.M)
+_WRAPPED_RUNTIME = LazyPattern(r"^[ \t-]*kind:\s*(Cluster)?ServingRuntime\s*$", re.M)
 
 
 # a chart's values file (values.yaml, values-prod.yaml, lmcache-values.yml): surajssd/llm-k8s
 # `cli: "vllm serve ..."`, codewitholi/vllm-k8s `vllm.params.*`, scalable-ml-systems
 # `backend.vllmArgs`: every chart names its own keys, read only by its templates
-_CHART_VALUES = re.compile(r"(^|/)([^/]*[-_.])?values([-_.][^/]*)?\.ya?ml$", re.I)
+_CHART_VALUES = LazyPattern(r"(^|/)([^/]*[-_.])?values([-_.][^/]*)?\.ya?ml$", re.I)
 
 
 # a line that only looks the engine up or asks it for its help (`which trtllm-serve`, `pkill -f
 # trtllm-serve`, `vllm serve --help`): no engine runs there (engines._find skips the same)
-_NOT_RUN = re.compile(
+_NOT_RUN = LazyPattern(
     r"(?:^|[\s;&|(`])(?:\S*/)?(?:pkill|pgrep|killall|pidof|which|whereis|type|command\s+-[vV])\s"
     r"|\s--help\b|\s--version\b"
     # a file tool given the engine's path (`chmod +x "$BIN/trtllm-serve"`, `cat > .../vllm <<EOF`)
@@ -163,7 +164,7 @@ def _runs_here(line: str, word: str) -> bool:
 
 # Lines as editors and shells count them: str.splitlines() also breaks at U+2028, NEL, form
 # feeds..., which would put the finding on a line no editor shows
-_EDITOR_LINES = re.compile(r"\r\n|\r|\n")
+_EDITOR_LINES = LazyPattern(r"\r\n|\r|\n")
 
 
 def unread_engine(text: str, display: str) -> Diagnostic | None:
@@ -232,10 +233,10 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
     return None
 
 
-_TEMPLATE = re.compile(r"\{\{-?\s*[.$\w(]")
+_TEMPLATE = LazyPattern(r"\{\{-?\s*[.$\w(]")
 # A line that is nothing but a template action ({{- if ... }}, {{ end }}, {{ toYaml ... }}):
 # no YAML file has one, every Helm template does.
-_ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*\}\}[ \t]*$", re.M)
+_ACTION_LINE = LazyPattern(r"^[ \t]*\{\{-?.*\}\}[ \t]*$", re.M)
 
 
 def is_template(text: str, error: Span | None = None) -> bool:
@@ -253,7 +254,7 @@ def is_template(text: str, error: Span | None = None) -> bool:
 
 # A line that is nothing but one ${NAME}: a placeholder for a whole block, which envsubst (or
 # a script's substitution) fills in before kubectl sees the file; no YAML file has one unquoted.
-_BLOCK_PLACEHOLDER = re.compile(r"^[ \t]*\$\{[A-Za-z_][A-Za-z0-9_]*\}[ \t]*$", re.M)
+_BLOCK_PLACEHOLDER = LazyPattern(r"^[ \t]*\$\{[A-Za-z_][A-Za-z0-9_]*\}[ \t]*$", re.M)
 
 
 def _block_placeholder(text: str, display: str, error: Span | None) -> Diagnostic | None:
