@@ -184,6 +184,22 @@ class YamlDocument:
         found = spans.get(path)
         return _START if found is None else found
 
+    def item_spans(self, path: Path) -> list[Span] | None:
+        """``span((*path, i))`` for each item of the sequence at ``path``, from one search of
+        the tree (a container's command line is a dozen words, each asked for in turn); None
+        where that is not known at once (positions recorded, no sequence there, a subclass
+        placing values its own way): ask span() for each item then."""
+        tree = self._tree
+        if tree is None or type(self).span is not YamlDocument.span:
+            return None
+        try:
+            pair = tree.pair(path)
+        except _RepeatedKey:
+            return None
+        if pair is None or type(pair[1]) is not _SequenceNode:
+            return None
+        return [_span_of(node) for node in pair[1].value]
+
     def key_span(self, path: Path | str) -> Span:
         """The span of the mapping key at ``path`` where there is one, else of its value."""
         tree = self._tree

@@ -303,13 +303,21 @@ def container_command(
 
 
 def container_argv(document: YamlDocument, path: Path) -> list[Token]:
-    argv = []
+    argv: list[Token] = []
+    container = value_at(document.data, path)
+    if not isinstance(container, dict):
+        return argv  # value_at finds no command nor args under anything else
     for key in ("command", "args"):
-        value = value_at(document.data, (*path, key))
+        value = container.get(key)
         if isinstance(value, list):
+            where = (*path, key)
+            # the words' spans from one search for the list, where the tree gives them
+            spans = document.item_spans(where)
+            if spans is None or len(spans) != len(value):
+                spans = [document.span((*where, i)) for i in range(len(value))]
             argv += [
-                Token("" if v is None else str(v), document.span((*path, key, i)))
-                for i, v in enumerate(value)
+                Token("" if v is None else str(v), span)
+                for v, span in zip(value, spans, strict=True)
             ]
         elif value is not None:
             argv.append(Token(str(value), document.span((*path, key))))

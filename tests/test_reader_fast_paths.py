@@ -1,0 +1,211 @@
+"""The pod-spec reader's shortcuts give what its plain form gives: a list's item spans from one
+search of the tree (YamlDocument.item_spans) are span() of each item, and the container readers
+that look a container up once (container_argv, container_env, the GPU resources) read what
+walking each field's whole path reads, on hbmlint's fixtures and examples (each names its
+source) and on the fixtures of keys written twice (tests/fixtures/positions)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hbmlint.engines.args import Token
+from hbmlint.formats import podspec
+from hbmlint.formats.podspec import Elsewhere, Reader, value_at
+from hbmlint.spec import Label
+from hbmlint.yamlsrc import Span, YamlDocument, load_documents
+
+TESTS = Path(__file__).parent
+FILES = sorted(
+    path
+    for folder in (TESTS / "fixtures", TESTS.parent / "examples")
+    for path in folder.rglob("*")
+    if path.suffix in (".yaml", ".yml")
+)
+
+
+def _documents(path: Path) -> list[YamlDocument]:
+    documents, _ = load_documents(path.read_text(encoding="utf-8"))
+    return documents
+
+
+def _sequences(data: object, path: tuple = ()) -> list[tuple]:
+    """The path of every list in ``data``."""
+    found = []
+    if isinstance(data, list):
+        found.append(path)
+        for index, item in enumerate(data):
+            found += _sequences(item, (*path, index))
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            found += _sequences(value, (*path, str(key)))
+    return found
+
+
+def _containers(document: YamlDocument) -> list[tuple]:
+    data = document.data
+    if not isinstance(data, dict):
+        return []
+    return [
+        (*pod, *key)
+        for pod, _ in podspec.pod_specs(data)
+        for key, _ in podspec.serving_containers(data, pod)
+    ]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(TESTS.parent)))
+def test_item_spans_are_each_items_span(path):
+    for document in _documents(path):
+        fresh = _documents(path)[document.index]  # no span asked of it yet
+        for where in _sequences(document.data):
+            spans = fresh.item_spans(where)
+            if spans is not None:
+                expected = [document.span((*where, i)) for i in range(len(spans))]
+                assert spans == expected, where
+
+
+def test_item_spans_without_a_tree_or_with_spans_placed_elsewhere_ask_span():
+    text = "spec:\n  args: [a, b]\n"
+    (recorded,) = load_documents(text)[0]
+    recorded.spans  # noqa: B018 - reading the map records it, and drops the tree
+    assert recorded.item_spans(("spec", "args")) is None
+    assert Elsewhere({"spec": {"args": ["a"]}}, Span(3, 4)).item_spans(("spec", "args")) is None
+    (loaded,) = load_documents(text)[0]
+    assert loaded.item_spans(("spec",)) is None  # a mapping, not a list
+    assert loaded.item_spans(("spec", "missing")) is None
+    assert loaded.item_spans(("spec", "args")) == [Span(2, 10, 2, 11), Span(2, 13, 2, 14)]
+
+
+def _argv(document: YamlDocument, path: tuple) -> list[Token]:
+    """container_argv as it reads each word: its own path walked, its own span asked."""
+    argv = []
+    for key in ("command", "args"):
+        value = value_at(document.data, (*path, key))
+        if isinstance(value, list):
+            argv += [
+                Token("" if v is None else str(v), document.span((*path, key, i)))
+                for i, v in enumerate(value)
+            ]
+        elif value is not None:
+            argv.append(Token(str(value), document.span((*path, key))))
+    return argv
+
+
+def _amd(document: YamlDocument, cpath: tuple) -> list[Label]:
+    found = []
+    nvidia = False
+    for section in ("limits", "requests"):
+        resources = value_at(document.data, (*cpath, "resources", section))
+        if not isinstance(resources, dict):
+            continue
+        if "nvidia.com/gpu" in resources:
+            nvidia = True
+            continue
+        if "amd.com/gpu" in resources:
+            where = (*cpath, "resources", section, "amd.com/gpu")
+            found.append(Label("amd.com/gpu", str(resources["amd.com/gpu"]), document.span(where)))
+            break
+    image = value_at(document.data, (*cpath, "image"))
+    if not found and not nvidia and isinstance(image, str):
+        from hbmlint.formats import accelerators
+        from hbmlint.spec import ROCM_IMAGE
+
+        if accelerators.is_rocm_image(image):
+            found.append(Label(ROCM_IMAGE, image, document.span((*cpath, "image"))))
+    return found
+
+
+def _mig(document: YamlDocument, cpath: tuple) -> list[tuple[Label, tuple]]:
+    found = []
+    for section in ("limits", "requests"):
+        asked = value_at(document.data, (*cpath, "resources", section))
+        for key in asked if isinstance(asked, dict) else ():
+            if isinstance(key, str) and key.startswith("nvidia.com/mig-"):
+                where = (*cpath, "resources", section, key)
+                span = document.span(where)
+                found.append((Label("nvidia.com/mig", key[15:], span), where))
+        if found:
+            break
+    return found
+
+
+def _env(document: YamlDocument, path: tuple) -> dict:
+    """container_env's variables, read each by its whole path: name -> (text, span, why)."""
+    found = {}
+    items = value_at(document.data, (*path, "env"))
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, dict) and "value" in item and "name" in item:
+            value = item["value"]
+            text = "" if value is None else str(value)
+            found[str(item["name"])] = (text, document.span((*path, "env", i, "value")))
+    return found
+
+
+CONTAINER_FILES = [
+    path for path in FILES if any(_containers(document) for document in _documents(path))
+]
+
+
+@pytest.mark.parametrize("path", CONTAINER_FILES, ids=lambda p: str(p.relative_to(TESTS.parent)))
+def test_container_readers_read_what_each_path_holds(path):
+    for document in _documents(path):
+        for cpath in _containers(document):
+            fresh = _documents(path)[document.index]
+            assert podspec.container_argv(fresh, cpath) == _argv(document, cpath)
+            assert podspec.amd_gpus(fresh, cpath) == _amd(document, cpath)
+            assert podspec.mig_resources(fresh, cpath) == _mig(document, cpath)
+            env = podspec.container_env(fresh, cpath)
+            for name, (text, span) in _env(document, cpath).items():
+                assert (env[name].text, env[name].span) == (text, span), name
+
+
+def _one(text: str) -> YamlDocument:
+    documents, error = load_documents(textwrap.dedent(text))
+    assert error is None
+    return documents[0]
+
+
+def test_a_gpu_limit_is_read_where_it_is_written():
+    document = _one(
+        """\
+        kind: Pod
+        spec:
+          containers:
+            - name: a
+              resources:
+                limits: {nvidia.com/gpu: "{{ .Values.gpus }}"}
+            - name: b
+              resources:
+                requests:
+                  amd.com/gpu: 2
+            - name: c
+              resources:
+                limits: {nvidia.com/gpu: -1}
+        """
+    )
+    reader = Reader(document, "pod.yaml")
+    path = ("spec", "containers")
+    assert reader.container_gpus((*path, 0), "a") == (None, Span(6, 34, 6, 54))
+    assert [f.code for f in reader.findings] == ["HBM011"]
+    assert reader.findings[0].span == Span(6, 34, 6, 54)
+    assert reader.container_gpus((*path, 1), "b") == (2, Span(10, 24, 10, 25))
+    assert reader.container_gpus((*path, 2), "c") == (None, Span(13, 34, 13, 36))
+    assert [f.code for f in reader.findings] == ["HBM011", "HBM004"]
+    assert reader.findings[1].span == Span(13, 34, 13, 36)
+
+
+def test_a_container_that_is_no_mapping_has_no_words_env_or_gpus():
+    document = _one(
+        """\
+        kind: Pod
+        spec:
+          containers: [just-a-name]
+        """
+    )
+    path = ("spec", "containers", 0)
+    assert podspec.container_argv(document, path) == []
+    assert podspec.container_env(document, path) == {}
+    assert podspec.amd_gpus(document, path) == []
+    assert podspec.mig_resources(document, path) == []
