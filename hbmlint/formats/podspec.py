@@ -107,7 +107,11 @@ def container_env(
     the source."""
     env: dict[str, Token] = dict(injected or {})
     objects = file_objects(document.text)
-    sources = value_at(document.data, (*path, "envFrom"))
+    # the container found once: its fields are one dict lookup each (what value_at would do)
+    container = value_at(document.data, path)
+    if not isinstance(container, dict):
+        return env
+    sources = container.get("envFrom")
     for j, source in enumerate(sources if isinstance(sources, list) else []):
         if not isinstance(source, dict):
             continue
@@ -121,7 +125,7 @@ def container_env(
             if found is not None:
                 for name, token in found.items():
                     env[prefix + name] = token
-    items = value_at(document.data, (*path, "env"))
+    items = container.get("env")
     for i, item in enumerate(items if isinstance(items, list) else []):
         if not isinstance(item, dict) or "name" not in item:
             continue
@@ -379,7 +383,10 @@ class Reader:
         value = value_at(self.document.data, path)
         if value is None:
             return None
-        span = self.document.span(path)
+        return self._number(value, path, self.document.span(path), name)
+
+    def _number(self, value: Any, path: Path, span: Span, name: str | None) -> int | None:
+        """count() of ``value``, the field at ``path`` (written at ``span``)."""
         if placeholder(value):
             self.render_first(str(value), span, name)
             return None
@@ -434,14 +441,15 @@ class Reader:
         for section in ("limits", "requests"):
             asked = resources.get(section) if isinstance(resources, dict) else None
             for resource in GPU_RESOURCES:
-                where = (*path, "resources", section, resource)
                 if isinstance(asked, dict) and asked.get(resource) is not None:
-                    count = self.count(where, name)
+                    where = (*path, "resources", section, resource)
+                    span = self.document.span(where)  # count()'s, found once
+                    count = self._number(asked[resource], where, span, name)
                     if count == 0 and resource == "nvidia.com/gpu":
                         exposed = _visible_by_runtime(self.document, path)
                         if exposed is not None:
                             return exposed
-                    return count, self.document.span(where)
+                    return count, span
         for label, where in mig_resources(self.document, path):
             # each nvidia.com/mig-<profile> the container asks for is one GPU to the engine
             return self.count(where, name), label.span
@@ -471,8 +479,11 @@ def amd_gpus(document: YamlDocument, cpath: Path) -> list[Label]:
     as vllm-project/aibrix's AMD samples do) says the same at its image."""
     found: list[Label] = []
     nvidia = False
+    container = value_at(document.data, cpath)
+    container = container if isinstance(container, dict) else {}  # none: value_at's None
+    asked = container.get("resources")
     for section in ("limits", "requests"):
-        resources = value_at(document.data, (*cpath, "resources", section))
+        resources = asked.get(section) if isinstance(asked, dict) else None
         if not isinstance(resources, dict):
             continue
         if "nvidia.com/gpu" in resources:
@@ -482,7 +493,7 @@ def amd_gpus(document: YamlDocument, cpath: Path) -> list[Label]:
             where = (*cpath, "resources", section, "amd.com/gpu")
             found.append(Label("amd.com/gpu", str(resources["amd.com/gpu"]), document.span(where)))
             break
-    image = value_at(document.data, (*cpath, "image"))
+    image = container.get("image")
     if not found and not nvidia and isinstance(image, str) and accelerators.is_rocm_image(image):
         found.append(Label(ROCM_IMAGE, image, document.span((*cpath, "image"))))
     return found
@@ -493,8 +504,9 @@ def mig_resources(document: YamlDocument, cpath: Path) -> list[tuple[Label, Path
     (``nvidia.com/mig-1g.10gb: 1``), as a ``nvidia.com/mig`` label holding the profile for
     resolve (catalog/labels.py), placed at the resource."""
     found: list[tuple[Label, Path]] = []
+    resources = value_at(document.data, (*cpath, "resources"))
     for section in ("limits", "requests"):
-        asked = value_at(document.data, (*cpath, "resources", section))
+        asked = resources.get(section) if isinstance(resources, dict) else None
         for key in asked if isinstance(asked, dict) else ():
             if isinstance(key, str) and key.startswith("nvidia.com/mig-"):
                 where = (*cpath, "resources", section, key)
