@@ -417,7 +417,9 @@ def build(
             whole_parts=v.get("parallel.whole_parts"),
             decode_context=v.get("parallel.decode_context"),
         ),
-        serving=ServingSpec(**{key: v[path] for key, path in _SERVING_PATHS if path in v}),
+        serving=ServingSpec(
+            **{_SERVING_FIELDS[path]: value for path, value in v.items() if path in _SERVING_FIELDS}
+        ),
         speculative=speculative,
         locations=locations,
         hints=list(hints or []),
@@ -428,8 +430,9 @@ def build(
     return deployment, findings
 
 
-# each ServingSpec field with the command's path for it ("serving.max_model_len")
-_SERVING_PATHS = tuple((key, f"serving.{key}") for key in ServingSpec.__dataclass_fields__)
+# each ServingSpec field by the command's path for it ("serving.max_model_len"): a command
+# sets a few of the 34, so its values are looked up here, not each field in its values
+_SERVING_FIELDS = {f"serving.{key}": key for key in ServingSpec.__dataclass_fields__}
 
 
 def _served_name(items: list[Item]) -> str | None:

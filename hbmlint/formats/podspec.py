@@ -548,8 +548,11 @@ def metadata_labels(document: YamlDocument, *paths: Path) -> list[Label]:
     template's), with where: resolve reads the ones that name a model or a GPU."""
     found = []
     for path in paths:
+        metadata = value_at(document.data, path)  # found once for both sections
+        if not isinstance(metadata, dict):
+            continue  # value_at finds neither section under anything else
         for section in ("annotations", "labels"):
-            items = value_at(document.data, (*path, section))
+            items = metadata.get(section)
             if isinstance(items, dict):
                 for key, value in items.items():
                     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
