@@ -19,6 +19,8 @@ from ..catalog import dated_build, release, release_at_most
 from ..records import dataclass
 from ..yamlsrc import Span
 
+_set = object.__setattr__  # a frozen record's fields are set past its __setattr__
+
 
 @dataclass(frozen=True, init=False)
 class Token:
@@ -29,12 +31,14 @@ class Token:
     unresolved: tuple[str, ...] = ()  # variables in the word that could not be expanded
 
     def __init__(self, text: str, span: Span, unresolved: tuple[str, ...] = ()) -> None:
-        # the dataclass's own __init__ sets each field with object.__setattr__ (it is frozen):
-        # several words a container, every file; the same fields, equality, hash and repr
-        fields = self.__dict__
-        fields["text"] = text
-        fields["span"] = span
-        fields["unresolved"] = unresolved
+        # several words a container, every file: each field set as the dataclass's own
+        # __init__ does (object.__setattr__, it is frozen), looked up once a module. Not
+        # through self.__dict__: asking for it makes the instance a dict of its own, and every
+        # later read of a word's text then misses Python 3.11's fast path for attributes kept
+        # in the instance (a word's text is read by every pass over a command line)
+        _set(self, "text", text)
+        _set(self, "span", span)
+        _set(self, "unresolved", unresolved)
 
     @property
     def readable(self) -> bool:
