@@ -209,3 +209,36 @@ def test_a_container_that_is_no_mapping_has_no_words_env_or_gpus():
     assert podspec.container_env(document, path) == {}
     assert podspec.amd_gpus(document, path) == []
     assert podspec.mig_resources(document, path) == []
+
+
+def test_a_config_file_a_container_mounts_is_read_with_its_command():
+    # container_command finds the file through config_files, imported only when asked for
+    documents, _ = load_documents(
+        textwrap.dedent(
+            """\
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: vllm-config}
+            data:
+              config.yaml: |
+                max-model-len: 4096
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: one}
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.11.0
+                  command: [vllm, serve, Qwen/Qwen3-8B, --config, /etc/vllm/config.yaml]
+                  volumeMounts: [{name: config, mountPath: /etc/vllm}]
+              volumes: [{name: config, configMap: {name: vllm-config}}]
+            """
+        )
+    )
+    pod = documents[1]
+    path = ("spec", "containers", 0)
+    command = podspec.container_command(pod, path, podspec.container_env(pod, path))
+    assert command is not None
+    assert command.values["serving.max_model_len"] == 4096
+    assert command.locations["serving.max_model_len"].line == 6

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -135,9 +136,15 @@ class _FieldWriter:
     argument readers, which a run over hbmlint's own manifests otherwise never needs."""
 
     def __getattr__(self, name: str) -> Any:
-        from ..rewrite import FieldWriter
+        return getattr(_field_writer()(), name)
 
-        return getattr(FieldWriter(), name)
+
+@cache
+def _field_writer() -> type:
+    """rewrite.FieldWriter, imported once: an import in a function costs every call."""
+    from ..rewrite import FieldWriter
+
+    return FieldWriter
 
 
 def _model_ref(entry: dict, base: Path) -> ModelRef:

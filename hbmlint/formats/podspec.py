@@ -11,6 +11,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_engine, image_version, names_engine, read_invocation
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
+from ..engines.config_file import ConfigFile, ConfigFiles
 from ..spec import ROCM_IMAGE, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
@@ -290,8 +291,6 @@ def container_command(
     entrypoint when it sets only args), read with that engine's parser, with the config file
     it names where the pod mounts it from a ConfigMap; None for no engine. ``argv``: the
     container's container_argv where the caller has it already."""
-    from .config_files import pod_files  # it reads pods with this module
-
     container = value_at(document.data, path)
     image = None
     if isinstance(container, dict) and "command" not in container:
@@ -302,8 +301,21 @@ def container_command(
         document.text,
         image=image,
         image_span=document.span((*path, "image")),
-        files=pod_files(document, path[:-2], path),
+        files=_pod_files(document, path[:-2], path),
     )
+
+
+def _pod_files(document: YamlDocument, pod: Path, cpath: Path) -> ConfigFiles:
+    """config_files.pod_files, imported when a command names a config file (config_files.py
+    reads pods with this module): an import in a function costs as much as reading a dozen
+    words, every container, and few commands name a file."""
+
+    def find(reference: Token) -> ConfigFile | None:
+        from .config_files import pod_files
+
+        return pod_files(document, pod, cpath)(reference)
+
+    return find
 
 
 def container_argv(document: YamlDocument, path: Path) -> list[Token]:
