@@ -242,3 +242,34 @@ def test_a_config_file_a_container_mounts_is_read_with_its_command():
     assert command is not None
     assert command.values["serving.max_model_len"] == 4096
     assert command.locations["serving.max_model_len"].line == 6
+
+
+IMAGES = [
+    "vllm/vllm-openai:v0.11.0",
+    "vllm/vllm-openai-cpu:v0.23.0",
+    "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.9.1",
+    "lmsysorg/sglang:v0.5.2-cpu",
+    "ghcr.io/llm-d/llm-d-inference-sim:v0.3.0",
+    " ghcr.io/llm-d/vllm-sim@sha256:abc ",
+    "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1",
+    "docker://nvcr.io#nvidia/vllm:25.10-py3",
+    "lmsysorg+sglang+v0.5.5.post2.sqsh",
+    "",
+]
+
+
+@pytest.mark.parametrize("image", IMAGES)
+def test_an_images_facts_are_the_same_asked_again(image):
+    from hbmlint.catalog import vendor_image_release
+    from hbmlint.engines import docker_reference
+    from hbmlint.formats import build
+
+    cpu = bool(build._CPU_IMAGE.search(image.rsplit("@", 1)[0]))
+    simulator = bool(build._SIMULATOR_IMAGE.search(image.strip()))
+    for _ in range(2):  # the second answer is remembered
+        assert build.cpu_image(image) is cpu
+        assert build.simulator_image(image) is simulator
+        assert build._vendor_release(image) == vendor_image_release(docker_reference(image))
+    for other in (None, 3, ["vllm/vllm-openai-cpu:v0.23.0"]):
+        assert build.cpu_image(other) is False
+        assert build.simulator_image(other) is False

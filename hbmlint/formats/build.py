@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import field, replace
+from functools import lru_cache
 from typing import Any
 
 from ..catalog import vendor_image_release
@@ -40,7 +41,15 @@ _CPU_IMAGE = re.compile(r"(^|[/_.-])cpu([/_.:-]|$)|[:-]cpu[\w.-]*$", re.I)
 
 def cpu_image(image: Any) -> bool:
     """Whether ``image`` names an engine build for CPUs (``vllm/vllm-openai-cpu:v0.23.0``)."""
-    return isinstance(image, str) and bool(_CPU_IMAGE.search(image.rsplit("@", 1)[0]))
+    return isinstance(image, str) and _cpu_image(image)
+
+
+# The image facts below are keyed on the image as written: each reads only its text (and
+# hbmlint's own vendor table, which a run never changes), a case-blind search costs more than
+# reading a dozen words, and a run's manifests name a handful of images, each in many files.
+@lru_cache(maxsize=256)
+def _cpu_image(image: str) -> bool:
+    return bool(_CPU_IMAGE.search(image.rsplit("@", 1)[0]))
 
 
 # llm-d's inference simulator (ghcr.io/llm-d/llm-d-inference-sim, earlier ghcr.io/llm-d/vllm-sim):
@@ -50,7 +59,18 @@ _SIMULATOR_IMAGE = re.compile(r"(^|/)(llm-d-inference-sim|vllm-sim)(:|@|$)", re.
 
 def simulator_image(image: Any) -> bool:
     """Whether ``image`` is llm-d's inference simulator (``ghcr.io/llm-d/llm-d-inference-sim``)."""
-    return isinstance(image, str) and bool(_SIMULATOR_IMAGE.search(image.strip()))
+    return isinstance(image, str) and _simulator_image(image)
+
+
+@lru_cache(maxsize=256)
+def _simulator_image(image: str) -> bool:
+    return bool(_SIMULATOR_IMAGE.search(image.strip()))
+
+
+@lru_cache(maxsize=256)
+def _vendor_release(image: str) -> tuple[str, str] | None:
+    """The (engine, release) a vendor image ships, as build() asks for it."""
+    return vendor_image_release(docker_reference(image))
 
 
 @dataclass
@@ -202,7 +222,7 @@ def build(
     ``hints`` are the workload's labels and annotations that may name its model or GPU;
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
     findings = notes_as_findings(command, display, name)
-    vendor = vendor_image_release(docker_reference(image)) if isinstance(image, str) else None
+    vendor = _vendor_release(image) if isinstance(image, str) else None
     if vendor is not None and vendor[0] != command.engine:
         engine_version = None  # a Dynamo runtime of one backend running another's command
     release = engine_version[0] if engine_version else None
