@@ -298,7 +298,10 @@ def _field_spans(
         if len({key_node.value for key_node, _ in pairs}) != len(pairs):
             raise _RepeatedKey
         for key_node, value_node in pairs:
-            _field_spans(key_node, value_node, (*path, str(key_node.value)), found)
+            if type(value_node) is _ScalarNode:  # a leaf, as the last branch records it
+                found.append(((*path, str(key_node.value)), _span_of(value_node)))
+            else:
+                _field_spans(key_node, value_node, (*path, str(key_node.value)), found)
     elif kind is _SequenceNode:
         items = node.value
         found.append((path, _span_of(key if items and key is not None else node)))
