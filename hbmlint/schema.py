@@ -424,17 +424,20 @@ def _non_finite(data: Any, path: tuple) -> list[tuple[tuple, float]]:
 
 def _any_unusable(data: Any) -> bool:
     """Whether _non_finite finds a number in ``data``: the same tests, without the path of
-    every value (almost every document has none, and then needs no path)."""
-    stack = [data]
-    while stack:
-        value = stack.pop()
+    every value (almost every document has none, and then needs no path). A loop over each
+    mapping's values, a call for each mapping or list within (a document nests a few levels,
+    under MAX_DEPTH): no step of a stack for every value."""
+    if isinstance(data, dict):
+        values: Any = data.values()
+    else:
+        values = data if isinstance(data, list) else (data,)  # a document of one value
+    for value in values:
         kind = type(value)  # YAML's data is of these exact types: one identity test each
         if kind is str:
             continue  # most values
-        if kind is dict:
-            stack.extend(value.values())
-        elif kind is list:
-            stack.extend(value)
+        if kind is dict or kind is list:
+            if _any_unusable(value):
+                return True
         elif kind is int or kind is float:
             if not -_MAX_INTEGER <= value <= _MAX_INTEGER:  # NaN compares false: found too
                 return True

@@ -273,3 +273,33 @@ def test_an_images_facts_are_the_same_asked_again(image):
     for other in (None, 3, ["vllm/vllm-openai-cpu:v0.23.0"]):
         assert build.cpu_image(other) is False
         assert build.simulator_image(other) is False
+
+
+UNUSABLE_CASES = [
+    {"spec": {"gpu": {"count": 2}, "serving": {"max_model_len": 8192}}},
+    {"spec": {"serving": {"gpu_memory_utilization": float("nan")}}},
+    {"a": [1, [2, [3, 2**63]]]},
+    {"a": [1, [2, [3, -(2**63) + 1]]], "b": True, "c": None},
+    [{"x": float("-inf")}],
+    [],
+    {},
+    "text",
+    2**64,
+    1.5,
+    {"when": __import__("datetime").date(2026, 1, 2), "flag": False},
+]
+
+
+@pytest.mark.parametrize("data", UNUSABLE_CASES, ids=repr)
+def test_any_unusable_says_what_non_finite_finds(data):
+    from hbmlint import schema
+
+    assert schema._any_unusable(data) is bool(schema._non_finite(data, ()))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(TESTS.parent)))
+def test_any_unusable_on_the_fixtures(path):
+    from hbmlint import schema
+
+    for document in _documents(path):
+        assert schema._any_unusable(document.data) is bool(schema._non_finite(document.data, ()))
