@@ -303,3 +303,28 @@ def test_any_unusable_on_the_fixtures(path):
 
     for document in _documents(path):
         assert schema._any_unusable(document.data) is bool(schema._non_finite(document.data, ()))
+
+
+def test_a_native_manifests_model_config_is_beside_it(tmp_path):
+    from hbmlint.formats import native
+
+    text = textwrap.dedent(
+        """\
+        apiVersion: hbmlint/v1
+        kind: ServingManifest
+        metadata: {name: local}
+        spec:
+          gpu: {type: H100}
+          model: {name: my/model, config: configs/model.json}
+          speculative: {method: draft_model, model: my/draft, config: draft.json}
+        """
+    )
+    manifest = tmp_path / "deploy" / "serve.yaml"
+    (document,), _ = load_documents(text)
+    (deployment,), findings = native.to_deployments(document, manifest, "serve.yaml")
+    assert findings == []
+    assert deployment.model.config == tmp_path / "deploy" / "configs" / "model.json"
+    assert deployment.speculative.model.config == tmp_path / "deploy" / "draft.json"
+    (document,), _ = load_documents(text.replace(", config: configs/model.json", ""))
+    (deployment,), _ = native.to_deployments(document, manifest, "serve.yaml")
+    assert deployment.model.config is None

@@ -784,7 +784,6 @@ def _release_refusals(command: EngineCommand) -> None:
         )
     quant = last.get("--quantization")
     method = quant.value.text.strip() if quant is not None and quant.value is not None else ""
-    allowed = _deprecated_allowed(command)
     if quant is not None and quant.value is not None and method in VLLM_QUANTIZATION_DROPPED:
         kept, dropped = VLLM_QUANTIZATION_DROPPED[method]
         command.refusals.append(
@@ -797,7 +796,8 @@ def _release_refusals(command: EngineCommand) -> None:
                 unless=_DROPPED_UNLESS.get(method),
             )
         )
-    if quant is not None and quant.value is not None and not allowed:
+    # --allow-deprecated-quantization is looked for only where a method is given
+    if quant is not None and quant.value is not None and not _deprecated_allowed(command):
         _deprecated_method(command, method, quant.value.span, f"--quantization {method}")
     load = last.get("--load-format")
     form = load.value.text.strip().lower() if load is not None and load.value is not None else ""

@@ -75,7 +75,6 @@ def to_deployments(
     if findings:
         return [], findings
 
-    base = path.parent
     serving = spec.get("serving", {})
     parallel = spec.get("parallel", {})
     speculative = spec.get("speculative")
@@ -87,10 +86,10 @@ def to_deployments(
         engine=spec.get("engine", "vllm"),
         engine_version=spec.get("engine_version"),
         gpu=GpuSpec(type=gpu.get("type"), memory=memory, count=gpu.get("count")),
-        model=_model_ref(spec["model"], base),
+        model=_model_ref(spec["model"], path),
         parallel=ParallelSpec(tensor=parallel.get("tensor"), pipeline=parallel.get("pipeline")),
         serving=_serving(serving),
-        speculative=_speculative(speculative, base),
+        speculative=_speculative(speculative, path),
         workload=WorkloadSpec(**workload) if workload else None,
         locations=locations,
         writer=_FieldWriter(),  # fixes edit spec.<field> in place
@@ -147,23 +146,25 @@ def _field_writer() -> type:
     return FieldWriter
 
 
-def _model_ref(entry: dict, base: Path) -> ModelRef:
+def _model_ref(entry: dict, manifest: Path) -> ModelRef:
     config = entry.get("config")
     return ModelRef(
         name=entry.get("name") if "name" in entry else entry.get("model"),
-        config=(base / config) if config else None,
+        # beside the manifest; its folder found only for a config (pathlib's parent is a new
+        # path object, every manifest)
+        config=(manifest.parent / config) if config else None,
         dtype=entry.get("dtype"),
         quantization=entry.get("quantization"),
     )
 
 
-def _speculative(entry: dict | None, base: Path) -> SpeculativeSpec:
+def _speculative(entry: dict | None, manifest: Path) -> SpeculativeSpec:
     if not entry:
         return SpeculativeSpec()
     has_model = "model" in entry or "config" in entry
     return SpeculativeSpec(
         method=METHOD_ALIASES.get(entry["method"], entry["method"]),
-        model=_model_ref(entry, base) if has_model else None,
+        model=_model_ref(entry, manifest) if has_model else None,
         num_speculative_tokens=entry.get("num_speculative_tokens"),
         tensor_parallel=entry.get("tensor_parallel"),
         kv_cache_dtype=entry.get("kv_cache_dtype"),
