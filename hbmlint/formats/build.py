@@ -4,6 +4,7 @@ says about GPUs into a Deployment, with every field located in the user's file."
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import field, replace
 from functools import lru_cache
 from typing import Any
@@ -134,7 +135,7 @@ _RAY_CLUSTER = re.compile(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")
 
 
 def on_ray_cluster(
-    gpu: GpuFacts, command: EngineCommand, argv_text: str, display: str, name: str
+    gpu: GpuFacts, command: EngineCommand, argv: Sequence[Token], display: str, name: str
 ) -> tuple[GpuFacts, list[Diagnostic]]:
     """A pod that starts or joins a Ray cluster itself (``ray start --head`` before the engine,
     or RAY_ADDRESS): vLLM places the tensor x pipeline ranks its own GPUs cannot hold on the
@@ -144,7 +145,9 @@ def on_ray_cluster(
     need = (command.values.get("parallel.tensor") or 1) * (
         command.values.get("parallel.pipeline") or 1
     )
-    if gpu.count is None or gpu.count >= need or not _RAY_CLUSTER.search(argv_text):
+    if gpu.count is None or gpu.count >= need:
+        return gpu, []
+    if not _RAY_CLUSTER.search(" ".join(t.text for t in argv)):  # the words joined only here
         return gpu, []
     note = input_diagnostic(
         "HBM011",

@@ -94,8 +94,7 @@ def to_deployments(
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)
         if data.get("kind") != "LeaderWorkerSet":  # an LWS group's GPUs are counted above
-            argv_text = " ".join(t.text for t in argv)
-            gpu, notes = on_ray_cluster(gpu, command, argv_text, display, name)
+            gpu, notes = on_ray_cluster(gpu, command, argv, display, name)
             reader.findings.extend(notes)
         version = image_version(container.get("image"))
         deployment, findings = build(
