@@ -328,3 +328,37 @@ def test_a_native_manifests_model_config_is_beside_it(tmp_path):
     (document,), _ = load_documents(text.replace(", config: configs/model.json", ""))
     (deployment,), _ = native.to_deployments(document, manifest, "serve.yaml")
     assert deployment.model.config is None
+
+
+def test_a_words_readable_is_kept_with_it_and_no_field():
+    import dataclasses
+    import pickle
+
+    word = Token("$(MODEL)", Span(3, 4), ("MODEL is not set",))
+    assert word.readable is False
+    assert Token("Qwen/Qwen3-8B", Span(3, 4)).readable is True
+    assert [f.name for f in dataclasses.fields(Token)] == ["text", "span", "unresolved"]
+    assert dataclasses.replace(word, unresolved=()).readable is True
+    assert pickle.loads(pickle.dumps(word)).readable is False
+    assert word == Token("$(MODEL)", Span(3, 4), ("MODEL is not set",))
+    assert "readable" not in repr(word)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        word.readable = True  # type: ignore[misc]
+
+
+def test_kubernetes_expands_only_the_words_with_a_variable():
+    from hbmlint.engines import read_invocation
+
+    env = {"MODEL": Token("Qwen/Qwen3-8B", Span(9, 20))}
+    argv = [
+        Token("vllm", Span(1, 1)),
+        Token("serve", Span(1, 6)),
+        Token("$(MODEL)", Span(2, 3)),
+        Token("--max-model-len=$(LEN)", Span(3, 3)),
+        Token("$$HOME", Span(4, 3)),
+    ]
+    command = read_invocation(argv, env, "")
+    assert command is not None
+    assert command.values["model.name"] == "Qwen/Qwen3-8B"
+    assert command.locations["model.name"] == Span(2, 3)
+    assert command.unread == {"serving.max_model_len": Span(3, 3)}

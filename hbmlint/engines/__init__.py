@@ -391,7 +391,8 @@ def read_invocation(
                 return parsed
         return None
     if k8s_expansion:
-        argv = [expand_k8s(t, env_text, origins) for t in argv]
+        # a word without "$" is as expand_k8s returns it: tested here, not in a call a word
+        argv = [expand_k8s(t, env_text, origins) if "$" in t.text else t for t in argv]
     found = _find(argv)
     if found:
         module, start = found

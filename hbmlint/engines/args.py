@@ -13,7 +13,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog import dated_build, release, release_at_most
 from ..records import dataclass
@@ -39,10 +39,13 @@ class Token:
         _set(self, "text", text)
         _set(self, "span", span)
         _set(self, "unresolved", unresolved)
+        # whether every variable in the word was expanded: kept with the word (not a field:
+        # equality, hash and repr are the fields'), as the readers ask it of every word, and a
+        # property costs a call each time
+        _set(self, "readable", not unresolved)
 
-    @property
-    def readable(self) -> bool:
-        return not self.unresolved
+    if TYPE_CHECKING:  # set by __init__; annotated here it would be a dataclass field
+        readable: bool
 
 
 @dataclass(frozen=True)
