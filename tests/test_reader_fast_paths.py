@@ -362,3 +362,56 @@ def test_kubernetes_expands_only_the_words_with_a_variable():
     assert command.values["model.name"] == "Qwen/Qwen3-8B"
     assert command.locations["model.name"] == Span(2, 3)
     assert command.unread == {"serving.max_model_len": Span(3, 3)}
+
+
+def _searched(value: str) -> str | None:
+    from hbmlint.engines.args import _PLACEHOLDER
+
+    match = _PLACEHOLDER.search(value)
+    return match.group(0) if match else None
+
+
+def _strings(data: object) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for key, value in data.items() for s in _strings(key) + _strings(value)]
+    if isinstance(data, list):
+        return [s for item in data for s in _strings(item)]
+    return []
+
+
+PLACEHOLDERS = [
+    "{{ .Values.model }}",
+    "x-{{ .Release.Name",
+    "${MODEL:-Qwen/Qwen3-8B}",
+    "${vLLM.max_model_len}",
+    "$MODEL",
+    "REPLACE_ME",
+    "<your model>",
+    "__MODEL__",
+    "16384",
+    "meta-llama/Llama-3.1-8B-Instruct",
+    "$",
+    "a$b",
+    "{x}",
+    "<>",
+    "__x__",
+    "",
+]
+
+
+@pytest.mark.parametrize("value", PLACEHOLDERS)
+def test_a_placeholder_is_what_the_search_finds(value):
+    from hbmlint.engines.args import placeholder
+
+    assert placeholder(value) == _searched(value)
+
+
+def test_placeholders_in_the_fixtures_are_what_the_search_finds():
+    from hbmlint.engines.args import placeholder
+
+    for path in FILES:
+        for document in _documents(path):
+            for value in _strings(document.data):
+                assert placeholder(value) == _searched(value), (path, value)

@@ -669,6 +669,16 @@ def placeholder(value: Any) -> str | None:
     """The placeholder in ``value`` if it is a template left unrendered, else None."""
     if not isinstance(value, str):
         return None
+    if (
+        "{" not in value
+        and "$" not in value
+        and "<" not in value
+        and "__" not in value
+        and "REPLACE" not in value
+    ):
+        # what each alternative of _PLACEHOLDER needs ("{{", "${" or "$", "<", "__",
+        # "REPLACE") is not there: most values, which the search would try at each character
+        return None
     match = _PLACEHOLDER.search(value)
     return match.group(0) if match else None
 
