@@ -278,7 +278,7 @@ class Budget:
 
     @property
     def max_model_len(self) -> Any:
-        return Q(self.settings.max_model_len, "token")
+        return tokens_quantity(self.settings.max_model_len)
 
     @property
     def max_concurrency(self) -> float:
@@ -426,7 +426,7 @@ def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[st
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])
             huge = defaults.get("huge_gpu")  # vLLM: cards of 160 GiB or more, from 0.28
-            gib = float(resolved.gpu.memory.to("GiB").magnitude)
+            gib = float(_gpu_memory(resolved.gpu, "GiB").magnitude)
             if huge and gib >= float(huge["min_gib"]) and _at_least(dep, "huge_gpu_since"):
                 batched = int(huge["max_num_batched_tokens"])
             assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
@@ -930,7 +930,7 @@ def _tier(table: list, value: float, scale: float = 1) -> list:
 
 def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, Any]:
     """SGLang's mem_fraction_static and chunked_prefill_size when unset (server_args.py)."""
-    gpu_mib = float(resolved.gpu.memory.to("MiB").magnitude)
+    gpu_mib = float(_gpu_memory(resolved.gpu, "MiB").magnitude)
     tp, pp = resolved.tensor_parallel, resolved.pipeline_parallel
     method = resolved.deployment.speculative.method
     drafting = method not in (None, "", "none", "ngram", "suffix", "prompt_lookup")
@@ -1032,7 +1032,7 @@ def _tgi_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str, An
             version,
             resolved.target,
             resolved.gpu.name,
-            float(resolved.gpu.memory.to("byte").magnitude),
+            float(_gpu_memory(resolved.gpu, "byte").magnitude),
             resolved.tensor_parallel,
             float(spec["memory_fraction"]["default"] if fraction is None else fraction),
         )
@@ -1055,45 +1055,87 @@ def overhead_bytes(resolved: Resolved, s: Settings, group: Any) -> dict[str, Any
     """Non-torch memory, the activation peak of the profile run and CUDA graphs, per GPU, in
     bytes; ``group``: nvswitch_group_bytes."""
     target = resolved.target
-    spec = _overhead_constants(s.engine, s.engine_version, s.legacy_engine)  # read only
+    figures = _overhead_figures(s.engine, s.engine_version, s.legacy_engine)
     tp = s.tensor_parallel
     non_torch = (
-        spec[_PARSED + "non_torch_tp1"]
-        if tp * s.pipeline_parallel == 1
-        else spec[_PARSED + "non_torch_tp_many"]
+        figures.non_torch_tp1 if tp * s.pipeline_parallel == 1 else figures.non_torch_tp_many
     )
-    if group > 0 and _fraction_meaning(s.engine) != "weights_and_kv_of_total":
+    if group > 0 and figures.meaning != "weights_and_kv_of_total":
         # SGLang's is charged where its pool is sized, as memory not free at start
-        non_torch = spec[_PARSED + "non_torch_tp1"] + group
+        non_torch = figures.non_torch_tp1 + group
     # The profile run's peak is the larger of two moments, not their sum: the forward pass of
     # max_num_batched_tokens tokens (the MLP's intermediate activations are the widest), and
     # the dummy sampler run after it, which turns one token per sequence into fp32 logits over
     # the vocabulary plus probabilities and, up to vLLM 0.11, the sort/top-k copies (~39 bytes
     # a logit; ~14 in the 0.17 and 0.19 logs: engines.yaml overhead_since).
     sampled = min(s.max_num_seqs, s.max_num_batched_tokens)
-    if spec.get("sampled_sequences") == "context_requests":
+    if figures.context_requests:
         # TensorRT-LLM's profile: dummy context requests of min(batched, max_model_len) tokens
         # filling max_num_batched_tokens, one sampled token each (engines.yaml)
         sampled = math.ceil(
             s.max_num_batched_tokens / min(s.max_num_batched_tokens, s.max_model_len)
         )
-    mlp = float(spec["mlp_factor"]) * target.active_intermediate_size / tp
-    forward = s.max_num_batched_tokens * mlp * catalog.dtype_bytes(s.dtype)
-    sampler = sampled * target.vocab_size * (float(spec["logit_bytes"]) + _verify_bytes(s, spec))
+    dense = catalog.dtype_bytes(s.dtype)
+    mlp = figures.mlp_factor * target.active_intermediate_size / tp
+    forward = s.max_num_batched_tokens * mlp * dense
+    # the rejection sampler's rows on top (engines.yaml overhead verify_rows): not k-dependent,
+    # the profile gives every request one draft token
+    speculating = s.speculative_method not in ("none", "") and s.num_speculative_tokens > 0
+    verify = figures.verify_rows * dense if speculating else 0.0
+    sampler = sampled * target.vocab_size * (figures.logit_bytes + verify)
     activation = max(forward, sampler)
-    if "prefill_logit_bytes" in spec and _before(s, "prefill_logprobs_before"):
+    if figures.prefill_logit_bytes is not None:
         # TGI's warm-up before 3.0: logprobs over every prefill token
-        prefill = s.max_num_batched_tokens * target.vocab_size * float(spec["prefill_logit_bytes"])
+        prefill = s.max_num_batched_tokens * target.vocab_size * figures.prefill_logit_bytes
         activation = max(activation, prefill)
     if target.vision is not None:
-        encoder_factor = float(spec.get("vision_mlp_factor", spec["mlp_factor"]))
         activation = max(
-            activation, _vision_profile(target, s, float(spec["mlp_factor"]), encoder_factor)
+            activation, _vision_profile(target, s, figures.mlp_factor, figures.vision_mlp_factor)
         )
     overhead = {"non_torch": non_torch, "activation": activation}
-    if not s.enforce_eager and _graphs_in_budget(s):
+    if not s.enforce_eager and figures.graphs_in_budget:
         overhead["cuda_graphs"] = graph_profile_bytes(s)
     return overhead
+
+
+@dataclass(frozen=True)
+class _OverheadFigures:
+    """What overhead_bytes reads of an engine release's overhead constants (engines.yaml
+    `overhead`, as overhead_constants gives them) and of its release boundaries, as plain
+    numbers."""
+
+    meaning: str  # _fraction_meaning
+    non_torch_tp1: float
+    non_torch_tp_many: float
+    context_requests: bool  # sampled_sequences: context_requests (TensorRT-LLM)
+    mlp_factor: float
+    vision_mlp_factor: float
+    logit_bytes: float
+    verify_rows: float
+    prefill_logit_bytes: float | None  # None: the release keeps no prefill logprobs
+    graphs_in_budget: bool  # _graphs_in_budget
+
+
+# keyed on everything the figures read (engines.yaml is read once a process): every budget and
+# what-if asks, and a run has a few engines and releases
+@lru_cache(maxsize=256)
+def _overhead_figures(engine: str, engine_version: str | None, legacy: bool) -> _OverheadFigures:
+    spec = _overhead_constants(engine, engine_version, legacy)
+    prefill = "prefill_logit_bytes" in spec and _release_before(
+        engine, engine_version, "prefill_logprobs_before"
+    )
+    return _OverheadFigures(
+        meaning=_fraction_meaning(engine),
+        non_torch_tp1=spec[_PARSED + "non_torch_tp1"],
+        non_torch_tp_many=spec[_PARSED + "non_torch_tp_many"],
+        context_requests=spec.get("sampled_sequences") == "context_requests",
+        mlp_factor=float(spec["mlp_factor"]),
+        vision_mlp_factor=float(spec.get("vision_mlp_factor", spec["mlp_factor"])),
+        logit_bytes=float(spec["logit_bytes"]),
+        verify_rows=float(spec.get("verify_rows", 0)),
+        prefill_logit_bytes=float(spec["prefill_logit_bytes"]) if prefill else None,
+        graphs_in_budget=_graphs_in_budget_for(engine, engine_version),
+    )
 
 
 def nvswitch_group_bytes(gpu: Any, s: Settings) -> Any:
@@ -1256,7 +1298,7 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
     figures are the same to the last bit."""
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
-    total = resolved.gpu.memory.to("byte")
+    total = _gpu_memory(resolved.gpu, "byte")
     total_bytes = total.magnitude
     split = dp_attention.sharding(
         target, s.engine, s.engine_version, tp, s.attention_data_parallel, s.whole_parts
@@ -1953,15 +1995,6 @@ def mtp_cost(
     return weights, Q(per_token, "byte / token")
 
 
-def _verify_bytes(s: Settings, spec: dict[str, Any]) -> float:
-    """Bytes per (sequence x vocabulary entry) the rejection sampler's profile run holds on top
-    of the plain sampler's peak: engines.yaml overhead verify_rows rows of logits a request in
-    the model dtype. Not k-dependent: the profile gives every request one draft token."""
-    if s.speculative_method in ("none", "") or s.num_speculative_tokens <= 0:
-        return 0.0
-    return float(spec.get("verify_rows", 0)) * catalog.dtype_bytes(s.dtype)
-
-
 # The release an engine version text names (catalog.release), as rules and the budget read it
 release = _version = catalog.release
 
@@ -2013,8 +2046,12 @@ def _at_least(dep: Any, key: str) -> bool:
 def _before(s: Settings, key: str) -> bool:
     """Whether the deployment's release is older than the engine's ``key`` boundary
     (engines.yaml); a manifest that names no release runs the newest."""
-    boundary = catalog.engine_defaults(s.engine).get(key)
-    version = _version(s.engine_version)
+    return _release_before(s.engine, s.engine_version, key)
+
+
+def _release_before(engine: str, engine_version: str | None, key: str) -> bool:
+    boundary = catalog.engine_defaults(engine).get(key)
+    version = _version(engine_version)
     return boundary is not None and version is not None and version < _version(boundary)
 
 
@@ -2055,6 +2092,15 @@ def _is_large_gpu(resolved: Resolved, defaults: dict) -> bool:
 
 
 _LARGE_GPUS = IdentityMemo(limit=256)
+
+
+def _gpu_memory(gpu: Any, units: str) -> Any:
+    """``gpu.memory.to(units)``, worked out once per GPU and unit: every budget and what-if asks
+    (the conversion parses the unit's name each time), and a run has a few GPUs."""
+    return _GPU_MEMORY.get(gpu, lambda: gpu.memory.to(units), units)
+
+
+_GPU_MEMORY = IdentityMemo(limit=256)
 
 
 def _large_gpu(gpu: Any, defaults: dict, dep: Any) -> bool:
