@@ -27,6 +27,7 @@ from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
 from .catalog.labels import label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
+from .identity_memo import IdentityMemo
 from .records import dataclass
 from .spec import (
     DRAFT_MODEL_METHODS,
@@ -364,6 +365,16 @@ def _from_catalog(name: str, guess: bool) -> FoundModel | None:
     entry = catalog.find_model(name)
     if entry is None:
         return None
+    # Made once per catalog entry a run: every deployment of a model asks. Nobody writes to an
+    # entry or a FoundModel; the base an entry inherits from is looked up in the catalogs read,
+    # ours and the team files the key names (a team file read later may change it).
+    return _FOUND.get(entry, lambda: _found_in_catalog(entry), catalog._EXTRA_FILES)
+
+
+_FOUND = IdentityMemo(limit=1024)
+
+
+def _found_in_catalog(entry: dict) -> FoundModel:
     base = (catalog.find_model(entry["base"]) or {}) if entry.get("base") else {}
     parts = {}
     for key in ("stores", "target_copies"):  # a re-upload stores what its base stores
@@ -462,6 +473,8 @@ def _served_as_path(ref: ModelRef) -> _Candidate | None:
 def _mapped(name: str, model_paths: tuple[tuple[str, str], ...]) -> str | None:
     """The model the configuration maps ``name`` to: an exact entry, else the longest entry
     that is a directory above it."""
+    if not model_paths:  # none configured (most runs): nothing to normalise the name for
+        return None
     clean = posixpath.normpath(name) if name else name
     best: tuple[int, str] | None = None
     for path, model in model_paths:
