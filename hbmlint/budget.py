@@ -1098,22 +1098,30 @@ def overhead_bytes(resolved: Resolved, s: Settings, group: Any) -> dict[str, Any
     return overhead
 
 
-@dataclass(frozen=True)
 class _OverheadFigures:
     """What overhead_bytes reads of an engine release's overhead constants (engines.yaml
     `overhead`, as overhead_constants gives them) and of its release boundaries, as plain
-    numbers."""
+    numbers. A plain class, not a record: a dataclass compiles its methods at import, which
+    every run's start-up would pay."""
 
-    meaning: str  # _fraction_meaning
-    non_torch_tp1: float
-    non_torch_tp_many: float
-    context_requests: bool  # sampled_sequences: context_requests (TensorRT-LLM)
-    mlp_factor: float
-    vision_mlp_factor: float
-    logit_bytes: float
-    verify_rows: float
-    prefill_logit_bytes: float | None  # None: the release keeps no prefill logprobs
-    graphs_in_budget: bool  # _graphs_in_budget
+    __slots__ = (
+        "meaning",  # _fraction_meaning
+        "non_torch_tp1",
+        "non_torch_tp_many",
+        "context_requests",  # sampled_sequences: context_requests (TensorRT-LLM)
+        "mlp_factor",
+        "vision_mlp_factor",
+        "logit_bytes",
+        "verify_rows",
+        "prefill_logit_bytes",  # None: the release keeps no prefill logprobs
+        "graphs_in_budget",  # _graphs_in_budget
+    )
+
+    def __init__(self, **figures: Any) -> None:
+        for name in self.__slots__:
+            setattr(self, name, figures.pop(name))
+        if figures:
+            raise TypeError(f"_OverheadFigures: unknown {', '.join(sorted(figures))}")
 
 
 # keyed on everything the figures read (engines.yaml is read once a process): every budget and

@@ -111,7 +111,10 @@ def test_the_figures_give_the_overhead_the_constants_give():
 )
 def test_each_release_gets_its_own_figures(engine, version, legacy):
     alone = budget_stage._overhead_figures.__wrapped__(engine, version, legacy)
-    assert budget_stage._overhead_figures(engine, version, legacy) == alone
+    again = budget_stage._overhead_figures(engine, version, legacy)
+    assert [getattr(again, n) for n in again.__slots__] == [
+        getattr(alone, n) for n in alone.__slots__
+    ]
     s = budget_stage._settings(
         {
             **{f.name: None for f in dataclasses.fields(budget_stage.Settings)},
