@@ -800,7 +800,7 @@ def rule_functions(budget: Budget) -> dict[str, Any]:
 
             def table() -> Any:
                 if not whole:
-                    whole.append(speculative.compare(budget, params))
+                    whole.append(speculative.compare(budget, params, head=head))
                 return whole[0]
 
             def gain() -> float:

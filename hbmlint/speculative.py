@@ -151,11 +151,18 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = False) -> Comparison:
+def compare(
+    budget: Budget,
+    params: Mapping[str, Any],
+    only_current: bool = False,
+    head: Comparison | None = None,
+) -> Comparison:
     """The alternatives table for one deployment, with the caller's parameters: the trade-off
     rule's (acceptance rates, all-reduce latency, host link, EAGLE-3 vocabulary). With
     ``only_current``, the table of the current setting alone (a rule that judges the drafter
-    as set reads no alternative: each costs a budget and a step model)."""
+    as set reads no alternative: each costs a budget and a step model). ``head``: that table,
+    already made for this budget and these parameters; the whole table starts from its row
+    (and its step without speculation) instead of working them out again."""
     p = dict(params)
     missing = [name for name in (*RATE_PARAMS, *MODEL_PARAMS) if name not in p]
     if missing:
@@ -179,6 +186,9 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
         roofline.seconds_per_all_reduce(p["pass_overhead"]),
     )
     plain_cache: dict[int, float] = {}
+    if head is not None and head.current.baseline_seconds is not None:
+        # the head's row worked out a step without speculation at its batch: the same one
+        plain_cache[head.current.served] = head.current.baseline_seconds
 
     def plain(batch: int) -> float:
         """Seconds of a step without speculation at this batch."""
@@ -244,7 +254,10 @@ def compare(budget: Budget, params: Mapping[str, Any], only_current: bool = Fals
         current_label += f" ({s.draft_quantization})"
     if s.draft_offload:
         current_label += " (offloaded to CPU)"
-    rows = [row("current", f"as set: {current_label}", "", budget, method)]
+    if head is not None:
+        rows = [head.current]  # what row() gives again for this budget and these parameters
+    else:
+        rows = [row("current", f"as set: {current_label}", "", budget, method)]
     if only_current:
         return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
     if method == "draft_model" and draft is not None:
