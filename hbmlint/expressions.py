@@ -21,6 +21,7 @@ from typing import Any
 
 import simpleeval
 
+from .quantity import Quantity
 from .units import format_quantity, is_quantity
 
 
@@ -492,6 +493,42 @@ _NATIVE_COMPARISONS = {
 # fmt: on
 
 
+# ``quantity < 0`` and the like, for a quantity whose unit has a dimension (known once worked
+# out): what Quantity's comparison with a plain zero answers, its magnitude against the zero,
+# without its four calls to get there (rules test a size or a token count against 0 on every
+# deployment). Any other value, and a dimensionless or not yet known unit, compares as written.
+_VERSUS_ZERO: dict[type, Callable[[Compiled, Any], Compiled]] = {
+    ast.Lt: lambda a, c: (
+        lambda n, f, p: (
+            v._magnitude < c
+            if type(v := a(n, f, p)) is Quantity and v._units._dimensions
+            else v < c
+        )
+    ),
+    ast.LtE: lambda a, c: (
+        lambda n, f, p: (
+            v._magnitude <= c
+            if type(v := a(n, f, p)) is Quantity and v._units._dimensions
+            else v <= c
+        )
+    ),
+    ast.Gt: lambda a, c: (
+        lambda n, f, p: (
+            v._magnitude > c
+            if type(v := a(n, f, p)) is Quantity and v._units._dimensions
+            else v > c
+        )
+    ),
+    ast.GtE: lambda a, c: (
+        lambda n, f, p: (
+            v._magnitude >= c
+            if type(v := a(n, f, p)) is Quantity and v._units._dimensions
+            else v >= c
+        )
+    ),
+}
+
+
 def _comparison(node: ast.AST, first: Compiled, step: tuple[Any, Compiled]) -> Compiled:
     """``a < b``: one comparison (most of them, many with a constant)."""
     test, second = step
@@ -499,6 +536,9 @@ def _comparison(node: ast.AST, first: Compiled, step: tuple[Any, Compiled]) -> C
     native = _NATIVE_COMPARISONS.get(type(node.ops[0]))  # type: ignore[attr-defined]
     if _is_constant(right):
         constant = _constant_value(right)
+        zero = type(constant) in (int, float) and constant == 0
+        if native is not None and zero and type(node.ops[0]) in _VERSUS_ZERO:  # type: ignore[attr-defined]
+            return _VERSUS_ZERO[type(node.ops[0])](first, constant)  # type: ignore[attr-defined]
         if native is not None:
             return native[0](first, constant)
         return lambda names, functions, params: test(first(names, functions, params), constant)
