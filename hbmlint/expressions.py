@@ -246,8 +246,13 @@ def _shown(expression: str) -> str:
 def _check_tree(tree: ast.AST) -> None:
     """Depth and node kinds, without recursion (the tree may be deep: that is what we check)."""
     # ast.iter_child_nodes' children in its order, read without its two generators (half of
-    # the cost of parsing a rule expression went to them)
+    # the cost of parsing a rule expression went to them). A child that can raise nothing is
+    # not visited: a node with no fields (an operator, a context), a constant or a name (whose
+    # context is one level below it) above the deepest level allowed; the others are visited
+    # in the same order as before, so the first problem found is the same.
     node_type = ast.AST
+    quiet = _QUIET_NODES
+    shallow = MAX_DEPTH - 1
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
@@ -259,9 +264,21 @@ def _check_tree(tree: ast.AST) -> None:
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, node_type):
-                stack.append((value, depth))
+                if depth > shallow or not (type(value) in quiet or not value._fields):
+                    stack.append((value, depth))
             elif isinstance(value, list):
-                stack.extend([(item, depth) for item in value if isinstance(item, node_type)])
+                stack.extend(
+                    [
+                        (item, depth)
+                        for item in value
+                        if isinstance(item, node_type)
+                        and (depth > shallow or not (type(item) in quiet or not item._fields))
+                    ]
+                )
+
+
+# Nodes whose subtree is at most one level deep and holds no f-string: a constant, a name
+_QUIET_NODES = frozenset({ast.Constant, ast.Name})
 
 
 @lru_cache(maxsize=2048)
@@ -581,192 +598,235 @@ def _shared_comparison(compare: Compiled, key: str) -> Compiled:
 _UNSET = object()
 
 
-def _build(  # noqa: C901 - one branch a node kind
-    node: ast.AST, expression: str, param_names: frozenset[str]
-) -> Compiled:
-    kind = type(node)
+def _build(node: ast.AST, expression: str, param_names: frozenset[str]) -> Compiled:
+    builder = _BUILDERS.get(type(node))
+    if builder is None:
+        raise _NotCompiled
+    return builder(node, expression, param_names)
 
-    def build(child: ast.AST) -> Compiled:
-        return _build(child, expression, param_names)
 
-    if kind is ast.Constant:
-        value = node.value  # type: ignore[attr-defined]
-        if hasattr(value, "__len__") and len(value) > simpleeval.MAX_STRING_LENGTH:
-            raise _NotCompiled
-        return lambda names, functions, params: value
-    if kind is ast.Name:
-        key = node.id  # type: ignore[attr-defined]
-        if key in param_names:  # a rule's parameter, always given with the names
-            return lambda names, functions, params: params[key]
-        return _name(key, expression)
-    if kind is ast.Attribute:
-        attr = node.attr  # type: ignore[attr-defined]
-        refused = any(attr.startswith(prefix) for prefix in simpleeval.DISALLOW_PREFIXES)
-        if refused or attr in simpleeval.DISALLOW_METHODS:
-            raise _NotCompiled
-        inner = node.value  # type: ignore[attr-defined]
-        if type(inner) is ast.Name and inner.id not in param_names:
-            # a namespace's name (kv.tokens: most of what rules read), looked up in place
-            key = inner.id
+# One builder a node kind, each a function of its own: a closure captures only its own kind's
+# variables (one function for every kind made a cell for each variable of every kind on each
+# call, which cost about as much as parsing the expression).
 
-            def name_attribute(names: Any, functions: Any, params: Any) -> Any:
-                try:
-                    value = names[key]
-                except (TypeError, KeyError):
-                    value = _not_in_names(key, functions, expression)
-                if type(value) is Lazy:
-                    known = value.__dict__
-                    if attr in known:
-                        return known[attr]
-                    if "_context" in known and attr in known["_values"]:
-                        # a value of Lazy.over's table, worked out on this first read (what
-                        # __getattr__ would do, without the two calls to reach it)
-                        found = known[attr] = known["_values"][attr](known["_context"])
-                        return found
-                return _attribute(value, attr, expression)
 
-            return name_attribute
-        base = build(inner)
-        return lambda names, functions, params: _attribute(
-            base(names, functions, params), attr, expression
-        )
-    if kind is ast.BinOp:
-        binary = OPERATORS.get(type(node.op))  # type: ignore[attr-defined]
-        if binary is None:
-            raise _NotCompiled
-        left = build(node.left)  # type: ignore[attr-defined]
-        right = build(node.right)  # type: ignore[attr-defined]
-        return lambda names, functions, params: binary(
-            left(names, functions, params), right(names, functions, params)
-        )
-    if kind is ast.UnaryOp:
-        unary = OPERATORS.get(type(node.op))  # type: ignore[attr-defined]
-        if unary is None:
-            raise _NotCompiled
-        operand = build(node.operand)  # type: ignore[attr-defined]
-        if unary is operator.not_:  # `not x` as Python writes it: the same, without a call
-            return lambda names, functions, params: not operand(names, functions, params)
-        return lambda names, functions, params: unary(operand(names, functions, params))
-    if kind is ast.BoolOp:
-        values = [build(value) for value in node.values]  # type: ignore[attr-defined]
-        both = isinstance(node.op, ast.And)  # type: ignore[attr-defined]
-        # two or three operands (most of what rules write) as Python writes them: the same
-        # values (the first false one, or the last) without a loop on every evaluation
-        if len(values) == 2:
-            a, b = values
-            if both:
-                return lambda names, functions, params: (
-                    a(names, functions, params) and b(names, functions, params)
-                )
-            return lambda names, functions, params: (
-                a(names, functions, params) or b(names, functions, params)
-            )
-        if len(values) == 3:
-            a, b, c = values
-            if both:
-                return lambda names, functions, params: (
-                    a(names, functions, params)
-                    and b(names, functions, params)
-                    and c(names, functions, params)
-                )
-            return lambda names, functions, params: (
-                a(names, functions, params)
-                or b(names, functions, params)
-                or c(names, functions, params)
-            )
-        if both:
+def _build_constant(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    value = node.value
+    if hasattr(value, "__len__") and len(value) > simpleeval.MAX_STRING_LENGTH:
+        raise _NotCompiled
+    return lambda names, functions, params: value
 
-            def all_of(names: Any, functions: Any, params: Any) -> Any:
-                result: Any = False
-                for value in values:
-                    result = value(names, functions, params)
-                    if not result:
-                        break
-                return result
 
-            return all_of
+def _build_name(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    key = node.id
+    if key in param_names:  # a rule's parameter, always given with the names
+        return lambda names, functions, params: params[key]
+    return _name(key, expression)
 
-        def any_of(names: Any, functions: Any, params: Any) -> Any:
+
+def _build_attribute(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    attr = node.attr
+    refused = any(attr.startswith(prefix) for prefix in simpleeval.DISALLOW_PREFIXES)
+    if refused or attr in simpleeval.DISALLOW_METHODS:
+        raise _NotCompiled
+    inner = node.value
+    if type(inner) is ast.Name and inner.id not in param_names:
+        # a namespace's name (kv.tokens: most of what rules read), looked up in place
+        return _name_attribute(inner.id, attr, expression)
+    base = _build(inner, expression, param_names)
+    return lambda names, functions, params: _attribute(
+        base(names, functions, params), attr, expression
+    )
+
+
+def _name_attribute(key: str, attr: str, expression: str) -> Compiled:
+    def name_attribute(names: Any, functions: Any, params: Any) -> Any:
+        try:
+            value = names[key]
+        except (TypeError, KeyError):
+            value = _not_in_names(key, functions, expression)
+        if type(value) is Lazy:
+            known = value.__dict__
+            if attr in known:
+                return known[attr]
+            if "_context" in known and attr in known["_values"]:
+                # a value of Lazy.over's table, worked out on this first read (what
+                # __getattr__ would do, without the two calls to reach it)
+                found = known[attr] = known["_values"][attr](known["_context"])
+                return found
+        return _attribute(value, attr, expression)
+
+    return name_attribute
+
+
+def _build_binary(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    binary = OPERATORS.get(type(node.op))
+    if binary is None:
+        raise _NotCompiled
+    left = _build(node.left, expression, param_names)
+    right = _build(node.right, expression, param_names)
+    return lambda names, functions, params: binary(
+        left(names, functions, params), right(names, functions, params)
+    )
+
+
+def _build_unary(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    unary = OPERATORS.get(type(node.op))
+    if unary is None:
+        raise _NotCompiled
+    operand = _build(node.operand, expression, param_names)
+    if unary is operator.not_:  # `not x` as Python writes it: the same, without a call
+        return lambda names, functions, params: not operand(names, functions, params)
+    return lambda names, functions, params: unary(operand(names, functions, params))
+
+
+def _build_boolean(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    values = [_build(value, expression, param_names) for value in node.values]
+    both = isinstance(node.op, ast.And)
+    # two or three operands (most of what rules write) as Python writes them: the same
+    # values (the first false one, or the last) without a loop on every evaluation
+    if len(values) == 2:
+        return _both_of_two(*values) if both else _either_of_two(*values)
+    if len(values) == 3:
+        return _all_of_three(*values) if both else _any_of_three(*values)
+    if both:
+
+        def all_of(names: Any, functions: Any, params: Any) -> Any:
             result: Any = False
             for value in values:
                 result = value(names, functions, params)
-                if result:
-                    break
-            return result
-
-        return any_of
-    if kind is ast.Compare:
-        first = build(node.left)  # type: ignore[attr-defined]
-        steps = []
-        for operation, comparator in zip(node.ops, node.comparators, strict=True):  # type: ignore[attr-defined]
-            if type(operation) not in OPERATORS:
-                raise _NotCompiled
-            steps.append((OPERATORS[type(operation)], build(comparator)))
-        if len(steps) == 1:  # a < b: most comparisons, many of them with a constant
-            one = _comparison(node, first, steps[0])
-            left = _name_read(node.left, param_names)  # type: ignore[attr-defined]
-            right = _name_read(node.comparators[0], param_names)  # type: ignore[attr-defined]
-            if left is None or right is None:
-                return one
-            operation = type(node.ops[0]).__name__  # type: ignore[attr-defined]
-            return _shared_comparison(one, f"{left} {operation} {right}")
-
-        def compare(names: Any, functions: Any, params: Any) -> Any:
-            right = first(names, functions, params)
-            result: Any = True
-            for test, comparator in steps:
                 if not result:
                     break
-                left = right
-                right = comparator(names, functions, params)
-                result = test(left, right)
             return result
 
-        return compare
-    if kind is ast.IfExp:
-        test = build(node.test)  # type: ignore[attr-defined]
-        body = build(node.body)  # type: ignore[attr-defined]
-        orelse = build(node.orelse)  # type: ignore[attr-defined]
-        return lambda names, functions, params: (
-            body(names, functions, params)
-            if test(names, functions, params)
-            else orelse(names, functions, params)
-        )
-    if kind is ast.Tuple:
-        elements = [build(element) for element in node.elts]  # type: ignore[attr-defined]
-        if _is_constant(node):  # ("awq", "gptq"): the same tuple on every evaluation
-            constant = _constant_value(node)
-            return lambda names, functions, params: constant
-        return lambda names, functions, params: tuple(
-            element(names, functions, params) for element in elements
-        )
-    if kind is ast.Call:
-        func = node.func  # type: ignore[attr-defined]
-        if not isinstance(func, ast.Name):
-            raise _NotCompiled
-        if any(isinstance(a, ast.Starred) for a in node.args):  # type: ignore[attr-defined]
-            raise _NotCompiled
-        if any(k.arg is None for k in node.keywords):  # type: ignore[attr-defined]
-            raise _NotCompiled
-        called = func.id
-        arguments = [build(a) for a in node.args]  # type: ignore[attr-defined]
-        keywords = [(k.arg, build(k.value)) for k in node.keywords]  # type: ignore[attr-defined]
+        return all_of
 
-        def call(names: Any, functions: Any, params: Any) -> Any:
-            if called not in functions:
-                raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
-            if keywords and called in BASE_FUNCTIONS:
-                raise simpleeval.FeatureNotAvailable(f"{called}() takes no keyword arguments")
-            function = functions[called]
-            if function in simpleeval.DISALLOW_FUNCTIONS:
-                raise simpleeval.FeatureNotAvailable("This function is forbidden")
-            return function(
-                *(argument(names, functions, params) for argument in arguments),
-                **{key: value(names, functions, params) for key, value in keywords},
-            )
+    def any_of(names: Any, functions: Any, params: Any) -> Any:
+        result: Any = False
+        for value in values:
+            result = value(names, functions, params)
+            if result:
+                break
+        return result
 
-        return call
-    raise _NotCompiled
+    return any_of
+
+
+def _both_of_two(a: Compiled, b: Compiled) -> Compiled:
+    return lambda names, functions, params: (
+        a(names, functions, params) and b(names, functions, params)
+    )
+
+
+def _either_of_two(a: Compiled, b: Compiled) -> Compiled:
+    return lambda names, functions, params: (
+        a(names, functions, params) or b(names, functions, params)
+    )
+
+
+def _all_of_three(a: Compiled, b: Compiled, c: Compiled) -> Compiled:
+    return lambda names, functions, params: (
+        a(names, functions, params) and b(names, functions, params) and c(names, functions, params)
+    )
+
+
+def _any_of_three(a: Compiled, b: Compiled, c: Compiled) -> Compiled:
+    return lambda names, functions, params: (
+        a(names, functions, params) or b(names, functions, params) or c(names, functions, params)
+    )
+
+
+def _build_compare(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    first = _build(node.left, expression, param_names)
+    steps = []
+    for operation, comparator in zip(node.ops, node.comparators, strict=True):
+        if type(operation) not in OPERATORS:
+            raise _NotCompiled
+        steps.append((OPERATORS[type(operation)], _build(comparator, expression, param_names)))
+    if len(steps) == 1:  # a < b: most comparisons, many of them with a constant
+        one = _comparison(node, first, steps[0])
+        left = _name_read(node.left, param_names)
+        right = _name_read(node.comparators[0], param_names)
+        if left is None or right is None:
+            return one
+        operation = type(node.ops[0]).__name__
+        return _shared_comparison(one, f"{left} {operation} {right}")
+
+    def compare(names: Any, functions: Any, params: Any) -> Any:
+        right = first(names, functions, params)
+        result: Any = True
+        for test, comparator in steps:
+            if not result:
+                break
+            left = right
+            right = comparator(names, functions, params)
+            result = test(left, right)
+        return result
+
+    return compare
+
+
+def _build_if(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    test = _build(node.test, expression, param_names)
+    body = _build(node.body, expression, param_names)
+    orelse = _build(node.orelse, expression, param_names)
+    return lambda names, functions, params: (
+        body(names, functions, params)
+        if test(names, functions, params)
+        else orelse(names, functions, params)
+    )
+
+
+def _build_tuple(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    elements = [_build(element, expression, param_names) for element in node.elts]
+    if _is_constant(node):  # ("awq", "gptq"): the same tuple on every evaluation
+        constant = _constant_value(node)
+        return lambda names, functions, params: constant
+    return lambda names, functions, params: tuple(
+        element(names, functions, params) for element in elements
+    )
+
+
+def _build_call(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
+    func = node.func
+    if not isinstance(func, ast.Name):
+        raise _NotCompiled
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        raise _NotCompiled
+    if any(k.arg is None for k in node.keywords):
+        raise _NotCompiled
+    called = func.id
+    arguments = [_build(a, expression, param_names) for a in node.args]
+    keywords = [(k.arg, _build(k.value, expression, param_names)) for k in node.keywords]
+
+    def call(names: Any, functions: Any, params: Any) -> Any:
+        if called not in functions:
+            raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
+        if keywords and called in BASE_FUNCTIONS:
+            raise simpleeval.FeatureNotAvailable(f"{called}() takes no keyword arguments")
+        function = functions[called]
+        if function in simpleeval.DISALLOW_FUNCTIONS:
+            raise simpleeval.FeatureNotAvailable("This function is forbidden")
+        return function(
+            *(argument(names, functions, params) for argument in arguments),
+            **{key: value(names, functions, params) for key, value in keywords},
+        )
+
+    return call
+
+
+_BUILDERS: dict[type, Callable[[Any, str, frozenset[str]], Compiled]] = {
+    ast.Constant: _build_constant,
+    ast.Name: _build_name,
+    ast.Attribute: _build_attribute,
+    ast.BinOp: _build_binary,
+    ast.UnaryOp: _build_unary,
+    ast.BoolOp: _build_boolean,
+    ast.Compare: _build_compare,
+    ast.IfExp: _build_if,
+    ast.Tuple: _build_tuple,
+    ast.Call: _build_call,
+}
 
 
 _FIELD = re.compile(r"\{([^{}]+)\}")
