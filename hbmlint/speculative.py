@@ -244,7 +244,7 @@ def compare(
         )
 
     def whatif(**changes: Any) -> Budget:
-        return budget.whatif(num_speculative_tokens=k, **changes)
+        return _whatif(budget, num_speculative_tokens=k, **changes)
 
     method = s.speculative_method
     current_label = LABELS.get(method, method)
@@ -345,11 +345,23 @@ def compare(
                 "none",
                 "no speculation",
                 "speculative.method: none",
-                budget.whatif(speculative_method="none", num_speculative_tokens=0),
+                _whatif(budget, speculative_method="none", num_speculative_tokens=0),
                 "none",
             )
         )
     return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
+
+
+def _whatif(budget: Budget, **changes: Any) -> Budget:
+    """``budget.whatif(**changes)`` less the changes to what a setting already is (the very
+    object: the settings, and so the budget, are the same without them), so that an
+    alternative's budget is the what-if a rule asked for where it did (``whatif(
+    speculative_method="ngram")`` for a drafter that sets its tokens and is not offloaded), not
+    a second one worked out under another key."""
+    settings = budget.settings
+    return budget.whatif(
+        **{name: value for name, value in changes.items() if getattr(settings, name) is not value}
+    )
 
 
 # roofline.hardware's answers (or why it has none), kept for the run: every table asks. Keyed on
