@@ -185,13 +185,65 @@ class FixContext:
                 lines.setdefault(span.line, []).append((path, span))
         return lines
 
+    @cached_property
+    def _keys_by_line(self) -> dict[int, list[tuple[Path, Span]]]:
+        """The paths and key spans of the document's mapping entries by the key's line: where a
+        line that adds or deletes an entry sits (_inserted_entry, _deleted_entry)."""
+        lines: dict[int, list[tuple[Path, Span]]] = {}
+        for path, span in self.document.key_spans.items():
+            lines.setdefault(span.line, []).append((path, span))
+        return lines
+
     def _edited_data(self, edits: list[Edit]) -> tuple[Any] | None:
-        """(the document's data with ``edits`` made) where they change one scalar in place;
+        """(the document's data with ``edits`` made) where each changes one scalar in place or
+        adds or deletes one ``key: value`` line of a block mapping, each on a line of its own;
         None where the edited text must be read in full."""
         lines = self._scalars_by_line
-        if lines is None or len(edits) != 1:
+        if lines is None or not edits:
             return None
-        return _one_scalar_edit(self.text, self._source, self.document, lines, edits[0])
+        changes = []
+        touched: set[int] = set()
+        for edit in edits:
+            if edit.line in touched:
+                return None  # two edits of one line: each is proved for the line as it was
+            touched.add(edit.line)
+            if edit.column == edit.end_column and edit.replacement[:1] == "\n":
+                change = _inserted_entry(
+                    self.text, self._source, self.document, lines, self._keys_by_line, edit
+                )
+            elif not edit.replacement and edit.end_line == edit.line + 1:
+                change = _deleted_entry(
+                    self.text, self._source, self.document, lines, self._keys_by_line, edit
+                )
+            else:
+                change = _one_scalar_edit(self.text, self._source, self.document, lines, edit)
+            if change is None:
+                return None
+            changes.append(change)
+        data = self.document.data
+        for kind, path, value in changes:
+            # each change was proved against the unedited data; made one after another, each
+            # meets its containers as the changes before it left them (copies, never the
+            # document's own)
+            if kind is _SCALAR:
+                parents, _ = _at(data, path)
+                if parents is None:
+                    return None
+                data = _replaced(data, parents, path, value)
+                continue
+            parents, mapping = _at(data, path[:-1])
+            if parents is None or type(mapping) is not dict:
+                return None
+            if kind is _INSERTED:
+                if path[-1] in mapping:
+                    return None
+                mapping = {**mapping, path[-1]: value}
+            else:
+                mapping = {key: item for key, item in mapping.items() if key != path[-1]}
+                if not mapping:
+                    return None  # an emptied mapping reads as null: not proved here
+            data = _replaced(data, parents, path[:-1], mapping)
+        return (data,)
 
     def reads_as(self, edits: list[Edit], changes: dict[str, Any], file: str) -> bool:
         """Whether the file with ``edits`` reads as the same deployment with ``changes``."""
@@ -238,9 +290,9 @@ def _one_scalar_edit(
     document: YamlDocument,
     lines: dict[int, list[tuple[Path, Span]]],
     edit: Edit,
-) -> tuple[Any] | None:
-    """(``document``'s data with ``edit`` made) where ``edit`` changes one scalar written on one
-    line and nothing else (see above); None where that is not sure."""
+) -> tuple[object, Path, Any] | None:
+    """(_SCALAR, the path, the value read from the edited token) where ``edit`` changes one
+    scalar written on one line and nothing else (see above); None where that is not sure."""
     replacement = edit.replacement
     if edit.line != edit.end_line or not replacement.isascii() or "\n" in replacement:
         return None
@@ -281,7 +333,141 @@ def _one_scalar_edit(
         or (style and type(edited) is not str)
     ):
         return None  # the scalar alone does not read as it does in the file: not sure
-    return (_replaced(document.data, parents, path, edited),)
+    return _SCALAR, path, edited
+
+
+# --- a `key: value` line added to or deleted from a block mapping -----------------------------
+#
+# A block mapping's entry written on one line of its own (spaces, the key, a colon, a one-line
+# scalar, blanks or a comment) is one KEY, one VALUE and one scalar token each, at the mapping's
+# indentation. The edited text loaded, so the line after such an entry is one the scanner meets
+# at the mapping's indentation or left of it (more indented, it would continue a plain scalar
+# or not load): another entry of the same kind before or after it, or none, leaves the tokens
+# around it as they were. Added after the mapping's last key (in the data's order) it is the
+# data's last key; deleted where the mapping writes each key once, the others keep their order.
+_SCALAR, _INSERTED, _DELETED = object(), object(), object()
+_NEW_ENTRY = re.compile(r"\n( *)([A-Za-z_][A-Za-z0-9_-]*): (.*)")
+_KEY_TO_VALUE = re.compile(r"[ ]*:[ ]+")
+_AFTER_ENTRY = re.compile(r"[ \t]*(?:#.*)?")
+
+
+def _entry_on(
+    text: str,
+    source: Source,
+    document: YamlDocument,
+    lines: dict[int, list[tuple[Path, Span]]],
+    path: Path,
+    key: Span,
+) -> tuple[dict[str, Any], Span] | None:
+    """(the mapping, its span) where the entry at ``path``, whose key is at ``key``, is written
+    as described above, in a block mapping with string keys; else None."""
+    value = next((span for found, span in lines.get(key.line, ()) if found == path), None)
+    if value is None or key.end_line != key.line or value.column < key.end_column:  # type: ignore[operator]
+        return None
+    parents, leaf = _at(document.data, path)
+    mapping_span = document.spans.get(path[:-1])
+    if parents is None or type(leaf) not in _LEAVES or mapping_span is None:
+        return None
+    key_end = source.offset(key.line, key.end_column)  # type: ignore[arg-type]
+    start = source.offset(value.line, value.column)
+    end = source.offset(value.line, value.end_column)  # type: ignore[arg-type]
+    line_end = text.find("\n", end)
+    if (
+        not _KEY_TO_VALUE.fullmatch(text, key_end, start)
+        or not _AFTER_ENTRY.fullmatch(text, end, len(text) if line_end < 0 else line_end)
+        or text[source.offset(mapping_span.line, mapping_span.column) :][:1] == "{"
+    ):
+        return None
+    return parents[-1], mapping_span
+
+
+def _inserted_entry(
+    text: str,
+    source: Source,
+    document: YamlDocument,
+    lines: dict[int, list[tuple[Path, Span]]],
+    keys: dict[int, list[tuple[Path, Span]]],
+    edit: Edit,
+) -> tuple[object, Path, Any] | None:
+    """(_INSERTED, the new key's path, its value) where ``edit`` adds a ``key: value`` line
+    after the line of a block mapping's last entry, at that entry's indentation; else None."""
+    line = edit.line
+    found = _NEW_ENTRY.fullmatch(edit.replacement)
+    if (
+        found is None
+        or edit.end_line != line
+        or not edit.replacement.isascii()
+        or line >= len(source.starts)
+        # at the end of the line, before its line break
+        or source.starts[line - 1] + edit.column != source.starts[line]
+    ):
+        return None
+    indent, key, written = found.groups()
+    after = [(path, span) for path, span in keys.get(line, ()) if span.column == len(indent) + 1]
+    if len(after) != 1:
+        return None
+    path, key_span = after[0]
+    entry = _entry_on(text, source, document, lines, path, key_span)
+    if entry is None:
+        return None
+    mapping, _ = entry
+    if next(reversed(mapping)) != path[-1] or key in mapping:
+        return None
+    style = written[:1] if written[:1] in ('"', "'") else ""
+    if not _TOKENS[style].fullmatch(written) or _alone(key) != (key,):
+        return None
+    value = _alone(written)
+    if value is None or type(value[0]) not in _LEAVES or (style and type(value[0]) is not str):
+        return None
+    return _INSERTED, (*path[:-1], key), value[0]
+
+
+def _deleted_entry(
+    text: str,
+    source: Source,
+    document: YamlDocument,
+    lines: dict[int, list[tuple[Path, Span]]],
+    keys: dict[int, list[tuple[Path, Span]]],
+    edit: Edit,
+) -> tuple[object, Path, None] | None:
+    """(_DELETED, the entry's path, None) where ``edit`` deletes the one line of a block
+    mapping's entry, a mapping that writes each of its keys once; else None."""
+    line = edit.line
+    on_line = keys.get(line, ())
+    if (
+        edit.column != 1
+        or edit.end_column != 1
+        or edit.end_line != line + 1
+        or line >= len(source.starts)
+        or len(on_line) != 1
+    ):
+        return None
+    path, key_span = on_line[0]
+    line_start = source.starts[line - 1]
+    if text[line_start : line_start + key_span.column - 1].strip(" "):
+        return None  # something before the key: a sequence item's dash, an explicit key's ?
+    entry = _entry_on(text, source, document, lines, path, key_span)
+    if entry is None:
+        return None
+    mapping, span = entry
+    indent = key_span.column - 1
+    first = source.offset(span.line, span.column)
+    if (
+        span.column != key_span.column
+        or span.end_line is None
+        or text[source.starts[span.line - 1] : first].strip(" ")
+    ):
+        return None
+    # every key of the mapping starts a line at its indentation: fewer such lines than keys
+    # in the data means none is written twice (a repeated key's value is its last one's)
+    written = 0
+    for start in source.starts[span.line - 1 : span.end_line]:
+        head = text[start : start + indent + 1]
+        if len(head) == indent + 1 and not head[:indent].strip(" ") and head[-1] not in " #\n":
+            written += 1
+    if written != len(mapping) or written < 2:
+        return None
+    return _DELETED, path, None
 
 
 @remembered
