@@ -10,13 +10,14 @@ HBM202 offers ``quantization: fp8`` added to ``speculative:`` (a line added) and
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
 from pathlib import Path
 
 import pytest
 from helpers import REPO
 
-from hbmlint import fixes, lint, yamlsrc
+from hbmlint import lint, yamlsrc
 from hbmlint.diagnostics import Edit
 from hbmlint.fixes import FixContext
 from hbmlint.formats import native
@@ -231,3 +232,60 @@ def test_data_read_in_place_is_the_composed_data_for_every_fix(rules, tmp_path, 
     assert shapes == {"added", "deleted", "scalar"}
     assert any(len(edits) > 1 for edits in checked)
 
+
+_KEYS = ["a", "c", "model", "on", "x_y", "1", "null", '"q"', "'s'", "k-2"]
+_VALUES = ["1", "fp8", '"str"', "'s'", "true", "null", "1.5", "~", "[1, 2]", "{p: 1}", "a b", ""]
+
+
+def _mapping(rng, depth: int, indent: int, lines: list[str]) -> None:
+    """Block mappings of random entries: comments, blank lines, repeated keys, flow values."""
+    for _ in range(rng.randint(1, 4)):
+        key = rng.choice(_KEYS)
+        if rng.random() < 0.08:
+            lines.append(rng.choice(["", " " * indent + "# a comment"]))
+        if depth < 2 and rng.random() < 0.3:
+            lines.append(" " * indent + key + ":")
+            _mapping(rng, depth + 1, indent + rng.choice([2, 4]), lines)
+        else:
+            colon = rng.choice([": ", ": ", " : "])
+            comment = rng.choice(["", "", "  # c"])
+            lines.append(" " * indent + key + colon + rng.choice(_VALUES) + comment)
+
+
+def test_random_added_and_deleted_lines_read_from_data_as_composed():
+    """Where an added or deleted line (and a changed scalar with it) is read from data, the
+    data is what composing the edited text gives, on random block mappings."""
+    rng = random.Random(19)
+    from_data = 0
+    for _ in range(1000):
+        lines: list[str] = []
+        _mapping(rng, 0, 0, lines)
+        text = "\n".join(lines) + "\n"
+        documents, error = yamlsrc.load_documents(text)
+        if error is not None or len(documents) != 1:
+            continue
+        context = FixContext(text, documents[0], lambda edited: None, 0, None, lambda *a: None)
+        edits = []
+        for line in sorted(rng.sample(range(1, len(lines) + 1), min(2, len(lines)))):
+            written = lines[line - 1]
+            if rng.random() < 0.5:
+                indent = " " * rng.choice([0, 2, 4])
+                entry = f"\n{indent}{rng.choice(['a', 'zz', 'on'])}: {rng.choice(['1', 'x y'])}"
+                edits.append(Edit(FILE, line, len(written) + 1, line, len(written) + 1, entry))
+            elif rng.random() < 0.5 and ": " in written and "#" not in written:
+                start = written.index(": ") + 2
+                if start < len(written):
+                    edit = Edit(
+                        FILE, line, start + 1, line, len(written) + 1, rng.choice(["2", "n"])
+                    )
+                    edits.append(edit)
+            else:
+                edits.append(Edit(FILE, line, 1, line + 1, 1, ""))
+        found = context._edited_data(edits)
+        if found is None:
+            continue
+        from_data += 1
+        edited = apply_edits(text, Source(text, ""), edits)
+        [composed] = yamlsrc.load_documents_without_positions(edited)
+        assert _canonical(composed.data) == _canonical(found[0]), (text, edits)
+    assert from_data > 20
