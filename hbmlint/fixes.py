@@ -204,8 +204,10 @@ class FixContext:
         changes = []
         touched: set[int] = set()
         for edit in edits:
-            if edit.line in touched:
-                return None  # two edits of one line: each is proved for the line as it was
+            if edit.line in touched or "\r" in edit.replacement:
+                # two edits of one line: each is proved for the line as it was; a CR is a line
+                # break to YAML, inside a quoted scalar too
+                return None
             touched.add(edit.line)
             if edit.column == edit.end_column and edit.replacement[:1] == "\n":
                 change = _inserted_entry(

@@ -167,8 +167,15 @@ def test_an_entry_that_does_not_read_as_intended_is_still_refused():
             TEXT + "  extra:\n    - a: 1\n      b: 2\n",
             lambda text: _delete(text, "- a: 1"),
         ),
+        # a CR in a quoted scalar: a line break to YAML
+        (
+            TEXT,
+            lambda text: Edit(
+                FILE, _line(text, "draft_model"), 13, _line(text, "draft_model"), 26, '"a\rb"'
+            ),
+        ),
     ],
-    ids=["not-last", "indent", "bool-key", "two-tokens", "repeated-key", "flow", "dash"],
+    ids=["not-last", "indent", "bool-key", "two-tokens", "repeated-key", "flow", "dash", "cr"],
 )
 def test_a_line_where_the_file_may_read_otherwise_is_composed_in_full(text, edit):
     [document], error = yamlsrc.load_documents(text)
