@@ -47,7 +47,6 @@ def test_a_lint_served_from_the_cache_does_not_load_openssl(tmp_path):
         "print('hashlib' in sys.modules, file=sys.stderr)\n"
     )
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
-    env["PYTHONPATH"] = str(ROOT)
     runs = [
         subprocess.run(
             [sys.executable, "-c", script, str(EXAMPLE)],

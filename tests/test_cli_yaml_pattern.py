@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
+import tempfile
 
 import pytest
 
 from hbmlint.cli import YAML_NON_PRINTABLE, YAML_NON_PRINTABLE_HELD
 
-ROOT = Path(__file__).resolve().parents[1]
 EVERY_CHARACTER = "".join(map(chr, range(sys.maxunicode + 1)))
 
 
@@ -51,13 +50,16 @@ def test_pyyaml_gets_the_cheap_pattern_and_refuses_what_it_did():
 
 
 def _run(script: str) -> list[str]:
-    run = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        check=True,
-    )
+    # Run outside the source tree, so that the hbmlint imported is the one installed.
+    with tempfile.TemporaryDirectory() as elsewhere:
+        run = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin"},
+            cwd=elsewhere,
+            check=True,
+        )
     return run.stdout.splitlines()
 
 

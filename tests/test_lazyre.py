@@ -61,7 +61,7 @@ def test_copies_and_pickles():
         lazy._missing  # noqa: B018 - a private name is never looked up on the pattern
 
 
-def test_a_plain_lint_compiles_none_of_them():
+def test_a_plain_lint_compiles_none_of_them(tmp_path):
     script = (
         "import sys\n"
         "from hbmlint.cli import main\n"
@@ -84,7 +84,8 @@ def test_a_plain_lint_compiles_none_of_them():
         [sys.executable, "-c", script, str(example)],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env={"PATH": "/usr/bin:/bin"},
+        cwd=tmp_path,  # outside the source tree: the hbmlint imported is the one installed
         check=False,
     )
     count, made = run.stderr.strip().splitlines()[-1].split(" ", 1)
