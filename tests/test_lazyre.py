@@ -88,6 +88,7 @@ def test_a_plain_lint_compiles_none_of_them(tmp_path):
         cwd=tmp_path,  # outside the source tree: the hbmlint imported is the one installed
         check=False,
     )
+    assert "llama8b-a10g-full-context.yaml:" in run.stdout  # the lint ran and reported
     count, made = run.stderr.strip().splitlines()[-1].split(" ", 1)
     assert int(count) >= 15
     assert made == "[]"
