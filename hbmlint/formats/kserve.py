@@ -848,9 +848,9 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
     image = container.get("image") if "command" not in container else None
     # a script's words are found in the file that holds them (elsewhere: at the reference)
     text = "" if isinstance(runtime, Elsewhere) else document.text
-    command = read_invocation(
-        argv, env, text, image=image, image_span=runtime.span((*cpath, "image"))
-    )
+    # the image's place only where read_invocation may read its entrypoint (see podspec)
+    image_span = None if image is None else runtime.span((*cpath, "image"))
+    command = read_invocation(argv, env, text, image=image, image_span=image_span)
     no_model = "the InferenceService names no model; set storageUri"
     storage = value_at(data, (*mpath, "storageUri")) is not None or value_at(
         data, (*mpath, "storage")

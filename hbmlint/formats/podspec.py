@@ -300,7 +300,9 @@ def container_command(
         env,
         document.text,
         image=image,
-        image_span=document.span((*path, "image")),
+        # read_invocation places the image's entrypoint only where there is an image: most
+        # containers set a command, and their image's place is not looked up
+        image_span=None if image is None else document.span((*path, "image")),
         files=_pod_files(document, path[:-2], path),
     )
 
