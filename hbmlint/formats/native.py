@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import weakref
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,18 +37,14 @@ def detect(data: Any) -> bool:
 def to_deployments(
     document: YamlDocument, path: Path, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
+    _fill_kept()
     findings = validate(document, "manifest", display)
     if findings:
         return [], findings
     data = document.data
     spec = data["spec"]
     name = (data.get("metadata") or {}).get("name") or f"{Path(display).stem}[{document.index}]"
-    # A scalar field points at its value; a mapping such as `workload:` at its key's line.
-    locations: dict[str, Any] = {}
-    for key, span in document.field_spans("spec"):
-        field = _FIELD_NAMES.get(key) or _field_name(key)  # known paths without a call
-        locations[field] = span
-    locations[""] = document.span(("metadata", "name")) if "metadata" in data else document.span(())
+    locations = _Locations(document, ("metadata", "name") if "metadata" in data else ())
 
     gpu = spec.get("gpu", {})
     memory = None
@@ -103,6 +100,90 @@ def to_deployments(
             note = token_map_assumption(drafter.token_map)
             deployment.assumed["speculative.hot_vocab_size"] = note
     return [deployment], []
+
+
+def _field_locations(document: YamlDocument, name_path: tuple) -> dict[str, Any]:
+    """Where each field under ``spec`` is written, by its field name, and "" the manifest's
+    name (at ``name_path``). A scalar field points at its value; a mapping such as
+    `workload:` at its key's line."""
+    locations: dict[str, Any] = {}
+    for key, span in document.field_spans("spec"):
+        field = _FIELD_NAMES.get(key) or _field_name(key)  # known paths without a call
+        locations[field] = span
+    locations[""] = document.span(name_path)
+    return locations
+
+
+class _Locations(dict):
+    """A manifest deployment's ``locations`` (_field_locations), recorded from the document
+    when the dict is first used: only a finding at a field, or a fix, asks where one is, and
+    most deployments have none (the spans of every field were a third of reading a manifest).
+    Every method and operator fills it first, so it reads as that dict in every way; a copy
+    or a pickle of it is that plain dict. (The document's spans do not change once it is read:
+    a later fill records what reading it would have.)"""
+
+    __slots__ = ("_document", "_name_path", "__weakref__")
+
+    def __init__(self, document: YamlDocument, name_path: tuple) -> None:
+        super().__init__()
+        self._document: YamlDocument | None = document
+        self._name_path = name_path
+        _UNFILLED.append(weakref.ref(self))
+
+    def _filled(self) -> _Locations:
+        document = self._document
+        if document is not None:
+            self._document = None  # first, so the fill's own use of the dict does not recurse
+            dict.update(self, _field_locations(document, self._name_path))
+        return self
+
+    def __reduce__(self) -> tuple:
+        return dict, (dict.copy(self._filled()),)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Locations):
+            other._filled()  # dict's comparison reads the other's entries directly
+        return dict.__eq__(self._filled(), other)
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+# The dicts made since the last manifest was read. A plain lint drops each deployment's
+# locations once its rules have run (lint._thin); one that keeps its results (a budget view)
+# would keep every document alive with them: those still held are filled when the next
+# manifest is read, so at most one file's documents are kept for them.
+_UNFILLED: list[weakref.ref] = []
+
+
+def _fill_kept() -> None:
+    for ref in _UNFILLED:
+        kept = ref()
+        if kept is not None:
+            kept._filled()
+    _UNFILLED.clear()
+
+
+def _filling(name: str) -> Any:
+    """dict's method ``name``, on the dict filled first."""
+    method = getattr(dict, name)
+
+    def filled(self: _Locations, *args: Any, **kwargs: Any) -> Any:
+        return method(self._filled(), *args, **kwargs)
+
+    filled.__name__ = filled.__qualname__ = name
+    return filled
+
+
+for _name in (
+    *("__contains__", "__getitem__", "__setitem__", "__delitem__", "__iter__", "__reversed__"),
+    *("__len__", "__or__", "__ror__", "__ior__", "__repr__", "__sizeof__"),
+    *("clear", "copy", "get", "items", "keys", "pop", "popitem", "setdefault", "update", "values"),
+):
+    setattr(_Locations, _name, _filling(_name))
 
 
 # every ServingSpec field None (the manifest's own default), not the dataclass's defaults
