@@ -156,3 +156,12 @@ def test_writes_keep_the_order_and_two_unused_dicts_compare_equal():
     assert two.pop("engine").line == 6 and "engine" not in two
     copied = pickle.loads(pickle.dumps(two))
     assert type(copied) is dict and copied == two
+
+
+def test_held_locations_let_go_of_their_document_when_the_next_manifest_is_read():
+    # a run that keeps its results (a budget view) must not keep every file's document alive
+    _, [(document, held)] = _read(TEXT)
+    assert held._document is document  # not used yet: the document is needed to fill it
+    _read(TEXT.replace("bench-00090", "bench-00091"))
+    assert held._document is None
+    assert list(held.items()) == list(_eager(TEXT, 0).items())
