@@ -22,7 +22,16 @@ from typing import Any
 from .diagnostics import SAFE, UNSAFE, Diagnostic, Edit, Fix
 from .records import dataclass
 from .rewrite import WEIGHTLESS, Locator, Path, Source, apply_edits, remembered
-from .spec import DRAFT_ONLY_FIELDS, Deployment
+from .spec import (
+    DRAFT_ONLY_FIELDS,
+    Deployment,
+    GpuSpec,
+    ModelRef,
+    ParallelSpec,
+    ServingSpec,
+    SpeculativeSpec,
+    WorkloadSpec,
+)
 from .yamlsrc import MAX_EXPANDED_NODES, Span, YamlDocument, load_plain
 
 # Reads the edited text back: the deployments of the same document, or None when the text no
@@ -120,6 +129,41 @@ def _compared(kind: type) -> tuple[str, ...]:
     return tuple(name for name in _field_names(kind) if name not in _NOT_COMPARED)
 
 
+# The deployment's settings records: their equality compares every field with ``==`` (records
+# made by records.dataclass, no field left out: tests/test_fix_compare_unchanged.py), so two
+# equal ones have equal plain forms (a Span equal to a Span is None and None in both). Unequal
+# ones may still have equal plain forms (a label's position): those are compared plain.
+_SETTINGS_RECORDS = frozenset(
+    (GpuSpec, ModelRef, ParallelSpec, ServingSpec, SpeculativeSpec, WorkloadSpec)
+)
+
+
+# Containers whose equality is their items' (the same length and keys, items equal or the
+# same object): as _plain compares them, for items whose equality implies their plain forms'
+# (scalars, settings records, Labels and Spans: what a deployment's assumed and unread hold)
+_CONTAINERS = frozenset((dict, list, tuple))
+
+
+def _unchanged(was: Any, now: Any) -> bool:
+    """Whether ``was == now`` says that their plain forms are equal (False: not known)."""
+    kind = type(was)
+    return (
+        kind is type(now)
+        and (kind in _SCALARS or kind in _SETTINGS_RECORDS or kind in _CONTAINERS)
+        and (was is now or was == now)
+    )
+
+
+def _touched(changes: dict[str, Any]) -> set[str]:
+    """The deployment's top-level fields that _with_field may change for ``changes``."""
+    names = set()
+    for path, value in changes.items():
+        names.add(_ATTRIBUTES.get(path, tuple(path.split(".")))[0])
+        if path == "speculative.method" and value in WEIGHTLESS:
+            names.add("speculative")
+    return names
+
+
 @dataclass
 class FixContext:
     """What the fix stage needs of one deployment's file."""
@@ -140,6 +184,8 @@ class FixContext:
     # same text, and a reading depends on the text alone. Per deployment, so bounded by its
     # fixes
     _read: dict[str, Deployment | None] = field(default_factory=dict, repr=False)
+    # _plain_before's fields
+    _before_fields: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def _nth(self, text: str, edits: list[Edit] | None = None) -> Deployment | None:
         if text in self._read:
@@ -162,8 +208,21 @@ class FixContext:
     @cached_property
     def _before(self) -> dict[str, Any] | None:
         """The unedited deployment's comparable form, read once for every fix."""
-        before = self.deployment if self.deployment is not None else self._nth(self.text)
+        before = self._unedited
         return None if before is None else _comparable(before)
+
+    @cached_property
+    def _unedited(self) -> Deployment | None:
+        """The unedited deployment, read once for every fix."""
+        return self.deployment if self.deployment is not None else self._nth(self.text)
+
+    def _plain_before(self, name: str) -> Any:
+        """The unedited deployment's field ``name`` as plain data (its _comparable entry), made
+        once and only for a field a check compares in plain form."""
+        plain = self._before_fields
+        if name not in plain:
+            plain[name] = _plain(getattr(self._unedited, name))
+        return plain[name]
 
     @cached_property
     def _scalars_by_line(self) -> dict[int, list[tuple[Path, Span]]] | None:
@@ -249,16 +308,35 @@ class FixContext:
 
     def reads_as(self, edits: list[Edit], changes: dict[str, Any], file: str) -> bool:
         """Whether the file with ``edits`` reads as the same deployment with ``changes``."""
-        before = self._before
+        before = self._unedited
         if before is None:
             return False
         after = self._nth(apply_edits(self.text, self._source, edits), edits)
         if after is None:
             return False
-        expected = before
+        names = _compared(type(before))
+        if type(after) is not type(before):  # compared whole, as plain forms
+            whole = self._before
+            assert whole is not None  # made from ``before``
+            for path, value in changes.items():
+                whole = _with_field(whole, path, value)
+            return whole == _comparable(after)
+        # ``_with_field(_comparable(before), ...) == _comparable(after)``, field by field: the
+        # fields the changes touch in plain form, each other one first by its own equality
+        # (an edit leaves most of them as they were, and the plain forms of both were most of
+        # a check's cost), in plain form where that says no (a label's position)
+        touched = _touched(changes).intersection(names)
+        expected = {name: self._plain_before(name) for name in names if name in touched}
         for path, value in changes.items():
             expected = _with_field(expected, path, value)
-        return expected == _comparable(after)
+        for name in names:
+            now, was = getattr(after, name), getattr(before, name)
+            if name in touched or not _unchanged(was, now):
+                plain = _plain(now)
+                wanted = expected[name] if name in touched else self._plain_before(name)
+                if not (wanted is plain or wanted == plain):  # as a dict compares its values
+                    return False
+        return True
 
 
 # --- an edit inside one scalar, read without composing the file again ------------------------
