@@ -1052,23 +1052,28 @@ def _finding(
     """The finding of a rule that does not hold (rare): its wording and fixes see the
     parameters over the budget's names."""
     own = program.own
-    wordings, fixes = program.finding_plan()
+    # each part compiled when first needed: one wording, and the fixes whose `when` holds
+    when, plan = program.finding_evaluator, program.finding_plan
     unit = budget.byte_unit
-    plan = next(
-        (text for when, text in wordings if when is None or when(budget_scope, functions, own)),
-        wordings[-1][1],
-    )
-    message = render_plan(plan, budget_scope, functions, own, unit)
+    # the wordings' conditions in order, up to the first that holds (or the last wording)
+    wordings = program.rule.messages
+    chosen = wordings[-1]
+    for wording in wordings:
+        if not wording.when or when(wording.when)(budget_scope, functions, own):
+            chosen = wording
+            break
+    message = render_plan(plan(chosen.text), budget_scope, functions, own, unit)
     offered = [
         DiagnosticFix(
-            render_plan(text, budget_scope, functions, own, unit),
-            applicability=applicability,
+            render_plan(plan(fix.text), budget_scope, functions, own, unit),
+            applicability=fix.applicability,
             changes={
-                path: _setting(value(budget_scope, functions, own)) for path, value in changes
+                path: _setting(when(new)(budget_scope, functions, own))
+                for path, new in fix.set.items()
             },
         )
-        for when, text, applicability, changes in fixes
-        if when is None or when(budget_scope, functions, own)
+        for fix in program.rule.fixes
+        if not fix.when or when(fix.when)(budget_scope, functions, own)
     ]
     dep = budget.deployment
     return Diagnostic(
@@ -1091,7 +1096,8 @@ class _Program:
     passes each rule the same dictionary for every deployment (and this holds it, so its
     identity is not reused)."""
 
-    __slots__ = ("rule", "params", "own", "names", "when", "check", "calls_tradeoff", "_plan")
+    __slots__ = ("rule", "params", "own", "names", "when", "check", "calls_tradeoff")
+    __slots__ += ("_evaluators", "_plans")
 
     def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
         self.rule = rule
@@ -1101,40 +1107,30 @@ class _Program:
         self.when = merged_evaluator(rule.when, names) if rule.when else None
         self.check = merged_evaluator(rule.check, names)
         self.calls_tradeoff = rule.calls_tradeoff
-        self._plan: _FindingPlan | None = None
+        # what _finding has compiled of the rule's wordings and fixes, by text
+        self._evaluators: dict[str, Evaluator] = {}
+        self._plans: dict[str, Any] = {}
 
-    def finding_plan(self) -> _FindingPlan:
-        """What _finding evaluates, worked out when the rule first does not hold (most rules
-        hold on every deployment of a run): each wording's ``when`` and template plan, and
-        each fix's ``when``, template plan, applicability and the evaluators of its new
-        values. Evaluators with the parameters' names (``evaluator``), called with the
-        parameters as ``params``: no scope built to hold them over the budget's names."""
-        if self._plan is None:
-            names = self.names
+    # What _finding evaluates, each compiled when a finding first needs it (most rules hold on
+    # every deployment of a run, and a finding reads one wording and the fixes whose ``when``
+    # holds: the other templates would be compiled for nothing). Evaluators with the
+    # parameters' names, called with the parameters as ``params``: no scope built to hold them
+    # over the budget's names. Neither compiling step raises: an expression's or a template's
+    # problem is raised where it is evaluated or rendered, as before.
 
-            def when(text: str | None) -> Evaluator | None:
-                return parameter_evaluator(text, names) if text else None
+    def finding_evaluator(self, text: str) -> Evaluator:
+        """A wording's or a fix's ``when``, or a fix's new value, compiled once."""
+        made = self._evaluators.get(text)
+        if made is None:
+            made = self._evaluators[text] = parameter_evaluator(text, self.names)
+        return made
 
-            rule = self.rule
-            wordings = [(when(m.when), template_plan(m.text, names)) for m in rule.messages]
-            fixes = [
-                (
-                    when(fix.when),
-                    template_plan(fix.text, names),
-                    fix.applicability,
-                    [(path, parameter_evaluator(value, names)) for path, value in fix.set.items()],
-                )
-                for fix in rule.fixes
-            ]
-            self._plan = (wordings, fixes)
-        return self._plan
-
-
-# (each wording's when and plan, each fix's when, plan, applicability and (path, new value))
-_FindingPlan = tuple[
-    list[tuple["Evaluator | None", Any]],
-    list[tuple["Evaluator | None", Any, str, list[tuple[str, Evaluator]]]],
-]
+    def finding_plan(self, template: str) -> Any:
+        """A wording's or a fix's text as a template plan, made once."""
+        made = self._plans.get(template)
+        if made is None:
+            made = self._plans[template] = template_plan(template, self.names)
+        return made
 
 
 def _setting(value: Any) -> Any:
