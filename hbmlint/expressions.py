@@ -178,9 +178,13 @@ class Scope(dict):
     """The names expressions see. A budget's scope (``Scope.over``) builds each name on first
     use from one table of builders shared by every budget, called with the budget's context (a
     rule reads two or three namespaces). A scope with a ``parent`` adds its own names (a rule's
-    parameters) over the parent's, which it reads through without copying them."""
+    parameters) over the parent's, which it reads through without copying them.
 
-    __slots__ = ("_builders", "_parent", "_context", "_results")
+    A budget's scope also answers ``scope["kv.tokens"]``, a namespace's name, which compiled
+    expressions read in one lookup (see _name_attribute): worked out once, kept under that key,
+    and the same value the namespace gives (one is read through the other)."""
+
+    __slots__ = ("_builders", "_parent", "_context", "_results", "_flat")
 
     def __init__(self, values: Mapping[str, Any] | None = None, parent: Scope | None = None):
         super().__init__(values or ())
@@ -188,6 +192,7 @@ class Scope(dict):
         self._parent = parent
         self._context: Any = None
         self._results: dict[str, Any] | None = None
+        self._flat: Mapping[str, tuple[str, Callable[[Any], Any]]] | None = None
 
     @classmethod
     def over(cls, context: Any, builders: Mapping[str, Callable[[Any], Any]]) -> Scope:
@@ -199,12 +204,41 @@ class Scope(dict):
         made._context = context
         # comparisons of two of its names, worked out once (_shared_comparison)
         made._results = {}
+        made._flat = None
         return made
 
+    def with_flat(self, flat: Mapping[str, tuple[str, Callable[[Any], Any]]]) -> Scope:
+        """This scope (made by ``over``), reading ``scope["space.name"]`` with ``flat``: for
+        each such name, ``space`` and the function of the context that the namespace
+        ``builders[space](context)`` (a Lazy.over of its table) works the name out with, so
+        that the namespace need not be built for it."""
+        self._flat = flat
+        return self
+
     def __missing__(self, key: str) -> Any:
+        flat = self._flat
+        if flat is not None:
+            found = flat.get(key)
+            if found is not None:  # "space.name" of a namespace that is its table
+                space, build = found
+                if space in self:  # the namespace is made: the value it holds, or works out
+                    value = _lazy_value(self[space], key[len(space) + 1 :])
+                else:
+                    value = build(self._context)
+                self[key] = value
+                return value
         if self._parent is not None:
             return self._parent[key]  # built, and kept, by the parent
-        value = self[key] = self._builders[key](self._context)  # KeyError: no such name
+        builders = self._builders
+        if key in builders:
+            value = self[key] = builders[key](self._context)
+            if flat is not None and type(value) is Lazy and "_context" in value.__dict__:
+                _hold_read(self, key, value)
+            return value
+        space, dot, attr = key.partition(".")
+        if not dot or space not in builders or attr[:1] == "_" or "." in attr:
+            raise KeyError(key)  # no such name
+        value = self[key] = _lazy_value(self[space], attr)  # workload.declared, say
         return value
 
     def complete(self) -> dict[str, Any]:
@@ -213,8 +247,36 @@ class Scope(dict):
             every = self._parent.complete()
         else:
             every = {key: self[key] for key in self._builders}
-        every.update(self)
+        # not the "space.name" entries: names an expression reads are single words
+        every.update((key, value) for key, value in self.items() if "." not in key)
         return every
+
+
+def _hold_read(scope: Scope, space: str, namespace: Lazy) -> None:
+    """A namespace made after some of its names were read as "space.name" holds those values,
+    not ones worked out again (where its first name is read that way, so may the others)."""
+    known = namespace.__dict__
+    table = known["_values"]
+    prefix = space + "."
+    if prefix + next(iter(table), "") not in scope._flat:  # type: ignore[operator]
+        return
+    for name in table:
+        read = dict.get(scope, prefix + name, _UNSET)
+        if read is not _UNSET:
+            known[name] = read
+
+
+def _lazy_value(namespace: Any, attr: str) -> Any:
+    """``namespace.attr`` for a Lazy namespace that has that name (worked out and kept as
+    Lazy.__getattr__ does); KeyError for anything else, which the caller reads the usual way
+    (an error, an object of another kind)."""
+    if type(namespace) is Lazy:
+        known = namespace.__dict__
+        if attr in known:
+            return known[attr]
+        if attr in known["_values"]:
+            return getattr(namespace, attr)
+    raise KeyError(attr)
 
 
 def _floor(value: Any) -> Any:
@@ -640,7 +702,16 @@ def _build_attribute(node: Any, expression: str, param_names: frozenset[str]) ->
 
 
 def _name_attribute(key: str, attr: str, expression: str) -> Compiled:
+    flat = f"{key}.{attr}"
+
     def name_attribute(names: Any, functions: Any, params: Any) -> Any:
+        if type(names) is Scope:
+            # a budget's scope: one lookup, and on the first read the value worked out and
+            # kept (Scope.__missing__); KeyError where it has no such name, read below
+            try:
+                return names[flat]
+            except KeyError:
+                pass
         try:
             value = names[key]
         except (TypeError, KeyError):

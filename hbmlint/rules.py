@@ -693,6 +693,15 @@ _SPACES: dict[str, Callable[[_Facts], Lazy]] = {
 }
 _SPACES["workload"] = _workload_space
 _SPACES["overhead"] = _overhead_space
+# "space.name" -> the function its namespace works that name out with, for the namespaces that
+# are their table (not workload, which may be undeclared, nor overhead): what a rule scope
+# reads kv.tokens by without building the kv namespace (Scope.over's ``flat``)
+_FLAT: dict[str, tuple[str, Callable[[_Facts], Any]]] = {
+    f"{space}.{name}": (space, build)
+    for space, table in _NAMESPACES.items()
+    if space not in ("workload", "overhead")
+    for name, build in table.items()
+}
 
 
 def _eight_bits_or_fewer(kv_cache_dtype: str) -> bool:
@@ -894,7 +903,7 @@ def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
     scope = budget.__dict__.get("_rule_scope")
     if scope is None:
         scope = (
-            Scope.over(_Facts(budget), _SPACES),
+            Scope.over(_Facts(budget), _SPACES).with_flat(_FLAT),
             with_base_functions(rule_functions(budget)),
         )
         budget._rule_scope = scope  # type: ignore[attr-defined]
