@@ -959,12 +959,18 @@ def _outcomes(steps: _Steps, budget: Budget) -> list[tuple[Rule, Diagnostic | Ex
     budget_scope, functions = _scope(budget)
     outcomes: list[tuple[Rule, Diagnostic | ExpressionError]] = []
     for rule, program, tradeoff_base in steps:
-        seen = functions if tradeoff_base is None else _with_tradeoff(functions, tradeoff_base)
+        seen = functions
+        if tradeoff_base is not None and program.when_calls_tradeoff:
+            seen = _with_tradeoff(functions, tradeoff_base)
         own = program.own
         expression = rule.when
         try:
             if program.when is not None and not program.when(budget_scope, seen, own):
                 continue
+            if tradeoff_base is not None and seen is functions:
+                # its tradeoff() made for the rule only once past a `when` that does not call
+                # it (that `when` reads the same with the budget's functions as they are)
+                seen = _with_tradeoff(functions, tradeoff_base)
             expression = rule.check
             if program.check(budget_scope, seen, own):
                 continue
@@ -1106,7 +1112,7 @@ class _Program:
     identity is not reused)."""
 
     __slots__ = ("rule", "params", "own", "names", "when", "check", "calls_tradeoff")
-    __slots__ += ("_evaluators", "_plans")
+    __slots__ += ("when_calls_tradeoff", "_evaluators", "_plans")
 
     def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
         self.rule = rule
@@ -1116,6 +1122,8 @@ class _Program:
         self.when = merged_evaluator(rule.when, names) if rule.when else None
         self.check = merged_evaluator(rule.check, names)
         self.calls_tradeoff = rule.calls_tradeoff
+        # whether the `when` may call tradeoff() (its text names it: as calls_tradeoff reads)
+        self.when_calls_tradeoff = bool(rule.when) and "tradeoff" in rule.when
         # what _finding has compiled of the rule's wordings and fixes, by text
         self._evaluators: dict[str, Evaluator] = {}
         self._plans: dict[str, Any] = {}

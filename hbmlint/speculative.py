@@ -164,13 +164,7 @@ def compare(
     already made for this budget and these parameters; the whole table starts from its row
     (and its step without speculation) instead of working them out again."""
     p = dict(params)
-    missing = [name for name in (*RATE_PARAMS, *MODEL_PARAMS) if name not in p]
-    if missing:
-        raise ValueError(
-            f"the speculative comparison needs the parameters {', '.join(missing)} "
-            f"(the {TRADEOFF_RULE} rule's)"
-        )
-    rates = {m: _number(p[name]) for name, methods in RATE_PARAMS.items() for m in methods}
+    rates, gbps, allreduce, overhead = _figures(p)
     s = budget.settings
     resolved = budget.resolved
     target, draft = resolved.target, resolved.draft
@@ -178,13 +172,7 @@ def compare(
     context = workload.context_tokens if workload else s.max_model_len
     wanted = workload.concurrency if workload else s.max_num_seqs
     k = s.num_speculative_tokens or DEFAULT_K
-    gbps = _number(p["host_link_gb_per_s"])
-    hw, cannot = _hardware(
-        resolved.gpu,
-        roofline.seconds_per_all_reduce(p["allreduce_latency"]),
-        gbps * 1e9,
-        roofline.seconds_per_all_reduce(p["pass_overhead"]),
-    )
+    hw, cannot = _hardware(resolved.gpu, allreduce, gbps * 1e9, overhead)
     plain_cache: dict[int, float] = {}
     if head is not None and head.current.baseline_seconds is not None:
         # the head's row worked out a step without speculation at its batch: the same one
@@ -350,6 +338,46 @@ def compare(
             )
         )
     return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
+
+
+_ABSENT = object()
+# _figures' answers by the identities of the parameter values given, with those values (held, so
+# that an identity is not reused while its entry lives)
+_FIGURES: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple]] = {}
+
+
+def _figures(p: Mapping[str, Any]) -> tuple[dict[str, float], float, float, float]:
+    """What compare() works out of its parameters on every call: the acceptance rate of each
+    method, the host link in GB/s, and the all-reduce latency and pass overhead in seconds.
+    Raises ValueError for a missing parameter. Worked out once for each set of parameter
+    objects, found by their identities: a run's tables are asked for with the same objects (a
+    rule's own parameters and the configuration's), which the entry holds."""
+    values = tuple(p.get(name, _ABSENT) for name in _FIGURE_PARAMS)
+    identities = tuple(map(id, values))
+    found = _FIGURES.get(identities)
+    if found is not None:
+        return found[1]
+    missing = [name for name in (*RATE_PARAMS, *MODEL_PARAMS) if name not in p]
+    if missing:
+        raise ValueError(
+            f"the speculative comparison needs the parameters {', '.join(missing)} "
+            f"(the {TRADEOFF_RULE} rule's)"
+        )
+    rates = {m: _number(p[name]) for name, methods in RATE_PARAMS.items() for m in methods}
+    figures = (
+        rates,
+        _number(p["host_link_gb_per_s"]),
+        roofline.seconds_per_all_reduce(p["allreduce_latency"]),
+        roofline.seconds_per_all_reduce(p["pass_overhead"]),
+    )
+    if len(_FIGURES) >= 256:  # a run's rules and configurations give a few
+        _FIGURES.clear()
+    _FIGURES[identities] = (values, figures)
+    return figures
+
+
+# the parameters _figures reads (and the check for missing ones)
+_FIGURE_PARAMS = (*RATE_PARAMS, *MODEL_PARAMS)
 
 
 def _whatif(budget: Budget, **changes: Any) -> Budget:
