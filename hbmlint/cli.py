@@ -110,10 +110,11 @@ def main() -> None:
 def _load_rules(rules_dirs: tuple[str, ...]) -> tuple[list, list]:
     from .rules import builtin_rule_files, load_rules
 
-    paths = builtin_rule_files()
+    builtin = builtin_rule_files()
+    paths = list(builtin)
     for directory in rules_dirs:
         paths += sorted(p for p in Path(directory).iterdir() if p.suffix in (".yaml", ".yml"))
-    return load_rules(paths)
+    return load_rules(paths, builtin_files=builtin)
 
 
 @dataclass
