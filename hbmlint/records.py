@@ -5,13 +5,13 @@ Python 3.11's ``dataclasses.dataclass`` writes every method it adds as source te
 it when the module is imported: the classes a lint run creates cost a third of hbmlint's
 start-up that way. Here a record's ``__repr__``, ``__eq__`` and ``__hash__``, and a frozen
 record's ``__setattr__`` and ``__delattr__``, are closures over shared functions; ``__init__``
-is still compiled (it runs for every instance) but written here, shorter than the standard
-library's text (a frozen record's sets the fields with ``object.__setattr__``, as the standard
-library's does). Everything else is the standard library's: ``fields()``, ``replace()``,
-``__match_args__``, slots, the class's ``__dataclass_params__`` (set to the options asked for)
-and its docstring. A ClassVar, InitVar or keyword-only field leaves ``__init__`` to the
-standard library; a frozen record with slots, dataclass bases, or its own ``__setattr__`` or
-``__delattr__`` is left wholly to it.
+is still compiled (it runs for every instance), when first used, but written here, shorter
+than the standard library's text (a frozen record's sets the fields with ``object.__setattr__``,
+as the standard library's does). Everything else is the standard library's: ``fields()``,
+``replace()``, ``__match_args__``, slots, the class's ``__dataclass_params__`` (set to the
+options asked for) and its docstring. A ClassVar, InitVar or keyword-only field leaves
+``__init__`` to the standard library; a frozen record with slots, dataclass bases, or its own
+``__setattr__`` or ``__delattr__`` is left wholly to it.
 
 The methods made here behave as the standard library's do, and tests/test_records.py compares
 them with it: the same text (with its ``...`` for a record that contains itself), equality only
@@ -142,7 +142,8 @@ def _own_frozen(cls: type, slots: bool, kw_only: bool) -> bool:
 def _init_for(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, slots: bool) -> Any:
     """A record's __init__: each field set (with object.__setattr__ in a frozen record), then
     __post_init__. A field with init=False and a plain default is set only with slots (without,
-    it reads the class's), as the standard library does."""
+    it reads the class's), as the standard library does. Written now (a field order the
+    standard library refuses raises TypeError here), compiled when first used: _LazyInit."""
     namespace: dict[str, Any] = {
         "__name__": cls.__module__,
         "_record_set": object.__setattr__,
@@ -183,11 +184,40 @@ def _init_for(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, sl
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
     source = f"def __init__({', '.join(parameters)}):\n" + ("\n".join(body) or "    pass")
+    return _LazyInit(cls, source, namespace, {**annotations, "return": None})
+
+
+def _compiled_init(
+    source: str, namespace: dict[str, Any], qualname: str, annotations: dict[str, Any]
+) -> Any:
     exec(source, namespace)  # our own text, of the class's field names
     made = namespace["__init__"]
-    made.__qualname__ = f"{cls.__qualname__}.__init__"
-    made.__annotations__ = {**annotations, "return": None}
+    made.__qualname__ = qualname
+    made.__annotations__ = annotations
     return made
+
+
+class _LazyInit:
+    """A record's __init__ until anything first reads it (making a record, inspect.signature,
+    ``Record.__init__``): then the function is compiled from the text written when the class
+    was made, put in the class in this one's place and handed over as the function itself
+    would be. Compiling cost two thirds of what a record class costs at import, and a run
+    makes records of about half its record classes (no ``Budget``, no engine flag note)."""
+
+    def __init__(
+        self, cls: type, source: str, namespace: dict[str, Any], annotations: dict[str, Any]
+    ) -> None:
+        self.cls = cls
+        self.parts = (source, namespace, f"{cls.__qualname__}.__init__", annotations)
+        self.made: Any = None
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        made = self.made
+        if made is None:
+            made = self.made = _compiled_init(*self.parts)
+            if self.cls.__dict__.get("__init__") is self:  # later reads find the function
+                type.__setattr__(self.cls, "__init__", made)
+        return made.__get__(instance, owner)
 
 
 def _frozen_guards(cls: type, names: frozenset[str]) -> tuple[Any, Any]:
