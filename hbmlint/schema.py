@@ -36,8 +36,10 @@ def validate(
     document: YamlDocument, schema_name: str, display: str, code: str = "HBM003"
 ) -> list[Diagnostic]:
     """Every schema violation in ``document``, as findings at the node that violates it."""
-    non_finite = dict(_non_finite(document.data, ())) if _any_unusable(document.data) else {}
     schema = load_schema(schema_name)
+    if _clean(schema, schema)(document.data):
+        return []  # no unusable number and the schema surely satisfied: nothing to report
+    non_finite = dict(_non_finite(document.data, ())) if _any_unusable(document.data) else {}
     if not non_finite and _valid(schema, document.data, schema) is True:
         return []  # surely valid: jsonschema (its import and its walk) is not needed
     findings = [
@@ -397,6 +399,195 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
 
         return condition
     return lambda value: _GIVE_UP  # a keyword not judged here
+
+
+# --- one walk for a clean document ---------------------------------------------------------------
+#
+# validate's answer for almost every manifest is "nothing": no unusable number (_any_unusable)
+# and the schema satisfied (_valid). Asked one after the other, the two walk the document twice,
+# and _valid's keyword closures make a call for each keyword of each object and each field (a
+# hundred calls a manifest). _clean asks both in one walk, for the object schemas our schemas
+# are made of ({"type": "object"} with properties, required, a closed additionalProperties, an
+# anyOf of required lists): one call an object, each scalar field looked up in a per-field table
+# of verdicts. It answers True only where both are sure; False (any doubt: a finding, a keyword
+# it does not know here, a value of another type) sends the document to the full path above,
+# which decides as before.
+
+Clean = Callable[[Any], bool]
+_CLEAN: dict[int, tuple[Any, Clean]] = {}  # id -> (the schema, kept alive; its clean check)
+_OBJECT_KEYWORDS = frozenset({"type", "required", "additionalProperties", "properties", "anyOf"})
+# $refs followed while a clean check is made; a schema deeper than this (or referring to itself)
+# is judged by the full check at that depth
+_MAX_CLEAN_DEPTH = 32
+
+
+def _clean(schema: Any, root: dict, depth: int = 0) -> Clean:
+    """Whether a value surely satisfies ``schema`` (a part of ``root``) and holds no number
+    _any_unusable finds; made on first use, as _compiled."""
+    found = _CLEAN.get(id(schema))
+    if found is None or found[0] is not schema:
+        found = _CLEAN[id(schema)] = (schema, _make_clean(schema, root, depth))
+    return found[1]
+
+
+def _keywords(schema: dict) -> list[str]:
+    """The keywords _compile judges ``schema`` by."""
+    return [key for key in schema if key not in _IGNORED and key not in ("then", "else")]
+
+
+def _target(schema: Any, root: dict, depth: int) -> Any:
+    """``schema``, or what a lone local $ref in it points at (the same verdicts: a lone keyword's
+    check passes its target's True and False on)."""
+    while depth < _MAX_CLEAN_DEPTH and isinstance(schema, dict) and _keywords(schema) == ["$ref"]:
+        ref = schema["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+            break
+        target = root.get("$defs", {}).get(ref[len("#/$defs/") :])
+        if target is None:
+            break
+        schema, depth = target, depth + 1
+    return schema
+
+
+def _make_clean(schema: Any, root: dict, depth: int) -> Clean:
+    full = _compiled(schema, root)
+
+    def judged(value: Any) -> bool:
+        return full(value) is True and not _any_unusable([value])
+
+    if not isinstance(schema, dict) or depth >= _MAX_CLEAN_DEPTH:
+        return judged
+    keywords = _keywords(schema)
+    if _LEAF_KEYWORDS.issuperset(keywords):
+        return _clean_leaf(schema, keywords, judged)
+    if not _OBJECT_KEYWORDS.issuperset(keywords) or schema.get("type") != "object":
+        return judged
+    closed = schema.get("additionalProperties", True)
+    properties = schema.get("properties", {})
+    required = _names(schema.get("required", []))
+    options = schema.get("anyOf", [])
+    alternatives = [
+        _names(option["required"])
+        for option in (options if isinstance(options, list) else [None])
+        if isinstance(option, dict) and list(option) == ["required"]
+    ]
+    if (
+        (closed is not True and closed is not False)
+        or not isinstance(properties, dict)
+        or required is None
+        or not isinstance(options, list)
+        or len(alternatives) != len(options)
+        or None in alternatives
+    ):
+        return judged
+    return _clean_object(
+        {name: _target(sub, root, depth + 1) for name, sub in properties.items()},
+        closed is False,
+        required,
+        tuple(alternatives),  # type: ignore[arg-type]  # None is not among them
+        root,
+        depth,
+    )
+
+
+def _names(rule: Any) -> frozenset[str] | None:
+    """A "required" keyword's names, or None for a rule _clean does not judge."""
+    if isinstance(rule, list) and all(type(name) is str for name in rule):
+        return frozenset(rule)
+    return None
+
+
+def _clean_leaf(schema: dict, keywords: list[str], judged: Clean) -> Clean:
+    """A leaf schema's clean check (_LEAF_KEYWORDS only: its verdict depends on the value's type
+    and value alone), remembering its verdicts as _remembered does. A string schema of a type
+    and a minimum length judges a string by its length (names differ file after file)."""
+    shortest: int | None = None
+    if set(keywords) <= {"type", "minLength"} and schema.get("type") == "string":
+        minimum = schema.get("minLength", 0)
+        shortest = minimum if type(minimum) is int else None
+    verdicts: dict[tuple[type, Any], bool] = {}
+
+    def clean(value: Any) -> bool:
+        if shortest is not None and type(value) is str:
+            return len(value) >= shortest  # a string holds no number
+        key = (value.__class__, value)
+        try:
+            return verdicts[key]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable
+            return judged(value)
+        verdict = judged(value)
+        if len(verdicts) < _MAX_REMEMBERED and (
+            not isinstance(value, str) or len(value) <= _MAX_REMEMBERED_LENGTH
+        ):
+            verdicts[key] = verdict
+        return verdict
+
+    # _clean_object reads these and judges the field itself: no call
+    clean.verdicts, clean.shortest = verdicts, shortest  # type: ignore[attr-defined]
+    return clean
+
+
+def _clean_object(
+    properties: dict[str, Any],
+    closed: bool,
+    required: frozenset[str],
+    options: tuple[frozenset[str], ...],
+    root: dict,
+    depth: int,
+) -> Clean:
+    """An object schema's clean check: the mapping's keys tested at once, then each value by
+    its property's clean check (made on first use: a $ref may lead back here)."""
+    names = frozenset(properties)
+    # each field's clean check, and a leaf's table of verdicts (looked up here: no call)
+    checks: dict[str, tuple[dict | None, int | None, Clean]] = {}
+
+    def clean(value: Any) -> bool:
+        if type(value) is not dict:
+            return False  # not sure: the full check decides
+        keys = value.keys()
+        if closed and not keys <= names:
+            return False
+        if not keys >= required:
+            return False
+        for option in options:
+            if keys >= option:
+                break
+        else:
+            if options:
+                return False
+        for name, item in value.items():
+            found = checks.get(name)
+            if found is None:
+                if name not in properties or type(name) is not str:
+                    # a field the schema does not judge (an open object): only its numbers
+                    if type(item) is not str and _any_unusable([item]):
+                        return False
+                    continue
+                check = _clean(properties[name], root, depth + 1)
+                found = checks[name] = (
+                    getattr(check, "verdicts", None),
+                    getattr(check, "shortest", None),
+                    check,
+                )
+            verdicts, shortest, check = found
+            if shortest is not None and type(item) is str:
+                if len(item) >= shortest:
+                    continue
+                return False
+            if verdicts is not None:
+                try:
+                    if verdicts[item.__class__, item]:
+                        continue
+                    return False
+                except (KeyError, TypeError):  # not judged yet, or unhashable
+                    pass
+            if not check(item):
+                return False
+        return True
+
+    return clean
 
 
 def _dotted(path: tuple) -> str:
