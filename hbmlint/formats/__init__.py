@@ -48,6 +48,32 @@ _ORDER = (
 )
 
 
+# The kinds each of the first formats of _ORDER reads: each one's detect answers False for a
+# document that is not a mapping whose kind is one of these strings (its own test of the kind:
+# tests/test_detect_by_kind.py holds each to its module's constants). A document of another
+# kind (a Deployment, most documents of a run) is not shown to them, and they are not imported
+# for it.
+DETECTED_KINDS: dict[str, tuple[str, ...]] = {
+    "native": ("ServingManifest",),
+    "kserve": (
+        "InferenceService",
+        "LLMInferenceService",
+        "LLMInferenceServiceConfig",
+        "ServingRuntime",
+        "ClusterServingRuntime",
+    ),
+    "ome": ("InferenceService", "ServingRuntime", "ClusterServingRuntime"),
+    "vllm_runtime": ("VLLMRuntime",),
+    "kubeai": ("Model",),
+    "kaito": ("Workspace", "InferenceSet"),
+    "dynamo": ("DynamoGraphDeployment",),
+    "ray": ("RayCluster", "RayService", "RayJob", "RayClusterFleet"),
+}
+_GATED = len(DETECTED_KINDS)
+assert _ORDER[:_GATED] == tuple(DETECTED_KINDS)
+_UNGATED = tuple(range(_GATED, len(_ORDER)))  # asked of every document, in order
+
+
 def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
@@ -56,18 +82,17 @@ class _Formats(Sequence):
     """The format modules in detection order, each imported on first use."""
 
     def __init__(self) -> None:
-        # each module once imported: importlib's lookup (sys.modules and its lock) costs more
-        # than most formats' detect, and every document asks for the first few
-        self._imported: list[ModuleType] = []
+        # each module once imported, at its place in _ORDER (None: not yet): importlib's lookup
+        # (sys.modules and its lock) costs more than most formats' detect, and every document
+        # asks for the first few
+        self._imported: list[ModuleType | None] = [None] * len(_ORDER)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return tuple(self[i] for i in range(len(_ORDER))[index])
-        if 0 <= index < len(self._imported):
-            return self._imported[index]
-        module = _module(_ORDER[index])
-        if index == len(self._imported):
-            self._imported.append(module)
+        module = self._imported[index]  # IndexError past the end, as a sequence
+        if module is None:
+            module = self._imported[index] = _module(_ORDER[index])
         return module
 
     def __len__(self) -> int:
@@ -75,15 +100,32 @@ class _Formats(Sequence):
 
     def __iter__(self) -> Iterator[ModuleType]:
         for index in range(len(_ORDER)):
-            yield self._imported[index] if index < len(self._imported) else self[index]
+            yield self._imported[index] or self[index]
 
 
 FORMATS = _Formats()
 
+# the places in _ORDER whose detect may accept a document of a kind, by the kind (a run meets a
+# few dozen kinds; bounded all the same)
+_CANDIDATES: dict[str, tuple[int, ...]] = {}
+
+
+def _candidates(kind: str) -> tuple[int, ...]:
+    found = _CANDIDATES.get(kind)
+    if found is None:
+        gated = tuple(i for i, name in enumerate(DETECTED_KINDS) if kind in DETECTED_KINDS[name])
+        found = gated + _UNGATED
+        if len(_CANDIDATES) < 1024:
+            _CANDIDATES[kind] = found
+    return found
+
 
 def detect_format(data: Any) -> ModuleType | None:
     """The format module that reads ``data``, or None for YAML that is not a manifest."""
-    for module in FORMATS:
+    kind = data.get("kind") if isinstance(data, dict) else None
+    imported = FORMATS._imported
+    for index in _candidates(kind) if type(kind) is str else _UNGATED:
+        module = imported[index] or FORMATS[index]
         if module.detect(data):
             return module
     return None
