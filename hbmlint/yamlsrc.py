@@ -660,11 +660,12 @@ def _walk(loader: Any, node: yaml.Node, room: int, seen: set[int] | None) -> Any
     ``room``: how many levels of collections may still nest below (MAX_DEPTH at the root of a
     document read with positions: deeper is a YamlLoadError). ``seen``: the nodes met so far,
     None where the text holds no alias (no ``*``), so none can be met twice (the common case:
-    this walk is most of reading a file)."""
-    if seen is not None:
-        if id(node) in seen:
-            return _Unbuilt
-        seen.add(id(node))
+    this walk is most of reading a file; _walk_tree walks such a document)."""
+    if seen is None:
+        return _walk_tree(loader, node, room)
+    if id(node) in seen:
+        return _Unbuilt
+    seen.add(id(node))
     kind = type(node)
     if kind is _ScalarNode:
         return node.value if node.tag == _STR else _scalar(loader, node)
@@ -674,9 +675,6 @@ def _walk(loader: Any, node: yaml.Node, room: int, seen: set[int] | None) -> Any
     if kind is _SequenceNode and node.tag == _SEQ:
         items = []
         for item in node.value:
-            if seen is None and type(item) is _ScalarNode and item.tag == _STR:
-                items.append(item.value)  # a string item (most leaves): no call of this walk
-                continue
             value = _walk(loader, item, room, seen)
             if value is _Unbuilt:
                 return _Unbuilt
@@ -687,21 +685,72 @@ def _walk(loader: Any, node: yaml.Node, room: int, seen: set[int] | None) -> Any
         for key_node, value_node in node.value:
             if type(key_node) is not _ScalarNode or key_node.tag == _MERGE:
                 return _Unbuilt  # a complex or merge key: PyYAML's constructor handles it
-            if seen is not None:
-                if id(key_node) in seen:
-                    return _Unbuilt
-                seen.add(id(key_node))
+            if id(key_node) in seen:
+                return _Unbuilt
+            seen.add(id(key_node))
             key = key_node.value if key_node.tag == _STR else _scalar(loader, key_node)
             if key is _Unbuilt:
                 return _Unbuilt
-            if seen is None and type(value_node) is _ScalarNode and value_node.tag == _STR:
-                mapping[key] = value_node.value  # as for a string item above
-                continue
             value = _walk(loader, value_node, room, seen)
             if value is _Unbuilt:
                 return _Unbuilt
             mapping[key] = value
         return mapping
+    return _Unbuilt
+
+
+def _walk_tree(loader: Any, node: yaml.Node, room: int) -> Any:
+    """_walk of a document whose text holds no alias, so that no node is met twice (most
+    documents): no record of the nodes met, and a scalar item or value of a mapping built
+    here, its value looked up in _BUILT (counts and sizes), without a call of this walk."""
+    kind = type(node)
+    if kind is _ScalarNode:
+        return node.value if node.tag == _STR else _scalar(loader, node)
+    if room <= 0:
+        raise _too_deep(node)
+    room -= 1
+    if kind is _MappingNode:
+        if node.tag != _MAP:
+            return _Unbuilt
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if type(key_node) is not _ScalarNode:
+                return _Unbuilt  # a complex key: PyYAML's constructor handles it
+            tag = key_node.tag
+            if tag == _STR:
+                key = key_node.value
+            elif tag == _MERGE:
+                return _Unbuilt  # a merge key: as above
+            else:
+                key = _scalar(loader, key_node)
+                if key is _Unbuilt:
+                    return _Unbuilt
+            if type(value_node) is _ScalarNode:
+                tag = value_node.tag
+                if tag == _STR:
+                    mapping[key] = value_node.value  # most leaves
+                    continue
+                built = _BUILT.get(tag)
+                value = _Unbuilt if built is None else built.get(value_node.value, _Unbuilt)
+                if value is _Unbuilt:
+                    value = _scalar(loader, value_node)
+            else:
+                value = _walk_tree(loader, value_node, room)
+            if value is _Unbuilt:
+                return _Unbuilt
+            mapping[key] = value
+        return mapping
+    if kind is _SequenceNode and node.tag == _SEQ:
+        items = []
+        for item in node.value:
+            if type(item) is _ScalarNode and item.tag == _STR:
+                items.append(item.value)  # a string item: no call of this walk
+                continue
+            value = _walk_tree(loader, item, room)
+            if value is _Unbuilt:
+                return _Unbuilt
+            items.append(value)
+        return items
     return _Unbuilt
 
 
