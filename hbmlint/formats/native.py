@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import weakref
+from dataclasses import MISSING
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -188,12 +189,24 @@ for _name in (
 
 # every ServingSpec field None (the manifest's own default), not the dataclass's defaults
 _SERVING_UNSET = dict.fromkeys(ServingSpec.__dataclass_fields__)
+# the fields whose dataclass default is not None (an empty tuple): set to None after making the
+# spec from the fields given (naming all three dozen fields a call cost more than the rest of
+# reading the section)
+_SERVING_NOT_NONE = tuple(
+    name
+    for name, spec_field in ServingSpec.__dataclass_fields__.items()
+    if spec_field.default is not None or spec_field.default_factory is not MISSING
+)
 
 
 def _serving(serving: dict) -> ServingSpec:
     """The serving settings: each field the manifest gives, None for every other one."""
     given = {key: value for key, value in serving.items() if key in _SERVING_UNSET}
-    return ServingSpec(**{**_SERVING_UNSET, **given})
+    spec = ServingSpec(**given)
+    for name in _SERVING_NOT_NONE:
+        if name not in given:
+            setattr(spec, name, None)
+    return spec
 
 
 # field names by the path of their value, for every manifest of a run: a valid manifest's paths
