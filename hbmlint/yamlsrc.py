@@ -542,13 +542,12 @@ def _load_documents(text: str) -> tuple[list[YamlDocument], YamlLoadError | None
             if "*" in text or len(text) > MAX_EXPANDED_NODES:
                 # only an alias (``*name``) makes a document expand past its own text's size
                 _check_expansion(node)
-            document = YamlDocument(data=None, index=index, text=text)
             built = _walk(loader, node, MAX_DEPTH, set() if "*" in text else None)
             if built is _Unbuilt:
-                document.data = loader.construct_document(node)
+                document = _document(loader.construct_document(node), index, text)
                 _record_spans(node, (), document, set())
             else:
-                document.data = built
+                document = _document(built, index, text)
                 document._tree = _Tree(node)  # the walk met no node twice: spans on demand
             documents.append(document)
             index += 1
@@ -599,7 +598,7 @@ def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
             data = _walk(loader, node, _UNLIMITED_DEPTH, None)
             if data is _Unbuilt:
                 data = loader.construct_document(node)
-            documents.append(YamlDocument(data=data, index=len(documents), text=text))
+            documents.append(_document(data, len(documents), text))
     except (yaml.YAMLError, YamlLoadError, RecursionError):
         return None
     finally:
@@ -608,6 +607,21 @@ def load_documents_without_positions(text: str) -> list[YamlDocument] | None:
 
 
 _UNLIMITED_DEPTH = 1 << 62
+
+
+def _document(data: Any, index: int, text: str) -> YamlDocument:
+    """``YamlDocument(data=data, index=index, text=text)``, made without the dataclass's
+    __init__ (two calls of the spans' property setters, two dict factories): a document or
+    more a file, and again for each text fix verification reads. The same attributes, in the
+    same order (tests/test_yaml_document_made.py)."""
+    document = object.__new__(YamlDocument)
+    attributes = document.__dict__
+    attributes["data"] = data
+    attributes["index"] = index
+    attributes["_spans"] = {}
+    attributes["_key_spans"] = {}
+    attributes["text"] = text
+    return document
 
 
 def _check_expansion(root: yaml.Node) -> None:
