@@ -36,9 +36,13 @@ def validate(
     document: YamlDocument, schema_name: str, display: str, code: str = "HBM003"
 ) -> list[Diagnostic]:
     """Every schema violation in ``document``, as findings at the node that violates it."""
-    schema = load_schema(schema_name)
-    if _clean(schema, schema)(document.data):
+    clean = _ROOT_CLEAN.get(schema_name)
+    if clean is None:
+        root = load_schema(schema_name)  # loaded once: the same dict for every call
+        clean = _ROOT_CLEAN[schema_name] = _clean(root, root)
+    if clean(document.data):
         return []  # no unusable number and the schema surely satisfied: nothing to report
+    schema = load_schema(schema_name)
     non_finite = dict(_non_finite(document.data, ())) if _any_unusable(document.data) else {}
     if not non_finite and _valid(schema, document.data, schema) is True:
         return []  # surely valid: jsonschema (its import and its walk) is not needed
@@ -414,6 +418,7 @@ def _keyword(key: str, rule: Any, schema: dict, root: dict) -> Check:  # noqa: C
 # which decides as before.
 
 Clean = Callable[[Any], bool]
+_ROOT_CLEAN: dict[str, Clean] = {}  # each shipped schema's clean check, by its name
 _CLEAN: dict[int, tuple[Any, Clean]] = {}  # id -> (the schema, kept alive; its clean check)
 _OBJECT_KEYWORDS = frozenset({"type", "required", "additionalProperties", "properties", "anyOf"})
 # $refs followed while a clean check is made; a schema deeper than this (or referring to itself)

@@ -189,9 +189,9 @@ for _name in (
 
 # every ServingSpec field None (the manifest's own default), not the dataclass's defaults
 _SERVING_UNSET = dict.fromkeys(ServingSpec.__dataclass_fields__)
-# the fields whose dataclass default is not None (an empty tuple): set to None after making the
-# spec from the fields given (naming all three dozen fields a call cost more than the rest of
-# reading the section)
+# the fields whose dataclass default is not None (an empty tuple): given as None with the fields
+# the manifest gives (naming all three dozen fields a call cost more than the rest of reading
+# the section)
 _SERVING_NOT_NONE = tuple(
     name
     for name, spec_field in ServingSpec.__dataclass_fields__.items()
@@ -199,14 +199,15 @@ _SERVING_NOT_NONE = tuple(
 )
 
 
+_SERVING_NONE = dict.fromkeys(_SERVING_NOT_NONE)
+
+
 def _serving(serving: dict) -> ServingSpec:
     """The serving settings: each field the manifest gives, None for every other one."""
+    if serving.keys() <= _SERVING_UNSET.keys():  # every key a field (a valid manifest's)
+        return ServingSpec(**{**_SERVING_NONE, **serving})
     given = {key: value for key, value in serving.items() if key in _SERVING_UNSET}
-    spec = ServingSpec(**given)
-    for name in _SERVING_NOT_NONE:
-        if name not in given:
-            setattr(spec, name, None)
-    return spec
+    return ServingSpec(**{**_SERVING_NONE, **given})
 
 
 # field names by the path of their value, for every manifest of a run: a valid manifest's paths
