@@ -11,9 +11,11 @@ touches only the parts it quantizes, and per rank the way vLLM shards them.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from dataclasses import field, replace
-from functools import cached_property
+from functools import cached_property, reduce
+from itertools import chain, groupby, repeat
 from typing import Any
 
 from ..records import dataclass
@@ -394,6 +396,22 @@ class Architecture:
         per_stage = -(-self.num_layers // pipeline_parallel)
         return range(min(per_stage, self.num_layers))
 
+    def _layer_runs(self, stage: int) -> list[tuple[str, str, bool, int, int]]:
+        """The first ``stage`` layers as runs of like layers, in order: (mixer, FFN kind, whether
+        past the first wide MLP layer, the run's first layer, its length)."""
+        mixers, ffns = self.layer_mixers[:stage], self.layer_ffns[:stage]
+        if len(mixers) < stage or len(ffns) < stage:
+            raise IndexError("tuple index out of range")  # as indexing a layer past them would
+        wide_from = max(0, min(self.num_layers - self.wide_mlp_layers, stage))
+        wide = chain(repeat(False, wide_from), repeat(True, stage - wide_from))
+        runs = []
+        first = 0
+        for (mixer, kind, past), run in groupby(zip(mixers, ffns, wide, strict=True)):
+            count = len(tuple(run))
+            runs.append((mixer, kind, past, first, count))
+            first += count
+        return runs
+
     # ----------------------------------------------------------------- parameters
     def _head_shape(self, full: bool) -> tuple[int, int]:
         """(head_dim, KV heads) of a full-attention layer (``full``) or of the others."""
@@ -644,19 +662,18 @@ class Architecture:
         # A layer's bytes depend on the layer only through its mixer, its FFN kind and, for a
         # dense FFN, whether it is one of the wide_mlp_layers: worked out once per such kind,
         # then added layer by layer, part by part, in the order a layer-by-layer sum takes
-        # (the same float result to the last bit).
-        wide_from = self.num_layers - self.wide_mlp_layers
-        mixers, ffns = self.layer_mixers, self.layer_ffns
+        # (the same float result to the last bit). The additions run in reduce, not in a
+        # Python loop over the layers: a run meets each model shape once, and a 100-layer
+        # model's loop cost more than the rest of its budget.
         kinds: dict[tuple[str, str, bool], tuple[float, ...]] = {}
-        total = 0.0
-        for layer in self._stage_layers(pp):
-            mixer, kind = mixers[layer], ffns[layer]
-            shape = (mixer, kind, kind == DENSE and layer >= wide_from)
+        sequence: list[float] = []
+        for mixer, kind, wide, first, count in self._layer_runs(len(self._stage_layers(pp))):
+            shape = (mixer, kind, kind == DENSE and wide)
             parts = kinds.get(shape)
             if parts is None:
-                parts = kinds[shape] = layer_bytes(mixer, kind, layer)
-            for part in parts:
-                total += part
+                parts = kinds[shape] = layer_bytes(mixer, kind, first)
+            sequence += parts * count
+        total = reduce(operator.add, sequence, 0.0)
         total += self.hidden_size * dense
         table, projection, _ = self._ple_parts()  # PLE: on the first stage with PP
         total += table / (split.embed or tp) * dense + projection / tp * quant
@@ -727,7 +744,21 @@ class Architecture:
         mixers = self.layer_mixers
         owned = self.num_layers - self.kv_shared_layers
         shared_indexer, indexer = self.shared_indexer_layers, self.dsa_indexer_bytes
-        for layer in self._stage_layers(pipeline_parallel):
+        stage = self._stage_layers(pipeline_parallel)
+        # Each sum adds one layer's figure per layer of its kind, in layer order: counted and
+        # folded by reduce, not a Python loop over the layers (the same float results to the
+        # last bit). Layers whose indexer is shared subtract within the sum: the loop below.
+        attending = mixers[: max(0, min(owned, len(stage)))]
+        fast = not shared_indexer and len(mixers) >= len(stage)
+        if fast:
+            full_layers = attending.count(FULL)
+            state_layers = mixers[: len(stage)].count(STATE)
+            full = reduce(operator.add, repeat(per_full_layer, full_layers), 0.0)
+            window = reduce(operator.add, repeat(per_layer, attending.count(SLIDING)), 0.0)
+            if state_layers:
+                state_each = self.state_bytes_per_layer(tensor_parallel)
+                state = reduce(operator.add, repeat(state_each, state_layers), 0.0)
+        for layer in () if fast else stage:
             mixer = mixers[layer]
             if mixer in (FULL, SLIDING) and layer >= owned:
                 continue
