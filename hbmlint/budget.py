@@ -307,10 +307,38 @@ class Budget:
         unknown = set(changes) - _SETTING_NAMES
         if unknown:
             raise ValueError(f"whatif() does not know {', '.join(sorted(unknown))}")
-        found = compute(self.resolved, _changed(self.settings, changes), self.assumed)
+        found = compute_from(self, self.resolved, _changed(self.settings, changes))
         if key is not None:
             memo[key] = found
         return found
+
+
+class _NotesOnDemand:
+    """Budget.assumed where a budget does not hold it: one made without its notes
+    (build(notes=False), compute_from) writes them when first read, as they would have been
+    written then. A budget that holds them has them in its own __dict__, which Python reads
+    before this descriptor (it has no __set__); a descriptor rather than a __getattr__, which
+    would slow every attribute read of every budget."""
+
+    def __get__(self, budget: Budget | None, owner: type | None = None) -> Any:
+        if budget is None:
+            return self
+        recipe = budget.__dict__.pop("_notes_of", None)
+        if recipe is None:
+            raise AttributeError(
+                "'Budget' object has no attribute 'assumed'", name="assumed", obj=budget
+            )
+        base, resolved, settings = recipe
+        if base is None:
+            notes = build(resolved).assumed
+        else:
+            notes = compute(resolved, settings, base.assumed).assumed
+        budget.__dict__["assumed"] = notes
+        return notes
+
+
+# set on the class after the dataclass is made, which takes the field's default_factory
+Budget.assumed = _NotesOnDemand()  # type: ignore[assignment]
 
 
 # The Budget's fields in order, and after them its overhead_total, which compute works out
@@ -331,6 +359,26 @@ def _budget(values: dict[str, Any]) -> Budget:
     return made
 
 
+def _notes_later(
+    budget: Budget, base: Budget | None, resolved: Resolved, settings: Settings | None
+) -> Budget:
+    """``budget`` with its ``assumed`` left to be written when first read (_NotesOnDemand):
+    by build(resolved) where ``base`` is None, else by compute(resolved, settings,
+    base.assumed)."""
+    del budget.__dict__["assumed"]
+    budget.__dict__["_notes_of"] = (base, resolved, settings)
+    return budget
+
+
+def compute_from(base: Budget, resolved: Resolved, settings: Settings) -> Budget:
+    """``compute(resolved, settings, base.assumed)``: another budget of ``base``'s deployment
+    (a what-if), whose notes follow base's. Where base's notes are not written yet, neither
+    are its own."""
+    if "assumed" in base.__dict__:
+        return compute(resolved, settings, base.assumed)
+    return _notes_later(compute(resolved, settings), base, resolved, settings)
+
+
 def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     """The deployment's settings with the engine's documented defaults filled in; the second
     value says which defaults were assumed and why."""
@@ -338,17 +386,21 @@ def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
     return settings, assumed
 
 
-def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[str, Any]]:
+def _settings_for(
+    resolved: Resolved, notes: bool = True
+) -> tuple[Settings, dict[str, str], dict[str, Any]]:
     """settings_for's two values and the engine's derived defaults it read (_derived_defaults),
-    which build reads again."""
+    which build reads again. Without ``notes`` the second value is empty: the settings are the
+    same, the text saying what was assumed and why is not written."""
     dep = resolved.deployment
     engine = dep.engine
     defaults = catalog.engine_defaults(engine)
-    assumed: dict[str, str] = dict(resolved.assumed)  # what resolve assumed (model, TP, ...)
-    if resolved.gpu_from_default:
+    # what resolve assumed (model, TP, ...), and below what the defaults filled in
+    assumed: dict[str, str] = dict(resolved.assumed) if notes else {}
+    if notes and resolved.gpu_from_default:
         assumed["gpu"] = f"{resolved.gpu.name} (the default GPU; the manifest names none)"
     versioned = defaults["memory_fraction"].get("before") or "v0" in defaults
-    if not dep.engine_version and (versioned or "derived" in defaults):
+    if notes and not dep.engine_version and (versioned or "derived" in defaults):
         assumed["engine_version"] = (
             f"the newest {engine}: the manifest names no release hbmlint can read (an image "
             "tag naming one, or engine_version, gives an older release's defaults)"
@@ -361,18 +413,21 @@ def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[st
     fraction = serving.gpu_memory_utilization
     if fraction is None and "fraction" in derived:
         fraction, why = derived["fraction"]
-        assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
+        if notes:
+            assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
     elif fraction is None:
         fraction, why = _default_fraction(engine, dep.engine_version)
-        assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
+        if notes:
+            assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
     if engine == "sglang" and resolved.target.vision is not None:
         factor, why = _sglang_vlm_factor(
             resolved, defaults, dep.engine_version, serving.gpu_memory_utilization is not None
         )
         if factor != 1.0:
             fraction = float(fraction) * factor
-            assumed["gpu_memory_utilization"] = f"{fraction:.3f} ({why})"
-    if defaults.get("free_at_start_reserved"):
+            if notes:
+                assumed["gpu_memory_utilization"] = f"{fraction:.3f} ({why})"
+    if notes and defaults.get("free_at_start_reserved"):
         assumed["free_at_start"] = (
             f"the card less {defaults['free_at_start_reserved']} (CUDA context): "
             f"{engine} takes its memory fraction of what is free when it starts"
@@ -382,10 +437,12 @@ def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[st
     max_model_len = serving.max_model_len
     if max_model_len is None and "max_model_len" in derived:
         max_model_len, why = derived["max_model_len"]
-        assumed["max_model_len"] = f"{max_model_len} ({why})"
+        if notes:
+            assumed["max_model_len"] = f"{max_model_len} ({why})"
     elif max_model_len is None:
         max_model_len = resolved.target.max_position_embeddings or 4096
-        assumed["max_model_len"] = f"{max_model_len} (the model's max_position_embeddings)"
+        if notes:
+            assumed["max_model_len"] = f"{max_model_len} (the model's max_position_embeddings)"
     throughput = ""  # vLLM --performance-mode throughput doubles the batch defaults
     if serving.performance_mode == "throughput" and _at_least(dep, "performance_mode_since"):
         throughput = "--performance-mode throughput"
@@ -393,18 +450,22 @@ def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[st
     spec_cap = defaults.get("speculative_max_running_requests")
     if max_num_seqs is None and spec_cap and dep.speculative.method not in (None, "", "none"):
         max_num_seqs = int(spec_cap)
-        assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} with a speculative algorithm)"
+        if notes:
+            assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} with a speculative algorithm)"
     running_set = max_num_seqs  # SGLang's state pool without a radix cache is sized by it
     if max_num_seqs is None:
         if legacy:
             max_num_seqs = int(defaults["v0"]["max_num_seqs"])
-            assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} V0 engine default)"
+            if notes:
+                assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} V0 engine default)"
         else:
             max_num_seqs = int(defaults["max_num_seqs"][tier])
-            assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} default for this GPU)"
+            if notes:
+                assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} default for this GPU)"
             if throughput:
                 max_num_seqs *= 2
-                assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} default x 2: {throughput})"
+                if notes:
+                    assumed["max_num_seqs"] = f"{max_num_seqs} ({engine} default x 2: {throughput})"
     batched = serving.max_num_batched_tokens
     if batched is None:
         if legacy:
@@ -415,64 +476,74 @@ def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[st
             floor = int(v0["max_num_batched_tokens"])
             batched = floor if chunked else max(int(max_model_len), floor)
             why = "chunked prefill" if chunked else "no chunked prefill: a whole max_model_len"
-            assumed["max_num_batched_tokens"] = f"{batched} ({engine} V0 engine, {why})"
+            if notes:
+                assumed["max_num_batched_tokens"] = f"{batched} ({engine} V0 engine, {why})"
         elif "batched" in derived:
             batched, why = derived["batched"]
             if serving.chunked_prefill is False and "max_prefill_tokens" in defaults:
                 # SGLang's --chunked-prefill-size -1: a prompt is prefilled whole
                 batched = max(int(defaults["max_prefill_tokens"]), int(max_model_len))
                 why = f"{engine} without chunked prefill: max(max_prefill_tokens, context length)"
-            assumed["max_num_batched_tokens"] = f"{batched} ({why})"
+            if notes:
+                assumed["max_num_batched_tokens"] = f"{batched} ({why})"
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])
             huge = defaults.get("huge_gpu")  # vLLM: cards of 160 GiB or more, from 0.28
             gib = float(_gpu_memory(resolved.gpu, "GiB").magnitude)
             if huge and gib >= float(huge["min_gib"]) and _at_least(dep, "huge_gpu_since"):
                 batched = int(huge["max_num_batched_tokens"])
-            assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
+            if notes:
+                assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
             if throughput:
                 batched *= 2
-                assumed["max_num_batched_tokens"] = (
-                    f"{batched} ({engine} default x 2: {throughput})"
-                )
+                if notes:
+                    assumed["max_num_batched_tokens"] = (
+                        f"{batched} ({engine} default x 2: {throughput})"
+                    )
             if serving.chunked_prefill is False and _at_least(dep, "chunked_prefill_off_since"):
                 # V1 honours --no-enable-chunked-prefill: one step prefills a whole prompt
                 batched = min(int(max_num_seqs) * int(max_model_len), max(max_model_len, batched))
-                assumed["max_num_batched_tokens"] = (
-                    f"{batched} (--no-enable-chunked-prefill: {engine} prefills a whole "
-                    "max_model_len in one step)"
-                )
+                if notes:
+                    assumed["max_num_batched_tokens"] = (
+                        f"{batched} (--no-enable-chunked-prefill: {engine} prefills a whole "
+                        "max_model_len in one step)"
+                    )
     block_size = serving.block_size
     if block_size is None and "block_size" in derived:
         block_size, why = derived["block_size"]
-        assumed["block_size"] = f"{block_size} ({why})"
+        if notes:
+            assumed["block_size"] = f"{block_size} ({why})"
     elif block_size is None:
         block_size = int(defaults["block_size"])
-        assumed["block_size"] = f"{block_size} ({engine} default)"
+        if notes:
+            assumed["block_size"] = f"{block_size} ({engine} default)"
     target = resolved.target
     if dep.model.dtype in (None, "auto"):
         dtype = target.dtype
-        assumed["dtype"] = f"{dtype} (config.json torch_dtype)"
+        if notes:
+            assumed["dtype"] = f"{dtype} (config.json torch_dtype)"
         if dtype == "float32":
             # "auto" never serves float32 checkpoints in float32 (Gemma 2 ships them): vLLM
             # downcasts to the platform's first dtype, bfloat16 from Ampere on, else float16
             # (vllm/config/model.py _resolve_auto_dtype); SGLang and TGI do the same in 2 bytes
             dtype = "float16" if _no_bfloat16(resolved.gpu.name) else "bfloat16"
-            assumed["dtype"] = f"{dtype} (auto: {engine} downcasts a float32 checkpoint)"
+            if notes:
+                assumed["dtype"] = f"{dtype} (auto: {engine} downcasts a float32 checkpoint)"
     else:
         dtype = dep.model.dtype
     kv_dtype = serving.kv_cache_dtype or "auto"
     if kv_dtype == "auto":
         kv_dtype = target.kv_cache_dtype or dtype
-        if serving.kv_cache_dtype is None:
+        if notes and serving.kv_cache_dtype is None:
             what = "the checkpoint's KV scheme" if target.kv_cache_dtype else "the model dtype"
             assumed["kv_cache_dtype"] = f"{kv_dtype} (auto: {what})"
     quantization = dep.model.quantization or target.quantization
-    if dep.model.quantization is None and target.quantization:
+    if notes and dep.model.quantization is None and target.quantization:
         assumed["quantization"] = f"{target.quantization} (config.json quantization_config)"
     spec = dep.speculative
     draft_tp = spec.tensor_parallel or resolved.tensor_parallel
-    if spec.method in (*DRAFT_MODEL_METHODS, *HEAD_METHODS) and spec.tensor_parallel is None:
+    methods = (*DRAFT_MODEL_METHODS, *HEAD_METHODS)
+    if notes and spec.method in methods and spec.tensor_parallel is None:
         assumed["speculative.tensor_parallel"] = f"{draft_tp} ({engine} default: the target's TP)"
     draft_quant = None
     if spec.model is not None:
@@ -495,26 +566,30 @@ def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[st
     )
     if forced > 1 and forced != attention_dp and (enabled or not dep.parallel.data):
         attention_dp = forced
-        what = "sets" if enabled else "turns DP attention on for this model with"
-        assumed["dp_attention"] = (
-            f"DP {forced} ({engine} {dep.engine_version} {what} the DP size equal to TP, "
-            "whatever the command says)"
-        )
+        if notes:
+            what = "sets" if enabled else "turns DP attention on for this model with"
+            assumed["dp_attention"] = (
+                f"DP {forced} ({engine} {dep.engine_version} {what} the DP size equal to TP, "
+                "whatever the command says)"
+            )
     whole = tuple(getattr(dep.parallel, "whole_parts", None) or ())
     tp_size = resolved.tensor_parallel
     split = dp_attention.sharding(target, engine, dep.engine_version, tp_size, attention_dp, whole)
-    if split is not None:
+    if notes and split is not None:
         assumed["sharding"] = dp_attention.describe(split, tp_size, attention_dp)
-    for label, arch, quant in (
-        ("weights", target, quantization),
-        ("draft_weights", resolved.draft, draft_quant),
-    ):
-        if arch is not None and arch.checkpoint is not None:
-            assumed[label] = weights_source(arch, quant, dtype if arch is target else None)
-        elif arch is not None and arch.parameters:  # the catalog's, or a config.json's
-            assumed[label] = "parameter arithmetic from config.json (no safetensors headers read)"
-    # the orchestrator's own choices (formats/*), where it made them, say why instead
-    assumed.update(dep.assumed)
+    if notes:
+        for label, arch, quant in (
+            ("weights", target, quantization),
+            ("draft_weights", resolved.draft, draft_quant),
+        ):
+            if arch is not None and arch.checkpoint is not None:
+                assumed[label] = weights_source(arch, quant, dtype if arch is target else None)
+            elif arch is not None and arch.parameters:  # the catalog's, or a config.json's
+                assumed[label] = (
+                    "parameter arithmetic from config.json (no safetensors headers read)"
+                )
+        # the orchestrator's own choices (formats/*), where it made them, say why instead
+        assumed.update(dep.assumed)
     settings = _settings(
         {
             "engine": engine,
@@ -574,6 +649,8 @@ def _settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str], dict[st
             "max_model_len_auto": False,  # build() sets it where the engine takes auto
         }
     )
+    if not notes:
+        return settings, assumed, derived
     if spec.method == "medusa" and not (resolved.draft and resolved.draft.medusa_heads):
         heads = max(settings.num_speculative_tokens, 1)
         assumed["draft_weights"] = (
@@ -799,10 +876,14 @@ def weights_source(arch: Any, quantization: str | None, dtype: str | None) -> st
     return f"parameter arithmetic from config.json ({why}; {where})"
 
 
-def build(resolved: Resolved) -> Budget:
-    """The budget of a resolved deployment, with engine defaults filled in."""
+def build(resolved: Resolved, notes: bool = True) -> Budget:
+    """The budget of a resolved deployment, with engine defaults filled in. Without ``notes``
+    the budget's ``assumed`` (which defaults were assumed, and why) is written when something
+    first reads it, from the same inputs: a lint that keeps no budget reads none, and writing
+    them was a tenth of the budget's cost."""
+    given = resolved
     resolved = _vllm_state_dtype(_text_only(resolved))
-    settings, assumed, derived = _settings_for(resolved)
+    settings, assumed, derived = _settings_for(resolved, notes)
     budget = compute(resolved, settings, assumed)
     defaults = catalog.engine_defaults(settings.engine)
     fits = derived.get("fits")
@@ -831,7 +912,7 @@ def build(resolved: Resolved) -> Budget:
             f"{tokens} ({fits}: the model's {settings.max_model_len} does not fit)"
         )
         budget = compute(resolved, _changed(settings, {"max_model_len": tokens}), assumed)
-    return budget
+    return budget if notes else _notes_later(budget, None, given, None)
 
 
 def _text_only(resolved: Resolved) -> Resolved:

@@ -382,7 +382,8 @@ def _lint_deployment(
     if resolved is None:
         first_error = next((p.message for p in problems), "could not be resolved")
         return DeploymentResult(deployment, error=first_error)
-    budget = budget_stage.build(resolved)
+    # the budget's notes (what it assumed) are for the budget reports alone
+    budget = budget_stage.build(resolved, notes=options.keep_budgets)
     tradeoff = _tradeoff_params(rules, options)
     # the rules that do not hold, in order (almost every rule holds)
     for rule, finding in evaluate_rules(rules, budget, options.rule_params, tradeoff):

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import catalog, roofline
-from .budget import Budget, compute
+from .budget import Budget, compute_from
 from .catalog import Architecture
 from .identity_memo import IdentityMemo
 from .records import dataclass
@@ -285,7 +285,7 @@ def compare(
             draft_tensor_parallel=s.tensor_parallel,
             draft_offload=False,
         )
-        head_budget = compute(replace(resolved, draft=head), head_settings, budget.assumed)
+        head_budget = compute_from(budget, replace(resolved, draft=head), head_settings)
         rows.append(
             row(
                 "eagle3",
