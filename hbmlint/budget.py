@@ -399,8 +399,7 @@ def _settings_for(
     assumed: dict[str, str] = dict(resolved.assumed) if notes else {}
     if notes and resolved.gpu_from_default:
         assumed["gpu"] = f"{resolved.gpu.name} (the default GPU; the manifest names none)"
-    versioned = defaults["memory_fraction"].get("before") or "v0" in defaults
-    if notes and not dep.engine_version and (versioned or "derived" in defaults):
+    if notes and not dep.engine_version and _release_matters(engine):
         assumed["engine_version"] = (
             f"the newest {engine}: the manifest names no release hbmlint can read (an image "
             "tag naming one, or engine_version, gives an older release's defaults)"
@@ -542,8 +541,7 @@ def _settings_for(
         assumed["quantization"] = f"{target.quantization} (config.json quantization_config)"
     spec = dep.speculative
     draft_tp = spec.tensor_parallel or resolved.tensor_parallel
-    methods = (*DRAFT_MODEL_METHODS, *HEAD_METHODS)
-    if notes and spec.method in methods and spec.tensor_parallel is None:
+    if notes and spec.tensor_parallel is None and spec.method in _SEPARATE_DRAFT_METHODS:
         assumed["speculative.tensor_parallel"] = f"{draft_tp} ({engine} default: the target's TP)"
     draft_quant = None
     if spec.model is not None:
@@ -678,6 +676,18 @@ def _settings_for(
         if note:
             _add_note(assumed, "draft_weights", note)
     return settings, assumed, derived
+
+
+# the methods whose drafter has a TP size of its own (the target's unless set)
+_SEPARATE_DRAFT_METHODS = frozenset((*DRAFT_MODEL_METHODS, *HEAD_METHODS))
+
+
+@lru_cache(maxsize=64)  # engines.yaml is read once a process
+def _release_matters(engine: str) -> bool:
+    """Whether the engine's defaults depend on its release (engines.yaml)."""
+    defaults = catalog.engine_defaults(engine)
+    versioned = defaults["memory_fraction"].get("before") or "v0" in defaults
+    return bool(versioned or "derived" in defaults)
 
 
 def _sglang_vlm_factor(
@@ -1816,7 +1826,7 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         heads = (draft.medusa_heads if draft else 0) or max(s.num_speculative_tokens, 1)
         layers = (draft.medusa_layers if draft else 0) or 1
         return in_bytes(medusa_weights(target, heads, layers, s.draft_tensor_parallel, s.dtype)), 0
-    if draft is None or method not in (*DRAFT_MODEL_METHODS, *HEAD_METHODS):
+    if draft is None or method not in _SEPARATE_DRAFT_METHODS:
         return 0, 0
     tp = s.draft_tensor_parallel
     if method in ("eagle", "eagle3"):
@@ -2163,8 +2173,13 @@ def _graphs_in_budget_for(engine: str, engine_version: str | None) -> bool:
 def _graphs_maybe_uncharged(s: Settings) -> bool:
     """Whether the release's KV budget may leave the CUDA graphs out (engines.yaml
     graphs_maybe_uncharged: [since, before])."""
-    window = catalog.engine_defaults(s.engine).get("graphs_maybe_uncharged")
-    version = _version(s.engine_version)
+    return _graphs_maybe_uncharged_for(s.engine, s.engine_version)
+
+
+@lru_cache(maxsize=256)  # a few engines and releases a run; every KV band's upper edge asks
+def _graphs_maybe_uncharged_for(engine: str, engine_version: str | None) -> bool:
+    window = catalog.engine_defaults(engine).get("graphs_maybe_uncharged")
+    version = _version(engine_version)
     if not window or version is None:
         return False
     return _version(window[0]) <= version < _version(window[1])

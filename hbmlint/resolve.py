@@ -259,7 +259,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             )
             return _named_gpu(run, default_gpu, None, None), False
         return _named_gpu(run, gpu_type or "", memory, label), False
-    info = _named_gpu(run, gpu_type, memory, label)
+    info = _gpu_of(run, gpu_type, memory, label, info)  # the lookup above, not a second one
     if info is not None and mig is not None:
         info = _mig_slice(run, info, *mig)
     return info, False
@@ -287,7 +287,13 @@ def _mig_slice(run: _Run, info: GpuInfo, profile: str, span: Any) -> GpuInfo:
 
 
 def _named_gpu(run: _Run, name: str | None, memory: Any, label: str | None) -> GpuInfo | None:
-    info = catalog.find_gpu(name) if name else None
+    return _gpu_of(run, name, memory, label, catalog.find_gpu(name) if name else None)
+
+
+def _gpu_of(
+    run: _Run, name: str | None, memory: Any, label: str | None, info: GpuInfo | None
+) -> GpuInfo | None:
+    """_named_gpu with the catalog's GPU for ``name`` (``info``) already looked up."""
     if info is None and memory is None:
         close = _close_matches(name or "", catalog.gpu_names(), n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -511,33 +517,42 @@ def _unmodelled(exc: Exception) -> Severity:
     return Severity.INFO if isinstance(exc, catalog.NoKvCacheModel) else Severity.WARNING
 
 
+def _read_model(
+    run: _Run,
+    where: str,
+    field_name: str,
+    config: Any,
+    label: str,
+    source: str,
+    outside: bool = False,
+) -> Architecture | None:
+    """The architecture of a model's config (a dict or a config.json's path) that a source
+    found; None, with a finding, where it cannot be read."""
+    try:
+        if isinstance(config, Path):
+            config = catalog.read_config_file(config)
+        return _architecture(config, label, source)
+    except catalog.UnmodelledArchitecture as exc:  # a real model hbmlint cannot budget
+        run.report("HBM006", f"{field_name}: {label}: {exc}", field_name, [], _unmodelled(exc))
+        return None
+    except ConfigError as exc:  # a broken catalog entry is our bug: report it, not crash
+        message = f"{field_name}: {label}: {exc}"
+        if outside:  # a config from the Hub or a cache hbmlint cannot read: not the engine's
+            run.unknown(
+                "HBM006",
+                message + f" ({source}); point {where}.config at a config.json hbmlint can read",
+                field_name,
+                [],
+            )
+        else:
+            run.report("HBM006", message, field_name)
+        return None
+
+
 def _resolve_model(
     run: _Run, ref: ModelRef, where: str, options: ResolveOptions
 ) -> Architecture | None:
     field_name = f"{where}.name" if where == "model" else f"{where}.model"
-
-    def read(config: Any, label: str, source: str, outside: bool = False) -> Architecture | None:
-        try:
-            if isinstance(config, Path):
-                config = catalog.read_config_file(config)
-            return _architecture(config, label, source)
-        except catalog.UnmodelledArchitecture as exc:  # a real model hbmlint cannot budget
-            run.report("HBM006", f"{field_name}: {label}: {exc}", field_name, [], _unmodelled(exc))
-            return None
-        except ConfigError as exc:  # a broken catalog entry is our bug: report it, not crash
-            message = f"{field_name}: {label}: {exc}"
-            if outside:  # a config from the Hub or a cache hbmlint cannot read: not the engine's
-                run.unknown(
-                    "HBM006",
-                    message + f" ({source}); point {where}.config at a "
-                    "config.json hbmlint can read",
-                    field_name,
-                    [],
-                )
-            else:
-                run.report("HBM006", message, field_name)
-            return None
-
     if ref.config is not None:
         try:
             data = catalog.read_config_file(ref.config)
@@ -551,16 +566,19 @@ def _resolve_model(
     candidates: list[_Candidate] = []  # those asked for: all of them past this loop
     for candidate in _candidates(run, ref, where, options):
         candidates.append(candidate)
+        guess = candidate.guess  # asked of every source
         for source in MODEL_SOURCES:
             try:
-                found = source(candidate.name, candidate.guess)
+                found = source(candidate.name, guess)
             except ConfigError as exc:  # a broken catalog entry is our bug: report, not crash
                 run.report("HBM006", f"{candidate.name}: {exc}", field_name)
                 return None
             except lookup.HubFailure as failure:  # a warning, once per model in a run
                 found = _variant(run, candidate, where, failure)
                 if found is not None:
-                    return _from_name(read(found.config, found.name, found.source))
+                    return _from_name(
+                        _read_model(run, where, field_name, found.config, found.name, found.source)
+                    )
                 if run.strict and failure.kind == "not-found":
                     # hbmlint's own format: a name the Hub says it lacks is a typo (an error,
                     # as for any unknown name). Closeness to a catalog id alone is not: with
@@ -578,7 +596,10 @@ def _resolve_model(
                 run.assumed[key] = (
                     f"{found.name} (from {candidate.why}; the manifest says {ref.name})"
                 )
-            arch = read(found.config, found.name, found.source, found.checkpoint is not None)
+            outside = found.checkpoint is not None
+            arch = _read_model(
+                run, where, field_name, found.config, found.name, found.source, outside
+            )
             if arch is not None and found.checkpoint is not None:
                 arch = replace(arch, checkpoint=found.checkpoint)
             if arch is not None and found.stores is not None:
@@ -594,7 +615,9 @@ def _resolve_model(
     for candidate in candidates:
         found = _variant(run, candidate, where, None) if candidate.why is not None else None
         if found is not None:
-            return _from_name(read(found.config, found.name, found.source))
+            return _from_name(
+                _read_model(run, where, field_name, found.config, found.name, found.source)
+            )
     _unknown_model(run, ref, where, field_name)
     return None
 
