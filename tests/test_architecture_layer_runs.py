@@ -1,7 +1,8 @@
-"""An architecture's weights and KV layout add one figure per layer, in layer order. They are
-folded over runs of like layers (Architecture._layer_runs, reduce) rather than looped over the
-layers one by one: every catalog model, on every pipeline stage split and tensor-parallel size
-tried here, gets the very float the layer-by-layer sum gives, to the last bit.
+"""An architecture's weights, KV layout and parameter count add one figure per layer, in
+layer order. They are folded over runs of like layers (Architecture._layer_runs, reduce) rather
+than looped over the layers one by one: every catalog model, on every pipeline stage split and
+tensor-parallel size tried here, gets the very float the layer-by-layer sum gives, to the last
+bit.
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ def test_weights_are_the_layer_by_layer_sum(monkeypatch, quantization):
         for tp, pp in SHAPES:
             one_by_one = arch._weight_bytes(tp, pp, quantization, None, 1)
             assert same(folded[arch.name, tp, pp], one_by_one), (arch.name, tp, pp)
+
+
+def test_parameters_are_the_layer_by_layer_sum(monkeypatch):
+    count = Architecture.parameters.func  # the cached property's function: computed afresh
+    folded = {arch.name: count(arch) for arch in ARCHITECTURES}
+    monkeypatch.setattr(Architecture, "_layer_runs", layer_by_layer)
+    for arch in ARCHITECTURES:
+        assert same(folded[arch.name], count(arch)), arch.name
 
 
 def test_runs_cover_the_stage_in_order():

@@ -478,17 +478,21 @@ class Architecture:
     def parameters(self) -> int:
         """Total parameters, as a model card counts them (every expert, the vision tower;
         MTP layers excluded)."""
-        total = 0.0
-        for layer in range(self.num_layers):
-            mixer = self.mixer(layer)
+        # what each layer adds, in order, worked out once per run of like layers and added by
+        # reduce (the float a layer-by-layer loop gives, to the last bit; _weight_bytes)
+        sequence: list[Any] = []
+        for mixer, kind, _, first, count in self._layer_runs(self.num_layers):
+            parts: list[Any] = []
             if mixer in (FULL, SLIDING):
-                total += sum(self._attention_parts(mixer == FULL))
+                parts.append(sum(self._attention_parts(mixer == FULL)))
             elif mixer == STATE:
-                total += self.state_mixer_params
-            total += sum(self._ffn_parts(self.ffn(layer), layer)) + 2 * self.hidden_size
-            if self.ffn(layer) == MOE and self.moe_latent_size:
-                total += 2 * self.hidden_size * self.moe_latent_size
-            total += self._ple_parts()[2]
+                parts.append(self.state_mixer_params)
+            parts.append(sum(self._ffn_parts(kind, first)) + 2 * self.hidden_size)
+            if kind == MOE and self.moe_latent_size:
+                parts.append(2 * self.hidden_size * self.moe_latent_size)
+            parts.append(self._ple_parts()[2])
+            sequence += parts * count
+        total = reduce(operator.add, sequence, 0.0)
         embed = self.vocab_size * self.hidden_size
         lm_head = 0 if self.tie_word_embeddings else embed
         table, projection, _ = self._ple_parts()
