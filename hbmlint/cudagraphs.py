@@ -13,6 +13,8 @@ graph (uniform decode), as the cudagraph mode asks.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from .records import dataclass
 
 # vllm/config/vllm.py _set_cudagraph_sizes: without --max-cudagraph-capture-size the largest
@@ -68,7 +70,10 @@ def graph_counts(
     FULL_DECODE_ONLY the second only; FULL one FULL graph a size; NONE none."""
     mode = (mode or "FULL_AND_PIECEWISE").upper()
     query = 1 + max(0, speculative_tokens)
-    decode_sizes = [s for s in sizes if query <= s <= max_num_seqs * query]
+    # the sizes from query to max_num_seqs x query tokens, counted by bisection: capture_sizes
+    # gives them in ascending order (largest is the last), and a comprehension over every size
+    # cost more than the rest of the estimate
+    decode = max(0, bisect_right(sizes, max_num_seqs * query) - bisect_left(sizes, query))
     largest = sizes[-1] if sizes else 0
     if mode == "NONE" or not sizes:
         return GraphCounts(0, 0, 0)
@@ -77,8 +82,8 @@ def graph_counts(
     if mode == "FULL":
         return GraphCounts(len(sizes), 0, largest)
     if mode == "FULL_DECODE_ONLY":
-        return GraphCounts(0, len(decode_sizes), largest)
-    return GraphCounts(len(sizes), len(decode_sizes), largest)
+        return GraphCounts(0, decode, largest)
+    return GraphCounts(len(sizes), decode, largest)
 
 
 def profile_estimate(counts: GraphCounts, first_capture: float, per_graph: float) -> float:
