@@ -22,6 +22,9 @@ gaps, sampling and pipeline bubbles, and takes every sequence at the same contex
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+from itertools import repeat
 from typing import Any
 
 from . import catalog
@@ -210,13 +213,25 @@ def _shape(arch: Any, tp: int, pp: int, dtype_bytes: int) -> Shape:
         per_layer = 4 * heads * arch.head_dim
     full = 0.0
     windows: dict[int, float] = {}
-    for layer in layers:
-        mixer = arch.mixer(layer)
-        if mixer == FULL:
-            full += per_layer
-        elif mixer == SLIDING:
-            windows[arch.sliding_window] = windows.get(arch.sliding_window, 0.0) + per_layer
-    moe_layers = sum(1 for layer in range(arch.num_layers) if arch.ffn(layer) == MOE)
+    mixers, ffns = getattr(arch, "layer_mixers", None), getattr(arch, "layer_ffns", None)
+    known = mixers is not None and ffns is not None
+    if known and len(mixers) >= len(layers) and len(ffns) >= arch.num_layers:
+        # an Architecture's layer kinds, counted: the sums a loop over the layers adds, one
+        # layer's figure at a time (reduce: the same floats to the last bit)
+        stage = mixers[: len(layers)]
+        full = reduce(operator.add, repeat(per_layer, stage.count(FULL)), 0.0)
+        sliding = stage.count(SLIDING)
+        if sliding:
+            windows[arch.sliding_window] = reduce(operator.add, repeat(per_layer, sliding), 0.0)
+        moe_layers = ffns[: arch.num_layers].count(MOE)
+    else:  # an architecture-like object: its mixer() and ffn() layer by layer
+        for layer in layers:
+            mixer = arch.mixer(layer)
+            if mixer == FULL:
+                full += per_layer
+            elif mixer == SLIDING:
+                windows[arch.sliding_window] = windows.get(arch.sliding_window, 0.0) + per_layer
+        moe_layers = sum(1 for layer in range(arch.num_layers) if arch.ffn(layer) == MOE)
     experts = arch._ffn_parts(MOE)[0] * moe_layers if moe_layers else 0.0
     active = experts * arch.experts_per_token / arch.num_experts if moe_layers else 0.0
     total = float(arch.parameters) - float(arch.vision_params or 0)
