@@ -208,6 +208,10 @@ _DYNAMO_MULTIMODAL_ROLES = {
 }
 
 
+# the flags dynamo_multimodal_role looks for, as scan names them
+DYNAMO_MULTIMODAL_FLAGS = frozenset(_DYNAMO_MULTIMODAL_ROLES)
+
+
 def dynamo_multimodal_role(command: EngineCommand) -> None:
     """``python -m dynamo.vllm --multimodal-processor`` (or ``dynamo.sglang``, or
     ``--multimodal-encode-worker``): a component that holds no language model weights or KV
@@ -808,7 +812,9 @@ def flags_removed(
     have = release(engine_version)
     out = []
     for item in command.items:
-        name = item.name.split("=", 1)[0]
+        name = item.name
+        if "=" in name:  # (scan gives names without their value: split only where needed)
+            name = name.split("=", 1)[0]
         if name not in removed:
             continue
         since, fix, *why = removed[name]

@@ -18,6 +18,7 @@ from typing import Any
 from ..catalog import find_model, release
 from ..yamlsrc import Span
 from .args import (
+    DYNAMO_MULTIMODAL_FLAGS,
     BadValue,
     EngineCommand,
     Flag,
@@ -142,6 +143,16 @@ def _lora_rank(text: str) -> int:
             "refuses to start (argparse: invalid choice); take the next one up"
         )
     return rank
+
+
+# the paths _lora reads and drops: without any of them it has nothing to do
+_LORA_PATHS = (
+    "serving.lora_enabled",
+    "serving.lora_cpu_slots",
+    "serving.lora_slots",
+    "serving.lora_rank",
+    "serving.lora_fully_sharded",
+)
 
 
 def _lora(command: EngineCommand) -> None:
@@ -680,13 +691,31 @@ def parse(
             command.set("model.name", model_name(guessed.text), guessed.span)
     if config is not None and "model.name" in command.values:
         _settings_in_config_file(command, config)
-    _omni(command)
-    _encoder_producer(command)
-    _dynamo_encode_worker(command)
-    dynamo_multimodal_role(command)
-    _cudagraph_mode(command)
-    _release_refusals(command)
-    _lora(command)
+    # The checks below each walk the command line for a few flags and do nothing without
+    # them: they are called only where one of their flags is written (a dozen words a
+    # command, every container). ``written``: the names as scan gives them, which the
+    # checks compare; ``canonical``: each known flag's first name, whatever its spelling.
+    items = command.items
+    written = {item.name for item in items}
+    canonical = {item.flag.names[0] for item in items if item.flag is not None}
+    if "--omni" in written:
+        _omni(command)
+    if "--ec-transfer-config" in written:
+        _encoder_producer(command)
+    if "--disaggregation-mode" in written:
+        _dynamo_encode_worker(command)
+    if not written.isdisjoint(DYNAMO_MULTIMODAL_FLAGS):
+        dynamo_multimodal_role(command)
+    # a dotted name may be -cc.cudagraph_mode
+    if not written.isdisjoint(_GRAPH_NAMES) or any("." in name for name in written):
+        _cudagraph_mode(command)
+    if not canonical.isdisjoint(_REFUSAL_FLAGS):
+        _release_refusals(command)
+    if not (
+        command.values.keys().isdisjoint(_LORA_PATHS)
+        and command.locations.keys().isdisjoint(_LORA_PATHS)
+    ):
+        _lora(command)
     _tensor_by_decode_context(command)
     if not command.values.pop("parallel.eplb", False):
         command.values.pop("parallel.redundant_experts", None)  # ignored without EPLB
@@ -694,7 +723,8 @@ def parse(
     if spec:
         _speculative(command, spec, spec_span or launcher)
     _allow_long(command, env)
-    _external_data_parallel(command)
+    if "--data-parallel-rank" in canonical:
+        _external_data_parallel(command)
     _deprecated_checkpoint(command)
     both = command.values.pop("serving.mamba_cache_dtype", None)
     both_span = command.locations.pop("serving.mamba_cache_dtype", None)
@@ -758,6 +788,12 @@ VLLM_LOAD_FORMAT_DROPPED = {
     "gguf": ("0.23.0", "0.24"),
     "bitsandbytes": ("0.27.1", "0.28"),
 }
+
+
+# the flags (by their first name) whose values _release_refusals judges
+_REFUSAL_FLAGS = frozenset(
+    ("--kv-cache-dtype", "--quantization", "--load-format", "--mamba-cache-mode")
+)
 
 
 def _release_refusals(command: EngineCommand) -> None:
@@ -917,6 +953,8 @@ _LEVEL_GRAPHS = {
 }
 _COMPILATION = ("--compilation-config", "-cc", "-O")
 _LEVEL = ("-O", "--optimization-level")
+# every name _cudagraph_mode reads undotted
+_GRAPH_NAMES = frozenset(("-O0", "-O1", "-O2", "-O3", *_COMPILATION, *_LEVEL))
 
 
 def _cudagraph_mode(command: EngineCommand) -> None:
