@@ -40,14 +40,34 @@ from .podspec import (
 NAME = "kubernetes"
 
 
+# The pod specs and engine containers detect() found in the data it was last given, for
+# to_deployments of the same data, which lint calls next: the containers are found once, not
+# once to detect the format and again to read it. Taken once, by the data's identity (lint
+# reads a document as detect saw it; any other data is searched again).
+_detected: tuple[Any, list[tuple[Path, str]], list[tuple[Path, str, Path, dict]]] | None = None
+
+
 def detect(data: Any) -> bool:
+    global _detected
     if not (isinstance(data, dict) and "kind" in data and "apiVersion" in data):
         return False
-    return any(
-        runs_engine(container)
-        for pod_path, _ in pod_specs(data)
-        for _, container in serving_containers(data, pod_path)
-    )
+    pods = pod_specs(data)
+    found = _engine_containers(data, pods)
+    _detected = (data, pods, found) if found else None
+    return bool(found)
+
+
+def _engine_containers(
+    data: dict, pods: list[tuple[Path, str]]
+) -> list[tuple[Path, str, Path, dict]]:
+    """(pod path, role, path under the pod, container) of each serving container that runs
+    an engine."""
+    return [
+        (pod_path, role, key, c)
+        for pod_path, role in pods
+        for key, c in serving_containers(data, pod_path)
+        if runs_engine(c)
+    ]
 
 
 def document_name(document: YamlDocument, reader: Reader, kind: str) -> tuple[str, Span]:
@@ -65,17 +85,17 @@ def document_name(document: YamlDocument, reader: Reader, kind: str) -> tuple[st
 def to_deployments(
     document: YamlDocument, path: Any, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
+    global _detected
     data = document.data
+    detected, _detected = _detected, None
+    if detected is not None and detected[0] is data:
+        _, pods, engine_containers = detected
+    else:
+        pods = pod_specs(data)
+        engine_containers = _engine_containers(data, pods)
     reader = Reader(document, display)
     base_name, doc_span = document_name(document, reader, "workload")
     deployments: list[Deployment] = []
-    pods = pod_specs(data)
-    engine_containers = [
-        (pod_path, role, key, c)
-        for pod_path, role in pods
-        for key, c in serving_containers(data, pod_path)
-        if runs_engine(c)
-    ]
     for pod_path, role, key, container in engine_containers:
         if role == "worker" and any(r == "leader" for _, r, _, _ in engine_containers):
             continue  # LWS workers join the leader's engine (Ray): the leader is the instance
