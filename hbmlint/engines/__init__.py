@@ -91,8 +91,10 @@ _NAME_LOOKUPS = frozenset(
 _PRINT_AND_EXIT = re.compile(r"--help(=.*)?|-h|--version")
 
 
-def _only_names_the_engine(argv: Sequence[Token]) -> bool:
-    words = [t.text for t in argv]
+def _only_names_the_engine(argv: Sequence[Token], words: list[str] | None = None) -> bool:
+    """``words``: the texts of ``argv``, where the caller has them."""
+    if words is None:
+        words = [t.text for t in argv]
     if not words:
         return False
     first = words[0].rsplit("/", 1)[-1]
@@ -101,12 +103,18 @@ def _only_names_the_engine(argv: Sequence[Token]) -> bool:
 
 
 def _find(argv: Sequence[Token]) -> tuple[ModuleType, int] | None:
-    if _only_names_the_engine(argv):
+    words = [t.text for t in argv]
+    if _only_names_the_engine(argv, words):
         return None
     for module in ENGINES:
         start = module.find(list(argv))
         if start is not None:
-            if any(_PRINT_AND_EXIT.fullmatch(t.text) for t in argv[start:]):
+            # a word _PRINT_AND_EXIT matches holds "-h" (--help too) or "--version": the
+            # words are searched one by one only where their text holds one of them
+            rest = "\n".join(words[start:])
+            if ("-h" in rest or "--version" in rest) and any(
+                _PRINT_AND_EXIT.fullmatch(t.text) for t in argv[start:]
+            ):
                 return None
             return module, start
     return None
@@ -201,6 +209,8 @@ def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
 
 # a word the author elided ("python3 -m sglang.launch_server ..."): notes, not a command line
 _ELIDED = ("...", "\u2026")
+# where a word of parse_engine_words' texts starts with white space (str.isspace is re's \s)
+_WORD_STARTS_WITH_SPACE = re.compile(r"^\s", re.MULTILINE)
 
 
 def parse_engine_words(
@@ -223,11 +233,20 @@ def parse_engine_words(
 
     ``files`` finds the config file the command names (``--config FILE``, TensorRT-LLM's
     ``--extra_llm_api_options FILE``), whose settings are read with the command line's."""
-    spaced = next(
-        (w for w in words if w.text[:1].isspace() and w.text.lstrip().startswith("-")), None
-    )
+    # the words' texts as one, each on a line of its own: what the checks below look for in
+    # single words is searched for in it first, and most command lines hold none of it
+    texts = "\n".join([w.text for w in words])
+    spaced = None
+    if _WORD_STARTS_WITH_SPACE.search(texts):
+        spaced = next(
+            (w for w in words if w.text[:1].isspace() and w.text.lstrip().startswith("-")), None
+        )
     if spaced is not None:
         words = [replace(w, text=w.text.lstrip()) if w.text[:1].isspace() else w for w in words]
+    if "--config" not in texts and module is not trtllm:
+        # with_config_file finds a file only after a word "--config" or "--config=FILE"
+        # (TensorRT-LLM reads its own options file)
+        files = None
     command = _parse(module, words, launcher, env, files)
     if spaced is not None:
         flag = spaced.text.strip().split()[0]
@@ -241,7 +260,9 @@ def parse_engine_words(
             "Write the script as a literal block scalar (| or |-), whose line breaks the "
             "backslashes continue, or drop the backslashes",
         )
-    elided = next((w for w in words if w.text.strip() in _ELIDED), None)
+    elided = None
+    if "..." in texts or "\u2026" in texts:
+        elided = next((w for w in words if w.text.strip() in _ELIDED), None)
     if elided is not None and "model.name" not in command.values:
         command.model_unreadable = True  # the note says why; no "names no model" error
         command.note(

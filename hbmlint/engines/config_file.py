@@ -176,8 +176,10 @@ def with_config_file(
     before the command line's own (which win), each at its line; the words unchanged where
     the file is not found (the engine reader then says its settings are not followed).
     ``negated``: the flag a ``false`` key becomes, if any."""
+    if files is None:  # nothing to find the file with: the words as they are
+        return words
     found = config_reference(words)
-    if found is None or files is None:
+    if found is None:
         return words
     at, count, reference = found
     if not reference.readable:
