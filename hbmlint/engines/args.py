@@ -342,7 +342,12 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:
             continue
         name, eq, inline = word.text.partition("=")
         name = normalise(name)
-        flag = table.lookup(name)
+        # the name as written is a flag's own spelling (most are): lookup's first step, without
+        # the call; lookup normalises it again (a normalised name is its own normal form) and
+        # tries the abbreviations
+        flag = table.by_name.get(name)
+        if flag is None:
+            flag = table.lookup(name)
         if eq:
             value = Token(inline, word.span, word.unresolved)
             yield Item(flag, name, word, value, (value,))
