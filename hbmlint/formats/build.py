@@ -209,6 +209,12 @@ def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[D
     ]
 
 
+# each engine's table of removed flags, by its name
+_REMOVED_FLAGS = {vllm.NAME: vllm.removed_flags, sglang.NAME: sglang.removed_flags}
+# the parallel sizes that set the memory each GPU holds
+_SHAPE = frozenset(("parallel.tensor", "parallel.pipeline"))
+
+
 def build(
     command: EngineCommand,
     *,
@@ -229,7 +235,7 @@ def build(
     if vendor is not None and vendor[0] != command.engine:
         engine_version = None  # a Dynamo runtime of one backend running another's command
     release = engine_version[0] if engine_version else None
-    removed = {vllm.NAME: vllm.removed_flags, sglang.NAME: sglang.removed_flags}.get(command.engine)
+    removed = _REMOVED_FLAGS.get(command.engine)
     if removed is not None:
         findings += [
             input_diagnostic("HBM010", message, display, span, name, [fix])
@@ -244,7 +250,8 @@ def build(
         )
     ]
     v = command.values
-    shape = sorted({"parallel.tensor", "parallel.pipeline"} & command.unread.keys())
+    # (most commands leave nothing unread: no set to make then)
+    shape = sorted(_SHAPE & command.unread.keys()) if command.unread else []
     if shape and gpu.count != 1 and not command.model_unreadable:
         # the engine default (1) would budget the whole model on each GPU: a false error
         # where the variable spreads it over several
