@@ -144,14 +144,9 @@ _SETTINGS_RECORDS = frozenset(
 _CONTAINERS = frozenset((dict, list, tuple))
 
 
-def _unchanged(was: Any, now: Any) -> bool:
-    """Whether ``was == now`` says that their plain forms are equal (False: not known)."""
-    kind = type(was)
-    return (
-        kind is type(now)
-        and (kind in _SCALARS or kind in _SETTINGS_RECORDS or kind in _CONTAINERS)
-        and (was is now or was == now)
-    )
+# The kinds for which ``was == now`` (of the same kind) says that their plain forms are equal;
+# for any other, equality says nothing and the plain forms are compared
+_EQUALITY_KNOWN = frozenset(_SCALARS).union(_SETTINGS_RECORDS, _CONTAINERS)
 
 
 def _touched(changes: dict[str, Any]) -> set[str]:
@@ -204,6 +199,15 @@ class FixContext:
     def _source(self) -> Source:
         """``text``'s line starts, for placing every fix's edits: worked out once, not per fix."""
         return Source(self.text, "")
+
+    def source_for(self, file: str) -> Source:
+        """``text``'s Source naming ``file``, for writing the fixes' edits; the checks place
+        them with the same one (its line starts, never its file name), not with one of their
+        own."""
+        source = self.__dict__.get("_source")
+        if source is None or source.file != file:
+            source = self.__dict__["_source"] = Source(self.text, file)
+        return source
 
     @cached_property
     def _before(self) -> dict[str, Any] | None:
@@ -331,11 +335,18 @@ class FixContext:
             expected = _with_field(expected, path, value)
         for name in names:
             now, was = getattr(after, name), getattr(before, name)
-            if name in touched or not _unchanged(was, now):
-                plain = _plain(now)
-                wanted = expected[name] if name in touched else self._plain_before(name)
-                if not (wanted is plain or wanted == plain):  # as a dict compares its values
-                    return False
+            kind = type(was)
+            if (
+                name not in touched
+                and kind is type(now)
+                and kind in _EQUALITY_KNOWN
+                and (was is now or was == now)
+            ):
+                continue  # equal by their own equality: equal plain forms (see above)
+            plain = _plain(now)
+            wanted = expected[name] if name in touched else self._plain_before(name)
+            if not (wanted is plain or wanted == plain):  # as a dict compares its values
+                return False
         return True
 
 
@@ -612,7 +623,7 @@ def _complete_all(findings: list[Diagnostic], deployment: Deployment, context: F
     ]
     if writer is None or not mine:
         return
-    source = Source(context.text, deployment.file)
+    source = context.source_for(deployment.file)
     locator = Locator(source, context.document)
     for finding in mine:
         if finding.code == "HBM010":

@@ -322,6 +322,9 @@ def _word_end(text: str, start: int, limit: int) -> int:
 
 # --- the writer for an engine command line ----------------------------------------------------
 
+# values whose equality (with their type) says that they write the same JSON
+_KEYED = frozenset((str, int, bool, type(None)))
+
 
 @dataclass
 class ArgvWriter:
@@ -365,9 +368,27 @@ class ArgvWriter:
 
     # -- what to write
 
+    @cached_property
+    def _spec_jsons(self) -> dict[tuple[Any, ...], tuple[Item, dict[str, Any], str] | None]:
+        """_spec_json's answers by their changes: a fix asks setting() and then edits() for the
+        same ones (the items, and so the answer, do not change while the writer is used)."""
+        return {}
+
     def _spec_json(self, changes: dict[str, Any]) -> tuple[Item, dict[str, Any], str] | None:
-        """The --speculative-config item, its object with ``changes`` made, and its JSON as the
-        file would write it (the author's separators), or None."""
+        """The --speculative-config item, its object with ``changes`` made (shared by the
+        callers: not to be changed), and its JSON as the file would write it (the author's
+        separators), or None."""
+        # by value and type: True == 1 == 1.0 but each writes its own JSON; a value of
+        # another type (0.0 == -0.0) is worked out each time
+        if all(type(value) in _KEYED for value in changes.values()):
+            key = tuple((path, type(value), value) for path, value in changes.items())
+            answers = self._spec_jsons
+            if key not in answers:
+                answers[key] = self._spec_json_of(changes)
+            return answers[key]
+        return self._spec_json_of(changes)
+
+    def _spec_json_of(self, changes: dict[str, Any]) -> tuple[Item, dict[str, Any], str] | None:
         item = self._spec_item()
         if item is None or item.value is None or not item.value.readable:
             return None
