@@ -159,6 +159,41 @@ def _touched(changes: dict[str, Any]) -> set[str]:
     return names
 
 
+class _Lines:
+    """A document's one-line values and its keys on each line an edit asks about, each found
+    once (YamlDocument.starting_on: around that line only, while the spans are not recorded;
+    a fix asks about two or three lines of a file)."""
+
+    __slots__ = ("document", "_seen")
+
+    def __init__(self, document: YamlDocument):
+        self.document = document
+        self._seen: dict[int, tuple[list[tuple[Path, Span]], list[tuple[Path, Span]]]] = {}
+
+    def on(self, line: int) -> tuple[list[tuple[Path, Span]], list[tuple[Path, Span]]]:
+        found = self._seen.get(line)
+        if found is None:
+            values, keys = self.document.starting_on(line)
+            one_line = [(path, span) for path, span in values if span.end_line == line]
+            found = self._seen[line] = (one_line, keys)
+        return found
+
+
+class _ByLine:
+    """``{line: [(path, span), ...]}`` of the one-line values (``which`` 0) or the keys (1) of
+    a document, as far as its callers ask: ``get`` alone, answered by _Lines."""
+
+    __slots__ = ("_lines", "_which")
+
+    def __init__(self, lines: _Lines, which: int):
+        self._lines, self._which = lines, which
+
+    def get(self, line: int, default: Any = ()) -> Any:
+        if type(line) is not int:
+            return default
+        return self._lines.on(line)[self._which] or default
+
+
 @dataclass
 class FixContext:
     """What the fix stage needs of one deployment's file."""
@@ -229,33 +264,32 @@ class FixContext:
         return plain[name]
 
     @cached_property
-    def _scalars_by_line(self) -> dict[int, list[tuple[Path, Span]]] | None:
+    def _scalars_by_line(self) -> _ByLine | None:
         """The paths and spans of the document's one-line nodes by line; None where no edit of
         this text is read from data (_one_scalar_edit says why each condition is needed)."""
         text = self.text
+        document = self.document
         if (
             self.read_data is None
-            or not self.document.spans
+            # read without positions (spans not recorded, nor a tree to find them in)
+            or (document._tree is None and not document.spans)
             or not text.isascii()
             or any(mark in text for mark in _NOT_FROM_DATA)
             or text.startswith("%")
             or len(text) > MAX_EXPANDED_NODES
         ):
             return None
-        lines: dict[int, list[tuple[Path, Span]]] = {}
-        for path, span in self.document.spans.items():
-            if span.line == span.end_line:
-                lines.setdefault(span.line, []).append((path, span))
-        return lines
+        return _ByLine(self._lines, 0)
 
     @cached_property
-    def _keys_by_line(self) -> dict[int, list[tuple[Path, Span]]]:
+    def _keys_by_line(self) -> _ByLine:
         """The paths and key spans of the document's mapping entries by the key's line: where a
         line that adds or deletes an entry sits (_inserted_entry, _deleted_entry)."""
-        lines: dict[int, list[tuple[Path, Span]]] = {}
-        for path, span in self.document.key_spans.items():
-            lines.setdefault(span.line, []).append((path, span))
-        return lines
+        return _ByLine(self._lines, 1)
+
+    @cached_property
+    def _lines(self) -> _Lines:
+        return _Lines(self.document)
 
     def _edited_data(self, edits: list[Edit]) -> tuple[Any] | None:
         """(the document's data with ``edits`` made) where each changes one scalar in place or
@@ -379,7 +413,7 @@ def _one_scalar_edit(
     text: str,
     source: Source,
     document: YamlDocument,
-    lines: dict[int, list[tuple[Path, Span]]],
+    lines: _ByLine,
     edit: Edit,
 ) -> tuple[object, Path, Any] | None:
     """(_SCALAR, the path, the value read from the edited token) where ``edit`` changes one
@@ -446,7 +480,7 @@ def _entry_on(
     text: str,
     source: Source,
     document: YamlDocument,
-    lines: dict[int, list[tuple[Path, Span]]],
+    lines: _ByLine,
     path: Path,
     key: Span,
 ) -> tuple[dict[str, Any], Span] | None:
@@ -456,7 +490,7 @@ def _entry_on(
     if value is None or key.end_line != key.line or value.column < key.end_column:  # type: ignore[operator]
         return None
     parents, leaf = _at(document.data, path)
-    mapping_span = document.spans.get(path[:-1])
+    mapping_span = document.recorded(path[:-1])[1]
     if parents is None or type(leaf) not in _LEAVES or mapping_span is None:
         return None
     key_end = source.offset(key.line, key.end_column)  # type: ignore[arg-type]
@@ -476,8 +510,8 @@ def _inserted_entry(
     text: str,
     source: Source,
     document: YamlDocument,
-    lines: dict[int, list[tuple[Path, Span]]],
-    keys: dict[int, list[tuple[Path, Span]]],
+    lines: _ByLine,
+    keys: _ByLine,
     edit: Edit,
 ) -> tuple[object, Path, Any] | None:
     """(_INSERTED, the new key's path, its value) where ``edit`` adds a ``key: value`` line
@@ -517,8 +551,8 @@ def _deleted_entry(
     text: str,
     source: Source,
     document: YamlDocument,
-    lines: dict[int, list[tuple[Path, Span]]],
-    keys: dict[int, list[tuple[Path, Span]]],
+    lines: _ByLine,
+    keys: _ByLine,
     edit: Edit,
 ) -> tuple[object, Path, None] | None:
     """(_DELETED, the entry's path, None) where ``edit`` deletes the one line of a block

@@ -231,6 +231,24 @@ class Locator:
         manifest is written by its field paths and never asks)."""
         return {span: path for path, span in self.document.spans.items()}
 
+    def path_at(self, span: Span) -> Path | None:
+        """``by_span.get(span)``, from the nodes that start on the span's line (the path
+        recorded last with that span: the walk's order), without every node's span."""
+        if type(span) is not Span or type(span.line) is not int:
+            return self.by_span.get(span)
+        on_line = self._starting_on.get(span.line)
+        if on_line is None:
+            on_line = self._starting_on[span.line] = self.document.starting_on(span.line)[0]
+        found = None
+        for path, place in on_line:
+            if place == span:
+                found = path
+        return found
+
+    @cached_property
+    def _starting_on(self) -> dict[int, list[tuple[Path, Span]]]:
+        return {}
+
     def _style(self, start: int) -> str:
         char = self.source.text[start : start + 1]
         return char if char in ("'", '"', "|", ">") else "plain"
@@ -248,14 +266,14 @@ class Locator:
         span = token.span
         if not token.readable:
             return None
-        path = self.by_span.get(span) if span.end_line is not None else None
+        path = self.path_at(span) if span.end_line is not None else None
         if path is not None and not isinstance(self._scalar(path), (dict, list)):
             start = self.source.offset(span.line, span.column)
             end = self.source.offset(span.end_line or span.line, span.end_column or span.column)
             style = self._style(start)
             if style in ("|", ">") or _decode(self.source.text[start:end]) != token.text:
                 return self._word(token, span)
-            parent = self.document.spans.get(path[:-1])
+            parent = self.document.recorded(path[:-1])[1]
             flow = False
             if parent is not None and path and isinstance(path[-1], int):
                 flow = self.source.text[self.source.offset(parent.line, parent.column)] == "["
@@ -791,10 +809,9 @@ class FieldWriter:
         """The edit that deletes the block-mapping entry at ``path`` (its lines, a trailing
         comment with them); None where there is no such entry, False where it cannot be
         deleted line by line (a flow mapping, a block scalar, a neighbour on its lines)."""
-        document = locator.document
-        if path not in document.key_spans:
+        key, value = locator.document.recorded(path)
+        if key is None:
             return None
-        key, value = document.key_spans[path], document.spans.get(path)
         if value is None or value.end_line is None or value.end_column is None:
             return False
         if isinstance(locator._scalar(path), (dict, list)):
@@ -813,10 +830,10 @@ class FieldWriter:
         return source.edit(line_start, line_end, "")
 
     def _edit(self, path: Path, value: str, source: Source, locator: Locator) -> Edit | None:
-        spans = locator.document.spans
+        document = locator.document
         text = source.text
-        if path in spans:
-            span = spans[path]
+        span = document.recorded(path)[1]
+        if span is not None:
             if span.end_line is None or isinstance(locator._scalar(path), (dict, list)):
                 return None
             start = source.offset(span.line, span.column)
@@ -824,25 +841,25 @@ class FieldWriter:
             style = locator._style(start)
             if style in ("|", ">"):
                 return None
-            flow = _in_flow(text, source, spans, path)
+            flow = _in_flow(text, source, document, path)
             return source.edit(start, end, yaml_scalar(value, style, flow))
         parent = path[:-1]
-        if parent not in spans or not isinstance(locator._scalar(parent), dict):
+        span = document.recorded(parent)[1]
+        if span is None or not isinstance(locator._scalar(parent), dict):
             return None
         key = path[-1]
-        span = spans[parent]
         start = source.offset(span.line, span.column)
         end = source.offset(span.end_line or span.line, span.end_column or span.column)
         if text[start : start + 1] == "{":
             inside = text[start + 1 : end - 1].strip()
             return source.edit(end - 1, end - 1, f"{', ' if inside else ''}{key}: {value}")
-        children = [p for p in locator.document.key_spans if p[:-1] == parent]
+        children = [document.recorded(child) for child in document.keys_below(parent)]
         if not children:
             return None
-        first = locator.document.key_spans[children[0]]
+        first = children[0][0]
         indent = " " * (first.column - 1)
         # after the last line of the mapping's last entry
-        last_end = max(source.offset(spans[c].end_line, spans[c].end_column) for c in children)
+        last_end = max(source.offset(c.end_line, c.end_column) for _, c in children)
         line_end = text.find(
             "\n", last_end - 1 if text[last_end - 1 : last_end] == "\n" else last_end
         )
@@ -853,8 +870,8 @@ class FieldWriter:
         return source.edit(line_end, line_end, f"\n{indent}{key}: {yaml_scalar(value, 'plain')}")
 
 
-def _in_flow(text: str, source: Source, spans: dict, path: Path) -> bool:
-    parent = spans.get(path[:-1])
+def _in_flow(text: str, source: Source, document: YamlDocument, path: Path) -> bool:
+    parent = document.recorded(path[:-1])[1]
     if parent is None:
         return False
     return text[source.offset(parent.line, parent.column)] in "{["

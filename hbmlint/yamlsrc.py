@@ -242,6 +242,98 @@ class YamlDocument:
             if key and key[0] == top
         ]
 
+    # -- what a fix asks of a few paths and lines, from the tree while the maps are unrecorded
+    # (recording every node's span was a tenth of writing and checking a file's fixes)
+
+    def recorded(self, path: Path) -> tuple[Span | None, Span | None]:
+        """``(key_spans.get(path), spans.get(path))`` for a tuple ``path``."""
+        tree = self._tree
+        if tree is not None and type(self) is YamlDocument:
+            try:
+                pair = tree.pair(path)
+            except (_RepeatedKey, TypeError):  # as recorded: a path's span is its last key's
+                _record_all(self)
+            else:
+                if pair is None:
+                    return None, None
+                key, node = pair
+                return (None if key is None else _span_of(key)), _span_of(node)
+        return self.key_spans.get(path), self.spans.get(path)
+
+    def keys_below(self, path: Path) -> list[Path]:
+        """``[p for p in key_spans if p[:-1] == path]``: the paths of the keys of the mapping
+        at ``path``, in the order the document writes them."""
+        tree = self._tree
+        if tree is not None and type(self) is YamlDocument:
+            try:
+                pair = tree.pair(path)
+                if pair is None or type(pair[1]) is not _MappingNode:
+                    return []
+                tree.pairs_by_key(pair[1])  # _RepeatedKey where a key is written twice
+                return [(*path, key.value) for key, _ in pair[1].value]
+            except (_RepeatedKey, TypeError):
+                # a repeated key (or one not a scalar): the paths as recorded
+                _record_all(self)
+        return [p for p in self.key_spans if p[:-1] == path]
+
+    def starting_on(self, line: int) -> tuple[list[tuple[Path, Span]], list[tuple[Path, Span]]]:
+        """The values and the keys whose spans start on ``line`` (1-based), with their paths,
+        each in the order of ``spans`` and ``key_spans`` (lists shared by the callers: not to
+        be changed); from the tree, only the nodes around that line are visited."""
+        tree = self._tree
+        if tree is not None and type(self) is YamlDocument:
+            if tree.lines is None:
+                tree.lines = {}
+            elif line in tree.lines:
+                return tree.lines[line]
+            values: list[tuple[Path, Span]] = []
+            keys: list[tuple[Path, Span]] = []
+            root = tree.root
+            try:
+                if root.start_mark.line < line <= root.end_mark.line + 1:
+                    _starting_on(tree, root, (), line - 1, values, keys)
+                tree.lines[line] = values, keys
+                return values, keys
+            except (_RepeatedKey, TypeError):
+                # the paths of a repeated key hold its last value (a key not a scalar is
+                # written as its repr): as recorded
+                _record_all(self)
+        return (
+            [(p, span) for p, span in self.spans.items() if span.line == line],
+            [(p, span) for p, span in self.key_spans.items() if span.line == line],
+        )
+
+
+def _starting_on(
+    tree: _Tree,
+    node: yaml.Node,
+    path: Path,
+    line: int,
+    values: list[tuple[Path, Span]],
+    keys: list[tuple[Path, Span]],
+) -> None:
+    """YamlDocument.starting_on's walk below ``node``, whose lines hold ``line`` (0-based, as
+    the marks count): in the order _record_nodes records (the node, then each key before its
+    value), into the nodes that hold the line."""
+    if node.start_mark.line == line:
+        values.append((path, _span_of(node)))
+    kind = type(node)
+    if kind is _MappingNode:
+        tree.pairs_by_key(node)  # _RepeatedKey where a key is written twice
+        for key, value in node.value:
+            if key.start_mark.line > line:
+                break  # the pairs after it start later still
+            if key.start_mark.line == line:
+                keys.append(((*path, key.value), _span_of(key)))
+            if value.start_mark.line <= line <= value.end_mark.line:
+                _starting_on(tree, value, (*path, key.value), line, values, keys)
+    elif kind is _SequenceNode:
+        for index, item in enumerate(node.value):
+            if item.start_mark.line > line:
+                break
+            if line <= item.end_mark.line:
+                _starting_on(tree, item, (*path, index), line, values, keys)
+
 
 def _get_spans(document: YamlDocument) -> dict[Path, Span]:
     if document._tree is not None:
@@ -317,7 +409,7 @@ class _Tree:
     (_RepeatedKey where one does not: then the spans are recorded, and looked up as they are
     for any other document)."""
 
-    __slots__ = ("root", "_at", "_keys")
+    __slots__ = ("root", "_at", "_keys", "lines")
 
     def __init__(self, root: yaml.Node):
         self.root = root
@@ -328,6 +420,9 @@ class _Tree:
         # each searched mapping's pairs by their key's text, by the mapping's id (the tree
         # keeps every node alive while this lives)
         self._keys: dict[int, dict[str, tuple[yaml.Node, yaml.Node]]] = {}
+        # YamlDocument.starting_on's answers by line, made when first asked (a fix's writer
+        # and its check ask about the same lines)
+        self.lines: dict[int, tuple[list, list]] | None = None
 
     def pair(self, path: Path | str) -> tuple[yaml.Node | None, yaml.Node] | None:
         """The (key, value) nodes recorded at ``path`` exactly as given (the key None for a
@@ -349,13 +444,8 @@ class _Tree:
     def _child(self, node: yaml.Node, part: Any) -> tuple[yaml.Node | None, yaml.Node] | None:
         kind = type(node)
         if kind is _MappingNode:
-            keys = self._keys.get(id(node))
-            if keys is None:
-                keys = {pair[0].value: pair for pair in node.value}
-                if len(keys) != len(node.value):
-                    raise _RepeatedKey
-                self._keys[id(node)] = keys
-            return keys.get(part)  # only a str equals a key's text, as in the dict
+            # only a str equals a key's text, as in the dict
+            return self.pairs_by_key(node).get(part)
         if kind is _SequenceNode:
             items = node.value
             if type(part) is int:
@@ -366,6 +456,17 @@ class _Tree:
                 if part == index:
                     return None, items[index]
         return None
+
+    def pairs_by_key(self, node: yaml.MappingNode) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+        """The (key, value) pairs of a mapping of the tree by their key's text, made once;
+        _RepeatedKey where the mapping writes a key twice."""
+        keys = self._keys.get(id(node))
+        if keys is None:
+            keys = {pair[0].value: pair for pair in node.value}
+            if len(keys) != len(node.value):
+                raise _RepeatedKey
+            self._keys[id(node)] = keys
+        return keys
 
     def ancestor(self, path: Path | str) -> tuple[yaml.Node | None, yaml.Node]:
         """The (key, value) nodes at ``path``, or at its nearest ancestor that exists, as the
