@@ -215,6 +215,20 @@ class Scope(dict):
         self._flat = flat
         return self
 
+    def fill(self, builds: tuple[tuple[str, Callable[[Any], Any]], ...]) -> None:
+        """Work out these "space.name" entries of a new scope (made by ``over``, no name read
+        yet) now, each with the function ``flat`` has for it, in one pass: names that every
+        evaluation reads, each of which would otherwise cost a lookup that misses and a call of
+        __missing__. One whose function raises is left out, to be read (and raise) where an
+        expression reads it, as before."""
+        context = self._context
+        for key, build in builds:
+            try:
+                value = build(context)
+            except Exception:  # noqa: BLE001 - raised again where it is read
+                continue
+            self[key] = value
+
     def __missing__(self, key: str) -> Any:
         flat = self._flat
         if flat is not None:

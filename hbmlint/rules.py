@@ -903,15 +903,20 @@ def _alternative_names(row: Any) -> Lazy:
     )
 
 
-def _scope(budget: Budget) -> tuple[dict[str, Any], dict[str, Any]]:
+def _scope(
+    budget: Budget, prefill: _Prefill | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The names and functions rules see, built once per budget and shared by every rule (so
-    is the whatif cache): most of a lint's time would otherwise go to rebuilding them."""
+    is the whatif cache): most of a lint's time would otherwise go to rebuilding them.
+    ``prefill``: names the rules about to be evaluated read whatever the values (see
+    _first_reads), worked out at once into the new scope (with the functions of the flat
+    names the prefill was made from; none where the scope reads through other ones)."""
     scope = budget.__dict__.get("_rule_scope")
     if scope is None:
-        scope = (
-            Scope.over(_Facts(budget), _SPACES).with_flat(_FLAT),
-            with_base_functions(rule_functions(budget)),
-        )
+        names = Scope.over(_Facts(budget), _SPACES).with_flat(_FLAT)
+        if prefill is not None and prefill[0] is _FLAT:
+            names.fill(prefill[1])
+        scope = (names, with_base_functions(rule_functions(budget)))
         budget._rule_scope = scope  # type: ignore[attr-defined]
     return scope
 
@@ -955,14 +960,18 @@ def evaluate_rules(
     ``rule_params``: the configuration's parameters by rule id. What no deployment changes
     (which rules apply, each rule's program, what its tradeoff() starts from) is worked out
     once per run, not once per rule and deployment."""
-    return _outcomes(_steps_for(rules, budget.settings, rule_params, tradeoff_params), budget)
+    steps, prefill = _steps_for(rules, budget.settings, rule_params, tradeoff_params)
+    return _outcomes(steps, budget, prefill)
 
 
-def _outcomes(steps: _Steps, budget: Budget) -> list[tuple[Rule, Diagnostic | ExpressionError]]:
+def _outcomes(
+    steps: _Steps, budget: Budget, prefill: _Prefill | None = None
+) -> list[tuple[Rule, Diagnostic | ExpressionError]]:
     """Each step's rule against the budget: the rules that do not hold, in order, with their
     finding or the ExpressionError that evaluating them raised (an error of any other kind
-    while working out ``when`` or ``check`` is wrapped as evaluate() wraps it)."""
-    budget_scope, functions = _scope(budget)
+    while working out ``when`` or ``check`` is wrapped as evaluate() wraps it). ``prefill``:
+    the names the steps read whatever the values, for a scope made now (_scope)."""
+    budget_scope, functions = _scope(budget, prefill)
     outcomes: list[tuple[Rule, Diagnostic | ExpressionError]] = []
     for rule, program, tradeoff_base in steps:
         seen = functions
@@ -994,10 +1003,13 @@ def _outcomes(steps: _Steps, budget: Budget) -> list[tuple[Rule, Diagnostic | Ex
 
 
 # (rule list, engine, release, configured params, tradeoff params) -> what evaluate_rules runs
-# for them: each (rule, its program, the parameters its tradeoff() starts from or None). The
-# entry holds the objects its key names by identity, so no identity is reused while it lives.
+# for them: each (rule, its program, the parameters its tradeoff() starts from or None), and
+# the names those steps read whatever the values (_Prefill). The entry holds the objects its
+# key names by identity, so no identity is reused while it lives.
 _Steps = list[tuple[Rule, "_Program", dict[str, Any] | None]]
-_STEPS: dict[tuple, tuple[tuple, _Steps]] = {}
+# the flat names' table the prefill was made from, and each name with its function there
+_Prefill = tuple[Any, tuple[tuple[str, Callable[[Any], Any]], ...]]
+_STEPS: dict[tuple, tuple[tuple, _Steps, _Prefill]] = {}
 
 
 def _steps_for(
@@ -1005,21 +1017,67 @@ def _steps_for(
     settings: Any,
     rule_params: dict[str, dict[str, Any]],
     tradeoff_params: dict[str, Any] | None,
-) -> _Steps:
+) -> tuple[_Steps, _Prefill]:
     key = (id(rules), settings.engine, settings.engine_version, id(rule_params))
     key += (id(tradeoff_params),)
     known = _STEPS.get(key)
     held = (rules, rule_params, tradeoff_params)
     if known is not None and all(map(operator.is_, known[0], held)):
-        return known[1]
+        return known[1], known[2]
     steps: _Steps = []
     for rule in rules_for(rules, settings):
         program = _program_for(rule, rule_params.get(rule.id))
         steps.append((rule, program, _tradeoff_base(program, tradeoff_params)))
+    prefill = _prefill_for(steps)
     if len(_STEPS) >= 256:  # a run holds a few engines and releases
         _STEPS.clear()
-    _STEPS[key] = (held, steps)
-    return steps
+    _STEPS[key] = (held, steps, prefill)
+    return steps, prefill
+
+
+def _prefill_for(steps: _Steps) -> _Prefill:
+    """The flat names (weights.total) that evaluating ``steps`` reads on every deployment,
+    whatever the values: those the first expression of each rule (its ``when``, or its
+    ``check`` where it has none) reads before anything can cut it short, in the order first
+    read. A name left out is read as before, on demand; one put in is one that would be worked
+    out anyway (unless an earlier name of the same expression raised)."""
+    flat = _FLAT
+    if not flat:
+        return flat, ()
+    found: dict[str, None] = {}
+    for rule, program, _ in steps:
+        text = rule.when if rule.when else rule.check
+        try:
+            tree = parse(text)
+        except ExpressionError:
+            continue
+        found.update(dict.fromkeys(k for k in _first_reads(tree, program.names) if k in flat))
+    return flat, tuple((key, flat[key][1]) for key in found)
+
+
+def _first_reads(node: ast.AST, param_names: frozenset[str]) -> list[str]:
+    """The "space.name" reads of an expression that happen whenever it is evaluated (and
+    nothing it reads raises first): both sides of an operator or a first comparison, the first
+    operand of ``and``/``or``, the test of an if-else; nothing under a call."""
+    kind = type(node)
+    if kind is ast.Attribute:
+        inner = node.value  # type: ignore[attr-defined]
+        if type(inner) is ast.Name and inner.id not in param_names:
+            return [f"{inner.id}.{node.attr}"]  # type: ignore[attr-defined]
+        return []
+    if kind is ast.BoolOp:
+        return _first_reads(node.values[0], param_names)  # type: ignore[attr-defined]
+    if kind is ast.UnaryOp:
+        return _first_reads(node.operand, param_names)  # type: ignore[attr-defined]
+    if kind is ast.BinOp:
+        left, right = node.left, node.right  # type: ignore[attr-defined]
+        return _first_reads(left, param_names) + _first_reads(right, param_names)
+    if kind is ast.Compare:
+        left, right = node.left, node.comparators[0]  # type: ignore[attr-defined]
+        return _first_reads(left, param_names) + _first_reads(right, param_names)
+    if kind is ast.IfExp:
+        return _first_reads(node.test, param_names)  # type: ignore[attr-defined]
+    return []
 
 
 def _program_for(rule: Rule, params: dict[str, Any] | None) -> _Program:
