@@ -791,39 +791,21 @@ def _fused_versus_zero(
     read: tuple[str, Compiled], test: Callable[[Any, Any], Any], zero: Any
 ) -> Compiled:
     """``name < 0`` and the like (``zero`` the constant as written), as _VERSUS_ZERO answers
-    them."""
-    flat, rest = read
+    them: a quantity with a dimension by its magnitude."""
 
-    def fused(names: Any, functions: Any, params: Any) -> Any:
-        if type(names) is Scope:
-            try:
-                value = names[flat]
-            except KeyError:
-                value = rest(names, functions, params)
-        else:
-            value = rest(names, functions, params)
+    def versus_zero(value: Any, zero: Any) -> Any:
         if type(value) is Quantity and value._units._dimensions:
             return test(value._magnitude, zero)
         return test(value, zero)
 
-    return fused
+    return _fused_test(read, versus_zero, zero)
 
 
 def _fused_membership(read: tuple[str, Compiled], c: Any, negated: bool) -> Compiled:
     """``name in c`` (``name not in c``) for a constant ``c``."""
-    flat, rest = read
-
-    def fused(names: Any, functions: Any, params: Any) -> Any:
-        if type(names) is Scope:
-            try:
-                value = names[flat]
-            except KeyError:
-                value = rest(names, functions, params)
-        else:
-            value = rest(names, functions, params)
-        return (value not in c) if negated else (value in c)
-
-    return fused
+    if negated:
+        return _fused_test(read, lambda value, c: value not in c, c)
+    return _fused_test(read, lambda value, c: value in c, c)
 
 
 def _fused_not(read: tuple[str, Compiled]) -> Compiled:

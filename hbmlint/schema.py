@@ -248,6 +248,17 @@ _MAX_MAPPING_ENTRIES = 32
 _MAX_MAPPING_REPR = 1024
 
 
+def _kept(
+    verdicts: dict[tuple[type, Any], Any], key: tuple[type, Any], value: Any, verdict: Any
+) -> Any:
+    """``verdict``, remembered under ``key`` while the memo has room and the value is short."""
+    if len(verdicts) < _MAX_REMEMBERED and (
+        not isinstance(value, str) or len(value) <= _MAX_REMEMBERED_LENGTH
+    ):
+        verdicts[key] = verdict
+    return verdict
+
+
 def _remembered(check: Check) -> Check:
     """A leaf schema's check that remembers its verdicts, keyed on the value's type and the
     value: a leaf's keywords read nothing else, equal values of one type get one verdict (-0.0
@@ -263,12 +274,7 @@ def _remembered(check: Check) -> Check:
             pass
         except TypeError:  # unhashable
             return check(value)
-        verdict = check(value)
-        if len(verdicts) < _MAX_REMEMBERED and (
-            not isinstance(value, str) or len(value) <= _MAX_REMEMBERED_LENGTH
-        ):
-            verdicts[key] = verdict
-        return verdict
+        return _kept(verdicts, key, value, check(value))
 
     return remembered
 
@@ -522,12 +528,7 @@ def _clean_leaf(schema: dict, keywords: list[str], judged: Clean) -> Clean:
             pass
         except TypeError:  # unhashable
             return judged(value)
-        verdict = judged(value)
-        if len(verdicts) < _MAX_REMEMBERED and (
-            not isinstance(value, str) or len(value) <= _MAX_REMEMBERED_LENGTH
-        ):
-            verdicts[key] = verdict
-        return verdict
+        return _kept(verdicts, key, value, judged(value))
 
     # _clean_object reads these and judges the field itself: no call
     clean.verdicts, clean.shortest = verdicts, shortest  # type: ignore[attr-defined]
