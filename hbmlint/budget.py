@@ -1205,7 +1205,7 @@ class _OverheadFigures:
         "logit_bytes",
         "verify_rows",
         "prefill_logit_bytes",  # None: the release keeps no prefill logprobs
-        "graphs_in_budget",  # _graphs_in_budget
+        "graphs_in_budget",  # _graphs_in_budget_for
     )
 
     def __init__(self, **figures: Any) -> None:
@@ -2152,10 +2152,6 @@ def _release_before(engine: str, engine_version: str | None, key: str) -> bool:
     boundary = catalog.engine_defaults(engine).get(key)
     version = _version(engine_version)
     return boundary is not None and version is not None and version < _version(boundary)
-
-
-def _graphs_in_budget(s: Settings) -> bool:
-    return _graphs_in_budget_for(s.engine, s.engine_version)
 
 
 @lru_cache(maxsize=256)  # a few engines and releases a run; every budget and what-if asks

@@ -53,11 +53,6 @@ def _column(rank: int, a_rank: int, inputs: int, outputs: tuple[int, ...]) -> in
     return sum(a_rank * inputs + out * rank for out in outputs)
 
 
-def _row(rank: int, inputs: int, outputs: int) -> int:
-    """A row-parallel layer: A over this rank's share of the input, B of the output."""
-    return rank * inputs + outputs * rank
-
-
 def vllm_lora_bytes(
     arch: Any,
     tensor_parallel: int,

@@ -850,11 +850,6 @@ def _shards_over_every_gpu(d: Deployment) -> bool:
     return d.engine == "tgi" or d.source_format == "kserve"
 
 
-def with_changes(resolved: Resolved, **changes: object) -> Resolved:
-    """A copy with some settings changed, for what-if budgets (see budget.whatif)."""
-    return replace(resolved, **changes)
-
-
 def _close_matches(word: str, possibilities: Any, n: int, cutoff: float) -> list[str]:
     import difflib  # only for a name that is not found
 
