@@ -779,6 +779,7 @@ VLLM_QUANTIZATION_DEPRECATED = {
 }
 _DEPRECATED_SINCE = "0.14"
 _ALLOW_DEPRECATED = "--allow-deprecated-quantization"
+_ALLOW_DEPRECATED_NAMES = (_ALLOW_DEPRECATED, "--no-" + _ALLOW_DEPRECATED[2:])
 
 # --load-format names vLLM dropped with their loaders: the last release read with the name in
 # _LOAD_FORMAT_TO_MODEL_LOADER (model_executor/model_loader/__init__.py of the 0.23.0, 0.24.0,
@@ -867,7 +868,7 @@ def _deprecated_allowed(command: EngineCommand) -> bool:
     """Whether --allow-deprecated-quantization is on (the last of it and its --no- form wins)."""
     allowed = False
     for item in command.items:
-        if item.name in (_ALLOW_DEPRECATED, "--no-" + _ALLOW_DEPRECATED[2:]):
+        if item.name in _ALLOW_DEPRECATED_NAMES:
             on = item.name == _ALLOW_DEPRECATED
             if item.value is not None and item.value.text.strip().lower() in ("true", "false"):
                 on = on == (item.value.text.strip().lower() == "true")
@@ -901,13 +902,17 @@ def _deprecated_checkpoint(command: EngineCommand) -> None:
     model = command.values.get("model.name")
     if not isinstance(model, str) or "model.quantization" in command.values:
         return
-    if _deprecated_allowed(command):
-        return
     entry = find_model(model) or {}
     config = entry.get("config") or {}
     quant = config.get("quantization_config") if isinstance(config, dict) else None
     method = quant.get("quant_method") if isinstance(quant, dict) else None
-    if isinstance(method, str) and method in VLLM_QUANTIZATION_DEPRECATED:
+    # the flag is looked for only where it matters: a scan of every word of the command line
+    # costs more than the catalog's lookup, and almost no checkpoint is in a deprecated method
+    if (
+        isinstance(method, str)
+        and method in VLLM_QUANTIZATION_DEPRECATED
+        and not _deprecated_allowed(command)
+    ):
         _deprecated_method(
             command,
             method,
