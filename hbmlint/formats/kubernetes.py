@@ -103,16 +103,18 @@ def to_deployments(
         name = base_name
         if len(engine_containers) > 1 and role != "worker":
             name = f"{base_name}/{container.get('name', key[1])}"
-        env = container_env(document, cpath, _injected(document, role))
-        argv = container_argv(document, cpath)
-        command = container_command(document, cpath, env, argv)
+        # ``container`` is the one at cpath (found by detect or above in this same data): the
+        # readers take it rather than each finding it again
+        env = container_env(document, cpath, _injected(document, role), container)
+        argv = container_argv(document, cpath, container)
+        command = container_command(document, cpath, env, argv, container)
         if command is None:
             from .dynamo import trtllm_worker  # dynamo.py imports this module
 
             command = trtllm_worker(document, path, pod_path, cpath, env, reader, name)
-        if command is None or reader.other_accelerator(cpath, name):
+        if command is None or reader.other_accelerator(cpath, name, container):
             continue
-        gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes)
+        gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes, container)
         if data.get("kind") != "LeaderWorkerSet":  # an LWS group's GPUs are counted above
             gpu, notes = on_ray_cluster(gpu, command, argv, display, name)
             reader.findings.extend(notes)
@@ -204,8 +206,9 @@ def _gpu_facts(
     role: str,
     name: str,
     nodes: int | None,
+    container: Any = None,
 ) -> GpuFacts:
-    per_pod, count_span = reader.container_gpus(cpath, name)
+    per_pod, count_span = reader.container_gpus(cpath, name, container)
     terms = (
         *pod_path,
         "affinity",
@@ -214,8 +217,8 @@ def _gpu_facts(
         "nodeSelectorTerms",
     )
     labels = node_labels(reader.document, (*pod_path, "nodeSelector"), terms)
-    labels += [label for label, _ in mig_resources(reader.document, cpath)]
-    labels += amd_gpus(reader.document, cpath)
+    labels += [label for label, _ in mig_resources(reader.document, cpath, container)]
+    labels += amd_gpus(reader.document, cpath, container)
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod is None:
         return gpu

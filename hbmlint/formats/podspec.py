@@ -39,6 +39,15 @@ def value_at(data: Any, path: Path) -> Any:
     return data
 
 
+def _resources(document: YamlDocument, cpath: Path, container: Any) -> Any:
+    """value_at(document.data, (*cpath, "resources")), from ``container`` where the caller has
+    it (value_at(document.data, cpath); None: looked up). A workload's reader asks half a dozen
+    readers here about each container, and each lookup walks five or six keys."""
+    if container is None:
+        return value_at(document.data, (*cpath, "resources"))
+    return container.get("resources") if isinstance(container, dict) else None
+
+
 def object_name(data: dict) -> str:
     """A Kubernetes object's metadata.name, "" where it has none."""
     return str(value_at(data, ("metadata", "name")) or "")
@@ -97,7 +106,10 @@ def runs_engine(container: dict) -> bool:
 
 
 def container_env(
-    document: YamlDocument, path: Path, injected: dict[str, Token] | None = None
+    document: YamlDocument,
+    path: Path,
+    injected: dict[str, Token] | None = None,
+    container: Any = None,
 ) -> dict[str, Token]:
     """The container's environment as Kubernetes builds it: ``envFrom`` first, then ``env`` (a
     later entry wins), over what the platform injects (``injected``: LeaderWorkerSet's LWS_*).
@@ -108,8 +120,10 @@ def container_env(
     the source."""
     env: dict[str, Token] = dict(injected or {})
     objects = file_objects(document.text)
-    # the container found once: its fields are one dict lookup each (what value_at would do)
-    container = value_at(document.data, path)
+    # the container found once: its fields are one dict lookup each (what value_at would do);
+    # ``container``: value_at(document.data, path) where the caller has it (see _resources)
+    if container is None:
+        container = value_at(document.data, path)
     if not isinstance(container, dict):
         return env
     sources = container.get("envFrom")
@@ -286,17 +300,19 @@ def container_command(
     path: Path,
     env: dict[str, Token],
     argv: list[Token] | None = None,
+    container: Any = None,
 ) -> EngineCommand | None:
     """The engine command a container runs (its command and args, or the image's own
     entrypoint when it sets only args), read with that engine's parser, with the config file
     it names where the pod mounts it from a ConfigMap; None for no engine. ``argv``: the
     container's container_argv where the caller has it already."""
-    container = value_at(document.data, path)
+    if container is None:
+        container = value_at(document.data, path)
     image = None
     if isinstance(container, dict) and "command" not in container:
         image = container.get("image")
     return read_invocation(
-        container_argv(document, path) if argv is None else argv,
+        container_argv(document, path, container) if argv is None else argv,
         env,
         document.text,
         image=image,
@@ -320,9 +336,10 @@ def _pod_files(document: YamlDocument, pod: Path, cpath: Path) -> ConfigFiles:
     return find
 
 
-def container_argv(document: YamlDocument, path: Path) -> list[Token]:
+def container_argv(document: YamlDocument, path: Path, container: Any = None) -> list[Token]:
     argv: list[Token] = []
-    container = value_at(document.data, path)
+    if container is None:
+        container = value_at(document.data, path)
     if not isinstance(container, dict):
         return argv  # value_at finds no command nor args under anything else
     for key in ("command", "args"):
@@ -418,11 +435,11 @@ class Reader:
             return None
         return number
 
-    def other_accelerator(self, path: Path, name: str | None) -> bool:
+    def other_accelerator(self, path: Path, name: str | None, container: Any = None) -> bool:
         """Whether the container at ``path`` asks for an accelerator that is not a GPU (and for
         no GPU); if so an info says why it is not budgeted. ``--gpu`` is for manifests that
         name no device: budgeting a TPU pod on one would make up the memory it has."""
-        resources = value_at(self.document.data, (*path, "resources"))
+        resources = _resources(self.document, path, container)
         if not isinstance(resources, dict):
             return False
         asked = [
@@ -450,8 +467,10 @@ class Reader:
                 return True
         return False
 
-    def container_gpus(self, path: Path, name: str | None) -> tuple[int | None, Span | None]:
-        resources = value_at(self.document.data, (*path, "resources"))
+    def container_gpus(
+        self, path: Path, name: str | None, container: Any = None
+    ) -> tuple[int | None, Span | None]:
+        resources = _resources(self.document, path, container)
         for section in ("limits", "requests"):
             asked = resources.get(section) if isinstance(resources, dict) else None
             for resource in GPU_RESOURCES:
@@ -464,7 +483,7 @@ class Reader:
                         if exposed is not None:
                             return exposed
                     return count, span
-        for label, where in mig_resources(self.document, path):
+        for label, where in mig_resources(self.document, path, container):
             # each nvidia.com/mig-<profile> the container asks for is one GPU to the engine
             return self.count(where, name), label.span
         return None, None
@@ -486,14 +505,15 @@ def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None
     return None if count is None else (count, token.span)
 
 
-def amd_gpus(document: YamlDocument, cpath: Path) -> list[Label]:
+def amd_gpus(document: YamlDocument, cpath: Path, container: Any = None) -> list[Label]:
     """An ``amd.com/gpu`` request (and none of NVIDIA's) as a label at the resource: the pod
     runs on an AMD GPU, so resolve does not budget it on a default GPU of another vendor. A
     container that asks for no GPU resource and runs a ROCm image (given /dev/kfd by a hostPath,
     as vllm-project/aibrix's AMD samples do) says the same at its image."""
     found: list[Label] = []
     nvidia = False
-    container = value_at(document.data, cpath)
+    if container is None:
+        container = value_at(document.data, cpath)
     container = container if isinstance(container, dict) else {}  # none: value_at's None
     asked = container.get("resources")
     for section in ("limits", "requests"):
@@ -513,12 +533,14 @@ def amd_gpus(document: YamlDocument, cpath: Path) -> list[Label]:
     return found
 
 
-def mig_resources(document: YamlDocument, cpath: Path) -> list[tuple[Label, Path]]:
+def mig_resources(
+    document: YamlDocument, cpath: Path, container: Any = None
+) -> list[tuple[Label, Path]]:
     """A container's MIG slices under the device plugin's mixed strategy
     (``nvidia.com/mig-1g.10gb: 1``), as a ``nvidia.com/mig`` label holding the profile for
     resolve (catalog/labels.py), placed at the resource."""
     found: list[tuple[Label, Path]] = []
-    resources = value_at(document.data, (*cpath, "resources"))
+    resources = _resources(document, cpath, container)
     for section in ("limits", "requests"):
         asked = resources.get(section) if isinstance(resources, dict) else None
         for key in asked if isinstance(asked, dict) else ():
