@@ -398,6 +398,9 @@ def _quantity_text() -> re.Pattern:
     return re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*")
 
 
+_new = object.__new__
+
+
 def _quantity(magnitude: Any, units: Unit) -> Quantity:
     """A Quantity of a magnitude and a Unit, without __init__'s parsing (the arithmetic's
     results: tens of thousands a run)."""
@@ -600,11 +603,22 @@ class Quantity:
         return Quantity(op(self._magnitude, other._convert(self._units)), self._units)
 
     def __add__(self, other: Any) -> Quantity:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            # _add_sub's same-unit case here, two calls fewer for the budget's many sums
+            made = _new(Quantity)
+            made._magnitude = self._magnitude + other._magnitude
+            made._units = self._units
+            return made
         return self._add_sub(other, operator.add)
 
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> Quantity:
+        if type(other) is Quantity and other._units._key == self._units._key:
+            made = _new(Quantity)  # as in __add__
+            made._magnitude = self._magnitude - other._magnitude
+            made._units = self._units
+            return made
         return self._add_sub(other, operator.sub)
 
     def __rsub__(self, other: Any) -> Quantity:
