@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import catalog, roofline
-from .budget import Budget, compute_from
+from .budget import Budget, _changed, compute_from
 from .catalog import Architecture
 from .identity_memo import IdentityMemo
 from .records import dataclass
@@ -277,13 +277,17 @@ def compare(
             )
     if method not in ("eagle", "eagle3"):
         head = _eagle3_head_for(target, int(_number(p["eagle3_draft_vocab"])))
-        head_settings = replace(
+        # the budget's own copy-with-changes (one dict), not dataclasses.replace's per-field
+        # __init__ over Settings' 42 fields; the names are Settings' (a test holds them so)
+        head_settings = _changed(
             s,
-            speculative_method="eagle3",
-            num_speculative_tokens=k,
-            draft_quantization=None,
-            draft_tensor_parallel=s.tensor_parallel,
-            draft_offload=False,
+            {
+                "speculative_method": "eagle3",
+                "num_speculative_tokens": k,
+                "draft_quantization": None,
+                "draft_tensor_parallel": s.tensor_parallel,
+                "draft_offload": False,
+            },
         )
         head_budget = compute_from(budget, replace(resolved, draft=head), head_settings)
         rows.append(
