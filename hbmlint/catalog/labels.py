@@ -5,6 +5,7 @@ label keys and the instance shapes live in labels.yaml and instance_types.yaml, 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import field
 from functools import cache, lru_cache
 from pathlib import PurePosixPath
@@ -89,7 +90,9 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     """The GPU the node labels a pod requires select. Where several are allowed (``In`` with
     many values, several labels), the one with the least memory: the budget must hold on every
     node the pod may land on."""
-    from . import find_gpu
+    # the catalog package imports this module (no module-level import back): its find_gpu is
+    # read from the loaded package at call time, without an import statement's machinery
+    find_gpu = sys.modules[__package__].find_gpu
 
     candidates: list[tuple[str, Span, str]] = []
     by_key = {label.key: label for label in labels}
