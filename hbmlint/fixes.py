@@ -46,12 +46,6 @@ ReadData = Callable[[str, Any], "list[Deployment] | None"]
 _FIELD_NOTE = re.compile(
     r"\s*\((?:gpu|model|parallel|serving|speculative|workload)\.[a-z_.]+(?::[^()]*)?\)"
 )
-# _FIELD_NOTE without its leading \s*: it starts with a literal "(", so the regex engine scans
-# for that character instead of trying the pattern at every position; _field_notes adds the
-# whitespace back.
-_FIELD_NOTE_CORE = re.compile(
-    r"\((?:gpu|model|parallel|serving|speculative|workload)\.[a-z_.]+(?::[^()]*)?\)"
-)
 _FLAG_NOTE = re.compile(
     r"(--[a-z0-9-]+) \((?:gpu|model|parallel|serving|speculative|workload)\.[a-z_.]+\)"
 )
@@ -688,54 +682,18 @@ def _complete(
     if setting is None:
         return fix
     message = fix.message
-    notes = _field_notes(message)
     if _FLAG_NOTE.search(message):  # "Lower --max-model-len (serving.max_model_len) to N."
         message = _FLAG_NOTE.sub(r"\1", message, count=1)
         message = f"{message.rstrip('.')} ({setting})."
-    elif notes:
-        if "\\" in setting:  # re.sub reads escapes in its replacement: keep that exactly
-            message = _FIELD_NOTE.sub(f" ({setting})", message, count=1)
-        else:
-            start, end = notes[0]
-            message = f"{message[:start]} ({setting}){message[end:]}"
+    elif _FIELD_NOTE.search(message):
+        message = _FIELD_NOTE.sub(f" ({setting})", message, count=1)
     else:
         message = f"{message.rstrip('.')} ({setting})."
-    effect = " ".join(_without(fix.message, notes).split())
+    effect = " ".join(_FIELD_NOTE.sub("", fix.message).split())
     edits = writer.edits(fix.changes, source, locator)
     if edits and not context.reads_as(edits, fix.changes, file):
         edits = None
     return fix.replaced(message=message, setting=setting, effect=effect, edits=tuple(edits or ()))
-
-
-def _field_notes(text: str) -> list[tuple[int, int]]:
-    """The spans _FIELD_NOTE.finditer(text) gives, found with _FIELD_NOTE_CORE.
-
-    A match of _FIELD_NOTE is a match of the core at the first non-space character after its
-    start, so the leftmost one begins at the whitespace run before the leftmost core match (not
-    before the end of the previous match).
-    """
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    search = _FIELD_NOTE_CORE.search
-    while (found := search(text, pos)) is not None:
-        start, end = found.span()
-        # \s matches what str.isspace() calls space, as rstrip() strips
-        spans.append((max(pos, len(text[:start].rstrip())), end))
-        pos = end
-    return spans
-
-
-def _without(text: str, spans: list[tuple[int, int]]) -> str:
-    """text with the spans (in order, apart) cut out: _FIELD_NOTE.sub("", text)."""
-    if not spans:
-        return text
-    parts = []
-    pos = 0
-    for start, end in spans:
-        parts.append(text[pos:start])
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
 
 
 def _migration(
