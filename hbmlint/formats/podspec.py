@@ -592,41 +592,6 @@ def metadata_labels(document: YamlDocument, *paths: Path) -> list[Label]:
             if isinstance(items, dict):
                 for key, value in items.items():
                     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                        found.append(
-                            _PlacedLabel(str(key), str(value), document, (*path, section, key))
-                        )
+                        span = document.span((*path, section, key))
+                        found.append(Label(str(key), str(value), span))
     return found
-
-
-class _PlacedLabel(Label):
-    """A Label whose span is found when first read: a workload carries a dozen labels and
-    annotations, resolve reads the spans of the few that name a model or a GPU, and each
-    costs a search of the document's tree. The same key, value and span as Label's."""
-
-    __slots__ = ("_document", "_path", "_span")
-
-    def __init__(self, key: str, value: str, document: YamlDocument, path: Path) -> None:
-        # Label's __init__ would assign span through the property below: set the fields
-        self.key, self.value = key, value
-        self._document, self._path, self._span = document, path, None
-
-    @property  # type: ignore[override]
-    def span(self) -> Span:
-        span = self._span
-        if span is None:
-            span = self._span = self._document.span(self._path)
-        return span
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Label):
-            return (self.key, self.value, self.span) == (other.key, other.value, other.span)
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return repr(Label(self.key, self.value, self.span))
-
-    __hash__ = None  # type: ignore[assignment]  # as Label's: a dataclass with eq
-
-    def __reduce__(self) -> tuple[type[Label], tuple[str, str, Span]]:
-        # copied or sent to another process as the plain Label it stands for (not the document)
-        return Label, (self.key, self.value, self.span)

@@ -1,11 +1,9 @@
-"""Workload labels and annotations (Deployment.hints) find their spans when first read, and
+"""Workload labels and annotations (Deployment.hints) carry the spans of their keys, and
 vLLM's deprecated-checkpoint check looks for --allow-deprecated-quantization only where the
 checkpoint's method is deprecated: the same labels, spans and refusals as before."""
 
 from __future__ import annotations
 
-import copy
-import pickle
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,7 @@ FILES = sorted(
 
 
 def _eager(document, *paths) -> list[Label]:
-    """metadata_labels as it was: every span found at once."""
+    """Every label and annotation at the given metadata paths, with its span, found here."""
     found = []
     for path in paths:
         metadata = document.data
@@ -58,52 +56,14 @@ def test_labels_read_as_the_eager_ones_on_every_fixture_and_example():
         for document in documents:
             paths = _label_paths(document.data)
             eager = _eager(document, *paths)
-            lazy = metadata_labels(document, *paths)
-            assert lazy == eager and eager == lazy, path
-            assert [(h.key, h.value, h.span) for h in lazy] == [
+            read = metadata_labels(document, *paths)
+            assert read == eager and eager == read, path
+            assert [(h.key, h.value, h.span) for h in read] == [
                 (h.key, h.value, h.span) for h in eager
             ]
-            assert repr(lazy) == repr(eager)
+            assert repr(read) == repr(eager)
             compared += len(eager)
     assert compared >= 20  # the fixtures hold labels and annotations
-
-
-MANIFEST = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: llm
-  annotations: {hbmlint.io/model: Qwen/Qwen3-8B, note: a display name}
-spec:
-  template:
-    metadata:
-      labels: {app: llm}
-    spec:
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.11.0
-          command: [vllm, serve, Qwen/Qwen3-8B]
-"""
-
-
-def test_a_label_span_is_found_only_when_read_and_then_kept():
-    document = load_documents(MANIFEST)[0][0]
-    labels = metadata_labels(document, ("metadata",), ("spec", "template", "metadata"))
-    assert all(label._span is None for label in labels)
-    first = labels[0].span
-    assert isinstance(first, Span) and first.line == 5
-    assert labels[0].span is first
-    assert labels[1]._span is None  # the others still unsearched
-
-
-def test_a_lazy_label_copies_and_pickles_as_a_plain_label():
-    document = load_documents(MANIFEST)[0][0]
-    label = metadata_labels(document, ("metadata",))[0]
-    for copied in (pickle.loads(pickle.dumps(label)), copy.deepcopy(label), copy.copy(label)):
-        assert type(copied) is Label
-        assert copied == label and label == copied
-        assert (copied.key, copied.value, copied.span) == (label.key, label.value, label.span)
-    assert label != Label(label.key, "other", label.span)
 
 
 def _command(words: str) -> vllm.EngineCommand:
