@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,11 @@ class LintOptions:
     keep_budgets: bool = True
     # --set KEY=VALUE (overrides.Override), applied to each Deployment before resolve
     overrides: tuple[Any, ...] = ()
+
+    @cached_property
+    def resolve_options(self) -> ResolveOptions:
+        """What resolve reads of these settings: made once a run, not once a deployment."""
+        return ResolveOptions(default_gpu=self.default_gpu, model_paths=self.model_paths)
 
 
 def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
@@ -371,30 +377,12 @@ def _looks_like_manifest(text: str) -> bool:
     return "hbmlint/" in text or "ServingManifest" in text or mentions_engine(text)
 
 
-_RESOLVE_OPTIONS: dict[tuple[Any, Any], ResolveOptions] = {}
-
-
-def _resolve_options(options: LintOptions) -> ResolveOptions:
-    """The ResolveOptions of a run's settings, made once rather than a frozen dataclass per
-    deployment: it holds these two values alone (a frozen record), so equal values share one."""
-    key = (options.default_gpu, options.model_paths)
-    try:
-        found = _RESOLVE_OPTIONS.get(key)
-    except TypeError:  # model paths given as a list: nothing to key on
-        found = key = None
-    if found is None:
-        found = ResolveOptions(default_gpu=options.default_gpu, model_paths=options.model_paths)
-        if key is not None and len(_RESOLVE_OPTIONS) < 64:
-            _RESOLVE_OPTIONS[key] = found
-    return found
-
-
 def _lint_deployment(
     deployment: Deployment, rules: list[Rule], findings: list[Diagnostic], options: LintOptions
 ) -> DeploymentResult:
     resolved, problems = resolve(
         deployment,
-        options=_resolve_options(options),
+        options=options.resolve_options,
     )
     findings.extend(problems)
     if resolved is None:
