@@ -373,10 +373,82 @@ def _notes_later(
 def compute_from(base: Budget, resolved: Resolved, settings: Settings) -> Budget:
     """``compute(resolved, settings, base.assumed)``: another budget of ``base``'s deployment
     (a what-if), whose notes follow base's. Where base's notes are not written yet, neither
-    are its own."""
+    are its own. Its figures are made Quantities when read (_WhatIfBudget)."""
     if "assumed" in base.__dict__:
-        return compute(resolved, settings, base.assumed)
-    return _notes_later(compute(resolved, settings), base, resolved, settings)
+        return compute(resolved, settings, base.assumed, figures_when_read=True)
+    budget = compute(resolved, settings, figures_when_read=True)
+    return _notes_later(budget, base, resolved, settings)
+
+
+class _FigureWhenRead:
+    """A what-if budget's figure, made a Quantity of its plain number (kept in the budget's
+    ``_plain``) when first read and kept in the budget's own __dict__, which Python reads
+    before this descriptor from then on (it has no __set__)."""
+
+    __slots__ = ("_name", "_index", "_make")
+
+    def __init__(self, name: str, index: int, make: Any) -> None:
+        self._name, self._index, self._make = name, index, make
+
+    def __get__(self, budget: Budget | None, owner: type | None = None) -> Any:
+        if budget is None:
+            return self
+        known = budget.__dict__
+        plain = known.get("_plain")
+        if plain is None:  # made otherwise (dataclasses.replace sets every field)
+            if self._name == "overhead_total":
+                value = known["overhead_total"] = Budget.overhead_total.func(budget)
+                return value
+            raise AttributeError(
+                f"'{type(budget).__name__}' object has no attribute '{self._name}'",
+                name=self._name,
+                obj=budget,
+            )
+        value = known[self._name] = self._make(plain[self._index])
+        return value
+
+
+def _overhead_quantities(overhead: dict[str, Any]) -> dict[str, Any]:
+    return {name: bytes_quantity(line) for name, line in overhead.items()}
+
+
+def _bytes_or_none(value: Any) -> Any:
+    return None if value is None else bytes_quantity(value)
+
+
+class _WhatIfBudget(Budget):
+    """A what-if's budget (whatif(), compute_from): the same figures as compute() gives, each
+    made a Quantity when first read. Readers ask a what-if for one or two of its thirteen
+    (kv_tokens, the weights): making every one cost a sixth of a what-if."""
+
+
+# compute's plain figures, in the order it keeps them, and how each becomes what Budget holds
+_PLAIN_FIGURES = (
+    ("usable", bytes_quantity),
+    ("weights", bytes_quantity),
+    ("draft_weights", bytes_quantity),
+    ("overhead", _overhead_quantities),
+    ("kv_cache", bytes_quantity),
+    ("kv_bytes_per_token_target", bytes_per_token_quantity),
+    ("kv_bytes_per_token_draft", bytes_per_token_quantity),
+    ("kv_tokens", tokens_quantity),
+    ("kv_bytes_per_sequence", bytes_quantity),
+    ("kv_state_bytes_per_sequence", bytes_quantity),
+    ("draft_host_weights", bytes_quantity),
+    ("warmup_margin", _bytes_or_none),
+    ("overhead_total", bytes_quantity),
+)
+for _index, (_name, _make) in enumerate(_PLAIN_FIGURES):
+    setattr(_WhatIfBudget, _name, _FigureWhenRead(_name, _index, _make))
+# every field and overhead_total is either in a what-if's __dict__ from the start or made
+assert {name for name, _ in _PLAIN_FIGURES} | {
+    "resolved",
+    "settings",
+    "total",
+    "assumed",
+    "byte_unit",
+    "kv_pages",
+} == set(_BUDGET_KEYS)
 
 
 def settings_for(resolved: Resolved) -> tuple[Settings, dict[str, str]]:
@@ -1390,11 +1462,18 @@ def _add_note(assumed: dict[str, str], key: str, note: str) -> None:
     assumed[key] = f"{before}; {note}" if before else note
 
 
-def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = None) -> Budget:
+def compute(
+    resolved: Resolved,
+    s: Settings,
+    assumed: dict[str, str] | None = None,
+    *,
+    figures_when_read: bool = False,
+) -> Budget:
     """The budget of a resolved deployment with these settings. Memory is counted in plain
     bytes (KV costs in bytes per token, capacity in tokens) and made Quantities at the end; a
     sum or product here takes its operands in the order the Quantity arithmetic did, so the
-    figures are the same to the last bit."""
+    figures are the same to the last bit. With ``figures_when_read`` each figure is made a
+    Quantity when first read (_WhatIfBudget): a what-if's reader asks for one or two."""
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = _gpu_memory(resolved.gpu, "byte")
@@ -1566,6 +1645,33 @@ def compute(resolved: Resolved, s: Settings, assumed: dict[str, str] | None = No
 
     unit = resolved.deployment.gpu.memory
     byte_unit = "GB" if unit is not None and f"{unit.units:~}" in DECIMAL_BYTE_UNITS else "GiB"
+    if figures_when_read:
+        made = object.__new__(_WhatIfBudget)
+        made.__dict__ = {
+            "resolved": resolved,
+            "settings": s,
+            "total": total,
+            "assumed": dict(assumed or {}),
+            "byte_unit": byte_unit,
+            "kv_pages": pages_shape,
+            # in _PLAIN_FIGURES' order
+            "_plain": (
+                usable,
+                weights,
+                draft_weights,
+                overhead,
+                kv_cache,
+                target_per_token,
+                kv_draft,
+                blocks * s.block_size,
+                per_request,
+                state_per_sequence,
+                host_weights,
+                warmup_margin,
+                overhead_total,
+            ),
+        }
+        return made
     # the overhead's sum, worked out above as overhead_total would (0 + each line in order),
     # is the cached property's value from the start
     return _budget(
