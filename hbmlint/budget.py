@@ -230,14 +230,26 @@ class Budget:
         if self.settings.kv_cache_memory_bytes:
             return Q(0, "byte")  # the manifest sets the KV cache's bytes: nothing is estimated
         of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
-        # in plain bytes, each product and sum in the order the Quantity arithmetic took
-        weights = in_bytes(self.weights) + in_bytes(self.draft_weights)
-        spread = in_bytes(self.overhead_total) * of_overhead + weights * of_weights
-        graphs = self.overhead.get("cuda_graphs")
+        # in plain bytes, each product and sum in the order the Quantity arithmetic took: the
+        # numbers compute made the figures of, where it kept them (the figures' magnitudes)
+        plain = self.__dict__.get("_plain")
+        if plain is None:  # made another way (dataclasses.replace): read from the figures
+            weights = in_bytes(self.weights) + in_bytes(self.draft_weights)
+            overhead_total = in_bytes(self.overhead_total)
+            graphs = self.overhead.get("cuda_graphs")
+            graphs = None if graphs is None else in_bytes(graphs)
+            margin = self.warmup_margin
+            margin = None if margin is None else in_bytes(margin)
+        else:
+            weights = plain[_WEIGHTS] + plain[_DRAFT_WEIGHTS]
+            overhead_total = plain[_OVERHEAD_TOTAL]
+            graphs = plain[_OVERHEAD].get("cuda_graphs")
+            margin = plain[_WARMUP_MARGIN]
+        spread = overhead_total * of_overhead + weights * of_weights
         if up and graphs is not None and _graphs_maybe_uncharged(self.settings):
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
             # graphs_maybe_uncharged): the generous edge goes without them
-            spread = spread + in_bytes(graphs) * (1 - of_overhead)
+            spread = spread + graphs * (1 - of_overhead)
         group = nvswitch_group_bytes(self.resolved.gpu, self.settings) if up else 0
         if group > 0:
             # The NVLink switch board's communicator memory rests on one record, and NVIDIA's
@@ -247,7 +259,7 @@ class Budget:
             # it out of the memory free at start.
             in_overhead = _fraction_meaning(self.settings.engine) != "weights_and_kv_of_total"
             spread = spread + (group * (1 - of_overhead) if in_overhead else group)
-        if not up and self.warmup_margin is not None and spread >= in_bytes(self.warmup_margin):
+        if not up and margin is not None and spread >= margin:
             # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
             return bytes_quantity(max(spread, in_bytes(self.kv_cache)))
         return bytes_quantity(spread)
@@ -255,9 +267,13 @@ class Budget:
     def kv_tokens_if(self, kv_bytes: Any) -> Any:
         """Tokens a KV cache of ``kv_bytes`` holds at this budget's cost per token, in whole
         blocks (the band's edges: kv_cache -/+ kv_uncertainty(...))."""
-        per_token = in_bytes_per_token(self.kv_bytes_per_token_target) + in_bytes_per_token(
-            self.kv_bytes_per_token_draft
-        )
+        plain = self.__dict__.get("_plain")
+        if plain is None:  # made another way (dataclasses.replace): read from the figures
+            per_token = in_bytes_per_token(self.kv_bytes_per_token_target) + in_bytes_per_token(
+                self.kv_bytes_per_token_draft
+            )
+        else:  # the figures' magnitudes, as compute kept them
+            per_token = plain[_PER_TOKEN_TARGET] + plain[_PER_TOKEN_DRAFT]
         per_block = float(per_token) * self.settings.block_size
         magnitude = float(in_bytes(kv_bytes))
         if magnitude <= 0 or per_block <= 0:
@@ -437,6 +453,16 @@ _PLAIN_FIGURES = (
     ("draft_host_weights", bytes_quantity),
     ("warmup_margin", _bytes_or_none),
     ("overhead_total", bytes_quantity),
+)
+# where the KV band (Budget._uncertainty, kv_tokens_if) finds its figures in a budget's _plain
+_AT = {name: index for index, (name, _) in enumerate(_PLAIN_FIGURES)}
+_WEIGHTS, _DRAFT_WEIGHTS, _OVERHEAD, _OVERHEAD_TOTAL, _WARMUP_MARGIN = (
+    _AT[name]
+    for name in ("weights", "draft_weights", "overhead", "overhead_total", "warmup_margin")
+)
+_PER_TOKEN_TARGET, _PER_TOKEN_DRAFT = (
+    _AT["kv_bytes_per_token_target"],
+    _AT["kv_bytes_per_token_draft"],
 )
 for _index, (_name, _make) in enumerate(_PLAIN_FIGURES):
     setattr(_WhatIfBudget, _name, _FigureWhenRead(_name, _index, _make))
@@ -1645,6 +1671,23 @@ def compute(
 
     unit = resolved.deployment.gpu.memory
     byte_unit = "GB" if unit is not None and f"{unit.units:~}" in DECIMAL_BYTE_UNITS else "GiB"
+    # the figures in plain numbers, in _PLAIN_FIGURES' order: a what-if's figures are made of
+    # them when read, and every budget's KV band (kv_uncertainty, kv_tokens_if) reads them
+    plain = (
+        usable,
+        weights,
+        draft_weights,
+        overhead,
+        kv_cache,
+        target_per_token,
+        kv_draft,
+        blocks * s.block_size,
+        per_request,
+        state_per_sequence,
+        host_weights,
+        warmup_margin,
+        overhead_total,
+    )
     if figures_when_read:
         made = object.__new__(_WhatIfBudget)
         made.__dict__ = {
@@ -1654,27 +1697,12 @@ def compute(
             "assumed": dict(assumed or {}),
             "byte_unit": byte_unit,
             "kv_pages": pages_shape,
-            # in _PLAIN_FIGURES' order
-            "_plain": (
-                usable,
-                weights,
-                draft_weights,
-                overhead,
-                kv_cache,
-                target_per_token,
-                kv_draft,
-                blocks * s.block_size,
-                per_request,
-                state_per_sequence,
-                host_weights,
-                warmup_margin,
-                overhead_total,
-            ),
+            "_plain": plain,
         }
         return made
     # the overhead's sum, worked out above as overhead_total would (0 + each line in order),
     # is the cached property's value from the start
-    return _budget(
+    made = _budget(
         {
             "resolved": resolved,
             "settings": s,
@@ -1697,6 +1725,8 @@ def compute(
             "overhead_total": bytes_quantity(overhead_total),
         }
     )
+    made.__dict__["_plain"] = plain
+    return made
 
 
 def _with_lora(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, dict]:
