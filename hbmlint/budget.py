@@ -670,10 +670,13 @@ def _settings_for(
             )
     whole = tuple(getattr(dep.parallel, "whole_parts", None) or ())
     tp_size = resolved.tensor_parallel
-    split = dp_attention.sharding(target, engine, dep.engine_version, tp_size, attention_dp, whole)
-    if notes and split is not None:
-        assumed["sharding"] = dp_attention.describe(split, tp_size, attention_dp)
     if notes:
+        # the split is for the note alone (compute works it out again for the weights)
+        split = dp_attention.sharding(
+            target, engine, dep.engine_version, tp_size, attention_dp, whole
+        )
+        if split is not None:
+            assumed["sharding"] = dp_attention.describe(split, tp_size, attention_dp)
         for label, arch, quant in (
             ("weights", target, quantization),
             ("draft_weights", resolved.draft, draft_quant),
@@ -993,12 +996,11 @@ def build(resolved: Resolved, notes: bool = True) -> Budget:
     resolved = _vllm_state_dtype(_text_only(resolved))
     settings, assumed, derived = _settings_for(resolved, notes)
     budget = compute(resolved, settings, assumed)
-    defaults = catalog.engine_defaults(settings.engine)
     fits = derived.get("fits")
     serving = resolved.deployment.serving
     unset = serving.max_model_len is None
     if unset and serving.max_model_len_auto and settings.engine == "vllm":
-        since = defaults.get("max_model_len_auto_since")
+        since = catalog.engine_defaults(settings.engine).get("max_model_len_auto_since")
         version = _version(settings.engine_version)
         if since is not None and version is not None and version < _version(since):
             budget.assumed["max_model_len"] = (
