@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property, lru_cache, wraps
 from typing import Any, TypeVar
 
@@ -433,12 +433,11 @@ class ArgvWriter:
             if found is None:
                 return None
             parts.append(f"--speculative-config '{found[2]}'")
-        names = self._flag_names()
         for path, value in changes.items():
             if path in SPEC_KEYS:
                 continue
             item = self._item_for(path)
-            name = item.name if item is not None else names.get(path)
+            name = item.name if item is not None else self._flag_names().get(path)
             if name is None:
                 return None
             site = locator.site(item.value) if item and item.value and locator else None
@@ -459,18 +458,18 @@ class ArgvWriter:
             found = self._spec_json(spec)
             if found is None:
                 return None
-            item, loaded, _ = found
-            edit = self._replace_value(item, loaded, source, locator)
+            item, loaded, written = found
+            edit = self._replace_value(item, loaded, source, locator, written)
             if edit is None:
                 return None
             edits.append(edit)
-        names = self._flag_names()
         added: list[tuple[str, str]] = []
         for path, value in changes.items():
             if path in SPEC_KEYS:
                 continue
             item = self._item_for(path)
             if item is None:
+                names = self._flag_names()
                 if path not in names:
                     return None
                 added.append((names[path], _text(value)))
@@ -487,20 +486,22 @@ class ArgvWriter:
         return edits
 
     def _replace_value(
-        self, item: Item, value: Any, source: Source, locator: Locator
+        self,
+        item: Item,
+        value: Any,
+        source: Source,
+        locator: Locator,
+        written: str | None = None,
     ) -> Edit | None:
+        """The edit writing ``value`` in place of the item's value. A dict is written as JSON
+        in the item's own separators, else in the others where those cannot be encoded;
+        ``written``: the first of these, where the caller has it (_spec_json's)."""
         assert item.value is not None
         joined = item.value.span == item.word.span
-        if isinstance(value, dict):
-            variants = [_dumps(value, compact=False), _dumps(value, compact=True)]
-            if ": " not in item.value.text:
-                variants.reverse()
-        else:
-            variants = [str(value)]
         site = locator.site(item.word if joined else item.value)
         if site is None:
             return None
-        for text in variants:
+        for text in _variants(value, item.value.text, written):
             if joined:
                 raw = source.text[site.start : site.end]
                 head, eq, _ = raw.partition("=")
@@ -757,6 +758,18 @@ def _neighbour_style(items: list[Item], locator: Locator, value: bool) -> str | 
         if site is not None and site.node:
             style = site.style
     return style
+
+
+def _variants(value: Any, was: str, written: str | None) -> Iterator[str]:
+    """The texts that may write ``value`` in place of ``was``, in order: a dict as JSON in
+    ``was``'s separators (``written`` where given), then in the others, each made only where
+    the one before cannot be encoded; anything else as its str()."""
+    if not isinstance(value, dict):
+        yield str(value)
+        return
+    compact = ": " not in was
+    yield _dumps(value, compact) if written is None else written
+    yield _dumps(value, not compact)
 
 
 def _dumps(value: dict[str, Any], compact: bool) -> str:
