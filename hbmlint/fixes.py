@@ -681,19 +681,39 @@ def _complete(
     setting = writer.setting(fix.changes, locator)
     if setting is None:
         return fix
-    message = fix.message
-    if _FLAG_NOTE.search(message):  # "Lower --max-model-len (serving.max_model_len) to N."
-        message = _FLAG_NOTE.sub(r"\1", message, count=1)
-        message = f"{message.rstrip('.')} ({setting})."
-    elif _FIELD_NOTE.search(message):
-        message = _FIELD_NOTE.sub(f" ({setting})", message, count=1)
-    else:
-        message = f"{message.rstrip('.')} ({setting})."
-    effect = " ".join(_FIELD_NOTE.sub("", fix.message).split())
+    message, effect = _worded(fix.message, setting)
     edits = writer.edits(fix.changes, source, locator)
     if edits and not context.reads_as(edits, fix.changes, file):
         edits = None
     return fix.replaced(message=message, setting=setting, effect=effect, edits=tuple(edits or ()))
+
+
+def _worded(text: str, setting: str) -> tuple[str, str]:
+    """A fix's message with ``setting`` in place of its note of the setting in hbmlint's terms
+    (or after it), and its effect: the message without those notes."""
+    message = written = text
+    # each note replaced where its search found it, as re.sub(..., count=1) replaces the
+    # first match, not searched for again
+    note = None
+    flag = _FLAG_NOTE.search(message)
+    if flag:  # "Lower --max-model-len (serving.max_model_len) to N."
+        message = message[: flag.start()] + flag[1] + message[flag.end() :]  # sub's r"\1"
+        message = f"{message.rstrip('.')} ({setting})."
+    else:
+        note = _FIELD_NOTE.search(message)
+        if note and "\\" in setting:  # re.sub reads its escapes and group references
+            message = _FIELD_NOTE.sub(f" ({setting})", message, count=1)
+        elif note:
+            message = f"{message[: note.start()]} ({setting}){message[note.end() :]}"
+        else:
+            message = f"{message.rstrip('.')} ({setting})."
+    # the effect: the message without its field notes (without the flag's too)
+    if note:  # those after the first: the pattern reads nothing before where it starts
+        written = written[: note.start()] + _FIELD_NOTE.sub("", written[note.end() :])
+    elif flag:
+        written = _FIELD_NOTE.sub("", written)
+    # (else the search found no field note: nothing to take out)
+    return message, " ".join(written.split())
 
 
 def _migration(
