@@ -132,21 +132,55 @@ ZERO = PassTime(0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def pass_time(p: Pass, hw: Hardware) -> PassTime:
-    weights = p.weight_bytes / hw.bandwidth
-    kv = p.kv_bytes / hw.bandwidth
-    compute = p.flops / hw.peak_for(p.dtype) if p.flops else 0.0
+    return _timed(
+        p.weight_bytes,
+        p.kv_bytes,
+        p.flops,
+        p.dtype,
+        p.allreduces,
+        p.allreduce_bytes,
+        p.ranks,
+        p.host_bytes,
+        hw,
+    )
+
+
+def _timed(
+    weight_bytes: float,
+    kv_bytes: float,
+    flops: float,
+    dtype: str,
+    allreduces: int,
+    allreduce_bytes: float,
+    ranks: int,
+    host_bytes: float,
+    hw: Hardware,
+) -> PassTime:
+    """pass_time of the Pass with these fields."""
+    weights = weight_bytes / hw.bandwidth
+    kv = kv_bytes / hw.bandwidth
+    compute = flops / hw.peak_for(dtype) if flops else 0.0
     comm = 0.0
-    if p.ranks > 1 and p.allreduces:
+    if ranks > 1 and allreduces:
         if not hw.link:
             raise CannotEstimate(f"the catalog has no NVLink or PCIe figure for {hw.name}")
-        ring = 2 * (p.ranks - 1) / p.ranks * p.allreduce_bytes / hw.link
-        comm = p.allreduces * (hw.allreduce_latency + ring)
-    if p.host_bytes:
+        ring = 2 * (ranks - 1) / ranks * allreduce_bytes / hw.link
+        comm = allreduces * (hw.allreduce_latency + ring)
+    if host_bytes:
         if not hw.host_link:
             raise CannotEstimate(f"the catalog has no host-link figure for {hw.name}")
-        comm += p.host_bytes / hw.host_link
+        comm += host_bytes / hw.host_link
     fixed = hw.pass_overhead
-    return PassTime(weights, kv, compute, comm, max(weights + kv, compute) + comm + fixed, fixed)
+    # PassTime(...) without the frozen record's __init__ (a call with six object.__setattr__):
+    # the same fields, so the same equality, hash and repr; the speculative table makes a few
+    # for each of its rows
+    made = object.__new__(PassTime)
+    values = made.__dict__
+    values["weights"], values["kv"], values["compute"] = weights, kv, compute
+    values["comm"] = comm
+    values["total"] = max(weights + kv, compute) + comm + fixed
+    values["fixed"] = fixed
+    return made
 
 
 @dataclass(frozen=True)
@@ -280,19 +314,74 @@ def model_pass(
     activation_bytes: int = 2,
 ) -> Pass:
     """One forward pass of ``batch`` sequences, ``tokens_per_sequence`` new tokens each."""
+    return Pass(
+        *_pass_fields(
+            shape_,
+            weight_bytes,
+            kv_bytes_per_sequence,
+            batch,
+            tokens_per_sequence,
+            context,
+            dtype,
+            ranks,
+            activation_bytes,
+        )
+    )
+
+
+def model_pass_time(
+    shape_: Shape,
+    weight_bytes: float,
+    kv_bytes_per_sequence: float,
+    batch: int,
+    tokens_per_sequence: int,
+    context: float,
+    dtype: str,
+    ranks: int,
+    hw: Hardware,
+    host_bytes: float = 0.0,
+) -> PassTime:
+    """``pass_time(model_pass(...), hw)`` (the pass with ``host_bytes`` streamed from the host,
+    as ``replace(pass, host_bytes=...)`` gives it), without making the Pass: the speculative
+    table times two or three passes for each of its rows and keeps only their times."""
+    fields = _pass_fields(
+        shape_,
+        weight_bytes,
+        kv_bytes_per_sequence,
+        batch,
+        tokens_per_sequence,
+        context,
+        dtype,
+        ranks,
+    )
+    return _timed(*fields, host_bytes, hw)
+
+
+def _pass_fields(
+    shape_: Shape,
+    weight_bytes: float,
+    kv_bytes_per_sequence: float,
+    batch: int,
+    tokens_per_sequence: int,
+    context: float,
+    dtype: str,
+    ranks: int,
+    activation_bytes: int = 2,
+) -> tuple[float, float, float, str, int, float, int]:
+    """model_pass's Pass fields, in order, up to ranks (host_bytes 0)."""
     tokens = batch * tokens_per_sequence
     expert_bytes = weight_bytes * shape_.expert_share
     read = weight_bytes - expert_bytes + expert_bytes * touched(shape_, tokens)
     read = max(read - shape_.embedding_bytes, 0.0)
     flops = tokens * (2 * shape_.linear_params + attention_flops(shape_, context))
-    return Pass(
-        weight_bytes=read,
-        kv_bytes=batch * kv_bytes_per_sequence,
-        flops=flops,
-        dtype=dtype,
-        allreduces=shape_.allreduces if ranks > 1 else 0,
-        allreduce_bytes=tokens * shape_.hidden * activation_bytes,
-        ranks=ranks,
+    return (
+        read,
+        batch * kv_bytes_per_sequence,
+        flops,
+        dtype,
+        shape_.allreduces if ranks > 1 else 0,
+        tokens * shape_.hidden * activation_bytes,
+        ranks,
     )
 
 

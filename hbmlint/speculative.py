@@ -136,6 +136,15 @@ class Comparison:
         return (best.throughput or 0.0) / current.throughput
 
 
+def _alternative(**values: Any) -> Alternative:
+    """``Alternative(**values)`` without the frozen record's __init__ (a call that sets each of
+    its 18 fields with object.__setattr__), for ``values`` that give every field: the same
+    record (equality, hash and repr read the fields). A table makes one for each row."""
+    made = object.__new__(Alternative)
+    made.__dict__.update(values)
+    return made
+
+
 def tokens_per_step(acceptance: float, k: int) -> float:
     """Expected tokens one target forward pass yields per sequence with k drafted tokens, each
     accepted with probability a until the first rejection, plus the target's own token."""
@@ -210,7 +219,7 @@ def compare(
             else:
                 speedup = per_step * base / step.total
                 throughput = served * per_step / step.total
-        return Alternative(
+        return _alternative(
             key=key,
             label=label,
             change=change,
@@ -436,8 +445,8 @@ def decode_step(
     kv_sequence += sum(per * min(context, window) for window, per in layout.windows)
     weights = float(b.weights.to("byte").magnitude)
     dtype = roofline.compute_dtype(s.quantization, gpu, s.dtype)
-    verify = roofline.pass_time(
-        roofline.model_pass(shape, weights, kv_sequence, batch, 1 + k, context, dtype, tp), hw
+    verify = roofline.model_pass_time(
+        shape, weights, kv_sequence, batch, 1 + k, context, dtype, tp, hw
     )
     draft, passes = _draft_pass(b, method, k, batch, context, hw, shape, weights, kv_sequence)
     return roofline.Step(verify, draft, passes)
@@ -479,7 +488,7 @@ def _draft_pass(
             allreduces=max(round(target_shape.allreduces * share), 1),
         )
         dtype = roofline.compute_dtype(s.quantization, gpu, s.dtype)
-        one = roofline.model_pass(
+        one = roofline.model_pass_time(
             shape,
             target_weights * share,
             target_kv * share,
@@ -488,8 +497,9 @@ def _draft_pass(
             context,
             dtype,
             s.tensor_parallel,
+            hw,
         )
-        return roofline.pass_time(one, hw), k
+        return one, k
     arch = resolved.draft
     if method == "mtp" and arch is None:
         n = max(target.mtp_layers, 1)
@@ -520,14 +530,12 @@ def _draft_pass(
         shape = replace(shape, linear_params=params, embedding_bytes=0.0, expert_share=0.0)
         if method == "medusa":  # every head reads the last hidden state once: one pass
             shape = replace(shape, attention_flops=0.0, window_flops=())
-            one = roofline.model_pass(shape, weights, 0.0, batch, 1, context, dtype, 1)
-            return roofline.pass_time(one, hw), 1
+            return roofline.model_pass_time(shape, weights, 0.0, batch, 1, context, dtype, 1, hw), 1
     if method == "mtp":
         weights += target.vocab_size * target.hidden_size / s.tensor_parallel * dense
-    one = roofline.model_pass(shape, weights, kv, batch, 1, context, dtype, tp)
-    if host:
-        one = replace(one, host_bytes=host)
-    return roofline.pass_time(one, hw), k
+    # (host: the draft's weights streamed from host memory, an offloaded draft's)
+    one = roofline.model_pass_time(shape, weights, kv, batch, 1, context, dtype, tp, hw, host)
+    return one, k
 
 
 # The EAGLE-3 head of a target, made once per target architecture (frozen) and vocabulary a
