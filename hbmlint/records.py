@@ -27,6 +27,7 @@ import dataclasses
 import inspect
 from _thread import get_ident
 from operator import attrgetter
+from types import FunctionType
 from typing import Any
 
 __all__ = ["dataclass", "field"]
@@ -187,11 +188,43 @@ def _init_for(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, sl
     return _LazyInit(cls, source, namespace, {**annotations, "return": None})
 
 
+def init_names(namespace: dict[str, Any]) -> tuple[str, ...]:
+    """The names an __init__'s text may read from its namespace (all but dunders), sorted."""
+    return tuple(sorted(name for name in namespace if not name.startswith("__")))
+
+
+_WRITTEN: dict[tuple[str, tuple[str, ...]], tuple[Any, tuple[str, ...]]] | None = None
+
+
+def _written_inits() -> dict[tuple[str, tuple[str, ...]], tuple[Any, tuple[str, ...]]]:
+    """hbmlint._record_inits.INITS, imported when first needed (empty if it cannot be)."""
+    global _WRITTEN
+    if _WRITTEN is None:
+        try:
+            from ._record_inits import INITS
+        except ImportError:  # a copy without the generated module: every text is compiled
+            INITS = {}
+        _WRITTEN = INITS
+    return _WRITTEN
+
+
 def _compiled_init(
     source: str, namespace: dict[str, Any], qualname: str, annotations: dict[str, Any]
 ) -> Any:
-    exec(source, namespace)  # our own text, of the class's field names
-    made = namespace["__init__"]
+    """The __init__ that ``source`` defines over ``namespace``. Compiling the text costs more
+    than a lint of a file (a run compiles about fifty): the texts of hbmlint's own records are
+    also written out as functions in hbmlint/_record_inits.py (tools/write_record_inits.py),
+    byte-compiled with the package, each with the names its defaults read. Found there under
+    its exact text and namespace names, the function is made from that code over the namespace,
+    with the defaults read from it: what the text's ``def`` makes. Any other text is compiled."""
+    written = _written_inits().get((source, init_names(namespace)))
+    if written is not None:
+        code, defaults = written
+        values = tuple(namespace[name] for name in defaults) or None  # None as def leaves it
+        made = FunctionType(code, namespace, "__init__", values)
+    else:
+        exec(source, namespace)  # our own text, of the class's field names
+        made = namespace["__init__"]
     made.__qualname__ = qualname
     made.__annotations__ = annotations
     return made
