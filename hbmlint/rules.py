@@ -708,6 +708,8 @@ _FLAT: dict[str, tuple[str, Callable[[_Facts], Any]]] = {
     if space not in ("workload", "overhead")
     for name, build in table.items()
 }
+# what exprgen may read from a rule scope in one subscript (see exprgen.generated)
+_FLAT_KEYS = frozenset(_FLAT)
 
 
 def _eight_bits_or_fewer(kv_cache_dtype: str) -> bool:
@@ -1009,7 +1011,12 @@ def _outcomes(
 _Steps = list[tuple[Rule, "_Program", dict[str, Any] | None]]
 # the flat names' table the prefill was made from, and each name with its function there
 _Prefill = tuple[Any, tuple[tuple[str, Callable[[Any], Any]], ...]]
-_STEPS: dict[tuple, tuple[tuple, _Steps, _Prefill]] = {}
+# and how many more deployments have been given the entry
+_STEPS: dict[tuple, tuple[tuple, _Steps, _Prefill, list[int]]] = {}
+# Deployments given one entry of _STEPS before its rules' programs start counting their
+# evaluations (_Program.generate), and evaluations of an expression before it is compiled
+# (exprgen): a lint of a few files never compiles (nor imports exprgen).
+GENERATE_AFTER = 16
 
 
 def _steps_for(
@@ -1023,6 +1030,11 @@ def _steps_for(
     known = _STEPS.get(key)
     held = (rules, rule_params, tradeoff_params)
     if known is not None and all(map(operator.is_, known[0], held)):
+        uses = known[3]
+        uses[0] += 1
+        if uses[0] == GENERATE_AFTER:
+            for _, program, _ in known[1]:
+                program.generate()
         return known[1], known[2]
     steps: _Steps = []
     for rule in rules_for(rules, settings):
@@ -1031,7 +1043,7 @@ def _steps_for(
     prefill = _prefill_for(steps)
     if len(_STEPS) >= 256:  # a run holds a few engines and releases
         _STEPS.clear()
-    _STEPS[key] = (held, steps, prefill)
+    _STEPS[key] = (held, steps, prefill, [0])
     return steps, prefill
 
 
@@ -1198,6 +1210,30 @@ class _Program:
     # parameters' names, called with the parameters as ``params``: no scope built to hold them
     # over the budget's names. Neither compiling step raises: an expression's or a template's
     # problem is raised where it is evaluated or rendered, as before.
+
+    def generate(self) -> None:
+        """Evaluate the ``when`` and the ``check`` with their generated functions (exprgen),
+        where they have one, once each has been evaluated GENERATE_AFTER more times: for a
+        program evaluated on many deployments (compiling one costs what a few hundred
+        evaluations with closures save; many a ``check`` is never reached)."""
+        if self.when is not None:
+            self.when = self._counting("when", self.rule.when, self.when)
+        self.check = self._counting("check", self.rule.check, self.check)
+
+    def _counting(self, slot: str, expression: str, slow: Evaluator) -> Evaluator:
+        """``slow``, which on its GENERATE_AFTER-th call from now puts the expression's
+        generated function in ``slot`` (or ``slow`` itself, where there is none)."""
+        left = [GENERATE_AFTER]
+
+        def counting(names: Any, functions: Any, params: Any) -> Any:
+            left[0] -= 1
+            if not left[0]:
+                from .exprgen import generated  # here: a lint of a few files never needs it
+
+                setattr(self, slot, generated(expression, self.names, _FLAT_KEYS) or slow)
+            return slow(names, functions, params)
+
+        return counting
 
     def finding_evaluator(self, text: str) -> Evaluator:
         """A wording's or a fix's ``when``, or a fix's new value, compiled once."""
