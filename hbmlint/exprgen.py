@@ -218,7 +218,31 @@ def generated(
     raising, if at all, only what working the name out raises (the closure would call the same
     function again, another way, and raise that again). None where the closure compiler leaves
     the expression to simpleeval, or it does not parse, or it is one read (a name, a constant).
-    """
+    A built-in rule's function comes already compiled, from exprgen_builtin (see there)."""
+    written = _written(expression, param_names, flat)
+    if written is None:
+        return None
+    source, env = written
+    env.update(_Quantity=Quantity, _function=_function, _attribute=_attribute)
+    env["_expression"] = expression
+    factory = _builtin_factories().get(source)
+    if factory is not None:
+        try:
+            return factory(**env)  # type: ignore[no-any-return]
+        except TypeError:  # not the globals it was written with: compiled below
+            pass
+    env["__builtins__"] = {"type": type}
+    code = compile(source, "<hbmlint rule expression>", "eval")
+    made: Callable[..., Any] = eval(code, env)  # noqa: S307 - written here, no user text
+    return made
+
+
+def _written(
+    expression: str, param_names: frozenset[str], flat: frozenset[str]
+) -> tuple[str, dict[str, Any]] | None:
+    """The source of ``expression``'s function (a lambda), and the values of the globals it
+    reads that are the expression's own (all but _Quantity, _function, _attribute,
+    _expression and type); None where none is generated (see ``generated``)."""
     try:
         slow = expressions._compiled(expression, param_names)
     except expressions.ExpressionError:
@@ -230,14 +254,15 @@ def generated(
         return None  # one read: its closure is one call too, and compiling would gain nothing
     writer = _Writer(expression, param_names, flat)
     body = writer.write(tree)
-    env = writer.env
-    env.update(
-        _Quantity=Quantity,
-        _function=_function,
-        _attribute=_attribute,
-        _expression=expression,
-        __builtins__={"type": type},
-    )
-    code = compile(f"lambda names, functions, params: {body}", "<hbmlint rule expression>", "eval")
-    made: Callable[..., Any] = eval(code, env)  # noqa: S307 - written above, no user text
-    return made
+    return f"lambda names, functions, params: {body}", writer.env
+
+
+@lru_cache(maxsize=1)
+def _builtin_factories() -> dict[str, Callable[..., Compiled]]:
+    """exprgen_builtin's factories by their function's source: imported when first needed
+    (Python keeps its bytecode, so a run compiles none of the built-in rules' expressions)."""
+    try:
+        from . import exprgen_builtin
+    except ImportError:  # not there: every expression is compiled
+        return {}
+    return exprgen_builtin.FACTORIES

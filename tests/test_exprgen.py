@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hbmlint import exprgen, exprgen_write
 from hbmlint import rules as rules_module
 from hbmlint.expressions import Lazy, Scope, merged_evaluator, with_base_functions
 from hbmlint.exprgen import generated
@@ -27,6 +28,12 @@ from hbmlint.units import Q
 
 ROOT = Path(__file__).parent.parent
 GENERATED = "<hbmlint rule expression>"
+
+
+def _is_generated(function) -> bool:
+    """Compiled by exprgen now, or ahead of time in exprgen_builtin."""
+    where = function.__code__.co_filename
+    return where == GENERATED or where.endswith("exprgen_builtin.py")
 
 
 def _outcome(function, names, functions, params) -> tuple:
@@ -47,7 +54,11 @@ def _budgets() -> list:
     return found
 
 
-def test_every_builtin_rule_answers_the_same_on_every_fixture_budget():
+@pytest.mark.parametrize("ahead", [True, False], ids=["exprgen_builtin", "compiled"])
+def test_every_builtin_rule_answers_the_same_on_every_fixture_budget(ahead, monkeypatch):
+    if not ahead:  # every function compiled now, as for a user's rule
+        monkeypatch.setattr(exprgen, "_builtin_factories", lambda: {})
+    exprgen.generated.cache_clear()
     rules = load_rules()[0]
     budgets = _budgets()
     assert len(budgets) > 100
@@ -63,6 +74,7 @@ def test_every_builtin_rule_answers_the_same_on_every_fixture_budget():
                 if fast is None:  # one read: left to its closure
                     assert "(" not in text and " " not in text.strip(), text
                     continue
+                assert (fast.__code__.co_filename == GENERATED) is not ahead
                 slow = merged_evaluator(text, program.names)
                 answers = []
                 for function in (slow, fast):
@@ -75,6 +87,7 @@ def test_every_builtin_rule_answers_the_same_on_every_fixture_budget():
                 compared += 1
         forget_scope(budget)
     assert compared > 9_000
+    exprgen.generated.cache_clear()
 
 
 def _raises_key_error(context):
@@ -134,7 +147,7 @@ def test_a_generated_expression_answers_and_fails_as_its_closure(expression):
     flat_table = {f"s.{name}": ("s", build) for name, build in TABLE.items()}
     fast = generated(expression, param_names, flat)
     assert fast is not None
-    assert fast.__code__.co_filename == GENERATED
+    assert fast.__code__.co_filename == GENERATED  # not a built-in rule's: compiled now
     slow = merged_evaluator(expression, param_names)
     for context in (2, 0):  # 1 / 0 raises
         answers = []
@@ -189,7 +202,7 @@ def test_a_run_evaluates_its_rules_with_generated_functions_and_finds_the_same(m
     [(_, steps, _, uses)] = rules_module._STEPS.values()
     assert uses == [9]
     whens = [p.when for _, p, _ in steps if p.when is not None and " " in p.rule.when.strip()]
-    assert whens and all(w.__code__.co_filename == GENERATED for w in whens)
+    assert whens and all(_is_generated(w) for w in whens)
 
 
 def test_a_short_run_compiles_nothing(monkeypatch):
@@ -202,4 +215,33 @@ def test_a_short_run_compiles_nothing(monkeypatch):
     [(_, steps, _, _)] = rules_module._STEPS.values()
     for _, program, _ in steps:
         for function in (program.when, program.check):
-            assert function is None or function.__code__.co_filename != GENERATED
+            assert function is None or not _is_generated(function)
+
+
+def test_the_builtin_rules_functions_come_compiled_with_the_package(monkeypatch):
+    # exprgen_builtin is what `python -m hbmlint.exprgen` writes for the rules as they are
+    written = (ROOT / "hbmlint" / "exprgen_builtin.py").read_text(encoding="utf-8")
+    assert written == exprgen_write.builtin_module(), "run: python -m hbmlint.exprgen_write"
+    exprgen.generated.cache_clear()
+    monkeypatch.setattr(exprgen, "compile", lambda *a: pytest.fail("compiled"), raising=False)
+    made = 0
+    for rule in load_rules()[0]:
+        for text in (rule.when, rule.check):
+            if text and (fast := generated(text, frozenset(rule.params), _FLAT_KEYS)):
+                assert fast.__code__.co_filename.endswith("exprgen_builtin.py")
+                made += 1
+    assert made > 60
+    exprgen.generated.cache_clear()
+
+
+def test_a_factory_is_used_only_for_the_source_it_was_written_for(monkeypatch):
+    # a factory under another source's key, or one whose globals differ, is not used
+    text = "s.size > 0 and s.name == 'llama'"
+    flat = frozenset({"s.size", "s.name"})
+    source, env = exprgen._written(text, frozenset(), flat)
+    wrong = {source: lambda _unknown, **_: pytest.fail("used")}
+    monkeypatch.setattr(exprgen, "_builtin_factories", lambda: wrong)
+    exprgen.generated.cache_clear()
+    fast = generated(text, frozenset(), flat)
+    assert fast.__code__.co_filename == GENERATED
+    exprgen.generated.cache_clear()
