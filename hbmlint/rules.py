@@ -972,7 +972,8 @@ def _outcomes(
     """Each step's rule against the budget: the rules that do not hold, in order, with their
     finding or the ExpressionError that evaluating them raised (an error of any other kind
     while working out ``when`` or ``check`` is wrapped as evaluate() wraps it). ``prefill``:
-    the names the steps read whatever the values, for a scope made now (_scope)."""
+    the names the steps read whatever the values, for a scope made now (_scope). The scope is
+    always one made by _scope (what a program's generated functions are written for)."""
     budget_scope, functions = _scope(budget, prefill)
     outcomes: list[tuple[Rule, Diagnostic | ExpressionError]] = []
     for rule, program, tradeoff_base in steps:
@@ -1188,7 +1189,7 @@ class _Program:
     identity is not reused)."""
 
     __slots__ = ("rule", "params", "own", "names", "when", "check", "calls_tradeoff")
-    __slots__ += ("when_calls_tradeoff", "_evaluators", "_plans")
+    __slots__ += ("when_calls_tradeoff", "_evaluators", "_plans", "_generating")
 
     def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
         self.rule = rule
@@ -1203,6 +1204,7 @@ class _Program:
         # what _finding has compiled of the rule's wordings and fixes, by text
         self._evaluators: dict[str, Evaluator] = {}
         self._plans: dict[str, Any] = {}
+        self._generating = False
 
     # What _finding evaluates, each compiled when a finding first needs it (most rules hold on
     # every deployment of a run, and a finding reads one wording and the fixes whose ``when``
@@ -1215,7 +1217,11 @@ class _Program:
         """Evaluate the ``when`` and the ``check`` with their generated functions (exprgen),
         where they have one, once each has been evaluated GENERATE_AFTER more times: for a
         program evaluated on many deployments (compiling one costs what a few hundred
-        evaluations with closures save; many a ``check`` is never reached)."""
+        evaluations with closures save; many a ``check`` is never reached). Once: a program
+        may be in the steps of several engines or releases."""
+        if self._generating:
+            return
+        self._generating = True
         if self.when is not None:
             self.when = self._counting("when", self.rule.when, self.when)
         self.check = self._counting("check", self.rule.check, self.check)

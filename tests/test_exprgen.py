@@ -245,3 +245,20 @@ def test_a_factory_is_used_only_for_the_source_it_was_written_for(monkeypatch):
     fast = generated(text, frozenset(), flat)
     assert fast.__code__.co_filename == GENERATED
     exprgen.generated.cache_clear()
+
+
+def test_a_program_in_several_rule_lists_switches_once(monkeypatch):
+    monkeypatch.setattr(rules_module, "GENERATE_AFTER", 2)
+    rule = next(r for r in load_rules()[0] if r.when and " and " in r.when)
+    program = _Program(rule, None)
+    slow = program.when
+    program.generate()
+    counting = program.when
+    program.generate()  # a second list reaching the count: nothing more
+    assert program.when is counting
+    budget = _budgets()[0][1]
+    names, functions = _scope(budget)
+    for _ in range(2):
+        assert program.when(names, functions, program.own) == slow(names, functions, program.own)
+    assert _is_generated(program.when)
+    forget_scope(budget)
