@@ -1,5 +1,5 @@
 """The built-in rules' generated functions (exprgen.generated), compiled with the
-package as any module is. Written by ``python -m hbmlint.exprgen_write``: do not edit.
+package as any module is. Written by tools/write_exprgen_builtin.py: do not edit.
 """
 
 # ruff: noqa

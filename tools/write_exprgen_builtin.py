@@ -1,12 +1,17 @@
-"""Writes exprgen_builtin.py: ``python -m hbmlint.exprgen_write`` after a built-in rule's
-``when`` or ``check`` changes (tests/test_exprgen.py checks that the file is current)."""
+"""Writes hbmlint/exprgen_builtin.py, the built-in rules' generated functions, so that the
+package's byte-compiled copy replaces compiling them at run time (see exprgen.generated). Run it
+after changing a built-in rule's ``when`` or ``check`` (tests/test_exprgen.py says when the file
+is out of date):
+
+    python tools/write_exprgen_builtin.py
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .exprgen import _written
-from .rules import _FLAT_KEYS, load_rules
+from hbmlint.exprgen import _written
+from hbmlint.rules import _FLAT_KEYS, load_rules
 
 # what every generated function reads besides its own globals (exprgen.generated passes them)
 SHARED = ("_Quantity", "_attribute", "_expression", "_function")
@@ -29,7 +34,7 @@ def builtin_module() -> str:
                 entries[source] = f"lambda {arguments}: {source}"
     lines = [
         '"""The built-in rules\' generated functions (exprgen.generated), compiled with the',
-        "package as any module is. Written by ``python -m hbmlint.exprgen_write``: do not edit.",
+        "package as any module is. Written by tools/write_exprgen_builtin.py: do not edit.",
         '"""',
         "",
         "# ruff: noqa",
@@ -43,5 +48,8 @@ def builtin_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+TARGET = Path(__file__).resolve().parent.parent / "hbmlint" / "exprgen_builtin.py"
+
 if __name__ == "__main__":
-    Path(__file__).with_name("exprgen_builtin.py").write_text(builtin_module(), encoding="utf-8")
+    TARGET.write_text(builtin_module(), encoding="utf-8")
+    print(f"wrote {TARGET}")
