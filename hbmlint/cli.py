@@ -67,6 +67,40 @@ atexit.register(gc.freeze)
 # garbage is still collected, a few thousand allocations later.
 COMMAND_GC_THRESHOLD = 7000
 
+# Until a run's first file is linted, nearly every object a command makes (the modules it
+# imports, the rules, the file list) lives as long as the process, and each collection walks
+# them only to find them alive: the collector is off for that start-up, and what it made is
+# then frozen (gc.freeze: never walked again) before the collector is turned back on for the
+# files. main() thaws it all when the command ends, for a process that runs more than one.
+# Nothing is paused where the caller had the collector off or had frozen objects itself.
+_start_up_paused = False
+
+
+def _pause_for_start_up() -> bool:
+    global _start_up_paused
+    if not gc.isenabled() or gc.get_freeze_count():
+        return False
+    gc.disable()
+    _start_up_paused = True
+    return True
+
+
+def _start_up_done() -> None:
+    """The run's long-lived objects are made: freeze them, and collect from here on."""
+    global _start_up_paused
+    if _start_up_paused:
+        _start_up_paused = False
+        gc.freeze()
+        gc.enable()
+
+
+def _end_pause(paused: bool) -> None:
+    global _start_up_paused
+    if paused:
+        _start_up_paused = False
+        gc.unfreeze()
+        gc.enable()
+
 
 class _DefaultToLint(click.Group):
     """``hbmlint PATH`` means ``hbmlint lint PATH``."""
@@ -88,6 +122,7 @@ class _DefaultToLint(click.Group):
         HBMLINT_TRACEBACK=1 shows the traceback, for a bug report."""
         before = gc.get_threshold()
         gc.set_threshold(max(before[0], COMMAND_GC_THRESHOLD), *before[1:])
+        paused = _pause_for_start_up()
         try:
             return super().main(*args, **kwargs)
         except Exception as exc:  # click's own errors and sys.exit never reach here
@@ -96,6 +131,7 @@ class _DefaultToLint(click.Group):
             _internal_error(exc)
         finally:  # a process that runs the command more than once (tests) gets its own back
             gc.set_threshold(*before)
+            _end_pause(paused)
 
 
 def _internal_error(exc: BaseException) -> None:
@@ -179,6 +215,7 @@ def _run(
         for path, display in _discover(discover, paths or (".",), stdin_filename)
         if not config.is_excluded(display)
     ]
+    _start_up_done()  # before any file, and before a process pool's workers fork
     linted = lint_many(items, rules, options, jobs, tuple(config.catalogs))
     results = [result for result, _ in linted]
     internal = any(failed for _, failed in linted)
