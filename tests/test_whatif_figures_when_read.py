@@ -49,11 +49,17 @@ def resolved_deployments() -> list:
     return found
 
 
+# what the budget was made from, compared by equality only: a frozenset's repr inside them may
+# list its items in another order after a pickling round trip
+_INPUTS = {"resolved", "settings"}
+
+
 def _same(found, expected) -> None:
     for name in FIELDS:
         a, b = getattr(found, name), getattr(expected, name)
         assert a == b, name
-        assert repr(a) == repr(b), name  # the same units and the same number type
+        if name not in _INPUTS:
+            assert repr(a) == repr(b), name  # the same units and the same number type
 
 
 def test_a_whatif_reads_the_figures_compute_gives(resolved_deployments):
