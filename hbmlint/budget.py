@@ -25,7 +25,7 @@ from typing import Any
 
 from . import catalog, cudagraphs, dp_attention, lora, sglang_mamba
 from .catalog.architecture import FULL, HybridPages
-from .identity_memo import IdentityMemo
+from .identity_memo import NOT_KEPT, IdentityMemo
 from .records import dataclass
 from .resolve import Resolved
 from .spec import DRAFT_MODEL_METHODS, HEAD_METHODS, SELF_METHODS
@@ -1346,9 +1346,12 @@ def nvswitch_group_bytes(gpu: Any, s: Settings) -> Any:
     perf = getattr(gpu, "performance", None)
     if perf is None:
         return 0
-    engine = s.engine
+    key = (s.engine,)
     # every budget, what-if and KV band asks: worked out once per engine and GPU datasheet
-    return _NVSWITCH_GROUPS.get(perf, lambda: _nvswitch_group(engine, perf), engine)
+    found = _NVSWITCH_GROUPS.find(perf, key)
+    if found is NOT_KEPT:
+        found = _NVSWITCH_GROUPS.keep(perf, key, _nvswitch_group(s.engine, perf))
+    return found
 
 
 _NVSWITCH_GROUPS = IdentityMemo(limit=256)
@@ -2324,9 +2327,11 @@ def _is_large_gpu(resolved: Resolved, defaults: dict) -> bool:
     deployment's engine's, engines.yaml). Worked out once per GPU, engine and release: it
     reads only those."""
     dep, gpu = resolved.deployment, resolved.gpu
-    return _LARGE_GPUS.get(
-        gpu, lambda: _large_gpu(gpu, defaults, dep), dep.engine, dep.engine_version
-    )
+    key = (dep.engine, dep.engine_version)
+    found = _LARGE_GPUS.find(gpu, key)
+    if found is NOT_KEPT:
+        found = _LARGE_GPUS.keep(gpu, key, _large_gpu(gpu, defaults, dep))
+    return found
 
 
 _LARGE_GPUS = IdentityMemo(limit=256)
@@ -2335,7 +2340,11 @@ _LARGE_GPUS = IdentityMemo(limit=256)
 def _gpu_memory(gpu: Any, units: str) -> Any:
     """``gpu.memory.to(units)``, worked out once per GPU and unit: every budget and what-if asks
     (the conversion parses the unit's name each time), and a run has a few GPUs."""
-    return _GPU_MEMORY.get(gpu, lambda: gpu.memory.to(units), units)
+    key = (units,)
+    found = _GPU_MEMORY.find(gpu, key)
+    if found is NOT_KEPT:
+        found = _GPU_MEMORY.keep(gpu, key, gpu.memory.to(units))
+    return found
 
 
 _GPU_MEMORY = IdentityMemo(limit=256)

@@ -27,7 +27,7 @@ from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
 from .catalog.labels import label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
-from .identity_memo import IdentityMemo
+from .identity_memo import NOT_KEPT, IdentityMemo
 from .records import dataclass
 from .spec import (
     DRAFT_MODEL_METHODS,
@@ -374,7 +374,11 @@ def _from_catalog(name: str, guess: bool) -> FoundModel | None:
     # Made once per catalog entry a run: every deployment of a model asks. Nobody writes to an
     # entry or a FoundModel; the base an entry inherits from is looked up in the catalogs read,
     # ours and the team files the key names (a team file read later may change it).
-    return _FOUND.get(entry, lambda: _found_in_catalog(entry), catalog._EXTRA_FILES)
+    key = (catalog._EXTRA_FILES,)
+    found = _FOUND.find(entry, key)
+    if found is NOT_KEPT:
+        found = _FOUND.keep(entry, key, _found_in_catalog(entry))
+    return found
 
 
 _FOUND = IdentityMemo(limit=1024)
