@@ -163,21 +163,21 @@ def format_quantity(value: Any, spec: str = "", byte_unit: str = "GiB") -> str:
     Bytes print in ``byte_unit``, ratios as percent when ``spec`` is ``%`` (or their unit is
     percent), tokens and sequences as integers, other numbers plainly.
     """
-    if is_quantity(value):
-        dim = value.dimensionality
-        if dim == dimensionality("[information]"):
+    if isinstance(value, Quantity):
+        kind = _printed_as(value)
+        if kind == "bytes":
             return format_bytes(value, byte_unit)
-        if dim == dimensionality("[information]/[token]"):
-            return f"{float(value.to('byte/token').magnitude):,.0f} bytes/token"
-        if dim == dimensionality("[token]"):
-            return f"{math.floor(float(value.to('token').magnitude) + 1e-9):,} tokens"
-        if dim == dimensionality("[sequence]"):
-            return f"{float(value.to('sequence').magnitude):,.2f} sequences"
-        if dim == dimensionality("[token]/[sequence]"):
-            per_sequence = math.floor(float(value.to("token/sequence").magnitude) + 1e-9)
+        if kind == "bytes/token":
+            return f"{float(in_bytes_per_token(value)):,.0f} bytes/token"
+        if kind == "tokens":
+            return f"{math.floor(float(_in_tokens(value)) + 1e-9):,} tokens"
+        if kind == "sequences":
+            return f"{float(_in_sequences(value)):,.2f} sequences"
+        if kind == "tokens/sequence":
+            per_sequence = math.floor(float(_in_tokens_per_sequence(value)) + 1e-9)
             return f"{per_sequence:,} tokens per sequence"
-        if not dim:
-            ratio = float(value.to("dimensionless").magnitude)
+        if kind == "ratio":
+            ratio = float(_in_ratio(value))
             if spec == "%" or str(value.units) == "percent":
                 return f"{ratio * 100:.1f}%"
             return _format_number(ratio, spec)
@@ -189,6 +189,37 @@ def format_quantity(value: Any, spec: str = "", byte_unit: str = "GiB") -> str:
             return f"{value * 100:.1f}%"
         return _format_number(value, spec)
     return "" if value is None else str(value)
+
+
+# How format_quantity prints a quantity, by its unit's names (which decide its dimensionality):
+# worked out once per unit, not by comparing the dimensionality with each kind's in turn on
+# every message a finding writes. A run prints a handful of units.
+_PRINTED_AS: dict[tuple, str] = {}
+_KINDS = (
+    ("[information]", "bytes"),
+    ("[information]/[token]", "bytes/token"),
+    ("[token]", "tokens"),
+    ("[sequence]", "sequences"),
+    ("[token]/[sequence]", "tokens/sequence"),
+)
+_in_tokens = reader("token")
+_in_sequences = reader("sequence")
+_in_tokens_per_sequence = reader("token/sequence")
+_in_ratio = reader("dimensionless")
+
+
+def _printed_as(quantity: Quantity) -> str:
+    key = quantity._units._key
+    kind = _PRINTED_AS.get(key)
+    if kind is None:
+        dim = quantity.dimensionality
+        kind = next((k for name, k in _KINDS if dim == dimensionality(name)), None)
+        if kind is None:
+            kind = "other" if dim else "ratio"
+        if len(_PRINTED_AS) >= 256:  # units made by a user's rules: never many, but bounded
+            _PRINTED_AS.clear()
+        _PRINTED_AS[key] = kind
+    return kind
 
 
 def _format_number(value: float, spec: str) -> str:
