@@ -412,7 +412,10 @@ def _quantity(magnitude: Any, units: Unit) -> Quantity:
 
 def quantity_of(magnitude: Any, units: str) -> Quantity:
     """``Quantity(magnitude, units)`` for a unit expression's text, without __init__'s tests."""
-    return _quantity(magnitude, parse_units(units))
+    made = _new(Quantity)  # _quantity's lines: one call fewer for units.Q's many quantities
+    made._magnitude = magnitude
+    made._units = parse_units(units)
+    return made
 
 
 def maker(units: str) -> Callable[[Any], Quantity]:
@@ -590,17 +593,17 @@ class Quantity:
             if not isinstance(other, Number):
                 raise TypeError(f"unsupported operand type: {type(other).__name__}")
             if other == 0 or other != other:  # 0 or NaN: no unit needed
-                return Quantity(op(self._magnitude, other), self._units)
+                return _quantity(op(self._magnitude, other), self._units)
             if self.dimensionless:
-                return Quantity(op(self._convert(_DIMENSIONLESS), other), _DIMENSIONLESS)
+                return _quantity(op(self._convert(_DIMENSIONLESS), other), _DIMENSIONLESS)
             raise DimensionalityError(self._units, "dimensionless")
         if self.dimensionality != other.dimensionality:
             raise DimensionalityError(
                 self._units, other._units, self.dimensionality, other.dimensionality
             )
         if self._units._key == other._units._key or self._units == other._units:
-            return Quantity(op(self._magnitude, other._magnitude), self._units)
-        return Quantity(op(self._magnitude, other._convert(self._units)), self._units)
+            return _quantity(op(self._magnitude, other._magnitude), self._units)
+        return _quantity(op(self._magnitude, other._convert(self._units)), self._units)
 
     def __add__(self, other: Any) -> Quantity:
         if type(other) is Quantity and other._units._key == self._units._key:
@@ -628,13 +631,11 @@ class Quantity:
         if isinstance(other, Unit):
             other = Quantity(1, other)
         if isinstance(other, Quantity):
-            return Quantity(
-                op(self._magnitude, other._magnitude),
-                Unit(_combine(self._units._items, other._units._items, sign)),
-            )
+            units = _unit_product(self._units._key, other._units._key, sign)
+            return _quantity(op(self._magnitude, other._magnitude), units)
         if not isinstance(other, Number):
             return NotImplemented
-        return Quantity(op(self._magnitude, other), self._units)
+        return _quantity(op(self._magnitude, other), self._units)
 
     def __mul__(self, other: Any) -> Any:
         return self._mul_div(other, operator.mul, 1)
@@ -750,6 +751,13 @@ class Quantity:
         if type(other) is Quantity and other._units._key == self._units._key:
             return self._magnitude >= other._magnitude
         return self._compare(other, operator.ge)
+
+
+@lru_cache(maxsize=1024)
+def _unit_product(a: tuple, b: tuple, sign: int) -> Unit:
+    """The Unit of a product (sign 1) or quotient (sign -1) of the units of names ``a`` and
+    ``b`` (Unit._key): made once, as parse_units makes each Unit once (a Unit never changes)."""
+    return Unit(_combine(dict(a), dict(b), sign))
 
 
 def _truediv_cast_int(a: Any, b: Any) -> Any:
