@@ -126,14 +126,30 @@ _SETTING_NAMES = frozenset(f.name for f in fields(Settings))  # what whatif() ma
 _SETTING_DEFAULTS = {f.name: f.default for f in fields(Settings) if f.default is not MISSING}
 
 
-def _settings(values: dict[str, Any] | None = None, /, **named: Any) -> Settings:
+# The dict literals settings_for and compute hand to _settings and _budget, by name, whose
+# keys have been checked against the fields: a literal's keys are the code's, the same on every
+# call, so each is checked once a run. Checking every budget's cost more than the rest of
+# _settings (42 names looked up one by one) and _budget together.
+_LITERALS_CHECKED: set[str] = set()
+
+
+def _settings(
+    values: dict[str, Any] | None = None, literal: str | None = None, /, **named: Any
+) -> Settings:
     """``Settings(**values, **named)`` without the frozen dataclass's __init__, which sets each
     of its 42 fields through object.__setattr__: the fields given, with the defaults of those
     left out, become the instance's __dict__ as they are; a missing or unknown name is refused
     as __init__ refuses it. settings_for passes one dict: a call with 42 keyword arguments,
-    copied into the instance's own dict, cost more than the rest of settings_for together."""
-    if values is not None and not named and values.keys() == _SETTING_NAMES:
+    copied into the instance's own dict, cost more than the rest of settings_for together.
+    ``literal`` names the dict literal ``values`` is (its keys checked once, see above)."""
+    if (
+        values is not None
+        and not named
+        and (literal in _LITERALS_CHECKED or values.keys() == _SETTING_NAMES)
+    ):
         fields_ = values  # every field given (settings_for hands its dict over): used as it is
+        if literal is not None:
+            _LITERALS_CHECKED.add(literal)
     else:
         fields_ = {**_SETTING_DEFAULTS, **(values or {}), **named}
         if fields_.keys() != _SETTING_NAMES:
@@ -363,13 +379,17 @@ _BUDGET_KEYS = [*(f.name for f in fields(Budget)), "overhead_total"]
 assert not hasattr(Budget, "__post_init__")  # _budget would skip it
 
 
-def _budget(values: dict[str, Any]) -> Budget:
+def _budget(values: dict[str, Any], literal: str | None = None) -> Budget:
     """``Budget(**values)`` without the dataclass's __init__, whose 18 keyword arguments cost
     more than the dict they end in: ``values`` (every field, in the fields' order, then
     overhead_total) becomes the instance's __dict__ as it is. Every budget and what-if makes
-    one."""
-    if list(values) != _BUDGET_KEYS:
-        raise TypeError(f"Budget: the fields are {', '.join(_BUDGET_KEYS)}")
+    one. ``literal`` names the dict literal ``values`` is (its keys checked once, as
+    _settings')."""
+    if literal not in _LITERALS_CHECKED:
+        if list(values) != _BUDGET_KEYS:
+            raise TypeError(f"Budget: the fields are {', '.join(_BUDGET_KEYS)}")
+        if literal is not None:
+            _LITERALS_CHECKED.add(literal)
     made = object.__new__(Budget)
     made.__dict__ = values
     return made
@@ -746,7 +766,8 @@ def _settings_for(
             "lora_rank": serving.lora_rank or 16,  # vllm/config/lora.py max_lora_rank default
             "lora_fully_sharded": bool(serving.lora_fully_sharded),
             "max_model_len_auto": False,  # build() sets it where the engine takes auto
-        }
+        },
+        "settings_for",
     )
     if not notes:
         return settings, assumed, derived
@@ -1728,7 +1749,8 @@ def compute(
             "kv_pages": pages_shape,
             "warmup_margin": None if warmup_margin is None else bytes_quantity(warmup_margin),
             "overhead_total": bytes_quantity(overhead_total),
-        }
+        },
+        "compute",
     )
     made.__dict__["_plain"] = plain
     return made
