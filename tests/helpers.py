@@ -32,3 +32,33 @@ def vllm_compose(tmp_path: Path, command: str, version: str, name: str = "compos
         "          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]\n"
     )
     return path
+
+
+def recorded_builds(keep_budgets: bool = False) -> list[tuple]:
+    """Every budget that linting the fixtures and examples builds, as (resolved deployment,
+    budget): what the tests of the budget's fast paths compare against."""
+    from hbmlint import budget as budget_stage
+    from hbmlint import lint
+    from hbmlint.rules import builtin_rule_files, load_rules
+
+    inputs = [
+        *sorted((REPO / "tests" / "fixtures").rglob("*.yaml")),
+        *sorted((REPO / "examples").rglob("*.yaml")),
+    ]
+    found: list[tuple] = []
+    build = budget_stage.build
+
+    def recording(resolved, notes=True):
+        made = build(resolved, notes)
+        found.append((resolved, made))
+        return made
+
+    rules, _ = load_rules(builtin_rule_files())
+    budget_stage.build = recording
+    try:
+        for path in inputs:
+            lint.lint_file(path, str(path), rules, lint.LintOptions(keep_budgets=keep_budgets))
+    finally:
+        budget_stage.build = build
+    assert len(found) > 100
+    return found

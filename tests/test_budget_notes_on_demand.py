@@ -9,16 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import REPO
+from helpers import REPO, recorded_builds
 
 from hbmlint import budget as budget_stage
 from hbmlint import lint
 from hbmlint.rules import builtin_rule_files, load_rules
 
-INPUTS = [
-    *sorted((REPO / "tests" / "fixtures").rglob("*.yaml")),
-    *sorted((REPO / "examples").rglob("*.yaml")),
-]
 WHATIFS = [
     {"speculative_method": "none"},
     {"kv_cache_dtype": "fp8"},
@@ -30,22 +26,7 @@ WHATIFS = [
 @pytest.fixture(scope="module")
 def resolved_deployments() -> list:
     """Every resolved deployment of the fixtures and examples, as lint builds their budgets."""
-    found = []
-    build = budget_stage.build
-
-    def recording(resolved, notes=True):
-        found.append(resolved)
-        return build(resolved, notes)
-
-    rules, _ = load_rules(builtin_rule_files())
-    budget_stage.build = recording
-    try:
-        for path in INPUTS:
-            lint.lint_file(path, str(path), rules, lint.LintOptions(keep_budgets=False))
-    finally:
-        budget_stage.build = build
-    assert len(found) > 100
-    return found
+    return [resolved for resolved, budget in recorded_builds()]
 
 
 def figures(budget) -> dict:

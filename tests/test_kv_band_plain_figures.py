@@ -7,37 +7,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import REPO
-
-from hbmlint import budget as budget_stage
-from hbmlint import lint
-from hbmlint.rules import builtin_rule_files, load_rules
-
-INPUTS = [
-    *sorted((REPO / "tests" / "fixtures").rglob("*.yaml")),
-    *sorted((REPO / "examples").rglob("*.yaml")),
-]
+from helpers import recorded_builds
 
 
 @pytest.fixture(scope="module")
 def budgets() -> list:
-    found = []
-    build = budget_stage.build
-
-    def recording(resolved, notes=True):
-        made = build(resolved, notes)
-        found.append(made)
-        return made
-
-    rules, _ = load_rules(builtin_rule_files())
-    budget_stage.build = recording
-    try:
-        for path in INPUTS:
-            lint.lint_file(path, str(path), rules, lint.LintOptions(keep_budgets=True))
-    finally:
-        budget_stage.build = build
-    assert len(found) > 100
-    return found
+    return [budget for resolved, budget in recorded_builds(keep_budgets=True)]
 
 
 def _band(b) -> list:

@@ -7,36 +7,15 @@ from __future__ import annotations
 import sys
 
 import pytest
-from helpers import REPO
+from helpers import recorded_builds
 
 from hbmlint import budget as budget_stage
-from hbmlint import dp_attention, lint
-from hbmlint.rules import builtin_rule_files, load_rules
-
-INPUTS = [
-    *sorted((REPO / "tests" / "fixtures").rglob("*.yaml")),
-    *sorted((REPO / "examples").rglob("*.yaml")),
-]
+from hbmlint import dp_attention
 
 
 @pytest.fixture(scope="module")
 def resolved_deployments() -> list:
-    found = []
-    build = budget_stage.build
-
-    def recording(resolved, notes=True):
-        found.append(resolved)
-        return build(resolved, notes)
-
-    rules, _ = load_rules(builtin_rule_files())
-    budget_stage.build = recording
-    try:
-        for path in INPUTS:
-            lint.lint_file(path, str(path), rules, lint.LintOptions(keep_budgets=True))
-    finally:
-        budget_stage.build = build
-    assert len(found) > 100
-    return found
+    return [resolved for resolved, budget in recorded_builds(keep_budgets=True)]
 
 
 def test_a_budget_without_notes_asks_for_the_split_once(resolved_deployments, monkeypatch):

@@ -7,16 +7,10 @@ import dataclasses
 import pickle
 
 import pytest
-from helpers import REPO
+from helpers import recorded_builds
 
 from hbmlint import budget as budget_stage
-from hbmlint import lint
-from hbmlint.rules import builtin_rule_files, load_rules
 
-INPUTS = [
-    *sorted((REPO / "tests" / "fixtures").rglob("*.yaml")),
-    *sorted((REPO / "examples").rglob("*.yaml")),
-]
 WHATIFS = [
     {"speculative_method": "none"},
     {"speculative_method": "ngram"},
@@ -31,22 +25,7 @@ FIELDS = [f.name for f in dataclasses.fields(budget_stage.Budget)] + ["overhead_
 
 @pytest.fixture(scope="module")
 def resolved_deployments() -> list:
-    found = []
-    build = budget_stage.build
-
-    def recording(resolved, notes=True):
-        found.append(resolved)
-        return build(resolved, notes)
-
-    rules, _ = load_rules(builtin_rule_files())
-    budget_stage.build = recording
-    try:
-        for path in INPUTS:
-            lint.lint_file(path, str(path), rules, lint.LintOptions(keep_budgets=False))
-    finally:
-        budget_stage.build = build
-    assert len(found) > 100
-    return found
+    return [resolved for resolved, budget in recorded_builds()]
 
 
 # what the budget was made from, compared by equality only: a frozenset's repr inside them may
