@@ -979,19 +979,25 @@ def _build_call(node: Any, expression: str, param_names: frozenset[str]) -> Comp
     keywords = [(k.arg, _build(k.value, expression, param_names)) for k in node.keywords]
 
     def call(names: Any, functions: Any, params: Any) -> Any:
-        if called not in functions:
-            raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
-        if keywords and called in BASE_FUNCTIONS:
-            raise simpleeval.FeatureNotAvailable(f"{called}() takes no keyword arguments")
-        function = functions[called]
-        if function in simpleeval.DISALLOW_FUNCTIONS:
-            raise simpleeval.FeatureNotAvailable("This function is forbidden")
-        return function(
+        return called_function(functions, called, bool(keywords))(
             *(argument(names, functions, params) for argument in arguments),
             **{key: value(names, functions, params) for key, value in keywords},
         )
 
     return call
+
+
+def called_function(functions: Mapping[str, Any], called: str, keywords: bool) -> Any:
+    """The documented function a call names (``keywords``: the call passes some), refused as
+    simpleeval refuses it; found before its arguments are worked out."""
+    if called not in functions:
+        raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
+    if keywords and called in BASE_FUNCTIONS:
+        raise simpleeval.FeatureNotAvailable(f"{called}() takes no keyword arguments")
+    function = functions[called]
+    if function in simpleeval.DISALLOW_FUNCTIONS:
+        raise simpleeval.FeatureNotAvailable("This function is forbidden")
+    return function
 
 
 _BUILDERS: dict[type, Callable[[Any, str, frozenset[str]], Compiled]] = {

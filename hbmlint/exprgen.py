@@ -24,14 +24,14 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 import simpleeval
 
 from . import expressions
-from .expressions import BASE_FUNCTIONS, OPERATORS, _attribute
+from .expressions import OPERATORS, _attribute, called_function
 from .quantity import Quantity
 
 Compiled = expressions.Compiled
@@ -195,18 +195,6 @@ class _Writer:
         return f"{found}({', '.join(arguments)})"
 
 
-def _function(functions: Mapping[str, Any], called: str, keywords: bool) -> Any:
-    """The documented function a call names, refused as the closure refuses it."""
-    if called not in functions:
-        raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
-    if keywords and called in BASE_FUNCTIONS:
-        raise simpleeval.FeatureNotAvailable(f"{called}() takes no keyword arguments")
-    function = functions[called]
-    if function in simpleeval.DISALLOW_FUNCTIONS:
-        raise simpleeval.FeatureNotAvailable("This function is forbidden")
-    return function
-
-
 @lru_cache(maxsize=4096)
 def generated(
     expression: str, param_names: frozenset[str], flat: frozenset[str]
@@ -223,7 +211,7 @@ def generated(
     if written is None:
         return None
     source, env = written
-    env.update(_Quantity=Quantity, _function=_function, _attribute=_attribute)
+    env.update(_Quantity=Quantity, _function=called_function, _attribute=_attribute)
     env["_expression"] = expression
     factory = _builtin_factories().get(source)
     if factory is not None:
