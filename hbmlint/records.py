@@ -188,6 +188,15 @@ def _init_for(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, sl
     return _LazyInit(cls, source, namespace, {**annotations, "return": None})
 
 
+def assembled(cls: type, **fields: Any) -> Any:
+    """``cls(**fields)`` for ``fields`` that give every field of a record without __post_init__,
+    made without its __init__ (one object.__setattr__ call a field in a frozen record): the same
+    record, as equality, hash and repr read the fields. For the records a loop makes many of."""
+    made = object.__new__(cls)
+    made.__dict__.update(fields)
+    return made
+
+
 def init_names(namespace: dict[str, Any]) -> tuple[str, ...]:
     """The names an __init__'s text may read from its namespace (all but dunders), sorted."""
     return tuple(sorted(name for name in namespace if not name.startswith("__")))

@@ -29,7 +29,7 @@ from typing import Any
 
 from . import catalog
 from .catalog.architecture import FULL, MOE, SLIDING
-from .records import dataclass
+from .records import assembled, dataclass
 
 # weight formats whose matrix multiplications run on the FP8 / INT8 / FP4 tensor cores (W8A8,
 # W4A4); the others are weight-only and multiply in the activation dtype
@@ -171,16 +171,15 @@ def _timed(
             raise CannotEstimate(f"the catalog has no host-link figure for {hw.name}")
         comm += host_bytes / hw.host_link
     fixed = hw.pass_overhead
-    # PassTime(...) without the frozen record's __init__ (a call with six object.__setattr__):
-    # the same fields, so the same equality, hash and repr; the speculative table makes a few
-    # for each of its rows
-    made = object.__new__(PassTime)
-    values = made.__dict__
-    values["weights"], values["kv"], values["compute"] = weights, kv, compute
-    values["comm"] = comm
-    values["total"] = max(weights + kv, compute) + comm + fixed
-    values["fixed"] = fixed
-    return made
+    return assembled(  # the speculative table makes a few for each of its rows
+        PassTime,
+        weights=weights,
+        kv=kv,
+        compute=compute,
+        comm=comm,
+        total=max(weights + kv, compute) + comm + fixed,
+        fixed=fixed,
+    )
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from . import catalog, roofline
 from .budget import Budget, _changed, compute_from
 from .catalog import Architecture
 from .identity_memo import IdentityMemo
-from .records import dataclass
+from .records import assembled, dataclass
 from .units import Q, is_quantity
 
 TRADEOFF_RULE = "speculative-tradeoff"  # the rule whose params the CLI passes
@@ -136,15 +136,6 @@ class Comparison:
         return (best.throughput or 0.0) / current.throughput
 
 
-def _alternative(**values: Any) -> Alternative:
-    """``Alternative(**values)`` without the frozen record's __init__ (a call that sets each of
-    its 18 fields with object.__setattr__), for ``values`` that give every field: the same
-    record (equality, hash and repr read the fields). A table makes one for each row."""
-    made = object.__new__(Alternative)
-    made.__dict__.update(values)
-    return made
-
-
 def tokens_per_step(acceptance: float, k: int) -> float:
     """Expected tokens one target forward pass yields per sequence with k drafted tokens, each
     accepted with probability a until the first rejection, plus the target's own token."""
@@ -219,7 +210,8 @@ def compare(
             else:
                 speedup = per_step * base / step.total
                 throughput = served * per_step / step.total
-        return _alternative(
+        return assembled(  # a table makes one a row
+            Alternative,
             key=key,
             label=label,
             change=change,
