@@ -403,6 +403,10 @@ def _field_spans(
         found.append((path, _span_of(node)))
 
 
+# the most pairs a mapping of a tree has for _Tree._child to search its keys one by one
+_SCANNED = 12
+
+
 class _Tree:
     """A document's composed nodes (a tree: the walk met no node twice), searched by path as
     the recorded spans' dict answers, for a document whose mappings write each key once
@@ -444,8 +448,19 @@ class _Tree:
     def _child(self, node: yaml.Node, part: Any) -> tuple[yaml.Node | None, yaml.Node] | None:
         kind = type(node)
         if kind is _MappingNode:
-            # only a str equals a key's text, as in the dict
-            return self.pairs_by_key(node).get(part)
+            pairs = node.value
+            if type(part) is not str or len(pairs) > _SCANNED:
+                # only a str equals a key's text, as in the dict
+                return self.pairs_by_key(node).get(part)
+            # a small mapping (a container, metadata) is searched where its keys are, without
+            # making its dict: a reader asks for a few of its keys, each path once (self._at)
+            found = None
+            for pair in pairs:
+                if pair[0].value == part:
+                    if found is not None:
+                        raise _RepeatedKey  # as recorded: the path's value is its last key's
+                    found = pair
+            return found
         if kind is _SequenceNode:
             items = node.value
             if type(part) is int:
