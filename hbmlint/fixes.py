@@ -398,10 +398,15 @@ class FixContext:
 _NOT_FROM_DATA = ("*", "&", "!", "<<", "\t", "\r", "\n%")
 # A scalar token of each style that is complete on its own: a double-quoted one without a
 # line break (escapes checked by reading it), a single-quoted one, a plain one of characters
-# that end no plain scalar and start none of YAML's indicators in block or flow context
+# that end no plain scalar and start none of YAML's indicators in block or flow context. The
+# quoted ones are written "unrolled" (a run of ordinary characters, then each escape or '' with
+# the run after it): a run is matched a step, and no text can be split two ways, so a failed
+# match never backtracks (a character a step cost ~300 instructions a character, and a
+# --speculative-config JSON word is ~100; tests/test_fix_token_runs.py). Python 3.10 has no
+# possessive quantifiers.
 _TOKENS = {
-    '"': re.compile(r'"(?:[^"\\\n]|\\[^\n])*"'),
-    "'": re.compile(r"'(?:[^'\n]|'')*'"),
+    '"': re.compile(r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"'),
+    "'": re.compile(r"'[^'\n]*(?:''[^'\n]*)*'"),
     "": re.compile(r"-{0,2}[A-Za-z0-9_./+=][A-Za-z0-9_./+=-]*"),
 }
 # What may follow the scalar on its line: blanks, a comment, or a flow collection going on
