@@ -556,7 +556,6 @@ def _read_model(
 def _resolve_model(
     run: _Run, ref: ModelRef, where: str, options: ResolveOptions
 ) -> Architecture | None:
-    field_name = f"{where}.name" if where == "model" else f"{where}.model"
     if ref.config is not None:
         try:
             data = catalog.read_config_file(ref.config)
@@ -567,6 +566,11 @@ def _resolve_model(
         except ConfigError as exc:
             run.report("HBM006", f"{where}.config: {exc}", f"{where}.config")
             return None
+    name = ref.name or ""
+    first = _named_in_catalog(run, name, where, options)
+    if first is not None:
+        return first
+    field_name = f"{where}.name" if where == "model" else f"{where}.model"
     candidates: list[_Candidate] = []  # those asked for: all of them past this loop
     for candidate in _candidates(run, ref, where, options):
         candidates.append(candidate)
@@ -613,6 +617,8 @@ def _resolve_model(
                     head_stores_known=True,
                     head_target_copies=frozenset(found.target_copies),
                 )
+            if arch is not None and source is _from_catalog and candidate.why is None:
+                _keep_named(candidate.name, found, arch)
             return arch
     # then a hint's name (a path's last parts, a label) as a quantized upload or copy of a
     # catalog model, once every hint has had its exact turn
@@ -624,6 +630,42 @@ def _resolve_model(
             )
     _unknown_model(run, ref, where, field_name)
     return None
+
+
+# The architecture of a model the manifest names by a catalog id, by that name: what
+# _resolve_model's loop gives when the name itself, its first candidate, is found in the catalog
+# (the lock directory, asked first, having no entry for it), with the catalog's FoundModel it
+# was read from. Every deployment of a model asks; reading it again through the candidates,
+# the sources and the architecture memo cost more than the rest of resolve's model lookup.
+_NAMED: dict[str, tuple[FoundModel, Architecture]] = {}
+
+
+def _keep_named(name: str, found: FoundModel, arch: Architecture) -> None:
+    if len(_NAMED) >= 1024:  # a run names a few models; bounded all the same
+        _NAMED.clear()
+    _NAMED[name] = (found, arch)
+
+
+def _named_in_catalog(
+    run: _Run, name: str, where: str, options: ResolveOptions
+) -> Architecture | None:
+    """_resolve_model's answer for a name kept by _keep_named, where its loop would give it
+    again: the name is the first candidate (no model annotation, no model-paths entry for
+    it), the lock directory still has no entry for it and the catalog still gives the same
+    FoundModel (_from_catalog's memo: the same entry and team catalogs). None otherwise."""
+    kept = _NAMED.get(name)
+    if kept is None or MODEL_SOURCES[:2] != [_from_lock_dir, _from_catalog]:
+        return None
+    if where == "model" and run.hint(MODEL_ANNOTATION) is not None:
+        return None
+    if _mapped(name, options.model_paths) is not None:
+        return None
+    try:
+        if _from_lock_dir(name, False) is not None or _from_catalog(name, False) is not kept[0]:
+            return None
+    except ConfigError:  # a broken lock file or entry: the loop reports it
+        return None
+    return kept[1]
 
 
 def _from_name(arch: Architecture | None) -> Architecture | None:
