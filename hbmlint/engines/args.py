@@ -20,6 +20,7 @@ from ..records import dataclass
 from ..yamlsrc import Span
 
 _set = object.__setattr__  # a frozen record's fields are set past its __setattr__
+_NO_REFERENCES = ()  # Token's default unresolved, the one empty tuple
 
 
 @dataclass(frozen=True, init=False)
@@ -38,14 +39,19 @@ class Token:
         # in the instance (a word's text is read by every pass over a command line)
         _set(self, "text", text)
         _set(self, "span", span)
-        _set(self, "unresolved", unresolved)
-        # whether every variable in the word was expanded: kept with the word (not a field:
-        # equality, hash and repr are the fields'), as the readers ask it of every word, and a
-        # property costs a call each time
-        _set(self, "readable", not unresolved)
+        if unresolved is not _NO_REFERENCES:
+            # most words have none: they read the class's () and True, two calls fewer a word
+            # (each object.__setattr__ costs more than a read that falls back to the class)
+            _set(self, "unresolved", unresolved)
+            # whether every variable in the word was expanded: kept with the word (not a
+            # field: equality, hash and repr are the fields'), as the readers ask it of every
+            # word, and a property costs a call each time
+            _set(self, "readable", not unresolved)
 
     if TYPE_CHECKING:  # set by __init__; annotated here it would be a dataclass field
         readable: bool
+    else:
+        readable = True  # a word without unresolved variables (see __init__)
 
 
 @dataclass(frozen=True)
