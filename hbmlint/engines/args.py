@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
@@ -334,56 +334,66 @@ class Item:
     values: tuple[Token, ...] = ()  # for multi-valued flags
 
 
-def scan(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:
+def scan(tokens: Sequence[Token], table: FlagTable) -> list[Item]:
     """Walk an argv: ``--flag value``, ``--flag=value``, switches, positionals."""
+    items: list[Item] = []
+    add = items.append
+    by_name = table.by_name
+    count = len(tokens)
     i = 0
-    while i < len(tokens):
+    while i < count:
         word = tokens[i]
         i += 1
-        if not word.readable and not is_flag(word.text):
-            yield Item(None, "", word)
+        text = word.text
+        # is_flag(text), inline: a word of every command line, every file
+        if (
+            text[:1] != "-"
+            or len(text) < 2
+            or text == "--"
+            or (text[1].isdigit() and _NUMBER.fullmatch(text))
+        ):
+            add(Item(None, "", word))
             continue
-        if not is_flag(word.text) or word.text == "--":
-            yield Item(None, "", word)
-            continue
-        name, eq, inline = word.text.partition("=")
-        name = normalise(name)
+        name, eq, inline = text.partition("=")
+        if "_" in name and name.startswith("--"):  # normalise(name), inline
+            name = "--" + name[2:].replace("_", "-")
         # the name as written is a flag's own spelling (most are): lookup's first step, without
         # the call; lookup normalises it again (a normalised name is its own normal form) and
         # tries the abbreviations
-        flag = table.by_name.get(name)
+        flag = by_name.get(name)
         if flag is None:
             flag = table.lookup(name)
         if eq:
             value = Token(inline, word.span, word.unresolved)
-            yield Item(flag, name, word, value, (value,))
+            add(Item(flag, name, word, value, (value,)))
             continue
         if flag is not None and flag.multi:
             # argparse nargs="+": every following word up to the next flag
             values = []
-            while i < len(tokens) and not is_flag(tokens[i].text):
+            while i < count and not is_flag(tokens[i].text):
                 values.append(tokens[i])
                 i += 1
-            yield Item(flag, name, word, values[0] if values else None, tuple(values))
+            add(Item(flag, name, word, values[0] if values else None, tuple(values)))
             continue
         if flag is not None and flag.parse is None:
             # a switch; `--enforce-eager true` is accepted where the next word is a boolean
-            if i < len(tokens) and tokens[i].text.lower() in ("true", "false"):
-                yield Item(flag, name, word, tokens[i], (tokens[i],))
+            if i < count and tokens[i].text.lower() in ("true", "false"):
+                add(Item(flag, name, word, tokens[i], (tokens[i],)))
                 i += 1
             else:
-                yield Item(flag, name, word)
+                add(Item(flag, name, word))
             continue
         if flag is None and (name in table.switches or "--" + name[5:] in table.switches):
             # a switch, or its argparse --no- form
-            yield Item(None, name, word)
+            add(Item(None, name, word))
             continue
         # a flag with a value (known, or unknown: assume it takes the next word)
-        if i < len(tokens) and not is_flag(tokens[i].text):
-            yield Item(flag, name, word, tokens[i], (tokens[i],))
+        if i < count and not is_flag(tokens[i].text):
+            add(Item(flag, name, word, tokens[i], (tokens[i],)))
             i += 1
         else:
-            yield Item(flag, name, word)
+            add(Item(flag, name, word))
+    return items
 
 
 # --- value parsers: each returns the value or raises BadValue --------------------------------

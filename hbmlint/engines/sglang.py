@@ -329,7 +329,7 @@ def parse(
 ) -> EngineCommand:
     command = EngineCommand(engine=NAME, span=launcher)
     text_only: list[Item] = []
-    command.items = list(scan(tokens, FLAGS))
+    command.items = scan(tokens, FLAGS)
     unread = False  # a word hbmlint cannot read where flags go: it may hold --model-path
     config: Item | None = None
     for item in command.items:

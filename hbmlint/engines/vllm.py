@@ -592,7 +592,7 @@ def parse(
     served: Item | None = None
     config: Item | None = None
     guessed: Token | None = None  # a model-like word taken as the value of a flag we don't know
-    command.items = list(scan(tokens, FLAGS))
+    command.items = scan(tokens, FLAGS)
     for item in command.items:
         if item.flag is None and item.name == "--config":
             config = item
