@@ -377,7 +377,6 @@ def build(
         )
         return None, findings
 
-    data = v.get("parallel.data")
     locations = dict(command.locations)
     locations[""] = where
     locations["gpu"] = gpu.type_span or gpu.count_span or where
@@ -414,6 +413,16 @@ def build(
             token_map=token_map,
             hot_vocab_size=hot_vocab,
         )
+    # the command's values as each record's keyword arguments, in one pass over the few it
+    # sets (a field it leaves out is None, each record's default, as v.get() gave it)
+    model: dict[str, Any] = {}
+    parallel: dict[str, Any] = {}
+    serving: dict[str, Any] = {}
+    sections = (model, parallel, serving)
+    for path, value in v.items():
+        placed = _RECORD_FIELDS.get(path)
+        if placed is not None:
+            sections[placed[0]][placed[1]] = value
     deployment = Deployment(
         name=name,
         file=display,
@@ -429,27 +438,9 @@ def build(
             labels=list(gpu.labels),
             count_why=gpu.count_why,
         ),
-        model=ModelRef(
-            name=v["model.name"],
-            dtype=v.get("model.dtype"),
-            quantization=v.get("model.quantization"),
-            quantization_method=v.get("model.quantization_method"),
-            served_name=_served_name(command.items),
-        ),
-        parallel=ParallelSpec(
-            tensor=v.get("parallel.tensor"),
-            pipeline=v.get("parallel.pipeline"),
-            data=data,
-            data_local=v.get("parallel.data_local"),
-            expert=v.get("parallel.expert"),
-            redundant_experts=v.get("parallel.redundant_experts"),
-            dp_attention=v.get("parallel.dp_attention"),
-            whole_parts=v.get("parallel.whole_parts"),
-            decode_context=v.get("parallel.decode_context"),
-        ),
-        serving=ServingSpec(
-            **{_SERVING_FIELDS[path]: value for path, value in v.items() if path in _SERVING_FIELDS}
-        ),
+        model=ModelRef(**model, served_name=_served_name(command.items)),
+        parallel=ParallelSpec(**parallel),
+        serving=ServingSpec(**serving),
         speculative=speculative,
         locations=locations,
         hints=list(hints or []),
@@ -460,9 +451,16 @@ def build(
     return deployment, findings
 
 
-# each ServingSpec field by the command's path for it ("serving.max_model_len"): a command
-# sets a few of the 34, so its values are looked up here, not each field in its values
-_SERVING_FIELDS = {f"serving.{key}": key for key in ServingSpec.__dataclass_fields__}
+# the fields of the Deployment's model (0), parallel (1) and serving (2) records that build()
+# takes from a command's values, by the command's path for each ("serving.max_model_len"): (the
+# record, the field). A command sets a few of them (ServingSpec alone has 34), so its values are
+# looked up here, not each field in its values.
+_MODEL_FIELDS = ("name", "dtype", "quantization", "quantization_method")
+_RECORD_FIELDS = {
+    **{f"model.{key}": (0, key) for key in _MODEL_FIELDS},
+    **{f"parallel.{key}": (1, key) for key in ParallelSpec.__dataclass_fields__},
+    **{f"serving.{key}": (2, key) for key in ServingSpec.__dataclass_fields__},
+}
 
 
 def _served_name(items: list[Item]) -> str | None:
