@@ -237,7 +237,9 @@ class Budget:
     def kv_uncertainty(self, up: bool) -> Any:
         """Bytes the KV cache estimate may be off by, upward or downward (KV_UNCERTAINTY_*)."""
         # asked for by several rules and fixes of each budget: worked out once each way
-        known = self.__dict__.setdefault("_kv_uncertainty_memo", {})
+        known = self.__dict__.get("_kv_uncertainty_memo")
+        if known is None:
+            known = self.__dict__["_kv_uncertainty_memo"] = {}
         if up not in known:
             known[up] = self._uncertainty(up)
         return known[up]

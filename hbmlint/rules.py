@@ -40,7 +40,7 @@ from .expressions import (
 )
 from .records import dataclass
 from .schema import validate
-from .units import Q, UnitError, parse_quantity, shown
+from .units import Q, UnitError, parse_quantity, shown, tokens_quantity
 from .yamlsrc import Span, YamlDocument, load_documents
 
 # The rule whose parameters tradeoff() starts from (speculative.py names it too, for its
@@ -409,6 +409,9 @@ def namespaces(budget: Budget) -> dict[str, Callable[[], Lazy]]:
     return {space: partial(build, facts) for space, build in _SPACES.items()}
 
 
+_NO_TOKENS = tokens_quantity(0)
+
+
 class _Facts:
     """What one budget's names are worked out from, and what several of them share."""
 
@@ -433,12 +436,16 @@ class _Facts:
         holds too: the capacity without speculation less an n-gram drafter's. 0 for a model
         without recurrent state, whose drafter takes the rest alone."""
         budget, s = self.budget, self.s
-        recurrent = bool((budget.kv_state_bytes_per_sequence or Q(0, "byte")).magnitude)
-        if not recurrent or s.num_speculative_tokens <= 0 or not budget.has_drafter:
-            return Q(0, "token")
+        # every deployment's rules read it, most without recurrent state: the shared zero
+        # (Quantities are immutable) without making one to test or to return
+        state = budget.kv_state_bytes_per_sequence
+        if not state or not state.magnitude:
+            return _NO_TOKENS
+        if s.num_speculative_tokens <= 0 or not budget.has_drafter:
+            return _NO_TOKENS
         ngram = budget.whatif(speculative_method="ngram").kv_tokens
         without = self.tokens_without_draft
-        return max(min(without() - ngram, without() - budget.kv_tokens), Q(0, "token"))
+        return max(min(without() - ngram, without() - budget.kv_tokens), _NO_TOKENS)
 
     def displaced_tokens(self) -> Any:
         """What the drafter's own weights and KV cache take: what an n-gram drafter in its place

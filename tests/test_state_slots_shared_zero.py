@@ -1,0 +1,92 @@
+"""Issue 18 (speed), session 25: kv.tokens_displaced_by_state_slots (every deployment's rules
+read it) answers a shared zero for a model without recurrent state or a deployment without a
+drafter, without making Quantities to test or return; and kv_uncertainty keeps one memo. These
+tests hold both to what the full computation gives on every fixture and example, what-ifs with
+and without a drafter included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint import lint
+from hbmlint.rules import _Facts, builtin_rule_files, load_rules
+from hbmlint.units import Q
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFESTS = sorted(
+    p
+    for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
+    for p in folder.rglob("*")
+    if p.suffix in (".yaml", ".yml")
+)
+
+
+@pytest.fixture(scope="module")
+def budgets():
+    rules, _ = load_rules(builtin_rule_files())
+    found = []
+    real = lint.evaluate_rules
+
+    def keep(rules, budget, *args, **kwargs):
+        found.append(budget)
+        return real(rules, budget, *args, **kwargs)
+
+    lint.evaluate_rules = keep
+    try:
+        for path in MANIFESTS:
+            try:
+                lint.lint_file(path, path.name, rules, lint.LintOptions())
+            except Exception:  # noqa: BLE001 - a fixture that does not lint has no budget
+                continue
+    finally:
+        lint.evaluate_rules = real
+    assert len(found) > 50
+    return found
+
+
+def reference(budget):
+    """state_slot_tokens as written before the shared zero."""
+    facts = _Facts(budget)
+    s = budget.settings
+    recurrent = bool((budget.kv_state_bytes_per_sequence or Q(0, "byte")).magnitude)
+    if not recurrent or s.num_speculative_tokens <= 0 or not budget.has_drafter:
+        return Q(0, "token")
+    ngram = budget.whatif(speculative_method="ngram").kv_tokens
+    without = facts.tokens_without_draft
+    return max(min(without() - ngram, without() - budget.kv_tokens), Q(0, "token"))
+
+
+def variants(budget):
+    yield budget
+    yield budget.whatif(speculative_method="none")
+    yield budget.whatif(speculative_method="ngram")
+
+
+def test_state_slot_tokens_match_the_full_computation(budgets):
+    recurrent = zero = 0
+    for budget in budgets:
+        for b in variants(budget):
+            got, want = _Facts(b).state_slot_tokens(), reference(b)
+            assert got == want and str(got.units) == str(want.units) == "token"
+            assert type(got.magnitude) is type(want.magnitude)
+            zero += got.magnitude == 0
+            recurrent += bool(b.kv_state_bytes_per_sequence)
+    assert zero and recurrent  # both paths are taken
+
+
+def test_a_zero_state_or_none_gives_zero_tokens(budgets):
+    b = budgets[0].whatif(speculative_method="ngram", num_speculative_tokens=4)
+    for state in (None, Q(0, "byte"), Q(0.0, "GiB")):
+        b.__dict__["kv_state_bytes_per_sequence"] = state
+        got = _Facts(b).state_slot_tokens()
+        assert got == Q(0, "token") and got.magnitude == 0
+
+
+def test_kv_uncertainty_is_worked_out_once_each_way(budgets):
+    for budget in budgets[:20]:
+        up, down = budget.kv_uncertainty(up=True), budget.kv_uncertainty(up=False)
+        assert budget.kv_uncertainty(up=True) is up
+        assert budget.kv_uncertainty(up=False) is down
+        assert up == budget._uncertainty(True) and down == budget._uncertainty(False)
