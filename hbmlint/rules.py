@@ -717,6 +717,13 @@ _FLAT: dict[str, tuple[str, Callable[[_Facts], Any]]] = {
 }
 # what exprgen may read from a rule scope in one subscript (see exprgen.generated)
 _FLAT_KEYS = frozenset(_FLAT)
+# "space.name" of a namespace that is not its table, worked out without building it (the value
+# its namespace gives): what a scope is filled with where the rules read it whatever the values
+# (_prefill_for). workload.declared is the first read of HBM103's and HBM209's `when`: reading it
+# on demand cost two misses and, for an undeclared workload (most), a namespace of its own.
+_ALONE: dict[str, Callable[[_Facts], Any]] = {
+    "workload.declared": lambda c: c.dep.workload is not None,
+}
 
 
 def _eight_bits_or_fewer(kv_cache_dtype: str) -> bool:
@@ -924,7 +931,8 @@ def _scope(
     if scope is None:
         names = Scope.over(_Facts(budget), _SPACES).with_flat(_FLAT)
         if prefill is not None and prefill[0] is _FLAT:
-            names.fill(prefill[1])
+            for builds in prefill[1:]:  # the flat names', then _ALONE's
+                names.fill(builds)
         scope = (names, with_base_functions(rule_functions(budget)))
         budget._rule_scope = scope  # type: ignore[attr-defined]
     return scope
@@ -1017,8 +1025,11 @@ def _outcomes(
 # the names those steps read whatever the values (_Prefill). The entry holds the objects its
 # key names by identity, so no identity is reused while it lives.
 _Steps = list[tuple[Rule, "_Program", dict[str, Any] | None]]
-# the flat names' table the prefill was made from, and each name with its function there
-_Prefill = tuple[Any, tuple[tuple[str, Callable[[Any], Any]], ...]]
+# the flat names' table the prefill was made from, each name with its function there, and each
+# name of _ALONE with its function
+_Prefill = tuple[
+    Any, tuple[tuple[str, Callable[[Any], Any]], ...], tuple[tuple[str, Callable[[Any], Any]], ...]
+]
 # and how many more deployments have been given the entry
 _STEPS: dict[tuple, tuple[tuple, _Steps, _Prefill, list[int]]] = {}
 # Deployments given one entry of _STEPS before its rules' programs start counting their
@@ -1060,10 +1071,11 @@ def _prefill_for(steps: _Steps) -> _Prefill:
     whatever the values: those the first expression of each rule (its ``when``, or its
     ``check`` where it has none) reads before anything can cut it short, in the order first
     read. A name left out is read as before, on demand; one put in is one that would be worked
-    out anyway (unless an earlier name of the same expression raised)."""
+    out anyway (unless an earlier name of the same expression raised). Then those of them
+    _ALONE works out (workload.declared)."""
     flat = _FLAT
     if not flat:
-        return flat, ()
+        return flat, (), ()
     found: dict[str, None] = {}
     for rule, program, _ in steps:
         text = rule.when if rule.when else rule.check
@@ -1071,8 +1083,9 @@ def _prefill_for(steps: _Steps) -> _Prefill:
             tree = parse(text)
         except ExpressionError:
             continue
-        found.update(dict.fromkeys(k for k in _first_reads(tree, program.names) if k in flat))
-    return flat, tuple((key, flat[key][1]) for key in found)
+        found.update(dict.fromkeys(_first_reads(tree, program.names)))
+    alone = tuple((key, _ALONE[key]) for key in found if key in _ALONE)
+    return flat, tuple((key, flat[key][1]) for key in found if key in flat), alone
 
 
 def _first_reads(node: ast.AST, param_names: frozenset[str]) -> list[str]:
