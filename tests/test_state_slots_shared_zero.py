@@ -6,44 +6,16 @@ and without a drafter included."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers import recorded_builds
 
-from hbmlint import lint
-from hbmlint.rules import _Facts, builtin_rule_files, load_rules
+from hbmlint.rules import _Facts
 from hbmlint.units import Q
-
-ROOT = Path(__file__).resolve().parent.parent
-MANIFESTS = sorted(
-    p
-    for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-    for p in folder.rglob("*")
-    if p.suffix in (".yaml", ".yml")
-)
 
 
 @pytest.fixture(scope="module")
 def budgets():
-    rules, _ = load_rules(builtin_rule_files())
-    found = []
-    real = lint.evaluate_rules
-
-    def keep(rules, budget, *args, **kwargs):
-        found.append(budget)
-        return real(rules, budget, *args, **kwargs)
-
-    lint.evaluate_rules = keep
-    try:
-        for path in MANIFESTS:
-            try:
-                lint.lint_file(path, path.name, rules, lint.LintOptions())
-            except Exception:  # noqa: BLE001 - a fixture that does not lint has no budget
-                continue
-    finally:
-        lint.evaluate_rules = real
-    assert len(found) > 50
-    return found
+    return [budget for _, budget in recorded_builds(keep_budgets=True)]
 
 
 def reference(budget):
