@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import recorded_builds
 
 from hbmlint import lint
 from hbmlint import rules as rules_module
@@ -40,21 +41,8 @@ def rules():
 
 
 @pytest.fixture(scope="module")
-def budgets(rules):
-    found = []
-    real = lint.evaluate_rules
-
-    def keep(rules, budget, *args, **kwargs):
-        found.append(budget)
-        return real(rules, budget, *args, **kwargs)
-
-    lint.evaluate_rules = keep
-    try:
-        for path in MANIFESTS:
-            lint.lint_file(path, path.name, rules, lint.LintOptions())
-    finally:
-        lint.evaluate_rules = real
-    return found
+def budgets():
+    return [budget for _, budget in recorded_builds(keep_budgets=True)]
 
 
 def test_the_built_in_rules_fill_workload_declared(rules, budgets):
