@@ -31,7 +31,7 @@ from .budget import Budget, _changed, compute_from
 from .catalog import Architecture
 from .identity_memo import IdentityMemo
 from .records import assembled, dataclass
-from .units import Q, is_quantity
+from .units import is_quantity
 
 TRADEOFF_RULE = "speculative-tradeoff"  # the rule whose params the CLI passes
 # rule parameter -> the methods whose acceptance rate it gives
@@ -163,8 +163,7 @@ def compare(
     as set reads no alternative: each costs a budget and a step model). ``head``: that table,
     already made for this budget and these parameters; the whole table starts from its row
     (and its step without speculation) instead of working them out again."""
-    p = dict(params)
-    rates, gbps, allreduce, overhead = _figures(p)
+    rates, gbps, allreduce, overhead = _figures(params)
     s = budget.settings
     resolved = budget.resolved
     target, draft = resolved.target, resolved.draft
@@ -177,12 +176,54 @@ def compare(
     if head is not None and head.current.baseline_seconds is not None:
         # the head's row worked out a step without speculation at its batch: the same one
         plain_cache[head.current.served] = head.current.baseline_seconds
+    # The target's side of a step (its shape, weights, KV a sequence, compute dtype) and its
+    # verify passes by (batch, tokens a sequence): the same for every row whose budget reads
+    # the same target-side settings and weights as this one (each what-if changes only the
+    # drafter), so worked out once a table instead of once a row and again for its baseline.
+    own_side: list[tuple] = []
+    verifies: dict[tuple[int, int], roofline.PassTime] = {}
+
+    def target_side(b: Budget) -> tuple | None:
+        """This budget's target terms where they are this table's own (None where not)."""
+        if b is not budget:
+            sb, rb = b.settings, b.resolved
+            if not (
+                rb.target is target
+                and rb.gpu is resolved.gpu
+                and sb.dtype == s.dtype
+                and sb.tensor_parallel == s.tensor_parallel
+                and sb.pipeline_parallel == s.pipeline_parallel
+                and sb.kv_cache_dtype == s.kv_cache_dtype
+                and sb.quantization is s.quantization
+            ):
+                return None
+        if not own_side:
+            own_side.append(_target_side(budget, context))
+        side = own_side[0]
+        if b is not budget and float(b.weights.to("byte").magnitude) != side[1]:
+            return None
+        return side
+
+    def verify(side: tuple, batch: int, tokens: int) -> roofline.PassTime:
+        found = verifies.get((batch, tokens))
+        if found is None:
+            found = verifies[batch, tokens] = _verify(side, batch, tokens, context, hw)  # type: ignore[arg-type]
+        return found
+
+    def step_of(b: Budget, method: str, kk: int, batch: int) -> roofline.Step:
+        """decode_step(b, method, kk, batch, context, hw), its target terms and verify pass
+        shared with the table's other rows where they are the same."""
+        side = target_side(b)
+        if side is None:
+            return decode_step(b, method, kk, batch, context, hw)  # type: ignore[arg-type]
+        verify_pass = verify(side, batch, 1 + kk)  # first, as decode_step: its error first
+        draft_pass, passes = _draft_pass(b, method, kk, batch, context, hw, *side[:3])  # type: ignore[arg-type]
+        return roofline.Step(verify_pass, draft_pass, passes)
 
     def plain(batch: int) -> float:
         """Seconds of a step without speculation at this batch."""
         if batch not in plain_cache:
-            step = decode_step(budget, "none", 0, batch, context, hw)  # type: ignore[arg-type]
-            plain_cache[batch] = step.total
+            plain_cache[batch] = step_of(budget, "none", 0, batch).total
         return plain_cache[batch]
 
     def row(key: str, label: str, change: str, b: Budget, method: str, note: str = "") -> Any:
@@ -202,7 +243,7 @@ def compare(
             note += f"no acceptance rate for {LABELS.get(method, method)}: speed not estimated"
         elif hw is not None and starts and served > 0:
             try:
-                step = decode_step(b, method, kk, served, context, hw)
+                step = step_of(b, method, kk, served)
                 base = plain(served)
             except roofline.CannotEstimate as exc:
                 note = f"{note}; " if note else ""
@@ -277,7 +318,7 @@ def compare(
                 )
             )
     if method not in ("eagle", "eagle3"):
-        head = _eagle3_head_for(target, int(_number(p["eagle3_draft_vocab"])))
+        head = _eagle3_head_for(target, int(_number(params["eagle3_draft_vocab"])))
         # the budget's own copy-with-changes (one dict), not dataclasses.replace's per-field
         # __init__ over Settings' 42 fields; the names are Settings' (a test holds them so)
         head_settings = _changed(
@@ -299,7 +340,7 @@ def compare(
                 head_budget,
                 "eagle3",
                 note="sized from the target's shape: one decoder layer, "
-                f"{int(_number(p['eagle3_draft_vocab'])):,}-token lm_head",
+                f"{int(_number(params['eagle3_draft_vocab'])):,}-token lm_head",
             )
         )
     if target.mtp_layers and method != "mtp":
@@ -345,7 +386,6 @@ def compare(
     return Comparison(tuple(rows), int(context), int(wanted), workload is not None, cannot)
 
 
-_ABSENT = object()
 # _figures' answers by the identities of the parameter values given, with those values (held, so
 # that an identity is not reused while its entry lives)
 _FIGURES: dict[tuple[int, ...], tuple[tuple[Any, ...], tuple]] = {}
@@ -357,7 +397,9 @@ def _figures(p: Mapping[str, Any]) -> tuple[dict[str, float], float, float, floa
     Raises ValueError for a missing parameter. Worked out once for each set of parameter
     objects, found by their identities: a run's tables are asked for with the same objects (a
     rule's own parameters and the configuration's), which the entry holds."""
-    values = tuple(p.get(name, _ABSENT) for name in _FIGURE_PARAMS)
+    # (a missing parameter reads as None, as one given as None does: neither gives figures,
+    # so neither is kept)
+    values = tuple(map(p.get, _FIGURE_PARAMS))
     identities = tuple(map(id, values))
     found = _FIGURES.get(identities)
     if found is not None:
@@ -426,6 +468,15 @@ def decode_step(
 ) -> roofline.Step:
     """One decode step of ``batch`` sequences of ``context`` tokens with this budget's drafter:
     the target's verify pass over 1 + k tokens a sequence and the drafter's passes."""
+    side = _target_side(b, context)
+    verify = _verify(side, batch, 1 + k, context, hw)
+    draft, passes = _draft_pass(b, method, k, batch, context, hw, *side[:3])
+    return roofline.Step(verify, draft, passes)
+
+
+def _target_side(b: Budget, context: int) -> tuple[roofline.Shape, float, float, str, int]:
+    """What a step's verify pass reads of a budget: the target's shape on one GPU, its weight
+    bytes, a sequence's KV bytes at this context, the compute dtype and the TP size."""
     s, resolved = b.settings, b.resolved
     target, gpu = resolved.target, resolved.gpu
     dense = catalog.dtype_bytes(s.dtype)
@@ -437,11 +488,21 @@ def decode_step(
     kv_sequence += sum(per * min(context, window) for window, per in layout.windows)
     weights = float(b.weights.to("byte").magnitude)
     dtype = roofline.compute_dtype(s.quantization, gpu, s.dtype)
-    verify = roofline.model_pass_time(
-        shape, weights, kv_sequence, batch, 1 + k, context, dtype, tp, hw
+    return shape, weights, kv_sequence, dtype, tp
+
+
+def _verify(
+    side: tuple[roofline.Shape, float, float, str, int],
+    batch: int,
+    tokens: int,
+    context: int,
+    hw: roofline.Hardware,
+) -> roofline.PassTime:
+    """The target's pass over ``tokens`` tokens a sequence of ``batch`` sequences."""
+    shape, weights, kv_sequence, dtype, tp = side
+    return roofline.model_pass_time(
+        shape, weights, kv_sequence, batch, tokens, context, dtype, tp, hw
     )
-    draft, passes = _draft_pass(b, method, k, batch, context, hw, shape, weights, kv_sequence)
-    return roofline.Step(verify, draft, passes)
 
 
 def _draft_pass(
@@ -462,7 +523,8 @@ def _draft_pass(
         return roofline.ZERO, 0  # nothing on the GPU: a host-side table
     dense = catalog.dtype_bytes(s.dtype)
     weights = float(b.draft_weights.to("byte").magnitude)
-    host = float((b.draft_host_weights or Q(0, "byte")).to("byte").magnitude)
+    held = b.draft_host_weights
+    host = float(held.to("byte").magnitude) if held else 0.0
     kv = float(b.kv_bytes_per_token_draft.to("byte / token").magnitude) * context
     tp = s.draft_tensor_parallel if method in ("draft_model", "eagle", "eagle3") else 1
     tp = tp or s.tensor_parallel

@@ -1,0 +1,124 @@
+"""The speculative table works out the target's side of a step (its verify pass over 1 + k
+tokens a sequence, and the step without speculation) once for every row whose budget reads the
+same target settings and weights, instead of once a row: each row's step is still the
+decode_step of that row's budget, and no pass is timed twice."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from helpers import manifest
+
+from hbmlint import roofline, speculative
+from hbmlint.budget import _changed, compute_from
+from hbmlint.lint import lint_file
+from hbmlint.rules import load_rules
+
+PARAMS = next(r for r in load_rules()[0] if r.name == "speculative-tradeoff").params
+
+SPECS = [
+    """
+    gpu: {type: H100}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    serving: {max_model_len: 32768}
+    speculative: {method: draft_model, model: meta-llama/Llama-3.2-3B-Instruct,
+                  num_speculative_tokens: 4}
+    workload: {concurrency: 12, context_tokens: 32768}
+    """,
+    """
+    gpu: {type: H100, count: 2}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    parallel: {tensor: 2}
+    speculative: {method: ngram, num_speculative_tokens: 3}
+    """,
+    """
+    gpu: {type: A100-80GB}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
+                  num_speculative_tokens: 5, offload: true}
+    workload: {concurrency: 4, context_tokens: 8192}
+    """,
+    """
+    gpu: {type: H100}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    speculative: {method: early_exit, num_speculative_tokens: 2}
+    workload: {concurrency: 6, context_tokens: 4096}
+    """,
+]
+
+
+def budget_of(write, spec: str):
+    path = write(manifest(spec))
+    result = lint_file(path, path.name, [])
+    [item] = result.deployments
+    assert item.budget is not None, result.diagnostics
+    return item.budget
+
+
+def row_budgets(budget) -> dict:
+    """Each row's budget, made as compare() makes it."""
+    s = budget.settings
+    k = s.num_speculative_tokens or speculative.DEFAULT_K
+
+    def whatif(**changes):
+        return speculative._whatif(budget, num_speculative_tokens=k, **changes)
+
+    head = speculative._eagle3_head_for(
+        budget.resolved.target, int(speculative._number(PARAMS["eagle3_draft_vocab"]))
+    )
+    head_settings = _changed(
+        s,
+        {
+            "speculative_method": "eagle3",
+            "num_speculative_tokens": k,
+            "draft_quantization": None,
+            "draft_tensor_parallel": s.tensor_parallel,
+            "draft_offload": False,
+        },
+    )
+    return {
+        "current": budget,
+        "draft_fp8": whatif(draft_quantization="fp8", draft_offload=False),
+        "draft_int8": whatif(draft_quantization="int8", draft_offload=False),
+        "draft_offload": whatif(draft_offload=True),
+        "eagle3": compute_from(budget, replace(budget.resolved, draft=head), head_settings),
+        "mtp": whatif(speculative_method="mtp", draft_offload=False),
+        "early_exit": whatif(speculative_method="early_exit", draft_offload=False),
+        "ngram": whatif(speculative_method="ngram", draft_offload=False),
+        "none": speculative._whatif(budget, speculative_method="none", num_speculative_tokens=0),
+    }
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_rows_step_is_the_decode_step_of_its_budget(write, spec):
+    budget = budget_of(write, spec)
+    table = speculative.compare(budget, PARAMS)
+    rates, gbps, allreduce, overhead = speculative._figures(PARAMS)
+    hw, _ = speculative._hardware(budget.resolved.gpu, allreduce, gbps * 1e9, overhead)
+    budgets = row_budgets(budget)
+    stepped = [r for r in table.rows if r.step is not None]
+    assert len(stepped) >= 3  # the manifests give rows with steps to compare
+    for r in stepped:
+        b = budgets[r.key]
+        assert r.step == speculative.decode_step(b, r.method, r.k, r.served, table.context, hw)
+        plain = speculative.decode_step(budget, "none", 0, r.served, table.context, hw)
+        assert r.baseline_seconds == plain.total
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_no_pass_is_timed_twice_in_one_table(write, spec, monkeypatch):
+    budget = budget_of(write, spec)
+    fresh = speculative.compare(budget_of(write, spec), PARAMS)
+    timed: list[tuple] = []
+    real = roofline.model_pass_time
+
+    def counted(shape, *args, **kwargs):
+        timed.append((id(shape), repr(args), repr(sorted(kwargs.items()))))
+        return real(shape, *args, **kwargs)
+
+    monkeypatch.setattr(roofline, "model_pass_time", counted)
+    table = speculative.compare(budget, PARAMS)
+    assert table == fresh
+    assert timed
+    assert len(timed) == len(set(timed))
