@@ -122,3 +122,15 @@ def test_no_pass_is_timed_twice_in_one_table(write, spec, monkeypatch):
     assert table == fresh
     assert timed
     assert len(timed) == len(set(timed))
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_budget_without_its_plain_figures_gives_the_same_table(write, spec):
+    # the table reads a budget's figures as the plain numbers compute kept; a budget made
+    # another way (dataclasses.replace: no plain numbers) is read through its Quantities
+    budget = budget_of(write, spec)
+    copied = replace(budget)
+    assert "_plain" in budget.__dict__ and "_plain" not in copied.__dict__
+    for name in speculative._READERS:
+        assert speculative._figure(copied, name) == speculative._figure(budget, name)
+    assert speculative.compare(copied, PARAMS) == speculative.compare(budget, PARAMS)
