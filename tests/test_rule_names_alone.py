@@ -1,4 +1,4 @@
-"""Issue 18 (speed), session 25: workload.declared, the first name HBM103's and HBM209's `when`
+"""Issue 18 (speed), session 23: workload.declared, the first name HBM103's and HBM209's `when`
 read, is worked out into a budget's scope when it is made (rules._ALONE), without building the
 workload namespace (most deployments declare none) and without the two lookups that missed.
 These tests hold the filled value to what reading through the namespace gives, the other

@@ -1,4 +1,4 @@
-"""Issue 18 (speed), session 25: kv.tokens_displaced_by_state_slots (every deployment's rules
+"""Issue 18 (speed), session 23: kv.tokens_displaced_by_state_slots (every deployment's rules
 read it) answers a shared zero for a model without recurrent state or a deployment without a
 drafter, without making Quantities to test or return; and kv_uncertainty keeps one memo. These
 tests hold both to what the full computation gives on every fixture and example, what-ifs with
