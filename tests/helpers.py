@@ -17,6 +17,25 @@ def manifest(spec: str, name: str = "test") -> str:
     return f"{header}spec:\n{body}\n"
 
 
+def budget_of(write, spec: str):
+    """The budget of the one deployment of a native manifest around ``spec`` (written with the
+    ``write`` fixture), linted without rules."""
+    from hbmlint.lint import lint_file
+
+    path = write(manifest(spec))
+    result = lint_file(path, path.name, [])
+    [item] = result.deployments
+    assert item.budget is not None, result.diagnostics
+    return item.budget
+
+
+def tradeoff_params() -> dict:
+    """The speculative-tradeoff rule's own parameters (what the CLI passes the table)."""
+    from hbmlint.rules import load_rules
+
+    return next(r for r in load_rules()[0] if r.name == "speculative-tradeoff").params
+
+
 def vllm_compose(tmp_path: Path, command: str, version: str, name: str = "compose.yaml") -> Path:
     """A docker compose file whose one service runs ``command`` (``vllm serve MODEL ...``) in
     vLLM's image of ``version`` on one GPU: the shape the engine-flag tests lint."""

@@ -4,18 +4,10 @@ verification tokens in the budget."""
 from __future__ import annotations
 
 import pytest
-from helpers import manifest
+from helpers import budget_of
 
 from hbmlint.lint import lint_file
 from hbmlint.units import Q
-
-
-def budget_of(write, spec: str):
-    path = write(manifest(spec))
-    result = lint_file(path, path.name, [])
-    [item] = result.deployments
-    assert item.budget is not None, result.diagnostics
-    return item.budget
 
 
 def as_bytes(q) -> float:

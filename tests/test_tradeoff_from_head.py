@@ -4,13 +4,13 @@ rules worked out first (tradeoff()'s head), not worked out again: the same table
 from __future__ import annotations
 
 import pytest
-from helpers import manifest
+from helpers import budget_of, manifest, tradeoff_params
 
 from hbmlint import speculative
 from hbmlint.lint import lint_file
 from hbmlint.rules import load_rules
 
-TRADEOFF_PARAMS = next(r for r in load_rules()[0] if r.name == "speculative-tradeoff").params
+TRADEOFF_PARAMS = tradeoff_params()
 
 SPECULATIVE = [
     """
@@ -39,14 +39,6 @@ SPECULATIVE = [
     model: {name: meta-llama/Llama-3.1-8B-Instruct}
     """,
 ]
-
-
-def budget_of(write, spec: str):
-    path = write(manifest(spec))
-    result = lint_file(path, path.name, [])
-    [item] = result.deployments
-    assert item.budget is not None, result.diagnostics
-    return item.budget
 
 
 @pytest.mark.parametrize("spec", SPECULATIVE)

@@ -8,14 +8,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers import manifest
+from helpers import budget_of, tradeoff_params
 
 from hbmlint import roofline, speculative
 from hbmlint.budget import _changed, compute_from
-from hbmlint.lint import lint_file
-from hbmlint.rules import load_rules
 
-PARAMS = next(r for r in load_rules()[0] if r.name == "speculative-tradeoff").params
+PARAMS = tradeoff_params()
 
 SPECS = [
     """
@@ -46,14 +44,6 @@ SPECS = [
     workload: {concurrency: 6, context_tokens: 4096}
     """,
 ]
-
-
-def budget_of(write, spec: str):
-    path = write(manifest(spec))
-    result = lint_file(path, path.name, [])
-    [item] = result.deployments
-    assert item.budget is not None, result.diagnostics
-    return item.budget
 
 
 def row_budgets(budget) -> dict:

@@ -5,13 +5,11 @@ budget instead of working out the same one again. The table is the same."""
 from __future__ import annotations
 
 import pytest
-from helpers import manifest
+from helpers import budget_of, tradeoff_params
 
 from hbmlint import speculative
-from hbmlint.lint import lint_file
-from hbmlint.rules import load_rules
 
-TRADEOFF_PARAMS = next(r for r in load_rules()[0] if r.name == "speculative-tradeoff").params
+TRADEOFF_PARAMS = tradeoff_params()
 
 SPECS = [
     """
@@ -35,14 +33,6 @@ SPECS = [
                   num_speculative_tokens: 5, offload: true}
     """,
 ]
-
-
-def budget_of(write, spec: str):
-    path = write(manifest(spec))
-    result = lint_file(path, path.name, [])
-    [item] = result.deployments
-    assert item.budget is not None, result.diagnostics
-    return item.budget
 
 
 @pytest.mark.parametrize("spec", SPECS)
