@@ -8,6 +8,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 SHARED = REPO.parent / "shared"
+# every YAML manifest of the fixtures and the examples, in order
+MANIFESTS = sorted(
+    p
+    for folder in (REPO / "tests" / "fixtures", EXAMPLES)
+    for p in folder.rglob("*")
+    if p.suffix in (".yaml", ".yml")
+)
 
 
 def manifest(spec: str, name: str = "test") -> str:

@@ -9,23 +9,14 @@ and check that a wording no finding reads is not compiled."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers import MANIFESTS
 
 from hbmlint import rules as rules_module
 from hbmlint.diagnostics import Fix as DiagnosticFix
 from hbmlint.expressions import parameter_evaluator, render_plan, template_plan
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import builtin_rule_files, load_rules
-
-ROOT = Path(__file__).resolve().parent.parent
-MANIFESTS = sorted(
-    p
-    for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-    for p in folder.rglob("*")
-    if p.suffix in (".yaml", ".yml")
-)
 
 
 def _fix_record(fix):

@@ -8,22 +8,13 @@ examples to what the unfused closures give."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers import MANIFESTS
 
 from hbmlint import expressions, lint
 from hbmlint.expressions import Lazy, Scope, _build, _compiled, parse
 from hbmlint.rules import builtin_rule_files, load_rules
 from hbmlint.units import Q
-
-ROOT = Path(__file__).resolve().parent.parent
-MANIFESTS = sorted(
-    p
-    for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-    for p in folder.rglob("*")
-    if p.suffix in (".yaml", ".yml")
-)
 
 EXPRESSIONS = [
     "s.x > 0",

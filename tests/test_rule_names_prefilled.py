@@ -7,9 +7,8 @@ fixtures and examples to what reading every name on demand gives."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers import MANIFESTS
 
 from hbmlint import lint
 from hbmlint import rules as rules_module
@@ -23,14 +22,6 @@ from hbmlint.rules import (
     _steps_for,
     builtin_rule_files,
     load_rules,
-)
-
-ROOT = Path(__file__).resolve().parent.parent
-MANIFESTS = sorted(
-    p
-    for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-    for p in folder.rglob("*")
-    if p.suffix in (".yaml", ".yml")
 )
 
 

@@ -7,23 +7,14 @@ what reading through the namespaces gives."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import simpleeval
+from helpers import MANIFESTS
 
 from hbmlint import lint
 from hbmlint import rules as rules_module
 from hbmlint.expressions import Lazy, Scope, _compiled, evaluate
 from hbmlint.rules import _FLAT, _NAMESPACES, _SPACES, _Facts, builtin_rule_files, load_rules
-
-ROOT = Path(__file__).resolve().parent.parent
-MANIFESTS = sorted(
-    p
-    for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-    for p in folder.rglob("*")
-    if p.suffix in (".yaml", ".yml")
-)
 
 
 @pytest.fixture(scope="module")

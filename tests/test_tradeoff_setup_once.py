@@ -8,22 +8,13 @@ hold both to what working them out every time gives, and keep the errors as they
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers import MANIFESTS
 
 from hbmlint import lint, roofline, speculative
 from hbmlint import rules as rules_module
 from hbmlint.rules import builtin_rule_files, load_rules
 from hbmlint.units import Q
-
-ROOT = Path(__file__).resolve().parent.parent
-MANIFESTS = sorted(
-    p
-    for folder in (ROOT / "tests" / "fixtures", ROOT / "examples")
-    for p in folder.rglob("*")
-    if p.suffix in (".yaml", ".yml")
-)
 
 
 def _findings(rules):
