@@ -12,7 +12,7 @@ import pytest
 
 from hbmlint import rewrite
 from hbmlint.formats import kubernetes
-from hbmlint.rewrite import ArgvWriter, Locator, Source, _dumps, _in_scalar, shell_word
+from hbmlint.rewrite import ArgvWriter, Locator, Source, _dumps
 from hbmlint.yamlsrc import load_documents
 
 
@@ -95,39 +95,10 @@ CHANGES = [
 
 
 class _BothFirst(ArgvWriter):
-    """The writer as it was: both JSON texts made first, then tried in turn."""
+    """The writer as it was: the JSON texts made here, not the one _spec_json made (written)."""
 
     def _replace_value(self, item, value, source, locator, written=None):  # type: ignore[override]
-        joined = item.value.span == item.word.span
-        if isinstance(value, dict):
-            variants = [_dumps(value, compact=False), _dumps(value, compact=True)]
-            if ": " not in item.value.text:
-                variants.reverse()
-        else:
-            variants = [str(value)]
-        site = locator.site(item.word if joined else item.value)
-        if site is None:
-            return None
-        for text in variants:
-            if joined:
-                raw = source.text[site.start : site.end]
-                head, eq, _ = raw.partition("=")
-                if not eq:
-                    return None
-                if site.node:
-                    name = item.word.text.partition("=")[0]
-                    encoded = site.encode(f"{name}={text}")
-                elif "'" in head or '"' in head:
-                    return None
-                else:
-                    after = raw[len(head) + 1 : len(head) + 2]
-                    quote = after if after in ("'", '"') else ""
-                    encoded = _in_scalar(f"{head}={shell_word(text, quote)}", site.style)
-            else:
-                encoded = site.encode(text)
-            if encoded is not None:
-                return source.edit(site.start, site.end, encoded)
-        return None
+        return super()._replace_value(item, value, source, locator, None)
 
 
 def _read(text: str) -> tuple[Any, Source, Locator]:
