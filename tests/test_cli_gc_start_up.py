@@ -9,22 +9,18 @@ import gc
 
 import pytest
 from click.testing import CliRunner
+from helpers import manifest
 
 from hbmlint import cli, lint
 
-GOOD = """\
-apiVersion: hbmlint/v1
-kind: ServingManifest
-metadata:
-  name: small
-spec:
-  engine: vllm
-  gpu:
-    type: H100
-    count: 1
-  model:
-    name: meta-llama/Llama-3.1-8B-Instruct
-"""
+GOOD = manifest(
+    """
+    engine: vllm
+    gpu: {type: H100, count: 1}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """,
+    name="small",
+)
 
 
 @pytest.fixture

@@ -7,22 +7,18 @@ from __future__ import annotations
 import gc
 
 from click.testing import CliRunner
+from helpers import manifest
 
 from hbmlint import cli
 
-GOOD = """\
-apiVersion: hbmlint/v1
-kind: ServingManifest
-metadata:
-  name: small
-spec:
-  engine: vllm
-  gpu:
-    type: H100
-    count: 1
-  model:
-    name: meta-llama/Llama-3.1-8B-Instruct
-"""
+GOOD = manifest(
+    """
+    engine: vllm
+    gpu: {type: H100, count: 1}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """,
+    name="small",
+)
 
 
 def test_a_lint_runs_with_the_raised_threshold_and_restores_it(monkeypatch, tmp_path):
