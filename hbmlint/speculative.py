@@ -27,11 +27,11 @@ from dataclasses import replace
 from typing import Any
 
 from . import catalog, roofline
-from .budget import _AT, Budget, _changed, compute_from
+from .budget import Budget, _changed, compute_from, figure_magnitude
 from .catalog import Architecture
 from .identity_memo import IdentityMemo
 from .records import assembled, dataclass
-from .units import in_bytes, in_bytes_per_token, is_quantity, reader
+from .units import is_quantity
 
 TRADEOFF_RULE = "speculative-tradeoff"  # the rule whose params the CLI passes
 # rule parameter -> the methods whose acceptance rate it gives
@@ -200,7 +200,7 @@ def compare(
         if not own_side:
             own_side.append(_target_side(budget, context))
         side = own_side[0]
-        if b is not budget and float(_figure(b, "weights")) != side[1]:
+        if b is not budget and float(figure_magnitude(b, "weights")) != side[1]:
             return None
         return side
 
@@ -229,9 +229,10 @@ def compare(
     def row(key: str, label: str, change: str, b: Budget, method: str, note: str = "") -> Any:
         kk = 0 if method == "none" else (b.settings.num_speculative_tokens or k)
         a = rates.get(method, 0.0)
-        tokens = int(_figure(b, "kv_tokens"))
+        tokens = int(figure_magnitude(b, "kv_tokens"))
         # (the Quantities' sum and comparison, on their magnitudes: the same numbers)
-        fits = _figure(b, "weights") + _figure(b, "draft_weights") <= _figure(b, "usable")
+        weights = figure_magnitude(b, "weights") + figure_magnitude(b, "draft_weights")
+        fits = weights <= figure_magnitude(b, "usable")
         starts = fits and tokens >= s.max_model_len
         concurrency = tokens / context if context else 0.0
         served = min(wanted, math.floor(concurrency + 1e-9)) if starts else 0
@@ -475,28 +476,6 @@ def decode_step(
     return roofline.Step(verify, draft, passes)
 
 
-# how a figure the table reads becomes a plain number again (q.to(unit).magnitude)
-_READERS = {
-    "weights": in_bytes,
-    "draft_weights": in_bytes,
-    "usable": in_bytes,
-    "draft_host_weights": in_bytes,
-    "kv_tokens": reader("token"),
-    "kv_bytes_per_token_draft": in_bytes_per_token,
-}
-
-
-def _figure(b: Budget, name: str) -> Any:
-    """A budget figure's magnitude in bytes, tokens or bytes a token: the plain number compute
-    kept and made the figure of (a what-if makes its figures only when read: the table reads
-    six of each row's), else the figure read back; None for a figure that is None."""
-    plain = b.__dict__.get("_plain")
-    if plain is not None:
-        return plain[_AT[name]]
-    value = getattr(b, name)
-    return None if value is None else _READERS[name](value)
-
-
 def _target_side(b: Budget, context: int) -> tuple[roofline.Shape, float, float, str, int]:
     """What a step's verify pass reads of a budget: the target's shape on one GPU, its weight
     bytes, a sequence's KV bytes at this context, the compute dtype and the TP size."""
@@ -509,7 +488,7 @@ def _target_side(b: Budget, context: int) -> tuple[roofline.Shape, float, float,
     layout = target.kv_layout(tp, pp, kv_bytes, s.kv_cache_dtype)
     kv_sequence = layout.full_per_token * context + layout.state_per_sequence
     kv_sequence += sum(per * min(context, window) for window, per in layout.windows)
-    weights = float(_figure(b, "weights"))
+    weights = float(figure_magnitude(b, "weights"))
     dtype = roofline.compute_dtype(s.quantization, gpu, s.dtype)
     return shape, weights, kv_sequence, dtype, tp
 
@@ -545,9 +524,9 @@ def _draft_pass(
     if k <= 0 or method in ("none", "ngram", "prompt_lookup", "suffix", "lookahead"):
         return roofline.ZERO, 0  # nothing on the GPU: a host-side table
     dense = catalog.dtype_bytes(s.dtype)
-    weights = float(_figure(b, "draft_weights"))
-    host = float(_figure(b, "draft_host_weights") or 0)
-    kv = float(_figure(b, "kv_bytes_per_token_draft")) * context
+    weights = float(figure_magnitude(b, "draft_weights"))
+    host = float(figure_magnitude(b, "draft_host_weights") or 0)
+    kv = float(figure_magnitude(b, "kv_bytes_per_token_draft")) * context
     tp = s.draft_tensor_parallel if method in ("draft_model", "eagle", "eagle3") else 1
     tp = tp or s.tensor_parallel
     if method == "early_exit":
