@@ -251,15 +251,20 @@ class Budget:
         of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
         # in plain bytes, each product and sum in the order the Quantity arithmetic took: the
         # numbers compute made the figures of, where it kept them (the figures' magnitudes)
-        weights = figure_magnitude(self, "weights") + figure_magnitude(self, "draft_weights")
-        overhead_total = figure_magnitude(self, "overhead_total")
-        margin = figure_magnitude(self, "warmup_margin")
+        # (figure_magnitude's reads, inline: every budget and what-if works out its band)
         plain = self.__dict__.get("_plain")
         if plain is None:  # made another way (dataclasses.replace): read from the figures
+            weights = in_bytes(self.weights) + in_bytes(self.draft_weights)
+            overhead_total = in_bytes(self.overhead_total)
             graphs = self.overhead.get("cuda_graphs")
             graphs = None if graphs is None else in_bytes(graphs)
+            margin = self.warmup_margin
+            margin = None if margin is None else in_bytes(margin)
         else:
+            weights = plain[_WEIGHTS] + plain[_DRAFT_WEIGHTS]
+            overhead_total = plain[_OVERHEAD_TOTAL]
             graphs = plain[_OVERHEAD].get("cuda_graphs")
+            margin = plain[_WARMUP_MARGIN]
         spread = overhead_total * of_overhead + weights * of_weights
         if up and graphs is not None and _graphs_maybe_uncharged(self.settings):
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
@@ -282,9 +287,13 @@ class Budget:
     def kv_tokens_if(self, kv_bytes: Any) -> Any:
         """Tokens a KV cache of ``kv_bytes`` holds at this budget's cost per token, in whole
         blocks (the band's edges: kv_cache -/+ kv_uncertainty(...))."""
-        per_token = figure_magnitude(self, "kv_bytes_per_token_target") + figure_magnitude(
-            self, "kv_bytes_per_token_draft"
-        )
+        plain = self.__dict__.get("_plain")  # (figure_magnitude's reads, inline: a hot path)
+        if plain is None:  # made another way (dataclasses.replace): read from the figures
+            per_token = in_bytes_per_token(self.kv_bytes_per_token_target) + in_bytes_per_token(
+                self.kv_bytes_per_token_draft
+            )
+        else:  # the figures' magnitudes, as compute kept them
+            per_token = plain[_PER_TOKEN_TARGET] + plain[_PER_TOKEN_DRAFT]
         per_block = float(per_token) * self.settings.block_size
         magnitude = float(in_bytes(kv_bytes))
         if magnitude <= 0 or per_block <= 0:
@@ -469,9 +478,17 @@ _PLAIN_FIGURES = (
     ("warmup_margin", _bytes_or_none),
     ("overhead_total", bytes_quantity),
 )
-# where figure_magnitude (and the KV band's overhead lines) find a figure in a budget's _plain
+# where figure_magnitude and the KV band (Budget._uncertainty, kv_tokens_if) find a figure in a
+# budget's _plain
 _AT = {name: index for index, (name, _) in enumerate(_PLAIN_FIGURES)}
-_OVERHEAD = _AT["overhead"]
+_WEIGHTS, _DRAFT_WEIGHTS, _OVERHEAD, _OVERHEAD_TOTAL, _WARMUP_MARGIN = (
+    _AT[name]
+    for name in ("weights", "draft_weights", "overhead", "overhead_total", "warmup_margin")
+)
+_PER_TOKEN_TARGET, _PER_TOKEN_DRAFT = (
+    _AT["kv_bytes_per_token_target"],
+    _AT["kv_bytes_per_token_draft"],
+)
 # how a figure that is a Quantity becomes its plain number again (q.to(unit).magnitude)
 _MAGNITUDE_OF = {
     "usable": in_bytes,
