@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hbmlint import catalog
 from hbmlint.cli import main
 
 CLI = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
@@ -185,7 +186,13 @@ def dump(data) -> str:
 
 
 def check_run(args: list[str]) -> None:
-    result = CliRunner().invoke(main, args, catch_exceptions=True)
+    try:
+        result = CliRunner().invoke(main, args, catch_exceptions=True)
+    finally:
+        # a command sets the process's team catalogs from its configuration; the generated
+        # ones live in a temporary folder that is gone once the example ends, and the tests
+        # after this one read the catalog in this same process
+        catalog.use_extra_files([])
     crashed = result.exception is not None and not isinstance(result.exception, SystemExit)
     assert not crashed, repr(result.exception)
     assert result.exit_code in (0, 1, 2), result.output
