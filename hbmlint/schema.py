@@ -543,30 +543,32 @@ def _clean_object(
     root: dict,
     depth: int,
 ) -> Clean:
-    """An object schema's clean check: the mapping's keys tested at once, then each value by
-    its property's clean check (made on first use: a $ref may lead back here)."""
-    names = frozenset(properties)
+    """An object schema's clean check: its required and anyOf names tested, then each field by
+    its property's clean check (made on first use: a $ref may lead back here); a field a closed
+    object does not name leaves it unsure."""
     # each field's clean check, and a leaf's table of verdicts (looked up here: no call)
     checks: dict[str, tuple[dict | None, int | None, Clean]] = {}
 
+    # each test of the keys as a whole costs about as much as judging a field: an empty
+    # required list or anyOf is not tested, and the fields' loop finds an unknown one
     def clean(value: Any) -> bool:
         if type(value) is not dict:
             return False  # not sure: the full check decides
-        keys = value.keys()
-        if closed and not keys <= names:
+        if required and not value.keys() >= required:
             return False
-        if not keys >= required:
-            return False
-        for option in options:
-            if keys >= option:
-                break
-        else:
-            if options:
+        if options:
+            keys = value.keys()
+            for option in options:
+                if keys >= option:
+                    break
+            else:
                 return False
         for name, item in value.items():
             found = checks.get(name)
             if found is None:
                 if name not in properties or type(name) is not str:
+                    if closed:
+                        return False  # a field the object does not allow
                     # a field the schema does not judge (an open object): only its numbers
                     if type(item) is not str and _any_unusable([item]):
                         return False
