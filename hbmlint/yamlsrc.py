@@ -45,18 +45,25 @@ class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
         if kind is _ScalarNode:
             if not implicit[0]:
                 return _STR
-            if type(value) is str:
-                tag = _PLAIN_TAGS.get(value)
-                if tag is None:
-                    tag = super().resolve(kind, value, implicit)
-                    if len(value) <= _MAX_REMEMBERED_LENGTH and len(_PLAIN_TAGS) < _MAX_REMEMBERED:
-                        _PLAIN_TAGS[value] = tag
-                return tag
+            # a text met before (a tag is never empty): one lookup for most plain scalars
+            return _PLAIN_TAGS.get(value) or self._plain_tag(value, implicit)
         elif kind is _MappingNode:
             return _MAP
         elif kind is _SequenceNode:
             return _SEQ
-        return super().resolve(kind, value, implicit)
+        return _BaseLoader.resolve(self, kind, value, implicit)
+
+    def _plain_tag(self, value: Any, implicit: Any) -> str:
+        """The implicit resolvers' tag for a plain scalar's text (PyYAML's composers pass str)
+        not remembered yet; remembered where it is short and there is room."""
+        tag = _BaseLoader.resolve(self, _ScalarNode, value, implicit)
+        if (
+            type(value) is str
+            and len(value) <= _MAX_REMEMBERED_LENGTH
+            and len(_PLAIN_TAGS) < _MAX_REMEMBERED
+        ):
+            _PLAIN_TAGS[value] = tag
+        return tag
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
