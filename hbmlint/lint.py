@@ -131,7 +131,7 @@ def lint_file(
 ) -> FileResult:
     """Every finding and budget of one file."""
     options = options or LintOptions()
-    result = FileResult(path=path, display=display)
+    result = FileResult(path, display)
     text = _read_ahead.pop(path, None) if _read_ahead else None
     if text is not None:  # read a moment ago by this run's shared_objects
         return _lint_text(text, result, rules, options)

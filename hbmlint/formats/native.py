@@ -77,21 +77,23 @@ def to_deployments(
     parallel = spec.get("parallel", {})
     speculative = spec.get("speculative")
     workload = spec.get("workload")
+    # the records' fields in their order, not by name: a class called with keywords first
+    # makes a dict of them (about half of making a Deployment)
     deployment = Deployment(
-        name=str(name),
-        file=display,
-        document=document.index,
-        engine=spec.get("engine", "vllm"),
-        engine_version=spec.get("engine_version"),
-        gpu=GpuSpec(type=gpu.get("type"), memory=memory, count=gpu.get("count")),
-        model=_model_ref(spec["model"], path),
-        parallel=ParallelSpec(tensor=parallel.get("tensor"), pipeline=parallel.get("pipeline")),
-        serving=_serving(serving),
-        speculative=_speculative(speculative, path),
-        workload=WorkloadSpec(**workload) if workload else None,
-        locations=locations,
-        writer=_FieldWriter(),  # fixes edit spec.<field> in place
+        str(name),  # name
+        display,  # file
+        document.index,  # document
+        spec.get("engine", "vllm"),  # engine
+        spec.get("engine_version"),  # engine_version
+        GpuSpec(gpu.get("type"), memory, gpu.get("count")),  # gpu
+        _model_ref(spec["model"], path),  # model
+        ParallelSpec(parallel.get("tensor"), parallel.get("pipeline")),  # parallel
+        _serving(serving),  # serving
+        _speculative(speculative, path),  # speculative
+        WorkloadSpec(**workload) if workload else None,  # workload
+        locations,  # locations
     )
+    deployment.writer = _FieldWriter()  # fixes edit spec.<field> in place
     drafter = deployment.speculative
     if drafter.token_map and not drafter.hot_vocab_size:
         from ..engines.sglang import token_map_assumption, token_map_vocab
@@ -126,7 +128,6 @@ class _Locations(dict):
     __slots__ = ("_document", "_name_path", "__weakref__")
 
     def __init__(self, document: YamlDocument, name_path: tuple) -> None:
-        super().__init__()
         self._document: YamlDocument | None = document
         self._name_path = name_path
         _UNFILLED.append(weakref.ref(self))
@@ -244,13 +245,18 @@ def _field_writer() -> type:
 def _model_ref(entry: dict, manifest: Path) -> ModelRef:
     config = entry.get("config")
     return ModelRef(
-        name=entry.get("name") if "name" in entry else entry.get("model"),
+        entry.get("name") if "name" in entry else entry.get("model"),
         # beside the manifest; its folder found only for a config (pathlib's parent is a new
         # path object, every manifest)
-        config=(manifest.parent / config) if config else None,
-        dtype=entry.get("dtype"),
-        quantization=entry.get("quantization"),
+        (manifest.parent / config) if config else None,
+        entry.get("dtype"),
+        entry.get("quantization"),
     )
+
+
+# the drafter's fields after its method and model, each as the manifest writes it (None where it
+# does not), in the record's order
+_SPECULATIVE_AS_WRITTEN = tuple(SpeculativeSpec.__dataclass_fields__)[2:]
 
 
 def _speculative(entry: dict | None, manifest: Path) -> SpeculativeSpec:
@@ -258,14 +264,7 @@ def _speculative(entry: dict | None, manifest: Path) -> SpeculativeSpec:
         return SpeculativeSpec()
     has_model = "model" in entry or "config" in entry
     return SpeculativeSpec(
-        method=METHOD_ALIASES.get(entry["method"], entry["method"]),
-        model=_model_ref(entry, manifest) if has_model else None,
-        num_speculative_tokens=entry.get("num_speculative_tokens"),
-        tensor_parallel=entry.get("tensor_parallel"),
-        kv_cache_dtype=entry.get("kv_cache_dtype"),
-        max_model_len=entry.get("max_model_len"),
-        offload=entry.get("offload"),
-        exit_layer=entry.get("exit_layer"),
-        token_map=entry.get("token_map"),
-        hot_vocab_size=entry.get("hot_vocab_size"),
+        METHOD_ALIASES.get(entry["method"], entry["method"]),
+        _model_ref(entry, manifest) if has_model else None,
+        *map(entry.get, _SPECULATIVE_AS_WRITTEN),
     )
