@@ -70,6 +70,7 @@ def test_the_records_keep_the_order_the_reader_passes():
     # the drafter's other fields are read by name from the manifest, None where it is silent
     for spec_field in dataclasses.fields(SpeculativeSpec)[2:]:
         assert spec_field.default is None, spec_field.name
+    assert tuple(_names(SpeculativeSpec)[2:]) == native._SPECULATIVE_AS_WRITTEN
 
 
 def test_every_field_lands_in_its_own_field(tmp_path):

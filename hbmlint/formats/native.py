@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import weakref
-from dataclasses import MISSING
+from dataclasses import MISSING, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -256,7 +256,7 @@ def _model_ref(entry: dict, manifest: Path) -> ModelRef:
 
 # the drafter's fields after its method and model, each as the manifest writes it (None where it
 # does not), in the record's order
-_SPECULATIVE_AS_WRITTEN = tuple(SpeculativeSpec.__dataclass_fields__)[2:]
+_SPECULATIVE_AS_WRITTEN = tuple(spec_field.name for spec_field in fields(SpeculativeSpec))[2:]
 
 
 def _speculative(entry: dict | None, manifest: Path) -> SpeculativeSpec:
