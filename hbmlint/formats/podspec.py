@@ -79,17 +79,28 @@ def containers(data: dict, pod_path: Path) -> Iterator[tuple[int, dict]]:
                 yield i, container
 
 
-def serving_containers(data: dict, pod_path: Path) -> Iterator[tuple[Path, dict]]:
+def serving_containers(data: dict, pod_path: Path) -> list[tuple[Path, dict]]:
     """The containers that run for the pod's whole life, each with its path under the pod:
     ``containers``, then the native sidecars (``initContainers`` with ``restartPolicy:
     Always``, Kubernetes 1.28+), which start before them and keep running beside them. Other
     init containers run to completion first (a model download) and are never an engine."""
-    for i, container in containers(data, pod_path):
-        yield ("containers", i), container
-    items = value_at(data, (*pod_path, "initContainers"))
-    for i, container in enumerate(items if isinstance(items, list) else []):
-        if isinstance(container, dict) and container.get("restartPolicy") == "Always":
-            yield ("initContainers", i), container
+    # the pod found once for both lists (value_at finds neither under anything but a mapping),
+    # each list read in one loop, not through generators: every workload, every file
+    pod = value_at(data, pod_path)
+    found: list[tuple[Path, dict]] = []
+    if not isinstance(pod, dict):
+        return found
+    items = pod.get("containers")
+    if isinstance(items, list):
+        for i, container in enumerate(items):
+            if isinstance(container, dict):
+                found.append((("containers", i), container))
+    items = pod.get("initContainers")
+    if isinstance(items, list):
+        for i, container in enumerate(items):
+            if isinstance(container, dict) and container.get("restartPolicy") == "Always":
+                found.append((("initContainers", i), container))
+    return found
 
 
 def _words(value: Any) -> list[str]:
@@ -442,14 +453,14 @@ class Reader:
         resources = _resources(self.document, path, container)
         if not isinstance(resources, dict):
             return False
-        asked = [
-            (section, resource)
-            for section in ("limits", "requests")
-            for resource in (resources.get(section) or {})
-            if isinstance(resources.get(section), dict)
-        ]
-        if any(resource in GPU_RESOURCES for _, resource in asked):
-            return False
+        asked = []
+        for section in ("limits", "requests"):
+            names = resources.get(section)
+            if isinstance(names, dict):
+                for resource in names:
+                    if resource in GPU_RESOURCES:
+                        return False  # a GPU is asked for (most containers): nothing to say
+                    asked.append((section, resource))
         for section, resource in asked:
             device = OTHER_ACCELERATORS.get(resource)
             if device is not None:
