@@ -334,6 +334,31 @@ class Item:
     values: tuple[Token, ...] = ()  # for multi-valued flags
 
 
+_new = object.__new__
+
+
+def _item(
+    flag: Flag | None,
+    name: str,
+    word: Token,
+    value: Token | None = None,
+    values: tuple[Token, ...] = (),
+) -> Item:
+    """``Item(flag, name, word, value, values)`` made without its __init__, which sets each of
+    the five fields with an object.__setattr__ call (~1.3k instructions each; scan makes an
+    Item for every flag and positional word of every command line): the fields given to the
+    new record as its __dict__ in one such call. The same fields, so the same equality, hash
+    and repr; a dict of its own (not the one Python makes from the instance's shared keys when
+    __dict__ is first read), so reading a field later costs about what it did."""
+    made = _new(Item)
+    _set(
+        made,
+        "__dict__",
+        {"flag": flag, "name": name, "word": word, "value": value, "values": values},
+    )
+    return made
+
+
 def scan(tokens: Sequence[Token], table: FlagTable) -> list[Item]:
     """Walk an argv: ``--flag value``, ``--flag=value``, switches, positionals."""
     items: list[Item] = []
@@ -352,7 +377,7 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> list[Item]:
             or text == "--"
             or (text[1].isdigit() and _NUMBER.fullmatch(text))
         ):
-            add(Item(None, "", word))
+            add(_item(None, "", word))
             continue
         name, eq, inline = text.partition("=")
         if "_" in name and name.startswith("--"):  # normalise(name), inline
@@ -365,7 +390,7 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> list[Item]:
             flag = table.lookup(name)
         if eq:
             value = Token(inline, word.span, word.unresolved)
-            add(Item(flag, name, word, value, (value,)))
+            add(_item(flag, name, word, value, (value,)))
             continue
         if flag is not None and flag.multi:
             # argparse nargs="+": every following word up to the next flag
@@ -373,26 +398,26 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> list[Item]:
             while i < count and not is_flag(tokens[i].text):
                 values.append(tokens[i])
                 i += 1
-            add(Item(flag, name, word, values[0] if values else None, tuple(values)))
+            add(_item(flag, name, word, values[0] if values else None, tuple(values)))
             continue
         if flag is not None and flag.parse is None:
             # a switch; `--enforce-eager true` is accepted where the next word is a boolean
             if i < count and tokens[i].text.lower() in ("true", "false"):
-                add(Item(flag, name, word, tokens[i], (tokens[i],)))
+                add(_item(flag, name, word, tokens[i], (tokens[i],)))
                 i += 1
             else:
-                add(Item(flag, name, word))
+                add(_item(flag, name, word))
             continue
         if flag is None and (name in table.switches or "--" + name[5:] in table.switches):
             # a switch, or its argparse --no- form
-            add(Item(None, name, word))
+            add(_item(None, name, word))
             continue
         # a flag with a value (known, or unknown: assume it takes the next word)
         if i < count and not is_flag(tokens[i].text):
-            add(Item(flag, name, word, tokens[i], (tokens[i],)))
+            add(_item(flag, name, word, tokens[i], (tokens[i],)))
             i += 1
         else:
-            add(Item(flag, name, word))
+            add(_item(flag, name, word))
     return items
 
 
