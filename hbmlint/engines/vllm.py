@@ -594,42 +594,52 @@ def parse(
     guessed: Token | None = None  # a model-like word taken as the value of a flag we don't know
     command.items = scan(tokens, FLAGS)
     for item in command.items:
-        if item.flag is None and item.name == "--config":
-            config = item
-            continue
-        unknown = item.flag is None and item.name and item.value is not None
-        # `--flag=VALUE` keeps its value: only a separate word may be the positional model
-        inline = "=" in item.word.text
-        if unknown and not inline and guessed is None and item.name not in _NOT_THE_MODEL:
-            guessed = item.value if _model_like(item.value.text) else None
-        if item.flag is not None and item.flag.names[0] == "--served-model-name":
-            served = item  # names the API serves it under; never the model itself
-            command.served_name = item.word.span
-            continue
-        if item.flag is None and not item.name:
-            if positional is None and not item.word.text.startswith("-"):
-                positional = item.word  # `vllm serve MODEL`: the first positional is the model
-            elif not item.word.readable and item.word.text.startswith("$"):
-                command.note("HBM011", flags_unread(item.word), item.word.span)
-            continue
-        if item.name.startswith("--speculative-config."):
-            key = item.name[len("--speculative-config.") :].replace("-", "_")
+        # each item's flag, name and first name read once: a dozen items a command line
+        flag, name = item.flag, item.name
+        if flag is None:
+            if not name:
+                word = item.word
+                if positional is None and not word.text.startswith("-"):
+                    positional = word  # `vllm serve MODEL`: the first positional is the model
+                elif not word.readable and word.text.startswith("$"):
+                    command.note("HBM011", flags_unread(word), word.span)
+                continue
+            if name == "--config":
+                config = item
+                continue
+            # an unknown flag. `--flag=VALUE` keeps its value: only a separate word may be the
+            # positional model
+            value = item.value
+            if (
+                value is not None
+                and guessed is None
+                and "=" not in item.word.text
+                and name not in _NOT_THE_MODEL
+            ):
+                guessed = value if _model_like(value.text) else None
+            long = None
+        else:
+            long = flag.names[0]
+            if long == "--served-model-name":
+                served = item  # names the API serves it under; never the model itself
+                command.served_name = item.word.span
+                continue
+        if name.startswith("--speculative-config."):
+            key = name[len("--speculative-config.") :].replace("-", "_")
             if item.value is None or not item.value.readable:
                 _unreadable_or_missing(command, item)
                 continue
             spec[key] = (item.value.text, item.word.span)
             spec_span = spec_span or item.word.span
             continue
-        if item.flag is not None and item.flag.names[0] == "--quantization":
+        if flag is None:
+            continue  # an unknown flag: not ours to judge (apply sets nothing for it)
+        if long == "--quantization":
             _quantization_as_written(command, item)
-        if item.flag is not None and item.flag.field in _HUMAN_READABLE:
+        if flag.field in _HUMAN_READABLE:
             _suffix_as_written(command, item)
         if apply(command, item):
             continue
-        flag = item.flag
-        if flag is None:
-            continue  # an unknown flag: not ours to judge
-        long = flag.names[0]
         if long == "--speculative-config":
             if item.value is None or not item.value.readable:
                 _unreadable_or_missing(command, item)
@@ -707,7 +717,7 @@ def parse(
     if not written.isdisjoint(DYNAMO_MULTIMODAL_FLAGS):
         dynamo_multimodal_role(command)
     # a dotted name may be -cc.cudagraph_mode
-    if not written.isdisjoint(_GRAPH_NAMES) or any("." in name for name in written):
+    if not written.isdisjoint(_GRAPH_NAMES) or "." in " ".join(written):
         _cudagraph_mode(command)
     if not canonical.isdisjoint(_REFUSAL_FLAGS):
         _release_refusals(command)
