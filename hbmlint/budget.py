@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection
 from dataclasses import MISSING, field, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
@@ -343,7 +344,7 @@ class Budget:
         unknown = set(changes) - _SETTING_NAMES
         if unknown:
             raise ValueError(f"whatif() does not know {', '.join(sorted(unknown))}")
-        found = compute_from(self, self.resolved, _changed(self.settings, changes))
+        found = compute_from(self, self.resolved, _changed(self.settings, changes), changes)
         if key is not None:
             memo[key] = found
         return found
@@ -410,13 +411,21 @@ def _notes_later(
     return budget
 
 
-def compute_from(base: Budget, resolved: Resolved, settings: Settings) -> Budget:
+def compute_from(
+    base: Budget, resolved: Resolved, settings: Settings, changed: Collection[str] = ()
+) -> Budget:
     """``compute(resolved, settings, base.assumed)``: another budget of ``base``'s deployment
     (a what-if), whose notes follow base's. Where base's notes are not written yet, neither
-    are its own. Its figures are made Quantities when read (_WhatIfBudget)."""
+    are its own. Its figures are made Quantities when read (_WhatIfBudget). ``changed``: the
+    names of the settings that differ from base's, where the caller knows them (whatif): where
+    ``resolved`` is base's and none of them is one _target_side reads (a what-if of the
+    drafter), the what-if takes base's target side instead of working it out again."""
+    side = None
+    if changed and resolved is base.resolved and _SIDE_NAMES.isdisjoint(changed):
+        side = base.__dict__.get("_target_side")
     if "assumed" in base.__dict__:
-        return compute(resolved, settings, base.assumed, figures_when_read=True)
-    budget = compute(resolved, settings, figures_when_read=True)
+        return compute(resolved, settings, base.assumed, figures_when_read=True, side=side)
+    budget = compute(resolved, settings, figures_when_read=True, side=side)
     return _notes_later(budget, base, resolved, settings)
 
 
@@ -1548,50 +1557,64 @@ def _add_note(assumed: dict[str, str], key: str, note: str) -> None:
     assumed[key] = f"{before}; {note}" if before else note
 
 
-def compute(
-    resolved: Resolved,
-    s: Settings,
-    assumed: dict[str, str] | None = None,
-    *,
-    figures_when_read: bool = False,
-) -> Budget:
-    """The budget of a resolved deployment with these settings. Memory is counted in plain
-    bytes (KV costs in bytes per token, capacity in tokens) and made Quantities at the end; a
-    sum or product here takes its operands in the order the Quantity arithmetic did, so the
-    figures are the same to the last bit. With ``figures_when_read`` each figure is made a
-    Quantity when first read (_WhatIfBudget): a what-if's reader asks for one or two."""
+# The settings _target_side reads, and so what a what-if must leave unchanged to take its base
+# budget's side (compute_from): the drafter's settings are not among them, and most what-ifs
+# change only those (no drafter, an n-gram one, another draft quantization or KV dtype).
+_SIDE_SETTINGS = (
+    "engine",
+    "engine_version",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "attention_data_parallel",
+    "whole_parts",
+    "quantization",
+    "dtype",
+    "expert_parallel",
+    "redundant_experts",
+    "cpu_offload_gib",
+    "lora_slots",
+    "lora_rank",
+    "lora_fully_sharded",
+    "kv_cache_dtype",
+)
+_SIDE_NAMES = frozenset(_SIDE_SETTINGS)
+
+
+def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
+    """What compute works out of the target model and the GPU alone, from the settings named in
+    _SIDE_SETTINGS and the DP-attention split (``split``, dp_attention.sharding's, of those
+    too): (the GPU's memory, the target's weights in bytes, the notes on them as (key, text)
+    pairs, the KV dtype's bytes, the KV layout, the NVLink switch board's group bytes)."""
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = _gpu_memory(resolved.gpu, "byte")
-    total_bytes = total.magnitude
-    split = dp_attention.sharding(
-        target, s.engine, s.engine_version, tp, s.attention_data_parallel, s.whole_parts
-    )
     weights = in_bytes(
         target.weight_bytes_per_rank(
             tp, pp, s.quantization, s.dtype, s.expert_parallel, s.redundant_experts, split
         )
     )
+    notes: tuple[tuple[str, str], ...] = ()
     slack = _sglang_allocator_slack(target, s)
     rope = _sglang_rope_fp32(target, s)
     if slack or rope:
         weights = weights + (slack + rope)
-        assumed = dict(assumed or {})
         note = (
             f"{(slack + rope) / 2**30:.2f} GiB per GPU more: what PyTorch's allocator holds "
             "beyond the weight tensors, which SGLang counts as it reads the device's free "
             "memory, and its RoPE cache kept in float32"
         )
-        _add_note(assumed, "weights", note)
+        notes += (("weights", note),)
     if s.engine == "tgi":  # the LM head as TGI's server builds it
-        weights, assumed = _tgi_head(target, s, weights, assumed)
+        weights, note = _tgi_head(target, s, weights)
+        notes += (("weights", note),) if note else ()
     if s.cpu_offload_gib:
         # vLLM keeps --cpu-offload-gb GiB of each GPU's weights in pinned host memory
         # (streamed in every forward pass): only the rest is in HBM
         offload = in_bytes(Q(s.cpu_offload_gib, "GiB"))
         weights = weights - offload if weights > offload else 0
     if s.lora_slots:
-        weights, assumed = _with_lora(target, s, weights, assumed)
+        weights, note = _with_lora(target, s, weights)
+        notes += (("weights", note),)
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
     # KV heads follow the attention's split (SGLang DP attention: TP / D)
     layout = target.kv_layout(
@@ -1600,13 +1623,47 @@ def compute(
         kv_bytes,
         _cell_dtype(s, target, s.kv_cache_dtype),
     )
+    group = nvswitch_group_bytes(resolved.gpu, s)
+    return total, weights, notes, kv_bytes, layout, group
+
+
+def compute(
+    resolved: Resolved,
+    s: Settings,
+    assumed: dict[str, str] | None = None,
+    *,
+    figures_when_read: bool = False,
+    side: tuple | None = None,
+) -> Budget:
+    """The budget of a resolved deployment with these settings. Memory is counted in plain
+    bytes (KV costs in bytes per token, capacity in tokens) and made Quantities at the end; a
+    sum or product here takes its operands in the order the Quantity arithmetic did, so the
+    figures are the same to the last bit. With ``figures_when_read`` each figure is made a
+    Quantity when first read (_WhatIfBudget): a what-if's reader asks for one or two.
+    ``side``: _target_side's, where the caller has it (a what-if: its base's)."""
+    target = resolved.target
+    if side is None:
+        split = dp_attention.sharding(
+            target,
+            s.engine,
+            s.engine_version,
+            s.tensor_parallel,
+            s.attention_data_parallel,
+            s.whole_parts,
+        )
+        side = _target_side(resolved, s, split)
+    total, weights, notes, kv_bytes, layout, group = side
+    total_bytes = total.magnitude
+    if notes:
+        assumed = dict(assumed or {})
+        for key, note in notes:
+            _add_note(assumed, key, note)
     draft_weights, kv_draft = _draft_cost(resolved, s, kv_bytes)
     host_weights = 0
     if s.draft_offload and draft_weights:
         # offloaded: the weights sit in pinned host memory and stream over PCIe each draft pass
         host_weights, draft_weights = draft_weights, 0
 
-    group = nvswitch_group_bytes(resolved.gpu, s)
     overhead = overhead_bytes(resolved, s, group)
     overhead_total = 0
     for line in overhead.values():  # one by one, as sum() of Quantities added them
@@ -1758,6 +1815,7 @@ def compute(
             "byte_unit": byte_unit,
             "kv_pages": pages_shape,
             "_plain": plain,
+            "_target_side": side,
         }
         return made
     # the overhead's sum, worked out above as overhead_total would (0 + each line in order),
@@ -1787,17 +1845,16 @@ def compute(
         "compute",
     )
     made.__dict__["_plain"] = plain
+    made.__dict__["_target_side"] = side
     return made
 
 
-def _with_lora(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, dict]:
+def _with_lora(target: Any, s: Settings, weights: Any) -> tuple[Any, str]:
     """The weights (bytes) with the LoRA slots vLLM preallocates while loading (lora.py), and
     the budget's note on them."""
-    assumed = dict(assumed or {})
     why = lora.unmodelled(target, s.expert_parallel)
     if why is not None:
-        _add_note(assumed, "weights", f"the LoRA slots' A/B matrices not counted ({why})")
-        return weights, assumed
+        return weights, f"the LoRA slots' A/B matrices not counted ({why})"
     extra = lora.vllm_lora_bytes(
         target,
         s.tensor_parallel,
@@ -1812,8 +1869,7 @@ def _with_lora(target: Any, s: Settings, weights: Any, assumed: dict | None) -> 
         f"{'s' if s.lora_slots != 1 else ''} (--max-loras) of rank {s.lora_rank} "
         "(--max-lora-rank) for every linear layer, preallocated while the model loads"
     )
-    _add_note(assumed, "weights", note)
-    return weights + extra, assumed
+    return weights + extra, note
 
 
 def _drafter_layers_match(resolved: Resolved, s: Settings, layout: Any, kv_bytes: float) -> bool:
@@ -1886,8 +1942,9 @@ def _sglang_rope_fp32(target: Any, s: Settings) -> float:
     return float(target.rotary_positions * target.rotary_dim * max(4 - dense, 0))
 
 
-def _tgi_head(target: Any, s: Settings, weights: Any, assumed: dict | None) -> tuple[Any, Any]:
-    """The weights (bytes) with TGI's LM head as its server holds it (catalog/tgi_head.py)."""
+def _tgi_head(target: Any, s: Settings, weights: Any) -> tuple[Any, str | None]:
+    """The weights (bytes) with TGI's LM head as its server holds it (catalog/tgi_head.py), and
+    the budget's note on it (None: no difference)."""
     from .catalog import tgi_head
 
     extra, why = tgi_head.head_bytes_difference(
@@ -1899,10 +1956,8 @@ def _tgi_head(target: Any, s: Settings, weights: Any, assumed: dict | None) -> t
         s.dtype,
     )
     if not extra:
-        return weights, assumed
-    assumed = dict(assumed or {})
-    _add_note(assumed, "weights", f"{extra / 2**30:+.2f} GiB per GPU: {why}")
-    return weights + extra, assumed
+        return weights, None
+    return weights + extra, f"{extra / 2**30:+.2f} GiB per GPU: {why}"
 
 
 def _tgi_warmup_kv(
