@@ -565,11 +565,11 @@ def _settings_for(
             f"the newest {engine}: the manifest names no release hbmlint can read (an image "
             "tag naming one, or engine_version, gives an older release's defaults)"
         )
-    legacy = _is_legacy(defaults, dep.engine_version)
+    legacy, entry, tier, huge_batched = _release_on_gpu(resolved, defaults)
     serving = dep.serving
 
     # engines whose defaults depend on the release, the GPU and the model (engines.yaml derived)
-    derived = _derived_defaults(resolved, defaults)
+    derived = _derived_defaults(resolved, entry)
     fraction = serving.gpu_memory_utilization
     if fraction is None and "fraction" in derived:
         fraction, why = derived["fraction"]
@@ -592,8 +592,6 @@ def _settings_for(
             f"the card less {defaults['free_at_start_reserved']} (CUDA context): "
             f"{engine} takes its memory fraction of what is free when it starts"
         )
-    large = _is_large_gpu(resolved, defaults)
-    tier = "large_gpu" if large else "other"
     max_model_len = serving.max_model_len
     if max_model_len is None and "max_model_len" in derived:
         max_model_len, why = derived["max_model_len"]
@@ -648,10 +646,8 @@ def _settings_for(
                 assumed["max_num_batched_tokens"] = f"{batched} ({why})"
         else:
             batched = int(defaults["max_num_batched_tokens"][tier])
-            huge = defaults.get("huge_gpu")  # vLLM: cards of 160 GiB or more, from 0.28
-            gib = float(_gpu_memory(resolved.gpu, "GiB").magnitude)
-            if huge and gib >= float(huge["min_gib"]) and _at_least(dep, "huge_gpu_since"):
-                batched = int(huge["max_num_batched_tokens"])
+            if huge_batched is not None:  # vLLM: cards of 160 GiB or more, from 0.28
+                batched = huge_batched
             if notes:
                 assumed["max_num_batched_tokens"] = f"{batched} ({engine} default for this GPU)"
             if throughput:
@@ -1163,12 +1159,12 @@ def _derived_entry(defaults: dict, engine_version: str | None) -> dict | None:
     return None
 
 
-def _derived_defaults(resolved: Resolved, defaults: dict) -> dict[str, Any]:
-    """Defaults computed as the engine computes them: {"fraction": (value, why), ...}."""
-    dep = resolved.deployment
-    entry = _derived_entry(defaults, dep.engine_version)
+def _derived_defaults(resolved: Resolved, entry: dict | None) -> dict[str, Any]:
+    """Defaults computed as the engine computes them: {"fraction": (value, why), ...};
+    ``entry``: the release's `derived` entry (_derived_entry)."""
     if entry is None:
         return {}
+    dep = resolved.deployment
     release = f"{dep.engine} {dep.engine_version}" if dep.engine_version else f"newest {dep.engine}"
     if dep.engine == "sglang":
         return _sglang_defaults(resolved, entry, release)
@@ -2446,6 +2442,37 @@ def _is_large_gpu(resolved: Resolved, defaults: dict) -> bool:
 
 
 _LARGE_GPUS = IdentityMemo(limit=256)
+
+
+def _release_on_gpu(resolved: Resolved, defaults: dict) -> tuple:
+    """What settings_for reads of the engine's release and the GPU alone (``defaults``: the
+    deployment's engine's, engines.yaml): whether it is vLLM's V0 engine (_is_legacy), the
+    release's `derived` entry (_derived_entry), the batch defaults' tier ("large_gpu" or
+    "other": _is_large_gpu) and the huge-GPU batched tokens default where it applies, else
+    None. Worked out once per GPU, engine and release: every deployment asks, and they read
+    only those."""
+    dep, gpu = resolved.deployment, resolved.gpu
+    key = (dep.engine, dep.engine_version)
+    found = _RELEASES_ON_GPUS.find(gpu, key)
+    if found is NOT_KEPT:
+        huge = defaults.get("huge_gpu")
+        gib = float(_gpu_memory(gpu, "GiB").magnitude)
+        found = _RELEASES_ON_GPUS.keep(
+            gpu,
+            key,
+            (
+                _is_legacy(defaults, dep.engine_version),
+                _derived_entry(defaults, dep.engine_version),
+                "large_gpu" if _is_large_gpu(resolved, defaults) else "other",
+                int(huge["max_num_batched_tokens"])
+                if huge and gib >= float(huge["min_gib"]) and _at_least(dep, "huge_gpu_since")
+                else None,
+            ),
+        )
+    return found
+
+
+_RELEASES_ON_GPUS = IdentityMemo(limit=256)
 
 
 def _gpu_memory(gpu: Any, units: str) -> Any:

@@ -35,9 +35,11 @@ def forced_data(
     (--enable-dp-attention) on a release before engines.yaml dp_size_is_tp_before, and for
     DeepSeek V3.2 on some releases whatever the command says (forced_model_types). A manifest
     that names no release runs the newest, which sets none."""
+    if engine != "sglang":  # (every other engine's budget asks)
+        return 0
     spec = catalog.engine_defaults("sglang").get("dp_attention") or {}
     version = _version(engine_version)
-    if engine != "sglang" or version is None:
+    if version is None:
         return 0
     before = spec.get("dp_size_is_tp_before")
     if enabled and before and version < _version(before):
