@@ -288,6 +288,10 @@ class Budget:
     def kv_tokens_if(self, kv_bytes: Any) -> Any:
         """Tokens a KV cache of ``kv_bytes`` holds at this budget's cost per token, in whole
         blocks (the band's edges: kv_cache -/+ kv_uncertainty(...))."""
+        return self._tokens_in(float(in_bytes(kv_bytes)))
+
+    def _tokens_in(self, magnitude: float) -> Any:
+        """kv_tokens_if of a cache of ``magnitude`` bytes."""
         plain = self.__dict__.get("_plain")  # (figure_magnitude's reads, inline: a hot path)
         if plain is None:  # made another way (dataclasses.replace): read from the figures
             per_token = in_bytes_per_token(self.kv_bytes_per_token_target) + in_bytes_per_token(
@@ -296,7 +300,6 @@ class Budget:
         else:  # the figures' magnitudes, as compute kept them
             per_token = plain[_PER_TOKEN_TARGET] + plain[_PER_TOKEN_DRAFT]
         per_block = float(per_token) * self.settings.block_size
-        magnitude = float(in_bytes(kv_bytes))
         if magnitude <= 0 or per_block <= 0:
             return tokens_quantity(0)
         return tokens_quantity(math.floor(magnitude / per_block) * self.settings.block_size)
@@ -304,10 +307,34 @@ class Budget:
     def state_blocks_if(self, kv_bytes: Any) -> int:
         """The blocks of vLLM's hybrid pool a KV cache of ``kv_bytes`` holds: each running
         sequence keeps its recurrent state in one ("Mamba cache blocks"); 0 for other models."""
-        magnitude = float(in_bytes(kv_bytes))
+        return self._blocks_in(float(in_bytes(kv_bytes)))
+
+    def _blocks_in(self, magnitude: float) -> int:
+        """state_blocks_if of a cache of ``magnitude`` bytes."""
         if self.kv_pages is None or magnitude <= 0:
             return 0
         return math.floor(magnitude / self.kv_pages.block_bytes)
+
+    def kv_band_tokens(self, up: bool) -> Any:
+        """``kv_tokens_if(kv_cache + kv_uncertainty(up=True))`` (``up``), or of ``kv_cache -
+        kv_uncertainty(up=False)``: the band's edges, which the rules read on every vLLM
+        deployment (kv.tokens_high, kv.tokens_low)."""
+        return self._tokens_in(self._band_edge(up))
+
+    def kv_band_blocks(self, up: bool) -> int:
+        """``state_blocks_if`` of the band's edge (kv.state_blocks_high, kv.state_blocks_low)."""
+        return self._blocks_in(self._band_edge(up))
+
+    def _band_edge(self, up: bool) -> float:
+        """The bytes of ``kv_cache`` plus or minus ``kv_uncertainty(up)`` as kv_tokens_if and
+        state_blocks_if read them: from the plain number compute kept for the cache where it
+        did (the sum the Quantities make, without making it one), else from the figure."""
+        spread = self.kv_uncertainty(up)
+        plain = self.__dict__.get("_plain")
+        if plain is None:  # made another way (dataclasses.replace): the Quantities' sum
+            return float(in_bytes(self.kv_cache + spread if up else self.kv_cache - spread))
+        kv_cache = plain[_KV_CACHE]
+        return float(kv_cache + in_bytes(spread) if up else kv_cache - in_bytes(spread))
 
     @property
     def kv_bytes_per_token(self) -> Any:
@@ -320,7 +347,11 @@ class Budget:
     @property
     def max_concurrency(self) -> float:
         """Full-length sequences the KV cache holds at once (vLLM's "Maximum concurrency")."""
-        return float((self.kv_tokens / self.max_model_len).to("dimensionless").magnitude)
+        plain = self.__dict__.get("_plain")
+        if plain is None:  # made another way (dataclasses.replace): the figures' quotient
+            return float((self.kv_tokens / self.max_model_len).to("dimensionless").magnitude)
+        # tokens over tokens, as the Quantities divide them (a whole number made a float first)
+        return float(plain[_KV_TOKENS]) / self.settings.max_model_len
 
     @property
     def workload_tokens(self) -> Any | None:
@@ -498,6 +529,7 @@ _PER_TOKEN_TARGET, _PER_TOKEN_DRAFT = (
     _AT["kv_bytes_per_token_target"],
     _AT["kv_bytes_per_token_draft"],
 )
+_KV_CACHE, _KV_TOKENS = _AT["kv_cache"], _AT["kv_tokens"]
 # how a figure that is a Quantity becomes its plain number again (q.to(unit).magnitude)
 _MAGNITUDE_OF = {
     "usable": in_bytes,

@@ -40,7 +40,7 @@ from .expressions import (
 )
 from .records import dataclass
 from .schema import validate
-from .units import Q, UnitError, parse_quantity, shown, tokens_quantity
+from .units import Q, UnitError, bytes_quantity, parse_quantity, shown, tokens_quantity
 from .yamlsrc import Span, YamlDocument, load_documents
 
 # The rule whose parameters tradeoff() starts from (speculative.py names it too, for its
@@ -509,18 +509,18 @@ class _Facts:
         the KV cache holds."""
         workload, kv_tokens = self.dep.workload, self.budget.kv_tokens
         block = self.s.block_size
-        context = Q(workload.context_tokens, "token")
+        context = tokens_quantity(workload.context_tokens)
         per_sequence = kv_tokens / workload.concurrency
         return (
             context,
             max(0, math.floor((kv_tokens / context).to("").magnitude)),
-            Q(math.floor(per_sequence.to("token").magnitude / block) * block, "token"),
+            tokens_quantity(math.floor(per_sequence.to("token").magnitude / block) * block),
         )
 
 
 def _fit_without_draft(c: _Facts) -> int:
     # without the drafter's own weights and KV (the state slots any drafter needs stay)
-    context = Q(c.dep.workload.context_tokens, "token")
+    context = tokens_quantity(c.dep.workload.context_tokens)
     tokens = c.budget.kv_tokens + c.displaced_tokens()
     return max(0, math.floor((tokens / context).to("").magnitude))
 
@@ -569,9 +569,9 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "weight_block": lambda c: max(c.target.weight_block, default=0),
         "block_misfit": lambda c: (c.misfit() or ("", 0))[1],
         "block_misfit_what": lambda c: (c.misfit() or ("", 0))[0],
-        "max_length": lambda c: Q(c.target.max_length or 0, "token"),
-        "max_length_sglang": lambda c: Q(
-            getattr(c.target, "max_length_sglang", None) or 0, "token"
+        "max_length": lambda c: tokens_quantity(c.target.max_length or 0),
+        "max_length_sglang": lambda c: tokens_quantity(
+            getattr(c.target, "max_length_sglang", None) or 0
         ),
     },
     "draft": {
@@ -591,15 +591,15 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "tensor_parallel_set": lambda c: (
             c.dep.speculative.tensor_parallel is not None and _uses_draft_tp(c)
         ),
-        "max_model_len": lambda c: Q(c.draft_context() or c.s.max_model_len, "token"),
-        "host_weights": lambda c: c.budget.draft_host_weights or Q(0, "byte"),
+        "max_model_len": lambda c: tokens_quantity(c.draft_context() or c.s.max_model_len),
+        "host_weights": lambda c: c.budget.draft_host_weights or bytes_quantity(0),
     },
     "speculative": {
         "method": lambda c: c.s.speculative_method,
         "num_speculative_tokens": lambda c: c.s.num_speculative_tokens,
         "n_predict": _Facts.n_predict,
         "tokens_supported": _Facts.tokens_supported,
-        "verify_tokens": lambda c: Q(c.budget.verify_tokens, "token"),
+        "verify_tokens": lambda c: tokens_quantity(c.budget.verify_tokens),
     },
     "parallel": {
         "tensor": lambda c: c.s.tensor_parallel,
@@ -628,7 +628,7 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         ),
         "max_model_len_set": lambda c: c.dep.serving.max_model_len is not None,
         "max_model_len_auto": lambda c: c.s.max_model_len_auto,
-        "kv_cache_memory_bytes": lambda c: Q(c.s.kv_cache_memory_bytes or 0, "byte"),
+        "kv_cache_memory_bytes": lambda c: bytes_quantity(c.s.kv_cache_memory_bytes or 0),
         "max_num_seqs_set": lambda c: c.dep.serving.max_num_seqs is not None,
         "max_num_batched_tokens_set": lambda c: c.dep.serving.max_num_batched_tokens is not None,
         "chunked_prefill": lambda c: _switch(c.dep.serving.chunked_prefill),
@@ -640,8 +640,8 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
             "max_num_batched_tokens" in (c.dep.serving.human_readable or ())
         ),
         "block_size_set": lambda c: c.dep.serving.block_size is not None,
-        "max_input_tokens": lambda c: Q(c.dep.serving.max_input_tokens or 0, "token"),
-        "kv_cache_max_tokens": lambda c: Q(c.dep.serving.kv_cache_max_tokens or 0, "token"),
+        "max_input_tokens": lambda c: tokens_quantity(c.dep.serving.max_input_tokens or 0),
+        "kv_cache_max_tokens": lambda c: tokens_quantity(c.dep.serving.kv_cache_max_tokens or 0),
     },
     "weights": {"total": lambda c: c.budget.weights + c.budget.draft_weights},
     "kv": {
@@ -650,22 +650,14 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "tokens": lambda c: c.budget.kv_tokens,
         "max_model_len_fit": lambda c: c.budget.kv_tokens,
         "fp8": lambda c: _eight_bits_or_fewer(c.s.kv_cache_dtype),
-        "shortfall": lambda c: max(-c.budget.kv_cache, Q(0, "byte")),
+        "shortfall": lambda c: max(-c.budget.kv_cache, bytes_quantity(0)),
         "max_concurrency": lambda c: c.budget.max_concurrency,
-        "tokens_low": lambda c: c.budget.kv_tokens_if(
-            c.budget.kv_cache - c.budget.kv_uncertainty(up=False)
-        ),
-        "tokens_high": lambda c: c.budget.kv_tokens_if(
-            c.budget.kv_cache + c.budget.kv_uncertainty(up=True)
-        ),
+        "tokens_low": lambda c: c.budget.kv_band_tokens(False),
+        "tokens_high": lambda c: c.budget.kv_band_tokens(True),
         # vLLM's hybrid pool: blocks, one per running sequence's recurrent state
         "state_blocks": lambda c: c.budget.state_blocks_if(c.budget.kv_cache),
-        "state_blocks_low": lambda c: c.budget.state_blocks_if(
-            c.budget.kv_cache - c.budget.kv_uncertainty(up=False)
-        ),
-        "state_blocks_high": lambda c: c.budget.state_blocks_if(
-            c.budget.kv_cache + c.budget.kv_uncertainty(up=True)
-        ),
+        "state_blocks_low": lambda c: c.budget.kv_band_blocks(False),
+        "state_blocks_high": lambda c: c.budget.kv_band_blocks(True),
         "tokens_without_draft": _Facts.tokens_without_draft,
         "tokens_displaced_by_draft": _Facts.displaced_tokens,
         "tokens_displaced_by_state_slots": _Facts.state_slot_tokens,
@@ -675,7 +667,7 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
     "workload": {
         "declared": lambda c: True,
         "concurrency": lambda c: c.dep.workload.concurrency,
-        "context_tokens": lambda c: Q(c.dep.workload.context_tokens, "token"),
+        "context_tokens": lambda c: tokens_quantity(c.dep.workload.context_tokens),
         "tokens_needed": lambda c: c.budget.workload_tokens,
         "concurrency_fit": lambda c: c.workload_fits()[1],
         "context_fit": lambda c: c.workload_fits()[2],
