@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import field
 from functools import lru_cache, partial
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from .expressions import (
     ExpressionError,
     Lazy,
     Scope,
+    _compiled,
     check_template,
     evaluation_error,
     merged_evaluator,
@@ -923,7 +925,7 @@ def _scope(
     if scope is None:
         names = Scope.over(_Facts(budget), _SPACES).with_flat(_FLAT)
         if prefill is not None and prefill[0] is _FLAT:
-            for builds in prefill[1:]:  # the flat names', then _ALONE's
+            for builds in prefill[1:3]:  # the flat names', then _ALONE's
                 names.fill(builds)
         scope = (names, with_base_functions(rule_functions(budget)))
         budget._rule_scope = scope  # type: ignore[attr-defined]
@@ -980,8 +982,11 @@ def _outcomes(
     finding or the ExpressionError that evaluating them raised (an error of any other kind
     while working out ``when`` or ``check`` is wrapped as evaluate() wraps it). ``prefill``:
     the names the steps read whatever the values, for a scope made now (_scope). The scope is
-    always one made by _scope (what a program's generated functions are written for)."""
+    always one made by _scope (what a program's generated functions are written for). A
+    prefill with gates (_with_gates) leaves out the steps they say hold."""
     budget_scope, functions = _scope(budget, prefill)
+    if prefill is not None and len(prefill) > 3 and prefill[3]:
+        steps = _past_gates(steps, prefill[3], budget_scope)
     outcomes: list[tuple[Rule, Diagnostic | ExpressionError]] = []
     for rule, program, tradeoff_base in steps:
         seen = functions
@@ -1017,11 +1022,18 @@ def _outcomes(
 # the names those steps read whatever the values (_Prefill). The entry holds the objects its
 # key names by identity, so no identity is reused while it lives.
 _Steps = list[tuple[Rule, "_Program", dict[str, Any] | None]]
-# the flat names' table the prefill was made from, each name with its function there, and each
-# name of _ALONE with its function
+# the flat names' table the prefill was made from, each name with its function there, each name
+# of _ALONE with its function, and the steps' gates (_Gates)
 _Prefill = tuple[
-    Any, tuple[tuple[str, Callable[[Any], Any]], ...], tuple[tuple[str, Callable[[Any], Any]], ...]
+    Any,
+    tuple[tuple[str, Callable[[Any], Any]], ...],
+    tuple[tuple[str, Callable[[Any], Any]], ...],
+    "_Gates",
 ]
+# The prefilled names that steps' `when`s test first (``draft.present and ...``), what picks each
+# step's gate's truth from theirs (True, after them, for a step without one), and the steps past
+# the gates for each set of their truths: _past_gates.
+_Gates = tuple[tuple[str, ...], Callable[[tuple], tuple], dict[tuple, "_Steps"]]
 # and how many more deployments have been given the entry
 _STEPS: dict[tuple, tuple[tuple, _Steps, _Prefill, list[int]]] = {}
 # Deployments given one entry of _STEPS before its rules' programs start counting their
@@ -1046,6 +1058,10 @@ def _steps_for(
         if uses[0] == GENERATE_AFTER:
             for _, program, _ in known[1]:
                 program.generate()
+        elif uses[0] == 2 * GENERATE_AFTER:
+            # every `when` has been called on every deployment since, and so switched to its
+            # generated function: from now on a rule's gate may leave its `when` uncalled
+            known = _STEPS[key] = (held, known[1], _with_gates(known[1], known[2]), uses)
         return known[1], known[2]
     steps: _Steps = []
     for rule in rules_for(rules, settings):
@@ -1078,6 +1094,57 @@ def _prefill_for(steps: _Steps) -> _Prefill:
         found.update(dict.fromkeys(_first_reads(tree, program.names)))
     alone = tuple((key, _ALONE[key]) for key in found if key in _ALONE)
     return flat, tuple((key, flat[key][1]) for key in found if key in flat), alone
+
+
+def _with_gates(steps: _Steps, prefill: _Prefill) -> _Prefill:
+    """``prefill`` with the steps' gates (_past_gates): for each step whose `when` tests a
+    prefilled name first (_gate), that name."""
+    prefilled = {key for builds in prefill[1:3] for key, _ in builds}
+    tested: list[str | None] = []
+    for rule, program, _ in steps:
+        tested.append(None)
+        try:
+            # a compiled `when` only: simpleeval's reads every name before it tests any
+            if rule.when and _compiled(rule.when, program.names) is not None:
+                tested[-1] = _gate(parse(rule.when), program.names)
+        except ExpressionError:
+            pass
+    gates = tuple(dict.fromkeys(key for key in tested if key in prefilled))
+    if not gates or len(steps) < 2:
+        return (*prefill[:3], ())
+    at = [gates.index(key) if key in gates else len(gates) for key in tested]
+    return (*prefill[:3], (gates, operator.itemgetter(*at), {}))
+
+
+def _gate(tree: ast.AST, param_names: frozenset[str]) -> str | None:
+    """The "space.name" a `when` is false with whenever its value is false: the `when` is that
+    read, or an ``and`` whose first operand it is (which it then answers as it is)."""
+    if type(tree) is ast.BoolOp and type(tree.op) is ast.And:  # type: ignore[attr-defined]
+        tree = tree.values[0]  # type: ignore[attr-defined]
+    if type(tree) is ast.Attribute:
+        inner = tree.value  # type: ignore[attr-defined]
+        if type(inner) is ast.Name and inner.id not in param_names:
+            return f"{inner.id}.{tree.attr}"  # type: ignore[attr-defined]
+    return None
+
+
+def _past_gates(steps: _Steps, gates: _Gates, names: Any) -> _Steps:
+    """``steps`` less those whose `when` is false by its gate's value (_with_gates, made for
+    these steps): the gates read from the scope in one pass (names prefilled when it was made),
+    not by calling each `when` to read its own (of a vLLM deployment's 35 rules, 11 or so are
+    skipped so). A rule skipped holds, as its `when` would have said; the others keep their
+    order. Where a gate's read or truth raises, every step is evaluated, and raises, as before."""
+    keys, pick, past = gates
+    try:
+        truths = tuple(map(operator.truth, map(names.__getitem__, keys)))
+    except Exception:  # noqa: BLE001 - raised again where the rule's `when` reads it
+        return steps
+    found = past.get(truths)
+    if found is None:  # the same steps for every deployment whose gates say the same
+        if len(past) >= 256:  # a few sets of truths a run
+            past.clear()
+        found = past[truths] = list(compress(steps, pick((*truths, True))))
+    return found
 
 
 def _first_reads(node: ast.AST, param_names: frozenset[str]) -> list[str]:
