@@ -21,6 +21,7 @@ from typing import Any
 
 import simpleeval
 
+from .lazyre import LazyPattern
 from .quantity import Quantity
 from .units import format_quantity, is_quantity
 
@@ -60,7 +61,7 @@ def _add(a: Any, b: Any) -> Any:
     return _guard_size(a + b)
 
 
-_PERCENT_FIELD = re.compile(r"%[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+_PERCENT_FIELD = LazyPattern(r"%[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
 
 
 def _modulo(a: Any, b: Any) -> Any:

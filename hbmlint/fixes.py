@@ -20,6 +20,7 @@ from functools import cache, cached_property
 from typing import Any
 
 from .diagnostics import SAFE, UNSAFE, Diagnostic, Edit, Fix
+from .lazyre import LazyPattern
 from .records import dataclass
 from .rewrite import WEIGHTLESS, Locator, Path, Source, apply_edits, remembered
 from .spec import (
@@ -406,7 +407,7 @@ _NOT_FROM_DATA = ("*", "&", "!", "<<", "\t", "\r", "\n%")
 # possessive quantifiers.
 _TOKENS = {
     '"': re.compile(r'"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*"'),
-    "'": re.compile(r"'[^'\n]*(?:''[^'\n]*)*'"),
+    "'": LazyPattern(r"'[^'\n]*(?:''[^'\n]*)*'"),
     "": re.compile(r"-{0,2}[A-Za-z0-9_./+=][A-Za-z0-9_./+=-]*"),
 }
 # What may follow the scalar on its line: blanks, a comment, or a flow collection going on

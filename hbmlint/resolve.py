@@ -28,6 +28,7 @@ from .catalog.architecture import block_misfit
 from .catalog.labels import label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .identity_memo import NOT_KEPT, IdentityMemo
+from .lazyre import LazyPattern
 from .records import dataclass
 from .spec import (
     DRAFT_MODEL_METHODS,
@@ -712,7 +713,7 @@ def _hub_hint(name: str, where: str, strict: bool) -> str:
     )
 
 
-_GGUF_FILE = re.compile(r"([\w.-]+/[\w.-]+):([\w.-]+)")
+_GGUF_FILE = LazyPattern(r"([\w.-]+/[\w.-]+):([\w.-]+)")
 
 
 def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> None:

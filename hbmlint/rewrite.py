@@ -26,6 +26,7 @@ import yaml
 
 from .diagnostics import Edit
 from .engines.args import FlagTable, Item, Token
+from .lazyre import LazyPattern
 from .records import dataclass
 from .spec import DRAFT_ONLY_FIELDS
 from .yamlsrc import Span, YamlDocument, load_plain
@@ -54,7 +55,7 @@ DRAFT_ONLY_KEYS = (
 # the same in hbmlint's own manifest (spec.speculative): the draft model's keys (a name or a
 # config, with its dtype and quantization) and the other fields only such a drafter takes
 NATIVE_DRAFT_ONLY_KEYS = ("config", "dtype", "quantization", *DRAFT_ONLY_FIELDS)
-_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./@%+=:,-]+")
+_PLAIN_WORD = LazyPattern(r"[A-Za-z0-9_./@%+=:,-]+")
 _PLAIN_SCALAR = re.compile(r"[A-Za-z0-9_./@%+=-][A-Za-z0-9_./@%+=:,-]*")
 
 

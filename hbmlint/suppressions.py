@@ -18,6 +18,7 @@ from dataclasses import field
 from typing import Any
 
 from .diagnostics import Diagnostic, input_diagnostic
+from .lazyre import LazyPattern
 from .records import dataclass
 from .yamlsrc import Span, YamlDocument
 
@@ -25,7 +26,7 @@ ANNOTATION = "hbmlint.io/disable"
 UNUSED_CODE = "HBM090"
 KINDS = {"disable": "line", "disable-next-line": "next-line", "disable-file": "file"}
 # A YAML comment starts at a '#' that begins the line or follows whitespace.
-_DIRECTIVE = re.compile(r"(?:^|\s)#\s*hbmlint:\s*(?P<body>.*)$")
+_DIRECTIVE = LazyPattern(r"(?:^|\s)#\s*hbmlint:\s*(?P<body>.*)$")
 
 
 @dataclass

@@ -12,6 +12,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from ..catalog import released_by, vendor_image_release
+from ..lazyre import LazyPattern
 from ..yamlsrc import Span
 from . import sglang, tgi, trtllm, vllm
 from .args import EngineCommand, Token
@@ -88,7 +89,7 @@ _NAME_LOOKUPS = frozenset(
 )
 # An engine asked for its help or release prints it and exits: it serves nothing
 # (`trtllm-serve --help`, `sglang serve --help 2>&1 | grep ...`, `vllm serve --help=all`).
-_PRINT_AND_EXIT = re.compile(r"--help(=.*)?|-h|--version")
+_PRINT_AND_EXIT = LazyPattern(r"--help(=.*)?|-h|--version")
 
 
 def _only_names_the_engine(argv: Sequence[Token], words: list[str] | None = None) -> bool:
@@ -451,7 +452,7 @@ def read_invocation(
 
 
 # a lone `&` ending a line (after any redirections), not `&&`, `2>&1` or `&>`
-_BACKGROUND = re.compile(r"(?<![>&|])&(?![&>])\s*(?:#.*)?$")
+_BACKGROUND = LazyPattern(r"(?<![>&|])&(?![&>])\s*(?:#.*)?$")
 
 
 def _backgrounded(command: Sequence[Token], lines: Sequence[str]) -> bool:
@@ -498,7 +499,7 @@ def _launches(commands: Sequence[Sequence[Token]], text: str) -> int:
     return max(background + foreground, 1)
 
 
-_POSITIONAL = re.compile(r"\$(?:[@*]|\{[@*]\}|([1-9])|\{([1-9])\})")
+_POSITIONAL = LazyPattern(r"\$(?:[@*]|\{[@*]\}|([1-9])|\{([1-9])\})")
 
 
 def _with_positional(command: list[Token], positional: list[Token]) -> list[Token]:
@@ -529,7 +530,7 @@ _VERSION_INSIDE = re.compile(r"[-_.]v(\d+\.\d+(?:\.\d+)?)(?=$|[-_+])")
 # tensorrt_llm version inside ("x.y.z corresponds to the TensorRT-LLM container version",
 # https://nvidia.github.io/TensorRT-LLM/installation/containers.html), kept whole (1.3.0rc18).
 _VERSIONED_IMAGES = ("lmsysorg/sglang", "tensorrt-llm/release")
-_TRTLLM_RELEASE = re.compile(r"^v?(\d+\.\d+\.\d+(?:rc\d+)?(?:\.post\d+)?)(?=$|[-_])")
+_TRTLLM_RELEASE = LazyPattern(r"^v?(\d+\.\d+\.\d+(?:rc\d+)?(?:\.post\d+)?)(?=$|[-_])")
 
 # Nightly builds of an engine's main branch tagged with their day and commit only, read as the
 # newest release by that day: SGLang's nightly-dev-20260721-8905cbd4 and nightly-dev-cu13-...
@@ -549,8 +550,8 @@ _GCP_TGI = re.compile(r"huggingface-text-generation-inference-cu\d+\.(\d+)-(\d+)
 # or only the day of the build (rocm/sgl-dev:20250701, rocm/vllm-dev:nightly_main_20250706)
 _ROCM_IMAGES = {"rocm/vllm": "vllm", "rocm/sgl-dev": "sglang", "rocm/sglang": "sglang"}
 # (or with no separator: rocm/vllm:rocm6.3.1_instinct_vllm0.8.3_20250410)
-_ROCM_ENGINE_RELEASE = re.compile(r"(?:^|[-_])(?:vllm|sglang)[-_]?v?(\d+\.\d+(?:\.\d+)?)")
-_BUILD_DAY = re.compile(r"(?:^|[-_])(20\d\d)(\d\d)(\d\d)(?=$|[-_.])")
+_ROCM_ENGINE_RELEASE = LazyPattern(r"(?:^|[-_])(?:vllm|sglang)[-_]?v?(\d+\.\d+(?:\.\d+)?)")
+_BUILD_DAY = LazyPattern(r"(?:^|[-_])(20\d\d)(\d\d)(\d\d)(?=$|[-_.])")
 
 
 def _rocm_image_version(engine: str, tag: str) -> str | None:
@@ -591,7 +592,7 @@ def docker_reference(image: str) -> str:
 # it). It packages a vLLM release, so the newest release by that day is the most it holds: an
 # upper bound, where a nightly's day is a lower one.
 _VERTEX_VLLM = "vertex-vision-model-garden-dockers/pytorch-vllm-serve"
-_VERTEX_BUILD_DAY = re.compile(r"^(20\d\d)(\d\d)(\d\d)_\d{4}_")
+_VERTEX_BUILD_DAY = LazyPattern(r"^(20\d\d)(\d\d)(\d\d)_\d{4}_")
 
 
 # NVIDIA's NGC vLLM container is versioned by the year and month of its release
@@ -600,7 +601,7 @@ _VERTEX_BUILD_DAY = re.compile(r"^(20\d\d)(\d\d)(\d\d)_\d{4}_")
 # has not read (vendor_images.yaml) holds at most the newest vLLM release by that month's end:
 # the months it has read hold 0.10.2 (25.10) to 0.31.0 (26.10), each at or below that bound.
 _NGC_VLLM = re.compile(r"^(?:nvcr\.io/)?nvidia/vllm$")
-_NGC_MONTH = re.compile(r"^(\d\d)\.(\d\d)(?:\.post\d+)?-py3$")
+_NGC_MONTH = LazyPattern(r"^(\d\d)\.(\d\d)(?:\.post\d+)?-py3$")
 
 
 def _ngc_vllm_bound(tag: str) -> str | None:

@@ -16,6 +16,7 @@ from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ..catalog import dated_build, release, release_at_most
+from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..yamlsrc import Span
 
@@ -320,7 +321,7 @@ def is_flag(text: str) -> bool:
     return not (text[1].isdigit() and _NUMBER.fullmatch(text))
 
 
-_NUMBER = re.compile(r"-?\d+(\.\d*)?([eE][-+]?\d+)?")
+_NUMBER = LazyPattern(r"-?\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
 @dataclass(frozen=True)
@@ -511,7 +512,11 @@ def human_int(text: str) -> int:
 
 
 def readable_int(
-    text: str, pattern: re.Pattern, units: dict[str, int], fractional: tuple[str, ...], example: str
+    text: str,
+    pattern: re.Pattern[str] | LazyPattern,
+    units: dict[str, int],
+    fractional: tuple[str, ...],
+    example: str,
 ) -> int:
     """A whole number with an engine's size suffixes: ``pattern`` matches (digits, suffix),
     ``units`` scales each suffix ("" for none), and only the suffixes in ``fractional`` (the
@@ -709,7 +714,7 @@ dtype = choice(DTYPES, "weight dtype")
 # A dotted ``${vLLM.max_model_len}`` is a tuning tool's parameter (Akamas fills in
 # ``${component.parameter}``: graz-dev/vllm-benchmark studies/*/k8s/01-deployment_template.yaml).
 # A ``{{`` whose action a shell split into several words (``{{ .Spec.X }}``) is one too.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = LazyPattern(
     r"\{\{.*?(?:\}\}|$)|\$\{[A-Za-z_][\w.]*(?:[:?+=-][^}]*)?\}|^\$[A-Za-z_][\w.]*$"
     r"|REPLACE[_-]?\w*|<[^<>\s][^<>]*>|__[A-Z][A-Z0-9_]*[A-Z0-9]__"
 )
@@ -896,7 +901,7 @@ def flags_removed(
 
 
 # tags that move with the engine's newest build, or name no release (a commit, a variable)
-_MOVING_TAG = re.compile(r"latest|main|dev|nightly|stable|[0-9a-f]{7,40}", re.I)
+_MOVING_TAG = LazyPattern(r"latest|main|dev|nightly|stable|[0-9a-f]{7,40}", re.I)
 
 
 def pinned_tag(image: str | None) -> bool:

@@ -8,9 +8,9 @@ engine's own meaning (catalog/engines.yaml).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
+from ..lazyre import LazyPattern
 from ..yamlsrc import Span
 from .args import (
     BadValue,
@@ -128,7 +128,7 @@ def _quantization(text: str) -> str | None:
     return quantization(text)
 
 
-_SGLANG_HUMAN = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?")
+_SGLANG_HUMAN = LazyPattern(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?")
 _SGLANG_UNITS = {
     "": 1,
     **{"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12},
@@ -289,7 +289,7 @@ def removed_flags(
 
 # FR-Spec publishes its maps as freq_<tokens>.pt (thunlp/LLaMA3-Instruct-8B-FR-Spec holds
 # freq_8192.pt to freq_65536.pt; SGLang's docs pass freq_32768.pt)
-_MAP_SIZE = re.compile(r"(?:^|[_.-])([0-9]+)$")
+_MAP_SIZE = LazyPattern(r"(?:^|[_.-])([0-9]+)$")
 
 
 def token_map_vocab(path: str) -> int | None:

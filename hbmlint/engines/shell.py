@@ -14,25 +14,26 @@ import re
 from collections.abc import Mapping
 from dataclasses import field
 
+from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..yamlsrc import Span
 from .args import Token
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ash", "ksh")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 # a redirection where a word would start: [n]> [n]>> [n]< [n]<> [n]>| &> &>>, a descriptor
 # duplicated (2>&1, >&2, <&0, 2>&-)
 # (every < or > where a word would start matches, so the splitter always moves on), or a
 # here-document's or here-string's operator, whose delimiter or string is the next word
-_REDIRECT = re.compile(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
+_REDIRECT = LazyPattern(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
 # a documentation placeholder (``--model <model-path>``) left for the reader to fill in: one
 # word, not a redirection from a file named "model-path" into one named by the next word
 # Runs of characters with no meaning to the reader, taken at once: a word grown one character
 # at a time costs time quadratic in its length (a megabyte-long line never finished).
-_PLAIN_RUN = re.compile(r"[^ \t\r\n;&|()<>\\'\"$`]+")
-_QUOTED_RUN = re.compile(r'[^"\\$]+')
-_ANGLE_PLACEHOLDER = re.compile(r"<[A-Za-z][\w.:/-]*>(?=[\s;&|)/\"']|$)")
+_PLAIN_RUN = LazyPattern(r"[^ \t\r\n;&|()<>\\'\"$`]+")
+_QUOTED_RUN = LazyPattern(r'[^"\\$]+')
+_ANGLE_PLACEHOLDER = LazyPattern(r"<[A-Za-z][\w.:/-]*>(?=[\s;&|)/\"']|$)")
 
 
 class Locator:
@@ -753,7 +754,7 @@ _OPENING = ("then", "else", "do", "{")  # keywords a statement may follow on its
 # "${NAME[@]}" (or ${NAME[*]}) as a whole word: every element of the array NAME
 # "${NAME[@]}" (or ${NAME[*]}) as a whole word: every element of the array NAME; and
 # ${NAME[@]+"${NAME[@]}"}, the same written so that `set -u` allows an empty array
-_ARRAY_USE = re.compile(
+_ARRAY_USE = LazyPattern(
     r'(?:("?)\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}\1'
     r'|\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\+"\$\{\3\[@\]\}"\})(?=[\s;&|)]|$)'
 )

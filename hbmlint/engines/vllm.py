@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..catalog import find_model, release
+from ..lazyre import LazyPattern
 from ..yamlsrc import Span
 from .args import (
     DYNAMO_MULTIMODAL_FLAGS,
@@ -363,8 +363,8 @@ FLAGS = FlagTable(
 
 # Flags that take a model-like value that is not the model.
 _NOT_THE_MODEL = ("--tokenizer", "--chat-template", "--download-dir", "--config")
-_MODEL_LIKE = re.compile(r"^(?:[\w.-]+/[\w.-]+|/\S+)$")
-_FILE = re.compile(r"\.[A-Za-z]\w{0,4}$")  # key.pem, chat.jinja: a file, not a model
+_MODEL_LIKE = LazyPattern(r"^(?:[\w.-]+/[\w.-]+|/\S+)$")
+_FILE = LazyPattern(r"\.[A-Za-z]\w{0,4}$")  # key.pem, chat.jinja: a file, not a model
 
 
 def _model_like(text: str) -> bool:
@@ -1048,7 +1048,7 @@ def _omni(command: EngineCommand) -> None:
 
 # "ec_role": "ec_producer" in --ec-transfer-config, read from the text: the JSON often holds a
 # shell variable (a storage path) that leaves it unparseable as written
-_EC_PRODUCER = re.compile(r"""["']?ec_role["']?\s*:\s*["']?ec_producer\b""")
+_EC_PRODUCER = LazyPattern(r"""["']?ec_role["']?\s*:\s*["']?ec_producer\b""")
 
 
 def _encoder_producer(command: EngineCommand) -> None:

@@ -14,6 +14,7 @@ from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import docker_reference, sglang, vllm
 from ..engines.args import EngineCommand, Item, Token, refused_at
 from ..engines.sglang import token_map_assumption, token_map_vocab
+from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..rewrite import ArgvWriter
 from ..spec import (
@@ -91,7 +92,7 @@ class GpuFacts:
 
 
 # an entry of CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES: an index, or a GPU / MIG UUID
-_DEVICE = re.compile(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
+_DEVICE = LazyPattern(r"^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)$")
 
 
 def device_count(text: str) -> int | None:
@@ -131,7 +132,7 @@ def visible_devices(
     )
 
 
-_RAY_CLUSTER = re.compile(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")
+_RAY_CLUSTER = LazyPattern(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")
 
 
 def on_ray_cluster(
