@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from _thread import get_ident
+from functools import cached_property
 from operator import attrgetter
 from types import FunctionType
 from typing import Any
@@ -110,7 +111,7 @@ def _plain_fields(cls: type, kw_only: bool) -> bool:
     own = cls.__dict__
     for name, annotation in own.get("__annotations__", {}).items():
         text = annotation if isinstance(annotation, str) else repr(annotation)
-        if any(word in text for word in ("ClassVar", "InitVar", "KW_ONLY")):
+        if "ClassVar" in text or "InitVar" in text or "KW_ONLY" in text:
             return False
         if name == "self" or name.startswith("_record"):
             return False
@@ -118,7 +119,8 @@ def _plain_fields(cls: type, kw_only: bool) -> bool:
         if isinstance(value, dataclasses.Field) and value.kw_only is True:
             return False
     for base in cls.__mro__[1:]:
-        declared = getattr(base, "__dataclass_fields__", None)
+        # a base's inherited fields are those of the base further on that declares them
+        declared = base.__dict__.get("__dataclass_fields__")
         if declared is not None:
             fields = dataclasses.fields(base)
             if len(fields) != len(declared) or any(f.kw_only is True for f in fields):
@@ -141,17 +143,33 @@ def _own_frozen(cls: type, slots: bool, kw_only: bool) -> bool:
 
 
 def _init_for(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, slots: bool) -> Any:
-    """A record's __init__: each field set (with object.__setattr__ in a frozen record), then
-    __post_init__. A field with init=False and a plain default is set only with slots (without,
-    it reads the class's), as the standard library does. Written now (a field order the
-    standard library refuses raises TypeError here), compiled when first used: _LazyInit."""
+    """A record's __init__, written and compiled when first used (_LazyInit: a run makes
+    records of about half its record classes). A field order the standard library refuses
+    raises TypeError here, when the class is made."""
+    seen_default = False
+    for f in fields:
+        if not f.init:
+            continue
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+    return _LazyInit(cls, fields, frozen, slots, hasattr(cls, "__post_init__"))
+
+
+def _init_text(
+    cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, slots: bool, post_init: bool
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The text of a record's __init__, the namespace it reads and its annotations: each field
+    set (with object.__setattr__ in a frozen record), then __post_init__. A field with
+    init=False and a plain default is set only with slots (without, it reads the class's), as
+    the standard library does."""
     namespace: dict[str, Any] = {
         "__name__": cls.__module__,
         "_record_set": object.__setattr__,
         "_record_factory": _FACTORY,
     }
     parameters, body, annotations = ["self"], [], {}
-    seen_default = False
     for f in fields:
         default = f"_record_default_{f.name}"
         if f.default_factory is not dataclasses.MISSING:
@@ -174,18 +192,15 @@ def _init_for(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool, sl
         if not f.init:
             continue
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
-            seen_default = True
             factory = f.default_factory is not dataclasses.MISSING
             parameters.append(f"{f.name}=" + ("_record_factory" if factory else default))
-        elif seen_default:
-            raise TypeError(f"non-default argument {f.name!r} follows default argument")
         else:
             parameters.append(f.name)
         annotations[f.name] = f.type
-    if hasattr(cls, "__post_init__"):
+    if post_init:
         body.append("    self.__post_init__()")
     source = f"def __init__({', '.join(parameters)}):\n" + ("\n".join(body) or "    pass")
-    return _LazyInit(cls, source, namespace, {**annotations, "return": None})
+    return source, namespace, {**annotations, "return": None}
 
 
 def assembled(cls: type, **fields: Any) -> Any:
@@ -241,17 +256,28 @@ def _compiled_init(
 
 class _LazyInit:
     """A record's __init__ until anything first reads it (making a record, inspect.signature,
-    ``Record.__init__``): then the function is compiled from the text written when the class
-    was made, put in the class in this one's place and handed over as the function itself
-    would be. Compiling cost two thirds of what a record class costs at import, and a run
-    makes records of about half its record classes (no ``Budget``, no engine flag note)."""
+    ``Record.__init__``): then the function is written (``parts``: its text, namespace,
+    qualified name and annotations) and compiled, put in the class in this one's place and
+    handed over as the function itself would be. Compiling cost two thirds of what a record
+    class costs at import, and a run makes records of about half its record classes (no
+    ``Budget``, no engine flag note)."""
 
     def __init__(
-        self, cls: type, source: str, namespace: dict[str, Any], annotations: dict[str, Any]
+        self,
+        cls: type,
+        fields: tuple[dataclasses.Field, ...],
+        frozen: bool,
+        slots: bool,
+        post_init: bool,
     ) -> None:
         self.cls = cls
-        self.parts = (source, namespace, f"{cls.__qualname__}.__init__", annotations)
+        self.written = (fields, frozen, slots, post_init)
         self.made: Any = None
+
+    @cached_property
+    def parts(self) -> tuple[str, dict[str, Any], str, dict[str, Any]]:
+        source, namespace, annotations = _init_text(self.cls, *self.written)
+        return source, namespace, f"{self.cls.__qualname__}.__init__", annotations
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         made = self.made
@@ -357,22 +383,29 @@ def dataclass(
         params = made.__dataclass_params__
         params.init, params.repr, params.eq, params.frozen = init, repr, eq, frozen
         fields = dataclasses.fields(made)
+        # the fields' names, and those that print, compare and hash, in one pass
+        names, shown, compared, hashed = [], [], [], []
+        for f in fields:
+            names.append(f.name)
+            if f.repr:
+                shown.append(f.name)
+            if f.compare:
+                compared.append(f.name)
+            if f.compare if f.hash is None else f.hash:
+                hashed.append(f.name)
         if own_frozen:
-            made.__setattr__, made.__delattr__ = _frozen_guards(
-                made, frozenset(f.name for f in fields)
-            )
+            made.__setattr__, made.__delattr__ = _frozen_guards(made, frozenset(names))
         if writes_init:
             made.__init__ = _init_for(made, fields, frozen, slots)
             if docless:  # the standard library's docstring, of the signature made here
                 made.__doc__ = _SignatureDoc()
         if add_repr:
-            made.__repr__ = _repr_for(made, tuple(f.name for f in fields if f.repr))
+            made.__repr__ = _repr_for(made, tuple(shown))
         if add_eq:
-            made.__eq__ = _eq_for(made, tuple(f.name for f in fields if f.compare))
+            made.__eq__ = _eq_for(made, tuple(compared))
         if eq and not explicit_hash:
             if frozen:
-                hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-                made.__hash__ = _hash_for(made, hashed)
+                made.__hash__ = _hash_for(made, tuple(hashed))
             else:
                 made.__hash__ = None  # mutable and compared by value: unhashable
         return made

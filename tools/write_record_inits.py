@@ -43,10 +43,11 @@ def collected() -> dict[tuple[str, tuple[str, ...]], list[str]]:
     found: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     original = records._LazyInit.__init__
 
-    def note(self: Any, cls: type, source: str, namespace: dict, annotations: dict) -> None:
+    def note(self: Any, *args: Any) -> None:
+        original(self, *args)
+        source, namespace, _, _ = self.parts  # the text written when the __init__ is first used
         key = (source, records.init_names(namespace))
-        found.setdefault(key, []).append(f"{cls.__module__}.{cls.__qualname__}")
-        original(self, cls, source, namespace, annotations)
+        found.setdefault(key, []).append(f"{self.cls.__module__}.{self.cls.__qualname__}")
 
     records._LazyInit.__init__ = note  # type: ignore[method-assign]
     records._WRITTEN = {}  # the texts are compiled here, whatever the table now holds
