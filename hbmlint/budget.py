@@ -247,9 +247,14 @@ class Budget:
         return known[up]
 
     def _uncertainty(self, up: bool) -> Any:
-        if self.settings.kv_cache_memory_bytes:
-            return Q(0, "byte")  # the manifest sets the KV cache's bytes: nothing is estimated
-        of_overhead, of_weights = KV_UNCERTAINTY_UP if up else KV_UNCERTAINTY_DOWN
+        return bytes_quantity(self._spreads()[up])
+
+    def _spreads(self) -> tuple[Any, Any]:
+        """kv_uncertainty's bytes as plain numbers, (down, up): both worked out in one pass, as
+        every vLLM budget's rules read both edges of the band."""
+        s = self.settings
+        if s.kv_cache_memory_bytes:
+            return 0, 0  # the manifest sets the KV cache's bytes: nothing is estimated
         # in plain bytes, each product and sum in the order the Quantity arithmetic took: the
         # numbers compute made the figures of, where it kept them (the figures' magnitudes)
         # (figure_magnitude's reads, inline: every budget and what-if works out its band)
@@ -266,24 +271,27 @@ class Budget:
             overhead_total = plain[_OVERHEAD_TOTAL]
             graphs = plain[_OVERHEAD].get("cuda_graphs")
             margin = plain[_WARMUP_MARGIN]
-        spread = overhead_total * of_overhead + weights * of_weights
-        if up and graphs is not None and _graphs_maybe_uncharged(self.settings):
+        of_overhead, of_weights = KV_UNCERTAINTY_DOWN
+        down = overhead_total * of_overhead + weights * of_weights
+        if margin is not None and down >= margin:
+            # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
+            down = max(down, in_bytes(self.kv_cache))
+        of_overhead, of_weights = KV_UNCERTAINTY_UP
+        up = overhead_total * of_overhead + weights * of_weights
+        if graphs is not None and _graphs_maybe_uncharged_for(s.engine, s.engine_version):
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
             # graphs_maybe_uncharged): the generous edge goes without them
-            spread = spread + graphs * (1 - of_overhead)
-        group = nvswitch_group_bytes(self.resolved.gpu, self.settings) if up else 0
+            up = up + graphs * (1 - of_overhead)
+        group = nvswitch_group_bytes(self.resolved.gpu, s)
         if group > 0:
             # The NVLink switch board's communicator memory rests on one record, and NVIDIA's
             # aiconfigurator tables give a fifth of it (engines.yaml multi_gpu): the generous
             # edge, the one the error rules promise a refusal by, goes without it. vLLM counts
             # it among the overhead (of_overhead of it is in the spread already); SGLang takes
             # it out of the memory free at start.
-            in_overhead = _fraction_meaning(self.settings.engine) != "weights_and_kv_of_total"
-            spread = spread + (group * (1 - of_overhead) if in_overhead else group)
-        if not up and margin is not None and spread >= margin:
-            # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
-            return bytes_quantity(max(spread, in_bytes(self.kv_cache)))
-        return bytes_quantity(spread)
+            in_overhead = _fraction_meaning(s.engine) != "weights_and_kv_of_total"
+            up = up + (group * (1 - of_overhead) if in_overhead else group)
+        return down, up
 
     def kv_tokens_if(self, kv_bytes: Any) -> Any:
         """Tokens a KV cache of ``kv_bytes`` holds at this budget's cost per token, in whole
@@ -319,22 +327,28 @@ class Budget:
         """``kv_tokens_if(kv_cache + kv_uncertainty(up=True))`` (``up``), or of ``kv_cache -
         kv_uncertainty(up=False)``: the band's edges, which the rules read on every vLLM
         deployment (kv.tokens_high, kv.tokens_low)."""
-        return self._tokens_in(self._band_edge(up))
+        return self._tokens_in((self.__dict__.get("_kv_edges") or self._band_edges())[up])
 
     def kv_band_blocks(self, up: bool) -> int:
         """``state_blocks_if`` of the band's edge (kv.state_blocks_high, kv.state_blocks_low)."""
-        return self._blocks_in(self._band_edge(up))
+        return self._blocks_in((self.__dict__.get("_kv_edges") or self._band_edges())[up])
 
-    def _band_edge(self, up: bool) -> float:
-        """The bytes of ``kv_cache`` plus or minus ``kv_uncertainty(up)`` as kv_tokens_if and
-        state_blocks_if read them: from the plain number compute kept for the cache where it
-        did (the sum the Quantities make, without making it one), else from the figure."""
-        spread = self.kv_uncertainty(up)
+    def _band_edges(self) -> tuple[float, float]:
+        """The bytes of ``kv_cache`` minus and plus ``kv_uncertainty``, (low, high), as
+        kv_tokens_if and state_blocks_if read them, kept on the budget (the rules read both
+        edges, and the blocks at one): from the plain number compute kept for the cache where
+        it did (the sum the Quantities make, without making it one), else from the figure."""
         plain = self.__dict__.get("_plain")
-        if plain is None:  # made another way (dataclasses.replace): the Quantities' sum
-            return float(in_bytes(self.kv_cache + spread if up else self.kv_cache - spread))
-        kv_cache = plain[_KV_CACHE]
-        return float(kv_cache + in_bytes(spread) if up else kv_cache - in_bytes(spread))
+        if plain is None:  # made another way (dataclasses.replace): the Quantities' sums
+            kv_cache = self.kv_cache
+            low = float(in_bytes(kv_cache - self.kv_uncertainty(False)))
+            high = float(in_bytes(kv_cache + self.kv_uncertainty(True)))
+        else:
+            down, up = self._spreads()
+            kv_cache = plain[_KV_CACHE]
+            low, high = float(kv_cache - down), float(kv_cache + up)
+        edges = self.__dict__["_kv_edges"] = (low, high)
+        return edges
 
     @property
     def kv_bytes_per_token(self) -> Any:
@@ -2444,12 +2458,6 @@ def _graphs_in_budget_for(engine: str, engine_version: str | None) -> bool:
         return True  # other engines: count them, conservatively
     version = _version(engine_version)
     return version is None or version >= _version(since)
-
-
-def _graphs_maybe_uncharged(s: Settings) -> bool:
-    """Whether the release's KV budget may leave the CUDA graphs out (engines.yaml
-    graphs_maybe_uncharged: [since, before])."""
-    return _graphs_maybe_uncharged_for(s.engine, s.engine_version)
 
 
 @lru_cache(maxsize=256)  # a few engines and releases a run; every KV band's upper edge asks
