@@ -387,12 +387,14 @@ def parse(expression: str) -> ast.AST:
 
 _IDLE: list[_Evaluator] = []
 _MERGED = object()
+# the documented functions with the mark, merged once: every budget's scope starts from them
+_BASE_MERGED = {**BASE_FUNCTIONS, "": _MERGED}
 
 
 def with_base_functions(functions: Mapping[str, Any]) -> dict[str, Any]:
     """``functions`` merged with the documented ones, marked so that evaluate() uses them as
     they are (a scope evaluated thousands of times is merged once)."""
-    return {**BASE_FUNCTIONS, **functions, "": _MERGED}
+    return {**_BASE_MERGED, **functions}  # (no caller's function is named "")
 
 
 def evaluate(expression: str, names: Mapping[str, Any], functions: Mapping[str, Any]) -> Any:

@@ -420,10 +420,10 @@ class _Facts:
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
         self.s = budget.settings
-        self.resolved = budget.resolved
-        self.dep = budget.deployment
-        self.target = self.resolved.target
-        self.draft = self.resolved.draft
+        self.resolved = resolved = budget.resolved
+        self.dep = resolved.deployment  # (budget.deployment, without the property's call)
+        self.target = resolved.target
+        self.draft = resolved.draft
 
     @property
     def experts_split(self) -> bool:
@@ -1048,11 +1048,20 @@ def _steps_for(
     rule_params: dict[str, dict[str, Any]],
     tradeoff_params: dict[str, Any] | None,
 ) -> tuple[_Steps, _Prefill]:
-    key = (id(rules), settings.engine, settings.engine_version, id(rule_params))
-    key += (id(tradeoff_params),)
+    key = (
+        id(rules),
+        settings.engine,
+        settings.engine_version,
+        id(rule_params),
+        id(tradeoff_params),
+    )
     known = _STEPS.get(key)
-    held = (rules, rule_params, tradeoff_params)
-    if known is not None and all(map(operator.is_, known[0], held)):
+    if (
+        known is not None
+        and known[0][0] is rules
+        and known[0][1] is rule_params
+        and known[0][2] is tradeoff_params
+    ):
         uses = known[3]
         uses[0] += 1
         if uses[0] == GENERATE_AFTER:
@@ -1061,8 +1070,9 @@ def _steps_for(
         elif uses[0] == 2 * GENERATE_AFTER:
             # every `when` has been called on every deployment since, and so switched to its
             # generated function: from now on a rule's gate may leave its `when` uncalled
-            known = _STEPS[key] = (held, known[1], _with_gates(known[1], known[2]), uses)
+            known = _STEPS[key] = (known[0], known[1], _with_gates(known[1], known[2]), uses)
         return known[1], known[2]
+    held = (rules, rule_params, tradeoff_params)
     steps: _Steps = []
     for rule in rules_for(rules, settings):
         program = _program_for(rule, rule_params.get(rule.id))
