@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from helpers import MANIFESTS
 
 from hbmlint.formats import podspec
 from hbmlint.yamlsrc import YamlDocument, load_documents
-from tests.helpers import MANIFESTS
 
 
 def _serving_as_before(data: dict, pod_path: podspec.Path) -> Iterator[tuple[tuple, dict]]:
