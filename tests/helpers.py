@@ -16,6 +16,32 @@ MANIFESTS = sorted(
     if p.suffix in (".yaml", ".yml")
 )
 
+# speculative configurations whose whole HBM208 table the tradeoff tests work out: a 3B draft
+# of an 8B target at a long context, n-gram on two GPUs, an offloaded 1B draft on an A100
+SPECULATIVE_TABLES = [
+    """
+    gpu: {type: H100}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    serving: {max_model_len: 32768}
+    speculative: {method: draft_model, model: meta-llama/Llama-3.2-3B-Instruct,
+                  num_speculative_tokens: 4}
+    workload: {concurrency: 12, context_tokens: 32768}
+    """,
+    """
+    gpu: {type: H100, count: 2}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    parallel: {tensor: 2}
+    speculative: {method: ngram, num_speculative_tokens: 3}
+    """,
+    """
+    gpu: {type: A100-80GB}
+    model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
+                  num_speculative_tokens: 5, offload: true}
+    workload: {concurrency: 4, context_tokens: 8192}
+    """,
+]
+
 
 def manifest(spec: str, name: str = "test") -> str:
     """A native manifest around an indented ``spec:`` body."""
@@ -58,6 +84,38 @@ def vllm_compose(tmp_path: Path, command: str, version: str, name: str = "compos
         "          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]\n"
     )
     return path
+
+
+def flag_tables() -> dict:
+    """Each engine's command-line flag table, by the engine's name (trtllm-serve's own)."""
+    from hbmlint.engines import sglang, tgi, trtllm, vllm
+
+    return {
+        "vllm": vllm.FLAGS,
+        "sglang": sglang.FLAGS,
+        "tgi": tgi.FLAGS,
+        "trtllm": trtllm.FLAGS,
+        "trtllm-serve": trtllm.SERVE_FLAGS,
+    }
+
+
+def manifest_findings(rules: list, codes: set[str]) -> list[tuple]:
+    """Linting every manifest of MANIFESTS with ``rules`` afresh (the rules' step cache
+    emptied): (file name, code, severity, message, fixes as text) of each finding whose code is
+    in ``codes``, in order."""
+    from hbmlint import lint
+    from hbmlint import rules as rules_module
+
+    rules_module._STEPS.clear()
+    found = []
+    for path in MANIFESTS:
+        result = lint.lint_file(path, path.name, rules, lint.LintOptions())
+        found += [
+            (path.name, d.code, d.severity, d.message, [str(f) for f in d.fixes])
+            for d in result.diagnostics
+            if d.code in codes
+        ]
+    return found
 
 
 def recorded_builds(keep_budgets: bool = False) -> list[tuple]:

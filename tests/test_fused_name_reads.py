@@ -9,9 +9,9 @@ examples to what the unfused closures give."""
 from __future__ import annotations
 
 import pytest
-from helpers import MANIFESTS
+from helpers import manifest_findings
 
-from hbmlint import expressions, lint
+from hbmlint import expressions
 from hbmlint.expressions import Lazy, Scope, _build, _compiled, parse
 from hbmlint.rules import builtin_rule_files, load_rules
 from hbmlint.units import Q
@@ -119,18 +119,7 @@ def test_findings_read_as_with_the_reads_called(monkeypatch):
             cache.cache_clear()
         for rule in rules:
             rule.__dict__.pop("_program", None)
-        from hbmlint import rules as rules_module
-
-        rules_module._STEPS.clear()
-        found = []
-        for path in MANIFESTS:
-            result = lint.lint_file(path, path.name, rules, lint.LintOptions())
-            found += [
-                (path.name, d.code, d.severity, d.message, [str(f) for f in d.fixes])
-                for d in result.diagnostics
-                if d.code in ids or d.code == "HBM009"
-            ]
-        return found
+        return manifest_findings(rules, ids | {"HBM009"})
 
     fused = findings()
     monkeypatch.setattr(expressions, "_fused_read", lambda operand: None)

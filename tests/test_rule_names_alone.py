@@ -8,9 +8,8 @@ reading every name on demand gives."""
 from __future__ import annotations
 
 import pytest
-from helpers import MANIFESTS, recorded_builds
+from helpers import manifest_findings, recorded_builds
 
-from hbmlint import lint
 from hbmlint import rules as rules_module
 from hbmlint.expressions import Scope
 from hbmlint.rules import (
@@ -69,16 +68,7 @@ def test_the_findings_are_those_read_on_demand(rules, monkeypatch):
     ids = {rule.id for rule in rules}  # the rules' findings (notes of a run's own are said once)
 
     def findings():
-        rules_module._STEPS.clear()
-        found = []
-        for path in MANIFESTS:
-            result = lint.lint_file(path, path.name, rules, lint.LintOptions())
-            found += [
-                (path.name, d.code, d.severity, d.message, [str(f) for f in d.fixes])
-                for d in result.diagnostics
-                if d.code in ids
-            ]
-        return found
+        return manifest_findings(rules, ids)
 
     filled = findings()
     real = _prefill_for

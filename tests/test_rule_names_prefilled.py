@@ -8,7 +8,7 @@ fixtures and examples to what reading every name on demand gives."""
 from __future__ import annotations
 
 import pytest
-from helpers import MANIFESTS
+from helpers import MANIFESTS, manifest_findings
 
 from hbmlint import lint
 from hbmlint import rules as rules_module
@@ -126,16 +126,7 @@ def test_findings_read_as_with_every_name_on_demand(monkeypatch):
     ids = {rule.id for rule in rules}
 
     def findings():
-        rules_module._STEPS.clear()
-        found = []
-        for path in MANIFESTS:
-            result = lint.lint_file(path, path.name, rules, lint.LintOptions())
-            found += [
-                (path.name, d.code, d.severity, d.message, [str(f) for f in d.fixes])
-                for d in result.diagnostics
-                if d.code in ids or d.code == "HBM009"
-            ]
-        return found
+        return manifest_findings(rules, ids | {"HBM009"})
 
     prefilled = findings()
     monkeypatch.setattr(rules_module, "_prefill_for", lambda steps: (_FLAT, ()))

@@ -8,18 +8,12 @@ import random
 from collections.abc import Iterator, Sequence
 
 import pytest
+from helpers import flag_tables
 
-from hbmlint.engines import sglang, tgi, trtllm, vllm
 from hbmlint.engines.args import FlagTable, Item, Token, is_flag, normalise, scan
 from hbmlint.yamlsrc import Span
 
-TABLES = {
-    "vllm": vllm.FLAGS,
-    "sglang": sglang.FLAGS,
-    "tgi": tgi.FLAGS,
-    "trtllm": trtllm.FLAGS,
-    "trtllm-serve": trtllm.SERVE_FLAGS,
-}
+TABLES = flag_tables()
 
 
 def _scan_as_before(tokens: Sequence[Token], table: FlagTable) -> Iterator[Item]:

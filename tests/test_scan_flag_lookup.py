@@ -6,18 +6,12 @@ finds."""
 from __future__ import annotations
 
 import pytest
+from helpers import flag_tables
 
-from hbmlint.engines import sglang, tgi, trtllm, vllm
 from hbmlint.engines.args import FlagTable, Token, normalise, scan
 from hbmlint.yamlsrc import Span
 
-TABLES = {
-    "vllm": vllm.FLAGS,
-    "sglang": sglang.FLAGS,
-    "tgi": tgi.FLAGS,
-    "trtllm": trtllm.FLAGS,
-    "trtllm-serve": trtllm.SERVE_FLAGS,
-}
+TABLES = flag_tables()
 
 
 def _spellings(table: FlagTable) -> list[str]:

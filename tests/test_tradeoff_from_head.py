@@ -4,7 +4,7 @@ rules worked out first (tradeoff()'s head), not worked out again: the same table
 from __future__ import annotations
 
 import pytest
-from helpers import budget_of, manifest, tradeoff_params
+from helpers import SPECULATIVE_TABLES, budget_of, manifest, tradeoff_params
 
 from hbmlint import speculative
 from hbmlint.lint import lint_file
@@ -13,27 +13,7 @@ from hbmlint.rules import load_rules
 TRADEOFF_PARAMS = tradeoff_params()
 
 SPECULATIVE = [
-    """
-    gpu: {type: H100}
-    model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    serving: {max_model_len: 32768}
-    speculative: {method: draft_model, model: meta-llama/Llama-3.2-3B-Instruct,
-                  num_speculative_tokens: 4}
-    workload: {concurrency: 12, context_tokens: 32768}
-    """,
-    """
-    gpu: {type: H100, count: 2}
-    model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    parallel: {tensor: 2}
-    speculative: {method: ngram, num_speculative_tokens: 3}
-    """,
-    """
-    gpu: {type: A100-80GB}
-    model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
-                  num_speculative_tokens: 5, offload: true}
-    workload: {concurrency: 4, context_tokens: 8192}
-    """,
+    *SPECULATIVE_TABLES,
     """
     gpu: {type: H100}
     model: {name: meta-llama/Llama-3.1-8B-Instruct}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from helpers import budget_of, tradeoff_params
+from helpers import SPECULATIVE_TABLES, budget_of, tradeoff_params
 
 from hbmlint import budget as budget_stage
 from hbmlint import roofline, speculative
@@ -17,27 +17,7 @@ from hbmlint.budget import _changed, compute_from, figure_magnitude
 PARAMS = tradeoff_params()
 
 SPECS = [
-    """
-    gpu: {type: H100}
-    model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    serving: {max_model_len: 32768}
-    speculative: {method: draft_model, model: meta-llama/Llama-3.2-3B-Instruct,
-                  num_speculative_tokens: 4}
-    workload: {concurrency: 12, context_tokens: 32768}
-    """,
-    """
-    gpu: {type: H100, count: 2}
-    model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    parallel: {tensor: 2}
-    speculative: {method: ngram, num_speculative_tokens: 3}
-    """,
-    """
-    gpu: {type: A100-80GB}
-    model: {name: meta-llama/Llama-3.1-8B-Instruct}
-    speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
-                  num_speculative_tokens: 5, offload: true}
-    workload: {concurrency: 4, context_tokens: 8192}
-    """,
+    *SPECULATIVE_TABLES,
     """
     gpu: {type: H100}
     model: {name: meta-llama/Llama-3.1-8B-Instruct}
