@@ -82,8 +82,18 @@ COMMAND_GC_THRESHOLD = 7000
 _start_up_paused = False
 
 
+def start_up_paused_here() -> None:
+    """hbmlint.main imported this module with the collector off: the start-up pause began
+    there, and the command goes on with it (unless the command has started since)."""
+    global _start_up_paused
+    if not gc.isenabled() and not gc.get_freeze_count():
+        _start_up_paused = True
+
+
 def _pause_for_start_up() -> bool:
     global _start_up_paused
+    if _start_up_paused:  # begun by hbmlint.main as it imported this module
+        return True
     if not gc.isenabled() or gc.get_freeze_count():
         return False
     gc.disable()
