@@ -47,6 +47,7 @@ def count(phase, info):
 gc.callbacks.append(count)
 import hbmlint
 
+hbmlint._end_now = lambda code: None  # end as Python does, to report here (test_entry_point_exit)
 sys.argv = ["hbmlint", "--jobs", "1", "--format", "json", sys.argv[1]]
 try:
     hbmlint.main()
