@@ -83,7 +83,7 @@ _start_up_paused = False
 
 
 def start_up_paused_here() -> None:
-    """hbmlint.main imported this module with the collector off: the start-up pause began
+    """hbmlint.__main__.main imported this module with the collector off: the start-up pause began
     there, and the command goes on with it (unless the command has started since)."""
     global _start_up_paused
     if not gc.isenabled() and not gc.get_freeze_count():
@@ -92,7 +92,7 @@ def start_up_paused_here() -> None:
 
 def _pause_for_start_up() -> bool:
     global _start_up_paused
-    if _start_up_paused:  # begun by hbmlint.main as it imported this module
+    if _start_up_paused:  # begun by hbmlint.__main__.main as it imported this module
         return True
     if not gc.isenabled() or gc.get_freeze_count():
         return False

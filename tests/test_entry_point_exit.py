@@ -1,8 +1,8 @@
-"""When the ``hbmlint`` command (hbmlint.main, the console script's entry point) is done, the
-process ends at once, without Python's teardown: its report is whole (flushed first, even when
-it is far larger than a pipe holds), its exit code is the command's, and an atexit handler
-does not run. Under a tracer (coverage.py) the process ends as Python ends it, so the tracer's
-own exit handlers run."""
+"""When the ``hbmlint`` command (hbmlint.__main__.main, the console script's entry point) is
+done, the process ends at once, without Python's teardown: its report is whole (flushed first,
+even when it is far larger than a pipe holds), its exit code is the command's, and an atexit
+handler does not run. Under a tracer (coverage.py) the process ends as Python ends it, so the
+tracer's own exit handlers run."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from hbmlint import cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-# Runs hbmlint.main with argv[1:] after SETUP; an atexit handler says whether Python tore the
-# process down.
+# Runs hbmlint.__main__.main with argv[1:] after SETUP; an atexit handler says whether Python
+# tore the process down.
 PROBE = """
 import atexit, sys
 SETUP
 atexit.register(lambda: print("torn down", file=sys.stderr))
-import hbmlint
+import hbmlint.__main__ as command
 sys.argv = ["hbmlint", *sys.argv[1:]]
-hbmlint.main()
+command.main()
 """
 
 

@@ -1,5 +1,5 @@
-"""The ``hbmlint`` command (hbmlint.main, the console script's entry point) imports hbmlint.cli
-with the cyclic collector off, and the command's start-up pause goes on from there: no
+"""The ``hbmlint`` command (hbmlint.__main__.main, the console script's entry point) imports
+hbmlint.cli with the cyclic collector off, and the command's start-up pause goes on from there: no
 collection walks the objects the imports make, the files are linted with the collector on and
 the imports' objects frozen, and the result is the command's own. A caller that had the
 collector off, or had frozen objects itself, keeps exactly that. Each case runs in a fresh
@@ -30,8 +30,8 @@ GOOD = manifest(
     name="small",
 )
 
-# Runs hbmlint.main on argv[1] after SETUP, and prints as JSON: the collections made before,
-# while and after hbmlint.cli (with click and what it imports) was being imported, the exit
+# Runs hbmlint.__main__.main on argv[1] after SETUP, and prints as JSON: the collections made
+# before, while and after hbmlint.cli (with click and what it imports) was being imported, the exit
 # code, and the collector's state after the command.
 PROBE = """
 import gc, json, sys
@@ -45,12 +45,12 @@ def count(phase, info):
         collections[where] += 1
 
 gc.callbacks.append(count)
-import hbmlint
+import hbmlint.__main__ as command
 
-hbmlint._end_now = lambda code: None  # end as Python does, to report here (test_entry_point_exit)
+command._end_now = lambda code: None  # end as Python does, to report here (test_entry_point_exit)
 sys.argv = ["hbmlint", "--jobs", "1", "--format", "json", sys.argv[1]]
 try:
-    hbmlint.main()
+    command.main()
 except SystemExit as stop:
     code = stop.code
 frozen = gc.get_freeze_count() > 0
@@ -96,7 +96,7 @@ def test_a_caller_that_froze_objects_keeps_them(tmp_path):
     assert seen["after"] == [True, True]  # still frozen: not thawed by the command
 
 
-def test_the_console_script_is_hbmlint_main():
+def test_the_console_script_is_the_commands_main():
     with open(ROOT / "pyproject.toml", "rb") as file:
         scripts = tomllib.load(file)["project"]["scripts"]
-    assert scripts == {"hbmlint": "hbmlint:main"}
+    assert scripts == {"hbmlint": "hbmlint.__main__:main"}
