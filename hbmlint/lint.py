@@ -132,7 +132,7 @@ def lint_file(
     """Every finding and budget of one file."""
     options = options or LintOptions()
     result = FileResult(path, display)
-    text = _read_ahead.pop(path, None) if _read_ahead else None
+    text = _read_ahead.pop(str(path), None) if _read_ahead else None
     if text is not None:  # read a moment ago by this run's shared_objects
         return _lint_text(text, result, rules, options)
     try:
@@ -531,32 +531,35 @@ def lint_paths(
 # files keeps only its first thousands, so the run's peak memory (its results, at the end)
 # does not grow.
 KEPT_TEXT_CHARS = 4 * 2**20
-# The texts kept, by path, for the run in progress in this process: filled by shared_objects
-# for lint_many and lint_paths, taken by lint_file (each once), emptied when the run ends.
-# Empty outside a run, so a lint_file call of its own reads its file.
-_read_ahead: dict[Path, str] = {}
+# The texts kept, by the path's text, for the run in progress in this process: filled by
+# shared_objects for lint_many and lint_paths, taken by lint_file (each once), emptied when the
+# run ends. Empty outside a run, so a lint_file call of its own reads its file. Keyed by
+# str(path), which each Path keeps once made (the run compares it with "-" anyway): a Path's
+# own hash is worked out from its case-folded parts the first time, ~17k instructions a file.
+_read_ahead: dict[str, str] = {}
 
 
 def shared_objects(
-    items: list[tuple[Path, str]], texts: dict[Path, str] | None = None
+    items: list[tuple[Path, str]], texts: dict[str, str] | None = None
 ) -> dict[tuple[str, str], dict[str, str]]:
     """The ConfigMaps and Secrets the files of a run define, so that a workload's
     ``configMapKeyRef`` to another file of the run is read, and KServe's serving runtimes and
     which InferenceServices use them (a file that cannot be read is skipped here: linting it
-    reports why). With ``texts``, the texts of the first files read are kept there, by path,
-    up to KEPT_TEXT_CHARS characters in all, for the lint to take (the same read, with the
-    same limit, that lint_file would make)."""
+    reports why). With ``texts``, the texts of the first files read are kept there, by the
+    path's text (str), up to KEPT_TEXT_CHARS characters in all, for the lint to take (the same
+    read, with the same limit, that lint_file would make)."""
     objects: dict[tuple[str, str], dict[str, str]] = {}
     room = KEPT_TEXT_CHARS if texts is not None else 0
     for path, _ in items:
-        if str(path) == STDIN:
+        name = str(path)
+        if name == STDIN:
             continue
         try:
             text = files.read_text(path, MAX_FILE_BYTES)
         except files.FileReadError:
             continue
         if texts is not None and len(text) <= room:
-            texts[path] = text
+            texts[name] = text
             room -= len(text)
         else:
             room = 0  # only the first files: the lint takes them in order, one after another
