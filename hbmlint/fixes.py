@@ -47,6 +47,12 @@ ReadData = Callable[[str, Any], "list[Deployment] | None"]
 _FIELD_NOTE = re.compile(
     r"\s*\((?:gpu|model|parallel|serving|speculative|workload)\.[a-z_.]+(?::[^()]*)?\)"
 )
+# _FIELD_NOTE from its "(": re finds a pattern's first character with a quick scan, where
+# \s* had the whole pattern tried at every position of a message (~33k instructions a fix).
+# A note's blanks are the whitespace just before that "(" (_field_note), as \s* takes them.
+_FIELD_NOTE_OPEN = re.compile(
+    r"\((?:gpu|model|parallel|serving|speculative|workload)\.[a-z_.]+(?::[^()]*)?\)"
+)
 _FLAG_NOTE = re.compile(
     r"(--[a-z0-9-]+) \((?:gpu|model|parallel|serving|speculative|workload)\.[a-z_.]+\)"
 )
@@ -694,6 +700,31 @@ def _complete(
     return fix.replaced(message=message, setting=setting, effect=effect, edits=tuple(edits or ()))
 
 
+def _field_note(text: str, start: int = 0) -> tuple[int, int] | None:
+    """(start, end) of ``_FIELD_NOTE.search(text, start)``'s match, or None. Its \\s* takes
+    the whitespace run before the first "(" where the rest matches: a match must meet "(" at
+    its first character that is not whitespace, and an earlier "(" ends any earlier run."""
+    found = _FIELD_NOTE_OPEN.search(text, start)
+    if found is None:
+        return None
+    begin = found.start()
+    while begin > start and text[begin - 1].isspace():  # \s: str.isspace's characters
+        begin -= 1
+    return begin, found.end()
+
+
+def _without_notes(text: str, start: int) -> str:
+    """``_FIELD_NOTE.sub("", text[start:])``: each match of the search on from the last."""
+    kept = []
+    note = _field_note(text, start)
+    while note is not None:
+        kept.append(text[start : note[0]])
+        start = note[1]
+        note = _field_note(text, start)
+    kept.append(text[start:])
+    return "".join(kept)
+
+
 def _worded(text: str, setting: str) -> tuple[str, str]:
     """A fix's message with ``setting`` in place of its note of the setting in hbmlint's terms
     (or after it), and its effect: the message without those notes."""
@@ -706,18 +737,18 @@ def _worded(text: str, setting: str) -> tuple[str, str]:
         message = message[: flag.start()] + flag[1] + message[flag.end() :]  # sub's r"\1"
         message = f"{message.rstrip('.')} ({setting})."
     else:
-        note = _FIELD_NOTE.search(message)
+        note = _field_note(message)
         if note and "\\" in setting:  # re.sub reads its escapes and group references
             message = _FIELD_NOTE.sub(f" ({setting})", message, count=1)
         elif note:
-            message = f"{message[: note.start()]} ({setting}){message[note.end() :]}"
+            message = f"{message[: note[0]]} ({setting}){message[note[1] :]}"
         else:
             message = f"{message.rstrip('.')} ({setting})."
     # the effect: the message without its field notes (without the flag's too)
     if note:  # those after the first: the pattern reads nothing before where it starts
-        written = written[: note.start()] + _FIELD_NOTE.sub("", written[note.end() :])
+        written = written[: note[0]] + _without_notes(written, note[1])
     elif flag:
-        written = _FIELD_NOTE.sub("", written)
+        written = _without_notes(written, 0)
     # (else the search found no field note: nothing to take out)
     return message, " ".join(written.split())
 
