@@ -22,13 +22,10 @@ gaps, sampling and pipeline bubbles, and takes every sequence at the same contex
 
 from __future__ import annotations
 
-import operator
-from functools import reduce
-from itertools import repeat
 from typing import Any
 
 from . import catalog
-from .catalog.architecture import FULL, MOE, SLIDING
+from .catalog.architecture import FULL, MOE, SLIDING, repeated_sum
 from .records import assembled, dataclass
 
 # weight formats whose matrix multiplications run on the FP8 / INT8 / FP4 tensor cores (W8A8,
@@ -250,12 +247,12 @@ def _shape(arch: Any, tp: int, pp: int, dtype_bytes: int) -> Shape:
     known = mixers is not None and ffns is not None
     if known and len(mixers) >= len(layers) and len(ffns) >= arch.num_layers:
         # an Architecture's layer kinds, counted: the sums a loop over the layers adds, one
-        # layer's figure at a time (reduce: the same floats to the last bit)
+        # layer's figure at a time (repeated_sum: the same floats to the last bit)
         stage = mixers[: len(layers)]
-        full = reduce(operator.add, repeat(per_layer, stage.count(FULL)), 0.0)
+        full = repeated_sum(per_layer, stage.count(FULL))
         sliding = stage.count(SLIDING)
         if sliding:
-            windows[arch.sliding_window] = reduce(operator.add, repeat(per_layer, sliding), 0.0)
+            windows[arch.sliding_window] = repeated_sum(per_layer, sliding)
         moe_layers = ffns[: arch.num_layers].count(MOE)
     else:  # an architecture-like object: its mixer() and ffn() layer by layer
         for layer in layers:

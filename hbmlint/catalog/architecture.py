@@ -34,6 +34,51 @@ FP8_DS_MLA_BYTES = 656
 DSA_INDEXER_SCALE_BLOCK = 128
 
 
+# Every whole number up to 2**53 is a float, and so is the sum of two that stays within it.
+_EXACT = 2**53
+
+
+def _whole(value: Any) -> int | None:
+    """``value`` as an int where it is a whole number >= 0 (an int, or a float that is one)."""
+    if type(value) is int:
+        return value if value >= 0 else None
+    if type(value) is float and value >= 0 and value.is_integer():
+        return int(value)
+    return None
+
+
+def sum_in_order(runs: Any) -> float:
+    """``reduce(operator.add, sequence, 0.0)`` over the sequence that repeats each run's parts
+    ``count`` times, for (parts, count) runs: the float a loop over the layers adds up, one
+    part at a time. Where every part is a whole number >= 0 and the total is at most 2**53,
+    every partial sum of that loop is exact, so its result is the exact total, counted here in
+    integers; otherwise the additions run in order."""
+    total = 0
+    for parts, count in runs:
+        each = 0
+        for part in parts:
+            whole = _whole(part)
+            if whole is None:
+                break
+            each += whole
+        else:
+            total += each * count
+            continue
+        break
+    else:
+        if total <= _EXACT:
+            return float(total)
+    sequence: list[Any] = []
+    for parts, count in runs:
+        sequence += list(parts) * count
+    return reduce(operator.add, sequence, 0.0)
+
+
+def repeated_sum(value: Any, count: int) -> float:
+    """``reduce(operator.add, repeat(value, count), 0.0)``: ``value`` added ``count`` times."""
+    return sum_in_order((((value,), count),))
+
+
 class ConfigError(ValueError):
     """A config.json that cannot be read as a transformer model."""
 
@@ -396,9 +441,13 @@ class Architecture:
         per_stage = -(-self.num_layers // pipeline_parallel)
         return range(min(per_stage, self.num_layers))
 
-    def _layer_runs(self, stage: int) -> list[tuple[str, str, bool, int, int]]:
+    def _layer_runs(self, stage: int) -> tuple[tuple[str, str, bool, int, int], ...]:
         """The first ``stage`` layers as runs of like layers, in order: (mixer, FFN kind, whether
-        past the first wide MLP layer, the run's first layer, its length)."""
+        past the first wide MLP layer, the run's first layer, its length). Remembered per
+        stage: every weights shape of a model (each TP size and format) walks the same runs."""
+        return self._memo(("layer-runs", stage), lambda: self._find_layer_runs(stage))
+
+    def _find_layer_runs(self, stage: int) -> tuple[tuple[str, str, bool, int, int], ...]:
         mixers, ffns = self.layer_mixers[:stage], self.layer_ffns[:stage]
         if len(mixers) < stage or len(ffns) < stage:
             raise IndexError("tuple index out of range")  # as indexing a layer past them would
@@ -410,7 +459,7 @@ class Architecture:
             count = len(tuple(run))
             runs.append((mixer, kind, past, first, count))
             first += count
-        return runs
+        return tuple(runs)
 
     # ----------------------------------------------------------------- parameters
     def _head_shape(self, full: bool) -> tuple[int, int]:
@@ -479,8 +528,8 @@ class Architecture:
         """Total parameters, as a model card counts them (every expert, the vision tower;
         MTP layers excluded)."""
         # what each layer adds, in order, worked out once per run of like layers and added by
-        # reduce (the float a layer-by-layer loop gives, to the last bit; _weight_bytes)
-        sequence: list[Any] = []
+        # sum_in_order (the float a layer-by-layer loop gives, to the last bit; _weight_bytes)
+        runs: list[tuple[list[Any], int]] = []
         for mixer, kind, _, first, count in self._layer_runs(self.num_layers):
             parts: list[Any] = []
             if mixer in (FULL, SLIDING):
@@ -491,8 +540,8 @@ class Architecture:
             if kind == MOE and self.moe_latent_size:
                 parts.append(2 * self.hidden_size * self.moe_latent_size)
             parts.append(self._ple_parts()[2])
-            sequence += parts * count
-        total = reduce(operator.add, sequence, 0.0)
+            runs.append((parts, count))
+        total = sum_in_order(runs)
         embed = self.vocab_size * self.hidden_size
         lm_head = 0 if self.tie_word_embeddings else embed
         table, projection, _ = self._ple_parts()
@@ -666,18 +715,18 @@ class Architecture:
         # A layer's bytes depend on the layer only through its mixer, its FFN kind and, for a
         # dense FFN, whether it is one of the wide_mlp_layers: worked out once per such kind,
         # then added layer by layer, part by part, in the order a layer-by-layer sum takes
-        # (the same float result to the last bit). The additions run in reduce, not in a
-        # Python loop over the layers: a run meets each model shape once, and a 100-layer
-        # model's loop cost more than the rest of its budget.
+        # (sum_in_order: the same float result to the last bit, with no Python loop over the
+        # layers: a run meets each model shape once, and a 100-layer model's loop cost more
+        # than the rest of its budget).
         kinds: dict[tuple[str, str, bool], tuple[float, ...]] = {}
-        sequence: list[float] = []
+        runs: list[tuple[tuple[float, ...], int]] = []
         for mixer, kind, wide, first, count in self._layer_runs(len(self._stage_layers(pp))):
             shape = (mixer, kind, kind == DENSE and wide)
             parts = kinds.get(shape)
             if parts is None:
                 parts = kinds[shape] = layer_bytes(mixer, kind, first)
-            sequence += parts * count
-        total = reduce(operator.add, sequence, 0.0)
+            runs.append((parts, count))
+        total = sum_in_order(runs)
         total += self.hidden_size * dense
         table, projection, _ = self._ple_parts()  # PLE: on the first stage with PP
         total += table / (split.embed or tp) * dense + projection / tp * quant
@@ -750,18 +799,18 @@ class Architecture:
         shared_indexer, indexer = self.shared_indexer_layers, self.dsa_indexer_bytes
         stage = self._stage_layers(pipeline_parallel)
         # Each sum adds one layer's figure per layer of its kind, in layer order: counted and
-        # folded by reduce, not a Python loop over the layers (the same float results to the
-        # last bit). Layers whose indexer is shared subtract within the sum: the loop below.
+        # folded by repeated_sum, not a Python loop over the layers (the same float results to
+        # the last bit). Layers whose indexer is shared subtract within the sum: the loop below.
         attending = mixers[: max(0, min(owned, len(stage)))]
         fast = not shared_indexer and len(mixers) >= len(stage)
         if fast:
             full_layers = attending.count(FULL)
             state_layers = mixers[: len(stage)].count(STATE)
-            full = reduce(operator.add, repeat(per_full_layer, full_layers), 0.0)
-            window = reduce(operator.add, repeat(per_layer, attending.count(SLIDING)), 0.0)
+            full = repeated_sum(per_full_layer, full_layers)
+            window = repeated_sum(per_layer, attending.count(SLIDING))
             if state_layers:
                 state_each = self.state_bytes_per_layer(tensor_parallel)
-                state = reduce(operator.add, repeat(state_each, state_layers), 0.0)
+                state = repeated_sum(state_each, state_layers)
         for layer in () if fast else stage:
             mixer = mixers[layer]
             if mixer in (FULL, SLIDING) and layer >= owned:
