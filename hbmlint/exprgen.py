@@ -176,10 +176,10 @@ class _Writer:
         if first is None or second is None:
             return one
         # two of the scope's names: worked out once a scope and kept (_shared_comparison);
-        # an error is not kept
+        # an error is not kept, nor anything where the scope keeps nothing (_results None)
         key = repr(f"{first} {kind.__name__} {second}")
         return (
-            f"(_kept[{key}] if {key} in (_kept := names._results)"
+            f"({one} if (_kept := names._results) is None else _kept[{key}] if {key} in _kept"
             f" else _kept.setdefault({key}, {one}))"
         )
 
