@@ -226,11 +226,13 @@ def generated(
 
 
 def _written(
-    expression: str, param_names: frozenset[str], flat: frozenset[str]
+    expression: str, param_names: frozenset[str], flat: frozenset[str], one_read: bool = False
 ) -> tuple[str, dict[str, Any]] | None:
     """The source of ``expression``'s function (a lambda), and the values of the globals it
     reads that are the expression's own (all but _Quantity, _function, _attribute,
-    _expression and type); None where none is generated (see ``generated``)."""
+    _expression and type); None where none is generated (see ``generated``). ``one_read``:
+    written for an expression that is one read too (tools/write_exprgen_builtin.py, where
+    compiling costs a run nothing)."""
     try:
         slow = expressions._compiled(expression, param_names)
     except expressions.ExpressionError:
@@ -238,7 +240,7 @@ def _written(
     if slow is None:
         return None
     tree = expressions.parse(expression)
-    if type(tree) in (ast.Constant, ast.Name, ast.Attribute):
+    if not one_read and type(tree) in (ast.Constant, ast.Name, ast.Attribute):
         return None  # one read: its closure is one call too, and compiling would gain nothing
     writer = _Writer(expression, param_names, flat)
     body = writer.write(tree)

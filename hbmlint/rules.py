@@ -29,7 +29,9 @@ from .expressions import (
     ExpressionError,
     Lazy,
     Scope,
+    _attribute,
     _compiled,
+    called_function,
     check_template,
     evaluation_error,
     merged_evaluator,
@@ -40,6 +42,7 @@ from .expressions import (
     template_plan,
     with_base_functions,
 )
+from .quantity import Quantity
 from .records import dataclass
 from .schema import validate
 from .units import Q, UnitError, bytes_quantity, parse_quantity, shown, tokens_quantity
@@ -1097,6 +1100,10 @@ def _prefill_for(steps: _Steps) -> _Prefill:
     found: dict[str, None] = {}
     for rule, program, _ in steps:
         text = rule.when if rule.when else rule.check
+        built = _builtin_program(text, program.names)
+        if built is not None:  # a built-in rule's, worked out when exprgen_builtin was written
+            found.update(dict.fromkeys(built[2]))
+            continue
         try:
             tree = parse(text)
         except ExpressionError:
@@ -1113,6 +1120,10 @@ def _with_gates(steps: _Steps, prefill: _Prefill) -> _Prefill:
     tested: list[str | None] = []
     for rule, program, _ in steps:
         tested.append(None)
+        built = _builtin_program(rule.when, program.names) if rule.when else None
+        if built is not None:  # (a function was written for it: its closure is compiled)
+            tested[-1] = built[3]
+            continue
         try:
             # a compiled `when` only: simpleeval's reads every name before it tests any
             if rule.when and _compiled(rule.when, program.names) is not None:
@@ -1180,6 +1191,44 @@ def _first_reads(node: ast.AST, param_names: frozenset[str]) -> list[str]:
     if kind is ast.IfExp:
         return _first_reads(node.test, param_names)  # type: ignore[attr-defined]
     return []
+
+
+@lru_cache(maxsize=1)
+def _builtin_programs() -> tuple[dict[tuple[str, frozenset[str]], tuple], dict[str, Any]]:
+    """exprgen_builtin's PROGRAMS and FACTORIES, imported when first needed; nothing where it
+    was written for other flat names than these, or is not there."""
+    try:
+        from . import exprgen_builtin
+    except ImportError:
+        return {}, {}
+    if exprgen_builtin.FLAT != _FLAT_KEYS:
+        return {}, {}
+    return exprgen_builtin.PROGRAMS, exprgen_builtin.FACTORIES
+
+
+def _builtin_program(text: str, param_names: frozenset[str]) -> tuple | None:
+    """What exprgen_builtin holds of a built-in rule's `when` or `check` with these parameters'
+    names, written when the expression was parsed, checked and generated at build time (a test
+    writes the module again and compares): its function's source and its own globals, its
+    first reads (_first_reads) and its gate (_gate). None for any other expression."""
+    return _builtin_programs()[0].get((text, param_names))
+
+
+def _builtin_function(text: str, param_names: frozenset[str]) -> Evaluator | None:
+    """The generated function exprgen_builtin holds for ``text`` (see _builtin_program), made
+    as exprgen.generated makes it, without parsing the text; None where it holds none."""
+    built = _builtin_program(text, param_names)
+    factory = None if built is None else _builtin_programs()[1].get(built[0])
+    if factory is None:
+        return None
+    made: Evaluator = factory(
+        _Quantity=Quantity,
+        _attribute=_attribute,
+        _expression=text,
+        _function=called_function,
+        **built[1],
+    )
+    return made
 
 
 def _program_for(rule: Rule, params: dict[str, Any] | None) -> _Program:
@@ -1278,22 +1327,32 @@ class _Program:
     identity is not reused)."""
 
     __slots__ = ("rule", "params", "own", "names", "when", "check", "calls_tradeoff")
-    __slots__ += ("when_calls_tradeoff", "_evaluators", "_plans", "_generating")
+    __slots__ += ("when_calls_tradeoff", "_evaluators", "_plans", "_slow")
 
     def __init__(self, rule: Rule, params: dict[str, Any] | None) -> None:
         self.rule = rule
         self.params = params
         self.own = {**rule.params, **(params or {})}
-        self.names = names = frozenset(self.own)
-        self.when = merged_evaluator(rule.when, names) if rule.when else None
-        self.check = merged_evaluator(rule.check, names)
+        self.names = frozenset(self.own)
+        # the slots whose evaluator is a closure, to be generated (generate)
+        self._slow: tuple[str, ...] = ()
+        self.when = self._evaluator("when", rule.when) if rule.when else None
+        self.check = self._evaluator("check", rule.check)
         self.calls_tradeoff = rule.calls_tradeoff
         # whether the `when` may call tradeoff() (its text names it: as calls_tradeoff reads)
         self.when_calls_tradeoff = bool(rule.when) and "tradeoff" in rule.when
         # what _finding has compiled of the rule's wordings and fixes, by text
         self._evaluators: dict[str, Evaluator] = {}
         self._plans: dict[str, Any] = {}
-        self._generating = False
+
+    def _evaluator(self, slot: str, expression: str) -> Evaluator:
+        """A built-in rule's generated function where exprgen_builtin holds it (no parsing:
+        counted as a closure would be, then in the slot itself); else the closure."""
+        fast = _builtin_function(expression, self.names)
+        if fast is not None:
+            return self._counting(slot, expression, fast, fast)
+        self._slow += (slot,)
+        return merged_evaluator(expression, self.names)
 
     # What _finding evaluates, each compiled when a finding first needs it (most rules hold on
     # every deployment of a run, and a finding reads one wording and the fixes whose ``when``
@@ -1308,24 +1367,28 @@ class _Program:
         program evaluated on many deployments (compiling one costs what a few hundred
         evaluations with closures save; many a ``check`` is never reached). Once: a program
         may be in the steps of several engines or releases."""
-        if self._generating:
-            return
-        self._generating = True
-        if self.when is not None:
-            self.when = self._counting("when", self.rule.when, self.when)
-        self.check = self._counting("check", self.rule.check, self.check)
+        slots, self._slow = self._slow, ()
+        for slot in slots:
+            expression = self.rule.when if slot == "when" else self.rule.check
+            setattr(self, slot, self._counting(slot, expression, getattr(self, slot)))
 
-    def _counting(self, slot: str, expression: str, slow: Evaluator) -> Evaluator:
+    def _counting(
+        self, slot: str, expression: str, slow: Evaluator, fast: Evaluator | None = None
+    ) -> Evaluator:
         """``slow``, which on its GENERATE_AFTER-th call from now puts the expression's
-        generated function in ``slot`` (or ``slow`` itself, where there is none)."""
+        generated function in ``slot`` (``fast`` where given; or ``slow`` itself, where there
+        is none)."""
         left = [GENERATE_AFTER]
 
         def counting(names: Any, functions: Any, params: Any) -> Any:
             left[0] -= 1
             if not left[0]:
-                from .exprgen import generated  # here: a lint of a few files never needs it
+                made = fast
+                if made is None:
+                    from .exprgen import generated  # here: a lint of a few files never needs it
 
-                setattr(self, slot, generated(expression, self.names, _FLAT_KEYS) or slow)
+                    made = generated(expression, self.names, _FLAT_KEYS)
+                setattr(self, slot, made or slow)
             return slow(names, functions, params)
 
         return counting

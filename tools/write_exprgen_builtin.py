@@ -8,13 +8,43 @@ is out of date):
 
 from __future__ import annotations
 
+import ast
+import math
 from pathlib import Path
+from typing import Any
 
+from hbmlint.expressions import OPERATORS, parse
 from hbmlint.exprgen import _written
-from hbmlint.rules import _FLAT_KEYS, load_rules
+from hbmlint.rules import _FLAT_KEYS, _first_reads, _gate, load_rules
 
 # what every generated function reads besides its own globals (exprgen.generated passes them)
 SHARED = ("_Quantity", "_attribute", "_expression", "_function")
+
+
+def _literal(value: Any) -> str | None:
+    """Code that makes ``value``, a constant global of a generated function (a tuple of the
+    expression's constants, or a float repr() cannot write as a literal): None where this
+    does not write it."""
+    kind = type(value)
+    if kind in (str, int, bool) or value is None or (kind is float and math.isfinite(value)):
+        return repr(value)
+    if kind is float:
+        return f"float({str(value)!r})"  # inf, -inf, nan
+    if kind is tuple:
+        items = [_literal(item) for item in value]
+        if None not in items:
+            return "(" + "".join(f"{item}, " for item in items) + ")"
+    return None
+
+
+def _global(value: Any) -> str | None:
+    """Code that makes a generated function's own global: a constant, or one of OPERATORS'
+    functions (read from OPERATORS, so that it is the same function); None for a closure of
+    expressions.py (an ``_s`` global), which only parsing the expression can build."""
+    for node, function in OPERATORS.items():
+        if function is value and getattr(ast, node.__name__, None) is node:
+            return f"OPERATORS[ast.{node.__name__}]"
+    return _literal(value)
 
 
 def builtin_module() -> str:
@@ -22,28 +52,60 @@ def builtin_module() -> str:
     ``when`` and ``check`` expressions that exprgen.generated writes a function for, a factory
     that takes the function's globals and returns it, keyed on the function's source (which
     the factory holds, written out as code, word for word). generated uses a factory only
-    where the source it writes is that key: a stale module only means compiling."""
+    where the source it writes is that key: a stale module only means compiling.
+
+    And PROGRAMS: for each of those expressions (and each that is one read) whose function's
+    own globals can be written as code, by its text and the rule's parameters' names, what
+    rules._Program and rules._prefill_for would otherwise parse the expression to work out:
+    its function's source and globals, its first reads (_first_reads) and its gate (_gate)."""
     entries: dict[str, str] = {}
+    programs: dict[tuple[str, tuple[str, ...]], str] = {}
     for rule in load_rules()[0]:
         names = frozenset(rule.params)
         for expression in (rule.when, rule.check):
-            written = _written(expression, names, _FLAT_KEYS) if expression else None
-            if written is not None:
-                source, env = written
-                arguments = ", ".join([*SHARED, *sorted(env)])
-                entries[source] = f"lambda {arguments}: {source}"
+            if not expression:
+                continue
+            written = _written(expression, names, _FLAT_KEYS, one_read=True)
+            if written is None:
+                continue
+            source, env = written
+            arguments = ", ".join([*SHARED, *sorted(env)])
+            entries[source] = f"lambda {arguments}: {source}"
+            made = {key: _global(value) for key, value in env.items()}
+            if None in made.values():
+                continue
+            tree = parse(expression)
+            own = "{" + ", ".join(f"{k!r}: {made[k]}" for k in sorted(made)) + "}"
+            reads = tuple(_first_reads(tree, names))
+            programs[(expression, tuple(sorted(names)))] = (
+                f"({source!r}, {own}, {reads!r}, {_gate(tree, names)!r})"
+            )
     lines = [
         '"""The built-in rules\' generated functions (exprgen.generated), compiled with the',
-        "package as any module is. Written by tools/write_exprgen_builtin.py: do not edit.",
+        "package as any module is, and what rules.py reads of the built-in rules' `when` and",
+        "`check` without parsing them (PROGRAMS, for the flat names FLAT). Written by",
+        "tools/write_exprgen_builtin.py: do not edit.",
         '"""',
         "",
         "# ruff: noqa",
         "# fmt: off",
+        "import ast",
+        "",
+        "from .expressions import OPERATORS",
+        "",
         "FACTORIES = {",
     ]
     for source in sorted(entries):
         lines.append(f"    {source!r}:")
         lines.append(f"        {entries[source]},")
+    lines.append("}")
+    lines.append("FLAT = frozenset({")
+    lines.extend(f"    {key!r}," for key in sorted(_FLAT_KEYS))
+    lines.append("})")
+    lines.append("PROGRAMS = {")
+    for (expression, names), entry in sorted(programs.items()):
+        lines.append(f"    ({expression!r}, frozenset({names!r})):")
+        lines.append(f"        {entry},")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
