@@ -1231,6 +1231,35 @@ def _builtin_function(text: str, param_names: frozenset[str]) -> Evaluator | Non
     return made
 
 
+@lru_cache(maxsize=1)
+def _finding_functions() -> dict[tuple[str, frozenset[str]], Evaluator]:
+    """exprgen_findings' FUNCTIONS, imported with a run's first finding of a built-in rule;
+    nothing where it was written for other flat names than these, or is not there."""
+    try:
+        from . import exprgen_findings
+    except ImportError:
+        return {}
+    if exprgen_findings.FLAT != _FLAT_KEYS:
+        return {}
+    return exprgen_findings.FUNCTIONS
+
+
+def _guarded(function: Evaluator, expression: str) -> Evaluator:
+    """``function`` (a generated function of ``expression``) raising what the expression's
+    evaluator raises: an ExpressionError as it is, any other error wrapped (evaluation_error).
+    Called only as _finding calls it: with a rule scope and its functions, already merged."""
+
+    def guarded(names: Any, functions: Any, params: Any) -> Any:
+        try:
+            return function(names, functions, params)
+        except ExpressionError:
+            raise
+        except Exception as exc:  # as evaluator's: unit and arithmetic errors, memory too
+            raise evaluation_error(expression, exc) from None
+
+    return guarded
+
+
 def _program_for(rule: Rule, params: dict[str, Any] | None) -> _Program:
     """The rule's program for the configuration's ``params`` (kept on the rule for the last
     ``params`` given; a plain attribute read, not a __dict__ lookup: every rule of every
@@ -1397,14 +1426,33 @@ class _Program:
         """A wording's or a fix's ``when``, or a fix's new value, compiled once."""
         made = self._evaluators.get(text)
         if made is None:
-            made = self._evaluators[text] = parameter_evaluator(text, self.names)
+            # a built-in rule's: its generated function (exprgen_findings), no parsing
+            held = frozenset(n for n in self.names if n in text)  # as parameter_evaluator
+            fast = _finding_functions().get((text, held))
+            made = parameter_evaluator(text, self.names) if fast is None else _guarded(fast, text)
+            self._evaluators[text] = made
         return made
 
     def finding_plan(self, template: str) -> Any:
         """A wording's or a fix's text as a template plan, made once."""
         made = self._plans.get(template)
         if made is None:
-            made = self._plans[template] = template_plan(template, self.names)
+            pieces, tail = template_plan(template, self.names)
+            # each field's evaluator as finding_evaluator gives it: for a built-in rule's,
+            # its generated function (what template_fields reads of the field, as the plan did)
+            made = self._plans[template] = (
+                tuple(
+                    (
+                        text,
+                        field,
+                        spec,
+                        problem,
+                        self.finding_evaluator(template_fields(field)[0][0]),
+                    )
+                    for text, field, spec, problem, _ in pieces
+                ),
+                tail,
+            )
         return made
 
 

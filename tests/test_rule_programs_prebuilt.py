@@ -6,12 +6,15 @@ tests hold that table to what parsing gives, and a lint with it to a lint withou
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 from helpers import MANIFESTS, manifest_findings, recorded_builds
 
 from hbmlint import expressions, exprgen, exprgen_builtin
 from hbmlint import rules as rules_module
-from hbmlint.expressions import merged_evaluator, parse
+from hbmlint.expressions import merged_evaluator, parameter_evaluator, parse
 from hbmlint.rules import (
     _FLAT_KEYS,
     GENERATE_AFTER,
@@ -24,6 +27,8 @@ from hbmlint.rules import (
     forget_scope,
     load_rules,
 )
+
+ROOT = Path(__file__).parent.parent
 
 
 def _expressions() -> list[tuple[str, frozenset[str]]]:
@@ -129,3 +134,73 @@ def test_findings_are_the_same_without_the_table(monkeypatch):
     without = manifest_findings(load_rules()[0], codes)
     assert with_table == without
     assert len(with_table) > 20
+
+
+# --- the wordings' and fixes' expressions (exprgen_findings) -----------------------------------
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location(
+        "tool", ROOT / "tools" / "write_exprgen_builtin.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_findings_functions_come_written_for_the_rules_as_they_are():
+    written = (ROOT / "hbmlint" / "exprgen_findings.py").read_text(encoding="utf-8")
+    assert written == _tool().findings_module(), "run: python tools/write_exprgen_builtin.py"
+
+
+def _outcome(function, names, functions, params) -> tuple:
+    try:
+        value = function(names, functions, params)
+    except Exception as exc:  # noqa: BLE001 - errors are compared too
+        return ("error", type(exc), str(exc))
+    return ("value", type(value), repr(value))
+
+
+def test_each_findings_function_answers_and_fails_as_the_evaluator():
+    table = rules_module._finding_functions()
+    assert len(table) > 120
+    rules = {rule.id: rule for rule in load_rules()[0]}
+    budgets = [budget for _, budget in recorded_builds()][::3]
+    assert len(budgets) > 30
+    compared = 0
+    for rule in rules.values():
+        program = _Program(rule, None)
+        texts = {t for t, n in table if n == {x for x in program.names if x in t}}
+        for text in texts:
+            fast = program.finding_evaluator(text)
+            slow = parameter_evaluator(text, program.names)
+            assert fast is not slow
+            for budget in budgets:
+                answers = []
+                for function in (slow, fast):
+                    forget_scope(budget)
+                    names, functions = _scope(budget)
+                    answers.append(_outcome(function, names, functions, program.own))
+                assert answers[0] == answers[1], (rule.id, text)
+                compared += 1
+    forget_scope(budgets[0])
+    assert compared > 3_000
+
+
+def test_a_parameter_named_as_a_namespace_the_text_reads_is_not_held():
+    rule = next(r for r in load_rules()[0] if r.fixes and r.fixes[0].set)
+    text = next(iter(rule.fixes[0].set.values()))
+    space = text.split(".")[0].strip("( ")
+    assert space.isidentifier() and f"{space}." in text
+    program = _Program(rule, {space: 1})  # a user's configuration shadowing the namespace
+    assert program.finding_evaluator(text) is parameter_evaluator(text, program.names)
+    assert _Program(rule, None).finding_evaluator(text).__name__ == "guarded"
+
+
+def test_findings_are_the_same_without_the_findings_functions(monkeypatch):
+    codes = {rule.id for rule in load_rules()[0]}
+    with_table = manifest_findings(load_rules()[0], codes)
+    monkeypatch.setattr(rules_module, "_finding_functions", lambda: {})
+    without = manifest_findings(load_rules()[0], codes)
+    assert with_table == without
+    assert sum(bool(fixes) for *_, fixes in with_table) > 10

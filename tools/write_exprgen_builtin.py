@@ -1,7 +1,8 @@
 """Writes hbmlint/exprgen_builtin.py, the built-in rules' generated functions, so that the
-package's byte-compiled copy replaces compiling them at run time (see exprgen.generated). Run it
-after changing a built-in rule's ``when`` or ``check`` (tests/test_exprgen.py says when the file
-is out of date):
+package's byte-compiled copy replaces compiling them at run time (see exprgen.generated), and
+hbmlint/exprgen_findings.py, those of their wordings and fixes. Run it after changing a built-in
+rule's expressions (tests/test_exprgen.py and tests/test_rule_programs_prebuilt.py say when a
+file is out of date):
 
     python tools/write_exprgen_builtin.py
 """
@@ -13,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from hbmlint.expressions import OPERATORS, parse
+from hbmlint.expressions import OPERATORS, parse, template_fields
 from hbmlint.exprgen import _written
 from hbmlint.rules import _FLAT_KEYS, _first_reads, _gate, load_rules
 
@@ -110,8 +111,78 @@ def builtin_module() -> str:
     return "\n".join(lines) + "\n"
 
 
-TARGET = Path(__file__).resolve().parent.parent / "hbmlint" / "exprgen_builtin.py"
+def _finding_texts(rule: Any) -> list[str]:
+    """The expressions of a rule's wordings and fixes (what rules._finding evaluates)."""
+    texts = []
+    for wording in rule.messages:
+        texts += [wording.when] if wording.when else []
+        texts += [e for e, _ in template_fields(wording.text)]
+    for fix in rule.fixes:
+        texts += [fix.when] if fix.when else []
+        texts += list(fix.set.values())
+        texts += [e for e, _ in template_fields(fix.text)]
+    return texts
+
+
+def findings_module() -> str:
+    """The text of exprgen_findings.py: for each expression of the built-in rules' wordings
+    and fixes whose generated function (exprgen) calls no closure of expressions.py, by its
+    text and the names of the rule's parameters that the text holds, that function, written
+    out with its own globals as its parameters' defaults (one function to load, not a factory
+    and a function)."""
+    functions: dict[tuple[str, tuple[str, ...]], str] = {}
+    for rule in load_rules()[0]:
+        for expression in _finding_texts(rule):
+            # keyed as parameter_evaluator keys its evaluator: on the names the text holds
+            names = frozenset(n for n in rule.params if n in expression)
+            written = _written(expression, names, _FLAT_KEYS, one_read=True)
+            if written is None:
+                continue
+            source, env = written
+            made = {key: _global(value) for key, value in env.items()}
+            if None in made.values():
+                continue
+            head = "lambda names, functions, params: "
+            assert source.startswith(head)
+            defaults = "".join(f", {k}={made[k]}" for k in sorted(made))
+            functions[(expression, tuple(sorted(names)))] = (
+                f"lambda names, functions, params, _expression={expression!r}{defaults}: "
+                + source[len(head) :]
+            )
+    lines = [
+        '"""The generated functions (exprgen) of the built-in rules\' wordings and fixes, by their',
+        "text and the names of the rule's parameters that it holds, for the flat names FLAT,",
+        "compiled with the package (rules._Program.finding_evaluator). Written by",
+        "tools/write_exprgen_builtin.py: do not edit.",
+        '"""',
+        "",
+        "# ruff: noqa",
+        "# fmt: off",
+        "import ast",
+        "",
+        "from .expressions import OPERATORS",
+        "from .expressions import _attribute",
+        "from .expressions import called_function as _function",
+        "from .quantity import Quantity as _Quantity",
+        "",
+        "FLAT = frozenset({",
+    ]
+    lines.extend(f"    {key!r}," for key in sorted(_FLAT_KEYS))
+    lines.append("})")
+    lines.append("FUNCTIONS = {")
+    for (expression, names), function in sorted(functions.items()):
+        lines.append(f"    ({expression!r}, frozenset({names!r})):")
+        lines.append(f"        {function},")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+HBMLINT = Path(__file__).resolve().parent.parent / "hbmlint"
+TARGET = HBMLINT / "exprgen_builtin.py"
+FINDINGS = HBMLINT / "exprgen_findings.py"
 
 if __name__ == "__main__":
     TARGET.write_text(builtin_module(), encoding="utf-8")
     print(f"wrote {TARGET}")
+    FINDINGS.write_text(findings_module(), encoding="utf-8")
+    print(f"wrote {FINDINGS}")
