@@ -9,7 +9,7 @@ tools/write_exprgen_builtin.py: do not edit.
 import ast
 
 from .expressions import OPERATORS
-from .expressions import _attribute
+from .expressions import _attribute, _name_attribute
 from .expressions import called_function as _function
 from .quantity import Quantity as _Quantity
 
@@ -182,8 +182,12 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='gpu.name': names['gpu.name'],
     ('gpu.total', frozenset(())):
         lambda names, functions, params, _expression='gpu.total': names['gpu.total'],
+    ('gpu.total - weights.total - overhead.total', frozenset(())):
+        lambda names, functions, params, _expression='gpu.total - weights.total - overhead.total', _s1=_name_attribute('overhead', 'total', 'gpu.total - weights.total - overhead.total'): ((names['gpu.total'] - names['weights.total']) - _s1(names, functions, params)),
     ('gpu.total - weights.total - serving.kv_cache_memory_bytes', frozenset(())):
         lambda names, functions, params, _expression='gpu.total - weights.total - serving.kv_cache_memory_bytes': ((names['gpu.total'] - names['weights.total']) - names['serving.kv_cache_memory_bytes']),
+    ('gpu.total > weights.total + overhead.total', frozenset(())):
+        lambda names, functions, params, _expression='gpu.total > weights.total + overhead.total', _f2=OPERATORS[ast.Add], _s1=_name_attribute('overhead', 'total', 'gpu.total > weights.total + overhead.total'): (names['gpu.total'] > _f2(names['weights.total'], _s1(names, functions, params))),
     ('gpu.usable', frozenset(())):
         lambda names, functions, params, _expression='gpu.usable': names['gpu.usable'],
     ('gpu.usable <= 0', frozenset(())):
@@ -242,6 +246,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='max_ratio': params['max_ratio'],
     ('max_share', frozenset(('max_share',))):
         lambda names, functions, params, _expression='max_share': params['max_share'],
+    ('min(workload.concurrency_fit_without_draft, workload.concurrency)', frozenset(())):
+        lambda names, functions, params, _expression='min(workload.concurrency_fit_without_draft, workload.concurrency)', _s1=_name_attribute('workload', 'concurrency_fit_without_draft', 'min(workload.concurrency_fit_without_draft, workload.concurrency)'), _s2=_name_attribute('workload', 'concurrency', 'min(workload.concurrency_fit_without_draft, workload.concurrency)'): _function(functions, 'min', False)(_s1(names, functions, params), _s2(names, functions, params)),
     ('model.attention_heads', frozenset(())):
         lambda names, functions, params, _expression='model.attention_heads': names['model.attention_heads'],
     ('model.block_misfit', frozenset(())):
@@ -290,6 +296,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='not serving.max_num_seqs_set': (not names['serving.max_num_seqs_set']),
     ('not tradeoff().current_starts', frozenset(())):
         lambda names, functions, params, _expression='not tradeoff().current_starts': (not _attribute(_function(functions, 'tradeoff', False)(), 'current_starts', _expression)),
+    ('overhead.total', frozenset(())):
+        lambda names, functions, params, _expression='overhead.total', _s1=_name_attribute('overhead', 'total', 'overhead.total'): _s1(names, functions, params),
     ('parallel.block_tensor', frozenset(())):
         lambda names, functions, params, _expression='parallel.block_tensor': names['parallel.block_tensor'],
     ('parallel.block_tensor > 1', frozenset(())):
@@ -408,4 +416,16 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='whatif(tensor_parallel=parallel.tensor_to_fit).kv.tokens': _attribute(_attribute(_function(functions, 'whatif', True)(**{'tensor_parallel': names['parallel.tensor_to_fit']}), 'kv', _expression), 'tokens', _expression),
     ('whatif(tensor_parallel=parallel.tensor_to_fit).weights.total', frozenset(())):
         lambda names, functions, params, _expression='whatif(tensor_parallel=parallel.tensor_to_fit).weights.total': _attribute(_attribute(_function(functions, 'whatif', True)(**{'tensor_parallel': names['parallel.tensor_to_fit']}), 'weights', _expression), 'total', _expression),
+    ('workload.concurrency', frozenset(())):
+        lambda names, functions, params, _expression='workload.concurrency', _s1=_name_attribute('workload', 'concurrency', 'workload.concurrency'): _s1(names, functions, params),
+    ('workload.concurrency_fit', frozenset(())):
+        lambda names, functions, params, _expression='workload.concurrency_fit', _s1=_name_attribute('workload', 'concurrency_fit', 'workload.concurrency_fit'): _s1(names, functions, params),
+    ('workload.context_fit', frozenset(())):
+        lambda names, functions, params, _expression='workload.context_fit', _s1=_name_attribute('workload', 'context_fit', 'workload.context_fit'): _s1(names, functions, params),
+    ('workload.context_tokens', frozenset(())):
+        lambda names, functions, params, _expression='workload.context_tokens', _s1=_name_attribute('workload', 'context_tokens', 'workload.context_tokens'): _s1(names, functions, params),
+    ('workload.declared', frozenset(())):
+        lambda names, functions, params, _expression='workload.declared', _s1=_name_attribute('workload', 'declared', 'workload.declared'): _s1(names, functions, params),
+    ('workload.tokens_needed', frozenset(())):
+        lambda names, functions, params, _expression='workload.tokens_needed', _s1=_name_attribute('workload', 'tokens_needed', 'workload.tokens_needed'): _s1(names, functions, params),
 }

@@ -39,8 +39,15 @@ def _expressions() -> list[tuple[str, frozenset[str]]]:
     return found
 
 
-def _cells(function) -> list:
-    return [cell.cell_contents for cell in function.__closure__ or ()]
+def _same(a, b) -> bool:
+    """Equal values, or functions of the same code whose cells hold the same (a closure of
+    expressions.py made again for the table is another object doing the same)."""
+    if callable(a) and hasattr(a, "__code__"):
+        if a.__code__ is not b.__code__:
+            return False
+        pairs = zip(a.__closure__ or (), b.__closure__ or (), strict=True)
+        return all(_same(x.cell_contents, y.cell_contents) for x, y in pairs)
+    return a is b or a == b
 
 
 def test_most_builtin_expressions_are_held_with_what_parsing_gives():
@@ -57,9 +64,8 @@ def test_most_builtin_expressions_are_held_with_what_parsing_gives():
         assert fast.__code__.co_filename.endswith("exprgen_builtin.py")
         if " " in text.strip():  # one that exprgen generates: the very same function
             made = exprgen.generated(text, names, _FLAT_KEYS)
-            assert made.__code__ is fast.__code__, text
-            assert _cells(made) == _cells(fast), text
-    assert held >= 70
+            assert _same(made, fast), text
+    assert held == len(_expressions())  # every one: none is parsed
 
 
 def test_a_one_read_answers_as_its_closure():

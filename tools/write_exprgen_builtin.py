@@ -38,13 +38,18 @@ def _literal(value: Any) -> str | None:
     return None
 
 
-def _global(value: Any) -> str | None:
-    """Code that makes a generated function's own global: a constant, or one of OPERATORS'
-    functions (read from OPERATORS, so that it is the same function); None for a closure of
+def _global(value: Any, expression: str) -> str | None:
+    """Code that makes a generated function's own global: a constant, one of OPERATORS'
+    functions (read from OPERATORS, so that it is the same function), or the closure that
+    reads a name of a namespace not in the flat names (workload.declared), made again as
+    expressions._build made it for ``expression``; None for any other closure of
     expressions.py (an ``_s`` global), which only parsing the expression can build."""
     for node, function in OPERATORS.items():
         if function is value and getattr(ast, node.__name__, None) is node:
             return f"OPERATORS[ast.{node.__name__}]"
+    if getattr(value, "__qualname__", "") == "_name_attribute.<locals>.name_attribute":
+        space, attr = value.flat_read[0].split(".")
+        return f"_name_attribute({space!r}, {attr!r}, {expression!r})"
     return _literal(value)
 
 
@@ -72,7 +77,7 @@ def builtin_module() -> str:
             source, env = written
             arguments = ", ".join([*SHARED, *sorted(env)])
             entries[source] = f"lambda {arguments}: {source}"
-            made = {key: _global(value) for key, value in env.items()}
+            made = {key: _global(value, expression) for key, value in env.items()}
             if None in made.values():
                 continue
             tree = parse(expression)
@@ -92,7 +97,7 @@ def builtin_module() -> str:
         "# fmt: off",
         "import ast",
         "",
-        "from .expressions import OPERATORS",
+        "from .expressions import OPERATORS, _name_attribute",
         "",
         "FACTORIES = {",
     ]
@@ -139,7 +144,7 @@ def findings_module() -> str:
             if written is None:
                 continue
             source, env = written
-            made = {key: _global(value) for key, value in env.items()}
+            made = {key: _global(value, expression) for key, value in env.items()}
             if None in made.values():
                 continue
             head = "lambda names, functions, params: "
@@ -161,7 +166,7 @@ def findings_module() -> str:
         "import ast",
         "",
         "from .expressions import OPERATORS",
-        "from .expressions import _attribute",
+        "from .expressions import _attribute, _name_attribute",
         "from .expressions import called_function as _function",
         "from .quantity import Quantity as _Quantity",
         "",
