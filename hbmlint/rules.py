@@ -177,39 +177,23 @@ def load_rules(
 
 
 def _parsed_builtin_rules(paths: list[Path]) -> dict[Path, YamlDocument]:
-    """The built-in rule files' parsed YAML, from one entry of the catalogs' cache (checked
-    against the files' own bytes on every read, see catalog/yamlcache.py) or parsed now and
-    cached: composing 34 small YAML files with their positions was a tenth of a one-file
-    lint. Only a document's data and its top-level spans are kept (all a valid rule needs);
-    a file that is not exactly one mapping is left out, and read the usual way."""
+    """The built-in rule files' parsed YAML: from builtin_rules_data, written with the package
+    for these very files (their bytes' digest is checked), else from one entry of the catalogs'
+    cache (checked against the files' own bytes on every read, see catalog/yamlcache.py) or
+    parsed now and cached: composing 34 small YAML files with their positions was a tenth of a
+    one-file lint, and reading the cache's JSON back a fortieth. Only a document's data and its
+    top-level spans are kept (all a valid rule needs); a file that is not exactly one mapping is
+    left out, and read the usual way."""
     from .catalog import yamlcache
 
-    texts: dict[Path, str] = {}
-    for path in paths:
-        with contextlib.suppress(files.FileReadError):
-            texts[path] = files.read_text(path)
-    source = "\0".join(f"{p.name}\0{t}" for p, t in texts.items()).encode("utf-8")
-
-    def parse_all() -> dict[str, Any]:
-        entries: dict[str, Any] = {}
-        for path, text in texts.items():
-            documents, error = load_documents(text)
-            if error is None and len(documents) == 1 and isinstance(documents[0].data, dict):
-                spans = documents[0].spans
-                entries[path.name] = {
-                    "data": documents[0].data,
-                    "spans": {
-                        str(key[0]): [s.line, s.column, s.end_line, s.end_column]
-                        for key, s in spans.items()
-                        if len(key) == 1
-                    },
-                }
-        return entries
-
-    try:
-        entries = yamlcache.cached(source, "rules", parse_all)
-    except Exception:  # noqa: BLE001 - a cache problem only means parsing the files
-        entries = parse_all()
+    texts = _rule_texts(paths)
+    source = _rules_source(texts)
+    entries = _packaged_entries(source)
+    if entries is None:
+        try:
+            entries = yamlcache.cached(source, "rules", partial(_rule_entries, texts))
+        except Exception:  # noqa: BLE001 - a cache problem only means parsing the files
+            entries = _rule_entries(texts)
     found: dict[Path, YamlDocument] = {}
     for path in texts:
         entry = entries.get(path.name) if isinstance(entries, dict) else None
@@ -218,6 +202,55 @@ def _parsed_builtin_rules(paths: list[Path]) -> dict[Path, YamlDocument]:
         spans = {(key,): Span(*where) for key, where in entry["spans"].items()}
         found[path] = YamlDocument(entry["data"], 0, spans, text=texts[path])
     return found
+
+
+def _rule_texts(paths: list[Path]) -> dict[Path, str]:
+    """The text of each rule file that can be read."""
+    texts: dict[Path, str] = {}
+    for path in paths:
+        with contextlib.suppress(files.FileReadError):
+            texts[path] = files.read_text(path)
+    return texts
+
+
+def _rules_source(texts: dict[Path, str]) -> bytes:
+    """The rule files' names and texts as one string of bytes: what their parsed data is
+    cached for."""
+    return "\0".join(f"{p.name}\0{t}" for p, t in texts.items()).encode("utf-8")
+
+
+def _rule_entries(texts: dict[Path, str]) -> dict[str, Any]:
+    """Each rule file's data and top-level spans, by its name (see _parsed_builtin_rules)."""
+    entries: dict[str, Any] = {}
+    for path, text in texts.items():
+        documents, error = load_documents(text)
+        if error is None and len(documents) == 1 and isinstance(documents[0].data, dict):
+            spans = documents[0].spans
+            entries[path.name] = {
+                "data": documents[0].data,
+                "spans": {
+                    str(key[0]): [s.line, s.column, s.end_line, s.end_column]
+                    for key, s in spans.items()
+                    if len(key) == 1
+                },
+            }
+    return entries
+
+
+def _packaged_entries(source: bytes) -> dict[str, Any] | None:
+    """builtin_rules_data's entries (_rule_entries), written by tools/write_builtin_rules_data.py
+    for the built-in rule files as they were: only where ``source`` (_rules_source) has the
+    digest they were written for. Loading a module's constants costs a fraction of decoding
+    the cache's JSON."""
+    try:
+        from . import builtin_rules_data
+    except ImportError:
+        return None
+    from .catalog.yamlcache import _digest
+
+    if _digest(source) != builtin_rules_data.SOURCE_BLAKE2B:
+        return None
+    return builtin_rules_data.ENTRIES
 
 
 def load_rule_file(
