@@ -30,12 +30,15 @@ command.main()
 """
 
 
-def _run(args: list[str], setup: str = "") -> subprocess.CompletedProcess:
+def _run(args: list[str], folder: Path, setup: str = "") -> subprocess.CompletedProcess:
+    """Run from ``folder``: ``python -c`` puts its working directory first on sys.path, and a
+    checkout's hbmlint/ is not the installed package."""
     return subprocess.run(
         [sys.executable, "-c", PROBE.replace("SETUP", setup), *args],
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=folder,
     )
 
 
@@ -49,12 +52,13 @@ def _many_copies(tmp_path: Path) -> Path:
     return folder
 
 
-def test_the_report_is_whole_and_the_exit_code_the_commands(tmp_path):
+def test_the_report_is_whole_and_the_exit_code_the_commands(tmp_path, monkeypatch):
     folder = _many_copies(tmp_path)
     args = ["--jobs", "1", "--format", "json", str(folder)]
+    monkeypatch.chdir(tmp_path)  # where the probe runs: files are shown from there
     expected = CliRunner().invoke(cli.main, args)
     assert expected.exit_code == 1  # the examples hold errors
-    ran = _run(args)
+    ran = _run(args, tmp_path)
     assert len(ran.stdout) > 256 * 1024  # far more than a pipe's buffer
     assert json.loads(ran.stdout) == json.loads(expected.output)
     assert ran.returncode == expected.exit_code
@@ -62,7 +66,7 @@ def test_the_report_is_whole_and_the_exit_code_the_commands(tmp_path):
 
 
 def test_a_usage_error_keeps_its_message_and_exit_code(tmp_path):
-    ran = _run(["--format", "nonsense", str(tmp_path)])
+    ran = _run(["--format", "nonsense", str(tmp_path)], tmp_path)
     assert ran.returncode == 2
     assert "Invalid value for '--format'" in ran.stderr
     assert "torn down" not in ran.stderr
@@ -71,7 +75,7 @@ def test_a_usage_error_keeps_its_message_and_exit_code(tmp_path):
 def test_under_a_tracer_python_ends_the_process(tmp_path):
     folder = _many_copies(tmp_path)
     args = ["--jobs", "1", "--format", "json", str(folder)]
-    ran = _run(args, "sys.settrace(lambda *event: None)")
+    ran = _run(args, tmp_path, "sys.settrace(lambda *event: None)")
     assert ran.returncode == 1
     assert json.loads(ran.stdout)  # the report, as without a tracer
     assert "torn down" in ran.stderr
