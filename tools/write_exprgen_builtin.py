@@ -170,10 +170,10 @@ def findings_module() -> str:
         "from .expressions import called_function as _function",
         "from .quantity import Quantity as _Quantity",
         "",
-        "FLAT = frozenset({",
+        "# the flat names both modules are written for, by this tool at once",
+        "from .exprgen_builtin import FLAT",
+        "",
     ]
-    lines.extend(f"    {key!r}," for key in sorted(_FLAT_KEYS))
-    lines.append("})")
     lines.append("FUNCTIONS = {")
     for (expression, names), function in sorted(functions.items()):
         lines.append(f"    ({expression!r}, frozenset({names!r})):")
