@@ -450,7 +450,13 @@ def parameter_evaluator(expression: str, param_names: frozenset[str]) -> Evaluat
     expression's text holds (every one it reads, and perhaps one that is part of a longer
     name, which changes nothing): most of a rule's message and fix expressions read none,
     and share the evaluator, and the compiled closure, of the same text without them."""
-    return evaluator(expression, frozenset(n for n in param_names if n in expression))
+    return evaluator(expression, held_parameters(expression, param_names))
+
+
+def held_parameters(expression: str, param_names: frozenset[str]) -> frozenset[str]:
+    """The parameters whose names ``expression``'s text holds: what parameter_evaluator keys
+    on (and the generated findings' functions are written for)."""
+    return frozenset(n for n in param_names if n in expression)
 
 
 def evaluation_error(expression: str, exc: Exception) -> ExpressionError:

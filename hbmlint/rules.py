@@ -34,6 +34,7 @@ from .expressions import (
     called_function,
     check_template,
     evaluation_error,
+    held_parameters,
     merged_evaluator,
     parameter_evaluator,
     parse,
@@ -1460,7 +1461,7 @@ class _Program:
         made = self._evaluators.get(text)
         if made is None:
             # a built-in rule's: its generated function (exprgen_findings), no parsing
-            held = frozenset(n for n in self.names if n in text)  # as parameter_evaluator
+            held = held_parameters(text, self.names)
             fast = _finding_functions().get((text, held))
             made = parameter_evaluator(text, self.names) if fast is None else _guarded(fast, text)
             self._evaluators[text] = made

@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from hbmlint.expressions import OPERATORS, parse, template_fields
+from hbmlint.expressions import OPERATORS, held_parameters, parse, template_fields
 from hbmlint.exprgen import _written
 from hbmlint.rules import _FLAT_KEYS, _first_reads, _gate, load_rules
 
@@ -139,7 +139,7 @@ def findings_module() -> str:
     for rule in load_rules()[0]:
         for expression in _finding_texts(rule):
             # keyed as parameter_evaluator keys its evaluator: on the names the text holds
-            names = frozenset(n for n in rule.params if n in expression)
+            names = held_parameters(expression, frozenset(rule.params))
             written = _written(expression, names, _FLAT_KEYS, one_read=True)
             if written is None:
                 continue
