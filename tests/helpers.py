@@ -146,3 +146,26 @@ def recorded_builds(keep_budgets: bool = False) -> list[tuple]:
         budget_stage.build = build
     assert len(found) > 100
     return found
+
+
+def catalog_architectures() -> list:
+    """The architecture of every catalog model hbmlint budgets, read from its config."""
+    from hbmlint import catalog
+
+    found = []
+    for model_id in catalog.model_ids():
+        try:
+            config = catalog.find_model(model_id)["config"]
+            found.append(catalog.architecture_from_config(config, model_id, "catalog"))
+        except catalog.ConfigError:  # a model hbmlint does not budget
+            continue
+    return found
+
+
+def evaluation_outcome(function, names, functions, params) -> tuple:
+    """What an evaluator gives, as comparable data: its value (type and repr) or its error."""
+    try:
+        value = function(names, functions, params)
+    except Exception as exc:  # noqa: BLE001 - errors are compared too
+        return ("error", type(exc), str(exc))
+    return ("value", type(value), repr(value))

@@ -10,22 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from helpers import catalog_architectures
 
-from hbmlint import catalog
 from hbmlint.catalog.architecture import DENSE, Architecture
 
 SHAPES = [(tp, pp) for tp in (1, 2, 8) for pp in (1, 2, 3, 7)]
-
-
-def catalog_architectures() -> list[Architecture]:
-    found = []
-    for model_id in catalog.model_ids():
-        try:
-            config = catalog.find_model(model_id)["config"]
-            found.append(catalog.architecture_from_config(config, model_id, "catalog"))
-        except catalog.ConfigError:  # a model hbmlint does not budget
-            continue
-    return found
 
 
 ARCHITECTURES = catalog_architectures()

@@ -10,6 +10,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from helpers import evaluation_outcome
 
 from hbmlint import exprgen
 from hbmlint import rules as rules_module
@@ -43,14 +44,6 @@ def _is_generated(function) -> bool:
     """Compiled by exprgen now, or ahead of time in exprgen_builtin."""
     where = function.__code__.co_filename
     return where == GENERATED or where.endswith("exprgen_builtin.py")
-
-
-def _outcome(function, names, functions, params) -> tuple:
-    try:
-        value = function(names, functions, params)
-    except Exception as exc:  # noqa: BLE001 - errors are compared too
-        return ("error", type(exc), str(exc))
-    return ("value", type(value), repr(value))
 
 
 def _budgets() -> list:
@@ -91,7 +84,7 @@ def test_every_builtin_rule_answers_the_same_on_every_fixture_budget(ahead, monk
                     names, functions = _scope(budget)
                     if base is not None:
                         functions = _with_tradeoff(functions, base)
-                    answers.append(_outcome(function, names, functions, program.own))
+                    answers.append(evaluation_outcome(function, names, functions, program.own))
                 assert answers[0] == answers[1], (path, rule.id, text)
                 compared += 1
         forget_scope(budget)
@@ -164,7 +157,8 @@ def test_a_generated_expression_answers_and_fails_as_its_closure(expression):
             names = Scope.over(context, builders).with_flat(flat_table)
             functions = with_base_functions({})
             # twice: on a new scope, and on one that has read the names once
-            answers.append([_outcome(function, names, functions, params) for _ in range(2)])
+            outcome = evaluation_outcome
+            answers.append([outcome(function, names, functions, params) for _ in range(2)])
         assert answers[0] == answers[1], expression
 
 

@@ -10,7 +10,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from helpers import MANIFESTS, manifest_findings, recorded_builds
+from helpers import MANIFESTS, evaluation_outcome, manifest_findings, recorded_builds
 
 from hbmlint import expressions, exprgen, exprgen_builtin
 from hbmlint import rules as rules_module
@@ -159,14 +159,6 @@ def test_the_findings_functions_come_written_for_the_rules_as_they_are():
     assert written == _tool().findings_module(), "run: python tools/write_exprgen_builtin.py"
 
 
-def _outcome(function, names, functions, params) -> tuple:
-    try:
-        value = function(names, functions, params)
-    except Exception as exc:  # noqa: BLE001 - errors are compared too
-        return ("error", type(exc), str(exc))
-    return ("value", type(value), repr(value))
-
-
 def test_each_findings_function_answers_and_fails_as_the_evaluator():
     table = rules_module._finding_functions()
     assert len(table) > 120
@@ -186,7 +178,7 @@ def test_each_findings_function_answers_and_fails_as_the_evaluator():
                 for function in (slow, fast):
                     forget_scope(budget)
                     names, functions = _scope(budget)
-                    answers.append(_outcome(function, names, functions, program.own))
+                    answers.append(evaluation_outcome(function, names, functions, program.own))
                 assert answers[0] == answers[1], (rule.id, text)
                 compared += 1
     forget_scope(budgets[0])

@@ -14,8 +14,9 @@ from functools import reduce
 from itertools import repeat
 
 import pytest
+from helpers import catalog_architectures
 
-from hbmlint import catalog, roofline
+from hbmlint import roofline
 from hbmlint.catalog import architecture
 from hbmlint.catalog.architecture import Architecture, repeated_sum, sum_in_order
 
@@ -86,17 +87,6 @@ def test_repeated_sum_is_the_ordered_sum():
                 value,
                 count,
             )
-
-
-def catalog_architectures() -> list[Architecture]:
-    found = []
-    for model_id in catalog.model_ids():
-        try:
-            config = catalog.find_model(model_id)["config"]
-            found.append(catalog.architecture_from_config(config, model_id, "catalog"))
-        except catalog.ConfigError:  # a model hbmlint does not budget
-            continue
-    return found
 
 
 ARCHITECTURES = catalog_architectures()
