@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import field, replace
+from dataclasses import field, fields, replace
 from functools import lru_cache
 from typing import Any
 
@@ -414,54 +414,61 @@ def build(
             token_map=token_map,
             hot_vocab_size=hot_vocab,
         )
-    # the command's values as each record's keyword arguments, in one pass over the few it
-    # sets (a field it leaves out is None, each record's default, as v.get() gave it)
-    model: dict[str, Any] = {}
-    parallel: dict[str, Any] = {}
-    serving: dict[str, Any] = {}
+    # the command's values placed among each record's arguments (its defaults, in field order)
+    # in one pass over the few it sets; the records made with positional arguments: a class
+    # called with keywords first makes a dict of them
+    model = _MODEL_ARGS.copy()
+    parallel = _PARALLEL_ARGS.copy()
+    serving = _SERVING_ARGS.copy()
     sections = (model, parallel, serving)
     for path, value in v.items():
         placed = _RECORD_FIELDS.get(path)
         if placed is not None:
             sections[placed[0]][placed[1]] = value
+    model[_SERVED_NAME] = _served_name(command.items)
     deployment = Deployment(
-        name=name,
-        file=display,
-        document=document,
-        engine=command.engine,
-        engine_version=engine_version[0] if engine_version else None,
+        name,
+        display,
+        document,
+        command.engine,
+        engine_version[0] if engine_version else None,
         # all the GPUs one engine instance requests: resolve splits them over tensor, pipeline
         # and data parallelism (and says when some would sit idle)
-        gpu=GpuSpec(
-            type=gpu.type,
-            memory=gpu.memory,
-            count=gpu.count,
-            labels=list(gpu.labels),
-            count_why=gpu.count_why,
-        ),
-        model=ModelRef(**model, served_name=_served_name(command.items)),
-        parallel=ParallelSpec(**parallel),
-        serving=ServingSpec(**serving),
-        speculative=speculative,
-        locations=locations,
-        hints=list(hints or []),
-        writer=ArgvWriter(command.engine, list(command.items)),
-        unread={path: span for path, span in command.unread.items() if path != "model.name"},
-        assumed=assumed,
+        GpuSpec(gpu.type, gpu.memory, gpu.count, gpu.count_why, list(gpu.labels)),
+        ModelRef(*model),
+        ParallelSpec(*parallel),
+        ServingSpec(*serving),
+        speculative,
+        None,  # workload
+        locations,
+        None,  # source_format: lint.py sets it
+        list(hints or []),
+        assumed,
+        {path: span for path, span in command.unread.items() if path != "model.name"},
+        ArgvWriter(command.engine, list(command.items)),
     )
     return deployment, findings
 
 
-# the fields of the Deployment's model (0), parallel (1) and serving (2) records that build()
-# takes from a command's values, by the command's path for each ("serving.max_model_len"): (the
-# record, the field). A command sets a few of them (ServingSpec alone has 34), so its values are
-# looked up here, not each field in its values.
+# build()'s arguments of the Deployment's model (0), parallel (1) and serving (2) records, each
+# record's defaults in its field order, and where a command's value goes by the command's path
+# for it ("serving.max_model_len"): (the record, the field's position). A command sets a few of
+# them (ServingSpec alone has 34), so its values are looked up here, not each field in its
+# values. No field of the three has a default_factory (tests/test_build_positional_records.py).
 _MODEL_FIELDS = ("name", "dtype", "quantization", "quantization_method")
+_RECORDS = (ModelRef, ParallelSpec, ServingSpec)
+_MODEL_ARGS, _PARALLEL_ARGS, _SERVING_ARGS = (
+    [spec_field.default for spec_field in fields(record)] for record in _RECORDS
+)
 _RECORD_FIELDS = {
-    **{f"model.{key}": (0, key) for key in _MODEL_FIELDS},
-    **{f"parallel.{key}": (1, key) for key in ParallelSpec.__dataclass_fields__},
-    **{f"serving.{key}": (2, key) for key in ServingSpec.__dataclass_fields__},
+    f"{prefix}.{spec_field.name}": (section, position)
+    for section, (prefix, record) in enumerate(
+        zip(("model", "parallel", "serving"), _RECORDS, strict=True)
+    )
+    for position, spec_field in enumerate(fields(record))
+    if prefix != "model" or spec_field.name in _MODEL_FIELDS
 }
+_SERVED_NAME = [spec_field.name for spec_field in fields(ModelRef)].index("served_name")
 
 
 def _served_name(items: list[Item]) -> str | None:
