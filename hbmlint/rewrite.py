@@ -16,7 +16,6 @@ stage (fixes.py) asks them for settings and edits. Nothing here reads a format o
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property, lru_cache, wraps
@@ -414,6 +413,8 @@ class ArgvWriter:
         item = self._spec_item()
         if item is None or item.value is None or not item.value.readable:
             return None
+        import json  # here: most fixes edit no JSON (json's import ~4.6M instructions)
+
         try:
             loaded = json.loads(item.value.text)
         except json.JSONDecodeError:
@@ -777,6 +778,8 @@ def _variants(value: Any, was: str, written: str | None) -> Iterator[str]:
 
 
 def _dumps(value: dict[str, Any], compact: bool) -> str:
+    import json
+
     return json.dumps(value, separators=(",", ":") if compact else (", ", ": "))
 
 

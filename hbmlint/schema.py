@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from functools import cache
@@ -15,11 +14,21 @@ from .yamlsrc import YamlDocument
 
 @cache
 def load_schema(name: str) -> dict:
-    """A schema shipped in the package (``manifest``, ``rule``)."""
+    """A schema shipped in the package (``manifest``, ``rule``): schema_data's copy of it where
+    the file holds the very text that copy was written from, else the file parsed."""
     import importlib  # the data package's directory (not importlib.resources: see rules.py)
 
     folder = Path(next(iter(importlib.import_module("hbmlint.schemas").__path__)))
     text = (folder / f"{name}.schema.json").read_text(encoding="utf-8")
+    try:  # written with the package (tools/write_schema_data.py): no json import for it
+        from .schema_data import SCHEMAS
+    except ImportError:  # a tree without the generated module: every schema is parsed
+        SCHEMAS = {}
+    written, data = SCHEMAS.get(name, (None, None))
+    if written == text:
+        return data
+    import json
+
     return json.loads(text)
 
 

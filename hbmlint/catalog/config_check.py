@@ -9,7 +9,6 @@ more, so that no real checkpoint is refused.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -137,6 +136,8 @@ def _reject_constant(name: str) -> Any:
 def parse_config_json(text: str, where: str) -> dict:
     """A config.json's object; ConfigError (naming the file) when it is not valid JSON, holds
     NaN or Infinity, nests absurdly deep, or fails ``check_config``."""
+    import json  # here: most runs read no config.json (json's import ~4.6M instructions)
+
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

@@ -6,7 +6,6 @@ lock file for model shapes.
 
 from __future__ import annotations
 
-import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -73,6 +72,8 @@ def find(model_id: str, near: str | Path | None) -> Locked | None:
 
 @lru_cache(maxsize=256)
 def read(path: Path, model_id: str = "") -> Locked:
+    import json  # not at import: a plain lint reads no JSON (json's import ~4.6M instructions)
+
     from ..files import read_text
     from .checkpoint import Checkpoint, CheckpointError
 
@@ -115,6 +116,8 @@ def write(
     fetched_from: str,
 ) -> Path:
     """Write (atomically) the lock file of one model; returns its path."""
+    import json
+
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / file_name(model_id)
     data = {

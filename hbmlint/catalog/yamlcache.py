@@ -12,7 +12,6 @@ parsing the YAML.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 from pathlib import Path
@@ -33,7 +32,6 @@ VERSION = 4
 # An entry: {"version": 4, "source_blake2b": "...", "data_blake2b": "...", "data": DATA}, where
 # DATA is the data's JSON text, as written, and the data digest is that text's.
 _DATA_KEY = ', "data": '
-_DECODER = json.JSONDecoder()  # json.loads's own settings
 # An entry is the YAML's data as JSON; the catalogs are well under 1 MiB of YAML.
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 
@@ -66,6 +64,8 @@ def _entry_path(path: Path, source_digest: str) -> Path:
 
 def read_entry(entry: Path, source_digest: str) -> Any:
     """The data of a valid entry for the source with this digest; KeyError for any other."""
+    import json  # here: a run with the shipped catalogs reads no entry (json's import ~4.6M)
+
     if not _safe_dir(entry.parent):
         raise KeyError("no usable cache folder")
     try:
@@ -86,7 +86,7 @@ def read_entry(entry: Path, source_digest: str) -> Any:
         raise KeyError("stale or corrupt entry")
     start = len(head) + len(_DATA_KEY)
     try:  # the one value that follows, and nothing after it but the entry's closing brace
-        data, end = _DECODER.raw_decode(body, start)
+        data, end = json.JSONDecoder().raw_decode(body, start)  # json.loads's own settings
     except (ValueError, RecursionError):
         raise KeyError("corrupt entry data") from None
     if body[end:] != "}" or header["data_blake2b"] != _digest(body[start:end].encode("utf-8")):
@@ -98,6 +98,8 @@ def write_entry(entry: Path, source_digest: str, data: Any) -> None:
     """Write atomically, never through a planted symlink: the new file is created exclusively
     (mkstemp) and renamed over the entry's name, which replaces a symlink rather than its
     target. Silently does nothing where the cache cannot be used."""
+    import json
+
     text = json.dumps(data)
     if json.loads(text) != data:
         return  # JSON would change it (integer keys, say): do not cache

@@ -23,7 +23,6 @@ the file), never a guess.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -261,6 +260,8 @@ def parse_dynamo(
         _apply_mapping(command, config, lambda key: config_span(key) if config_span else launcher)
     # a template placeholder ({{ .Values.overrides }}) is filled in before the worker sees it
     if override is not None and override.readable and not placeholder(override.text):
+        import json  # here: most commands hold no JSON (json's import ~4.6M instructions)
+
         try:
             data = json.loads(override.text)
         except ValueError:

@@ -10,7 +10,6 @@ that vLLM has removed (each of which is also a finding). Unknown flags are ignor
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -990,6 +989,8 @@ def _cudagraph_mode(command: EngineCommand) -> None:
         if name in _LEVEL and text in _LEVEL_GRAPHS:
             level = (text, item.word.span)
         elif name in _COMPILATION and text.startswith("{"):
+            import json  # here: most commands hold no JSON (json's import ~4.6M instructions)
+
             try:
                 loaded = json.loads(text)
             except ValueError:
@@ -1099,6 +1100,8 @@ def _dynamo_encode_worker(command: EngineCommand) -> None:
 def _eplb_config(command: EngineCommand, item: Item) -> None:
     """``--eplb-config '{"num_redundant_experts": 32, ...}'``: the redundant experts (vLLM's
     EPLBConfig takes the number as a string too)."""
+    import json
+
     try:
         loaded = json.loads(item.value.text)  # type: ignore[union-attr]
         count = int(loaded["num_redundant_experts"])
@@ -1112,6 +1115,8 @@ def _mm_limits(command: EngineCommand, item: Item) -> None:
     """``--limit-mm-per-prompt '{"image": 0, "video": 0}'`` (JSON; a count or an object with
     one) or, in older releases, ``image=0,video=0``: the modalities set to 0. vLLM builds no
     encoder whose modalities are all 0 (the last of a repeated flag wins)."""
+    import json
+
     text = item.value.text.strip()  # type: ignore[union-attr]
     limits: dict[str, Any] = {}
     try:
@@ -1227,6 +1232,8 @@ def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:
 
 
 def _spec_json(command: EngineCommand, item: Item) -> dict | None:
+    import json
+
     value = item.value
     assert value is not None
     try:
@@ -1285,6 +1292,8 @@ def legacy_replacement(legacy: list[Item]) -> tuple[dict[str, Any], bool]:
 def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> None:
     if not legacy:
         return
+    import json
+
     replacement, _ = legacy_replacement(legacy)
     current = {k: v for k, (v, _) in spec.items() if k in CURRENT_SPEC_KEYS}
     if "--speculative-config" not in {i.flag.names[0] for i in command.items if i.flag}:
