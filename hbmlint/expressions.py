@@ -15,11 +15,9 @@ import operator
 import re
 import warnings
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
-
-import simpleeval
 
 from .lazyre import LazyPattern
 from .quantity import Quantity
@@ -91,8 +89,8 @@ def _power(a: Any, b: Any) -> Any:
     return a**b
 
 
-OPERATORS = {
-    **simpleeval.DEFAULT_OPERATORS,
+# hbmlint's own operators, in place of simpleeval's: the generated modules read them here
+OWN_OPERATORS = {
     ast.Mult: _multiply,
     ast.Add: _add,
     ast.Pow: _power,
@@ -100,24 +98,62 @@ OPERATORS = {
     ast.LShift: _left_shift,
 }
 
+_SIMPLEEVAL: ModuleType | None = None
 
-class _Evaluator(simpleeval.SimpleEval):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # a tuple literal, for membership: quant in ("awq", "awq_marlin")
-        self.nodes[ast.Tuple] = self._eval_tuple
 
-    def _eval_tuple(self, node: ast.Tuple) -> tuple:
-        return tuple(self._eval(element) for element in node.elts)
+def _simpleeval() -> ModuleType:
+    """simpleeval, imported when first needed: to parse an expression, evaluate one the
+    closures leave to it, or refuse something. Its import (random's with it) costs more than
+    linting a file (~5M instructions), and the built-in rules' generated functions over a
+    clean manifest never need it."""
+    global _SIMPLEEVAL
+    if _SIMPLEEVAL is None:
+        import simpleeval
 
-    def _eval_call(self, node: ast.Call) -> Any:
-        # Only the functions we document may be called: no methods of the objects in scope.
-        if not isinstance(node.func, ast.Name) or node.func.id not in self.functions:
-            raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
-        if node.keywords and node.func.id in BASE_FUNCTIONS:
-            # min(..., key=f) would call f, and f could be a method of a value in scope
-            raise simpleeval.FeatureNotAvailable(f"{node.func.id}() takes no keyword arguments")
-        return super()._eval_call(node)
+        _SIMPLEEVAL = simpleeval
+    return _SIMPLEEVAL
+
+
+@cache
+def _operators() -> dict[type, Callable[..., Any]]:
+    """OPERATORS: simpleeval's, with hbmlint's own in place of its Mult, Add, Pow, Mod and
+    LShift."""
+    return {**_simpleeval().DEFAULT_OPERATORS, **OWN_OPERATORS}
+
+
+@cache
+def _evaluator_class() -> type:
+    """_Evaluator: simpleeval's evaluator as rule expressions use it."""
+    simpleeval = _simpleeval()
+
+    class _Evaluator(simpleeval.SimpleEval):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # a tuple literal, for membership: quant in ("awq", "awq_marlin")
+            self.nodes[ast.Tuple] = self._eval_tuple
+
+        def _eval_tuple(self, node: ast.Tuple) -> tuple:
+            return tuple(self._eval(element) for element in node.elts)
+
+        def _eval_call(self, node: ast.Call) -> Any:
+            # Only the functions we document may be called: no methods of the objects in scope.
+            if not isinstance(node.func, ast.Name) or node.func.id not in self.functions:
+                raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
+            if node.keywords and node.func.id in BASE_FUNCTIONS:
+                # min(..., key=f) would call f, and f could be a method of a value in scope
+                raise simpleeval.FeatureNotAvailable(f"{node.func.id}() takes no keyword arguments")
+            return super()._eval_call(node)
+
+    return _Evaluator
+
+
+def __getattr__(name: str) -> Any:
+    """OPERATORS and _Evaluator, made when first asked for (both need simpleeval)."""
+    if name == "OPERATORS":
+        return _operators()
+    if name == "_Evaluator":
+        return _evaluator_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Lazy:
@@ -385,7 +421,7 @@ def parse(expression: str) -> ast.AST:
     return tree
 
 
-_IDLE: list[_Evaluator] = []
+_IDLE: list[Any] = []  # _Evaluators
 _MERGED = object()
 # the documented functions with the mark, merged once: every budget's scope starts from them
 _BASE_MERGED = {**BASE_FUNCTIONS, "": _MERGED}
@@ -430,7 +466,7 @@ def evaluator(expression: str, param_names: frozenset[str] = frozenset()) -> Eva
                 )
             # Evaluators are reused, re-pointed at each scope (building one costs more than
             # most evaluations); a nested evaluation, should a function make one, takes another.
-            evaluator = _IDLE.pop() if _IDLE else _Evaluator(operators=OPERATORS)
+            evaluator = _IDLE.pop() if _IDLE else _evaluator_class()(operators=_operators())
             evaluator.names = names.complete() if isinstance(names, Scope) else dict(names)
             evaluator.functions = every
             return evaluator.eval(expression, previously_parsed=parse(expression))
@@ -520,7 +556,7 @@ def _not_in_names(key: str, functions: Mapping[str, Any], expression: str) -> An
     """A name the names do not hold: a function, or not defined."""
     if key in functions:
         return functions[key]
-    raise simpleeval.NameNotDefined(key, expression)
+    raise _simpleeval().NameNotDefined(key, expression)
 
 
 def _attribute(value: Any, attr: str, expression: str) -> Any:
@@ -535,11 +571,11 @@ def _attribute(value: Any, attr: str, expression: str) -> Any:
         try:
             item = value[attr]
         except (KeyError, TypeError):
-            raise simpleeval.AttributeDoesNotExist(attr, expression) from None
+            raise _simpleeval().AttributeDoesNotExist(attr, expression) from None
     if isinstance(item, ModuleType):
-        raise simpleeval.FeatureNotAvailable("Sorry, modules are not allowed")
-    if callable(item) and item in simpleeval.DISALLOW_FUNCTIONS:
-        raise simpleeval.FeatureNotAvailable("This function is forbidden")
+        raise _simpleeval().FeatureNotAvailable("Sorry, modules are not allowed")
+    if callable(item) and item in _simpleeval().DISALLOW_FUNCTIONS:
+        raise _simpleeval().FeatureNotAvailable("This function is forbidden")
     return item
 
 
@@ -557,9 +593,10 @@ def _constant_value(node: ast.AST) -> Any:
 
 
 # A comparison written as Python writes it, in place of a call of OPERATORS' function for it,
-# where that function is the one simpleeval has (operator.lt, ``lambda x, y: op.contains(y,
-# x)``, ...): the same values, and the same errors, without a call on every evaluation. For
-# each operator: the closure for a constant right-hand side, and for a computed one.
+# where that function is the one simpleeval has, not one of OWN_OPERATORS (operator.lt,
+# ``lambda x, y: op.contains(y, x)``, ...): the same values, and the same errors, without a
+# call on every evaluation. For each operator: the closure for a constant right-hand side, and
+# for a computed one.
 # fmt: off
 _NATIVE_COMPARISONS: dict[type, tuple[Callable[[Compiled, Any], Compiled], Callable[..., Compiled]]]
 _NATIVE_COMPARISONS = {
@@ -590,7 +627,7 @@ _NATIVE_COMPARISONS = {
             lambda a, c: lambda n, f, p: a(n, f, p) not in c,
             lambda a, b: lambda n, f, p: a(n, f, p) not in b(n, f, p)),
     }.items()
-    if OPERATORS.get(operation) is simpleeval.DEFAULT_OPERATORS.get(operation)
+    if operation not in OWN_OPERATORS
 }
 # fmt: on
 
@@ -705,7 +742,7 @@ def _build(node: ast.AST, expression: str, param_names: frozenset[str]) -> Compi
 
 def _build_constant(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
     value = node.value
-    if hasattr(value, "__len__") and len(value) > simpleeval.MAX_STRING_LENGTH:
+    if hasattr(value, "__len__") and len(value) > _simpleeval().MAX_STRING_LENGTH:
         raise _NotCompiled
     return lambda names, functions, params: value
 
@@ -719,6 +756,7 @@ def _build_name(node: Any, expression: str, param_names: frozenset[str]) -> Comp
 
 def _build_attribute(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
     attr = node.attr
+    simpleeval = _simpleeval()
     refused = any(attr.startswith(prefix) for prefix in simpleeval.DISALLOW_PREFIXES)
     if refused or attr in simpleeval.DISALLOW_METHODS:
         raise _NotCompiled
@@ -845,7 +883,7 @@ _RICH_TESTS: dict[type, Callable[[Any, Any], Any]] = {
 
 
 def _build_binary(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
-    binary = OPERATORS.get(type(node.op))
+    binary = _operators().get(type(node.op))
     if binary is None:
         raise _NotCompiled
     left = _build(node.left, expression, param_names)
@@ -856,7 +894,7 @@ def _build_binary(node: Any, expression: str, param_names: frozenset[str]) -> Co
 
 
 def _build_unary(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
-    unary = OPERATORS.get(type(node.op))
+    unary = _operators().get(type(node.op))
     if unary is None:
         raise _NotCompiled
     operand = _build(node.operand, expression, param_names)
@@ -927,10 +965,11 @@ def _any_of_three(a: Compiled, b: Compiled, c: Compiled) -> Compiled:
 def _build_compare(node: Any, expression: str, param_names: frozenset[str]) -> Compiled:
     first = _build(node.left, expression, param_names)
     steps = []
+    operators = _operators()
     for operation, comparator in zip(node.ops, node.comparators, strict=True):
-        if type(operation) not in OPERATORS:
+        if type(operation) not in operators:
             raise _NotCompiled
-        steps.append((OPERATORS[type(operation)], _build(comparator, expression, param_names)))
+        steps.append((operators[type(operation)], _build(comparator, expression, param_names)))
     if len(steps) == 1:  # a < b: most comparisons, many of them with a constant
         one = _comparison(node, first, steps[0])
         left = _name_read(node.left, param_names)
@@ -999,6 +1038,7 @@ def _build_call(node: Any, expression: str, param_names: frozenset[str]) -> Comp
 def called_function(functions: Mapping[str, Any], called: str, keywords: bool) -> Any:
     """The documented function a call names (``keywords``: the call passes some), refused as
     simpleeval refuses it; found before its arguments are worked out."""
+    simpleeval = _SIMPLEEVAL or _simpleeval()  # (the global: generated functions call this)
     if called not in functions:
         raise simpleeval.FeatureNotAvailable("only the documented functions can be called")
     if keywords and called in BASE_FUNCTIONS:

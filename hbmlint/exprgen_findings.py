@@ -8,7 +8,7 @@ tools/write_exprgen_builtin.py: do not edit.
 # fmt: off
 import ast
 
-from .expressions import OPERATORS
+from .expressions import OWN_OPERATORS
 from .expressions import _attribute, _name_attribute
 from .expressions import called_function as _function
 from .quantity import Quantity as _Quantity
@@ -72,7 +72,7 @@ FUNCTIONS = {
     ('draft.weights / gpu.usable', frozenset(())):
         lambda names, functions, params, _expression='draft.weights / gpu.usable': (names['draft.weights'] / names['gpu.usable']),
     ('floor(speculative.num_speculative_tokens / speculative.n_predict) * speculative.n_predict', frozenset(())):
-        lambda names, functions, params, _expression='floor(speculative.num_speculative_tokens / speculative.n_predict) * speculative.n_predict', _f1=OPERATORS[ast.Mult]: _f1(_function(functions, 'floor', False)((names['speculative.num_speculative_tokens'] / names['speculative.n_predict'])), names['speculative.n_predict']),
+        lambda names, functions, params, _expression='floor(speculative.num_speculative_tokens / speculative.n_predict) * speculative.n_predict', _f1=OWN_OPERATORS[ast.Mult]: _f1(_function(functions, 'floor', False)((names['speculative.num_speculative_tokens'] / names['speculative.n_predict'])), names['speculative.n_predict']),
     ('gpu.compute_capability', frozenset(())):
         lambda names, functions, params, _expression='gpu.compute_capability': names['gpu.compute_capability'],
     ('gpu.memory_fraction', frozenset(())):
@@ -86,7 +86,7 @@ FUNCTIONS = {
     ('gpu.total - weights.total - serving.kv_cache_memory_bytes', frozenset(())):
         lambda names, functions, params, _expression='gpu.total - weights.total - serving.kv_cache_memory_bytes': ((names['gpu.total'] - names['weights.total']) - names['serving.kv_cache_memory_bytes']),
     ('gpu.total > weights.total + overhead.total', frozenset(())):
-        lambda names, functions, params, _expression='gpu.total > weights.total + overhead.total', _f2=OPERATORS[ast.Add], _s1=_name_attribute('overhead', 'total', 'gpu.total > weights.total + overhead.total'): (names['gpu.total'] > _f2(names['weights.total'], _s1(names, functions, params))),
+        lambda names, functions, params, _expression='gpu.total > weights.total + overhead.total', _f2=OWN_OPERATORS[ast.Add], _s1=_name_attribute('overhead', 'total', 'gpu.total > weights.total + overhead.total'): (names['gpu.total'] > _f2(names['weights.total'], _s1(names, functions, params))),
     ('gpu.usable', frozenset(())):
         lambda names, functions, params, _expression='gpu.usable': names['gpu.usable'],
     ('gpu.usable <= 0', frozenset(())):
@@ -122,7 +122,7 @@ FUNCTIONS = {
     ('kv.tokens_displaced_by_draft', frozenset(())):
         lambda names, functions, params, _expression='kv.tokens_displaced_by_draft': names['kv.tokens_displaced_by_draft'],
     ('kv.tokens_displaced_by_draft / (kv.tokens + kv.tokens_displaced_by_draft)', frozenset(())):
-        lambda names, functions, params, _expression='kv.tokens_displaced_by_draft / (kv.tokens + kv.tokens_displaced_by_draft)', _f1=OPERATORS[ast.Add]: (names['kv.tokens_displaced_by_draft'] / _f1(names['kv.tokens'], names['kv.tokens_displaced_by_draft'])),
+        lambda names, functions, params, _expression='kv.tokens_displaced_by_draft / (kv.tokens + kv.tokens_displaced_by_draft)', _f1=OWN_OPERATORS[ast.Add]: (names['kv.tokens_displaced_by_draft'] / _f1(names['kv.tokens'], names['kv.tokens_displaced_by_draft'])),
     ('kv.tokens_displaced_by_state_slots', frozenset(())):
         lambda names, functions, params, _expression='kv.tokens_displaced_by_state_slots': names['kv.tokens_displaced_by_state_slots'],
     ('kv.tokens_displaced_by_state_slots / kv.tokens_without_draft', frozenset(())):
@@ -208,7 +208,7 @@ FUNCTIONS = {
     ('parallel.tensor_to_fit', frozenset(())):
         lambda names, functions, params, _expression='parallel.tensor_to_fit': names['parallel.tensor_to_fit'],
     ('parallel.tensor_to_fit * parallel.pipeline', frozenset(())):
-        lambda names, functions, params, _expression='parallel.tensor_to_fit * parallel.pipeline', _f1=OPERATORS[ast.Mult]: _f1(names['parallel.tensor_to_fit'], names['parallel.pipeline']),
+        lambda names, functions, params, _expression='parallel.tensor_to_fit * parallel.pipeline', _f1=OWN_OPERATORS[ast.Mult]: _f1(names['parallel.tensor_to_fit'], names['parallel.pipeline']),
     ('serving.block_size', frozenset(())):
         lambda names, functions, params, _expression='serving.block_size': names['serving.block_size'],
     ('serving.engine == "tgi" and kv.tokens_low <= 0', frozenset(())):
@@ -278,7 +278,7 @@ FUNCTIONS = {
     ('weights.total', frozenset(())):
         lambda names, functions, params, _expression='weights.total': names['weights.total'],
     ('weights.total + serving.kv_cache_memory_bytes', frozenset(())):
-        lambda names, functions, params, _expression='weights.total + serving.kv_cache_memory_bytes', _f1=OPERATORS[ast.Add]: _f1(names['weights.total'], names['serving.kv_cache_memory_bytes']),
+        lambda names, functions, params, _expression='weights.total + serving.kv_cache_memory_bytes', _f1=OWN_OPERATORS[ast.Add]: _f1(names['weights.total'], names['serving.kv_cache_memory_bytes']),
     ('weights.total - gpu.usable', frozenset(())):
         lambda names, functions, params, _expression='weights.total - gpu.usable': (names['weights.total'] - names['gpu.usable']),
     ('whatif(draft_kv_cache_dtype="fp8").kv.tokens', frozenset(())):

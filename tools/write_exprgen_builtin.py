@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from hbmlint.expressions import OPERATORS, held_parameters, parse, template_fields
+from hbmlint.expressions import OWN_OPERATORS, held_parameters, parse, template_fields
 from hbmlint.exprgen import _written
 from hbmlint.rules import _FLAT_KEYS, _first_reads, _gate, load_rules
 
@@ -39,14 +39,15 @@ def _literal(value: Any) -> str | None:
 
 
 def _global(value: Any, expression: str) -> str | None:
-    """Code that makes a generated function's own global: a constant, one of OPERATORS'
-    functions (read from OPERATORS, so that it is the same function), or the closure that
-    reads a name of a namespace not in the flat names (workload.declared), made again as
+    """Code that makes a generated function's own global: a constant, one of hbmlint's own
+    operators (read from OWN_OPERATORS, so that it is the same function: a generated module
+    does not import simpleeval, whose operators exprgen writes as Python's), or the closure
+    that reads a name of a namespace not in the flat names (workload.declared), made again as
     expressions._build made it for ``expression``; None for any other closure of
     expressions.py (an ``_s`` global), which only parsing the expression can build."""
-    for node, function in OPERATORS.items():
+    for node, function in OWN_OPERATORS.items():
         if function is value and getattr(ast, node.__name__, None) is node:
-            return f"OPERATORS[ast.{node.__name__}]"
+            return f"OWN_OPERATORS[ast.{node.__name__}]"
     if getattr(value, "__qualname__", "") == "_name_attribute.<locals>.name_attribute":
         space, attr = value.flat_read[0].split(".")
         return f"_name_attribute({space!r}, {attr!r}, {expression!r})"
@@ -97,7 +98,7 @@ def builtin_module() -> str:
         "# fmt: off",
         "import ast",
         "",
-        "from .expressions import OPERATORS, _name_attribute",
+        "from .expressions import OWN_OPERATORS, _name_attribute",
         "",
         "FACTORIES = {",
     ]
@@ -165,7 +166,7 @@ def findings_module() -> str:
         "# fmt: off",
         "import ast",
         "",
-        "from .expressions import OPERATORS",
+        "from .expressions import OWN_OPERATORS",
         "from .expressions import _attribute, _name_attribute",
         "from .expressions import called_function as _function",
         "from .quantity import Quantity as _Quantity",
