@@ -179,12 +179,12 @@ def load_rules(
 
 def _parsed_builtin_rules(paths: list[Path]) -> dict[Path, YamlDocument]:
     """The built-in rule files' parsed YAML: from builtin_rules_data, written with the package
-    for these very files (their bytes' digest is checked), else from one entry of the catalogs'
-    cache (checked against the files' own bytes on every read, see catalog/yamlcache.py) or
-    parsed now and cached: composing 34 small YAML files with their positions was a tenth of a
-    one-file lint, and reading the cache's JSON back a fortieth. Only a document's data and its
-    top-level spans are kept (all a valid rule needs); a file that is not exactly one mapping is
-    left out, and read the usual way."""
+    for these very files (their names and texts, compared with the copy written there), else
+    from one entry of the catalogs' cache (checked against the files' own bytes on every read,
+    see catalog/yamlcache.py) or parsed now and cached: composing 34 small YAML files with their
+    positions was a tenth of a one-file lint, and reading the cache's JSON back a fortieth. Only
+    a document's data and its top-level spans are kept (all a valid rule needs); a file that is
+    not exactly one mapping is left out, and read the usual way."""
     from .catalog import yamlcache
 
     texts = _rule_texts(paths)
@@ -240,16 +240,14 @@ def _rule_entries(texts: dict[Path, str]) -> dict[str, Any]:
 
 def _packaged_entries(source: bytes) -> dict[str, Any] | None:
     """builtin_rules_data's entries (_rule_entries), written by tools/write_builtin_rules_data.py
-    for the built-in rule files as they were: only where ``source`` (_rules_source) has the
-    digest they were written for. Loading a module's constants costs a fraction of decoding
-    the cache's JSON."""
+    for the built-in rule files as they were: only where ``source`` (_rules_source) is the one
+    they were written for, compared whole (its digest cost 40 times more). Loading a module's
+    constants costs a fraction of decoding the cache's JSON."""
     try:
         from . import builtin_rules_data
     except ImportError:
         return None
-    from .catalog.yamlcache import _digest
-
-    if _digest(source) != builtin_rules_data.SOURCE_BLAKE2B:
+    if source != builtin_rules_data.SOURCE:
         return None
     return builtin_rules_data.ENTRIES
 

@@ -1,7 +1,7 @@
 """Writes hbmlint/builtin_rules_data.py, the built-in rule files' parsed data and top-level spans
-as Python constants (see rules._parsed_builtin_rules), with the digest of the files they were
-parsed from: a run loads them with the package's byte-compiled modules instead of decoding the
-cache's JSON, and only where the files it reads have that digest. Run it after changing a
+as Python constants (see rules._parsed_builtin_rules), with the names and texts of the files
+they were parsed from: a run loads them with the package's byte-compiled modules instead of
+decoding the cache's JSON, and only where the files it reads are those. Run it after changing a
 built-in rule file (tests/test_builtin_rules_data.py says when the module is out of date):
 
     python tools/write_builtin_rules_data.py
@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from hbmlint.catalog.yamlcache import _digest
 from hbmlint.rules import _rule_entries, _rule_texts, _rules_source, builtin_rule_files
 
 
@@ -22,12 +21,12 @@ def data_module() -> str:
     entries = _rule_entries(texts)
     lines = [
         '"""The built-in rule files\' parsed data and top-level spans (rules._rule_entries), for',
-        "the files whose names and texts have the digest SOURCE_BLAKE2B (rules._rules_source).",
+        "the files whose names and texts are SOURCE (rules._rules_source).",
         'Written by tools/write_builtin_rules_data.py: do not edit."""',
         "",
         "# ruff: noqa",
         "# fmt: off",
-        f"SOURCE_BLAKE2B = {_digest(_rules_source(texts))!r}",
+        f"SOURCE = {_rules_source(texts)!r}",
         "ENTRIES = {",
     ]
     for name, entry in entries.items():

@@ -60,18 +60,19 @@ def load_yaml_cached(path: Path) -> Any:
     """A catalog file's data, parsed once and kept in the user's cache (see catalog/yamlcache.py:
     every entry is checked against the file's own bytes on every read, so the cache can never
     change an answer). The data of our own files as they ship is written with the package
-    (shipped_data.py, checked against the file's bytes in the same way): loading it costs a
-    fraction of decoding the cache's JSON, models.yaml's most of all."""
+    (shipped_data.py, with the bytes it was parsed from, used only for a file of those very
+    bytes): loading it costs a fraction of decoding the cache's JSON, models.yaml's most of
+    all."""
     from .yamlcache import load_yaml_cached as load
 
-    shipped = None
+    shipped = source = None
     if path.parent == _HERE:
         try:
-            from .shipped_data import CATALOGS
+            from .shipped_data import CATALOGS, SOURCES
         except ImportError:  # a tree without the generated module: the cache does it all
-            CATALOGS = {}
-        shipped = CATALOGS.get(path.name)
-    return load(path, shipped)
+            CATALOGS = SOURCES = {}
+        shipped, source = CATALOGS.get(path.name), SOURCES.get(path.name)
+    return load(path, shipped, source)
 
 
 # A team's own catalog files (configuration key `catalogs`): read after ours, so theirs win.
