@@ -1386,6 +1386,62 @@ def _audio_params(audio: dict) -> int:
 
 def architecture_from_config(config: dict, name: str, source: str) -> Architecture:
     """Read the fields hbmlint needs from a Hugging Face config.json dictionary."""
+    fields = _shipped_fields(config)
+    if fields is not None:
+        return Architecture(name=name, source=source, **fields)
+    return read_architecture(config, name, source)
+
+
+# The fields (all but name and source) of the shipped catalog's models as JSON text, by their
+# config's identity (see _shipped_fields); {} where the table does not apply.
+_SHIPPED: dict[int, tuple[dict, str]] | None = None
+
+
+def _shipped_fields(config: Any) -> dict[str, Any] | None:
+    """The fields read_architecture gives for ``config`` where it is the very config of a
+    model of the shipped catalog (catalog/shipped_architectures.py, written with the package
+    by tools/write_model_architectures.py for the models.yaml and quantization.yaml it reads,
+    whose data the run loaded as shipped): reading a config costs a model's first deployment
+    more than the rest of its budget. None for any other config: it is read."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        _SHIPPED = _shipped_table()
+    found = _SHIPPED.get(id(config))
+    if found is None or found[0] is not config:
+        return None
+    return decode_fields(found[1])
+
+
+def decode_fields(text: str) -> dict[str, Any]:
+    """A model's fields from shipped_architectures.py's JSON text (its tuples are lists)."""
+    import json
+
+    fields = json.loads(text)
+    for name, value in fields.items():
+        if type(value) is list:
+            fields[name] = tuple(value)
+    return fields
+
+
+def _shipped_table() -> dict[int, tuple[dict, str]]:
+    from . import _load
+
+    try:
+        from .shipped_architectures import FIELDS, MODELS_BLAKE2B, QUANTIZATION_BLAKE2B
+        from .shipped_data import CATALOGS
+    except ImportError:  # a tree without the generated modules: every config is read
+        return {}
+    models, formats = CATALOGS["models.yaml"], CATALOGS["quantization.yaml"]
+    if (models[0], formats[0]) != (MODELS_BLAKE2B, QUANTIZATION_BLAKE2B):
+        return {}
+    if _load("models.yaml") is not models[1] or _load("quantization.yaml") is not formats[1]:
+        return {}  # the files were edited: their data was read from them
+    entries = models[1]["models"]
+    return {id(entries[i]["config"]): (entries[i]["config"], text) for i, text in FIELDS}
+
+
+def read_architecture(config: dict, name: str, source: str) -> Architecture:
+    """architecture_from_config, read from the config itself."""
     from . import checkpoint_format, checkpoint_part_formats
 
     if not isinstance(config, dict):
