@@ -1392,9 +1392,9 @@ def architecture_from_config(config: dict, name: str, source: str) -> Architectu
     return read_architecture(config, name, source)
 
 
-# The fields (all but name and source) of the shipped catalog's models as JSON text, by their
-# config's identity (see _shipped_fields); {} where the table does not apply.
-_SHIPPED: dict[int, tuple[dict, str]] | None = None
+# The fields (all but name and source) of the shipped catalog's models, by their config's
+# identity (see _shipped_fields); {} where the table does not apply.
+_SHIPPED: dict[int, tuple[dict, dict[str, Any]]] | None = None
 
 
 def _shipped_fields(config: Any) -> dict[str, Any] | None:
@@ -1409,21 +1409,10 @@ def _shipped_fields(config: Any) -> dict[str, Any] | None:
     found = _SHIPPED.get(id(config))
     if found is None or found[0] is not config:
         return None
-    return decode_fields(found[1])
+    return found[1]  # read only: Architecture(**fields) copies it
 
 
-def decode_fields(text: str) -> dict[str, Any]:
-    """A model's fields from shipped_architectures.py's JSON text (its tuples are lists)."""
-    import json
-
-    fields = json.loads(text)
-    for name, value in fields.items():
-        if type(value) is list:
-            fields[name] = tuple(value)
-    return fields
-
-
-def _shipped_table() -> dict[int, tuple[dict, str]]:
+def _shipped_table() -> dict[int, tuple[dict, dict[str, Any]]]:
     from . import _load
 
     try:
@@ -1437,7 +1426,7 @@ def _shipped_table() -> dict[int, tuple[dict, str]]:
     if _load("models.yaml") is not models[1] or _load("quantization.yaml") is not formats[1]:
         return {}  # the files were edited: their data was read from them
     entries = models[1]["models"]
-    return {id(entries[i]["config"]): (entries[i]["config"], text) for i, text in FIELDS}
+    return {id(entries[i]["config"]): (entries[i]["config"], fields) for i, fields in FIELDS}
 
 
 def read_architecture(config: dict, name: str, source: str) -> Architecture:
