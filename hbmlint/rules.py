@@ -142,14 +142,21 @@ def load_rules(
     if builtin_files is None:
         builtin_files = builtin_rule_files()
     builtin = set(builtin_files)
-    parsed = _parsed_builtin_rules(builtin_files)
+    texts = _rule_texts(builtin_files)
+    packaged = _packaged_entries(_rules_source(texts))
+    parsed = {} if packaged is not None else _parsed_builtin_rules(builtin_files, texts)
     for path in builtin_files if paths is None else paths:
         try:
-            rule, problems = load_rule_file(
-                path, validated=path in builtin, parsed=parsed.get(path)
-            )
-            if problems and path in parsed:  # found at the full positions of a fresh parse
-                rule, problems = load_rule_file(path, validated=True)
+            entry = packaged.get(path.name) if packaged is not None and path in builtin else None
+            rule = _packaged_rule(entry, str(path)) if entry is not None else None
+            if rule is not None:
+                problems = []
+            else:  # read the usual way: at the full positions of a fresh parse, if it fails
+                rule, problems = load_rule_file(
+                    path, validated=path in builtin, parsed=parsed.get(path)
+                )
+                if problems and path in parsed:
+                    rule, problems = load_rule_file(path, validated=True)
         except (RecursionError, MemoryError) as exc:  # a rule file built to exhaust us
             rule, problems = (
                 None,
@@ -177,24 +184,25 @@ def load_rules(
     return list(seen.values()), findings
 
 
-def _parsed_builtin_rules(paths: list[Path]) -> dict[Path, YamlDocument]:
-    """The built-in rule files' parsed YAML: from builtin_rules_data, written with the package
-    for these very files (their names and texts, compared with the copy written there), else
+def _parsed_builtin_rules(
+    paths: list[Path], texts: dict[Path, str] | None = None
+) -> dict[Path, YamlDocument]:
+    """The built-in rule files' parsed YAML (where builtin_rules_data was not written for them):
     from one entry of the catalogs' cache (checked against the files' own bytes on every read,
     see catalog/yamlcache.py) or parsed now and cached: composing 34 small YAML files with their
     positions was a tenth of a one-file lint, and reading the cache's JSON back a fortieth. Only
     a document's data and its top-level spans are kept (all a valid rule needs); a file that is
-    not exactly one mapping is left out, and read the usual way."""
+    not exactly one mapping is left out, and read the usual way. ``texts``: _rule_texts(paths),
+    where the caller has read them."""
     from .catalog import yamlcache
 
-    texts = _rule_texts(paths)
+    if texts is None:
+        texts = _rule_texts(paths)
     source = _rules_source(texts)
-    entries = _packaged_entries(source)
-    if entries is None:
-        try:
-            entries = yamlcache.cached(source, "rules", partial(_rule_entries, texts))
-        except Exception:  # noqa: BLE001 - a cache problem only means parsing the files
-            entries = _rule_entries(texts)
+    try:
+        entries = yamlcache.cached(source, "rules", partial(_rule_entries, texts))
+    except Exception:  # noqa: BLE001 - a cache problem only means parsing the files
+        entries = _rule_entries(texts)
     found: dict[Path, YamlDocument] = {}
     for path in texts:
         entry = entries.get(path.name) if isinstance(entries, dict) else None
@@ -239,10 +247,11 @@ def _rule_entries(texts: dict[Path, str]) -> dict[str, Any]:
 
 
 def _packaged_entries(source: bytes) -> dict[str, Any] | None:
-    """builtin_rules_data's entries (_rule_entries), written by tools/write_builtin_rules_data.py
-    for the built-in rule files as they were: only where ``source`` (_rules_source) is the one
-    they were written for, compared whole (its digest cost 40 times more). Loading a module's
-    constants costs a fraction of decoding the cache's JSON."""
+    """builtin_rules_data's entries (_packaged_entry), written by
+    tools/write_builtin_rules_data.py for the built-in rule files as they were: only where
+    ``source`` (_rules_source) is the one they were written for, compared whole (its digest cost
+    40 times more). Loading a module's constants costs a fraction of decoding the cache's
+    JSON."""
     try:
         from . import builtin_rules_data
     except ImportError:
@@ -250,6 +259,83 @@ def _packaged_entries(source: bytes) -> dict[str, Any] | None:
     if source != builtin_rules_data.SOURCE:
         return None
     return builtin_rules_data.ENTRIES
+
+
+def _packaged_entry(entry: dict[str, Any]) -> tuple:
+    """What builtin_rules_data holds of a rule file's _rule_entries entry: its _rule_fields,
+    its parameters as written and its top-level spans, all in tuples (constants of the
+    module, which a run loads with no code to build them)."""
+    data = entry["data"]
+    params = tuple((data.get("params") or {}).items())
+    spans = tuple((key, *where) for key, where in entry["spans"].items())
+    return _rule_fields(data), params, spans
+
+
+def _packaged_rule(entry: tuple, display: str) -> Rule | None:
+    """The rule of a builtin_rules_data entry (_packaged_entry), or None where a parameter does
+    not parse (the file is then read the usual way, for the problem's position)."""
+    fields, written, rows = entry
+    params: dict[str, Any] = {}
+    try:
+        for name, value in written:
+            params[name] = parse_param(value)
+    except UnitError:
+        return None
+    spans = {key: Span(*where) for key, *where in rows}
+    return _built_rule(fields, params, display, spans)
+
+
+def _rule_fields(data: dict[str, Any]) -> tuple:
+    """A valid rule's data as Rule holds it, but for its parameters, file and spans: its
+    wordings' texts on one line each, its fixes' settings and engines as strings, and lists and
+    dicts as tuples (what builtin_rules_data writes them as; _built_rule makes the rule)."""
+    raw = data["message"]
+    wordings = [(raw, None)] if isinstance(raw, str) else [(m["text"], m.get("when")) for m in raw]
+    fixes = tuple(
+        (f, None, (), "unsafe")
+        if isinstance(f, str)
+        else (
+            f["text"],
+            f.get("when"),
+            tuple((str(k), str(v)) for k, v in (f.get("set") or {}).items()),
+            f.get("applicability", "unsafe"),
+        )
+        for f in data.get("fixes") or []
+    )
+    return (
+        data["id"],
+        data["name"],
+        data["summary"],
+        data["severity"],
+        data["check"],
+        data["at"],
+        tuple((" ".join(text.split()), when) for text, when in wordings),
+        data.get("when"),
+        data.get("description", ""),
+        fixes,
+        tuple((str(k), str(v)) for k, v in (data.get("engines") or {}).items()),
+    )
+
+
+def _built_rule(fields: tuple, params: dict[str, Any], display: str, spans: dict) -> Rule:
+    """The Rule of _rule_fields, with its parameters' values, file and top-level spans."""
+    id_, name, summary, severity, check, at, wordings, when, description, fixes, engines = fields
+    return Rule(
+        id=id_,
+        name=name,
+        summary=summary,
+        severity=Severity.parse(severity),
+        check=check,
+        at=at,
+        messages=[Message(text, when) for text, when in wordings],
+        when=when,
+        description=description,
+        params=params,
+        fixes=[Fix(text, when, dict(set_), applied) for text, when, set_, applied in fixes],
+        engines=dict(engines),
+        file=display,
+        spans=spans,
+    )
 
 
 def load_rule_file(
@@ -290,33 +376,7 @@ def load_rule_file(
                     "HBM009", f"params.{name}: {exc}", display, document.span(("params", name))
                 )
             )
-    fixes = [
-        Fix(text=f)
-        if isinstance(f, str)
-        else Fix(
-            text=f["text"],
-            when=f.get("when"),
-            set={str(k): str(v) for k, v in (f.get("set") or {}).items()},
-            applicability=f.get("applicability", "unsafe"),
-        )
-        for f in data.get("fixes") or []
-    ]
-    rule = Rule(
-        id=data["id"],
-        name=data["name"],
-        summary=data["summary"],
-        severity=Severity.parse(data["severity"]),
-        check=data["check"],
-        at=data["at"],
-        messages=_messages(data["message"]),
-        when=data.get("when"),
-        description=data.get("description", ""),
-        params=params,
-        fixes=fixes,
-        engines={str(k): str(v) for k, v in (data.get("engines") or {}).items()},
-        file=display,
-        spans=spans,
-    )
+    rule = _built_rule(_rule_fields(data), params, display, spans)
     # Every expression is parsed now, so a typo is reported at load time with its line. The
     # built-in rules' expressions, names and units are checked by the test suite (test_rules.py,
     # test_names.py) and parsed here only when first used: a clean lint never renders most
@@ -374,13 +434,6 @@ def _expression_problems(
                 message = f"units do not agree: {exc}"
                 found.append(input_diagnostic("HBM009", message, display, document.span(key)))
     return found
-
-
-def _messages(raw: str | list[dict[str, str]]) -> list[Message]:
-    """A rule's wordings: one text, or a list of ``{when, text}`` (the schema checks which)."""
-    if isinstance(raw, str):
-        return [Message(" ".join(raw.split()))]
-    return [Message(" ".join(m["text"].split()), m.get("when")) for m in raw]
 
 
 @lru_cache(maxsize=1)

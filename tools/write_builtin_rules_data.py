@@ -12,7 +12,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from hbmlint.rules import _rule_entries, _rule_texts, _rules_source, builtin_rule_files
+from hbmlint.rules import (
+    _packaged_entry,
+    _rule_entries,
+    _rule_texts,
+    _rules_source,
+    builtin_rule_files,
+)
 
 
 def data_module() -> str:
@@ -20,8 +26,9 @@ def data_module() -> str:
     texts = _rule_texts(builtin_rule_files())
     entries = _rule_entries(texts)
     lines = [
-        '"""The built-in rule files\' parsed data and top-level spans (rules._rule_entries), for',
-        "the files whose names and texts are SOURCE (rules._rules_source).",
+        '"""The built-in rule files\' fields, parameters and top-level spans',
+        "(rules._packaged_entry), for the files whose names and texts are SOURCE",
+        "(rules._rules_source).",
         'Written by tools/write_builtin_rules_data.py: do not edit."""',
         "",
         "# ruff: noqa",
@@ -30,8 +37,9 @@ def data_module() -> str:
         "ENTRIES = {",
     ]
     for name, entry in entries.items():
-        written = repr(entry)
-        if ast.literal_eval(written) != entry:  # only what a literal writes back the same
+        packaged = _packaged_entry(entry)
+        written = repr(packaged)
+        if ast.literal_eval(written) != packaged:  # only what a literal writes back the same
             raise ValueError(f"{name}: its data is not written back by repr()")
         lines.append(f"    {name!r}: {written},")
     lines.append("}")
