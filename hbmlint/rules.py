@@ -113,6 +113,24 @@ class Rule:
         return known
 
 
+def _get_spans(rule: Rule) -> dict[str, Span]:
+    rows = rule.__dict__.pop("_span_rows", None)
+    if rows is not None:
+        rule._spans = {key: Span(*where) for key, *where in rows}
+    return rule._spans
+
+
+def _set_spans(rule: Rule, spans: dict[str, Span]) -> None:
+    rule.__dict__.pop("_span_rows", None)
+    rule._spans = spans
+
+
+# ``spans`` stays the dataclass's field (the constructor takes it, equality and repr read it);
+# behind it, a built-in rule's spans are made from builtin_rules_data's rows when first read:
+# a run reads a rule's span only for a problem with the rule itself.
+Rule.spans = property(_get_spans, _set_spans)  # type: ignore[assignment, method-assign]
+
+
 def _package_dir(name: str) -> Path:
     """The directory of a data package (rules/ and schemas/ install as hbmlint.builtin_rules
     and hbmlint.schemas). Its __path__, not importlib.resources: that module and what it
@@ -281,8 +299,9 @@ def _packaged_rule(entry: tuple, display: str) -> Rule | None:
             params[name] = parse_param(value)
     except UnitError:
         return None
-    spans = {key: Span(*where) for key, *where in rows}
-    return _built_rule(fields, params, display, spans)
+    rule = _built_rule(fields, params, display, {})
+    rule._span_rows = rows  # made into spans when first read (an error at a rule's line)
+    return rule
 
 
 def _rule_fields(data: dict[str, Any]) -> tuple:

@@ -5,6 +5,8 @@ its entry cannot be used."""
 
 from __future__ import annotations
 
+import pickle
+
 from hbmlint import rules as rules_module
 from hbmlint.rules import (
     _packaged_entries,
@@ -14,6 +16,7 @@ from hbmlint.rules import (
     load_rule_file,
     load_rules,
 )
+from hbmlint.yamlsrc import Span, load_documents
 
 
 def _entries() -> dict:
@@ -57,3 +60,30 @@ def test_a_user_rule_file_is_still_checked_where_its_parameter_is(tmp_path):
     [problem] = problems
     assert problem.message.startswith("params.min_tokens: ")
     assert (problem.span.line, problem.span.column) == (6, 15)
+
+
+def _top_level_spans(path) -> dict:
+    [document] = load_documents(path.read_text(encoding="utf-8"))[0]
+    return {key[0]: span for key, span in document.spans.items() if len(key) == 1}
+
+
+def test_a_built_in_rule_has_its_file_s_spans_when_they_are_read():
+    loaded, _ = load_rules()
+    for rule, path in zip(loaded, builtin_rule_files(), strict=True):
+        assert rule.spans == _top_level_spans(path), path.name
+        assert rule.span("check") == _top_level_spans(path)["check"]
+
+
+def test_a_built_in_rule_sent_to_a_worker_before_its_spans_are_read_has_them():
+    loaded, _ = load_rules()
+    copies = pickle.loads(pickle.dumps(loaded))
+    for copy, path in zip(copies, builtin_rule_files(), strict=True):
+        assert copy.spans == _top_level_spans(path)
+    assert copies == loaded
+
+
+def test_spans_set_on_a_built_in_rule_are_the_ones_it_has():
+    rule = load_rules()[0][0]
+    rule.spans = {"check": Span(7, 1)}
+    assert rule.spans == {"check": Span(7, 1)}
+    assert rule.span("id") == Span(1, 1)
