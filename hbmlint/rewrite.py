@@ -265,7 +265,23 @@ class Locator:
                 return None
         return data
 
+    @cached_property
+    def _sites(self) -> dict[int, tuple[Token, Site | None]]:
+        return {}
+
     def site(self, token: Token) -> Site | None:
+        """Where ``token``'s raw text is written, or None. A deployment's fixes ask for the
+        same words again (each fix of --speculative-config, a neighbour's style): each token's
+        answer is worked out once a locator, whose source and document do not change; kept by
+        the token's identity, with the token, so the identity is not reused meanwhile."""
+        known = self._sites.get(id(token))
+        if known is not None and known[0] is token:
+            return known[1]
+        found = self._site(token)
+        self._sites[id(token)] = (token, found)
+        return found
+
+    def _site(self, token: Token) -> Site | None:
         span = token.span
         if not token.readable:
             return None
@@ -816,8 +832,13 @@ class FieldWriter:
                 # --speculative-config: left in place, the manifest would still name a draft
                 # model (and the fix check would refuse the edit)
                 removals = []
+                section = (*self.root, "speculative")
+                # only the keys the section writes: one look at it, not one search a key
+                written = {child[-1] for child in locator.document.keys_below(section)}
                 for key in NATIVE_DRAFT_ONLY_KEYS:
-                    removal = self._removal((*self.root, "speculative", key), source, locator)
+                    if key not in written:
+                        continue  # _removal's None: no such entry
+                    removal = self._removal((*section, key), source, locator)
                     if removal is False:
                         return None
                     if removal is not None:
