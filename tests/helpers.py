@@ -169,3 +169,61 @@ def evaluation_outcome(function, names, functions, params) -> tuple:
     except Exception as exc:  # noqa: BLE001 - errors are compared too
         return ("error", type(exc), str(exc))
     return ("value", type(value), repr(value))
+
+
+# A clean manifest of each kind a plain lint reads: native, and a Kubernetes Deployment
+CLEAN_DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm}
+spec:
+  template:
+    metadata:
+      annotations: {hbmlint.io/gpu: H100}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.1
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]
+          resources:
+            limits: {nvidia.com/gpu: 1}
+"""
+_IMPORTED_PROBE = """
+import sys
+from hbmlint.cli import main
+try:
+    main([*sys.argv[2:]], standalone_mode=False)
+except SystemExit:
+    pass
+print(*(name in sys.modules for name in sys.argv[1].split(",")), file=sys.stderr)
+"""
+
+
+def imported_by_clean_lints(tmp_path: Path, *modules: str) -> list[list[bool]]:
+    """Lint a clean native manifest and a clean Kubernetes Deployment, each in a fresh Python
+    (run from ``tmp_path``, not a checkout), asserting each reads as clean; for each, whether
+    each of ``modules`` was imported by then."""
+    import subprocess
+    import sys
+
+    native = manifest(
+        """
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+        serving: {max_model_len: 8192}
+        """
+    )
+    found = []
+    for text in (native, CLEAN_DEPLOYMENT):
+        path = tmp_path / "m.yaml"
+        path.write_text(text)
+        done = subprocess.run(
+            [sys.executable, "-c", _IMPORTED_PROBE, ",".join(modules), "--jobs", "1", str(path)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert "no findings" in done.stdout, done.stdout + done.stderr
+        found.append([word == "True" for word in done.stderr.split()[-len(modules) :]])
+    return found

@@ -8,10 +8,9 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import textwrap
 
 import simpleeval
-from helpers import manifest
+from helpers import imported_by_clean_lints
 
 from hbmlint import expressions
 
@@ -72,45 +71,5 @@ def test_the_generated_modules_import_no_simpleeval(tmp_path):
     assert _probe(tmp_path, code).split() == ["False", "False"]
 
 
-LINT = """
-import sys
-from hbmlint.cli import main
-try:
-    main([*sys.argv[1:]], standalone_mode=False)
-except SystemExit:
-    pass
-print("simpleeval:", "simpleeval" in sys.modules)
-"""
-
-DEPLOYMENT = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: llm}
-spec:
-  template:
-    metadata:
-      annotations: {hbmlint.io/gpu: H100}
-    spec:
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.10.1
-          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]
-          resources:
-            limits: {nvidia.com/gpu: 1}
-"""
-
-
 def test_a_clean_lint_imports_no_simpleeval(tmp_path):
-    native = manifest(
-        """
-        gpu: {type: H100}
-        model: {name: meta-llama/Llama-3.1-8B-Instruct}
-        serving: {max_model_len: 8192}
-        """
-    )
-    for text in (native, textwrap.dedent(DEPLOYMENT)):
-        path = tmp_path / "m.yaml"
-        path.write_text(text)
-        out = _probe(tmp_path, LINT, "--jobs", "1", str(path))
-        assert "no findings" in out, out
-        assert "simpleeval: False" in out, out
+    assert imported_by_clean_lints(tmp_path, "simpleeval", "random") == [[False, False]] * 2

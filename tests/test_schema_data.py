@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
-from helpers import manifest
+from helpers import imported_by_clean_lints
 
 from hbmlint import schema, schema_data
 from hbmlint.schema_data import SCHEMAS
@@ -58,56 +55,5 @@ def test_a_schema_of_other_text_is_parsed(monkeypatch):
         schema.load_schema.cache_clear()
 
 
-PROBE = """
-import sys
-from hbmlint.cli import main
-try:
-    main([*sys.argv[1:]], standalone_mode=False)
-except SystemExit:
-    pass
-print("json" in sys.modules, file=sys.stderr)
-"""
-
-DEPLOYMENT = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: llm}
-spec:
-  template:
-    metadata:
-      annotations: {hbmlint.io/gpu: H100}
-    spec:
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.10.1
-          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]
-          resources:
-            limits: {nvidia.com/gpu: 1}
-"""
-
-
-def _json_imported(tmp_path: Path, text: str) -> tuple[bool, str]:
-    path = tmp_path / "m.yaml"
-    path.write_text(text)
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, "--jobs", "1", str(path)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    return done.stderr.strip().splitlines()[-1] == "True", done.stdout
-
-
 def test_a_clean_lint_imports_no_json(tmp_path):
-    native = manifest(
-        """
-        gpu: {type: H100}
-        model: {name: meta-llama/Llama-3.1-8B-Instruct}
-        serving: {max_model_len: 8192}
-        """
-    )
-    for text in (native, textwrap.dedent(DEPLOYMENT)):
-        imported, out = _json_imported(tmp_path, text)
-        assert "no findings" in out, out
-        assert not imported
+    assert imported_by_clean_lints(tmp_path, "json") == [[False], [False]]
