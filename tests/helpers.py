@@ -227,3 +227,14 @@ def imported_by_clean_lints(tmp_path: Path, *modules: str) -> list[list[bool]]:
         assert "no findings" in done.stdout, done.stdout + done.stderr
         found.append([word == "True" for word in done.stderr.split()[-len(modules) :]])
     return found
+
+
+def tool(name: str):
+    """A script of tools/ (``write_catalog_data``, say), loaded as a module: what the tests of a
+    generated module compare it with."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -4,9 +4,10 @@ files whose bytes it was written for: a run loads it instead of decoding the cac
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
+
+from helpers import tool
 
 from hbmlint import rules as rules_module
 from hbmlint.rules import (
@@ -22,12 +23,10 @@ ROOT = Path(__file__).parent.parent
 
 
 def test_the_module_is_written_for_the_rule_files_as_they_are():
-    path = ROOT / "tools" / "write_builtin_rules_data.py"
-    spec = importlib.util.spec_from_file_location("write_builtin_rules_data", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
     written = (ROOT / "hbmlint" / "builtin_rules_data.py").read_text(encoding="utf-8")
-    assert written == tool.data_module(), "run: python tools/write_builtin_rules_data.py"
+    assert written == tool("write_builtin_rules_data").data_module(), (
+        "run: python tools/write_builtin_rules_data.py"
+    )
     source = _rules_source(_rule_texts(builtin_rule_files()))
     assert _packaged_entries(source) is not None
 

@@ -5,10 +5,10 @@ text of the file is read through the cache, as before."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import yaml
+from helpers import tool
 
 from hbmlint import catalog
 from hbmlint.catalog import yamlcache
@@ -19,12 +19,10 @@ CATALOG = ROOT / "hbmlint" / "catalog"
 
 
 def test_the_module_is_written_for_the_catalog_files_as_they_are():
-    path = ROOT / "tools" / "write_catalog_data.py"
-    spec = importlib.util.spec_from_file_location("write_catalog_data", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
     written = (CATALOG / "shipped_data.py").read_text(encoding="utf-8")
-    assert written == tool.data_module(), "run: python tools/write_catalog_data.py"
+    assert written == tool("write_catalog_data").data_module(), (
+        "run: python tools/write_catalog_data.py"
+    )
     assert set(CATALOGS) == {p.name for p in CATALOG.glob("*.yaml")}
 
 

@@ -6,11 +6,10 @@ for the odd reads and errors a user's rule can make."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 from pathlib import Path
 
 import pytest
-from helpers import evaluation_outcome
+from helpers import evaluation_outcome, tool
 
 from hbmlint import exprgen
 from hbmlint import rules as rules_module
@@ -30,14 +29,6 @@ from hbmlint.units import Q
 
 ROOT = Path(__file__).parent.parent
 GENERATED = "<hbmlint rule expression>"
-
-
-def _tool(name: str):
-    """A script of tools/, loaded as a module."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _is_generated(function) -> bool:
@@ -224,7 +215,7 @@ def test_a_short_run_compiles_nothing(monkeypatch):
 def test_the_builtin_rules_functions_come_compiled_with_the_package(monkeypatch):
     # exprgen_builtin is what tools/write_exprgen_builtin.py writes for the rules as they are
     written = (ROOT / "hbmlint" / "exprgen_builtin.py").read_text(encoding="utf-8")
-    writer = _tool("write_exprgen_builtin")
+    writer = tool("write_exprgen_builtin")
     assert written == writer.builtin_module(), "run: python tools/write_exprgen_builtin.py"
     exprgen.generated.cache_clear()
     monkeypatch.setattr(exprgen, "compile", lambda *a: pytest.fail("compiled"), raising=False)

@@ -6,11 +6,10 @@ tests hold that table to what parsing gives, and a lint with it to a lint withou
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
-from helpers import MANIFESTS, evaluation_outcome, manifest_findings, recorded_builds
+from helpers import MANIFESTS, evaluation_outcome, manifest_findings, recorded_builds, tool
 
 from hbmlint import expressions, exprgen, exprgen_builtin
 from hbmlint import rules as rules_module
@@ -145,18 +144,11 @@ def test_findings_are_the_same_without_the_table(monkeypatch):
 # --- the wordings' and fixes' expressions (exprgen_findings) -----------------------------------
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location(
-        "tool", ROOT / "tools" / "write_exprgen_builtin.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_findings_functions_come_written_for_the_rules_as_they_are():
     written = (ROOT / "hbmlint" / "exprgen_findings.py").read_text(encoding="utf-8")
-    assert written == _tool().findings_module(), "run: python tools/write_exprgen_builtin.py"
+    assert written == tool("write_exprgen_builtin").findings_module(), (
+        "run: python tools/write_exprgen_builtin.py"
+    )
 
 
 def test_each_findings_function_answers_and_fails_as_the_evaluator():

@@ -9,7 +9,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from helpers import imported_by_clean_lints
+from helpers import imported_by_clean_lints, tool
 
 from hbmlint import schema, schema_data
 from hbmlint.schema_data import SCHEMAS
@@ -23,12 +23,10 @@ def _file_text(name: str) -> str:
 
 
 def test_the_module_is_written_for_the_schema_files_as_they_are():
-    path = ROOT / "tools" / "write_schema_data.py"
-    spec = importlib.util.spec_from_file_location("write_schema_data", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
     written = (ROOT / "hbmlint" / "schema_data.py").read_text(encoding="utf-8")
-    assert written == tool.data_module(), "run: python tools/write_schema_data.py"
+    assert written == tool("write_schema_data").data_module(), (
+        "run: python tools/write_schema_data.py"
+    )
     assert set(SCHEMAS) == {p.name[: -len(".schema.json")] for p in ROOT.glob("schemas/*.json")}
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 from pathlib import Path
 
 import pytest
+from helpers import tool
 
 from hbmlint import catalog
 from hbmlint.catalog import architecture
@@ -22,17 +22,11 @@ ROOT = Path(__file__).parent.parent
 MODELS = CATALOGS["models.yaml"][1]["models"]
 
 
-def _tool():
-    path = ROOT / "tools" / "write_model_architectures.py"
-    spec = importlib.util.spec_from_file_location("write_model_architectures", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
 def test_the_module_is_written_for_the_catalog_as_it_is():
     written = (ROOT / "hbmlint" / "catalog" / "shipped_architectures.py").read_text("utf-8")
-    assert written == _tool().data_module(), "run: python tools/write_model_architectures.py"
+    assert written == tool("write_model_architectures").data_module(), (
+        "run: python tools/write_model_architectures.py"
+    )
 
 
 def _fields(arch):
