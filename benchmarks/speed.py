@@ -6,7 +6,10 @@ process and measures, per scenario:
 
 * ``python -c pass``: the interpreter's own start-up, for context;
 * one manifest: the start-up cost a pre-commit hook pays, median of 10 runs;
-* the whole directory: throughput, median of ``--runs`` runs.
+* the whole directory: throughput, median of ``--runs`` runs;
+* the floor (read and compose the same YAML with libyaml) over the directory and over a folder
+  with no file: the first ``--count``'s CPU split into start-up and per-file work, hbmlint's
+  and the floor's.
 
 For each it reports wall time, CPU time (user + sys of the child, from ``os.wait4``) and the
 child's peak resident memory. Each scenario gets one untimed warm-up run first. Exit code 1
@@ -459,6 +462,45 @@ def targets(scenarios: list[Scenario], sizes: list[int]) -> list[tuple[str, floa
     return rows
 
 
+def start_up_and_per_file(scenarios: list[Scenario], count: int) -> dict[str, float] | None:
+    """The 1,000-file (``count``) CPU of hbmlint and of the floor split into start-up and a per
+    file part (hbmlint: its one-file run is start-up and one file; the floor: its script over
+    no file), and what the ratio to the floor would be were hbmlint's start-up the floor's:
+    whether the bound is out of reach of start-up work alone. None where a scenario is
+    missing."""
+    by = _by_name(scenarios)
+    names = ("hbmlint 1 file", f"hbmlint dir ({count}) --jobs 1", "floor no file")
+    floor_dir = f"floor dir ({count})"
+    if count < 2 or any(n not in by for n in (*names, floor_dir)):
+        return None
+    one, whole, floor_start = (by[n].cpu_s for n in names)
+    floor_whole = by[floor_dir].cpu_s
+    per_file = (whole - one) / (count - 1)
+    start_up = one - per_file
+    floor_per_file = (floor_whole - floor_start) / count
+    if floor_per_file <= 0 or floor_whole <= 0:
+        return None
+    return {
+        "start_up_s": round(start_up, 4),
+        "per_file_ms": round(per_file * 1000, 4),
+        "floor_start_up_s": round(floor_start, 4),
+        "floor_per_file_ms": round(floor_per_file * 1000, 4),
+        "per_file_ratio": round(per_file / floor_per_file, 2),
+        "ratio_with_floor_start_up": round((floor_start + count * per_file) / floor_whole, 2),
+    }
+
+
+def split_lines(split: dict[str, float], count: int) -> list[str]:
+    """start_up_and_per_file's figures as the report prints them."""
+    return [
+        f"hbmlint: start-up {split['start_up_s']:.3f} s, per file {split['per_file_ms']:.3f} ms",
+        f"floor:   start-up {split['floor_start_up_s']:.3f} s, per file "
+        f"{split['floor_per_file_ms']:.3f} ms (hbmlint {split['per_file_ratio']:.2f}x per file)",
+        f"with the floor's start-up, hbmlint's {count:,} files would be "
+        f"{split['ratio_with_floor_start_up']:.2f}x the floor",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -507,6 +549,12 @@ def main(argv: list[str] | None = None) -> int:
             plain = [str(p) for p in paths if not p.name.endswith("-multi.yaml")]
             if count == sizes[0]:  # start-up, as pre-commit pays it per call
                 single: list[Spec] = [("hbmlint 1 file", [hbmlint, str(paths[0])], 1, (0, 1))]
+                if not args.no_peers:
+                    # the floor's own start-up: its script over a folder with no YAML in it
+                    empty = Path(tmp) / "empty"
+                    empty.mkdir()
+                    start = [sys.executable, "-c", FLOOR, str(empty)]
+                    single.append(("floor no file", start, 0, (0,)))
                 if checker:
                     command = [checker, "--schemafile", schema, plain[0]]
                     single.append(("check-jsonschema 1 file", command, 1, (0, 1)))
@@ -550,6 +598,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     print_table(scenarios)
     rows = targets(scenarios, sizes)
+    split = start_up_and_per_file(scenarios, sizes[0])
+    if split:
+        print()
+        print(f"where the {sizes[0]:,}-file CPU goes (start-up: one file, or none for the floor):")
+        for line in split_lines(split, sizes[0]):
+            print(f"  {line}")
     if rows:
         print()
         print("targets (issue 18, CPU time):")
@@ -572,6 +626,7 @@ def main(argv: list[str] | None = None) -> int:
             "corpus": corpus,
             "scenarios": [asdict(s) for s in scenarios],
             "targets": [{"what": w, "value": v, "bound": b, "met": m} for w, v, b, m in rows],
+            "start_up_and_per_file": split,
         }
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
