@@ -576,6 +576,10 @@ def shared_objects(
             from .formats import ome
 
             objects.update(ome.tree_objects(text))
+        if "llmaz.io/" in text:
+            from .formats import llmaz
+
+            objects.update(llmaz.tree_objects(text))
     return objects
 
 

@@ -32,6 +32,7 @@ _ORDER = (
     "kaito",
     "dynamo",
     "ray",
+    "llmaz",
     "kubernetes",
     "nim",
     "srt_slurm",
@@ -68,6 +69,7 @@ DETECTED_KINDS: dict[str, tuple[str, ...]] = {
     "kaito": ("Workspace", "InferenceSet"),
     "dynamo": ("DynamoGraphDeployment",),
     "ray": ("RayCluster", "RayService", "RayJob", "RayClusterFleet"),
+    "llmaz": ("Playground", "OpenModel", "BackendRuntime"),
 }
 _GATED = len(DETECTED_KINDS)
 assert _ORDER[:_GATED] == tuple(DETECTED_KINDS)
@@ -373,7 +375,9 @@ def describe(
         out.append(f"{where}: read as {module.NAME}")
         read_elsewhere = getattr(module, "read_elsewhere", None)
         if read_elsewhere is not None and read_elsewhere(document.data):
-            out.append("  a template, read with the InferenceService that uses it")
+            note = getattr(module, "elsewhere_note", None)
+            what = "a template, read with the InferenceService that uses it"
+            out.append(f"  {note(document.data) if note else what}")
         deployments, findings = module.to_deployments(document, path, display)
         _describe_read(out, deployments, findings, default_gpu)
     if error is not None:
