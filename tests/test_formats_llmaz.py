@@ -21,6 +21,9 @@ COVERED = {
     "llmaz-sglang-l4-too-small.yaml",
     "llmaz-models-elsewhere/models.yaml",
     "llmaz-models-elsewhere/playground.yaml",
+    "llmaz-first-api-model-kind.yaml",
+    "llmaz-backend-resources-gpu.yaml",
+    "llmaz-multimodelsclaims-backendconfig.yaml",
 }
 
 
@@ -214,3 +217,51 @@ def test_formats_shows_the_models_read_with_their_playground(cli):
     model_line = line_of(path, "- name: llama3-8b")
     [row] = [line for line in out.splitlines() if line.strip().startswith("model.name")]
     assert row.split()[1:] == ["meta-llama/Llama-3.1-8B-Instruct", "line", str(model_line)]
+
+
+# llmaz's earlier APIs, still in its README history and in tutorials: the fixture -> what is read
+EARLIER_APIS = {
+    # kind Model, dataSource.modelID, inferenceFlavors with requests
+    "llmaz-first-api-model-kind.yaml": ("llama3-8b", "meta-llama/Llama-3.1-8B-Instruct", 1),
+    # an OpenModel with no flavors: the GPU from the Playground's backend resources
+    "llmaz-backend-resources-gpu.yaml": ("qwen2-1-5b", "Qwen/Qwen2.5-7B-Instruct", 1),
+    # multiModelsClaims' modelNames (target, draft) and backendConfig
+    "llmaz-multimodelsclaims-backendconfig.yaml": (
+        "spec-old",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        1,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EARLIER_APIS))
+def test_earlier_llmaz_apis_are_read(name, rules):
+    path = REAL / name
+    result = lint_file(path, path.name, rules)
+    [item] = result.deployments
+    deployment = item.deployment
+    expected = EARLIER_APIS[name]
+    assert (deployment.name, deployment.model.name, deployment.gpu.count) == expected
+    assert deployment.engine == "vllm"
+
+
+def test_a_16_bit_8b_model_on_a_t4_is_an_error_whichever_api(cli):
+    """Llama 3.1 8B and Qwen2.5 7B in 16-bit are ~15 GiB and ~14 GiB of weights: a T4's
+    14.74 GiB cannot hold them at any gpu-memory-utilization."""
+    for name in ("llmaz-first-api-model-kind.yaml", "llmaz-backend-resources-gpu.yaml"):
+        path = REAL / name
+        found = cli("--format", "json", "--gpu", "T4", path).json()
+        assert [f["code"] for f in found if f["severity"] == "error"] == ["HBM101"]
+        [error] = [f for f in found if f["severity"] == "error"]
+        line = path.read_text().splitlines()[error["line"] - 1]
+        assert line.strip().startswith("modelName:")  # at the Playground's claim
+
+
+def test_earlier_speculative_pair_reads_the_draft_and_its_release(rules):
+    path = REAL / "llmaz-multimodelsclaims-backendconfig.yaml"
+    result = lint_file(path, path.name, rules)
+    [item] = result.deployments
+    assert item.deployment.speculative.model.name == "meta-llama/Llama-3.2-1B-Instruct"
+    assert item.deployment.engine_version == "0.6.0"  # backendConfig.version
+    assert item.budget.resolved.gpu.name == "L4-24GB"  # the flavor's node selector
+    assert errors(result) == []

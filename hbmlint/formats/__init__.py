@@ -69,7 +69,7 @@ DETECTED_KINDS: dict[str, tuple[str, ...]] = {
     "kaito": ("Workspace", "InferenceSet"),
     "dynamo": ("DynamoGraphDeployment",),
     "ray": ("RayCluster", "RayService", "RayJob", "RayClusterFleet"),
-    "llmaz": ("Playground", "OpenModel", "BackendRuntime"),
+    "llmaz": ("Playground", "OpenModel", "BackendRuntime", "Model"),
 }
 _GATED = len(DETECTED_KINDS)
 assert _ORDER[:_GATED] == tuple(DETECTED_KINDS)

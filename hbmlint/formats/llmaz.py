@@ -39,7 +39,9 @@ NAME = "llmaz"
 MODEL_GROUP = "llmaz.io/"
 INFERENCE_GROUP = "inference.llmaz.io/"
 PLAYGROUND, OPEN_MODEL, RUNTIME = "Playground", "OpenModel", "BackendRuntime"
-KINDS = (PLAYGROUND, OPEN_MODEL, RUNTIME)
+# llmaz's first API (before 0.0.5, 2024) called the model kind ``Model``
+OLD_MODEL = "Model"
+KINDS = (PLAYGROUND, OPEN_MODEL, RUNTIME, OLD_MODEL)
 # tree_objects' keys (the kinds with the group: other projects have a "Playground" too)
 _TREE = "llmaz:"
 # "a Playground of the run uses the runtime of this name"
@@ -101,7 +103,7 @@ def detect(data: Any) -> bool:
     if not isinstance(data, dict) or not isinstance(data.get("spec"), dict):
         return False
     kind, group = data.get("kind"), str(data.get("apiVersion", ""))
-    if kind == OPEN_MODEL:
+    if kind in (OPEN_MODEL, OLD_MODEL):
         return group.startswith(MODEL_GROUP)
     return kind in (PLAYGROUND, RUNTIME) and group.startswith(INFERENCE_GROUP)
 
@@ -111,7 +113,8 @@ def _name(data: Any) -> str:
 
 
 def _claims(data: dict) -> list[tuple[str, str, Path]]:
-    """The models a Playground claims: (name, role, where the name is written)."""
+    """The models a Playground claims: (name, role, where the name is written). llmaz 0.0.x
+    wrote a speculative pair as ``multiModelsClaim(s)``' ``modelNames``, target first."""
     single = value_at(data, ("spec", "modelClaim", "modelName"))
     if single is not None:
         return [(str(single), "main", ("spec", "modelClaim", "modelName"))]
@@ -121,11 +124,33 @@ def _claims(data: dict) -> list[tuple[str, str, Path]]:
         if isinstance(model, dict) and model.get("name") is not None:
             role = str(model.get("role") or "main")  # +kubebuilder:default=main
             found.append((str(model["name"]), role, ("spec", "modelClaims", "models", i, "name")))
+    for claim in (("spec", "multiModelsClaim"), ("spec", "multiModelsClaims", 0)):
+        names = value_at(data, (*claim, "modelNames"))
+        if not found and isinstance(names, list):
+            for i, name in enumerate(names[:2]):
+                role = "main" if i == 0 else "draft"
+                found.append((str(name), role, (*claim, "modelNames", i)))
     return found
 
 
+def _config_path(data: dict) -> Path:
+    """Where a Playground configures its backend: ``backendRuntimeConfig`` (llmaz 0.1 on), or
+    ``backendConfig`` (0.0.x)."""
+    if value_at(data, ("spec", "backendConfig")) is not None:
+        return ("spec", "backendConfig")
+    return ("spec", "backendRuntimeConfig")
+
+
+def _backend_path(data: dict) -> Path:
+    config = _config_path(data)
+    # ``name`` before llmaz 0.1's ``backendName``
+    if value_at(data, (*config, "name")) is not None:
+        return (*config, "name")
+    return (*config, "backendName")
+
+
 def _backend(data: dict) -> str:
-    return str(value_at(data, ("spec", "backendRuntimeConfig", "backendName")) or "vllm")
+    return str(value_at(data, _backend_path(data)) or "vllm")
 
 
 def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
@@ -151,14 +176,14 @@ def read_elsewhere(data: Any) -> bool:
     BackendRuntime with the Playgrounds of the run that use it."""
     if not isinstance(data, dict):
         return False
-    if data.get("kind") == OPEN_MODEL:
+    if data.get("kind") in (OPEN_MODEL, OLD_MODEL):
         return True
     return data.get("kind") == RUNTIME and any(n == _name(data) for n, _ in tree_kind(USED_BY))
 
 
 def elsewhere_note(data: dict) -> str:
     """What ``hbmlint formats`` says of a document read_elsewhere answers True for."""
-    if data.get("kind") == OPEN_MODEL:
+    if data.get("kind") in (OPEN_MODEL, OLD_MODEL):
         return "a model, read with the Playground that claims it"
     return "a template, read with the Playground that uses it"
 
@@ -172,18 +197,21 @@ def _siblings(document: YamlDocument) -> list[YamlDocument]:
     return [d for d in documents if detect(d.data)]
 
 
-def _find(document: YamlDocument, kind: str, name: str, at: Span) -> YamlDocument | None:
-    """The ``kind`` object called ``name``: in the same file, else in another file of the run
-    (placed at ``at``), else None."""
+def _find(
+    document: YamlDocument, kinds: tuple[str, ...], name: str, at: Span
+) -> YamlDocument | None:
+    """The object of one of ``kinds`` called ``name``: in the same file, else in another file
+    of the run (placed at ``at``), else None."""
     for other in _siblings(document):
-        if other.data.get("kind") == kind and _name(other.data) == name:
+        if other.data.get("kind") in kinds and _name(other.data) == name:
             return other
-    for found, values in tree_kind(_TREE + kind):
-        if found == name:
-            try:
-                return Elsewhere(json.loads(values.get("json", "")), at)
-            except ValueError:
-                return None
+    for kind in kinds:
+        for found, values in tree_kind(_TREE + kind):
+            if found == name:
+                try:
+                    return Elsewhere(json.loads(values.get("json", "")), at)
+                except ValueError:
+                    return None
     return None
 
 
@@ -226,42 +254,78 @@ def _not_checked(reader: Reader, name: str, span: Span, text: str, hint: str) ->
 def _model_token(model: YamlDocument, at: Span) -> Token | None:
     """What ``{{ .ModelPath }}`` becomes for an OpenModel: its Hub id (the engine reads the
     download of it, or the Hub itself with llmaz.io/skip-model-loader), or its URI's path."""
-    hub = value_at(model.data, ("spec", "source", "modelHub", "modelID"))
-    if hub is not None:
-        return Token(str(hub), model.span(("spec", "source", "modelHub", "modelID")))
-    uri = value_at(model.data, ("spec", "source", "uri"))
-    if uri is not None:
-        return Token(str(uri), model.span(("spec", "source", "uri")))
+    # the Hub id, its URI, or (llmaz's first API, kind Model) dataSource.modelID
+    for path in (
+        ("spec", "source", "modelHub", "modelID"),
+        ("spec", "source", "uri"),
+        ("spec", "dataSource", "modelID"),
+    ):
+        value = value_at(model.data, path)
+        if value is not None:
+            return Token(str(value), model.span(path))
     return None
 
 
 def _flavor(reader: Reader, model: YamlDocument, data: dict, name: str) -> GpuFacts:
     """The GPUs of the main model's flavor: the Playground's first inferenceFlavors name, else
-    the model's first flavor (injectModelFlavor); none where the model has no flavors."""
-    flavors = value_at(model.data, ("spec", "inferenceConfig", "flavors"))
+    the model's first flavor (injectModelFlavor), its limits (``requests`` before llmaz 0.1,
+    whose flavors were the model's ``inferenceFlavors``). A model with no flavor leaves the
+    GPUs to the Playground's backend resources (_backend_gpus)."""
+    flavors_path: Path = ("spec", "inferenceConfig", "flavors")
+    if value_at(model.data, flavors_path) is None:
+        flavors_path = ("spec", "inferenceFlavors")
+    flavors = value_at(model.data, flavors_path)
     if not isinstance(flavors, list) or not flavors:
-        return GpuFacts()
-    wanted = value_at(data, ("spec", "modelClaim", "inferenceFlavors", 0))
-    if wanted is None:
-        wanted = value_at(data, ("spec", "modelClaims", "inferenceFlavors", 0))
+        return _backend_gpus(reader, data, name)
+    wanted = None
+    for claim in (("spec", "modelClaim"), ("spec", "modelClaims"), ("spec", "multiModelsClaim")):
+        if wanted is None:
+            wanted = value_at(data, (*claim, "inferenceFlavors", 0))
     index = 0
     if wanted is not None:
         named = [
             i for i, f in enumerate(flavors) if isinstance(f, dict) and f.get("name") == wanted
         ]
         if not named:
-            return GpuFacts()  # llmaz then sets no GPU limits of the model's
+            return _backend_gpus(reader, data, name)  # no flavor of the model's applies
         index = named[0]
-    flavor: Path = ("spec", "inferenceConfig", "flavors", index)
-    limits = value_at(model.data, (*flavor, "limits"))
+    flavor: Path = (*flavors_path, index)
     gpu = GpuFacts(labels=node_labels(model, (*flavor, "nodeSelector"), None))
-    for resource in GPU_RESOURCES:
-        if isinstance(limits, dict) and limits.get(resource) is not None:
-            where = (*flavor, "limits", resource)
-            counted = Reader(model, reader.display)
-            gpu.count, gpu.count_span = counted.count(where, name), model.span(where)
-            reader.findings.extend(counted.findings)
-            break
+    counted = _gpu_count(Reader(model, reader.display), (flavor,), name)
+    reader.findings.extend(counted[2])
+    if counted[0] is None:
+        return _backend_gpus(reader, data, name, gpu)
+    gpu.count, gpu.count_span = counted[0], counted[1]
+    return gpu
+
+
+def _gpu_count(
+    reader: Reader, owners: tuple[Path, ...], name: str
+) -> tuple[int | None, Span | None, list[Diagnostic]]:
+    """The GPUs the first of ``owners`` with a GPU in its ``limits`` (else ``requests``) asks
+    for, where, and the findings reading it gave."""
+    data = reader.document.data
+    for owner in owners:
+        for section in ("limits", "requests"):
+            asked = value_at(data, (*owner, section))
+            for resource in GPU_RESOURCES:
+                if isinstance(asked, dict) and asked.get(resource) is not None:
+                    where = (*owner, section, resource)
+                    count = reader.count(where, name)
+                    return count, reader.document.span(where), reader.findings
+    return None, None, reader.findings
+
+
+def _backend_gpus(reader: Reader, data: dict, name: str, gpu: GpuFacts | None = None) -> GpuFacts:
+    """``gpu`` (or none) with the GPU count the Playground's backend resources ask for, which
+    llmaz gives the container where no flavor of the model sets one."""
+    gpu = gpu or GpuFacts()
+    count, span, findings = _gpu_count(
+        Reader(reader.document, reader.display), ((*_config_path(data), "resources"),), name
+    )
+    reader.findings.extend(findings)
+    if count is not None:
+        gpu.count, gpu.count_span = count, span
     return gpu
 
 
@@ -291,7 +355,7 @@ def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]
         if role in models or role not in ("main", "draft"):
             continue
         at = claimed[role] = document.span(at_path)
-        model = _find(document, OPEN_MODEL, model_name, at)
+        model = _find(document, (OPEN_MODEL, OLD_MODEL), model_name, at)
         if model is None:
             return _not_checked(
                 reader,
@@ -316,7 +380,8 @@ def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]
     if "main" not in models:
         return []
     backend = _backend(data)
-    backend_path: Path = ("spec", "backendRuntimeConfig", "backendName")
+    backend_path = _backend_path(data)
+    settings = _config_path(data)
     backend_span = document.span(backend_path) if value_at(data, backend_path) else where
     if backend in _NOT_BUDGETED:
         return _not_checked(
@@ -327,11 +392,11 @@ def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]
             "budget (vLLM, SGLang, TensorRT-LLM and TGI only); this Playground is not checked",
             "Serve it with backendName vllm or sglang to have its memory checked",
         )
-    config_path: Path = ("spec", "backendRuntimeConfig", "configName")
+    config_path: Path = (*settings, "configName")
     config = value_at(data, config_path)
     if config is None:
         config = "speculative-decoding" if "draft" in models else "default"
-    runtime = _find(document, RUNTIME, backend, backend_span)
+    runtime = _find(document, (RUNTIME,), backend, backend_span)
     version: Any = None
     version_span: Span | None = None
     if runtime is not None:
@@ -370,13 +435,13 @@ def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]
     if "draft" in models:
         filled["DraftModelPath"] = models["draft"][1]
     argv = [_filled(token, filled) for token in argv]
-    extra: Path = ("spec", "backendRuntimeConfig", "args")
+    extra: Path = (*settings, "args")
     args = value_at(data, extra)
     for i, value in enumerate(args if isinstance(args, list) else []):
         argv.append(Token(str(value), document.span((*extra, i))))
-    env.update(_env(document, ("spec", "backendRuntimeConfig", "envs")))
+    env.update(_env(document, (*settings, "envs")))
     # the Playground's version replaces the runtime's (the image's tag)
-    version_path: Path = ("spec", "backendRuntimeConfig", "version")
+    version_path: Path = (*settings, "version")
     if value_at(data, version_path) is not None:
         version, version_span = value_at(data, version_path), document.span(version_path)
     tag = f"{image}:{version}" if image and version is not None else None
@@ -395,10 +460,10 @@ def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]
     for deployment in found:
         if deployment.engine_version is None and tag is None:
             deployment.assumed["engine_version"] = (
-                f"the newest {command.engine}: the Playground sets no backendRuntimeConfig."
-                f"version, so llmaz runs the image its BackendRuntime '{backend}' names "
-                "(the chart's backendRuntime values), which this file cannot tell; set "
-                "backendRuntimeConfig.version to check that release"
+                f"the newest {command.engine}: the Playground sets no {settings[-1]}.version, "
+                f"so llmaz runs the image its BackendRuntime '{backend}' names (the chart's "
+                "backendRuntime values), which this file cannot tell; set "
+                f"{settings[-1]}.version to check that release"
             )
     return found
 
