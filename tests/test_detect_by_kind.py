@@ -67,7 +67,7 @@ def test_each_gated_format_refuses_a_document_of_another_kind():
 
 
 def test_the_kinds_are_the_modules_own():
-    from hbmlint.formats import kaito, kserve, llmaz, ome, ray
+    from hbmlint.formats import kaito, kserve, kthena, llmaz, ome, ray
 
     assert set(DETECTED_KINDS["kserve"]) == {
         "InferenceService",
@@ -79,6 +79,7 @@ def test_the_kinds_are_the_modules_own():
     assert set(DETECTED_KINDS["kaito"]) == set(kaito._BASES)
     assert set(DETECTED_KINDS["ray"]) == set(ray._CLUSTER_SPEC)
     assert set(DETECTED_KINDS["llmaz"]) == set(llmaz.KINDS)
+    assert DETECTED_KINDS["kthena"] == (kthena.KIND,)
     assert tuple(DETECTED_KINDS) == _ORDER[: len(DETECTED_KINDS)]
 
 

@@ -128,6 +128,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_engine_images_srt_slurm import COVERED as SLURM_IMAGES  # enroot, aliases
     from test_engine_images_vertex import COVERED as VERTEX_IMAGES  # dated Vertex builds
     from test_formats_accelerators import COVERED as ACCELERATORS  # Gaudi, Ascend, Neuron...
+    from test_formats_kthena import COVERED as KTHENA  # Kthena ModelBoosters
     from test_formats_llmaz import COVERED as LLMAZ  # llmaz Playgrounds and OpenModels
     from test_formats_orchestrators import COVERED as ORCHESTRATORS  # CRDs, KServe, KubeAI...
     from test_formats_orchestrators_real import COVERED as ROUND2  # their projects' own files
@@ -155,7 +156,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
     tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | SWEEP13 | AMD_IMAGES | FORMATS12 | SHELL12
     tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15
-    tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ
+    tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -33,6 +33,7 @@ _ORDER = (
     "dynamo",
     "ray",
     "llmaz",
+    "kthena",
     "kubernetes",
     "nim",
     "srt_slurm",
@@ -70,6 +71,7 @@ DETECTED_KINDS: dict[str, tuple[str, ...]] = {
     "dynamo": ("DynamoGraphDeployment",),
     "ray": ("RayCluster", "RayService", "RayJob", "RayClusterFleet"),
     "llmaz": ("Playground", "OpenModel", "BackendRuntime", "Model"),
+    "kthena": ("ModelBooster",),
 }
 _GATED = len(DETECTED_KINDS)
 assert _ORDER[:_GATED] == tuple(DETECTED_KINDS)

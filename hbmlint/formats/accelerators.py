@@ -56,6 +56,9 @@ RESOURCES = {
     "huawei.com/Ascend910": ASCEND,
     "huawei.com/Ascend310": ASCEND,
     "huawei.com/Ascend310P": ASCEND,
+    # an Atlas 800I A2 card as Volcano's Ascend device plugin names it (volcano-sh/kthena
+    # examples/model-booster/Qwen2.5-Coder-32B-Instruct.yaml, examples/model-serving/*.yaml)
+    "huawei.com/ascend-1980": ASCEND,
 }
 
 # variables only that device's runtime reads; a prefix ends in "_"
