@@ -28,7 +28,7 @@ from ..yamlsrc import Span, YamlDocument
 from .accelerators import RESOURCES as OTHER_ACCELERATORS
 from .build import GpuFacts
 from .kubernetes import document_name
-from .podspec import GPU_RESOURCES, Path, Reader, node_labels, value_at
+from .podspec import GPU_RESOURCES, Path, Reader, env_list, node_labels, value_at
 
 NAME = "kthena"
 GROUP = "workload.serving.volcano.sh/"
@@ -126,7 +126,7 @@ def to_deployments(
             )
         )
         return [], reader.findings
-    env = _env(document, (*backend, "env"))
+    env = env_list(document, (*backend, "env"))
     found: list[Deployment] = []
     workers = value_at(data, (*backend, "workers"))
     for i, worker in enumerate(workers if isinstance(workers, list) else []):
@@ -144,20 +144,6 @@ def _model(document: YamlDocument, backend: Path) -> Token | None:
     if uri is None or str(uri) == "":
         return None
     return Token(str(uri).removeprefix("hf://"), document.span((*backend, "modelURI")))
-
-
-def _env(document: YamlDocument, path: Path) -> dict[str, Token]:
-    env: dict[str, Token] = {}
-    items = value_at(document.data, path)
-    for i, item in enumerate(items if isinstance(items, list) else []):
-        if isinstance(item, dict) and item.get("name") is not None:
-            span = document.span((*path, i))
-            if "value" in item:
-                value = item["value"]
-                env[str(item["name"])] = Token("" if value is None else str(value), span)
-            else:  # valueFrom: set, to a value this file does not hold
-                env[str(item["name"])] = Token("valueFrom", span, (f"{item['name']} is set",))
-    return env
 
 
 def _worker(

@@ -32,7 +32,16 @@ from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts
 from .kubernetes import document_name
-from .podspec import GPU_RESOURCES, Elsewhere, Path, Reader, node_labels, tree_kind, value_at
+from .podspec import (
+    GPU_RESOURCES,
+    Path,
+    Reader,
+    env_list,
+    node_labels,
+    object_elsewhere,
+    tree_kind,
+    value_at,
+)
 
 NAME = "llmaz"
 
@@ -205,14 +214,7 @@ def _find(
     for other in _siblings(document):
         if other.data.get("kind") in kinds and _name(other.data) == name:
             return other
-    for kind in kinds:
-        for found, values in tree_kind(_TREE + kind):
-            if found == name:
-                try:
-                    return Elsewhere(json.loads(values.get("json", "")), at)
-                except ValueError:
-                    return None
-    return None
+    return object_elsewhere(kinds, name, at, _TREE)
 
 
 def to_deployments(
@@ -329,21 +331,6 @@ def _backend_gpus(reader: Reader, data: dict, name: str, gpu: GpuFacts | None = 
     return gpu
 
 
-def _env(document: YamlDocument, path: Path) -> dict[str, Token]:
-    """An ``envs`` list of name/value entries (a value from elsewhere is set, to an unknown)."""
-    env: dict[str, Token] = {}
-    items = value_at(document.data, path)
-    for i, item in enumerate(items if isinstance(items, list) else []):
-        if isinstance(item, dict) and item.get("name") is not None:
-            value = item.get("value")
-            span = document.span((*path, i))
-            if "value" in item:
-                env[str(item["name"])] = Token("" if value is None else str(value), span)
-            else:
-                env[str(item["name"])] = Token("valueFrom", span, (f"{item['name']} is set",))
-    return env
-
-
 def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]:
     document, data = reader.document, reader.document.data
     claims = _claims(data)
@@ -439,7 +426,7 @@ def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]
     args = value_at(data, extra)
     for i, value in enumerate(args if isinstance(args, list) else []):
         argv.append(Token(str(value), document.span((*extra, i))))
-    env.update(_env(document, (*settings, "envs")))
+    env.update(env_list(document, (*settings, "envs")))
     # the Playground's version replaces the runtime's (the image's tag)
     version_path: Path = (*settings, "version")
     if value_at(data, version_path) is not None:
@@ -507,7 +494,7 @@ def _runtime_words(
         for i, word in enumerate(words if isinstance(words, list) else []):
             argv.append(Token(str(word), runtime.span((*key, i))))
     image = value_at(data, ("spec", "image"))
-    return argv, _env(runtime, ("spec", "envs")), None if image is None else str(image)
+    return argv, env_list(runtime, ("spec", "envs")), None if image is None else str(image)
 
 
 def _filled(token: Token, filled: dict[str, Token]) -> Token:

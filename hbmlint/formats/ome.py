@@ -47,6 +47,7 @@ from .podspec import (
     container_env,
     metadata_labels,
     node_labels,
+    object_elsewhere,
     object_name,
     runs_engine,
     tree_kind,
@@ -331,14 +332,8 @@ def _find(document: YamlDocument, kinds: tuple[str, ...], name: str, at: Span) -
             and object_name(other.data) == name
         ):
             return other
-    for kind in kinds:  # the namespace's first, then the cluster's, as OME looks them up
-        for found, values in tree_kind(_TREE + kind):
-            if found == name:
-                try:
-                    return Elsewhere(json.loads(values.get("json", "")), at)
-                except ValueError:
-                    return None
-    return None
+    # the namespace's first, then the cluster's, as OME looks them up
+    return object_elsewhere(kinds, name, at, _TREE)
 
 
 def to_deployments(

@@ -151,7 +151,24 @@ def container_env(
             if found is not None:
                 for name, token in found.items():
                     env[prefix + name] = token
-    items = container.get("env")
+    return env_list(document, (*path, "env"), objects, container.get("env"), env)
+
+
+def env_list(
+    document: YamlDocument,
+    path: Path,
+    objects: dict | None = None,
+    items: Any = None,
+    env: dict[str, Token] | None = None,
+) -> dict[str, Token]:
+    """A list of EnvVars (``name`` with ``value`` or ``valueFrom``) at ``path`` (``items``: the
+    list, where the caller has it) into ``env``: a later entry wins; ``valueFrom`` is read where
+    ``objects`` (file_objects of the file, by default) holds its source."""
+    env = {} if env is None else env
+    if items is None:
+        items = value_at(document.data, path)
+    if objects is None:
+        objects = file_objects(document.text)
     for i, item in enumerate(items if isinstance(items, list) else []):
         if not isinstance(item, dict) or "name" not in item:
             continue
@@ -159,12 +176,12 @@ def container_env(
         if "value" in item:
             value = item["value"]
             text = "" if value is None else str(value)
-            env[name] = Token(text, document.span((*path, "env", i, "value")))
+            env[name] = Token(text, document.span((*path, i, "value")))
         elif isinstance(item.get("valueFrom"), dict):
-            span = document.span((*path, "env", i, "valueFrom"))
+            span = document.span((*path, i, "valueFrom"))
             env[name] = _value_from(name, item["valueFrom"], span, objects)
         else:
-            env[name] = Token("", document.span((*path, "env", i)))  # set, and empty
+            env[name] = Token("", document.span((*path, i)))  # set, and empty
     return env
 
 
@@ -229,6 +246,22 @@ class Elsewhere(YamlDocument):
 def tree_kind(kind: str) -> list[tuple[str, dict[str, str]]]:
     """Every object of ``kind`` the other files of the run define, as (name, values)."""
     return [(name, values) for (k, name), values in _tree_objects.items() if k == kind]
+
+
+def object_elsewhere(kinds: tuple[str, ...], name: str, at: Span, prefix: str = "") -> Any:
+    """The object ``name`` of one of ``kinds`` (in that order) that another file of the run
+    defines as JSON (a format's tree_objects, keyed ``prefix + kind``), as an Elsewhere document
+    placed at ``at``; None where none does."""
+    import json  # only a run with such objects in another file gets here (a clean lint: never)
+
+    for kind in kinds:
+        for found, values in tree_kind(prefix + kind):
+            if found == name:
+                try:
+                    return Elsewhere(json.loads(values.get("json", "")), at)
+                except ValueError:
+                    return None
+    return None
 
 
 def tree_objects(text: str) -> dict[tuple[str, str], dict[str, str]]:
