@@ -280,9 +280,10 @@ def _flavor(reader: Reader, model: YamlDocument, data: dict, name: str) -> GpuFa
     if not isinstance(flavors, list) or not flavors:
         return _backend_gpus(reader, data, name)
     wanted = None
-    for claim in (("spec", "modelClaim"), ("spec", "modelClaims"), ("spec", "multiModelsClaim")):
+    claims = ("modelClaim",), ("modelClaims",), ("multiModelsClaim",), ("multiModelsClaims", 0)
+    for claim in claims:
         if wanted is None:
-            wanted = value_at(data, (*claim, "inferenceFlavors", 0))
+            wanted = value_at(data, ("spec", *claim, "inferenceFlavors", 0))
     index = 0
     if wanted is not None:
         named = [
