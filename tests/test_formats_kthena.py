@@ -104,6 +104,34 @@ def test_a_server_of_several_pods_is_one_engine_over_all_their_gpus(tmp_path, ru
     assert codes(result, "HBM007") == []  # 2 pods x 4 GPUs = TP x PP
 
 
+def test_a_prefill_worker_of_several_pods_is_still_one_pod_engine(tmp_path, rules):
+    """kthena's disaggregated template gives a prefill or decode role no worker pods: its engine
+    runs on one pod's GPUs, so TP 2 on one GPU a pod cannot start."""
+    path = write(
+        tmp_path,
+        "pd.yaml",
+        """
+        apiVersion: workload.serving.volcano.sh/v1alpha1
+        kind: ModelBooster
+        metadata: {name: pd}
+        spec:
+          backend:
+            name: pd
+            type: vLLMDisaggregated
+            modelURI: hf://meta-llama/Llama-3.1-8B-Instruct
+            workers:
+              - type: prefill
+                pods: 2
+                resources: {limits: {nvidia.com/gpu: "1"}}
+                config: {tensor-parallel-size: 2}
+        """,
+    )
+    result = lint_file(path, path.name, rules)
+    assert [d.deployment.gpu.count for d in result.deployments] == [1]
+    [mismatch] = codes(result, "HBM007")
+    assert mismatch.severity is Severity.ERROR
+
+
 @pytest.mark.parametrize(
     ("value", "printed"),
     [

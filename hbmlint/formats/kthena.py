@@ -201,8 +201,9 @@ def _other_accelerator(document: YamlDocument, at: Path) -> tuple[str, Span] | N
 
 
 def _gpus(reader: Reader, at: Path, label: str) -> GpuFacts:
-    """One engine's GPUs: the worker's GPU request per pod, times its pods (a server of several
-    pods is one engine over Ray); node labels from its affinity."""
+    """One engine's GPUs: the worker's GPU request per pod, times its pods for a server (one
+    engine over Ray across them: buildCommands, workerReplicas = pods - 1); node labels from
+    its affinity."""
     document = reader.document
     terms = (*at, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
     gpu = GpuFacts(labels=node_labels(document, None, (*terms, "nodeSelectorTerms")))
@@ -213,7 +214,10 @@ def _gpus(reader: Reader, at: Path, label: str) -> GpuFacts:
                 continue
             count = reader.count(where, label)
             pods = value_at(document.data, (*at, "pods"))
-            if count is not None and isinstance(pods, int) and pods > 1:
+            # the vLLMDisaggregated template has no worker pods (workerReplicas: 0): a prefill
+            # or decode engine is one pod whatever ``pods`` says
+            server = value_at(document.data, (*at, "type")) == "server"
+            if count is not None and server and isinstance(pods, int) and pods > 1:
                 count *= pods
             gpu.count, gpu.count_span = count, document.span(where)
             return gpu
