@@ -191,3 +191,21 @@ def test_a_word_the_header_comment_also_says_is_placed_at_the_command(rules, fix
     [warning] = codes(lint(path, rules), "HBM005")
     assert warning.span.line == line_of(path, command)
     assert not path.read_text().splitlines()[warning.span.line - 1].lstrip().startswith("#")
+
+
+@pytest.mark.parametrize(("visible", "shards"), [("1", 1), ("0,1,2,3", 4)])
+def test_tgi_counts_the_gpus_the_container_is_given_with_docker_e(rules, tmp_path, visible, shards):
+    # `docker run -e CUDA_VISIBLE_DEVICES=1 --gpus all`: TGI's launcher counts its shards by
+    # the container's CUDA_VISIBLE_DEVICES (find_num_shards), so the file does say how many
+    path = tmp_path / "tgi.sh"
+    path.write_text(
+        TGI_ALL_GPUS.read_text().replace(
+            "docker run --gpus all", f"docker run -e CUDA_VISIBLE_DEVICES={visible} --gpus all"
+        )
+    )
+    result = lint(path, rules, gpu="H100")
+    assert codes(result, "HBM011") == []
+    [found] = result.deployments
+    assert found.budget.settings.tensor_parallel == shards
+    # 70B in bfloat16: over one H100, under four
+    assert any(e.startswith("HBM101") for e in errors(result)) is (shards == 1)

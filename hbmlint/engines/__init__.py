@@ -196,6 +196,14 @@ def _container_run(
     return None
 
 
+def container_env(command: Sequence[Token]) -> dict[str, Token]:
+    """The ``-e NAME=VALUE`` variables of ``docker run ... IMAGE`` (podman, nerdctl) where IMAGE
+    is an engine's image: what the engine sees in its environment (the host's exports are not
+    passed on without ``-e``); empty for any other command."""
+    found = _container_run(command)
+    return found[2] if found is not None else {}
+
+
 def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
     """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
     (podman, nerdctl too), with where: the image among the words before the engine's own."""

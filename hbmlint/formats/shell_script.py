@@ -35,7 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import container_release, read_command, read_invocation, written_files
+from ..engines import (
+    container_env,
+    container_release,
+    read_command,
+    read_invocation,
+    written_files,
+)
 from ..engines.args import Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
@@ -319,7 +325,13 @@ def _read(
             parsed = read_invocation(argv, env, text, k8s_expansion=False, files=files)
     if parsed is None:
         return None
-    visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
+    # `docker run -e CUDA_VISIBLE_DEVICES=1 ... IMAGE`: the container's own (TGI counts its
+    # shards by it), else the script's
+    visible = (
+        container_env(words_run).get(_VISIBLE)
+        or env.get(_VISIBLE)
+        or _exported(text, exported.get(_VISIBLE))
+    )
     seen = {name: _exported(text, variable, name) for name, variable in exported.items()}
     other = (
         accelerators.in_environment({**seen, **env})  # type: ignore[dict-item]
