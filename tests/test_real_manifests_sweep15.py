@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from real_lint import codes, errors, line_of, lint
 
+from hbmlint.diagnostics import Severity
 from hbmlint.rules import load_rules
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -209,3 +210,34 @@ def test_tgi_counts_the_gpus_the_container_is_given_with_docker_e(rules, tmp_pat
     assert found.budget.settings.tensor_parallel == shards
     # 70B in bfloat16: over one H100, under four
     assert any(e.startswith("HBM101") for e in errors(result)) is (shards == 1)
+
+
+@pytest.mark.parametrize(
+    ("given", "shards"),
+    [("--gpus 2", 2), ("--gpus '\"device=0,1,2,3\"'", 4), ("--gpus count=4", 4), ("--gpus 1", 1)],
+)
+def test_tgi_shards_over_the_gpus_docker_gives_the_container(rules, tmp_path, given, shards):
+    # `docker run --gpus N` (or a quoted device list, which docker reads as one CSV field)
+    # gives the container N GPUs: TGI's launcher shards over what it sees
+    path = tmp_path / "tgi.sh"
+    path.write_text(TGI_ALL_GPUS.read_text().replace("--gpus all", given))
+    result = lint(path, rules, gpu="H100")
+    assert codes(result, "HBM011") == []
+    [found] = result.deployments
+    assert found.budget.settings.tensor_parallel == shards
+    assert found.deployment.gpu.count == shards
+
+
+def test_vllm_given_fewer_gpus_than_its_parallelism_cannot_start(rules, tmp_path):
+    script = (
+        "docker run --gpus 1 vllm/vllm-openai:v0.10.1 "
+        "--model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n"
+    )
+    path = tmp_path / "vllm.sh"
+    path.write_text(script)
+    [error] = [f for f in lint(path, rules, gpu="H100").diagnostics if f.code == "HBM007"]
+    assert error.severity is Severity.ERROR and "docker --gpus 1" in error.message
+    assert script[error.span.column - 1 :].startswith("1 ")  # at the --gpus value
+    # on a Ray cluster the other nodes' GPUs are not in the file: not counted
+    path.write_text("ray start --head\n" + script)
+    assert [f for f in lint(path, rules, gpu="H100").diagnostics if f.code == "HBM007"] == []

@@ -132,6 +132,22 @@ def visible_devices(
     )
 
 
+def container_given(given: tuple[int, Token] | None, command: EngineCommand, text: str) -> GpuFacts:
+    """The GPUs ``docker run --gpus N`` gives the engine's container (engines.container_gpus),
+    as visible_devices counts a list: each node's, times ``--nnodes``; not counted on a Ray
+    cluster, whose other nodes' GPUs are not in the file."""
+    if given is None or _on_ray(command, text):
+        return GpuFacts()
+    count, word = given
+    nodes = command.nodes or 1
+    each = f" on each of {nodes} nodes" if nodes > 1 else ""
+    return GpuFacts(
+        count=count * nodes,
+        count_span=word.span,
+        count_why=f"given (docker --gpus {word.text}{each})",
+    )
+
+
 _RAY_CLUSTER = LazyPattern(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")
 
 

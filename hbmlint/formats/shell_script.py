@@ -37,6 +37,7 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..engines import (
     container_env,
+    container_gpus,
     container_release,
     read_command,
     read_invocation,
@@ -48,7 +49,7 @@ from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, sp
 from ..spec import ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
-from .build import GpuFacts, build, visible_devices
+from .build import GpuFacts, build, container_given, visible_devices
 from .config_files import repository_files
 
 NAME = "shell"
@@ -338,7 +339,10 @@ def _read(
         or accelerators.in_container_run(words_run)
         or accelerators.in_command(parsed)
     )
-    gpu = visible_devices(GpuFacts(), visible, parsed, text)
+    # `docker run --gpus 2`: what the container has, of which CUDA_VISIBLE_DEVICES may show less
+    gpu = visible_devices(
+        container_given(container_gpus(words_run), parsed, text), visible, parsed, text
+    )
     amd = accelerators.amd_gpus({**seen, **env}, words_run)  # type: ignore[dict-item]
     if amd is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
