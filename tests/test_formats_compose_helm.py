@@ -181,6 +181,39 @@ def test_cuda_visible_devices_bounds_what_the_engine_sees(tmp_path):
     assert unknown["tensor_parallel"] == 4
 
 
+GPUS_SHORT_FORM = """
+services:
+  one:
+    image: vllm/vllm-openai:v0.11.0
+    command: --model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2
+    gpus:
+      - driver: nvidia
+        count: 1
+  pair:
+    image: vllm/vllm-openai:v0.11.0
+    command: --model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2
+    gpus:
+      - driver: nvidia
+        device_ids: ["0", "1"]
+  every:
+    image: vllm/vllm-openai:v0.11.0
+    command: --model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2
+    gpus: all
+"""
+
+
+def test_the_services_gpus_short_form_is_read_as_device_requests(tmp_path):
+    # Compose's `gpus:` (count, device_ids, or all) says what deploy's device requests say
+    compose = write(tmp_path, "compose.yaml", GPUS_SHORT_FORM)
+    [short] = [f for f in findings(compose, "--gpu", "L40S") if f["code"] == "HBM007"]
+    assert short["deployment"] == "one" and short["severity"] == "error"
+    assert short["line"] == line_of(compose, "count: 1")
+    one, pair, every = budgets(compose, "--gpu", "L40S")
+    assert "cannot start" in one["error"]
+    assert (pair["gpu_count"], pair["tensor_parallel"]) == (2, 2)
+    assert every["tensor_parallel"] == 2  # all of the host's: a count hbmlint leaves open
+
+
 VALUES = """
 servingEngineSpec:
   runtimeClassName: ""

@@ -8,8 +8,9 @@ file. The shell that runs ``docker compose`` may set more, which hbmlint cannot 
 set nowhere in the files is an info (the default applies where one is written). ``command`` may
 be a list or one string (Compose splits it like a shell, without running one). The container's
 environment is ``env_file:`` then ``environment:``. The GPU count comes from
-``deploy.resources.reservations.devices`` (``count`` or ``device_ids``); Compose never names a
-GPU type, so that comes from ``--gpu``.
+``deploy.resources.reservations.devices`` (``count`` or ``device_ids``), or the service's
+``gpus:`` (the same requests, or ``all``); Compose never names a GPU type, so that comes from
+``--gpu``.
 """
 
 from __future__ import annotations
@@ -534,6 +535,13 @@ def _gpus(
     devices = service.get("deploy", {}) or {}
     for key in ("resources", "reservations", "devices"):
         devices = devices.get(key) if isinstance(devices, dict) else None
+    if not isinstance(devices, list) or not devices:
+        # the service's `gpus:` (the Compose Specification's short form of the same device
+        # requests, Compose 2.30 on): `gpus: all`, or a list of requests with count/device_ids
+        gpus = service.get("gpus")
+        if str(gpus).lower() == "all":
+            return GpuFacts(count_span=document.span((*spath, "gpus")))
+        devices_path, devices = (*spath, "gpus"), gpus
     total, span = 0, None
     for i, device in enumerate(devices if isinstance(devices, list) else []):
         if not isinstance(device, dict):
