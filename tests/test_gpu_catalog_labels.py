@@ -104,7 +104,32 @@ LABELS = [
     ("node.kubernetes.io/instance-type", "g7e.2xlarge", "RTX-PRO-6000-Blackwell-96GB"),
     ("node.kubernetes.io/instance-type", "gpu-h100-sxm", "H100-SXM-80GB"),
     ("node.kubernetes.io/instance-type", "gpu-l40s-d", "L40S-48GB"),
+    # instance families (Karpenter, EKS Auto Mode): the GPU every shape of the family carries
+    ("karpenter.k8s.aws/instance-family", "g6e", "L40S-48GB"),
+    ("karpenter.k8s.aws/instance-family", "p4de", "A100-SXM4-80GB"),
+    ("eks.amazonaws.com/instance-family", "g5", "A10G-24GB"),
 ]
+
+
+def test_a_family_names_a_gpu_only_where_all_its_shapes_carry_it(monkeypatch):
+    """A family all of whose shapes in instance_types.yaml carry one GPU names it; a family whose
+    shapes differ, or that has none (m5), names nothing (the budget then asks for --gpu)."""
+    from hbmlint.catalog import labels
+
+    shapes = {
+        "g6e.xlarge": {"gpu": "L40S-48GB"},
+        "g6e.48xlarge": {"gpu": "L40S-48GB"},
+        "x9.xlarge": {"gpu": "T4-16GB"},
+        "x9.48xlarge": {"gpu": "A10G-24GB"},
+    }
+    real = labels._family_gpus()
+    assert "m5" not in real and real["p5"] == "H100-SXM-80GB"
+    monkeypatch.setattr(labels, "instance_types", lambda: shapes)
+    labels._family_gpus.cache_clear()
+    try:
+        assert labels._family_gpus() == {"g6e": "L40S-48GB"}
+    finally:
+        labels._family_gpus.cache_clear()  # made again from the real table when next asked
 
 
 @pytest.mark.parametrize(("label", "value", "expected"), LABELS, ids=[v for _, v, _ in LABELS])

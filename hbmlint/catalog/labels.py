@@ -55,6 +55,18 @@ def instance_types() -> dict[str, dict]:
     return {str(k).lower(): v for k, v in table.items()}
 
 
+@cache
+def _family_gpus() -> dict[str, str]:
+    """Instance family (lower case, the shape's name before its dot) -> the GPU all of its shapes
+    in instance_types.yaml carry; a family whose shapes differ is left out."""
+    found: dict[str, set[str]] = {}
+    for shape, entry in instance_types().items():
+        family, dot, _ = shape.partition(".")
+        if dot:
+            found.setdefault(family, set()).add(str(entry["gpu"]))
+    return {family: gpus.pop() for family, gpus in found.items() if len(gpus) == 1}
+
+
 @dataclass
 class GpuChoice:
     """What the labels say about the GPU: a type (a catalog name, or the label's value when the
@@ -110,6 +122,10 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             candidates.append((label.value, label.span, label.key))
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
+        elif label.key in label_keys("instance_family"):
+            gpu = _family_gpus().get(label.value.strip().lower())
+            if gpu is not None:
+                candidates.append((gpu, label.span, label.key))
     family = by_key.get("karpenter.k8s.aws/instance-family")
     size = by_key.get("karpenter.k8s.aws/instance-size")
     if family and size and f"{family.value}.{size.value}".lower() in shapes:
