@@ -214,6 +214,32 @@ def test_the_services_gpus_short_form_is_read_as_device_requests(tmp_path):
     assert every["tensor_parallel"] == 2  # all of the host's: a count hbmlint leaves open
 
 
+NVIDIA_RUNTIME = """
+services:
+  one:
+    image: vllm/vllm-openai:v0.11.0
+    runtime: nvidia
+    environment:
+      - NVIDIA_VISIBLE_DEVICES=0
+    command: --model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2
+  runc:
+    image: vllm/vllm-openai:v0.11.0
+    environment:
+      - NVIDIA_VISIBLE_DEVICES=0
+    command: --model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2
+"""
+
+
+def test_the_nvidia_runtime_gives_the_devices_nvidia_visible_devices_lists(tmp_path):
+    # compose file format 2.3's way to give a service GPUs: `runtime: nvidia` and the list in
+    # NVIDIA_VISIBLE_DEVICES; without the runtime named, the variable is only a variable
+    compose = write(tmp_path, "compose.yaml", NVIDIA_RUNTIME)
+    [short] = [f for f in findings(compose, "--gpu", "L40S") if f["code"] == "HBM007"]
+    assert short["deployment"] == "one" and short["severity"] == "error"
+    assert short["line"] == line_of(compose, "NVIDIA_VISIBLE_DEVICES=0")
+    assert "NVIDIA_VISIBLE_DEVICES=0 under the NVIDIA runtime" in short["message"]
+
+
 VALUES = """
 servingEngineSpec:
   runtimeClassName: ""

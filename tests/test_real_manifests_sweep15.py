@@ -241,3 +241,18 @@ def test_vllm_given_fewer_gpus_than_its_parallelism_cannot_start(rules, tmp_path
     # on a Ray cluster the other nodes' GPUs are not in the file: not counted
     path.write_text("ray start --head\n" + script)
     assert [f for f in lint(path, rules, gpu="H100").diagnostics if f.code == "HBM007"] == []
+
+
+def test_docker_runs_nvidia_runtime_gives_the_listed_devices(rules, tmp_path):
+    # `docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0`: the container has GPU 0 only
+    script = (
+        "docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0 vllm/vllm-openai:v0.11.0 "
+        "--model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n"
+    )
+    path = tmp_path / "vllm.sh"
+    path.write_text(script)
+    [error] = [f for f in lint(path, rules, gpu="L40S").diagnostics if f.code == "HBM007"]
+    assert error.severity is Severity.ERROR
+    # a --gpus request decides over the variable
+    path.write_text(script.replace("--runtime nvidia", "--runtime nvidia --gpus 2"))
+    assert [f for f in lint(path, rules, gpu="L40S").diagnostics if f.code == "HBM007"] == []

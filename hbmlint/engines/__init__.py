@@ -204,6 +204,20 @@ def container_env(command: Sequence[Token]) -> dict[str, Token]:
     return found[2] if found is not None else {}
 
 
+def container_runtime(command: Sequence[Token]) -> str | None:
+    """The ``--runtime`` of ``docker run ... IMAGE`` (an engine's image), None without one."""
+    found = _container_run(command)
+    if found is None:
+        return None
+    for i in range(len(command)):
+        if command[i] is found[0]:
+            break  # the image: what follows is the engine's
+        value = option_value(command, i, ("--runtime",))
+        if value is not None:
+            return value.text
+    return None
+
+
 def container_gpus(command: Sequence[Token]) -> tuple[int, Token] | None:
     """How many GPUs ``docker run --gpus VALUE ... IMAGE`` (an engine's image) gives the
     container, with the value's word: ``--gpus 2``, ``--gpus count=2``, ``--gpus

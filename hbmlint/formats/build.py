@@ -132,6 +132,22 @@ def visible_devices(
     )
 
 
+def nvidia_runtime_devices(gpu: GpuFacts, visible: Token | None) -> GpuFacts:
+    """NVIDIA_VISIBLE_DEVICES under the NVIDIA container runtime (compose ``runtime: nvidia``,
+    ``docker run --runtime nvidia``) where nothing else requests GPUs: the devices the runtime
+    gives the container (a list of indices or UUIDs; ``all`` and anything else leave the count
+    open, as before)."""
+    if gpu.count is not None or gpu.count_span is not None:
+        return gpu  # a device request (--gpus, deploy devices) decides
+    if visible is None or not visible.readable:
+        return gpu
+    count = device_count(visible.text)
+    if count is None:
+        return gpu
+    why = f"given (NVIDIA_VISIBLE_DEVICES={visible.text.strip()} under the NVIDIA runtime)"
+    return replace(gpu, count=count, count_span=visible.span, count_why=why)
+
+
 def container_given(given: tuple[int, Token] | None, command: EngineCommand, text: str) -> GpuFacts:
     """The GPUs ``docker run --gpus N`` gives the engine's container (engines.container_gpus),
     as visible_devices counts a list: each node's, times ``--nnodes``; not counted on a Ray

@@ -35,7 +35,7 @@ from ..engines.shell import Locator
 from ..spec import ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
-from .build import GpuFacts, build, visible_devices
+from .build import GpuFacts, build, nvidia_runtime_devices, visible_devices
 from .config_files import repository_file
 
 NAME = "compose"
@@ -388,6 +388,8 @@ def to_deployments(
             findings.append(accelerators.not_budgeted(other, display, name))
             continue
         gpu = _gpus(document, spath, service, findings, name, display, interpolate)
+        if str(service.get("runtime")) == "nvidia":
+            gpu = nvidia_runtime_devices(gpu, env.get("NVIDIA_VISIBLE_DEVICES"))
         gpu = visible_devices(gpu, env.get("CUDA_VISIBLE_DEVICES"), command, document.text)
         amd = _amd_gpus(document, spath, service, env, image_text)
         if amd is not None:

@@ -39,6 +39,7 @@ from ..engines import (
     container_env,
     container_gpus,
     container_release,
+    container_runtime,
     read_command,
     read_invocation,
     written_files,
@@ -49,7 +50,7 @@ from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, sp
 from ..spec import ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
-from .build import GpuFacts, build, container_given, visible_devices
+from .build import GpuFacts, build, container_given, nvidia_runtime_devices, visible_devices
 from .config_files import repository_files
 
 NAME = "shell"
@@ -339,10 +340,12 @@ def _read(
         or accelerators.in_container_run(words_run)
         or accelerators.in_command(parsed)
     )
-    # `docker run --gpus 2`: what the container has, of which CUDA_VISIBLE_DEVICES may show less
-    gpu = visible_devices(
-        container_given(container_gpus(words_run), parsed, text), visible, parsed, text
-    )
+    # `docker run --gpus 2` (or the NVIDIA runtime's NVIDIA_VISIBLE_DEVICES): what the container
+    # has, of which CUDA_VISIBLE_DEVICES may show less
+    gpu = container_given(container_gpus(words_run), parsed, text)
+    if container_runtime(words_run) == "nvidia":
+        gpu = nvidia_runtime_devices(gpu, container_env(words_run).get("NVIDIA_VISIBLE_DEVICES"))
+    gpu = visible_devices(gpu, visible, parsed, text)
     amd = accelerators.amd_gpus({**seen, **env}, words_run)  # type: ignore[dict-item]
     if amd is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
