@@ -196,67 +196,6 @@ def _container_run(
     return None
 
 
-def container_env(command: Sequence[Token]) -> dict[str, Token]:
-    """The ``-e NAME=VALUE`` variables of ``docker run ... IMAGE`` (podman, nerdctl) where IMAGE
-    is an engine's image: what the engine sees in its environment (the host's exports are not
-    passed on without ``-e``); empty for any other command."""
-    found = _container_run(command)
-    return found[2] if found is not None else {}
-
-
-def container_runtime(command: Sequence[Token]) -> str | None:
-    """The ``--runtime`` of ``docker run ... IMAGE`` (an engine's image), None without one."""
-    found = _container_run(command)
-    if found is None:
-        return None
-    for i in range(len(command)):
-        if command[i] is found[0]:
-            break  # the image: what follows is the engine's
-        value = option_value(command, i, ("--runtime",))
-        if value is not None:
-            return value.text
-    return None
-
-
-def container_gpus(command: Sequence[Token]) -> tuple[int, Token] | None:
-    """How many GPUs ``docker run --gpus VALUE ... IMAGE`` (an engine's image) gives the
-    container, with the value's word: ``--gpus 2``, ``--gpus count=2``, ``--gpus
-    '"device=0,1"'`` (docker reads the value as one CSV record, so a list of devices is quoted
-    inside it); None for ``all``, a value hbmlint cannot read, or no --gpus."""
-    words = [t.text for t in command]
-    if len(words) < 3 or words[0].rsplit("/", 1)[-1] not in CONTAINER_CLIS or "run" not in words:
-        return None
-    for i in range(words.index("run") + 1, len(command)):
-        if not words[i].startswith("-") and image_engine(words[i]) is not None:
-            return None  # the image: what follows is the engine's
-        value = option_value(command, i, ("--gpus",))
-        if value is None or not value.readable:
-            continue
-        fields = _csv_fields(value.text)
-        for field in fields if fields is not None else ():
-            key, eq, rest = field.partition("=")
-            if not eq and key.isdigit():
-                return int(key), value
-            if eq and key == "count" and rest.isdigit():
-                return int(rest), value
-            if eq and key == "device" and rest:
-                return len(rest.split(",")), value
-        return None
-    return None
-
-
-def _csv_fields(text: str) -> list[str] | None:
-    """A docker --gpus value's fields, as its one-record CSV reading gives them (a field in
-    double quotes may hold commas); None where the quotes do not close."""
-    import csv
-
-    try:
-        rows = list(csv.reader([text]))
-    except csv.Error:
-        return None
-    return [field.strip() for field in rows[0]] if len(rows) == 1 else None
-
-
 def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
     """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
     (podman, nerdctl too), with where: the image among the words before the engine's own."""

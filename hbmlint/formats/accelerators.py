@@ -126,12 +126,12 @@ def in_runtime(runtime: str | None, span: Span, said: str) -> OtherAccelerator |
     return None if device is None else OtherAccelerator(device, said, span)
 
 
-def _container_options(
+def container_options(
     words: list[Token],
 ) -> tuple[dict[str, Token], list[tuple[str, Token, Token]]] | None:
     """A ``docker run`` (podman, nerdctl) among ``words``: the variables ``-e``/``--env`` give
-    it, and each ``--runtime``/``--device`` option as (option, its word, its value); None
-    where the words run no container."""
+    it, and each ``--runtime``/``--device``/``--gpus`` option as (option, its word, its value);
+    None where the words run no container."""
     if not any(w.text.rsplit("/", 1)[-1] in CONTAINER_CLIS for w in words[:2]):
         return None
     env: dict[str, Token] = {}
@@ -141,7 +141,7 @@ def _container_options(
         named = env_setting(setting) if setting is not None else None
         if named is not None:
             env[named[0]] = named[1]
-        for option in ("--runtime", "--device"):
+        for option in ("--runtime", "--device", "--gpus"):
             value = option_value(words, i, (option,))
             if value is not None:
                 options.append((option, word, value))
@@ -152,7 +152,7 @@ def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
     """A ``docker run`` whose options say so: ``--runtime habana``, ``--device /dev/davinci0``,
     ``-e``/``--env NAME=value`` for such a device's variable, or an image built for one."""
     words = list(words)
-    found = _container_options(words)
+    found = container_options(words)
     if found is None:
         return None
     env, options = found
@@ -160,8 +160,10 @@ def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
         said = f"{option} {value.text}"
         if option == "--runtime":
             other = in_runtime(value.text, word.span, said)
-        else:
+        elif option == "--device":
             other = _device_node(value.text, word.span, said)
+        else:
+            continue
         if other is not None:
             return other
     image = next((w for w in words if image_device(w.text) is not None), None)
@@ -220,7 +222,7 @@ def amd_gpus(env: Mapping[str, Token], words: Iterable[Token] = ()) -> tuple[str
             if token is not None and token.text.strip():
                 return f"{name}={token.text.strip()} is set", token.span
     words = list(words)
-    found = _container_options(words)
+    found = container_options(words)
     if found is None:
         return None
     for option, word, value in found[1]:

@@ -148,20 +148,40 @@ def nvidia_runtime_devices(gpu: GpuFacts, visible: Token | None) -> GpuFacts:
     return replace(gpu, count=count, count_span=visible.span, count_why=why)
 
 
-def container_given(given: tuple[int, Token] | None, command: EngineCommand, text: str) -> GpuFacts:
-    """The GPUs ``docker run --gpus N`` gives the engine's container (engines.container_gpus),
-    as visible_devices counts a list: each node's, times ``--nnodes``; not counted on a Ray
-    cluster, whose other nodes' GPUs are not in the file."""
-    if given is None or _on_ray(command, text):
+def container_given(value: Token | None, command: EngineCommand, text: str) -> GpuFacts:
+    """The GPUs ``docker run --gpus VALUE`` gives the engine's container (``2``, ``count=2``, a
+    quoted ``"device=0,1"``: docker reads the value as one CSV record, so a list of devices is
+    quoted inside it), as visible_devices counts a list: each node's, times ``--nnodes``; no
+    count for ``all`` or a value hbmlint cannot read, nor on a Ray cluster, whose other nodes'
+    GPUs are not in the file."""
+    count = _docker_gpus(value.text) if value is not None and value.readable else None
+    if value is None or count is None or _on_ray(command, text):
         return GpuFacts()
-    count, word = given
     nodes = command.nodes or 1
     each = f" on each of {nodes} nodes" if nodes > 1 else ""
     return GpuFacts(
         count=count * nodes,
-        count_span=word.span,
-        count_why=f"given (docker --gpus {word.text}{each})",
+        count_span=value.span,
+        count_why=f"given (docker --gpus {value.text}{each})",
     )
+
+
+def _docker_gpus(text: str) -> int | None:
+    import csv
+
+    try:
+        rows = list(csv.reader([text]))
+    except csv.Error:
+        return None
+    for entry in rows[0] if len(rows) == 1 else ():
+        key, eq, rest = entry.strip().partition("=")
+        if not eq and key.isdigit():
+            return int(key)
+        if key == "count" and rest.isdigit():
+            return int(rest)
+        if key == "device" and rest:
+            return len(rest.split(","))
+    return None
 
 
 _RAY_CLUSTER = LazyPattern(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")

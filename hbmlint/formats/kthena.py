@@ -24,11 +24,10 @@ from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import read_invocation
 from ..engines.args import Token
 from ..spec import Deployment
-from ..yamlsrc import Span, YamlDocument
-from .accelerators import RESOURCES as OTHER_ACCELERATORS
+from ..yamlsrc import YamlDocument
 from .build import GpuFacts
 from .kubernetes import document_name
-from .podspec import GPU_RESOURCES, Path, Reader, env_list, node_labels, value_at
+from .podspec import Path, Reader, env_list, node_labels, value_at
 
 NAME = "kthena"
 GROUP = "workload.serving.volcano.sh/"
@@ -149,6 +148,8 @@ def _model(document: YamlDocument, backend: Path) -> Token | None:
 def _worker(
     reader: Reader, at: Path, model: Token, env: dict[str, Token], label: str
 ) -> list[Deployment]:
+    if reader.other_accelerator(at, label):  # an Ascend NPU, a Gaudi...: an info, not budgeted
+        return []
     document = reader.document
     launcher = document.key_span(at)
     argv = [
@@ -166,38 +167,10 @@ def _worker(
     image = value_at(document.data, (*at, "image"))
     image = None if image is None else str(image)
     image_span = document.span((*at, "image")) if image is not None else None
-    device = _other_accelerator(document, at)
-    if device is not None:
-        resource, span = device
-        reader.findings.append(
-            input_diagnostic(
-                "HBM014",
-                f"the worker asks for {resource}: it runs vLLM's build for "
-                f"{OTHER_ACCELERATORS[resource]}, whose memory hbmlint does not budget (NVIDIA "
-                "and AMD GPUs only); this worker is not checked",
-                reader.display,
-                span,
-                label,
-            )
-        )
-        return []
     command = read_invocation(argv, env, document.text, image, image_span)
     if command is None:
         return []
     return reader.build(command, label, _gpus(reader, at, label), launcher, image, image_span)
-
-
-def _other_accelerator(document: YamlDocument, at: Path) -> tuple[str, Span] | None:
-    """The accelerator that is not a GPU a worker asks for (and no GPU), with where."""
-    found = None
-    for section in ("limits", "requests"):
-        asked = value_at(document.data, (*at, "resources", section))
-        for resource in asked if isinstance(asked, dict) else ():
-            if resource in GPU_RESOURCES:
-                return None
-            if found is None and resource in OTHER_ACCELERATORS:
-                found = (resource, document.span((*at, "resources", section, resource)))
-    return found
 
 
 def _gpus(reader: Reader, at: Path, label: str) -> GpuFacts:
@@ -207,18 +180,12 @@ def _gpus(reader: Reader, at: Path, label: str) -> GpuFacts:
     document = reader.document
     terms = (*at, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
     gpu = GpuFacts(labels=node_labels(document, None, (*terms, "nodeSelectorTerms")))
-    for section in ("limits", "requests"):
-        for resource in GPU_RESOURCES:
-            where = (*at, "resources", section, resource)
-            if value_at(document.data, where) is None:
-                continue
-            count = reader.count(where, label)
-            pods = value_at(document.data, (*at, "pods"))
-            # the vLLMDisaggregated template has no worker pods (workerReplicas: 0): a prefill
-            # or decode engine is one pod whatever ``pods`` says
-            server = value_at(document.data, (*at, "type")) == "server"
-            if count is not None and server and isinstance(pods, int) and pods > 1:
-                count *= pods
-            gpu.count, gpu.count_span = count, document.span(where)
-            return gpu
+    count, span = reader.container_gpus(at, label)  # the worker's resources, as a container's
+    pods = value_at(document.data, (*at, "pods"))
+    # the vLLMDisaggregated template has no worker pods (workerReplicas: 0): a prefill or decode
+    # engine is one pod whatever ``pods`` says
+    server = value_at(document.data, (*at, "type")) == "server"
+    if count is not None and server and isinstance(pods, int) and pods > 1:
+        count *= pods
+    gpu.count, gpu.count_span = count, span
     return gpu

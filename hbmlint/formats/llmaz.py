@@ -294,39 +294,32 @@ def _flavor(reader: Reader, model: YamlDocument, data: dict, name: str) -> GpuFa
         index = named[0]
     flavor: Path = (*flavors_path, index)
     gpu = GpuFacts(labels=node_labels(model, (*flavor, "nodeSelector"), None))
-    counted = _gpu_count(Reader(model, reader.display), (flavor,), name)
-    reader.findings.extend(counted[2])
-    if counted[0] is None:
+    counted = Reader(model, reader.display)  # the flavor is in the model's document
+    count, span = _gpu_count(counted, flavor, name)
+    reader.findings.extend(counted.findings)
+    if count is None:
         return _backend_gpus(reader, data, name, gpu)
-    gpu.count, gpu.count_span = counted[0], counted[1]
+    gpu.count, gpu.count_span = count, span
     return gpu
 
 
-def _gpu_count(
-    reader: Reader, owners: tuple[Path, ...], name: str
-) -> tuple[int | None, Span | None, list[Diagnostic]]:
-    """The GPUs the first of ``owners`` with a GPU in its ``limits`` (else ``requests``) asks
-    for, where, and the findings reading it gave."""
-    data = reader.document.data
-    for owner in owners:
-        for section in ("limits", "requests"):
-            asked = value_at(data, (*owner, section))
-            for resource in GPU_RESOURCES:
-                if isinstance(asked, dict) and asked.get(resource) is not None:
-                    where = (*owner, section, resource)
-                    count = reader.count(where, name)
-                    return count, reader.document.span(where), reader.findings
-    return None, None, reader.findings
+def _gpu_count(reader: Reader, owner: Path, name: str) -> tuple[int | None, Span | None]:
+    """The GPUs ``owner``'s ``limits`` (else ``requests``) ask for, and where; a value that is
+    not a count is a finding of ``reader``'s."""
+    for section in ("limits", "requests"):
+        asked = value_at(reader.document.data, (*owner, section))
+        for resource in GPU_RESOURCES:
+            if isinstance(asked, dict) and asked.get(resource) is not None:
+                where = (*owner, section, resource)
+                return reader.count(where, name), reader.document.span(where)
+    return None, None
 
 
 def _backend_gpus(reader: Reader, data: dict, name: str, gpu: GpuFacts | None = None) -> GpuFacts:
     """``gpu`` (or none) with the GPU count the Playground's backend resources ask for, which
     llmaz gives the container where no flavor of the model sets one."""
     gpu = gpu or GpuFacts()
-    count, span, findings = _gpu_count(
-        Reader(reader.document, reader.display), ((*_config_path(data), "resources"),), name
-    )
-    reader.findings.extend(findings)
+    count, span = _gpu_count(reader, (*_config_path(data), "resources"), name)
     if count is not None:
         gpu.count, gpu.count_span = count, span
     return gpu
@@ -446,6 +439,12 @@ def _read_playground(reader: Reader, name: str, where: Span) -> list[Deployment]
     gpu = _flavor(reader, models["main"][0], data, name)
     found = reader.build(command, name, gpu, where, tag, version_span)
     for deployment in found:
+        if runtime is None:
+            deployment.assumed["runtime"] = (
+                f"BackendRuntime '{backend}' as llmaz's chart installs it (recommended config "
+                f"'{config}'), the cluster's object not being in the files linted; lint it with "
+                "this file where the cluster's differs"
+            )
         if deployment.engine_version is None and tag is None:
             deployment.assumed["engine_version"] = (
                 f"the newest {command.engine}: the Playground sets no {settings[-1]}.version, "

@@ -35,15 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import (
-    container_env,
-    container_gpus,
-    container_release,
-    container_runtime,
-    read_command,
-    read_invocation,
-    written_files,
-)
+from ..engines import container_release, read_command, read_invocation, written_files
 from ..engines.args import Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
@@ -327,13 +319,13 @@ def _read(
             parsed = read_invocation(argv, env, text, k8s_expansion=False, files=files)
     if parsed is None:
         return None
-    # `docker run -e CUDA_VISIBLE_DEVICES=1 ... IMAGE`: the container's own (TGI counts its
-    # shards by it), else the script's
-    visible = (
-        container_env(words_run).get(_VISIBLE)
-        or env.get(_VISIBLE)
-        or _exported(text, exported.get(_VISIBLE))
-    )
+    # `docker run -e CUDA_VISIBLE_DEVICES=1 --gpus 2 ... IMAGE`: the container's own variables
+    # and options (the last of each option wins, as docker's)
+    container = accelerators.container_options(words_run)
+    run_env, options = container if container is not None else ({}, [])
+    given = {option: value for option, _, value in options}
+    # the container's own CUDA_VISIBLE_DEVICES (TGI counts its shards by it), else the script's
+    visible = run_env.get(_VISIBLE) or env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
     seen = {name: _exported(text, variable, name) for name, variable in exported.items()}
     other = (
         accelerators.in_environment({**seen, **env})  # type: ignore[dict-item]
@@ -342,9 +334,9 @@ def _read(
     )
     # `docker run --gpus 2` (or the NVIDIA runtime's NVIDIA_VISIBLE_DEVICES): what the container
     # has, of which CUDA_VISIBLE_DEVICES may show less
-    gpu = container_given(container_gpus(words_run), parsed, text)
-    if container_runtime(words_run) == "nvidia":
-        gpu = nvidia_runtime_devices(gpu, container_env(words_run).get("NVIDIA_VISIBLE_DEVICES"))
+    gpu = container_given(given.get("--gpus"), parsed, text)
+    if given.get("--runtime") is not None and given["--runtime"].text == "nvidia":
+        gpu = nvidia_runtime_devices(gpu, run_env.get("NVIDIA_VISIBLE_DEVICES"))
     gpu = visible_devices(gpu, visible, parsed, text)
     amd = accelerators.amd_gpus({**seen, **env}, words_run)  # type: ignore[dict-item]
     if amd is not None:
