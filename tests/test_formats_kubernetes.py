@@ -333,6 +333,10 @@ def test_legacy_speculative_flags_are_read_and_each_is_a_removed_flag_warning(tm
         line_of(dep, "--use-v2-block-manager"),
     ]
     assert all(f["severity"] == "warning" for f in removed)
+    # the block manager flag was a no-op, not a speculative-decoding setting
+    assert "no-op since v0.6.2" in removed[2]["message"]
+    assert "--speculative-config" not in removed[2]["message"]
+    assert "--speculative-config since v0.8.0" in removed[0]["message"]
     assert (
         'Use --speculative-config \'{"model": "meta-llama/Llama-3.2-1B-Instruct", '
         '"num_speculative_tokens": 4}\' instead' in [f["message"] for f in removed[0]["fixes"]]

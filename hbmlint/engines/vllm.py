@@ -1304,11 +1304,15 @@ def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> No
         else "Remove it: current vLLM releases do not take it"
     )
     for item in legacy:
+        why = (
+            "a no-op since v0.6.2, when the v2 block manager became the only one"
+            if item.name == "--use-v2-block-manager"
+            else "speculative decoding is configured with --speculative-config since v0.8.0"
+        )
         command.note(
             "HBM010",
-            f"{item.name} was removed from vLLM in v0.8.3 (speculative decoding is configured "
-            "with --speculative-config since v0.8.0); from v0.8.3 on, vLLM refuses to start "
-            "with it",
+            f"{item.name} was removed from vLLM in v0.8.3 ({why}); from v0.8.3 on, vLLM "
+            "refuses to start with it",
             item.word.span,
             fix,
         )
