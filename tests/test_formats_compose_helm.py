@@ -293,6 +293,108 @@ def test_production_stack_gpu_count_mismatch_points_at_request_gpu(tmp_path):
     assert mismatch["line"] == line_of(values, "requestGPU")
 
 
+# What the chart's Deployment template passes on beyond the values above: --enable-lora from
+# the model's enableLoRA, the two switches, maxLoras (vllm-project/production-stack
+# helm/templates/deployment-vllm-multi.yaml at a6c01db).
+LORA_VALUES = """
+servingEngineSpec:
+  modelSpec:
+  - name: "llama3"
+    repository: "vllm/vllm-openai"
+    tag: "v0.10.0"
+    modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+    replicaCount: 1
+    requestCPU: 10
+    requestMemory: "40Gi"
+    requestGPU: 1
+    enableLoRA: true
+    nodeSelectorTerms:
+    - matchExpressions:
+      - key: nvidia.com/gpu.product
+        operator: "In"
+        values: ["NVIDIA-L4"]
+    vllmConfig:
+      enableChunkedPrefill: false
+      maxModelLen: 16384
+      maxLoras: 4
+      extraArgs: ["--max_lora_rank", "64"]
+"""
+
+LORA_POD = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama3}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.0
+        command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --enable-lora,
+                  --no-enable-chunked-prefill, --no-enable-prefix-caching,
+                  --max-model-len, "16384", --max_loras, "4", --max_lora_rank, "64"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_production_stack_passes_lora_and_the_switches_as_its_template_does(tmp_path):
+    values = write(tmp_path, "values.yaml", LORA_VALUES)
+    pod = write(tmp_path, "pod.yaml", LORA_POD)
+    assert budgets(values) == budgets(pod)  # the adapters' slots take HBM in both
+    without = write(tmp_path, "plain.yaml", LORA_VALUES.replace("enableLoRA: true", ""))
+    assert budgets(without)[0]["kv_cache_bytes"] > budgets(values)[0]["kv_cache_bytes"]
+    assert not [f for f in findings(values) if f["code"] == "HBM016"]
+
+
+def test_production_stack_settings_the_chart_never_passes_are_ignored_settings(tmp_path):
+    text = LORA_VALUES.replace(
+        "    vllmConfig:\n",
+        "    tensorParallelSize: 2\n    vllmConfig:\n      cpu-offload-gb: 2\n"
+        "      pipelineParallelSize: 2\n",
+    )
+    values = write(tmp_path, "values.yaml", text)
+    ignored = {f["line"]: f for f in findings(values) if f["code"] == "HBM016"}
+    assert sorted(ignored) == [
+        line_of(values, "tensorParallelSize"),
+        line_of(values, "cpu-offload-gb"),
+        line_of(values, "pipelineParallelSize"),
+    ]
+    assert all(f["severity"] == "warning" for f in ignored.values())
+    offload = ignored[line_of(values, "cpu-offload-gb")]
+    assert 'extraArgs: ["--cpu-offload-gb", "2"]' in offload["fixes"][0]["message"]
+    assert "Ray cluster" in ignored[line_of(values, "pipelineParallelSize")]["message"]
+    # none of them reaches vLLM: the budget is the one without them
+    assert budgets(values) == budgets(write(tmp_path, "plain.yaml", LORA_VALUES))
+
+
+def test_production_stack_pipeline_parallelism_reaches_vllm_on_a_ray_cluster(tmp_path):
+    text = LORA_VALUES.replace(
+        "    vllmConfig:\n",
+        "    raySpec:\n      enabled: true\n      headNode: {requestCPU: 2, requestMemory: 8Gi,"
+        " requestGPU: 1}\n    vllmConfig:\n      pipelineParallelSize: 2\n",
+    )
+    values = write(tmp_path, "values.yaml", text)
+    [budget] = budgets(values)
+    assert (budget["pipeline_parallel"], budget["gpu_count"]) == (2, 2)
+    assert not [f for f in findings(values) if f["code"] == "HBM016"]
+
+
+def test_production_stack_request_gpu_type_names_the_device(tmp_path):
+    mig = LORA_VALUES.replace(
+        "requestGPU: 1", "requestGPU: 1\n    requestGPUType: nvidia.com/mig-3g.40gb"
+    ).replace("NVIDIA-L4", "NVIDIA-A100-SXM4-80GB")
+    [budget] = budgets(write(tmp_path, "mig.yaml", mig))
+    assert budget["gpu"].startswith("A100") and "3g.40gb" in budget["gpu"]
+    gaudi = LORA_VALUES.replace(
+        "requestGPU: 1", "requestGPU: 1\n    requestGPUType: habana.ai/gaudi"
+    )
+    path = write(tmp_path, "gaudi.yaml", gaudi)
+    assert budgets(path) == []
+    [info] = findings(path)
+    assert info["code"] == "HBM014" and info["line"] == line_of(path, "requestGPUType")
+
+
 HELM_TEMPLATE = """
 apiVersion: apps/v1
 kind: Deployment

@@ -10,6 +10,17 @@ chart (the chart's own values.yaml ships such an example) and not read. With ``r
 the chart runs one RayCluster per model: a head pod with ``raySpec.headNode.requestGPU`` GPUs and
 ``replicaCount`` worker pods with ``requestGPU`` each (helm/templates/ray-cluster.yaml), and
 vLLM's parallelism spans all of them.
+
+The flags are the templates' (vllm-project/production-stack at a6c01db, 2026-08, and their
+history): ``enableLoRA`` is ``--enable-lora``; under ``vllmConfig`` (when it is not empty)
+``enableChunkedPrefill`` where set, ``enablePrefixCaching`` (the Deployment template writes
+``--no-enable-prefix-caching`` when it is not true), ``maxModelLen``, ``dtype``,
+``tensorParallelSize``, ``pipelineParallelSize`` (only the RayCluster template reads it),
+``maxNumSeqs``, ``gpuMemoryUtilization``, ``maxLoras``, ``runner``, ``convert``, then
+``extraArgs``. No release of the chart reads any other ``vllmConfig`` key, nor these keys one
+level up in the model's own spec: such a setting never reaches vLLM, and is reported.
+``requestGPUType`` names the device-plugin resource the pod asks for (``amd.com/gpu``, a MIG
+slice ``nvidia.com/mig-1g.10gb``; ``nvidia.com/gpu`` by default).
 """
 
 from __future__ import annotations
@@ -21,16 +32,19 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_version, vllm
 from ..engines.args import RENDER_HINT, Token, placeholder
-from ..spec import Deployment
+from ..spec import Deployment, Label
 from ..yamlsrc import YamlDocument
+from . import accelerators
 from .build import GpuFacts, build
 from .podspec import node_labels
 
 NAME = "production-stack"
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
-# vllmConfig keys in the order the chart's deployment template emits them, with their flags
-# (the chart writes --gpu_memory_utilization with underscores; vLLM reads both).
+# vllmConfig keys with a value, in the order the chart's templates emit them after the switches
+# (enableChunkedPrefill, enablePrefixCaching), with their flags (the Deployment template writes
+# --gpu_memory_utilization and --max_loras with underscores; vLLM reads both spellings).
+# pipelineParallelSize only reaches vLLM through the RayCluster template.
 _VLLM_CONFIG = (
     ("maxModelLen", "--max-model-len"),
     ("dtype", "--dtype"),
@@ -38,6 +52,16 @@ _VLLM_CONFIG = (
     ("pipelineParallelSize", "--pipeline-parallel-size"),
     ("maxNumSeqs", "--max-num-seqs"),
     ("gpuMemoryUtilization", "--gpu_memory_utilization"),
+    ("maxLoras", "--max_loras"),
+    ("runner", "--runner"),
+    ("convert", "--convert"),
+)
+_SWITCHES = ("enableChunkedPrefill", "enablePrefixCaching")
+# every vllmConfig key some release of the chart reads (v0/v1 pick the LMCache connector,
+# prometheusMultiprocDir an env var): any other key never reaches vLLM
+_READ_KEYS = frozenset(
+    (*(key for key, _ in _VLLM_CONFIG), *_SWITCHES, "extraArgs", "v0", "v1")
+    + ("prometheusMultiprocDir",)
 )
 
 
@@ -98,26 +122,17 @@ def to_deployments(
                     )
                 )
             continue
-        argv = [Token(str(url), document.span((*mpath, "modelURL")))]
-        config = (
-            model_spec.get("vllmConfig") if isinstance(model_spec.get("vllmConfig"), dict) else {}
+        on_ray = _runs_on_ray(model_spec)
+        findings += _settings_not_read(document, mpath, model_spec, on_ray, name, display)
+        command = vllm.parse(
+            _argv(document, mpath, model_spec, on_ray), document.span((*mpath, "modelURL"))
         )
-        cpath = (*mpath, "vllmConfig")
-        for key, flag in _VLLM_CONFIG:
-            if config.get(key) is not None:
-                argv += [
-                    Token(flag, document.key_span((*cpath, key))),
-                    Token(str(config[key]), document.span((*cpath, key))),
-                ]
-        extra = config.get("extraArgs")
-        if isinstance(extra, list):
-            argv += [
-                Token(str(v), document.span((*cpath, "extraArgs", j))) for j, v in enumerate(extra)
-            ]
-        command = vllm.parse(argv, document.span((*mpath, "modelURL")))
+        resource = _gpu_resource(document, mpath, model_spec, name, display, findings)
+        if resource is None:
+            continue  # an accelerator hbmlint does not budget: the info says so
         count, count_span = _request_gpu(document, mpath, model_spec, findings, display)
         count = _ray_cluster_gpus(document, mpath, model_spec, count, findings, display)
-        labels = _node_labels(document, mpath, model_spec)
+        labels = _node_labels(document, mpath, model_spec) + resource
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         tag = model_spec.get("tag")
         version = image_version(f"vllm/vllm-openai:{tag}") if tag is not None else None
@@ -134,6 +149,157 @@ def to_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, findings
+
+
+def _go_true(value: Any) -> bool:
+    """Whether a Go template's ``if`` takes ``value`` as true: the string "false" is."""
+    return value is not None and value is not False and value != 0 and value not in ("", [], {})
+
+
+def _runs_on_ray(model_spec: dict) -> bool:
+    """Whether the chart runs the model as a RayCluster (helm/templates/ray-cluster.yaml):
+    ``raySpec.enabled: true``, or a raySpec without ``enabled`` (charts before vllm-stack
+    0.1.11; _ray_cluster_gpus warns about it)."""
+    ray = model_spec.get("raySpec")
+    return isinstance(ray, dict) and (
+        ray.get("enabled") is True or ("enabled" not in ray and "headNode" in ray)
+    )
+
+
+def _argv(document: YamlDocument, mpath: tuple, model_spec: dict, on_ray: bool) -> list[Token]:
+    """The words the chart puts after ``vllm serve``, each at the value it comes from."""
+    argv = [Token(str(model_spec["modelURL"]), document.span((*mpath, "modelURL")))]
+    if _go_true(model_spec.get("enableLoRA")):
+        argv.append(Token("--enable-lora", document.span((*mpath, "enableLoRA"))))
+    config = model_spec.get("vllmConfig")
+    if not isinstance(config, dict) or not config:
+        return argv  # the templates' `with vllmConfig` writes nothing for an empty one
+    cpath = (*mpath, "vllmConfig")
+    if "enableChunkedPrefill" in config:
+        on = _go_true(config["enableChunkedPrefill"])
+        span = document.span((*cpath, "enableChunkedPrefill"))
+        argv.append(
+            Token("--enable-chunked-prefill" if on else "--no-enable-chunked-prefill", span)
+        )
+    if _go_true(config.get("enablePrefixCaching")):
+        argv.append(
+            Token("--enable-prefix-caching", document.span((*cpath, "enablePrefixCaching")))
+        )
+    elif not on_ray:  # the Deployment template turns it off; the RayCluster's leaves vLLM's
+        at = (*cpath, "enablePrefixCaching") if "enablePrefixCaching" in config else cpath
+        argv.append(Token("--no-enable-prefix-caching", document.key_span(at)))
+    for key, flag in _VLLM_CONFIG:
+        if config.get(key) is not None and (on_ray or key != "pipelineParallelSize"):
+            argv += [
+                Token(flag, document.key_span((*cpath, key))),
+                Token(str(config[key]), document.span((*cpath, key))),
+            ]
+    extra = config.get("extraArgs")
+    if isinstance(extra, list):
+        argv += [
+            Token(str(v), document.span((*cpath, "extraArgs", j))) for j, v in enumerate(extra)
+        ]
+    return argv
+
+
+def _settings_not_read(
+    document: YamlDocument,
+    mpath: tuple,
+    model_spec: dict,
+    on_ray: bool,
+    name: str,
+    display: str,
+) -> list[Diagnostic]:
+    """HBM016 for each vLLM setting of the model the chart never passes on: a vllmConfig key no
+    template reads, one written beside vllmConfig instead of in it, and pipelineParallelSize
+    outside a RayCluster. A warning: vLLM starts without it, which is not what was written."""
+    found: list[Diagnostic] = []
+    here = f"modelSpec[{mpath[-1]}]"
+    config = model_spec.get("vllmConfig")
+    config = config if isinstance(config, dict) else {}
+    for key in config:
+        if not isinstance(key, str) or key in _READ_KEYS:
+            continue
+        flag = "--" + key.lstrip("-")
+        found.append(
+            input_diagnostic(
+                "HBM016",
+                f"{here}.vllmConfig.{key} is not a setting the production-stack chart passes to "
+                "vLLM (it reads maxModelLen, dtype, tensorParallelSize, maxNumSeqs, "
+                "gpuMemoryUtilization, maxLoras, the two switches and extraArgs): it never "
+                "reaches the engine and hbmlint does not read it",
+                display,
+                document.key_span((*mpath, "vllmConfig", key)),
+                name,
+                [f'Pass it as a flag: extraArgs: ["{flag}", "{config[key]}"] under vllmConfig'],
+            )
+        )
+    for key in model_spec:
+        if isinstance(key, str) and key in _READ_KEYS and key != "extraArgs":
+            found.append(
+                input_diagnostic(
+                    "HBM016",
+                    f"{here}.{key} is ignored by the production-stack chart, which reads it "
+                    f"from vllmConfig: vLLM starts without it",
+                    display,
+                    document.key_span((*mpath, key)),
+                    name,
+                    [f"Move {key} under vllmConfig:"],
+                )
+            )
+    if not on_ray and config.get("pipelineParallelSize") is not None:
+        found.append(
+            input_diagnostic(
+                "HBM016",
+                f"{here}.vllmConfig.pipelineParallelSize is passed to vLLM only when the model "
+                "runs as a Ray cluster (raySpec with enabled: true); the chart's Deployment "
+                "template does not read it, so vLLM starts without pipeline parallelism",
+                display,
+                document.key_span((*mpath, "vllmConfig", "pipelineParallelSize")),
+                name,
+                [
+                    "Use tensorParallelSize to split the model over the pod's GPUs, or run it "
+                    "across pods with raySpec (enabled: true)"
+                ],
+            )
+        )
+    return found
+
+
+def _gpu_resource(
+    document: YamlDocument,
+    mpath: tuple,
+    model_spec: dict,
+    name: str,
+    display: str,
+    findings: list[Diagnostic],
+) -> list[Label] | None:
+    """What ``requestGPUType`` says of the device: an AMD GPU or a MIG slice as the label
+    resolve reads (podspec reads the same resources from a pod), nothing for NVIDIA's default;
+    None (and an info) for an accelerator hbmlint does not budget."""
+    kind = model_spec.get("requestGPUType")
+    if not isinstance(kind, str) or not kind.strip():
+        return []
+    kind = kind.strip()
+    span = document.span((*mpath, "requestGPUType"))
+    if kind == "amd.com/gpu":
+        return [Label("amd.com/gpu", str(model_spec.get("requestGPU")), span)]
+    if kind.startswith("nvidia.com/mig-"):
+        return [Label("nvidia.com/mig", kind[len("nvidia.com/mig-") :], span)]
+    device = accelerators.RESOURCES.get(kind)
+    if device is None:
+        return []
+    findings.append(
+        input_diagnostic(
+            "HBM014",
+            f"requestGPUType {kind}: the pod runs the engine's build for {device}, whose memory "
+            "hbmlint does not budget (NVIDIA and AMD GPUs only); this model is not checked",
+            display,
+            span,
+            name,
+        )
+    )
+    return None
 
 
 def _node_labels(document: YamlDocument, mpath: tuple, model_spec: dict) -> list:
@@ -187,9 +353,9 @@ def _ray_cluster_gpus(
     """The GPUs of the RayCluster the chart runs for a model with ``raySpec.enabled``: the
     head's ``requestGPU`` plus ``replicaCount`` workers of ``requestGPU`` each; ``per_worker``
     unchanged without a Ray cluster."""
-    ray = model_spec.get("raySpec")
-    if not isinstance(ray, dict) or "headNode" not in ray and ray.get("enabled") is not True:
+    if not _runs_on_ray(model_spec):
         return per_worker
+    ray = model_spec["raySpec"]
     if "enabled" not in ray:
         # the chart's version decides: before vllm-stack 0.1.11 (vllm-project/production-stack
         # #886, 2026-04) raySpec alone runs the RayCluster; from it, only raySpec.enabled: true
@@ -207,8 +373,6 @@ def _ray_cluster_gpus(
                 ["Add `enabled: true` under raySpec (charts from vllm-stack 0.1.11 need it)"],
             )
         )
-    elif ray.get("enabled") is not True:
-        return per_worker
     head = ray.get("headNode") if isinstance(ray.get("headNode"), dict) else {}
     head_gpus, _ = _request_gpu(document, (*mpath, "raySpec", "headNode"), head, findings, display)
     replicas = model_spec.get("replicaCount", 1)
