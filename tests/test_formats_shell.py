@@ -24,6 +24,7 @@ VISIBLE = REAL / "shell-vllm-visible-devices.sh"
 IN_VARIABLE = REAL / "shell-vllm-command-in-variable.sh"
 FUNCTION = REAL / "shell-vllm-function-visible-devices.sh"
 QUOTED_DEFAULTS = REAL / "shell-vllm-quoted-defaults.sh"
+SUDO = REAL / "shell-tgi-sudo-docker-run.sh"
 
 COVERED = {
     DEFAULTS.name,
@@ -34,6 +35,7 @@ COVERED = {
     IN_VARIABLE.name,
     FUNCTION.name,
     QUOTED_DEFAULTS.name,
+    SUDO.name,
 }
 
 
@@ -422,3 +424,31 @@ def test_a_quoted_default_is_its_value_without_the_quotes(rules):
     assert deployment.deployment.serving.max_model_len == 8192
     assert deployment.deployment.serving.kv_cache_dtype == "auto"
     assert deployment.deployment.serving.gpu_memory_utilization == 0.9
+
+
+def test_commands_run_through_sudo_env_and_nohup_are_read(rules):
+    """``sudo docker run ... IMAGE`` was "no engine command line it can read" (HBM014): the
+    words after sudo, env, nohup and their options are the command they run."""
+    result = lint(SUDO, rules, gpu="H100")
+    assert [d.code for d in result.diagnostics if d.code == "HBM014"] == []
+    tgi, vllm = (d.deployment for d in result.deployments)
+    assert (tgi.engine, tgi.model.name, tgi.parallel.tensor) == ("tgi", "microsoft/phi-4", 2)
+    assert tgi.engine_version == "3.0.0"
+    assert (vllm.engine, vllm.parallel.tensor) == ("vllm", 2)
+    # sudo -E keeps CUDA_VISIBLE_DEVICES=0: one GPU for TP 2, which vLLM refuses
+    [short] = [d for d in result.diagnostics if d.code == "HBM007"]
+    assert short.severity.name == "ERROR" and "CUDA_VISIBLE_DEVICES=0" in short.message
+    assert short.span.line == place(SUDO, "CUDA_VISIBLE_DEVICES=0")[0]
+
+
+def test_sudo_without_e_does_not_pass_the_variables_before_it(tmp_path, rules):
+    """sudo resets the environment (sudoers' env_reset): CUDA_VISIBLE_DEVICES written before it
+    never reaches the engine, so it limits nothing."""
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\nCUDA_VISIBLE_DEVICES=0 sudo -u llm vllm serve microsoft/phi-4 "
+        "--tensor-parallel-size 2\n"
+    )
+    result = lint(path, rules, "H100")
+    assert [d.code for d in result.diagnostics if d.code == "HBM007"] == []
+    assert result.deployments[0].deployment.parallel.tensor == 2

@@ -101,18 +101,49 @@ def _flags_unread(word: Token) -> str:
     return f"{why}; any flags it holds are not checked"
 
 
+# Commands that run the rest of the line as a command of its own (`sudo docker run ...`,
+# `env VAR=1 vllm serve ...`), with their options that take a value as the next word (sudo(8):
+# -u user, -g group, ...; env(1): -u NAME, -C DIR, -S STRING)
+_RUNNERS = {
+    "exec": ("-a",),
+    "nohup": (),
+    "time": (),
+    "sudo": ("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"),
+    "env": ("-u", "-C", "-S"),
+}
+
+
 def _prefix_env(command: list[Token]) -> tuple[dict[str, Token], list[Token]]:
     """``NAME=value`` words before the command (``MODEL_ID=... text-generation-launcher``): the
-    engine's environment for this command, and the words it runs."""
+    engine's environment for this command, and the words it runs, past the commands that run it
+    (``sudo``, ``env``, ``nohup``, ``exec``, ``time``) and their options."""
     env: dict[str, Token] = {}
-    at = 0
-    while at < len(command) and _ASSIGNMENT.match(command[at].text):
-        name, _, value = command[at].text.partition("=")
-        env[name] = Token(value, command[at].span, command[at].unresolved)
-        at += 1
-    words = command[at:]
-    while words and words[0].text in ("exec", "nohup", "time"):
+    words = command
+    while words:
+        if _ASSIGNMENT.match(words[0].text):
+            name, _, value = words[0].text.partition("=")
+            env[name] = Token(value, words[0].span, words[0].unresolved)
+            words = words[1:]
+            continue
+        runner = words[0].text
+        takes_value = _RUNNERS.get(runner)
+        if takes_value is None:
+            break
         words = words[1:]
+        keeps_env = runner != "sudo"
+        while words and words[0].text.startswith("-") and words[0].text != "-":
+            option = words[0].text
+            words = words[1:]
+            if option == "--":
+                break
+            if option.startswith("--preserve-env") or (
+                not option.startswith("--") and "E" in option
+            ):
+                keeps_env = True
+            if option in takes_value and words:
+                words = words[1:]  # the option's value
+        if not keeps_env:
+            env = {}  # sudo resets the environment (env_reset) unless told to keep it (-E)
     return env, words
 
 
@@ -237,18 +268,18 @@ def to_script_deployments(
             for body, _ in bodies[call[0].text]:
                 read = _read(_with_arguments(body, call[1:]), exported, text, call_env, files=files)
                 if read is not None:
-                    found.append((read, call[0].span, container_release(body)))
+                    found.append((read, call[0].span, _release(body)))
             continue
         read = _read(words, exported, text, files=files)
         if read is not None:
-            found.append((read, words[0].span, container_release(words)))
+            found.append((read, words[0].span, _release(words)))
     for name, body in bodies.items():
         if name in called:
             continue
         for words, exported in body:
             read = _read(words, exported, text, function=name, files=outer)
             if read is not None:
-                found.append((read, words[0].span, container_release(words)))
+                found.append((read, words[0].span, _release(words)))
     found.sort(key=lambda item: (item[1].line, item[1].column))
     stem = Path(display).name
     deployments: list[Deployment] = []
@@ -271,6 +302,12 @@ def to_script_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, findings
+
+
+def _release(words: list[Token]) -> tuple[str, Span] | None:
+    """The engine release the image of the container the words run names, past ``sudo`` and
+    the like (``sudo docker run ... IMAGE:TAG``)."""
+    return container_release(_prefix_env(words)[1])
 
 
 def _read(
