@@ -124,7 +124,11 @@ EXPECTED = {
 EXPECTED_FINDINGS = {"skypilot-vllm-multinode.sky.yaml": ["HBM004"]}
 
 # every fixture this file checks (test_real_manifests.py checks that none goes untested)
-COVERED = set(EXPECTED) | {"kuberay-rayservice-custom-app.yaml", "vllm-chart-default-gpu.yaml"}
+COVERED = set(EXPECTED) | {
+    "kuberay-rayservice-custom-app.yaml",
+    "vllm-chart-default-gpu.yaml",
+    "skypilot-gpt-oss-default-length.sky.yaml",
+}
 
 
 @pytest.mark.parametrize("fixture", sorted(EXPECTED))
@@ -586,3 +590,13 @@ def test_an_engine_image_run_with_docker_in_a_script_is_read(tmp_path):
         ("tgi", "Qwen/Qwen2.5-7B-Instruct", 1),
         ("vllm", "Qwen/Qwen2.5-7B-Instruct", 2),
     ]
+
+
+def test_a_skypilot_finding_about_a_default_points_at_the_engine_line():
+    """No --max-model-len: the KV error is about the engine's command, not the `run:` key
+    (a run script holds other lines: activating a venv, downloads)."""
+    path = REAL / "skypilot-gpt-oss-default-length.sky.yaml"
+    _, found = read(path)
+    [short] = [f for f in found if f["code"] == "HBM102"]
+    assert short["severity"] == "error" and "H100" in short["message"]
+    assert short["line"] == line_of(path, "  vllm serve $MODEL_NAME \\")

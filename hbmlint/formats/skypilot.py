@@ -193,7 +193,11 @@ def to_deployments(
         display=display,
         document=document.index,
         gpu=gpu,
-        where=document.key_span(("run",)),
+        # the engine's command line in the run script (a finding about a setting left to its
+        # default points there), else the run key
+        where=command.span
+        if command.span.line > document.key_span(("run",)).line
+        else (document.key_span(("run",))),
         engine_version=version,
     )
     if deployment is not None and gpu_why:
