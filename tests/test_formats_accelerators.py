@@ -182,6 +182,38 @@ spec:
     assert finding.span.line == 13
 
 
+def test_a_pod_that_runs_vllm_with_device_cpu_and_asks_for_no_gpu(rules, tmp_path):
+    """kkkashan/llm-comparison kubernetes/vllm-deployment-cpu.yaml: vLLM's own image with
+    `--device cpu` and CPU and memory requests only. Not a GPU deployment that forgot its type
+    (HBM005 before), a CPU one; --device is still a flag vLLM 0.10 and later refuse."""
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(
+        """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-cpu}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:latest
+        args: [--model, TinyLlama/TinyLlama-1.1B-Chat-v1.0, --max-model-len, "2048",
+               --device, cpu]
+        resources:
+          limits: {memory: 8Gi, cpu: "4"}
+"""
+    )
+    result = lint(manifest, rules, "H100")
+    assert result.deployments == []
+    [finding] = not_budgeted(result)
+    assert finding.message.startswith("--device cpu") and finding.span.line == 11
+    [removed] = [d for d in result.diagnostics if d.code == "HBM010"]
+    assert removed.severity == Severity.WARNING and "--device" in removed.message
+    # asking for a GPU, the flag does not make it a CPU deployment: it is budgeted
+    manifest.write_text(manifest.read_text().replace("memory: 8Gi", "nvidia.com/gpu: 1"))
+    assert len(lint(manifest, rules, "H100").deployments) == 1
+
+
 # --- AMD GPUs said by a script or compose file -------------------------------------------------
 
 ROCM_SCRIPT = REAL / "shell-sglang-rocm-dated-dev-image.sh"

@@ -19,6 +19,7 @@ from ..engines import image_version
 from ..engines.args import Token, placeholder
 from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument
+from . import accelerators
 from .build import GpuFacts, build, on_ray_cluster
 from .podspec import (
     Path,
@@ -112,13 +113,30 @@ def to_deployments(
             from .dynamo import trtllm_worker  # dynamo.py imports this module
 
             command = trtllm_worker(document, path, pod_path, cpath, env, reader, name)
-        if command is None or reader.other_accelerator(cpath, name, container):
+        if command is None:
+            continue
+        version = image_version(container.get("image"))
+        release = (version, document.span((*cpath, "image"))) if version else None
+        if reader.other_accelerator(cpath, name, container, command, env):
+            if accelerators.in_command(command) is not None:
+                # `--device cpu` on vLLM's own image: whatever the device, a flag the release
+                # removed (--device itself, from 0.10) makes it refuse to start
+                _, found = build(
+                    command,
+                    name=name,
+                    display=display,
+                    document=document.index,
+                    gpu=GpuFacts(),
+                    where=doc_span,
+                    engine_version=release,
+                    image=container.get("image"),
+                )
+                reader.findings.extend(f for f in found if f.code == "HBM010")
             continue
         gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes, container)
         if data.get("kind") != "LeaderWorkerSet":  # an LWS group's GPUs are counted above
             gpu, notes = on_ray_cluster(gpu, command, argv, display, name)
             reader.findings.extend(notes)
-        version = image_version(container.get("image"))
         deployment, findings = build(
             command,
             name=name,
@@ -126,7 +144,7 @@ def to_deployments(
             document=document.index,
             gpu=gpu,
             where=doc_span,
-            engine_version=(version, document.span((*cpath, "image"))) if version else None,
+            engine_version=release,
             hints=metadata_labels(document, ("metadata",), (*pod_path[:-1], "metadata")),
             image=container.get("image"),
         )

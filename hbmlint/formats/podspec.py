@@ -479,13 +479,22 @@ class Reader:
             return None
         return number
 
-    def other_accelerator(self, path: Path, name: str | None, container: Any = None) -> bool:
+    def other_accelerator(
+        self,
+        path: Path,
+        name: str | None,
+        container: Any = None,
+        command: EngineCommand | None = None,
+        env: dict[str, Token] | None = None,
+    ) -> bool:
         """Whether the container at ``path`` asks for an accelerator that is not a GPU (and for
-        no GPU); if so an info says why it is not budgeted. ``--gpu`` is for manifests that
-        name no device: budgeting a TPU pod on one would make up the memory it has."""
+        no GPU), or, asking for no GPU, runs its engine on one (``--device cpu``, a Gaudi's
+        HABANA_VISIBLE_DEVICES in ``env``); if so an info says why it is not budgeted. ``--gpu``
+        is for manifests that name no device: budgeting a TPU pod on one would make up the
+        memory it has, and a CPU deployment has none."""
         resources = _resources(self.document, path, container)
         if not isinstance(resources, dict):
-            return False
+            return self._runs_elsewhere(command, env, name)
         asked = []
         for section in ("limits", "requests"):
             names = resources.get(section)
@@ -509,7 +518,17 @@ class Reader:
                     )
                 )
                 return True
-        return False
+        return self._runs_elsewhere(command, env, name)
+
+    def _runs_elsewhere(
+        self, command: EngineCommand | None, env: dict[str, Token] | None, name: str | None
+    ) -> bool:
+        found = (command is not None and accelerators.in_command(command)) or (
+            env is not None and accelerators.in_environment(env)
+        )
+        if found:
+            self.findings.append(accelerators.not_budgeted(found, self.display, name))
+        return bool(found)
 
     def container_gpus(
         self, path: Path, name: str | None, container: Any = None
