@@ -208,6 +208,22 @@ def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
     return None
 
 
+def _flag_and_value(text: str) -> bool:
+    """Whether a word is a long flag and its value (``--tensor-parallel-size 2`` as one YAML
+    list item): white space in the flag's part, before any ``=``, after a flag name. (A short
+    option's value may be attached, ``-O3``: argparse would read ``-O 3`` as -O.)"""
+    if not text.startswith("--"):
+        return False
+    parts = text.partition("=")[0].split(None, 1)
+    return len(parts) == 2 and len(parts[0]) > 2
+
+
+def _split_flag(word: Token) -> tuple[Token, Token]:
+    """``--tensor-parallel-size 2`` as the two words its author meant, both where it is."""
+    flag, value = word.text.split(None, 1)
+    return replace(word, text=flag), replace(word, text=value.strip())
+
+
 # a word the author elided ("python3 -m sglang.launch_server ..."): notes, not a command line
 _ELIDED = ("...", "\u2026")
 # where a word of parse_engine_words' texts starts with white space (str.isspace is re's \s)
@@ -229,6 +245,10 @@ def parse_engine_words(
       flag in it, so the engine refuses the command (ai-dynamo/dynamo#14321: "dynamo.vllm:
       error: unrecognized arguments:  --model"). An error at that word; the flags are read
       without the space, as the author meant them, so the rest is still checked;
+    - a flag and its value in one word (``- --tensor-parallel-size 2``, one item of a list
+      of arguments, which no shell splits): argparse takes no option in a word with a space
+      before its ``=`` (nor do click and clap), so the engine refuses the command; an error
+      at the first such word, and the words are read split, as the author meant them;
     - ``...`` where flags go: the author left the rest out, so a model that is not there is
       unknown, not missing.
 
@@ -244,6 +264,11 @@ def parse_engine_words(
         )
     if spaced is not None:
         words = [replace(w, text=w.text.lstrip()) if w.text[:1].isspace() else w for w in words]
+    joined: list[Token] = []
+    if " " in texts or "\t" in texts:  # most command lines hold no space at all
+        joined = [w for w in words if _flag_and_value(w.text)]
+    if joined:
+        words = [part for w in words for part in (_split_flag(w) if w in joined else (w,))]
     if "--config" not in texts and module is not trtllm:
         # with_config_file finds a file only after a word "--config" or "--config=FILE"
         # (TensorRT-LLM reads its own options file)
@@ -260,6 +285,19 @@ def parse_engine_words(
             spaced.span,
             "Write the script as a literal block scalar (| or |-), whose line breaks the "
             "backslashes continue, or drop the backslashes",
+        )
+    if joined:
+        first = joined[0].text
+        flag, value = first.split(None, 1)
+        more = f" (and {len(joined) - 1} more words like it)" if len(joined) > 1 else ""
+        command.note(
+            "HBM004",
+            f"'{first}' is one argument{more}: the flag and its value are one word, so the "
+            f"engine reads no flag in it and refuses the command (unrecognized arguments); "
+            f"hbmlint reads it as {flag} {value}",
+            joined[0].span,
+            f"Write the flag and its value as two items ('{flag}', '{value}') or as "
+            f"'{flag}={value}'",
         )
     elided = None
     if "..." in texts or "\u2026" in texts:
@@ -433,7 +471,7 @@ def read_invocation(
     if module is vllm and first == "serve":
         # `args: [serve, MODEL, ...]` on an image whose entrypoint already is the server: the
         # model is the word after `serve`, whatever the engine makes of the repeated word
-        command = _parse(module, list(argv[1:]), argv[0].span, env, files)
+        command = parse_engine_words(module, list(argv[1:]), argv[0].span, env, files)
         command.note(
             "HBM013",
             "this image's entrypoint already runs vLLM's server (`vllm serve` in current "
@@ -445,7 +483,7 @@ def read_invocation(
         )
         return command
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
-        parsed = _parse(module, list(argv), image_span or argv[0].span, env, files)
+        parsed = parse_engine_words(module, list(argv), image_span or argv[0].span, env, files)
         parsed.launcher = "image"
         return parsed
     return None
