@@ -14,8 +14,9 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 
 FLAG_AND_VALUE = REAL / "k8s-vllm-flag-and-value-one-item.yaml"
+OWN_IMAGE = REAL / "k8s-vllm-own-image-args-only.yaml"
 
-COVERED = {FLAG_AND_VALUE.name}
+COVERED = {FLAG_AND_VALUE.name, OWN_IMAGE.name}
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +54,65 @@ def test_a_flag_with_its_value_after_an_equals_sign_is_one_argument_argparse_tak
     result = lint(path, rules)
     assert codes(result, "HBM004") == []
     assert result.deployments[0].deployment.parallel.tensor == 2
+
+
+def test_an_image_of_the_team_s_own_named_for_vllm_with_vllm_s_arguments_is_read(rules):
+    # was "not a manifest hbmlint reads", nothing checked: here TP 2 on a pod of one GPU
+    result = lint(OWN_IMAGE, rules)
+    [deployment] = result.deployments
+    assert deployment.deployment.engine == "vllm"
+    assert deployment.deployment.parallel.tensor == 2
+    [short] = codes(result, "HBM007")
+    assert short.severity == Severity.ERROR
+    # the assumption is said, at the image, with how to make it explicit
+    [assumed] = codes(result, "HBM011")
+    assert assumed.severity == Severity.INFO
+    assert "vllm-gemma4:local" in assumed.message
+    assert assumed.span.line == line_of(OWN_IMAGE, "image: docker.io/library/vllm-gemma4")
+
+
+@pytest.mark.parametrize(
+    ("image", "read"),
+    [
+        ("registry.example.com/ai/vllm:0.9.1", True),
+        ("inferex-vllm:latest", True),
+        # other programs and other devices' builds named for vLLM
+        ("ghcr.io/vllm-project/vllm-router:latest", False),
+        ("ghcr.io/llm-d/vllm-sim:v0.1", False),
+        ("registry.example.com/vllm-cpu:latest", False),
+        ("quay.io/ascend/vllm-ascend:v0.10.0", False),
+        ("rocm/vllm-dev:nightly", False),
+        # an image named for something else
+        ("registry.example.com/ai/llm-server:1.0", False),
+    ],
+)
+def test_which_images_of_one_s_own_are_taken_to_run_vllm(rules, tmp_path, image, read):
+    path = tmp_path / "deploy.yaml"
+    path.write_text(OWN_IMAGE.read_text().replace("docker.io/library/vllm-gemma4:local", image))
+    result = lint(path, rules)
+    assert bool(result.deployments) is read
+
+
+def test_without_vllm_s_model_flag_the_image_is_not_taken_to_run_vllm(rules, tmp_path):
+    # SGLang's --model-path, or a wrapper's own flags: the image's entrypoint could be anything
+    path = tmp_path / "deploy.yaml"
+    path.write_text(OWN_IMAGE.read_text().replace('"--model"', '"--model-path"'))
+    assert lint(path, rules).deployments == []
+
+
+def test_a_compose_service_on_an_image_of_its_own_named_for_vllm(rules, tmp_path):
+    path = tmp_path / "compose.yaml"
+    path.write_text(
+        "services:\n"
+        "  llm:\n"
+        "    image: registry.example.com/ai/vllm:0.9.1\n"
+        "    command: --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n"
+        "    deploy:\n"
+        "      resources:\n"
+        "        reservations:\n"
+        "          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]\n"
+    )
+    result = lint(path, rules, "L4")
+    assert [d.deployment.parallel.tensor for d in result.deployments] == [2]
+    assert [f.severity for f in codes(result, "HBM007")] == [Severity.ERROR]
+    assert len(codes(result, "HBM011")) == 1

@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 from functools import lru_cache
 from types import ModuleType
+from typing import Any
 
 from ..catalog import released_by, vendor_image_release
 from ..lazyre import LazyPattern
@@ -75,6 +76,35 @@ def image_engine(image: str | None) -> ModuleType | None:
         if marker in name:
             return module
     return None
+
+
+# An image of the team's own that runs vLLM: a repository named for it (``vllm-gemma4:local``,
+# ``registry.example.com/ai/vllm:0.9.1``, ``inferex-vllm``), most often built FROM
+# vllm/vllm-openai with its entrypoint. Read as vLLM only where its arguments are vLLM's too
+# (``--model``, a flag neither SGLang nor TGI takes). Not builds for other devices or other
+# programs named for vLLM (its router, llm-d's simulator, vllm-omni).
+ASSUMED_VLLM_IMAGE = "an image named for vLLM"
+_NOT_VLLM_SERVER = frozenset(
+    ("cpu", "tpu", "ascend", "gaudi", "hpu", "neuron", "xpu", "rocm", "router", "sim")
+    + ("simulator", "omni", "benchmark", "bench", "client", "proxy")
+)
+_NAME_PARTS = LazyPattern(r"[-_.]")
+
+
+def assumed_vllm_image(image: Any, words: Sequence[str]) -> bool:
+    """Whether a container that sets only arguments (``words``) on ``image`` is taken to run
+    vLLM's server: an image hbmlint does not know, named for vLLM, given ``--model``."""
+    if not isinstance(image, str) or "vllm" not in image.lower():
+        return False
+    if not any(w == "--model" or w.startswith("--model=") for w in words):
+        return False
+    if not words or not words[0].startswith("-") or image_engine(image) is not None:
+        return False
+    path = image.rsplit("@", 1)[0].lower()
+    repository = path.rsplit("/", 1)[-1].split(":", 1)[0]
+    parts = set(_NAME_PARTS.split(repository))
+    folders = set(_NAME_PARTS.split(path.rsplit("/", 1)[0])) if "/" in path else set()
+    return "vllm" in parts and not (parts | folders) & _NOT_VLLM_SERVER
 
 
 # Programs that take an engine's name as a word to look for, print or a file to change, not as a
@@ -460,6 +490,9 @@ def read_invocation(
         parsed.launcher = argv[start - 1].text
         return parsed
     module = image_engine(image)
+    assumed = module is None and assumed_vllm_image(image, [t.text for t in argv])
+    if assumed:
+        module = vllm
     if module is None:
         return None
     if not argv:
@@ -485,6 +518,17 @@ def read_invocation(
     if first.startswith("-") or (module is vllm and not first.endswith((".py", ".sh"))):
         parsed = parse_engine_words(module, list(argv), image_span or argv[0].span, env, files)
         parsed.launcher = "image"
+        if assumed:
+            parsed.launcher = ASSUMED_VLLM_IMAGE
+            parsed.note(
+                "HBM011",
+                f"the image {image} is not one whose entrypoint hbmlint knows; its name and its "
+                "arguments (--model) are vLLM's, so they are read as vllm/vllm-openai's "
+                "entrypoint runs them (vLLM's OpenAI server), the newest release unless a "
+                "release is said elsewhere",
+                image_span or argv[0].span,
+                "Set the container's command (command: [vllm, serve]) to say what runs",
+            )
         return parsed
     return None
 

@@ -22,7 +22,13 @@ from typing import Any
 
 from .. import files
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_engine, image_version, names_engine, read_invocation
+from ..engines import (
+    assumed_vllm_image,
+    image_engine,
+    image_version,
+    names_engine,
+    read_invocation,
+)
 from ..engines.args import Token
 from ..engines.config_file import (
     ConfigFile,
@@ -51,7 +57,14 @@ def _runs_engine(service: Any) -> bool:
     text = " ".join(" ".join(map(str, w)) if isinstance(w, list) else str(w) for w in words)
     if names_engine(text):
         return True
-    return "entrypoint" not in service and image_engine(service.get("image")) is not None
+    if "entrypoint" in service:
+        return False
+    image = service.get("image")
+    if image_engine(image) is not None:
+        return True
+    command = service.get("command")
+    words = [str(w) for w in command] if isinstance(command, list) else str(command or "").split()
+    return assumed_vllm_image(image, words)
 
 
 def detect(data: Any) -> bool:

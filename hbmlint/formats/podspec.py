@@ -9,7 +9,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_engine, image_version, names_engine, read_invocation
+from ..engines import (
+    assumed_vllm_image,
+    image_engine,
+    image_version,
+    names_engine,
+    read_invocation,
+)
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..engines.config_file import ConfigFile, ConfigFiles
 from ..spec import ROCM_IMAGE, Deployment, Label
@@ -113,7 +119,12 @@ def runs_engine(container: dict) -> bool:
     text = " ".join(_words(container.get("command")) + _words(container.get("args")))
     if names_engine(text):
         return True
-    return "command" not in container and image_engine(container.get("image")) is not None
+    if "command" in container:
+        return False
+    image = container.get("image")
+    return image_engine(image) is not None or assumed_vllm_image(
+        image, _words(container.get("args"))
+    )
 
 
 def container_env(
