@@ -452,3 +452,24 @@ def test_sudo_without_e_does_not_pass_the_variables_before_it(tmp_path, rules):
     result = lint(path, rules, "H100")
     assert [d.code for d in result.diagnostics if d.code == "HBM007"] == []
     assert result.deployments[0].deployment.parallel.tensor == 2
+
+
+def test_an_unreadable_model_is_not_replaced_by_the_last_served_name(tmp_path, rules):
+    """A script of DeepSeek-V4 on B300s (`exec vllm serve "$MODEL_PATH" --served-model-name
+    NAME ALIAS ALIAS ...`, MODEL_PATH=${1:?usage}): the model is the script's argument, and the
+    served names are aliases. Was a false HBM003 error ("the vllm command names no model")."""
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'MODEL_PATH="${1:?usage: $0 <model_path>}"\n'
+        'exec vllm serve "$MODEL_PATH" --served-model-name DSV4 deepseek-ai/DeepSeek-V4-Flash '
+        "deepseek-v4-flash --tensor-parallel-size 2\n"
+    )
+    found = lint(path, rules, "H100").diagnostics
+    assert [(d.code, d.severity.name) for d in found] == [("HBM011", "INFO")]
+    assert "the model is $MODEL_PATH" in found[0].message
+    # with no model before them, the served names do take it: vLLM refuses
+    path.write_text(
+        "#!/bin/bash\nvllm serve --served-model-name a deepseek-ai/DeepSeek-V4-Flash $EXTRA\n"
+    )
+    assert [d.code for d in lint(path, rules, "H100").diagnostics if d.code == "HBM003"]

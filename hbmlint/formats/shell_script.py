@@ -336,6 +336,11 @@ def _read(
     ]
     plain = [t for t in words_run if t not in loose]
     parsed = read_command(plain, env, text, files) if loose else None
+    # without the loose words the command must still name its model (or say why it cannot be
+    # read): a model lost to them (`vllm serve "$MODEL" --served-model-name A B`, where the
+    # names then take every word) is not a command without one
+    if parsed is not None and any(note.code == "HBM003" for note in parsed.notes):
+        parsed = None
     if parsed is not None and (parsed.model_unreadable or parsed.values.get("model.name")):
         for word in loose:
             parsed.note("HBM011", _flags_unread(word), word.span)
