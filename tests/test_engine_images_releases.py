@@ -19,7 +19,9 @@ SGLANG_NIGHTLY = REAL / "srt-slurm-sglang-nightly-dev-image.yaml"
 DYNAMO_VLLM = REAL / "pod-dynamo-vllm-runtime-1.3.yaml"
 TRTLLM_RELEASE = REAL / "compose-trtllm-ngc-release.yml"
 TGI_DLC = REAL / "gke-tgi-google-cloud-dlc.yaml"
+DYNAMO_SGLANG_050 = REAL / "dynamo-sglang-runtime-0.5.0-a10g.yaml"
 COVERED = {SGLANG_NIGHTLY.name, DYNAMO_VLLM.name, TRTLLM_RELEASE.name, TGI_DLC.name}
+COVERED |= {DYNAMO_SGLANG_050.name}
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +167,18 @@ def test_a_google_cloud_tgi_container_gets_its_tgi_release_budget(rules, tmp_pat
     [upstream] = _lint(tgi3, rules).deployments
     assert upstream.budget.settings.engine_version == "3.3.5"
     assert dlc.budget.kv_tokens != upstream.budget.kv_tokens
+
+
+def test_dynamo_0_5_0_is_judged_at_most_at_the_sglang_out_by_its_release(rules, tmp_path):
+    """Dynamo 0.5.0 (September 2025) is in no support matrix hbmlint read; it shipped an SGLang
+    before 0.5.3, whose smaller static memory fraction on a 24 GB card leaves an 8B model no
+    room. Read as the newest SGLang it was a false HBM101 error on AWS's ai-on-eks blueprint."""
+    version = image_version("nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.5.0")
+    assert version is not None and version.startswith("0.5.2 (at most")
+    result = _lint(DYNAMO_SGLANG_050, rules)
+    assert [f.code for f in result.diagnostics if f.severity.name == "ERROR"] == []
+    [deployment] = result.deployments
+    assert deployment.budget.settings.engine_version.startswith("0.5.2")
+    # a tag in no table is still the newest release, said as assumed
+    newest = _variant(tmp_path, DYNAMO_SGLANG_050, "sglang-runtime:0.5.0", "sglang-runtime:0.5.1")
+    assert "engine_version" in _lint(newest, rules).deployments[0].budget.assumed

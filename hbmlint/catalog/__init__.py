@@ -424,6 +424,14 @@ def vendor_image_release(image: str) -> tuple[str, str] | None:
         for key in [*tries, f"{major}.{minor}"]:
             if key in entry["releases"]:
                 return str(entry["engine"]), str(entry["releases"][key])
+        for key in tries:
+            day = (entry.get("out_by") or {}).get(key)
+            if day is not None:
+                engine = str(entry["engine"])
+                bound = released_by(
+                    engine, str(day), at_most=True, day_is=f"when the image's release {key} was out"
+                )
+                return (engine, bound) if bound else None
         return None
     return None
 
