@@ -473,3 +473,19 @@ def test_an_unreadable_model_is_not_replaced_by_the_last_served_name(tmp_path, r
         "#!/bin/bash\nvllm serve --served-model-name a deepseek-ai/DeepSeek-V4-Flash $EXTRA\n"
     )
     assert [d.code for d in lint(path, rules, "H100").diagnostics if d.code == "HBM003"]
+
+
+def test_sglang_eagle_with_its_draft_path_in_a_variable_is_an_eagle_drafter(tmp_path, rules):
+    """`--speculative-algorithm EAGLE --speculative-draft-model-path "$DRAFT"`: a separate EAGLE
+    head whose path the script's caller gives, not the model's own NextN layers (it was read as
+    MTP). Without a draft path, EAGLE on DeepSeek-V3 is its NextN layers."""
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        '#!/bin/bash\nDRAFT="${2:?}"\n'
+        "python3 -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct "
+        '--speculative-algorithm EAGLE --speculative-draft-model-path "$DRAFT"\n'
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 "
+        "--speculative-algorithm EAGLE --speculative-num-steps 2\n"
+    )
+    head, nextn = (d.deployment.speculative for d in lint(path, rules, "H100").deployments)
+    assert (head.method, nextn.method) == ("eagle", "mtp")

@@ -367,8 +367,10 @@ def parse(
     if "speculative.num_speculative_tokens" not in values and draft_tokens and draft_span:
         command.set("speculative.num_speculative_tokens", max(draft_tokens - 1, 1), draft_span)
     method = values.get("speculative.method")
-    if method == "eagle" and "speculative.model" not in values:
-        values["speculative.method"] = "mtp"  # EAGLE with no draft: the model's NextN layers
+    # EAGLE with no draft path is the model's own NextN layers; one in a variable is a draft
+    drafted = "speculative.model" in values or "speculative.model" in command.unread
+    if method == "eagle" and not drafted:
+        values["speculative.method"] = "mtp"
     if method is None:
         for key in [k for k in values if k.startswith("speculative.")]:
             values.pop(key)  # draft settings without an algorithm do nothing in SGLang
