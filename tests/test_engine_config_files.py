@@ -360,3 +360,23 @@ def test_a_config_written_by_echo_is_read(rules, tmp_path):
     )
     [found] = lint(path, rules, gpu="H100-80GB").deployments
     assert found.deployment.serving.gpu_memory_utilization == 0.7
+
+
+SPECULATIVE = REAL / "shell-trtllm-heredoc-speculative-config.sh"
+COVERED.add(SPECULATIVE.name)
+
+
+def test_trtllm_speculative_config_in_the_options_file_is_read(rules):
+    # was read without a drafter: an EAGLE-3 head's weights and tokens never budgeted
+    result = lint(SPECULATIVE, rules, gpu="H200")
+    eagle, mtp = (d.deployment.speculative for d in result.deployments)
+    assert (eagle.method, eagle.model.name, eagle.num_speculative_tokens) == (
+        "eagle3",
+        "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+        3,
+    )
+    assert (mtp.method, mtp.model, mtp.num_speculative_tokens) == ("mtp", None, 3)
+    # each setting at its line of the file
+    where = result.deployments[0].deployment.locations
+    assert where["speculative.model"].line == line_of(SPECULATIVE, "speculative_model_dir")
+    assert errors(result) == []

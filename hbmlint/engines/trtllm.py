@@ -303,3 +303,53 @@ def _apply_mapping(
             command.unread.pop(field, None)
         except BadValue as exc:
             command.note("HBM004", f"{'.'.join(key)}: {exc}", span)
+    speculative = data.get("speculative_config")
+    if isinstance(speculative, Mapping):
+        _speculative(command, speculative, span_of)
+
+
+# speculative_config's decoding_type -> the drafter it is (NVIDIA/TensorRT-LLM
+# tensorrt_llm/llmapi/llm_args.py: DecodingBaseConfig and its subclasses). On the PyTorch
+# backend (trtllm-serve's default) an "Eagle" config runs EAGLE-3 (its spec_dec_mode is
+# EAGLE3 or EAGLE3_ONE_MODEL), as "Eagle3" does.
+_DECODING_TYPES = {
+    "eagle": "eagle3",
+    "eagle3": "eagle3",
+    "mtp": "mtp",
+    "ngram": "ngram",
+    "drafttarget": "draft_model",
+    "medusa": "medusa",
+}
+
+
+def _speculative(
+    command: EngineCommand,
+    config: Mapping[str, Any],
+    span_of: Callable[[tuple[str, ...]], Span],
+) -> None:
+    """``speculative_config``: the drafter (``decoding_type``), its model
+    (``speculative_model``, formerly ``speculative_model_dir``) and its tokens a step
+    (``max_draft_len``; MTP's ``num_nextn_predict_layers``, default 1)."""
+    kind = str(config.get("decoding_type", "")).strip().lower()
+    method = _DECODING_TYPES.get(kind)
+    if method is None:
+        return  # another kind (SaveState, UserProvided, AUTO): no drafter hbmlint budgets
+    base = ("speculative_config",)
+    command.set("speculative.method", method, span_of((*base, "decoding_type")))
+    for key in ("speculative_model", "speculative_model_dir"):
+        model = config.get(key)
+        if isinstance(model, str) and model.strip() and not placeholder(model):
+            command.set("speculative.model", model_name(model), span_of((*base, key)))
+            break
+    tokens_key = "num_nextn_predict_layers" if method == "mtp" else "max_draft_len"
+    tokens = config.get(tokens_key, config.get("max_draft_len"))
+    if method == "mtp" and tokens is None:
+        tokens, tokens_key = 1, "decoding_type"  # MTPDecodingConfig's default
+    if tokens is not None:
+        try:
+            count = positive_int(str(tokens))
+        except BadValue as exc:
+            command.note("HBM004", f"speculative_config.{tokens_key}: {exc}", span_of(base))
+            return
+        where = span_of((*base, tokens_key)) if tokens_key in config else span_of(base)
+        command.set("speculative.num_speculative_tokens", count, where)
