@@ -15,7 +15,8 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 SGLANG = REAL / "srt-slurm-sglang-disagg.yaml"
 VLLM = REAL / "srt-slurm-vllm-agg-identity.yaml"
-COVERED = {SGLANG.name, VLLM.name}
+TRTLLM = REAL / "srt-slurm-trtllm-disagg-mtp.yaml"
+COVERED = {SGLANG.name, VLLM.name, TRTLLM.name}
 
 
 @pytest.fixture(scope="module")
@@ -72,11 +73,29 @@ def test_identity_model_repo_names_the_model_directory(rules):
     assert read.deployment.engine_version == "0.31.0"  # identity.container.image's tag
 
 
-def test_a_trtllm_recipe_is_a_note(rules, tmp_path):
-    path = tmp_path / "trtllm.yaml"
+def test_a_trtllm_recipe_is_read_as_the_dynamo_worker_srtctl_runs(rules):
+    """srtctl writes each mode's trtllm_config to a file and runs `python3 -m dynamo.trtllm
+    --model-path MODEL --extra-engine-args FILE`: the options are TensorRT-LLM's LLM API
+    settings (was an HBM014 "not read" info, nothing checked)."""
+    result = lint(TRTLLM, rules)
+    prefill, decode = (d.deployment for d in result.deployments)
+    assert (prefill.engine, prefill.parallel.tensor, prefill.gpu.count) == ("trtllm", 2, 2)
+    assert (decode.parallel.tensor, decode.gpu.count) == (16, 16)
+    assert (decode.speculative.method, decode.speculative.num_speculative_tokens) == ("mtp", 3)
+    assert decode.serving.gpu_memory_utilization == 0.9
+    assert decode.locations["parallel.tensor"].line == 39
+    assert [d for d in result.diagnostics if d.severity != Severity.INFO] == []
+
+
+def test_a_trtllm_recipe_s_swept_value_is_unread_not_refused(rules, tmp_path):
+    path = tmp_path / "sweep.yaml"
     path.write_text(
-        "name: glm5\nmodel: {path: glm-5-fp4, container: trtllm, precision: fp4}\n"
-        "resources: {gpu_type: gb200, gpus_per_node: 4}\nbackend: {type: trtllm}\n"
+        TRTLLM.read_text()
+        .replace("tensor_parallel_size: 16", "tensor_parallel_size: {tp}")  # YAML: a mapping
+        .replace("tensor_parallel_size: 2", 'tensor_parallel_size: "{tp}"')
+        + "sweep:\n  tp: [8, 16]\n"
     )
-    [note] = lint(path, rules).diagnostics
-    assert (note.code, note.severity, note.span.line) == ("HBM014", Severity.INFO, 4)
+    result = lint(path, rules)
+    assert [d.code for d in result.diagnostics if d.severity == Severity.ERROR] == []
+    unread = [d for d in result.diagnostics if d.code == "HBM011"]
+    assert len(unread) == 2 and all("cannot read" in d.message for d in unread)

@@ -246,9 +246,11 @@ def parse_dynamo(
     env: Mapping[str, Token] | None = None,
     config: Mapping[str, Any] | None = None,
     config_span: Callable[[tuple[str, ...]], Span] | None = None,
+    word: Callable[[Any, Span], Token] | None = None,
 ) -> EngineCommand:
     """The worker's settings: its flags, then ``config`` (the extra-engine-args YAML, each
-    value located by ``config_span``), then the ``--override-engine-args`` JSON."""
+    value located by ``config_span``, made a word by ``word`` where given: unreadable where the
+    file is a template), then the ``--override-engine-args`` JSON."""
     command = EngineCommand(engine=NAME, span=launcher)
     override: Token | None = None
     for item in scan(tokens, FLAGS):
@@ -257,7 +259,9 @@ def parse_dynamo(
             continue
         apply(command, item)
     if config:
-        _apply_mapping(command, config, lambda key: config_span(key) if config_span else launcher)
+        _apply_mapping(
+            command, config, lambda key: config_span(key) if config_span else launcher, word
+        )
     # a template placeholder ({{ .Values.overrides }}) is filled in before the worker sees it
     if override is not None and override.readable and not placeholder(override.text):
         import json  # here: most commands hold no JSON (json's import ~4.6M instructions)

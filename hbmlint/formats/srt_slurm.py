@@ -23,8 +23,10 @@ What srtctl runs, and hbmlint with it (NVIDIA/srt-slurm@c88ef73):
   enroot URI or .sqsh file (engines.docker_reference), or an alias of the cluster's
   srtslurm.yaml, read where the alias names a release.
 
-TensorRT-LLM recipes (``backend.type: trtllm``) configure the engine through LLM API option
-files; they are an info, not read.
+TensorRT-LLM recipes (``backend.type: trtllm``): srtctl writes the mode's
+``backend.trtllm_config.<mode>`` mapping to a file and runs ``python3 -m dynamo.trtllm
+--model-path MODEL --extra-engine-args FILE`` (src/srtctl/backends/trtllm.py), so the mapping
+is read as TensorRT-LLM's LLM API options (engines/trtllm.py), each at its key.
 """
 
 from __future__ import annotations
@@ -35,11 +37,11 @@ from typing import Any
 
 from ..catalog import released_by
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_version, read_invocation
-from ..engines.args import Token
+from ..engines import image_version, read_invocation, trtllm
+from ..engines.args import EngineCommand, Token
 from ..engines.config_file import settings_as_flags
 from ..spec import Deployment
-from ..yamlsrc import YamlDocument
+from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build
 from .podspec import value_at
 
@@ -48,6 +50,7 @@ NAME = "srt-slurm"
 _BACKENDS = {
     "sglang": ("sglang_config", ["python3", "-m", "sglang.launch_server", "--model-path"]),
     "vllm": ("vllm_config", ["vllm", "serve"]),
+    "trtllm": ("trtllm_config", ["python3", "-m", "dynamo.trtllm", "--model-path"]),
 }
 # worker mode: its key under <backend>_config and its environment, its resources' prefix
 _MODES = {"prefill": "prefill", "decode": "decode", "agg": "aggregated"}
@@ -111,9 +114,12 @@ def to_deployments(
         nodes = -(-gpus // per_node) if gpus else 1
         if nodes > 1 and kind == "sglang":
             argv += [Token("--nnodes", document.span(gpus_path)), Token(str(nodes), where)]
-        argv += _flags(document, config_path, config, _sweep_names(data))
         env = _environment(document, ("backend", f"{_MODES[mode]}_environment"))
-        command = read_invocation(argv, env, "")
+        if kind == "trtllm":
+            command = _trtllm_worker(document, argv, where, env, config_path, config, data)
+        else:
+            argv += _flags(document, config_path, config, _sweep_names(data))
+            command = read_invocation(argv, env, "")
         if command is None:
             continue
         gpu_type = str(resources.get("gpu_type"))
@@ -251,6 +257,35 @@ def _flags(
         lambda path: document.span((*base, *path)),
         lambda text, span: Token(text, span, _swept(text, sweep)),
     )
+
+
+def _trtllm_worker(
+    document: YamlDocument,
+    argv: list[Token],
+    where: Span,
+    env: dict[str, Token],
+    config_path: tuple,
+    config: dict,
+    data: dict,
+) -> EngineCommand:
+    """dynamo.trtllm with the mode's trtllm_config as its --extra-engine-args file."""
+    sweep = _sweep_names(data)
+    return trtllm.parse_dynamo(
+        argv[3:],  # the words after `python3 -m dynamo.trtllm`
+        where,
+        env,
+        config,
+        lambda key: document.span((*config_path, *key)),
+        lambda value, span: Token(str(value), span, _swept_value(value, sweep)),
+    )
+
+
+def _swept_value(value: Any, sweep: tuple[str, ...]) -> tuple[str, ...]:
+    """_swept of a value as YAML gave it: an unquoted ``{tp}`` is a mapping to YAML, though
+    srtctl fills it in as text before the recipe is read."""
+    if isinstance(value, dict) and value and all(v is None for v in value.values()):
+        return _swept("".join(f"{{{key}}}" for key in value), sweep)
+    return _swept(str(value), sweep)
 
 
 def _environment(document: YamlDocument, base: tuple) -> dict[str, Token]:
