@@ -111,6 +111,26 @@ EXPECTED = {
             1,
         ),
     },
+    # a prefill/decode application: one server of each, read from prefill_config and
+    # decode_config (was "not a manifest hbmlint reads", silent)
+    "ray-serve-llm-pd.yaml": {
+        "ray-serve-llm-pd/gptoss/prefill": (
+            "vllm",
+            "openai/gpt-oss-120b",
+            "H100-SXM-80GB",
+            4,
+            4,
+            1,
+        ),
+        "ray-serve-llm-pd/gptoss/decode": (
+            "vllm",
+            "openai/gpt-oss-120b",
+            "H100-SXM-80GB",
+            4,
+            4,
+            1,
+        ),
+    },
     "vllm-chart-values.yaml": {
         # gpuModels [L40S, A100-80GB]: the one with less memory
         "vllm-chart-values": ("vllm", "Qwen/Qwen3-8B", "L40S-48GB", 1, 1, 1),

@@ -29,8 +29,11 @@ from .vllm_config import mapping_argv
 
 NAME = "ray-serve-llm"
 
-# Serve builders that take LLM configs: `llm_configs` (a list) or `llm_config` (one).
-_ENGINE_MENTIONS = ("vllm", "sglang", "llm_config")
+# Serve builders that take LLM configs: `llm_configs` (a list) or `llm_config` (one); the
+# prefill/decode builder (ray.serve.llm:build_pd_openai_app, PDServingArgs) `prefill_config`
+# and `decode_config`, an LLMConfig each.
+_ENGINE_MENTIONS = ("vllm", "sglang", "llm_config", "engine_kwargs")
+_PD_CONFIGS = ("prefill_config", "decode_config")
 
 
 def detect(data: Any) -> bool:
@@ -140,6 +143,8 @@ def read_serve_config(
             ]
         elif "llm_config" in args:
             configs = [((*apath, "args", "llm_config"), args["llm_config"])]
+        else:
+            configs = [((*apath, "args", key), args[key]) for key in _PD_CONFIGS if key in args]
         if not configs:
             if _mentions_engine(app):
                 where = "import_path" if "import_path" in app else "name"
@@ -177,6 +182,8 @@ def read_serve_config(
             loading = config.get("model_loading_config")
             model_id = loading.get("model_id") if isinstance(loading, dict) else None
             label = f"{name}/{model_id}" if len(configs) > 1 or len(apps) > 1 else name
+            if cpath[-1] in _PD_CONFIGS:  # a prefill and a decode server of one model
+                label = f"{label}/{cpath[-1].removesuffix('_config')}"
             deployment, found = read_llm_config(
                 doc, cpath, display, label, index, gpu, cluster_gpus
             )
