@@ -34,11 +34,13 @@ from .spec import (
     DRAFT_MODEL_METHODS,
     HEAD_METHODS,
     ROCM_SAID,
+    VGPU_MEMORY,
+    VGPU_PERCENT,
     Deployment,
     ModelRef,
     SpeculativeSpec,
 )
-from .units import format_bytes
+from .units import Q, format_bytes
 from .yamlsrc import Span
 
 # The annotations (or labels) a user adds to a workload to name what hbmlint cannot read.
@@ -121,6 +123,8 @@ def resolve(
     gpu, gpu_from_default = _resolve_gpu(run, options.default_gpu)
     if run.not_a_gpu:
         return None, run.findings
+    if gpu is not None and deployment.gpu.labels:
+        gpu = _vgpu_share(run, gpu)
     target = _resolve_model(run, deployment.model, "model", options)
     draft = None
     spec = deployment.speculative
@@ -264,6 +268,37 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
     if info is not None and mig is not None:
         info = _mig_slice(run, info, *mig)
     return info, False
+
+
+def _vgpu_share(run: _Run, info: GpuInfo) -> GpuInfo:
+    """The memory a container gets of each GPU under HAMi's vGPU plugin (nvidia.com/gpumem in
+    MiB, or nvidia.com/gpumem-percentage): HAMi-core reports it to CUDA as the device's total,
+    so the engine's memory fraction is a fraction of it."""
+    label = next(
+        (g for g in run.deployment.gpu.labels if g.key in (VGPU_MEMORY, VGPU_PERCENT)), None
+    )
+    if label is None:
+        return info
+    try:
+        amount = float(label.value)
+    except ValueError:
+        return info  # a template or a quantity HAMi does not take: the card's memory
+    if amount <= 0:
+        return info  # HAMi reads 0 as no limit
+    if label.key == VGPU_MEMORY:
+        share = Q(amount, "MiB").to(info.memory.units)
+        said = f"{amount:g} MiB"
+    else:
+        share = info.memory * min(amount, 100.0) / 100.0
+        said = f"{min(amount, 100.0):g}%"
+    if share >= info.memory:
+        return info
+    run.deployment.locations["gpu.memory"] = label.span
+    run.assumed["gpu"] = (
+        f"a HAMi vGPU share of the {info.name}: {format_bytes(share)} ({label.key}: {said}), "
+        "which HAMi-core reports to the engine as the device's memory"
+    )
+    return replace(info, memory=share, name=f"{info.name} vGPU {format_bytes(share)}")
 
 
 def _mig_slice(run: _Run, info: GpuInfo, profile: str, span: Any) -> GpuInfo:

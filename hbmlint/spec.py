@@ -54,6 +54,11 @@ ROCM_IMAGE = "hbmlint/rocm-image"
 # ... and the one a script or compose reader adds where the engine's environment or container
 # says ROCm (HIP_VISIBLE_DEVICES, /dev/kfd, a ROCm image): the value says what says so
 ROCM_SAID = "hbmlint/rocm"
+# HAMi's vGPU device plugin (Project-HAMi/HAMi): a container's share of a GPU's memory, in MiB
+# (nvidia.com/gpumem) or as a percentage (nvidia.com/gpumem-percentage); HAMi-core makes the
+# CUDA driver report that share as the device's total, so the engine sizes itself by it
+VGPU_MEMORY = "nvidia.com/gpumem"
+VGPU_PERCENT = "nvidia.com/gpumem-percentage"
 
 
 @dataclass(slots=True)

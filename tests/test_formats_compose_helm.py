@@ -461,3 +461,18 @@ def test_formats_command_says_how_each_document_was_read(tmp_path):
     assert "deployment llama3 (vllm)" in lines[2]
     row = next(line for line in lines if "serving.gpu_memory_utilization" in line).split()
     assert row[1] == "0.8" and int(row[-1]) == line_of(path, '"--gpu-memory-utilization", "0.8"')
+
+
+def test_production_stack_request_gpu_mem_is_a_hami_vgpu_share(tmp_path):
+    # the chart writes requestGPUMem as nvidia.com/gpumem, HAMi's share of the card in MiB
+    values = write(
+        tmp_path,
+        "values.yaml",
+        LORA_VALUES.replace("requestGPU: 1", "requestGPU: 1\n    requestGPUMem: 10000"),
+    )
+    [budget] = budgets(values)
+    assert (
+        budget["gpu"].startswith("L4-24GB vGPU") and round(budget["total_bytes"] / 2**20) == 10000
+    )
+    [weights] = [f for f in findings(values) if f["code"] == "HBM101"]
+    assert weights["severity"] == "error"

@@ -116,3 +116,31 @@ def test_a_compose_service_on_an_image_of_its_own_named_for_vllm(rules, tmp_path
     assert [d.deployment.parallel.tensor for d in result.deployments] == [2]
     assert [f.severity for f in codes(result, "HBM007")] == [Severity.ERROR]
     assert len(codes(result, "HBM011")) == 1
+
+
+HAMI = REAL / "k8s-vllm-hami-vgpu-memory.yaml"
+COVERED.add(HAMI.name)
+
+
+def test_a_hami_vgpu_share_is_the_memory_the_engine_sizes_itself_by(rules, tmp_path):
+    # HAMi-core reports the share as the device's total: 90% of 24000 MiB, not of 80 GB
+    [deployment] = lint(HAMI, rules).deployments
+    budget = deployment.budget
+    assert round(budget.total.to("MiB").magnitude) == 24000
+    assert "HAMi" in budget.assumed["gpu"]
+    assert deployment.deployment.locations["gpu.memory"].line == line_of(
+        HAMI, "nvidia.com/gpumem: 24000"
+    )
+    # a 14B model's weights (27.5 GiB) do not fit the share, though they fit the card
+    bigger = tmp_path / "bigger.yaml"
+    bigger.write_text(HAMI.read_text().replace("Qwen2.5-7B", "Qwen2.5-14B"))
+    [weights] = codes(lint(bigger, rules), "HBM101")
+    assert weights.severity == Severity.ERROR and "vGPU" in weights.message
+    # a percentage share: half the card
+    half = tmp_path / "half.yaml"
+    half.write_text(
+        HAMI.read_text().replace("nvidia.com/gpumem: 24000", "nvidia.com/gpumem-percentage: 50")
+    )
+    [shared] = lint(half, rules).deployments
+    assert "50%" in shared.budget.assumed["gpu"]
+    assert 38 < shared.budget.total.to("GiB").magnitude < 40  # half of the card's 79.2 GiB

@@ -32,7 +32,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_version, vllm
 from ..engines.args import RENDER_HINT, Token, placeholder
-from ..spec import Deployment, Label
+from ..spec import VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
 from ..yamlsrc import YamlDocument
 from . import accelerators
 from .build import GpuFacts, build
@@ -133,6 +133,15 @@ def to_deployments(
         count, count_span = _request_gpu(document, mpath, model_spec, findings, display)
         count = _ray_cluster_gpus(document, mpath, model_spec, count, findings, display)
         labels = _node_labels(document, mpath, model_spec) + resource
+        # the chart's HAMi vGPU share (helm/templates/_helpers.tpl chart.resources)
+        for key, resource_name in (
+            ("requestGPUMem", VGPU_MEMORY),
+            ("requestGPUMemPercentage", VGPU_PERCENT),
+        ):
+            if model_spec.get(key) is not None:
+                span = document.span((*mpath, key))
+                labels.append(Label(resource_name, str(model_spec[key]), span))
+                break
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         tag = model_spec.get("tag")
         version = image_version(f"vllm/vllm-openai:{tag}") if tag is not None else None

@@ -36,6 +36,7 @@ from .podspec import (
     runs_engine,
     serving_containers,
     value_at,
+    vgpu_memory,
 )
 
 NAME = "kubernetes"
@@ -237,6 +238,7 @@ def _gpu_facts(
     labels = node_labels(reader.document, (*pod_path, "nodeSelector"), terms)
     labels += [label for label, _ in mig_resources(reader.document, cpath, container)]
     labels += amd_gpus(reader.document, cpath, container)
+    labels += vgpu_memory(reader.document, cpath, container)
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod is None:
         return gpu

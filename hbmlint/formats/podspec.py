@@ -18,7 +18,7 @@ from ..engines import (
 )
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..engines.config_file import ConfigFile, ConfigFiles
-from ..spec import ROCM_IMAGE, Deployment, Label
+from ..spec import ROCM_IMAGE, VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import build as build_deployment
@@ -625,6 +625,20 @@ def mig_resources(
         if found:
             break
     return found
+
+
+def vgpu_memory(document: YamlDocument, cpath: Path, container: Any = None) -> list[Label]:
+    """A container's share of each GPU's memory under HAMi's vGPU device plugin
+    (``nvidia.com/gpumem: 20000``, ``nvidia.com/gpumem-percentage: 50``), as a label at the
+    resource for resolve, which caps the GPU's memory by it."""
+    resources = _resources(document, cpath, container)
+    for section in ("limits", "requests"):
+        asked = resources.get(section) if isinstance(resources, dict) else None
+        for key in (VGPU_MEMORY, VGPU_PERCENT):
+            if isinstance(asked, dict) and asked.get(key) is not None:
+                span = document.span((*cpath, "resources", section, key))
+                return [Label(key, str(asked[key]), span)]
+    return []
 
 
 def node_labels(
