@@ -118,26 +118,20 @@ def to_deployments(
             continue
         version = image_version(container.get("image"))
         release = (version, document.span((*cpath, "image"))) if version else None
-        if reader.other_accelerator(cpath, name, container, command, env):
-            if accelerators.in_command(command) is not None:
-                # `--device cpu` on vLLM's own image: whatever the device, a flag the release
-                # removed (--device itself, from 0.10) makes it refuse to start
-                _, found = build(
-                    command,
-                    name=name,
-                    display=display,
-                    document=document.index,
-                    gpu=GpuFacts(),
-                    where=doc_span,
-                    engine_version=release,
-                    image=container.get("image"),
-                )
-                reader.findings.extend(f for f in found if f.code == "HBM010")
+        elsewhere = reader.other_accelerator(cpath, name, container, command, env)
+        if elsewhere and accelerators.in_command(command) is None:
             continue
-        gpu = _gpu_facts(reader, data, pods, pod_path, cpath, role, name, command.nodes, container)
-        if data.get("kind") != "LeaderWorkerSet":  # an LWS group's GPUs are counted above
-            gpu, notes = on_ray_cluster(gpu, command, argv, display, name)
-            reader.findings.extend(notes)
+        if elsewhere:
+            # `--device cpu` on vLLM's own image: not budgeted, but whatever the device, a
+            # flag the release removed (--device itself, from 0.10) makes it refuse to start
+            gpu = GpuFacts()
+        else:
+            gpu = _gpu_facts(
+                reader, data, pods, pod_path, cpath, role, name, command.nodes, container
+            )
+            if data.get("kind") != "LeaderWorkerSet":  # an LWS group's GPUs are counted above
+                gpu, notes = on_ray_cluster(gpu, command, argv, display, name)
+                reader.findings.extend(notes)
         deployment, findings = build(
             command,
             name=name,
@@ -149,6 +143,8 @@ def to_deployments(
             hints=metadata_labels(document, ("metadata",), (*pod_path[:-1], "metadata")),
             image=container.get("image"),
         )
+        if elsewhere:
+            deployment, findings = None, [f for f in findings if f.code == "HBM010"]
         reader.findings.extend(findings)
         if deployment is not None:
             deployments.append(deployment)
