@@ -489,3 +489,22 @@ def test_sglang_eagle_with_its_draft_path_in_a_variable_is_an_eagle_drafter(tmp_
     )
     head, nextn = (d.deployment.speculative for d in lint(path, rules, "H100").deployments)
     assert (head.method, nextn.method) == ("eagle", "mtp")
+
+
+def test_a_speculative_config_that_is_a_shell_variable_is_unread_not_invalid(tmp_path, rules):
+    """adrienbrault/qwen3.6-27b-rtx5090 scripts/serve-tier-rc4.sh: `docker run ... bash -c "...
+    --speculative-config '$SPEC_FINAL' ..."`, the host's double quotes expanding the variable
+    into valid JSON before the container's shell sees the single quotes. Was a false HBM004
+    error ("not valid JSON")."""
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'SPEC_FINAL=${SPEC_JSON:-"{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\\":4}"}\n'
+        'docker run --gpus all --entrypoint bash vllm/vllm-openai:v0.20.0 -c "\n'
+        "  exec vllm serve Qwen/Qwen3-8B --speculative-config '$SPEC_FINAL'\n"
+        '"\n'
+    )
+    found = lint(path, rules, "H100").diagnostics
+    assert [d for d in found if d.code == "HBM004"] == []
+    [unread] = [d for d in found if d.code == "HBM011" and "$SPEC_FINAL" in d.message]
+    assert unread.severity.name == "INFO"

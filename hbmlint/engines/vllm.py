@@ -1231,6 +1231,9 @@ def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:
         command.note("HBM011", unreadable_message(item.name, item.value), item.value.span)
 
 
+_SHELL_REFERENCE = LazyPattern(r"\$(?:\{[^}]*\}|[A-Za-z_]\w*)")
+
+
 def _spec_json(command: EngineCommand, item: Item) -> dict | None:
     import json
 
@@ -1239,6 +1242,19 @@ def _spec_json(command: EngineCommand, item: Item) -> dict | None:
     try:
         loaded = json.loads(value.text)
     except json.JSONDecodeError as exc:
+        reference = _SHELL_REFERENCE.search(value.text)
+        if reference is not None:
+            # a script's `bash -c "... '$SPEC' ..."`: the outer shell's double quotes expand it
+            # before the inner one sees the single quotes, so the engine may get valid JSON
+            command.unread[f"{item.name}"] = value.span
+            command.note(
+                "HBM011",
+                f"{item.name} holds {reference.group(0)}, a shell variable that a shell around "
+                "this command may expand first; hbmlint cannot read the JSON it becomes, and "
+                "the engine default is assumed",
+                value.span,
+            )
+            return None
         command.note(
             "HBM004",
             f"{item.name}: not valid JSON ({exc.msg} at character {exc.pos}): {value.text[:80]}",
