@@ -182,3 +182,20 @@ def test_dynamo_0_5_0_is_judged_at_most_at_the_sglang_out_by_its_release(rules, 
     # a tag in no table is still the newest release, said as assumed
     newest = _variant(tmp_path, DYNAMO_SGLANG_050, "sglang-runtime:0.5.0", "sglang-runtime:0.5.1")
     assert "engine_version" in _lint(newest, rules).deployments[0].budget.assumed
+
+
+@pytest.mark.parametrize(
+    ("image", "release"),
+    [
+        # ombori/deepseek-v4-flash-0731-sglang-4x-rtx-pro-6000: built FROM
+        # lmsysorg/sglang:v0.5.16-cu130-runtime and tagged with its release
+        ("sglang:v0.5.16-dsv4-sm120", "0.5.16"),
+        ("registry.example.com/ai/vllm:0.9.1", "0.9.1"),
+        # the team's own numbering, not a release of the engine the name says
+        ("registry.example.com/ai/vllm:v1.2.0", None),
+        # a vendor's own release numbers: Dynamo 0.5.1 is not SGLang 0.5.1
+        ("nvcr.io/nvidia/ai-dynamo/sglang-runtime:0.5.1", None),
+    ],
+)
+def test_an_image_of_one_s_own_tagged_with_its_engine_s_release(image, release):
+    assert image_version(image) == release

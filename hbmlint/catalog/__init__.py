@@ -452,6 +452,24 @@ def released_by(
     return f"{max(published)[1]} ({bound} {day}, {day_is})"
 
 
+def vendor_repository(image: str) -> bool:
+    """Whether ``image`` is a vendor image of vendor_images.yaml, whose tags are the vendor's
+    own release numbers (Dynamo's sglang-runtime:0.5.1 is not SGLang 0.5.1)."""
+    name = image.rsplit("@", 1)[0].rpartition(":")[0] or image
+    name = name.lower().removeprefix("docker.io/")
+    return any(
+        _repository_matches(name, r)
+        for entry in _load("vendor_images.yaml")["images"]
+        for r in entry["repositories"]
+    )
+
+
+def is_release(engine: str, version: str) -> bool:
+    """Whether ``version`` is a release of ``engine`` hbmlint knows (release_dates.yaml)."""
+    dates = _load("release_dates.yaml").get(engine) or {}
+    return version in {str(v) for v in dates.values()}
+
+
 _DATED_BUILD = "the newest release by"
 _AT_MOST = "at most"
 

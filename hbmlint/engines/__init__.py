@@ -12,7 +12,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
-from ..catalog import released_by, vendor_image_release
+from ..catalog import is_release, released_by, vendor_image_release, vendor_repository
 from ..lazyre import LazyPattern
 from ..yamlsrc import Span
 from . import sglang, tgi, trtllm, vllm
@@ -695,6 +695,18 @@ def _ngc_vllm_bound(tag: str) -> str | None:
     return released_by("vllm", last, at_most=True, day_is="the end of the container's month")
 
 
+def _own_image_release(repository: str, tag: str) -> str | None:
+    """An image of the team's own named for its engine and tagged with the engine's release it
+    is built from (``sglang:v0.5.16-dsv4-sm120``, FROM lmsysorg/sglang:v0.5.16): that release,
+    where it is one of that engine's (a tag ``v1.2`` of the team's own numbering is not)."""
+    parts = set(_NAME_PARTS.split(repository.rsplit("/", 1)[-1]))
+    engine = "sglang" if "sglang" in parts else "vllm" if "vllm" in parts else None
+    match = _VERSION.match(tag) if engine else None
+    if engine is None or match is None or not is_release(engine, match.group(1)):
+        return None
+    return match.group(1)
+
+
 def image_version(image: str | None) -> str | None:
     """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``,
     ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
@@ -723,7 +735,7 @@ def _image_version(image: str) -> str | None:
         day = _VERTEX_BUILD_DAY.match(tag)
         return released_by("vllm", "-".join(day.groups()), at_most=True) if day else None
     if image_engine(image) is None and not any(marker in name for marker in _VERSIONED_IMAGES):
-        return None
+        return None if vendor_repository(image) else _own_image_release(repository, tag)
     if "tensorrt-llm/release" in repository:
         match = _TRTLLM_RELEASE.match(tag)
         return match.group(1) if match else None
