@@ -460,8 +460,8 @@ def lint(
     unsafe_fixes: bool = False,
     diff: bool = False,
 ) -> None:
-    """Lint manifests: files, or directories searched for YAML files and .sh/.bash launch
-    scripts (`-` reads standard input)."""
+    """Lint manifests: files, or directories searched for YAML files, .sh/.bash launch
+    scripts and systemd .service units (`-` reads standard input)."""
     from . import reporters
     from .config import CommandLine, ConfigError
     from .diagnostics import Severity

@@ -39,7 +39,7 @@ from .yamlsrc import YamlDocument, load_documents, load_documents_without_positi
 YAML_SUFFIXES = (".yaml", ".yml")
 # what a directory walk lints: manifests, and launch scripts (one that starts no engine has
 # nothing to report)
-SEARCHED_SUFFIXES = YAML_SUFFIXES + SCRIPT_SUFFIXES
+SEARCHED_SUFFIXES = YAML_SUFFIXES + SCRIPT_SUFFIXES + (".service",)  # systemd units too
 STDIN = "-"
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox"}
 # Larger files are refused with a finding rather than read (see docs: hostile input).
@@ -75,7 +75,8 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
     """YAML files and shell scripts under ``paths`` in a stable order, as (path, display name).
 
     Files named explicitly are linted whatever their suffix; directories are searched for
-    .yaml/.yml files and .sh/.bash launch scripts, skipping VCS and virtualenv folders, without
+    .yaml/.yml files, .sh/.bash launch scripts and systemd .service units, skipping VCS and
+    virtualenv folders, without
     following symlinked directories (no loops)."""
     for raw in paths:
         if raw == STDIN:  # standard input: `helm template ... | hbmlint -`

@@ -361,8 +361,9 @@ def describe(
     deployment that names no GPU, as the lint will use it."""
     from ..yamlsrc import load_documents
 
-    if script_reader(display, text, forced) is not None:
-        return "\n".join(_describe_script(text, path, display, default_gpu)) + "\n"
+    script = script_reader(display, text, forced)
+    if script is not None:
+        return "\n".join(_describe_script(script, text, path, display, default_gpu)) + "\n"
     out: list[str] = []
     documents, error = load_documents(text)
     for document in documents:
@@ -403,6 +404,11 @@ def script_reader(display: str, text: str, forced: ModuleType | None) -> ModuleT
     name or ``#!`` line and is mapped to no other format; else None (read as YAML)."""
     if forced is not None and forced.NAME != "shell":
         return None
+    if forced is None and (display.lower().endswith(".service") or "[Service]" in text):
+        from . import systemd_unit  # a systemd unit's ExecStart=, read as a script
+
+        if systemd_unit.is_unit(display, text):
+            return systemd_unit
     if forced is None and not (display.lower().endswith(SCRIPT_SUFFIXES) or text[:2] == "#!"):
         return None  # the cheap test first: most files are YAML, and the reader stays unloaded
     from . import shell_script
@@ -410,12 +416,13 @@ def script_reader(display: str, text: str, forced: ModuleType | None) -> ModuleT
     return shell_script if forced is not None or shell_script.is_script(display, text) else None
 
 
-def _describe_script(text: str, path: Any, display: str, default_gpu: str | None) -> list[str]:
-    """`hbmlint formats` on a shell script: its engine commands, as deployments."""
-    from . import shell_script
-
-    out = [f"{display}: read as {shell_script.NAME}"]
-    deployments, findings = shell_script.to_script_deployments(text, path, display)
+def _describe_script(
+    script: Any, text: str, path: Any, display: str, default_gpu: str | None
+) -> list[str]:
+    """`hbmlint formats` on a shell script (or a systemd unit, ``script``'s reader): its engine
+    commands, as deployments."""
+    out = [f"{display}: read as {script.NAME}"]
+    deployments, findings = script.to_script_deployments(text, path, display)
     _describe_read(out, deployments, findings, default_gpu)
     if len(out) == 1:
         unread = unread_engine(text, display)
