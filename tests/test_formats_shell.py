@@ -508,3 +508,31 @@ def test_a_speculative_config_that_is_a_shell_variable_is_unread_not_invalid(tmp
     assert [d for d in found if d.code == "HBM004"] == []
     [unread] = [d for d in found if d.code == "HBM011" and "$SPEC_FINAL" in d.message]
     assert unread.severity.name == "INFO"
+
+
+def test_a_variable_set_again_and_again_in_a_script_without_branches_has_its_last_value(
+    tmp_path, rules
+):
+    """francisco-perez-sorrosal/funes tgi.sh sets `model=` thirteen times, one line after the
+    other, the last one live: with no branch, loop or function, each command takes the value
+    set last before it (was "set to 13 different values ... cannot be checked")."""
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "model=meta-llama/Llama-3.1-8B-Instruct\n"
+        "model=Qwen/Qwen2.5-7B-Instruct\n"
+        "text-generation-launcher --model-id $model --num-shard 1\n"
+        "model=Qwen/Qwen2.5-14B-Instruct\n"
+        "vllm serve $model\n"
+    )
+    names = [d.deployment.model.name for d in lint(path, rules, "H100").deployments]
+    assert names == ["Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-14B-Instruct"]
+    # a branch makes it the run's choice again: the model is unread, nothing is budgeted
+    branched = path.read_text().replace(
+        "model=Qwen/Qwen2.5-7B-Instruct\n",
+        'if [ "$X" ]; then model=Qwen/Qwen2.5-7B-Instruct; fi\n',
+    )
+    path.write_text(branched)
+    found = lint(path, rules, "H100")
+    assert "Qwen/Qwen2.5-7B-Instruct" not in [d.deployment.model.name for d in found.deployments]
+    assert any("different values" in d.message for d in found.diagnostics)

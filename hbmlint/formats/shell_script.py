@@ -159,6 +159,14 @@ _SET = re.compile(
 _ARRAY = re.compile(r"(?:^|[\s;])[A-Za-z_][A-Za-z0-9_]*\+?=\(", re.M)
 
 
+# what makes a script run other than line after line: a branch, a loop, a function, a command
+# run only on another's success or failure, the script's own arguments (`${1:-...}` defaults)
+_CONTROL = re.compile(
+    r"^[ \t]*(?:if|elif|case|for|while|until|select|function)\b|\(\)[ \t]*\{|&&|\|\||\$\{?[1-9@*#]",
+    re.MULTILINE,
+)
+
+
 def _prepared(text: str) -> tuple[str, dict[str, str]]:
     """The script as the splitter reads it, every character where it was (so that each word is
     found at its own line and column in ``text``), and the variables whose value is not known:
@@ -176,8 +184,11 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
         where.setdefault(match.group(1), []).append(match.start(1))
     chars = list(text)
     origins: dict[str, str] = {}
+    # a script with no branch, loop, function or `&&`/`||`: it runs line after line, so each
+    # command takes the value set last before it (the splitter sets them in order)
+    linear = any(len(seen) > 1 for seen in values.values()) and not _CONTROL.search(text)
     for name, seen in values.items():
-        if len(seen) < 2:
+        if len(seen) < 2 or linear:
             continue
         origins[name] = (
             f"{name} is set to {len(seen)} different values in the script, and which one a run "
