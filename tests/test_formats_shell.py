@@ -536,3 +536,17 @@ def test_a_variable_set_again_and_again_in_a_script_without_branches_has_its_las
     found = lint(path, rules, "H100")
     assert "Qwen/Qwen2.5-7B-Instruct" not in [d.deployment.model.name for d in found.deployments]
     assert any("different values" in d.message for d in found.diagnostics)
+
+
+def test_the_host_s_cuda_visible_devices_does_not_reach_a_container(tmp_path, rules):
+    """Dmitriuso/bot-antosha-tgi run_tgi.sh exports CUDA_VISIBLE_DEVICES=0, then `docker run
+    --gpus all` with no -e for it: the container sees every GPU. It was read as one GPU (for
+    a TP 2 engine, a false HBM007 error). `-e CUDA_VISIBLE_DEVICES` passes it on by name."""
+    path = tmp_path / "serve.sh"
+    image = "vllm/vllm-openai:v0.10.0 --model Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2"
+    path.write_text(
+        f"#!/bin/bash\nexport CUDA_VISIBLE_DEVICES=0\ndocker run --gpus all {image}\n"
+        f"docker run --gpus all -e CUDA_VISIBLE_DEVICES {image}\n"
+    )
+    counts = [d.deployment.gpu.count for d in lint(path, rules, "H100").deployments]
+    assert counts == [None, 1]

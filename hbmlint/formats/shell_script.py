@@ -377,8 +377,13 @@ def _read(
     container = accelerators.container_options(words_run)
     run_env, options = container if container is not None else ({}, [])
     given = {option: value for option, _, value in options}
-    # the container's own CUDA_VISIBLE_DEVICES (TGI counts its shards by it), else the script's
-    visible = run_env.get(_VISIBLE) or env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
+    # the container's own CUDA_VISIBLE_DEVICES (TGI counts its shards by it); the script's
+    # reaches a container only where `-e CUDA_VISIBLE_DEVICES` passes it on by name
+    script_visible = env.get(_VISIBLE) or _exported(text, exported.get(_VISIBLE))
+    if container is None or _passed_by_name(words_run, _VISIBLE):
+        visible = run_env.get(_VISIBLE) or script_visible
+    else:
+        visible = run_env.get(_VISIBLE)
     seen = {name: _exported(text, variable, name) for name, variable in exported.items()}
     other = (
         accelerators.in_environment({**seen, **env})  # type: ignore[dict-item]
@@ -395,6 +400,14 @@ def _read(
     if amd is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
     return parsed, gpu, other
+
+
+def _passed_by_name(words: list[Token], name: str) -> bool:
+    """Whether a ``docker run`` passes the shell's own ``name`` on (``-e NAME``, no value)."""
+    return any(
+        w.text in ("-e", "--env") and i + 1 < len(words) and words[i + 1].text == name
+        for i, w in enumerate(words)
+    ) or any(w.text in (f"--env={name}", f"-e{name}") for w in words)
 
 
 # words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
