@@ -476,3 +476,26 @@ def test_production_stack_request_gpu_mem_is_a_hami_vgpu_share(tmp_path):
     )
     [weights] = [f for f in findings(values) if f["code"] == "HBM101"]
     assert weights["severity"] == "error"
+
+
+def test_a_compose_entrypoint_that_is_the_engine_s_program_and_its_command(tmp_path):
+    """amasu/dgx-spark-qwen38 docker-compose.sglang.yml: `entrypoint: ["sglang"]` with
+    `command: [serve, --model-path, ...]` runs `sglang serve`; it was "not a manifest hbmlint
+    reads" (the command's words were looked at before the entrypoint's)."""
+    compose = write(
+        tmp_path,
+        "compose.yaml",
+        """
+        services:
+          qwen:
+            image: lmsysorg/sglang:v0.5.10
+            entrypoint: ["sglang"]
+            command: [serve, --model-path, Qwen/Qwen3-8B, --mem-fraction-static, "0.7"]
+            deploy:
+              resources:
+                reservations:
+                  devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
+        """,
+    )
+    [budget] = budgets(compose, "--gpu", "H100")
+    assert budget["engine"] == "sglang"

@@ -53,7 +53,7 @@ def _runs_engine(service: Any) -> bool:
     if not isinstance(service, dict):
         return False
     # a list form (`entrypoint: [vllm, serve, MODEL]`) is read as the words it runs
-    words = [service.get(k) or "" for k in ("command", "entrypoint")]
+    words = [service.get(k) or "" for k in ("entrypoint", "command")]  # as the container runs
     text = " ".join(" ".join(map(str, w)) if isinstance(w, list) else str(w) for w in words)
     if names_engine(text):
         return True
