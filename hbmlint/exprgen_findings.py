@@ -219,6 +219,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='serving.kv_cache_memory_bytes': names['serving.kv_cache_memory_bytes'],
     ('serving.max_input_tokens', frozenset(())):
         lambda names, functions, params, _expression='serving.max_input_tokens': names['serving.max_input_tokens'],
+    ('serving.max_input_tokens', frozenset(('token',))):
+        lambda names, functions, params, _expression='serving.max_input_tokens': names['serving.max_input_tokens'],
     ('serving.max_model_len', frozenset(())):
         lambda names, functions, params, _expression='serving.max_model_len': names['serving.max_model_len'],
     ('serving.max_model_len / token', frozenset(('token',))):
