@@ -550,3 +550,17 @@ def test_the_host_s_cuda_visible_devices_does_not_reach_a_container(tmp_path, ru
     )
     counts = [d.deployment.gpu.count for d in lint(path, rules, "H100").deployments]
     assert counts == [None, 1]
+
+
+def test_an_engine_program_as_the_entrypoint_of_an_image_of_one_s_own(tmp_path, rules):
+    """ormandj/sglang-deepseek-v4-flash-sm120 examples/serve-dsv4-0731.sh: `docker run ...
+    --entrypoint sglang ... "$IMAGE" serve --model-path ...` on the project's own image: the
+    engine's program with the words after the image (was no deployment, no finding)."""
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\nIMAGE=ghcr.io/me/sglang-custom:v0.8\n"
+        "docker run --rm --name sg --entrypoint sglang --gpus all --shm-size 64g -v /m:/m "
+        '--env A=1 -it "$IMAGE" serve --model-path Qwen/Qwen3-8B --tp 2\n'
+    )
+    [deployment] = lint(path, rules, "H100").deployments
+    assert (deployment.deployment.engine, deployment.deployment.parallel.tensor) == ("sglang", 2)

@@ -223,6 +223,34 @@ def _container_run(
                 rest = list(command[i + 1 :])
                 return None, ([entrypoint] if entrypoint.text else []) + rest, env
             return command[i], list(command[i + 1 :]), env
+    if entrypoint is not None and entrypoint.text.rsplit("/", 1)[-1] in _ENGINE_PROGRAMS:
+        # `--entrypoint sglang IMAGE serve ...` on an image of the team's own: the engine's
+        # program with the words after the image, wherever docker's options end
+        image_at = _image_position(words, at)
+        if image_at is not None:
+            return None, [entrypoint, *command[image_at + 1 :]], env
+    return None
+
+
+# programs an image's entrypoint may be set to that are an engine's own launcher
+_ENGINE_PROGRAMS = frozenset(("vllm", "sglang", "text-generation-launcher", "trtllm-serve"))
+# `docker run` options that take no value (docker's run --help); every other one takes one
+_DOCKER_SWITCHES = frozenset(
+    ("--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-dit")
+    + ("--privileged", "--init", "--read-only", "-P", "--publish-all", "--no-healthcheck")
+    + ("--oom-kill-disable", "-q", "--quiet", "--disable-content-trust")
+)
+
+
+def _image_position(words: Sequence[str], at: int) -> int | None:
+    """Where ``docker run``'s image is: the first word after its options (an option given as
+    ``--name=value`` or a switch is one word, any other option two)."""
+    i = at
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-"):
+            return i
+        i += 1 if "=" in word or word in _DOCKER_SWITCHES else 2
     return None
 
 
