@@ -499,3 +499,30 @@ def test_a_compose_entrypoint_that_is_the_engine_s_program_and_its_command(tmp_p
     )
     [budget] = budgets(compose, "--gpu", "H100")
     assert budget["engine"] == "sglang"
+
+
+def test_a_compose_image_built_from_an_engine_image_keeps_its_entrypoint(tmp_path):
+    """zji996/vllm-qwen38-27b docker-compose.yml: `build.args: {VLLM_BASE_IMAGE:
+    vllm/vllm-openai:nightly}` for a Dockerfile FROM it, the image named for the project, and
+    `command:` the model and vLLM's flags (was HBM014, "finds no engine command line")."""
+    compose = write(
+        tmp_path,
+        "compose.yaml",
+        """
+        services:
+          llm:
+            image: ${IMAGE:-qwen38-27b:ampere}
+            build:
+              context: .
+              args:
+                VLLM_BASE_IMAGE: ${VLLM_BASE_IMAGE:-vllm/vllm-openai:v0.20.0}
+            command: [Qwen/Qwen3-8B, --tensor-parallel-size, "2"]
+            deploy:
+              resources:
+                reservations:
+                  devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
+        """,
+    )
+    [mismatch] = [f for f in findings(compose, "--gpu", "H100") if f["code"] == "HBM007"]
+    assert mismatch["severity"] == "error"  # TP 2 on the one GPU the service reserves
+    assert "tensor x pipeline parallelism is 2 x 1" in mismatch["message"]

@@ -60,11 +60,30 @@ def _runs_engine(service: Any) -> bool:
     if "entrypoint" in service:
         return False
     image = service.get("image")
-    if image_engine(image) is not None:
+    if image_engine(image) is not None or image_engine(_base_image(service)) is not None:
         return True
     command = service.get("command")
     words = [str(w) for w in command] if isinstance(command, list) else str(command or "").split()
     return assumed_vllm_image(image, words)
+
+
+def _base_image(service: dict, interpolate: Any = None) -> str | None:
+    """The engine image a service's ``build`` says its image is built from, where a build
+    argument names one (``args: {VLLM_BASE_IMAGE: vllm/vllm-openai:nightly}`` for a Dockerfile
+    that starts ``FROM ${VLLM_BASE_IMAGE}``): the image keeps that entrypoint."""
+    build = service.get("build")
+    args = build.get("args") if isinstance(build, dict) else None
+    if isinstance(args, dict):
+        values = [str(v) for v in args.values() if v is not None]
+    elif isinstance(args, list):
+        values = [str(a).partition("=")[2] for a in args]
+    else:
+        return None
+    for value in values:
+        text = interpolate(value)[0] if interpolate is not None else value
+        if image_engine(text) is not None:
+            return text
+    return None
 
 
 def detect(data: Any) -> bool:
@@ -384,6 +403,9 @@ def to_deployments(
         )
         raw_image = service.get("image") if isinstance(service.get("image"), str) else None
         image_text = interpolate(raw_image)[0] if raw_image else None
+        if image_engine(image_text) is None:
+            # an image built here from an engine's image (its build args name it)
+            image_text = _base_image(service, interpolate) or image_text
         image = image_text if "entrypoint" not in service else None
         command = read_invocation(
             argv,
