@@ -526,3 +526,31 @@ def test_a_compose_image_built_from_an_engine_image_keeps_its_entrypoint(tmp_pat
     [mismatch] = [f for f in findings(compose, "--gpu", "H100") if f["code"] == "HBM007"]
     assert mismatch["severity"] == "error"  # TP 2 on the one GPU the service reserves
     assert "tensor x pipeline parallelism is 2 x 1" in mismatch["message"]
+
+
+def test_production_stack_cpu_model_is_not_budgeted_on_a_gpu(tmp_path):
+    """pakolee867/vllm-production-stack-terraform cpu-tinyllama-light values: `requestGPU: 0`
+    (the chart then requests no GPU), vLLM's CPU image and `extraArgs: ["--device=cpu"]`. Was
+    budgeted on --gpu (with an 8B model on a T4, false HBM101 and HBM306 errors)."""
+    values = write(
+        tmp_path,
+        "values.yaml",
+        """
+        servingEngineSpec:
+          modelSpec:
+          - name: cpu-llama
+            repository: public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo
+            tag: latest
+            modelURL: meta-llama/Llama-3.1-8B-Instruct
+            replicaCount: 1
+            requestCPU: 8
+            requestMemory: 32Gi
+            requestGPU: 0
+            vllmConfig:
+              maxModelLen: 4096
+              extraArgs: ["--device=cpu"]
+        """,
+    )
+    found = findings(values, "--gpu", "T4")
+    assert [(f["code"], f["severity"]) for f in found] == [("HBM014", "info")]
+    assert budgets(values, "--gpu", "T4") == []

@@ -131,6 +131,11 @@ def to_deployments(
         if resource is None:
             continue  # an accelerator hbmlint does not budget: the info says so
         count, count_span = _request_gpu(document, mpath, model_spec, findings, display)
+        other = accelerators.in_command(command)
+        if other is not None and not count and not resource:
+            # `--device=cpu` with no GPU asked for (requestGPU 0: the chart requests none)
+            findings.append(accelerators.not_budgeted(other, display, name))
+            continue
         count = _ray_cluster_gpus(document, mpath, model_spec, count, findings, display)
         labels = _node_labels(document, mpath, model_spec) + resource
         # the chart's HAMi vGPU share (helm/templates/_helpers.tpl chart.resources)
@@ -153,6 +158,7 @@ def to_deployments(
             gpu=gpu,
             where=document.span((*mpath, "name")) if "name" in model_spec else document.span(mpath),
             engine_version=(version, document.span((*mpath, "tag"))) if version else None,
+            image=f"{model_spec.get('repository') or 'vllm/vllm-openai'}:{tag}",
         )
         findings.extend(found)
         if deployment is not None:
