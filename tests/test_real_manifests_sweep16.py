@@ -144,3 +144,22 @@ def test_a_hami_vgpu_share_is_the_memory_the_engine_sizes_itself_by(rules, tmp_p
     [shared] = lint(half, rules).deployments
     assert "50%" in shared.budget.assumed["gpu"]
     assert 38 < shared.budget.total.to("GiB").magnitude < 40  # half of the card's 79.2 GiB
+
+
+def test_an_environment_assignment_among_vllm_s_arguments_is_an_error(rules, tmp_path):
+    """LMCache/LMBench helm_configurations/hardware/8A100-TP2.yaml: `extraArgs:
+    [--tensor-parallel-size, "2", "CUDA_VISIBLE_DEVICES=0,1"]`. The chart passes each item as
+    an argument; vLLM's parser takes no such word and exits (unrecognized arguments)."""
+    path = tmp_path / "values.yaml"
+    path.write_text(
+        "servingEngineSpec:\n  modelSpec:\n  - name: llama\n    repository: vllm/vllm-openai\n"
+        "    tag: v0.10.0\n    modelURL: meta-llama/Llama-3.1-8B-Instruct\n    requestGPU: 2\n"
+        "    vllmConfig:\n      extraArgs: [--tensor-parallel-size, '2', 'CUDA_VISIBLE_DEVICES=0,1']\n"
+    )
+    result = lint(path, rules, "A100-80GB")
+    [stray] = codes(result, "HBM004")
+    assert stray.severity == Severity.ERROR and "CUDA_VISIBLE_DEVICES=0,1" in stray.message
+    assert result.deployments[0].deployment.parallel.tensor == 2
+    # the same word as the value of a flag hbmlint does not know is no finding
+    path.write_text(path.read_text().replace("'CUDA_VISIBLE_DEVICES=0,1'", "--foo, 'BAR=1'"))
+    assert codes(lint(path, rules, "A100-80GB"), "HBM004") == []

@@ -598,6 +598,17 @@ def parse(
         if flag is None:
             if not name:
                 word = item.word
+                text = word.text
+                if text[:1].isupper() and "=" in text and _ENV_ASSIGNMENT.match(text):
+                    command.note(
+                        "HBM004",
+                        f"'{text}' is an argument here, not an environment variable: "
+                        "vLLM's parser takes no such word (unrecognized arguments) and "
+                        "refuses to start",
+                        word.span,
+                        "Set it in the container's environment (env:) instead of its arguments",
+                    )
+                    continue
                 if positional is None and not word.text.startswith("-"):
                     positional = word  # `vllm serve MODEL`: the first positional is the model
                 elif not word.readable and word.text.startswith("$"):
@@ -1231,6 +1242,8 @@ def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:
         command.note("HBM011", unreadable_message(item.name, item.value), item.value.span)
 
 
+# NAME=value, as an environment variable is written (CUDA_VISIBLE_DEVICES=0,1)
+_ENV_ASSIGNMENT = LazyPattern(r"^[A-Z][A-Z0-9_]*=\S*$")
 _SHELL_REFERENCE = LazyPattern(r"\$(?:\{[^}]*\}|[A-Za-z_]\w*)")
 
 
