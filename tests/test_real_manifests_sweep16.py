@@ -154,7 +154,8 @@ def test_an_environment_assignment_among_vllm_s_arguments_is_an_error(rules, tmp
     path.write_text(
         "servingEngineSpec:\n  modelSpec:\n  - name: llama\n    repository: vllm/vllm-openai\n"
         "    tag: v0.10.0\n    modelURL: meta-llama/Llama-3.1-8B-Instruct\n    requestGPU: 2\n"
-        "    vllmConfig:\n      extraArgs: [--tensor-parallel-size, '2', 'CUDA_VISIBLE_DEVICES=0,1']\n"
+        "    vllmConfig:\n"
+        "      extraArgs: [--tensor-parallel-size, '2', 'CUDA_VISIBLE_DEVICES=0,1']\n"
     )
     result = lint(path, rules, "A100-80GB")
     [stray] = codes(result, "HBM004")
