@@ -4,14 +4,11 @@ was an HBM002 "YAML syntax error" when named on the command line)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from real_lint import REAL, codes, lint
 
-from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
-REAL = Path(__file__).parent / "fixtures" / "real"
 UNIT = REAL / "systemd-vllm.service"
 COVERED = {UNIT.name}
 
@@ -22,18 +19,14 @@ def rules():
     return loaded
 
 
-def lint(path: Path, rules, gpu: str | None = "H100"):
-    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
-
-
 def test_exec_start_is_read_with_the_unit_s_environment(rules):
-    result = lint(UNIT, rules)
+    result = lint(UNIT, rules, "H100")
     [deployment] = (d.deployment for d in result.deployments)
     assert deployment.model.name == "Qwen/Qwen2.5-32B-Instruct"  # ${MODEL} from Environment=
     assert deployment.parallel.tensor == 2
     assert deployment.serving.gpu_memory_utilization == 0.92
     # Environment="CUDA_VISIBLE_DEVICES=0": one GPU for TP 2, which vLLM refuses
-    [short] = [d for d in result.diagnostics if d.code == "HBM007"]
+    [short] = codes(result, "HBM007")
     assert short.severity.name == "ERROR"
     assert "HBM002" not in [d.code for d in result.diagnostics]
 
@@ -41,7 +34,7 @@ def test_exec_start_is_read_with_the_unit_s_environment(rules):
 def test_a_unit_that_starts_no_engine_is_left_alone(rules, tmp_path):
     path = tmp_path / "nginx.service"
     path.write_text("[Service]\nExecStart=/usr/sbin/nginx -g 'daemon off;'\n")
-    result = lint(path, rules)
+    result = lint(path, rules, "H100")
     assert result.deployments == [] and result.diagnostics == []
 
 
