@@ -83,7 +83,6 @@ def image_engine(image: str | None) -> ModuleType | None:
 # vllm/vllm-openai with its entrypoint. Read as vLLM only where its arguments are vLLM's too
 # (``--model``, a flag neither SGLang nor TGI takes). Not builds for other devices or other
 # programs named for vLLM (its router, llm-d's simulator, vllm-omni).
-ASSUMED_VLLM_IMAGE = "an image named for vLLM"
 _NOT_VLLM_SERVER = frozenset(
     ("cpu", "tpu", "ascend", "gaudi", "hpu", "neuron", "xpu", "rocm", "router", "sim")
     + ("simulator", "omni", "benchmark", "bench", "client", "proxy")
@@ -547,7 +546,6 @@ def read_invocation(
         parsed = parse_engine_words(module, list(argv), image_span or argv[0].span, env, files)
         parsed.launcher = "image"
         if assumed:
-            parsed.launcher = ASSUMED_VLLM_IMAGE
             parsed.note(
                 "HBM011",
                 f"the image {image} is not one whose entrypoint hbmlint knows; its name and its "

@@ -592,14 +592,21 @@ def parse(
     config: Item | None = None
     guessed: Token | None = None  # a model-like word taken as the value of a flag we don't know
     command.items = scan(tokens, FLAGS)
+    after_unknown = False  # the item before was a flag hbmlint does not know (any arity)
     for item in command.items:
         # each item's flag, name and first name read once: a dozen items a command line
         flag, name = item.flag, item.name
+        unknown_before, after_unknown = after_unknown, flag is None and bool(name)
         if flag is None:
             if not name:
                 word = item.word
                 text = word.text
-                if text[:1].isupper() and "=" in text and _ENV_ASSIGNMENT.match(text):
+                if (
+                    text[:1].isupper()
+                    and "_" in text
+                    and not unknown_before  # it may be that flag's second value
+                    and _ENV_ASSIGNMENT.match(text)
+                ):
                     command.note(
                         "HBM004",
                         f"'{text}' is an argument here, not an environment variable: "
@@ -1243,7 +1250,8 @@ def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:
 
 
 # NAME=value, as an environment variable is written (CUDA_VISIBLE_DEVICES=0,1)
-_ENV_ASSIGNMENT = LazyPattern(r"^[A-Z][A-Z0-9_]*=\S*$")
+# (with an underscore in the name: an adapter named SQL=/path is not one)
+_ENV_ASSIGNMENT = LazyPattern(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]*=\S*$")
 _SHELL_REFERENCE = LazyPattern(r"\$(?:\{[^}]*\}|[A-Za-z_]\w*)")
 
 
@@ -1259,7 +1267,7 @@ def _spec_json(command: EngineCommand, item: Item) -> dict | None:
         if reference is not None:
             # a script's `bash -c "... '$SPEC' ..."`: the outer shell's double quotes expand it
             # before the inner one sees the single quotes, so the engine may get valid JSON
-            command.unread[f"{item.name}"] = value.span
+            command.unread[item.name] = value.span  # budget errors then say so
             command.note(
                 "HBM011",
                 f"{item.name} holds {reference.group(0)}, a shell variable that a shell around "

@@ -59,6 +59,7 @@ _VLLM_CONFIG = (
 _SWITCHES = ("enableChunkedPrefill", "enablePrefixCaching")
 # every vllmConfig key some release of the chart reads (v0/v1 pick the LMCache connector,
 # prometheusMultiprocDir an env var): any other key never reaches vLLM
+_READ_NAMES = ", ".join((*_SWITCHES, *(key for key, _ in _VLLM_CONFIG)))
 _READ_KEYS = frozenset(
     (*(key for key, _ in _VLLM_CONFIG), *_SWITCHES, "extraArgs", "v0", "v1")
     + ("prometheusMultiprocDir",)
@@ -138,15 +139,6 @@ def to_deployments(
             continue
         count = _ray_cluster_gpus(document, mpath, model_spec, count, findings, display)
         labels = _node_labels(document, mpath, model_spec) + resource
-        # the chart's HAMi vGPU share (helm/templates/_helpers.tpl chart.resources)
-        for key, resource_name in (
-            ("requestGPUMem", VGPU_MEMORY),
-            ("requestGPUMemPercentage", VGPU_PERCENT),
-        ):
-            if model_spec.get(key) is not None:
-                span = document.span((*mpath, key))
-                labels.append(Label(resource_name, str(model_spec[key]), span))
-                break
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         tag = model_spec.get("tag")
         version = image_version(f"vllm/vllm-openai:{tag}") if tag is not None else None
@@ -240,9 +232,8 @@ def _settings_not_read(
             input_diagnostic(
                 "HBM016",
                 f"{here}.vllmConfig.{key} is not a setting the production-stack chart passes to "
-                "vLLM (it reads maxModelLen, dtype, tensorParallelSize, maxNumSeqs, "
-                "gpuMemoryUtilization, maxLoras, the two switches and extraArgs): it never "
-                "reaches the engine and hbmlint does not read it",
+                f"vLLM (it reads {_READ_NAMES} and extraArgs): it never reaches the engine and "
+                "hbmlint does not read it",
                 display,
                 document.key_span((*mpath, "vllmConfig", key)),
                 name,
@@ -291,19 +282,29 @@ def _gpu_resource(
 ) -> list[Label] | None:
     """What ``requestGPUType`` says of the device: an AMD GPU or a MIG slice as the label
     resolve reads (podspec reads the same resources from a pod), nothing for NVIDIA's default;
-    None (and an info) for an accelerator hbmlint does not budget."""
+    None (and an info) for an accelerator hbmlint does not budget. With them, the HAMi vGPU
+    share the chart asks for (helm/templates/_helpers.tpl chart.resources: requestGPUMem as
+    nvidia.com/gpumem, requestGPUMemPercentage as nvidia.com/gpumem-percentage)."""
+    shares = [
+        Label(resource_name, str(model_spec[key]), document.span((*mpath, key)))
+        for key, resource_name in (
+            ("requestGPUMem", VGPU_MEMORY),
+            ("requestGPUMemPercentage", VGPU_PERCENT),
+        )
+        if model_spec.get(key) is not None
+    ][:1]
     kind = model_spec.get("requestGPUType")
     if not isinstance(kind, str) or not kind.strip():
-        return []
+        return shares
     kind = kind.strip()
     span = document.span((*mpath, "requestGPUType"))
     if kind == "amd.com/gpu":
-        return [Label("amd.com/gpu", str(model_spec.get("requestGPU")), span)]
+        return [Label("amd.com/gpu", str(model_spec.get("requestGPU")), span), *shares]
     if kind.startswith("nvidia.com/mig-"):
-        return [Label("nvidia.com/mig", kind[len("nvidia.com/mig-") :], span)]
+        return [Label("nvidia.com/mig", kind[len("nvidia.com/mig-") :], span), *shares]
     device = accelerators.RESOURCES.get(kind)
     if device is None:
-        return []
+        return shares
     findings.append(
         input_diagnostic(
             "HBM014",

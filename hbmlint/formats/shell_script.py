@@ -35,7 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..engines import container_release, read_command, read_invocation, written_files
+from ..engines import (
+    container_release,
+    option_value,
+    read_command,
+    read_invocation,
+    written_files,
+)
 from ..engines.args import Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
@@ -404,10 +410,11 @@ def _read(
 
 def _passed_by_name(words: list[Token], name: str) -> bool:
     """Whether a ``docker run`` passes the shell's own ``name`` on (``-e NAME``, no value)."""
-    return any(
-        w.text in ("-e", "--env") and i + 1 < len(words) and words[i + 1].text == name
-        for i, w in enumerate(words)
-    ) or any(w.text in (f"--env={name}", f"-e{name}") for w in words)
+    for i in range(len(words)):
+        value = option_value(words, i, ("-e", "--env"))
+        if value is not None and value.text == name:
+            return True
+    return False
 
 
 # words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`

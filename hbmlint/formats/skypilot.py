@@ -187,6 +187,7 @@ def to_deployments(
         version = (found, document.span(("resources", "image_id")))
     elif match and command.engine == "vllm":
         version = (match.group(1), document.span(("setup",)))
+    run_key = document.key_span(("run",))
     deployment, findings = build(
         command,
         name=name,
@@ -195,9 +196,7 @@ def to_deployments(
         gpu=gpu,
         # the engine's command line in the run script (a finding about a setting left to its
         # default points there), else the run key
-        where=command.span
-        if command.span.line > document.key_span(("run",)).line
-        else (document.key_span(("run",))),
+        where=command.span if command.span.line > run_key.line else run_key,
         engine_version=version,
     )
     if deployment is not None and gpu_why:

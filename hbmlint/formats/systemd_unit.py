@@ -29,11 +29,15 @@ def detect(data: Any) -> bool:
 
 
 def is_unit(display: str, text: str) -> bool:
-    """Whether a file is a systemd service unit that starts something: named ``.service``, or
-    holding a ``[Service]`` section with an ``ExecStart=``."""
-    if display.lower().endswith(SUFFIX):
+    """Whether a file is a systemd service unit: named ``.service``, or, named otherwise but not
+    as YAML (a YAML file may hold a unit in a string: cloud-init's write_files, a ConfigMap),
+    opening a line with its ``[Service]`` section and having an ``ExecStart=``."""
+    name = display.lower()
+    if name.endswith(SUFFIX):
         return True
-    return "[Service]" in text and "ExecStart=" in text
+    if name.endswith((".yaml", ".yml", ".json")):
+        return False
+    return "\n[Service]" in "\n" + text and "ExecStart=" in text
 
 
 def as_script(text: str) -> str:
