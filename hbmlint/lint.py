@@ -194,11 +194,15 @@ def _lint_text(
         result.diagnostics.extend(findings)
         result.is_manifest |= bool(findings)
     checked_elsewhere = False  # a document another file's deployment reads (a KServe runtime)
+    # the models the file downloads into directories (an init container's `hf download`)
+    downloads = _downloads(text) if "download" in text else None
     if script is not None:
         deployments, findings = script.to_script_deployments(text, path, display)
         result.diagnostics.extend(findings)
         result.is_manifest = bool(deployments or findings)
         for deployment in deployments:
+            if downloads:
+                _note_downloads(deployment, downloads)
             # no fix edits: fixes write YAML; a script's findings keep the rules' words
             _lint_read(deployment, script.NAME, rules, result, options)
             _done(deployment, options)
@@ -221,6 +225,8 @@ def _lint_text(
         deployments, findings = module.to_deployments(document, path, display)
         result.diagnostics.extend(findings)
         for position, deployment in enumerate(deployments):
+            if downloads:
+                _note_downloads(deployment, downloads)
             _lint_read(deployment, module.NAME, rules, result, options)
             if (
                 not options.overrides
@@ -258,6 +264,21 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _downloads(text: str) -> list[Any]:
+    from .downloads import downloads_in
+
+    return downloads_in(text)
+
+
+def _note_downloads(deployment: Deployment, downloads: list[Any]) -> None:
+    """Label the directories the deployment serves that the file downloads a model into."""
+    from .downloads import labels_for
+
+    drafter = deployment.speculative.model
+    names = [deployment.model.name, drafter.name if drafter is not None else None]
+    deployment.hints = [*deployment.hints, *labels_for(names, downloads)]
 
 
 def _lint_read(

@@ -31,12 +31,14 @@ from .identity_memo import NOT_KEPT, IdentityMemo
 from .lazyre import LazyPattern
 from .records import dataclass
 from .spec import (
+    DOWNLOADED,
     DRAFT_MODEL_METHODS,
     HEAD_METHODS,
     ROCM_SAID,
     VGPU_MEMORY,
     VGPU_PERCENT,
     Deployment,
+    Label,
     ModelRef,
     SpeculativeSpec,
 )
@@ -464,10 +466,13 @@ class _Candidate:
     name: str
     why: str | None = None  # None: the name the manifest gives; else the hint it comes from
     span: Span | None = None
+    # a name the user or the file gives for the path (model-paths, a download into it), not
+    # one hbmlint makes up from it: looked up everywhere, the Hub included
+    given: bool = False
 
     @property
     def guess(self) -> bool:
-        return self.why is not None and not self.why.startswith("the configuration")
+        return self.why is not None and not self.given
 
 
 def _candidates(
@@ -483,7 +488,13 @@ def _candidates(
             yield _Candidate(annotated[0], f"the annotation {MODEL_ANNOTATION}", annotated[1])
     mapped = _mapped(name, options.model_paths)
     if mapped is not None:
-        yield _Candidate(mapped, "the configuration's model-paths")
+        yield _Candidate(mapped, "the configuration's model-paths", given=True)
+    downloaded = downloaded_into(run.deployment.hints, name)
+    if downloaded is not None:
+        repository, span = downloaded
+        yield _Candidate(
+            repository, f"the download of {repository} into it at line {span.line}", span, True
+        )
     yield _Candidate(name)
     for c, why in catalog.model_candidates(name):
         yield _Candidate(c, why)
@@ -496,6 +507,20 @@ def _candidates(
                 yield _Candidate(label.value, f"the label {label.key}", label.span)
                 for c, _ in catalog.model_candidates(label.value):
                     yield _Candidate(c, f"the label {label.key}", label.span)
+
+
+def downloaded_into(labels: list[Label], name: str) -> tuple[str, Span] | None:
+    """The repository the file downloads into the directory ``name``, where lint.py found one
+    (a DOWNLOADED label)."""
+    if not labels or not name or "/" not in name:
+        return None
+    directory = posixpath.normpath(name)
+    for label in labels:
+        if label.key == DOWNLOADED:
+            where, _, repository = label.value.partition("\n")
+            if where == directory:
+                return repository, label.span
+    return None
 
 
 def _served_as_path(ref: ModelRef) -> _Candidate | None:

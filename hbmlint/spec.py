@@ -51,6 +51,9 @@ class Label:
 # The key of the Label a pod reader adds for a container running a ROCm image (the value is the
 # image): no manifest writes it, it says the GPUs are AMD's where no resource does
 ROCM_IMAGE = "hbmlint/rocm-image"
+# ... and the one lint.py adds where the file downloads a model into a directory the deployment
+# serves (downloads.py; the value is "DIRECTORY\nREPOSITORY", the directory normalised)
+DOWNLOADED = "hbmlint/downloaded"
 # ... and the one a script or compose reader adds where the engine's environment or container
 # says ROCm (HIP_VISIBLE_DEVICES, /dev/kfd, a ROCm image): the value says what says so
 ROCM_SAID = "hbmlint/rocm"

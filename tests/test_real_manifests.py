@@ -150,6 +150,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep14 import COVERED as SWEEP14  # repositories of sweep 14
     from test_real_manifests_sweep15 import COVERED as SWEEP15  # repositories of sweep 15
     from test_real_manifests_sweep16 import COVERED as SWEEP16  # repositories of sweep 16
+    from test_real_manifests_sweep17 import COVERED as SWEEP17  # repositories of sweep 17
     from test_real_manifests_warnaudit14 import COVERED as WARNINGS14  # warnings audit
     from test_shell_scripts_session12 import COVERED as SHELL12  # a corpus of real scripts
     from test_tgi_nf4_prompt_limit import COVERED as TGI_NF4  # TGI 2.x warm-up, NF4 on load
@@ -157,7 +158,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
     tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | SWEEP13 | AMD_IMAGES | FORMATS12 | SHELL12
-    tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15 | SWEEP16 | SYSTEMD
+    tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15 | SWEEP16 | SYSTEMD | SWEEP17
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
