@@ -827,13 +827,14 @@ INITS["def __init__(self, name, source, hidden_size, num_layers, num_attention_h
 
 
 # hbmlint.resolve._Candidate
-def __init__(self, name, why, span):
+def __init__(self, name, why, span, given):
     _record_set(self, 'name', name)
     _record_set(self, 'why', why)
     _record_set(self, 'span', span)
+    _record_set(self, 'given', given)
 
 
-INITS["def __init__(self, name, why=_record_default_why, span=_record_default_span):\n    _record_set(self, 'name', name)\n    _record_set(self, 'why', why)\n    _record_set(self, 'span', span)", ('_record_default_span', '_record_default_why', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_why', '_record_default_span')
+INITS["def __init__(self, name, why=_record_default_why, span=_record_default_span, given=_record_default_given):\n    _record_set(self, 'name', name)\n    _record_set(self, 'why', why)\n    _record_set(self, 'span', span)\n    _record_set(self, 'given', given)", ('_record_default_given', '_record_default_span', '_record_default_why', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_why', '_record_default_span', '_record_default_given')
 
 
 # hbmlint.spec.ModelRef

@@ -16,8 +16,10 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 DOWNLOAD_CRLF = REAL / "prodstack-init-hf-download-crlf.yaml"
 DOWNLOAD_PER_MODEL = REAL / "prodstack-init-hf-download-per-model.yaml"
+KUBEAI_CHUNKED = REAL / "kubeai-model-chunked-prefill-false.yaml"
+SWITCH_FALSE = REAL / "compose-vllm-switch-given-false.yml"
 
-COVERED = {DOWNLOAD_CRLF.name, DOWNLOAD_PER_MODEL.name}
+COVERED = {DOWNLOAD_CRLF.name, DOWNLOAD_PER_MODEL.name, KUBEAI_CHUNKED.name, SWITCH_FALSE.name}
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +153,54 @@ def test_a_script_downloading_into_a_variable_serves_that_model(rules, tmp_path)
     assert codes(result, "HBM006") == []
     # Qwen2.5-7B's config says 32,768 positions: 65,536 is refused without rope scaling
     assert any(f.severity is Severity.ERROR for f in result.diagnostics)
+
+
+def test_a_kubeai_model_without_an_image_runs_at_most_the_charts_vllm(rules):
+    # KubeAI runs its chart's image (v0.11.2 in the newest chart): --disable-log-requests, gone
+    # in vLLM 0.17, still starts there (was HBM010 "the newest vLLM refuses to start with it")
+    result = lint(KUBEAI_CHUNKED, rules)
+    assert codes(result, "HBM010") == []
+    # --enable-chunked-prefill=false: a switch from 0.9 on, so the chart's vLLM refuses it; an
+    # older chart's (0.8) took the value, so a warning that says so
+    [chunked] = codes(result, "HBM004")
+    assert chunked.severity is Severity.WARNING
+    assert chunked.span.line == line_of(KUBEAI_CHUNKED, "- --enable-chunked-prefill=false")
+    assert "ignored explicit argument 'false'" in chunked.message
+    assert "before 0.9.0 takes it" in chunked.message
+    assert chunked.fixes[0].startswith("Write --no-enable-chunked-prefill")
+
+
+@pytest.mark.parametrize(
+    ("image", "severity"),
+    [("vllm/vllm-openai:v0.10.2", Severity.ERROR), ("vllm/vllm-openai:v0.8.4", None)],
+)
+def test_chunked_prefill_given_a_value_is_judged_by_the_release(rules, tmp_path, image, severity):
+    path = tmp_path / "model.yaml"
+    path.write_text(
+        KUBEAI_CHUNKED.read_text().replace(
+            "  engine: VLLM\n", f"  engine: VLLM\n  image: {image}\n"
+        )
+    )
+    found = codes(lint(path, rules), "HBM004")
+    assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+def test_a_switch_given_a_value_is_an_error_at_the_value(rules):
+    # `--enforce-eager false`: argparse's store_true takes no value, and `false` is left over
+    # (was read as "graphs on", with no finding)
+    result = lint(SWITCH_FALSE, rules, gpu="RTX-4090")
+    [switch] = codes(result, "HBM004")
+    assert switch.severity is Severity.ERROR
+    assert switch.span.line == line_of(SWITCH_FALSE, "      --enforce-eager false")
+    assert switch.fixes[0].startswith("Leave --enforce-eager out")
+
+
+def test_a_switch_written_with_equals_true_is_an_error_too(rules, tmp_path):
+    path = tmp_path / "compose.yml"
+    path.write_text(
+        SWITCH_FALSE.read_text().replace("--enforce-eager false", "--enforce-eager=true")
+    )
+    [switch] = codes(lint(path, rules, gpu="RTX-4090"), "HBM004")
+    assert switch.severity is Severity.ERROR
+    assert "ignored explicit argument 'true'" in switch.message
+    assert switch.fixes[0] == "Write --enforce-eager alone, with no value"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import devices
+from ..catalog import devices, released_by
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
 from ..engines.args import Token
@@ -45,10 +45,14 @@ PROFILES = {
 
 
 # The vLLM image the chart runs when a Model sets no spec.image: modelServers.VLLM.images in
-# the KubeAI chart installed (charts/kubeai/values.yaml: "vllm/vllm-openai:v0.10.2" from chart
-# 0.22.0). Which chart a cluster runs is not in the file, so the release is left to the
-# budget's own default, and the assumed list says where the real one is set.
+# the KubeAI chart installed. Which chart a cluster runs is not in the file; every chart so far
+# names a vLLM no newer than the newest's, vllm/vllm-openai:v0.11.2 (kubeai-project/kubeai
+# charts/kubeai/values.yaml at 0d7de2910d63cb1d48786f3133a34b670c0c5024; v0.10.2 from chart
+# 0.22.0, v0.8.x before; its AMD image rocm7.0.0_vllm_0.11.1), so such a Model runs at most
+# that release: a flag vLLM removed later still starts there.
 CHART_IMAGES = "modelServers.VLLM.images"
+CHART_NEWEST_VLLM = "0.11.2"
+CHART_NEWEST_VLLM_OUT = "2025-11-20"  # release_dates.yaml
 
 
 def detect(data: Any) -> bool:
@@ -153,12 +157,22 @@ def to_deployments(
     command = vllm.parse(argv, document.key_span(("spec",)), env)
     image = value_at(data, ("spec", "image"))
     hints = metadata_labels(document, ("metadata",))
-    found = reader.build(command, name, gpu, where, image, document.span(("spec", "image")), hints)
+    chart_release = None
+    if image is None and command.engine == "vllm":
+        chart_release = released_by(
+            "vllm",
+            CHART_NEWEST_VLLM_OUT,
+            at_most=True,
+            day_is=f"when vllm/vllm-openai:v{CHART_NEWEST_VLLM}, the newest chart's, was out",
+        )
+    image_span = document.span(("spec", "image"))
+    found = reader.build(command, name, gpu, where, image, image_span, hints, chart_release)
     for deployment in found:
-        if deployment.engine_version is None and image is None:
+        if chart_release is not None and deployment.engine_version == chart_release:
             deployment.assumed["engine_version"] = (
-                "the newest vllm: the Model sets no spec.image, so KubeAI runs the image its "
-                f"chart names ({CHART_IMAGES}; vllm/vllm-openai:v0.10.2 in charts from 0.22.0), "
-                "which this file cannot tell; set spec.image to check that release"
+                f"{deployment.engine_version}: the Model sets no spec.image, so KubeAI runs the "
+                f"image its chart names ({CHART_IMAGES}; v{CHART_NEWEST_VLLM} in the newest "
+                "chart, older releases in older ones), which this file cannot tell; set "
+                "spec.image to check that release"
             )
     return found, reader.findings

@@ -446,10 +446,13 @@ class Reader:
         image: Any = None,
         image_span: Span | None = None,
         hints: list[Label] | None = None,
+        release: str | None = None,
     ) -> list[Deployment]:
         """The Deployment of ``command`` (none when it names no readable model; the finding
-        says why), its findings kept here; ``image``'s tag names the engine release."""
+        says why), its findings kept here; ``image``'s tag names the engine release, else
+        ``release`` (the one the operator runs without an image, written where ``where`` is)."""
         version = image_version(image) if isinstance(image, str) else None
+        version = version or release
         deployment, findings = build_deployment(
             command,
             name=name,
