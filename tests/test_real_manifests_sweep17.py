@@ -204,3 +204,35 @@ def test_a_switch_written_with_equals_true_is_an_error_too(rules, tmp_path):
     assert switch.severity is Severity.ERROR
     assert "ignored explicit argument 'true'" in switch.message
     assert switch.fixes[0] == "Write --enforce-eager alone, with no value"
+
+
+MODELOPT = REAL / "compose-vllm-modelopt-nvfp4-export.yml"
+COVERED.add(MODELOPT.name)
+
+
+def test_modelopt_on_an_nvfp4_export_budgets_the_checkpoints_nvfp4_weights(rules):
+    # vLLM's modelopt (FP8) method yields to the NVFP4/mixed one the export names: the weights
+    # are NVFP4, about 21 GiB on the author's RTX 5090 (was read as FP8, 34.20 GiB: a false
+    # HBM101 "weights exceed" error for a deployment its author runs at a 131K context)
+    result = lint_file(
+        MODELOPT, MODELOPT.name, rules, LintOptions(default_gpu="RTX-5090", keep_budgets=True)
+    )
+    assert [f for f in result.diagnostics if f.severity is Severity.ERROR] == []
+    [item] = result.deployments
+    weights = item.budget.weights.to("GiB").magnitude
+    assert 19 < weights < 23
+
+
+def test_a_placeholder_in_the_speculative_json_is_unread_not_invalid(rules, tmp_path):
+    # vllm-project/recipes moonshotai/Kimi-K2.5.md: a documented command with the drafter left
+    # for the reader to fill in (was HBM004 "not valid JSON", an error)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "vllm serve moonshotai/Kimi-K2.5 -tp 8 --trust-remote-code \\\n"
+        '    --speculative-config \'{"model": <eagle3_model_name>, "method": "eagle3", '
+        '"num_speculative_tokens": 3}\'\n'
+    )
+    result = lint(path, rules, gpu="H200")
+    assert codes(result, "HBM004") == []
+    [unread] = [f for f in codes(result, "HBM011") if "<eagle3_model_name>" in f.message]
+    assert unread.severity is Severity.INFO

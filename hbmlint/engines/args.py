@@ -582,7 +582,11 @@ QUANTIZATION = {
     "fp8": "fp8",
     "ptpc_fp8": "fp8",
     "fbgemm_fp8": "fp8",
-    "modelopt": "fp8",
+    # ModelOpt's FP8 method yields to the NVFP4 and mixed ones on their exports (vLLM's
+    # override_quantization_method: ModelOptFp8Config takes only quant_algo FP8): the
+    # checkpoint's hf_quant_config says which
+    "modelopt": None,
+    "modelopt_mixed": None,
     "modelopt_fp4": "nvfp4",
     "nvfp4": "nvfp4",
     "mxfp4": "mxfp4",

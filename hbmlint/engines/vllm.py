@@ -1338,6 +1338,12 @@ def _spec_json(command: EngineCommand, item: Item) -> dict | None:
                 value.span,
             )
             return None
+        if placeholder(value.text):
+            # a template's or a document's placeholder in the JSON ({"model": <draft_model>}):
+            # filled in before the engine sees it
+            command.unread[item.name] = value.span
+            command.note("HBM011", placeholder_message(item.name, value), value.span)
+            return None
         command.note(
             "HBM004",
             f"{item.name}: not valid JSON ({exc.msg} at character {exc.pos}): {value.text[:80]}",
