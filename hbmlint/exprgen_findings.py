@@ -283,6 +283,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='weights.total + serving.kv_cache_memory_bytes', _f1=OWN_OPERATORS[ast.Add]: _f1(names['weights.total'], names['serving.kv_cache_memory_bytes']),
     ('weights.total - gpu.usable', frozenset(())):
         lambda names, functions, params, _expression='weights.total - gpu.usable': (names['weights.total'] - names['gpu.usable']),
+    ('weights.total < 1.05 * gpu.usable and 0.95 * weights.total + overhead.total > gpu.usable', frozenset(())):
+        lambda names, functions, params, _expression='weights.total < 1.05 * gpu.usable and 0.95 * weights.total + overhead.total > gpu.usable', _f1=OWN_OPERATORS[ast.Mult], _f2=OWN_OPERATORS[ast.Mult], _f4=OWN_OPERATORS[ast.Add], _s3=_name_attribute('overhead', 'total', 'weights.total < 1.05 * gpu.usable and 0.95 * weights.total + overhead.total > gpu.usable'): ((names['weights.total'] < _f1(1.05, names['gpu.usable'])) and (_f4(_f2(0.95, names['weights.total']), _s3(names, functions, params)) > names['gpu.usable'])),
     ('whatif(draft_kv_cache_dtype="fp8").kv.tokens', frozenset(())):
         lambda names, functions, params, _expression='whatif(draft_kv_cache_dtype="fp8").kv.tokens': _attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_kv_cache_dtype': 'fp8'}), 'kv', _expression), 'tokens', _expression),
     ('whatif(draft_quantization="fp8").kv.tokens', frozenset(())):

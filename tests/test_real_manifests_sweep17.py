@@ -236,3 +236,14 @@ def test_a_placeholder_in_the_speculative_json_is_unread_not_invalid(rules, tmp_
     assert codes(result, "HBM004") == []
     [unread] = [f for f in codes(result, "HBM011") if "<eagle3_model_name>" in f.message]
     assert unread.severity is Severity.INFO
+
+
+def test_weights_just_over_the_usable_memory_say_the_engine_refuses_either_way(rules, tmp_path):
+    # vllm-project/recipes moonshotai/Kimi-K2.5.md: TP 8 on H100s leaves the INT4 experts'
+    # estimate 0.1% over what vLLM may use; the message no longer rests on that margin
+    path = tmp_path / "serve.sh"
+    path.write_text("vllm serve moonshotai/Kimi-K2.5 -tp 8 --trust-remote-code\n")
+    [weights] = codes(lint(path, rules, gpu="H100"), "HBM101")
+    assert weights.severity is Severity.ERROR
+    assert "just over" in weights.message
+    assert "refuses to start either way" in weights.message
