@@ -247,3 +247,16 @@ def test_weights_just_over_the_usable_memory_say_the_engine_refuses_either_way(r
     assert weights.severity is Severity.ERROR
     assert "just over" in weights.message
     assert "refuses to start either way" in weights.message
+
+
+def test_an_sglang_switch_given_a_value_is_an_error_too(rules, tmp_path):
+    # SGLang's switches are store_true: `true` after one is an argument argparse refuses
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2 "
+        "--enable-dp-attention true --dp 2\n"
+    )
+    [switch] = codes(lint(path, rules, gpu="H100"), "HBM004")
+    assert switch.severity is Severity.ERROR
+    assert "SGLang refuses to start" in switch.message
+    assert switch.fixes[0] == "Write --enable-dp-attention alone, with no value"

@@ -792,6 +792,59 @@ def placeholder_message(
     )
 
 
+def switch_given_a_value(
+    command: EngineCommand, item: Item, engine: str, took_a_value: Mapping[str, str]
+) -> None:
+    """A switch written with a value (``--enforce-eager=true``, ``--enforce-eager false``):
+    the engines' switches are argparse store_true or BooleanOptionalAction flags, which take
+    no value ("ignored explicit argument 'true'"; a separate word is left over as an argument,
+    which argparse refuses, or `vllm serve` takes as the model). apply() still reads the value
+    as meant. ``took_a_value``: the switches that took one in releases before the one given
+    (from it on the refusal is judged by the release)."""
+    value = item.value
+    assert value is not None and item.flag is not None
+    inline = "=" in item.word.text
+    written = item.word.text if inline else f"{item.word.text} {value.text}"
+    switch = item.name
+    try:
+        on = boolean(value.text) == (not switch.startswith("--no-"))
+    except BadValue:
+        on = None
+    base = item.flag.names[0]
+    if on is True:
+        fix = f"Write {base} alone, with no value"
+    elif on is False and len(item.flag.names) > 1:
+        fix = f"Write {item.flag.names[1]} to turn it off, or leave the flag out"
+    else:
+        fix = f"Leave {base} out to keep it off; write it alone to turn it on"
+    said = (
+        f"ignored explicit argument '{value.text}'"
+        if inline
+        else f"'{value.text}' is left over as an argument (unrecognized arguments)"
+    )
+    span = item.word.span if inline else value.span
+    since = took_a_value.get(base)
+    if since is not None and not switch.startswith("--no-"):
+        command.refusals.append(
+            Refusal(
+                f"{written}: {base} is a switch that takes no value (argparse: {said}); "
+                f"{engine} releases before {since} took one",
+                span,
+                fix,
+                since=since,
+            )
+        )
+        return
+    command.note(
+        "HBM004",
+        f"{written}: {switch} is a switch that takes no value, and {engine} refuses to start "
+        f"(argparse: {said})",
+        span,
+        fix,
+        severity="error",
+    )
+
+
 def apply(command: EngineCommand, item: Item) -> bool:
     """Set the field ``item``'s flag names from its value; a malformed value is a finding at its
     line. False when the flag has no field of its own (the engine parser handles it)."""

@@ -28,7 +28,6 @@ from .args import (
     Token,
     Unsupported,
     apply,
-    boolean,
     choice,
     dtype,
     dynamo_multimodal_role,
@@ -47,6 +46,7 @@ from .args import (
     quantization,
     scan,
     settings_left_to_config_file,
+    switch_given_a_value,
     unreadable_message,
 )
 
@@ -664,7 +664,10 @@ def parse(
             and item.value.readable
             and not placeholder(item.value.text)  # a template's parameter: HBM011 (apply)
         ):
-            _switch_given_a_value(command, item)
+            # --enable-chunked-prefill took a value up to 0.8 (vllm.utils.StoreBoolean,
+            # nargs="?"); it is made from SchedulerConfig's bool field by 0.9.0 (the release
+            # judged: it may have come in 0.8.5, where nothing is said)
+            switch_given_a_value(command, item, "vLLM", {"--enable-chunked-prefill": "0.9.0"})
         if apply(command, item):
             continue
         if long == "--speculative-config":
@@ -832,58 +835,6 @@ VLLM_LOAD_FORMAT_DROPPED = {
 _REFUSAL_FLAGS = frozenset(
     ("--kv-cache-dtype", "--quantization", "--load-format", "--mamba-cache-mode")
 )
-
-
-def _switch_given_a_value(command: EngineCommand, item: Item) -> None:
-    """A switch written with a value (``--enforce-eager=true``, ``--enforce-eager false``):
-    vLLM's switches are argparse store_true or BooleanOptionalAction flags, which take no value
-    ("ignored explicit argument 'true'"; a separate word is left over as an argument, which
-    argparse refuses or `vllm serve` takes as the model). hbmlint reads the value as meant.
-    --enable-chunked-prefill alone took one up to 0.8 (vllm.utils.StoreBoolean, nargs="?");
-    its flag is made from SchedulerConfig's bool field by 0.9.0 (the release judged here:
-    the switch may have come in 0.8.5, where nothing is said)."""
-    value = item.value
-    assert value is not None and item.flag is not None
-    inline = "=" in item.word.text
-    written = item.word.text if inline else f"{item.word.text} {value.text}"
-    switch = item.name
-    try:
-        on = boolean(value.text) == (not switch.startswith("--no-"))
-    except BadValue:
-        on = None
-    base = item.flag.names[0]
-    if on is True:
-        fix = f"Write {base} alone, with no value"
-    elif on is False and len(item.flag.names) > 1:
-        fix = f"Write {item.flag.names[1]} to turn it off, or leave the flag out"
-    else:
-        fix = f"Leave {base} out to keep it off; write it alone to turn it on"
-    said = (
-        f"ignored explicit argument '{value.text}'"
-        if inline
-        else f"'{value.text}' is left over as an argument (unrecognized arguments, or read as "
-        "the model by `vllm serve`)"
-    )
-    span = item.word.span if inline else value.span
-    if base == "--enable-chunked-prefill" and not switch.startswith("--no-"):
-        command.refusals.append(
-            Refusal(
-                f"{written}: --enable-chunked-prefill is a switch that takes no value "
-                f"(argparse: {said}); vLLM 0.8 and earlier took one",
-                span,
-                fix,
-                since="0.9.0",
-            )
-        )
-        return
-    command.note(
-        "HBM004",
-        f"{written}: {switch} is a switch that takes no value, and vLLM refuses to start "
-        f"(argparse: {said})",
-        span,
-        fix,
-        severity="error",
-    )
 
 
 def _release_refusals(command: EngineCommand) -> None:
