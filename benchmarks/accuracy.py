@@ -394,6 +394,10 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             mamba_full_memory_ratio=record.get("mamba_full_memory_ratio"),
             # vLLM --[no-]enable-prefix-caching, SGLang --disable-radix-cache (false)
             prefix_caching=record.get("prefix_caching"),
+            # vLLM --[no-]async-scheduling: a window layer keeps two batches in flight with it
+            async_scheduling=record.get("async_scheduling")
+            if "async_scheduling" in record
+            else (False if "--no-async-scheduling" in str(record.get("notes") or "") else None),
         ),
         speculative=speculative_of(record),
     )

@@ -25,7 +25,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from . import catalog, cudagraphs, dp_attention, lora, sglang_mamba
-from .catalog.architecture import FULL, HybridPages
+from .catalog.architecture import FULL, STATE, HybridPages
 from .identity_memo import NOT_KEPT, IdentityMemo
 from .records import dataclass
 from .resolve import Resolved
@@ -118,6 +118,8 @@ class Settings:
     mamba_cache_mode: str | None = None
     # vLLM --disable-hybrid-kv-cache-manager: window layers hold the whole context
     disable_hybrid_kv_cache_manager: bool = False
+    # vLLM: the batches a window layer keeps the tokens of beyond its window (_in_flight_batches)
+    in_flight_batches: int = 1
     # vLLM --enable-lora: adapter slots (0: off), their rank, and --fully-sharded-loras
     lora_slots: int = 0
     lora_rank: int = 16
@@ -847,6 +849,9 @@ def _settings_for(
             "mamba_cache_mode": serving.mamba_cache_mode if engine == "vllm" else None,
             "disable_hybrid_kv_cache_manager": engine == "vllm"
             and bool(serving.disable_hybrid_kv_cache_manager),
+            "in_flight_batches": _in_flight_batches(resolved)
+            if engine == "vllm" and resolved.target.sliding_window
+            else 1,
             "lora_slots": (serving.lora_slots or 0) if engine == "vllm" else 0,
             "lora_rank": serving.lora_rank or 16,  # vllm/config/lora.py max_lora_rank default
             "lora_fully_sharded": bool(serving.lora_fully_sharded),
@@ -922,6 +927,29 @@ def _sglang_vlm_factor(
         f"the default x {factor:.3f}: SGLang cuts it for a multimodal model by the size of its "
         f"vision tower ({layers} layers of {width})"
     )
+
+
+def _in_flight_batches(resolved: Resolved) -> int:
+    """The batches whose tokens vLLM keeps in a sliding-window layer beyond its window, per
+    request: from 0.26 its SlidingWindowSpec charges min(window - 1 + max_in_flight_tokens,
+    max_model_len), max_in_flight_tokens being max_concurrent_batches x max_num_batched_tokens,
+    and async scheduling keeps two batches in flight (vllm/v1/kv_cache_interface.py and
+    config/vllm.py, read in the 0.26.0-0.34.0 wheels). Async scheduling is on by default there
+    but with a drafter other than EAGLE or MTP (vllm-project/vllm#31998) or a recurrent-state
+    model with prefix caching; pipeline parallelism, whose batches in flight follow the stage
+    count, is read as one batch (the smaller charge)."""
+    dep = resolved.deployment
+    if _release_before("vllm", dep.engine_version, "window_in_flight_since"):
+        return 1
+    method = dep.speculative.method
+    if (
+        dep.serving.async_scheduling is False
+        or method not in ("none", "eagle", "eagle3", "mtp")
+        or (dep.parallel.pipeline or 1) > 1
+        or STATE in resolved.target.layer_mixers
+    ):
+        return 1
+    return 2
 
 
 def _windows_kept_full(resolved: Resolved, s: Settings) -> bool:
@@ -1650,10 +1678,18 @@ def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
         weights, note = _tgi_head(target, s, weights)
         notes += (("weights", note),) if note else ()
     if s.cpu_offload_gib:
-        # vLLM keeps --cpu-offload-gb GiB of each GPU's weights in pinned host memory
-        # (streamed in every forward pass): only the rest is in HBM
+        # vLLM and SGLang keep --cpu-offload-gb GiB of each GPU's weights in pinned host memory
+        # (streamed in every forward pass): only the rest is in HBM. They offload whole decoder
+        # layers (each layer make_layers builds is wrapped by the offloader), so the embedding
+        # and the LM head, in 16 bits, stay on the GPU (an SGLang 0.5.9 log of Qwen3-14B at
+        # TP 2 with 48 GB offloaded: "mem usage=1.50 GB" of weights, its two 1.56 GB tables / 2)
         offload = in_bytes(Q(s.cpu_offload_gib, "GiB"))
-        weights = weights - offload if weights > offload else 0
+        table = target.vocab_size * target.hidden_size * 2 / max(resolved.tensor_parallel, 1)
+        tables = (
+            table if target.tie_word_embeddings or resolved.pipeline_parallel > 1 else 2 * table
+        )
+        kept = min(weights, tables)
+        weights = weights - offload if weights - offload > kept else kept
     if s.lora_slots:
         weights, note = _with_lora(target, s, weights)
         notes += (("weights", note),)
@@ -1758,7 +1794,10 @@ def compute(
     # (constant, and exact, when every layer is full attention).
     mml = s.max_model_len
     per_request = layout.request_bytes(
-        mml, s.max_num_batched_tokens, s.block_size, hybrid=not _windows_kept_full(resolved, s)
+        mml,
+        s.max_num_batched_tokens * s.in_flight_batches,
+        s.block_size,
+        hybrid=not _windows_kept_full(resolved, s),
     )
     if s.disable_hybrid_kv_cache_manager and layout.windows:
         assumed = dict(assumed or {})

@@ -169,6 +169,8 @@ class ServingSpec:
     mamba_cache_mode: str | None = None  # vLLM --mamba-cache-mode: none, align or all
     # vLLM --disable-hybrid-kv-cache-manager (True) / --no-disable-... (False)
     disable_hybrid_kv_cache_manager: bool | None = None
+    # vLLM --async-scheduling (True) / --no-async-scheduling (False); None: the release's own
+    async_scheduling: bool | None = None
     # the engine's switch for a length above the model's: env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
     # (vLLM), SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (SGLang)
     allow_long_max_model_len: bool | None = None

@@ -100,14 +100,26 @@ def test_gemma3_window_layers_keep_the_window_plus_a_batch():
     assert layout.request_bytes(131_072, 2048, 16, hybrid=False) == 62 * layer * 131_072
 
 
-def test_gpt_oss_half_the_layers_hold_128_tokens():
-    b, findings = budget_of("""
-        gpu: {type: H100}
-        model: {name: openai/gpt-oss-120b}
-        serving: {max_model_len: 131072, max_num_batched_tokens: 8192}
+@pytest.mark.parametrize(
+    ("release", "batches"),
+    [
+        # from 0.26 a window layer keeps the tokens in flight: two batches with async
+        # scheduling, on by default (the newest is assumed where no release is named)
+        ("", 2),
+        ('engine_version: "0.26.0"', 2),
+        # before, one batch
+        ('engine_version: "0.25.0"', 1),
+    ],
+)
+def test_gpt_oss_half_the_layers_hold_128_tokens(release, batches):
+    b, findings = budget_of(f"""
+        gpu: {{type: H100}}
+        model: {{name: openai/gpt-oss-120b}}
+        serving: {{max_model_len: 131072, max_num_batched_tokens: 8192}}
+        {release}
     """)
     layer = 2 * 8 * 64 * 2  # 8 KV heads of 64, bf16
-    window_tokens = (math.ceil((127 + 8192) / 16) + 1) * 16
+    window_tokens = (math.ceil((127 + batches * 8192) / 16) + 1) * 16
     expected = 18 * layer * 131_072 + 18 * layer * window_tokens
     assert b.kv_bytes_per_sequence.magnitude == expected
     # the capacity vLLM reports: full-length requests that fit, times max_model_len

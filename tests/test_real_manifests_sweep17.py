@@ -3,6 +3,7 @@ tests/fixtures/real/ names its source in its first lines; each test says what a 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -260,3 +261,49 @@ def test_an_sglang_switch_given_a_value_is_an_error_too(rules, tmp_path):
     assert switch.severity is Severity.ERROR
     assert "SGLang refuses to start" in switch.message
     assert switch.fixes[0] == "Write --enable-dp-attention alone, with no value"
+
+
+def test_sglang_drafting_from_the_targets_own_path_budgets_its_mtp_layers(rules, tmp_path):
+    # JiNanPiWang/spec_decode launch_glm47.sh (nextn variant): `--speculative-algorithm NEXTN
+    # --speculative-draft-model-path "$MODEL_PATH"`, the target's own checkpoint. SGLang loads
+    # it as the NextN layers; was budgeted as a second GLM-4.7-Flash (55.80 GiB of draft: false
+    # HBM101 and HBM201 errors on an H100)
+    path = tmp_path / "launch.sh"
+    path.write_text(
+        "MODEL_PATH=zai-org/GLM-4.7-Flash\n"
+        'python -m sglang.launch_server --model-path "$MODEL_PATH" --mem-fraction-static 0.85 \\\n'
+        "  --speculative-algorithm NEXTN --speculative-draft-model-path \"$MODEL_PATH\" \\\n"
+        "  --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n"
+    )
+    result = lint_file(path, path.name, rules, LintOptions(default_gpu="H100", keep_budgets=True))
+    assert [f.code for f in result.diagnostics if f.severity is not Severity.INFO] == []
+    [item] = result.deployments
+    assert item.deployment.speculative.method == "mtp"
+    assert item.budget.draft_weights.to("GiB").magnitude < 3
+
+
+@pytest.mark.parametrize(
+    ("extra", "batches"),
+    [
+        ("", 2),
+        (" --no-async-scheduling", 1),  # akamaslabs/vllm-benchmark's eager Gemma 4 probe run
+        # async scheduling stays off with a drafter other than EAGLE or MTP
+        (' --speculative-config \'{"method": "ngram", "num_speculative_tokens": 3}\'', 1),
+    ],
+)
+def test_vllm_window_layers_keep_the_batches_in_flight(rules, tmp_path, extra, batches):
+    # vLLM 0.29 logs of Gemma 4 on an L40S: the default run's concurrency is the whole 4,096
+    # tokens per window layer (1,023 + 2 x 2,048 in flight), the --no-async-scheduling one the
+    # window plus one batch; hbmlint charged one batch, 35% more concurrency than logged
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "vllm serve openai/gpt-oss-120b --max-model-len 131072 --max-num-batched-tokens 8192"
+        + extra
+        + "\n"
+    )
+    result = lint_file(path, path.name, rules, LintOptions(default_gpu="H100", keep_budgets=True))
+    [item] = result.deployments
+    layer = 2 * 8 * 64 * 2  # gpt-oss: 8 KV heads of 64 in bf16; 18 full and 18 window layers
+    window_tokens = (math.ceil((127 + batches * 8192) / 16) + 1) * 16
+    expected = 18 * layer * 131_072 + 18 * layer * window_tokens
+    assert item.budget.kv_bytes_per_sequence.magnitude == pytest.approx(expected)

@@ -8,6 +8,7 @@ engine's own meaning (catalog/engines.yaml).
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 
 from ..lazyre import LazyPattern
@@ -380,6 +381,18 @@ def parse(
     if "speculative.num_speculative_tokens" not in values and draft_tokens and draft_span:
         command.set("speculative.num_speculative_tokens", max(draft_tokens - 1, 1), draft_span)
     method = values.get("speculative.method")
+    draft, target = values.get("speculative.model"), values.get("model.name")
+    if (
+        method in ("eagle", "mtp")
+        and isinstance(draft, str)
+        and isinstance(target, str)
+        and posixpath.normpath(draft) == posixpath.normpath(target)
+    ):
+        # the target's own checkpoint as the drafter: SGLang loads it as its NextN (MTP)
+        # layers (model_config.py _config_draft_model renames the architecture to its NextN
+        # class), sharing the target's embedding and head, as with no draft path at all
+        values.pop("speculative.model")
+        values["speculative.method"] = method = "mtp"
     # EAGLE with no draft path is the model's own NextN layers; one in a variable is a draft
     drafted = "speculative.model" in values or "speculative.model" in command.unread
     if method == "eagle" and not drafted:

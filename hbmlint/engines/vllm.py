@@ -250,6 +250,9 @@ FLAGS = FlagTable(
             ("--disable-hybrid-kv-cache-manager", "--no-disable-hybrid-kv-cache-manager"),
             "serving.disable_hybrid_kv_cache_manager",
         ),
+        # with async scheduling a window layer keeps two batches' tokens in flight (budget.py
+        # _in_flight_batches)
+        Flag(("--async-scheduling", "--no-async-scheduling"), "serving.async_scheduling"),
         # change the model's config.json (RoPE scaling raises its maximum length)
         Flag(("--hf-overrides",), "serving.model_overrides", str),
         Flag(("--rope-scaling",), "serving.model_overrides", str),
@@ -328,7 +331,6 @@ FLAGS = FlagTable(
         "--enable-server-load-tracking",
         "--enable-dbo",
         "--enable-eplb",
-        "--async-scheduling",
         # more of vLLM's booleans, so that a model written after one is not taken as its value
         "--disable-uvicorn-access-log",
         "--allow-credentials",
