@@ -461,7 +461,8 @@ def lint(
     diff: bool = False,
 ) -> None:
     """Lint manifests: files, or directories searched for YAML files, .sh/.bash launch
-    scripts and systemd .service units (`-` reads standard input)."""
+    scripts, Slurm/PBS batch scripts (.slurm/.sbatch/.pbs) and systemd .service units (`-`
+    reads standard input)."""
     from . import reporters
     from .config import CommandLine, ConfigError
     from .diagnostics import Severity

@@ -20,7 +20,11 @@ DOWNLOAD_PER_MODEL = REAL / "prodstack-init-hf-download-per-model.yaml"
 KUBEAI_CHUNKED = REAL / "kubeai-model-chunked-prefill-false.yaml"
 SWITCH_FALSE = REAL / "compose-vllm-switch-given-false.yml"
 
+SLURM = REAL / "slurm" / "open-r1-generate.slurm"
+FUNCTION_GLOBALS = REAL / "shell-function-uses-script-arguments.sh"
+
 COVERED = {DOWNLOAD_CRLF.name, DOWNLOAD_PER_MODEL.name, KUBEAI_CHUNKED.name, SWITCH_FALSE.name}
+COVERED |= {"slurm/open-r1-generate.slurm", FUNCTION_GLOBALS.name}
 
 
 @pytest.fixture(scope="module")
@@ -272,7 +276,7 @@ def test_sglang_drafting_from_the_targets_own_path_budgets_its_mtp_layers(rules,
     path.write_text(
         "MODEL_PATH=zai-org/GLM-4.7-Flash\n"
         'python -m sglang.launch_server --model-path "$MODEL_PATH" --mem-fraction-static 0.85 \\\n'
-        "  --speculative-algorithm NEXTN --speculative-draft-model-path \"$MODEL_PATH\" \\\n"
+        '  --speculative-algorithm NEXTN --speculative-draft-model-path "$MODEL_PATH" \\\n'
         "  --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n"
     )
     result = lint_file(path, path.name, rules, LintOptions(default_gpu="H100", keep_budgets=True))
@@ -307,3 +311,31 @@ def test_vllm_window_layers_keep_the_batches_in_flight(rules, tmp_path, extra, b
     window_tokens = (math.ceil((127 + batches * 8192) / 16) + 1) * 16
     expected = 18 * layer * 131_072 + 18 * layer * window_tokens
     assert item.budget.kv_bytes_per_sequence.magnitude == pytest.approx(expected)
+
+
+def test_a_directory_walk_reads_slurm_batch_scripts():
+    # huggingface/open-r1 keeps its vLLM jobs in slurm/*.slurm: a directory run skipped them
+    from hbmlint.lint import discover
+
+    found = [display for _, display in discover([str(SLURM.parent)])]
+    assert [Path(d).name for d in found] == [SLURM.name]
+
+
+def test_braces_inside_a_quoted_default_do_not_end_the_expansion(rules):
+    # `PROMPT_TEMPLATE=${PROMPT_TEMPLATE:-"{{ instruction }}"}`: the `}` of the quoted default
+    # ended the expansion, leaving an open quote that swallowed the rest of the script (was an
+    # HBM014 "finds no engine command line" for the readable `vllm serve` below it)
+    result = lint(SLURM, rules, gpu="H100")
+    assert codes(result, "HBM014") == []
+    unread = [f.message for f in codes(result, "HBM011")]
+    assert any("--tensor-parallel-size is $SLURM_GPUS_PER_NODE" in m for m in unread)
+
+
+def test_a_global_set_from_the_scripts_arguments_keeps_them_inside_a_function(rules):
+    # MODEL_PATH=$1 at the top, `--model-path "$MODEL_PATH"` in a function called with no
+    # arguments: the script's $1, unknown here (was $1 of the call: '' - false HBM003 "names no
+    # model" and HBM004 "--tp-size: '' is not a whole number" errors)
+    result = lint(FUNCTION_GLOBALS, rules, gpu="H100")
+    assert [f for f in result.diagnostics if f.severity is Severity.ERROR] == []
+    unread = [f.message for f in codes(result, "HBM011")]
+    assert any(m.startswith("--model-path is $1") for m in unread)

@@ -668,6 +668,10 @@ class _Splitter:
             if match:
                 name, colon, op, word = match.groups()
                 word = _unquoted(word)
+                if word and ('"' in word or "\\" in word):
+                    # quotes or escapes left inside the default ("{\"method\": ...}"): what
+                    # quote removal makes of them is not worked out here
+                    return s[start : end + 1], [self._missing(name, s[start : end + 1])]
                 # the word after :- := :+ is expanded too (`${MODEL:-$ROOT/name}`)
                 word, nested = self._expand_word(word) if word else (word, [])
                 known = name in self.env
@@ -899,8 +903,10 @@ def _evaluate(expr: str) -> int | None:
 def _brace_end(s: str, open_at: int) -> int:
     """The index of the ``}`` that closes the ``${`` at ``open_at`` (the last index when none
     does): braces, ``$( )`` and quotes inside its default word are skipped
-    (``${ROOT:-$(cd -- "${DIR}/.." && pwd)}``), not taken for its end."""
-    depth = 0
+    (``${ROOT:-$(cd -- "${DIR}/.." && pwd)}``), not taken for its end; so is a ``}`` inside
+    double quotes (``${P:-"{{ instruction }}"}``) unless it closes a ``${`` opened there
+    (``${A[@]+"${A[@]}"}``): each ``${`` starts its own quoting."""
+    outer: list[bool] = []  # the quoting around each open ${
     i = open_at
     quoted = False
     while i < len(s):
@@ -918,12 +924,13 @@ def _brace_end(s: str, open_at: int) -> int:
             i = _closing(s, i + 1)
             continue
         elif s.startswith("${", i):
-            depth += 1
+            outer.append(quoted)
+            quoted = False
             i += 2
             continue
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
+        elif c == "}" and not quoted:
+            quoted = outer.pop()
+            if not outer:
                 return i
         i += 1
     return len(s) - 1

@@ -396,7 +396,8 @@ def describe(
     return "\n".join(out) + "\n"
 
 
-SCRIPT_SUFFIXES = (".sh", ".bash")  # a file named so is a shell script (formats/shell_script.py)
+# a file named so is a shell script (formats/shell_script.py): Slurm and PBS batch scripts too
+SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".pbs")
 
 
 def script_reader(display: str, text: str, forced: ModuleType | None) -> ModuleType | None:

@@ -30,6 +30,7 @@ sees: ``CUDA_VISIBLE_DEVICES`` on the command or exported before it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -283,7 +284,11 @@ def to_script_deployments(
         if call and bodies.get(call[0].text):
             called.add(call[0].text)
             for body, _ in bodies[call[0].text]:
-                read = _read(_with_arguments(body, call[1:]), exported, text, call_env, files=files)
+                a, b = functions[call[0].text]
+                words_run = _with_arguments(
+                    body, call[1:], lambda t, a=a, b=b: _from_call(text, starts, t, text[a:b])
+                )
+                read = _read(words_run, exported, text, call_env, files=files)
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
@@ -481,16 +486,53 @@ def _closing_brace(script: str, at: int) -> int | None:
 
 
 _REST = re.compile(r"\$\{@:([0-9]+)\}")
+# a positional parameter, "$@" or "$*" as a function's words write it
+_POSITIONAL_WRITTEN = re.compile(r"\$(?:[1-9@*]|\{[1-9@*])")
+# a variable a word names
+_REFERENCED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # a positional parameter in a word: $1, ${1}, ${1:-default}; "$@" / "$*" as the whole word
 _POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])(?::?-([^}]*))?\})")
 
 
-def _with_arguments(words: list[Token], args: list[Token]) -> list[Token]:
+def _from_call(text: str, starts: list[int], token: Token, body: str) -> bool:
+    """Whether the positional parameters in a function's word are the call's: written in the
+    word itself, or in a variable the function's body assigns (``local model=$1``). A global
+    variable set from the script's ``$1`` (``MODEL_PATH=$1`` at the top) holds the script's
+    argument inside a function too."""
+    span = token.span
+    if span.line > len(starts):
+        return True
+    begin = starts[span.line - 1] + span.column - 1
+    if span.end_line is None or span.end_column is None or span.end_line > len(starts):
+        written = text[begin : begin + len(token.text)]
+    else:
+        written = text[begin : starts[span.end_line - 1] + span.end_column - 1]
+    if _POSITIONAL_WRITTEN.search(written):
+        return True
+    return any(
+        re.search(rf"(?:^|[\s;]){re.escape(name)}\+?=", body, re.M)
+        for name in _REFERENCED.findall(written)
+    )
+
+
+def _with_arguments(
+    words: list[Token], args: list[Token], from_call: Callable[[Token], bool] | None = None
+) -> list[Token]:
     """A function's words with its positional parameters as the call gives them: ``"$@"`` is
     the call's arguments, each a word where the call writes it; ``$1``.. the call's words (an
-    argument the call does not give is empty, or the ``${1:-default}``'s default)."""
+    argument the call does not give is empty, or the ``${1:-default}``'s default). Where
+    ``from_call`` says a word's parameters are not the call's (_from_call), it is left as it is:
+    the script's own arguments."""
     out: list[Token] = []
     for token in words:
+        if (
+            from_call is not None
+            and "$" in token.text
+            and _POSITIONAL.search(token.text)
+            and not from_call(token)
+        ):
+            out.append(token)
+            continue
         if token.text in ("$@", "$*", "${@}", "${*}"):
             out.extend(args)
             continue
