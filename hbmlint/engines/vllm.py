@@ -489,6 +489,10 @@ REMOVED = {
     # StructuredOutputsConfig.backend and EPLBConfig's window_size, step_interval and
     # log_balancedness take them (vllm/config/structured_outputs.py, parallel.py)
     "--device": ("0.10", "Remove it: vLLM takes the device from the platform it runs on"),
+    # deprecated in 0.9.0 (vllm-project/vllm#17452, #18404: --reasoning-parser alone turns it
+    # on) and refused by 0.10.0 ("unrecognized arguments: --enable-reasoning": vllm-project/
+    # vllm#18538, gpustack/gpustack#2616)
+    "--enable-reasoning": ("0.10", "Remove it: --reasoning-parser alone turns reasoning on"),
     # V0's switches: --tokenizer-pool-size and --enable-prompt-adapter are in 0.9.2 and not
     # 0.10.0, --multi-step-stream-outputs in 0.10.0 and not 0.10.1,
     # --disable-async-output-proc in 0.10.2 and not 0.11.0

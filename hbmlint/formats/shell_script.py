@@ -264,8 +264,20 @@ def to_script_deployments(
     script, origins = _prepared(text)
     exports: list[dict[str, Exported]] = []
     written: list[tuple[Written, Span]] = []
+    job = None
+    if "#SBATCH" in text:  # a Slurm batch script: the GPUs its directives request
+        from .slurm import job_of
+
+        job = job_of(text)
     commands = split_script(
-        script, {}, Locator(text, start), start, origins, exports, open_env=True, written=written
+        script,
+        job.environment() if job is not None else {},
+        Locator(text, start),
+        start,
+        origins,
+        exports,
+        open_env=True,
+        written=written,
     )
     outer = repository_files(path)
     functions = _functions(script)
@@ -311,6 +323,8 @@ def to_script_deployments(
         if other is not None:
             findings.append(accelerators.not_budgeted(other, display, name))
             continue
+        if job is not None:
+            gpu = job.applied(gpu)
         deployment, problems = build(
             parsed,
             name=name,

@@ -1,0 +1,154 @@
+"""What a Slurm batch script's ``#SBATCH`` directives say about the GPUs its job gets.
+
+sbatch reads ``#SBATCH`` lines at the top of the script, up to the first line that is neither
+a comment nor blank (sbatch(1), "DESCRIPTION"). Of them, the GPU requests name the GPU type
+and how many each node gets: ``--gres=gpu[:TYPE][:COUNT]``, ``--gpus-per-node=[TYPE:]COUNT``,
+``--gpus=[TYPE:]COUNT`` / ``-G`` (the job's, so a node's where the job has one node) and
+``--constraint`` / ``-C`` naming a GPU as a node feature (``-C h100``); ``--nodes`` / ``-N``
+the node count (one by default). The job's shell then sees them as SLURM_GPUS_ON_NODE,
+SLURM_GPUS_PER_NODE (with --gpus-per-node), SLURM_GPUS (with --gpus), SLURM_NNODES and
+SLURM_JOB_NUM_NODES (slurm.schedmd.com/sbatch.html, "OUTPUT ENVIRONMENT VARIABLES"), which
+launch scripts pass to the engine (``--tensor-parallel-size $SLURM_GPUS_ON_NODE``).
+
+A type is taken only where the catalog knows it (``a100``, ``h100``, ``nvidia_h200``,
+``A100_40GB``); a site's own name (``gpu80``) is left for --gpu. The GPU count is that of one
+engine only in a one-node job: across nodes a script may run one engine per node or one over
+all of them, which its directives do not say.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from ..catalog import find_gpu
+from ..yamlsrc import Span
+from .build import GpuFacts
+
+_COUNT = re.compile(r"^\d+$")
+
+
+@dataclass
+class SlurmJob:
+    gpu_type: str | None = None
+    type_span: Span | None = None
+    per_node: int | None = None  # GPUs each node of the job gets
+    count_span: Span | None = None
+    nodes: int = 1
+    nodes_given: bool = False
+    gpus_per_node_given: bool = False
+    gpus: int | None = None  # --gpus: the job's
+    gpus_span: Span | None = None
+
+    def environment(self) -> dict[str, str]:
+        """The SLURM_* variables the job's shell gets that these directives set."""
+        env = {"SLURM_NNODES": str(self.nodes), "SLURM_JOB_NUM_NODES": str(self.nodes)}
+        if self.per_node is not None:
+            env["SLURM_GPUS_ON_NODE"] = str(self.per_node)
+            if self.gpus_per_node_given:
+                env["SLURM_GPUS_PER_NODE"] = str(self.per_node)
+        if self.gpus is not None:
+            env["SLURM_GPUS"] = str(self.gpus)
+        return env
+
+    def applied(self, gpu: GpuFacts) -> GpuFacts:
+        """``gpu`` (what the command itself says) with the job's type and, in a one-node job,
+        its count where the command says neither."""
+        if gpu.type is None and not gpu.labels and self.gpu_type is not None:
+            gpu = replace(gpu, type=self.gpu_type, type_span=self.type_span)
+        if gpu.count is None and self.per_node is not None and self.nodes == 1:
+            gpu = replace(
+                gpu,
+                count=self.per_node,
+                count_span=self.count_span,
+                # a job may share its GPUs among several programs: those the engine leaves
+                # are not called idle, but it cannot use more than the job holds
+                count_why="requested by the Slurm job (#SBATCH)",
+            )
+        return gpu
+
+
+def job_of(text: str) -> SlurmJob | None:
+    """The GPUs the ``#SBATCH`` directives of ``text`` request, or None without any."""
+    if "#SBATCH" not in text:
+        return None
+    job = SlurmJob()
+    found = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if number == 1 and stripped.startswith("#!"):
+            continue
+        if stripped and not stripped.startswith("#"):
+            break  # sbatch stops reading directives at the first command
+        if not stripped.startswith("#SBATCH"):
+            continue
+        span = Span(number, line.index("#SBATCH") + 1, number, len(line) + 1)
+        words = stripped[len("#SBATCH") :].split("#", 1)[0].split()
+        for option, value in _options(words):
+            found |= _read(job, option, value, span)
+    if job.per_node is None and job.gpus is not None and job.nodes == 1:
+        job.per_node, job.count_span = job.gpus, job.gpus_span
+    return job if found else None
+
+
+def _options(words: list[str]) -> list[tuple[str, str]]:
+    out = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word.startswith("--") and "=" in word:
+            name, _, value = word.partition("=")
+            out.append((name, value))
+        elif word.startswith("-") and i + 1 < len(words) and not words[i + 1].startswith("-"):
+            out.append((word, words[i + 1]))
+            i += 1
+        elif word.startswith("-") and len(word) > 2 and not word.startswith("--"):
+            out.append((word[:2], word[2:]))  # -N2, -Ch100
+        i += 1
+    return out
+
+
+def _read(job: SlurmJob, option: str, value: str, span: Span) -> bool:
+    value = value.strip("\"'")
+    if option in ("--nodes", "-N"):
+        if _COUNT.match(value):
+            job.nodes, job.nodes_given = int(value), True
+            return True
+        return False
+    if option == "--gres":
+        gpu = next((g for g in value.split(",") if g.split(":")[0] == "gpu"), None)
+        if gpu is None:
+            return False
+        parts = gpu.split("(")[0].split(":")[1:]
+        count = int(parts[-1]) if parts and _COUNT.match(parts[-1]) else 1
+        kind = parts[0] if parts and not _COUNT.match(parts[0]) else None
+        _set(job, kind, count, span)
+        return True
+    if option in ("--gpus-per-node", "--gpus", "-G"):
+        parts = value.split(":")
+        if not _COUNT.match(parts[-1]):
+            return False
+        kind = parts[0] if len(parts) > 1 else None
+        if option == "--gpus-per-node":
+            _set(job, kind, int(parts[-1]), span)
+            job.gpus_per_node_given = True
+        else:
+            job.gpus, job.gpus_span = int(parts[-1]), span
+            _set(job, kind, None, span)
+        return True
+    if (
+        option in ("--constraint", "-C")
+        and re.fullmatch(r"[\w.-]+", value)
+        and find_gpu(value) is not None
+        and job.gpu_type is None
+    ):
+        job.gpu_type, job.type_span = value, span
+        return True
+    return False
+
+
+def _set(job: SlurmJob, kind: str | None, count: int | None, span: Span) -> None:
+    if kind is not None and find_gpu(kind) is not None:
+        job.gpu_type, job.type_span = kind, span
+    if count is not None:
+        job.per_node, job.count_span = count, span
