@@ -374,3 +374,34 @@ def test_a_one_node_jobs_gpus_are_what_the_engine_can_use(rules, tmp_path):
     # the GPUs a job holds may serve more than the engine: those it leaves are not "idle"
     path.write_text(path.read_text().replace("a100:2", "a100:8"))
     assert codes(lint(path, rules), "HBM007") == []
+
+
+FLUX = REAL / "flux-helmrelease-vllm-stack.yaml"
+COVERED.add(FLUX.name)
+
+
+def test_a_flux_helmrelease_of_vllm_stack_is_read_from_its_inline_values(rules):
+    # spec.values holds production-stack's values (was not read at all). Qwen2.5-7B in FP16 on
+    # the repository's 16 GB P100 at 90%: no room for a KV cache (a true error)
+    result = lint(FLUX, rules, gpu="P100")
+    [item] = result.deployments
+    assert item.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+    [kv] = codes(result, "HBM102")
+    assert kv.severity is Severity.ERROR
+    assert kv.span.line == line_of(FLUX, "maxModelLen: 4096")
+
+
+def test_an_argo_cd_applications_inline_values_are_read_too(rules, tmp_path):
+    import yaml
+
+    values = yaml.safe_load(FLUX.read_text())["spec"]["values"]
+    application = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "vllm"},
+        "spec": {"source": {"chart": "vllm-stack", "helm": {"valuesObject": values}}},
+    }
+    path = tmp_path / "app.yaml"
+    path.write_text(yaml.safe_dump(application, sort_keys=False))
+    [item] = lint(path, rules, gpu="P100").deployments
+    assert item.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"

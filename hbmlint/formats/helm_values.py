@@ -36,7 +36,7 @@ from ..spec import VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
 from ..yamlsrc import YamlDocument
 from . import accelerators
 from .build import GpuFacts, build
-from .podspec import node_labels
+from .podspec import node_labels, value_at
 
 NAME = "production-stack"
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -71,16 +71,33 @@ def _has_spec(data: Any) -> bool:
     return isinstance(spec, dict) and isinstance(spec.get("modelSpec"), list)
 
 
+# Where a GitOps object holds a chart's values inline: a Flux HelmRelease's spec.values
+# (helm.toolkit.fluxcd.io/v2, fluxcd.io/flux/components/helm/helmreleases "Values"), an Argo CD
+# Application's spec.source.helm.valuesObject (argo-cd.readthedocs.io "Helm", "Values")
+_INLINE_VALUES = (("spec", "values"), ("spec", "source", "helm", "valuesObject"))
+
+
 def _base(data: Any) -> tuple:
-    """Where the chart's values start: the document itself, or the key of an umbrella chart's
+    """Where the chart's values start: the document itself, the key of an umbrella chart's
     values that passes them to production-stack as a subchart (``vllm-stack:`` in
-    k0rdent/catalog apps/vllm/example/values.yaml)."""
+    k0rdent/catalog apps/vllm/example/values.yaml), or a GitOps object's inline values
+    (a Flux HelmRelease of vllm-stack in dapperdivers/dapper-cluster)."""
     if _has_spec(data):
         return ()
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if _has_spec(value):
-                return (key,)
+    if not isinstance(data, dict):
+        return ()
+    for key, value in data.items():
+        if _has_spec(value):
+            return (key,)
+    if isinstance(data.get("spec"), dict):
+        for path in _INLINE_VALUES:
+            values = value_at(data, path)
+            if _has_spec(values):
+                return path
+            if isinstance(values, dict):
+                for key, value in values.items():
+                    if _has_spec(value):
+                        return (*path, key)
     return ()
 
 
@@ -95,7 +112,7 @@ def to_deployments(
     findings: list[Diagnostic] = []
     rendered_reported = False
     base = _base(document.data)
-    spec = document.data[base[0]] if base else document.data
+    spec = value_at(document.data, base) if base else document.data
     findings += _ignored_extra_args(document, (*base, "servingEngineSpec"), None, display)
     if spec["servingEngineSpec"].get("enableEngine") is False:
         return deployments, findings  # the chart renders no engine at all
