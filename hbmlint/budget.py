@@ -775,6 +775,15 @@ def _settings_for(
                 f"DP {forced} ({engine} {dep.engine_version} {what} the DP size equal to TP, "
                 "whatever the command says)"
             )
+    if engine == "sglang" and attention_dp > 1 and serving.max_num_seqs:
+        # --max-running-requests is the whole DP group's: each attention-DP rank schedules its
+        # share (SGLang's scheduler divides it by dp_size with DP attention)
+        max_num_seqs = max(1, int(serving.max_num_seqs) // attention_dp)
+        if notes:
+            assumed["max_num_seqs"] = (
+                f"{max_num_seqs} per GPU (--max-running-requests {serving.max_num_seqs} over "
+                f"{attention_dp} attention-DP ranks)"
+            )
     whole = tuple(getattr(dep.parallel, "whole_parts", None) or ())
     tp_size = resolved.tensor_parallel
     if notes:

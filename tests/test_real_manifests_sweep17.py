@@ -405,3 +405,17 @@ def test_an_argo_cd_applications_inline_values_are_read_too(rules, tmp_path):
     path.write_text(yaml.safe_dump(application, sort_keys=False))
     [item] = lint(path, rules, gpu="P100").deployments
     assert item.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+
+
+def test_sglang_running_requests_with_dp_attention_are_per_rank(rules, tmp_path):
+    # sgl-project/ome config/runtimes/srt/kimi-k2-pd-rt.yaml's decoder: --max-running-requests
+    # 46080 over 96 attention-DP ranks (its --cuda-graph-bs 480 agrees). Sized whole, the
+    # sampler's logits alone came to 48.75 GiB a GPU: "needs 16.86 GiB more than the GPU has"
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp-size 8 "
+        "--dp-size 8 --enable-dp-attention --max-running-requests 4096\n"
+    )
+    result = lint_file(path, path.name, rules, LintOptions(default_gpu="H200", keep_budgets=True))
+    [item] = result.deployments
+    assert item.budget.settings.max_num_seqs == 512
