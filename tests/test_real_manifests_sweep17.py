@@ -419,3 +419,23 @@ def test_sglang_running_requests_with_dp_attention_are_per_rank(rules, tmp_path)
     result = lint_file(path, path.name, rules, LintOptions(default_gpu="H200", keep_budgets=True))
     [item] = result.deployments
     assert item.budget.settings.max_num_seqs == 512
+
+
+@pytest.mark.parametrize(
+    ("image", "severity"),
+    [
+        ("vllm/vllm-openai:v0.28.0", Severity.ERROR),
+        ("vllm/vllm-openai:v0.27.1", None),
+        ("vllm/vllm-openai:latest", Severity.WARNING),
+    ],
+)
+def test_a_bitsandbytes_checkpoint_is_judged_like_the_flag(rules, tmp_path, image, severity):
+    # leehosanganson's compose serves unsloth's bnb-4bit checkpoint on vllm-openai:latest with
+    # no --quantization: vLLM takes bitsandbytes from its config.json, a method 0.28 dropped
+    # (was silent; only the flag was judged)
+    path = tmp_path / "run.sh"
+    path.write_text(
+        f"docker run --gpus all {image} --model unsloth/mistral-7b-instruct-v0.3-bnb-4bit\n"
+    )
+    found = codes(lint(path, rules, gpu="L4"), "HBM004")
+    assert [f.severity for f in found] == ([severity] if severity else [])

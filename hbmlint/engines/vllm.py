@@ -965,6 +965,21 @@ def _deprecated_checkpoint(command: EngineCommand) -> None:
             command.locations.get("model.name", command.span),
             f"{model}'s quant_method {method} (its config.json)",
         )
+    if isinstance(method, str) and method in VLLM_QUANTIZATION_DROPPED:
+        # a bitsandbytes checkpoint (unsloth's *-bnb-4bit) with no --quantization: vLLM takes
+        # the method from its config.json, and the releases that dropped it refuse it alike
+        kept, dropped = VLLM_QUANTIZATION_DROPPED[method]
+        command.refusals.append(
+            Refusal(
+                f"{model} is a {method} checkpoint (its config.json's quant_method), a method "
+                "vLLM dropped ('Unknown quantization method')",
+                command.locations.get("model.name", command.span),
+                f"Serve a checkpoint in a format current vLLM loads (AWQ, GPTQ, FP8, "
+                f"compressed-tensors), or pin an image of vLLM {kept} or earlier",
+                since=dropped,
+                unless=_DROPPED_UNLESS.get(method),
+            )
+        )
 
 
 def _tensor_by_decode_context(command: EngineCommand) -> None:
