@@ -411,6 +411,8 @@ def _lint_deployment(
     findings.extend(problems)
     if resolved is None:
         first_error = next((p.message for p in problems), "could not be resolved")
+        if problems and all(p.code == "HBM005" for p in problems):
+            _gpu_free_rules(deployment, rules, findings, options)
         return DeploymentResult(deployment, error=first_error)
     # the budget's notes (what it assumed) are for the budget reports alone
     budget = budget_stage.build(resolved, notes=options.keep_budgets)
@@ -437,6 +439,51 @@ def _lint_deployment(
         deployment.locations = {}
         return DeploymentResult(deployment)
     return DeploymentResult(deployment, budget=budget)
+
+
+# The built-in rules whose every expression and text read nothing a GPU decides: not its memory
+# nor compute capability, nor a default the engine picks by GPU (max_num_seqs and
+# max_num_batched_tokens by memory tier, the dtype "auto" makes on a card without bfloat16,
+# TGI's memory-derived limits). They say what the engine refuses on any GPU (a TP size that
+# does not divide the heads, a max_model_len above the model's), so they run where the
+# manifest names no GPU too (tests/test_gpu_free_rules.py holds the list to that).
+GPU_FREE_RULES = frozenset(
+    ("HBM206", "HBM301", "HBM302", "HBM303", "HBM310", "HBM311", "HBM314")
+    + ("HBM316", "HBM320", "HBM324")
+)
+# any card stands in for the unknown one: none of those rules reads it
+_STAND_IN_GPU = "H100"
+# rule list (by identity) -> its GPU-free rules, the same list object each time (evaluate_rules
+# keeps what it works out per list)
+_GPU_FREE: dict[int, tuple[list[Rule], list[Rule]]] = {}
+
+
+def _gpu_free_rules(
+    deployment: Deployment, rules: list[Rule], findings: list[Diagnostic], options: LintOptions
+) -> None:
+    """The GPU-free rules (GPU_FREE_RULES) on a deployment that names no GPU, budgeted on a
+    stand-in card whose findings are not reported."""
+    kept = _GPU_FREE.get(id(rules))
+    if kept is None or kept[0] is not rules:
+        kept = _GPU_FREE[id(rules)] = (rules, [r for r in rules if r.id in GPU_FREE_RULES])
+    free = kept[1]
+    if not free:
+        return
+    stand_in = replace(options.resolve_options, default_gpu=_STAND_IN_GPU)
+    resolved, _ = resolve(deployment, options=stand_in)
+    if resolved is None:
+        return
+    budget = budget_stage.build(resolved, notes=False)
+    for _, finding in evaluate_rules(free, budget, options.rule_params, None):
+        if not isinstance(finding, ExpressionError):
+            findings.append(
+                _unless_a_setting_is_unread(finding, _rule_of(free, finding), deployment)
+            )
+    forget_scope(budget)
+
+
+def _rule_of(rules: list[Rule], finding: Diagnostic) -> Rule:
+    return next(r for r in rules if r.id == finding.code)
 
 
 def _unless_the_larger_part_fits(

@@ -113,7 +113,10 @@ def test_a_model_paths_entry_for_the_name_maps_it(deployments):
     resolve._NAMED.clear()
     _resolved(deployment, options)
     assert LLAMA_8B in resolve._NAMED
-    mapped = resolve.ResolveOptions(model_paths=((LLAMA_8B, QWEN_7B),))
+    # the recorded call's GPU kept (a deployment naming none is resolved on a stand-in card
+    # for the GPU-free rules: lint.GPU_FREE_RULES)
+    gpu = options.default_gpu if options is not None else None
+    mapped = resolve.ResolveOptions(default_gpu=gpu, model_paths=((LLAMA_8B, QWEN_7B),))
     resolved, _ = _resolved(deployment, mapped)
     assert resolved.target.name == QWEN_7B
 
