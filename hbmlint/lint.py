@@ -411,7 +411,10 @@ def _lint_deployment(
     findings.extend(problems)
     if resolved is None:
         first_error = next((p.message for p in problems), "could not be resolved")
-        if problems and all(p.code == "HBM005" for p in problems):
+        # only the GPU type unknown (the GPU count may be off too: said already)
+        if any(p.code == "HBM005" for p in problems) and all(
+            p.code in ("HBM005", "HBM007") for p in problems
+        ):
             _gpu_free_rules(deployment, rules, findings, options)
         return DeploymentResult(deployment, error=first_error)
     # the budget's notes (what it assumed) are for the budget reports alone
