@@ -477,16 +477,10 @@ def _gpu_free_rules(
     if resolved is None:
         return
     budget = budget_stage.build(resolved, notes=False)
-    for _, finding in evaluate_rules(free, budget, options.rule_params, None):
+    for rule, finding in evaluate_rules(free, budget, options.rule_params, None):
         if not isinstance(finding, ExpressionError):
-            findings.append(
-                _unless_a_setting_is_unread(finding, _rule_of(free, finding), deployment)
-            )
+            findings.append(_unless_a_setting_is_unread(finding, rule, deployment))
     forget_scope(budget)
-
-
-def _rule_of(rules: list[Rule], finding: Diagnostic) -> Rule:
-    return next(r for r in rules if r.id == finding.code)
 
 
 def _unless_the_larger_part_fits(

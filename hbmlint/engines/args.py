@@ -800,9 +800,19 @@ def switch_given_a_value(
     no value ("ignored explicit argument 'true'"; a separate word is left over as an argument,
     which argparse refuses, or `vllm serve` takes as the model). apply() still reads the value
     as meant. ``took_a_value``: the switches that took one in releases before the one given
-    (from it on the refusal is judged by the release)."""
-    value = item.value
-    assert value is not None and item.flag is not None
+    (from it on the refusal is judged by the release). Nothing for any other item, nor for a
+    template's parameter (apply says it is unread)."""
+    flag, value = item.flag, item.value
+    if (
+        flag is None
+        or flag.parse is not None
+        or flag.multi
+        or flag.field is None
+        or value is None
+        or not value.readable
+        or placeholder(value.text)
+    ):
+        return
     inline = "=" in item.word.text
     written = item.word.text if inline else f"{item.word.text} {value.text}"
     switch = item.name
@@ -810,11 +820,11 @@ def switch_given_a_value(
         on = boolean(value.text) == (not switch.startswith("--no-"))
     except BadValue:
         on = None
-    base = item.flag.names[0]
+    base = flag.names[0]
     if on is True:
         fix = f"Write {base} alone, with no value"
-    elif on is False and len(item.flag.names) > 1:
-        fix = f"Write {item.flag.names[1]} to turn it off, or leave the flag out"
+    elif on is False and len(flag.names) > 1:
+        fix = f"Write {flag.names[1]} to turn it off, or leave the flag out"
     else:
         fix = f"Leave {base} out to keep it off; write it alone to turn it on"
     said = (

@@ -32,7 +32,6 @@ from .args import (
     fraction,
     kv_cache_dtype_of,
     model_name,
-    placeholder,
     positive_float,
     positive_int,
     quantization,
@@ -343,17 +342,7 @@ def parse(
         if item.flag is None and item.name == "--config":
             config = item
             continue
-        flag = item.flag
-        if (
-            flag is not None
-            and flag.parse is None
-            and not flag.multi
-            and flag.field is not None
-            and item.value is not None
-            and item.value.readable
-            and not placeholder(item.value.text)  # a template's parameter: HBM011 (apply)
-        ):
-            switch_given_a_value(command, item, "SGLang", {})  # store_true, in every release
+        switch_given_a_value(command, item, "SGLang", {})  # store_true, in every release
         apply(command, item)
         if item.name in _TEXT_ONLY:
             text_only.append(item)

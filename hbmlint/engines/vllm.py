@@ -662,18 +662,10 @@ def parse(
             _quantization_as_written(command, item)
         if flag.field in _HUMAN_READABLE:
             _suffix_as_written(command, item)
-        if (
-            flag.parse is None
-            and not flag.multi
-            and flag.field is not None
-            and item.value is not None
-            and item.value.readable
-            and not placeholder(item.value.text)  # a template's parameter: HBM011 (apply)
-        ):
-            # --enable-chunked-prefill took a value up to 0.8 (vllm.utils.StoreBoolean,
-            # nargs="?"); it is made from SchedulerConfig's bool field by 0.9.0 (the release
-            # judged: it may have come in 0.8.5, where nothing is said)
-            switch_given_a_value(command, item, "vLLM", {"--enable-chunked-prefill": "0.9.0"})
+        # --enable-chunked-prefill took a value up to 0.8 (vllm.utils.StoreBoolean, nargs="?");
+        # it is made from SchedulerConfig's bool field by 0.9.0 (the release judged: it may
+        # have come in 0.8.5, where nothing is said)
+        switch_given_a_value(command, item, "vLLM", {"--enable-chunked-prefill": "0.9.0"})
         if apply(command, item):
             continue
         if long == "--speculative-config":
