@@ -944,9 +944,10 @@ def _in_flight_batches(resolved: Resolved) -> int:
     max_model_len), max_in_flight_tokens being max_concurrent_batches x max_num_batched_tokens,
     and async scheduling keeps two batches in flight (vllm/v1/kv_cache_interface.py and
     config/vllm.py, read in the 0.26.0-0.34.0 wheels). Async scheduling is on by default there
-    but with a drafter other than EAGLE or MTP (vllm-project/vllm#31998) or a recurrent-state
-    model with prefix caching; pipeline parallelism, whose batches in flight follow the stage
-    count, is read as one batch (the smaller charge)."""
+    but with --no-async-scheduling, a drafter other than EAGLE or MTP (vllm-project/vllm#31998)
+    or a recurrent-state model with prefix caching. Read as one batch, the smaller charge:
+    pipeline parallelism (its batches in flight follow the stage count) and every
+    recurrent-state model."""
     dep = resolved.deployment
     if _release_before("vllm", dep.engine_version, "window_in_flight_since"):
         return 1
