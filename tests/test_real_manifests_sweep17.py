@@ -439,3 +439,39 @@ def test_a_bitsandbytes_checkpoint_is_judged_like_the_flag(rules, tmp_path, imag
     )
     found = codes(lint(path, rules, gpu="L4"), "HBM004")
     assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+LWS_ENV = REAL / "lws-env-references-group-size.yaml"
+RAYLLM = REAL / "rayllm-tensor-parallelism-degree.yaml"
+COVERED |= {LWS_ENV.name, RAYLLM.name}
+
+
+def test_an_env_value_referencing_an_earlier_variable_is_expanded(rules):
+    # PIPELINE_PARALLEL_SIZE: $(LWS_GROUP_SIZE), which LWS injects first: Kubernetes expands it
+    # (was a false HBM004 "--pipeline-parallel-size: '$(LWS_GROUP_SIZE)' is not a whole number")
+    result = lint(LWS_ENV, rules, gpu="H100")
+    assert [f for f in result.diagnostics if f.severity is Severity.ERROR] == []
+    assert codes(result, "HBM004") == []
+
+
+def test_rayllm_tensor_parallelism_degree_is_the_tp_size(rules):
+    # tensor_parallelism: {degree: 4}: Llama 3.1 70B over four A100-80Gs (was TP 1: a false
+    # HBM101 "weights need 131.45 GiB per GPU")
+    result = lint(RAYLLM, rules)
+    [item] = result.deployments
+    assert item.deployment.parallel.tensor == 4
+    assert codes(result, "HBM101") == []
+
+
+TRTLLM_MTP = REAL / "dynamo-trtllm-mtp-own-checkpoint.yaml"
+COVERED.add(TRTLLM_MTP.name)
+
+
+def test_trtllm_mtp_naming_the_targets_checkpoint_budgets_its_mtp_layers(rules):
+    # speculative_model is the target itself: one-model MTP runs its MTP layers (2.49 GiB), not
+    # a second 59 GiB model (were HBM201/HBM202 warnings about 59.07 GiB of draft weights)
+    result = lint_file(TRTLLM_MTP, TRTLLM_MTP.name, rules, LintOptions(keep_budgets=True))
+    [item] = result.deployments
+    assert item.deployment.speculative.model is None
+    assert item.budget.draft_weights.to("GiB").magnitude < 3
+    assert codes(result, "HBM201") == [] and codes(result, "HBM202") == []

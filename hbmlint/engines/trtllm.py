@@ -23,6 +23,7 @@ the file), never a guess.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -340,9 +341,15 @@ def _speculative(
         return  # another kind (SaveState, UserProvided, AUTO): no drafter hbmlint budgets
     base = ("speculative_config",)
     command.set("speculative.method", method, span_of((*base, "decoding_type")))
+    target = command.values.get("model.name")
     for key in ("speculative_model", "speculative_model_dir"):
         model = config.get(key)
         if isinstance(model, str) and model.strip() and not placeholder(model):
+            same = isinstance(target, str) and (
+                posixpath.normpath(model_name(model)) == posixpath.normpath(target)
+            )
+            if method == "mtp" and same:
+                break  # the target's own checkpoint: its MTP layers, as with no model named
             command.set("speculative.model", model_name(model), span_of((*base, key)))
             break
     tokens_key = "num_nextn_predict_layers" if method == "mtp" else "max_draft_len"

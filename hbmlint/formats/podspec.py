@@ -5,6 +5,7 @@ environment, GPU limits, and the node labels a pod requires."""
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -187,13 +188,37 @@ def env_list(
         if "value" in item:
             value = item["value"]
             text = "" if value is None else str(value)
-            env[name] = Token(text, document.span((*path, i, "value")))
+            span = document.span((*path, i, "value"))
+            env[name] = _expanded(text, span, env) if "$(" in text else Token(text, span)
         elif isinstance(item.get("valueFrom"), dict):
             span = document.span((*path, i, "valueFrom"))
             env[name] = _value_from(name, item["valueFrom"], span, objects)
         else:
             env[name] = Token("", document.span((*path, i)))  # set, and empty
     return env
+
+
+# $(NAME) in an env value: Kubernetes expands it from the variables defined before it (the
+# platform's injected ones, envFrom, earlier entries); $$ is a literal $ (Kubernetes docs,
+# "Define dependent environment variables")
+_REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+def _expanded(text: str, span: Span, env: dict[str, Token]) -> Token:
+    """An env value with the references Kubernetes expands expanded (one it cannot is left as
+    written, as Kubernetes leaves it); unreadable where a variable it names is."""
+    unresolved: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        known = env.get(match.group(1))
+        if known is None:
+            return match.group(0)
+        unresolved.extend(known.unresolved)
+        return known.text
+
+    return Token(_REFERENCE.sub(one, text), span, tuple(unresolved))
 
 
 def _value_from(name: str, source: dict, span: Span, objects: dict) -> Token:

@@ -25,6 +25,7 @@ from ..spec import Deployment
 from ..yamlsrc import Span, YamlDocument, load_documents
 from .build import GpuFacts, build
 from .multihost import needed_gpus
+from .podspec import value_at
 from .vllm_config import mapping_argv
 
 NAME = "ray-serve-llm"
@@ -234,6 +235,15 @@ def read_llm_config(
         flags, problems = mapping_argv(doc, (*cpath, "engine_kwargs"), kwargs, display)
         argv += flags
         findings += problems
+    degree = value_at(config, ("tensor_parallelism", "degree"))
+    has_tp = isinstance(kwargs, dict) and (
+        "tensor_parallel_size" in kwargs or "tensor-parallel-size" in kwargs
+    )
+    if degree is not None and not isinstance(degree, bool) and not has_tp:
+        # Anyscale's RayLLM model configs give TP as `tensor_parallelism: {degree: N}` beside
+        # engine_kwargs (anyscale/templates model_config/*.yaml), passed to vLLM as its size
+        span = doc.span((*cpath, "tensor_parallelism", "degree"))
+        argv += [Token("--tensor-parallel-size", span), Token(str(degree), span)]
     command = vllm.parse(argv, doc.span(cpath))
     facts = GpuFacts(
         type=gpu.type,
