@@ -433,8 +433,9 @@ def _lint_deployment(
             )
         else:
             finding = _unless_the_larger_part_fits(finding, rule, resolved, options)
-            finding = _unless_the_kv_is_split(finding, rule, budget)
-            findings.append(_unless_a_setting_is_unread(finding, rule, deployment))
+            split = _unless_the_kv_is_split(finding, rule, budget)
+            if split is not None:
+                findings.append(_unless_a_setting_is_unread(split, rule, deployment))
     # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
     # would otherwise hold every one of them until the report is written.
     forget_scope(budget)
@@ -536,13 +537,20 @@ def _unless_a_setting_is_unread(
     )
 
 
-def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic:
+def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic | None:
     """A budget error on a deployment that splits each sequence's KV cache over its GPUs
     (vLLM --decode-context-parallel-size N: each GPU holds up to N times the tokens the budget
     counts): the budget does not model that, so the refusal is a warning that says so, unless
     one sequence does not fit even in N times the tokens (HBM102 stays an error then). The
-    weights (HBM101) do not depend on it and stay an error."""
+    weights (HBM101) do not depend on it and stay an error. One sequence that fits as the
+    engine checks it, max_model_len / N tokens a GPU (FullAttentionSpec.max_memory_usage_bytes
+    divides max_model_len by the DCP x PCP size), even at the estimate's low edge, is no
+    finding at all (None)."""
     split = budget.deployment.parallel.decode_context or 1
+    if split > 1 and rule.id in ("HBM102", "HBM105"):
+        low = budget.kv_tokens_if(budget.kv_cache - budget.kv_uncertainty(up=False))
+        if low.magnitude * split >= budget.settings.max_model_len:
+            return None
     budget_rule = rule.id.startswith(_BUDGET_RULE) and rule.id != "HBM101"
     if finding.severity != Severity.ERROR or split <= 1 or not budget_rule:
         return finding
