@@ -35,7 +35,6 @@ class SlurmJob:
     per_node: int | None = None  # GPUs each node of the job gets
     count_span: Span | None = None
     nodes: int = 1
-    nodes_given: bool = False
     gpus_per_node_given: bool = False
     gpus: int | None = None  # --gpus: the job's
     gpus_span: Span | None = None
@@ -112,7 +111,7 @@ def _read(job: SlurmJob, option: str, value: str, span: Span) -> bool:
     value = value.strip("\"'")
     if option in ("--nodes", "-N"):
         if _COUNT.match(value):
-            job.nodes, job.nodes_given = int(value), True
+            job.nodes = int(value)
             return True
         return False
     if option == "--gres":
