@@ -121,6 +121,7 @@ def test_the_deployments_and_their_models_are_read_with_no_false_error(name, rul
 
 def test_every_fixture_is_covered_by_a_test():
     from test_chart_values_unread import COVERED as CHART_VALUES  # chart values: render first
+    from test_formats_app_template import COVERED as APP_TEMPLATE  # bjw-s app-template
     from test_engine_config_files import COVERED as CONFIG_FILES  # --config files' settings
     from test_engine_images_amd import COVERED as AMD_IMAGES  # ROCm images' releases
     from test_engine_images_ngc_months import COVERED as NGC_MONTHS  # NGC vLLM months
@@ -160,6 +161,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | SWEEP13 | AMD_IMAGES | FORMATS12 | SHELL12
     tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15 | SWEEP16 | SYSTEMD | SWEEP17
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
+    tested |= APP_TEMPLATE
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

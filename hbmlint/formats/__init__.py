@@ -45,6 +45,7 @@ _ORDER = (
     "dstack",
     "ray_serve_llm",
     "vllm_config",
+    "app_template",
     "embedded_pods",  # last: any pod spec no format above reads
     "shell_script",  # never a YAML document: lint.py reads a script's text (is_script)
 )

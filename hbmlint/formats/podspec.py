@@ -192,7 +192,7 @@ def env_list(
             env[name] = _expanded(text, span, env) if "$(" in text else Token(text, span)
         elif isinstance(item.get("valueFrom"), dict):
             span = document.span((*path, i, "valueFrom"))
-            env[name] = _value_from(name, item["valueFrom"], span, objects)
+            env[name] = value_from(name, item["valueFrom"], span, objects)
         else:
             env[name] = Token("", document.span((*path, i)))  # set, and empty
     return env
@@ -221,7 +221,9 @@ def _expanded(text: str, span: Span, env: dict[str, Token]) -> Token:
     return Token(_REFERENCE.sub(one, text), span, tuple(unresolved))
 
 
-def _value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
+def value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
+    """An EnvVar's ``valueFrom`` (``source``): the value where ``objects`` holds its ConfigMap or
+    Secret, else a token that says where the value comes from."""
     for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
         ref = source.get(key)
         if isinstance(ref, dict):
