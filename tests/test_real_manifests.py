@@ -121,7 +121,6 @@ def test_the_deployments_and_their_models_are_read_with_no_false_error(name, rul
 
 def test_every_fixture_is_covered_by_a_test():
     from test_chart_values_unread import COVERED as CHART_VALUES  # chart values: render first
-    from test_formats_app_template import COVERED as APP_TEMPLATE  # bjw-s app-template
     from test_engine_config_files import COVERED as CONFIG_FILES  # --config files' settings
     from test_engine_images_amd import COVERED as AMD_IMAGES  # ROCm images' releases
     from test_engine_images_ngc_months import COVERED as NGC_MONTHS  # NGC vLLM months
@@ -129,6 +128,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_engine_images_srt_slurm import COVERED as SLURM_IMAGES  # enroot, aliases
     from test_engine_images_vertex import COVERED as VERTEX_IMAGES  # dated Vertex builds
     from test_formats_accelerators import COVERED as ACCELERATORS  # Gaudi, Ascend, Neuron...
+    from test_formats_app_template import COVERED as APP_TEMPLATE  # bjw-s app-template
     from test_formats_kthena import COVERED as KTHENA  # Kthena ModelBoosters
     from test_formats_llmaz import COVERED as LLMAZ  # llmaz Playgrounds and OpenModels
     from test_formats_orchestrators import COVERED as ORCHESTRATORS  # CRDs, KServe, KubeAI...
