@@ -348,12 +348,15 @@ def _gpu_of(
             [],
         )
         return None
+    if memory is not None and info is not None:
+        # the card's other facts (compute capability, datasheet figures, NVLink) still hold
+        return replace(info, memory=memory, source="the manifest")
     if memory is not None:
         return GpuInfo(
-            name=info.name if info else (name or "custom GPU"),
+            name=name or "custom GPU",
             memory=memory,
-            fp8=info.fp8 if info else False,
-            vendor=info.vendor if info else "unknown",
+            fp8=False,
+            vendor="unknown",
             source="the manifest",
         )
     return info
