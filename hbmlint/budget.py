@@ -201,6 +201,11 @@ class Budget:
     # vLLM's hybrid pool (attention and state layers paged alike, a drafter's joined layers
     # included): block, page and groups; None for other models and engines
     kv_pages: HybridPages | None = None
+    # vLLM's hybrid allocator pads a window or full-attention kind's last group of layers
+    # (KvLayout.grouped_request_bytes): a request's pages there over its bytes as kv_tokens
+    # counts them (1: nothing padded). vLLM's start-up check sums the layers unpadded, so only
+    # the concurrency it reports (and the sequences that fit at once) shrink by it.
+    kv_group_padding: float = 1.0
     # TGI: the memory left above its warm-up batch's KV blocks after the warm-up; the warm-up
     # runs out of memory (the engine refuses) when the overhead is this much larger
     warmup_margin: Any = None
@@ -365,9 +370,12 @@ class Budget:
         """Full-length sequences the KV cache holds at once (vLLM's "Maximum concurrency")."""
         plain = self.__dict__.get("_plain")
         if plain is None:  # made another way (dataclasses.replace): the figures' quotient
-            return float((self.kv_tokens / self.max_model_len).to("dimensionless").magnitude)
+            quotient = (self.kv_tokens / self.max_model_len).to("dimensionless").magnitude
+            return float(quotient) / self.kv_group_padding
         # tokens over tokens, as the Quantities divide them (a whole number made a float first)
-        return float(plain[_KV_TOKENS]) / self.settings.max_model_len
+        concurrency = float(plain[_KV_TOKENS]) / self.settings.max_model_len
+        padding = self.__dict__.get("kv_group_padding", 1.0)
+        return concurrency if padding == 1.0 else concurrency / padding
 
     @property
     def workload_tokens(self) -> Any | None:
@@ -585,6 +593,7 @@ assert {name for name, _ in _PLAIN_FIGURES} | {
     "assumed",
     "byte_unit",
     "kv_pages",
+    "kv_group_padding",
 } == set(_BUDGET_KEYS)
 
 
@@ -1819,6 +1828,19 @@ def compute(
         )
     hybrid = layout.state_layers and layout.full_layers
     pages_shape = None  # vLLM's hybrid pool: its block, page and groups
+    group_padding = 1.0
+    if (
+        layout.windows
+        and s.engine == "vllm"
+        and not s.legacy_engine
+        and per_request > 0
+        and not _windows_kept_full(resolved, s)
+    ):
+        grouped = layout.grouped_request_bytes(
+            mml, s.max_num_batched_tokens * s.in_flight_batches, s.block_size
+        )
+        if grouped is not None:
+            group_padding = grouped / per_request
     if (
         hybrid
         and s.engine == "vllm"
@@ -1905,6 +1927,7 @@ def compute(
             "assumed": dict(assumed or {}),
             "byte_unit": byte_unit,
             "kv_pages": pages_shape,
+            "kv_group_padding": group_padding,
             "_plain": plain,
             "_target_side": side,
         }
@@ -1930,6 +1953,7 @@ def compute(
             "kv_state_bytes_per_sequence": bytes_quantity(state_per_sequence),
             "draft_host_weights": bytes_quantity(host_weights),
             "kv_pages": pages_shape,
+            "kv_group_padding": group_padding,
             "warmup_margin": None if warmup_margin is None else bytes_quantity(warmup_margin),
             "overhead_total": bytes_quantity(overhead_total),
         },

@@ -27,7 +27,8 @@ def _as_the_quantities_give_them(b) -> list:
         b.kv_tokens_if(high),
         b.state_blocks_if(low),
         b.state_blocks_if(high),
-        float((b.kv_tokens / b.max_model_len).to("dimensionless").magnitude),
+        # over vLLM's padding of its layer groups (1 for most models)
+        float((b.kv_tokens / b.max_model_len).to("dimensionless").magnitude) / b.kv_group_padding,
     ]
 
 

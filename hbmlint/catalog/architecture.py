@@ -219,6 +219,36 @@ class KvLayout:
         count = pages.full_groups * blocks + pages.state_groups * per_state_group
         return float(count * pages.page * pages.group)
 
+    def grouped_request_bytes(self, tokens: int, batched_tokens: int, block: int) -> float | None:
+        """request_bytes as vLLM's hybrid allocator counts a request of a full-attention and
+        sliding-window model whose layers share one page size: layers are grouped by kind into
+        groups of equal size (the smallest kind's count, or the largest where all are within a
+        quarter of each other), a kind's last group padded to that size ("Add 8 padding
+        layers, may waste at most 15.38%" for Gemma 3 27B's 52 window layers in groups of 10),
+        and each group's pages count for all its layers (kv_cache_utils
+        _get_kv_cache_groups_uniform_page_size and get_max_concurrency_for_kv_cache_config).
+        None where nothing is padded or the pages differ (Gemma 4's wider full layers)."""
+        per_layer = self.attention_per_token_layer
+        if not (self.windows and self.full_layers and per_layer) or self.state_layers:
+            return None
+        if self.full_per_token != self.full_layers * per_layer:
+            return None
+        counts = [self.full_layers]
+        for _, per_token in self.windows:
+            if per_token % per_layer:
+                return None
+            counts.append(per_token // per_layer)
+        low, high = min(counts), max(counts)
+        group = high if high < low * 1.25 else low
+        padded = [math.ceil(n / group) * group for n in counts]
+        if padded == counts:
+            return None
+        total = float(per_layer * padded[0] * tokens)
+        for (window, _), layers in zip(self.windows, padded[1:], strict=True):
+            kept = min(window - 1 + batched_tokens, tokens)
+            total += per_layer * layers * (math.ceil(kept / block) + 1) * block
+        return total
+
     def request_bytes(
         self, tokens: int, batched_tokens: int, block: int, hybrid: bool = True
     ) -> float:
