@@ -1393,6 +1393,41 @@ def _served_part(config: dict) -> dict:
 
 
 def _audio_params(audio: dict) -> int:
+    """Parameters of an audio encoder: Gemma's conformer (_conformer_audio_params), else a
+    Whisper-style one (_whisper_audio_params)."""
+    if str(audio.get("model_type", "")) in ("gemma4_audio", "gemma3n_audio"):
+        return _conformer_audio_params(audio)
+    return _whisper_audio_params(audio)
+
+
+def _conformer_audio_params(audio: dict) -> int:
+    """Parameters of Gemma's audio encoder (USM-style conformer; transformers'
+    Gemma3nAudioEncoder, the shape gemma4_audio configs share: hidden_size, num_hidden_layers,
+    conv_kernel_size, subsampling_conv_channels, output_proj_dims). Each conformer block holds
+    two macaron feed-forward modules (hidden -> 4 x hidden -> hidden), q/k/v and output
+    projections with a relative-position projection, and a light convolution module (a GLU's
+    hidden -> 2 x hidden, a depthwise kernel, hidden -> hidden); the stem's two 3 x 3
+    convolutions over the mel bins project (channels[0] / 4 x channels[1]) features to hidden;
+    the tower ends in a projection to output_proj_dims, which the model's audio embedder
+    projects to the language model's width (its hidden_size is not the tower's: left out,
+    under 1% of the tower). Norms and biases are left out (a fraction of a percent). About
+    0.30B for the released 12 layers of 1024, the model cards' "~300M"."""
+    width, layers = _int(audio, "hidden_size"), _int(audio, "num_hidden_layers")
+    if not width or not layers:
+        return 0
+    kernel = _int(audio, "conv_kernel_size", default=5)
+    per_layer = 2 * (2 * width * 4 * width) + 5 * width * width
+    per_layer += 2 * width * width + width * kernel + width * width
+    channels = [c for c in audio.get("subsampling_conv_channels") or [] if isinstance(c, int)]
+    stem = 0
+    if len(channels) == 2:
+        stem = 9 * channels[0] + 9 * channels[0] * channels[1]
+        stem += channels[0] // 4 * channels[1] * width
+    out = _int(audio, "output_proj_dims") or width
+    return layers * per_layer + stem + width * out
+
+
+def _whisper_audio_params(audio: dict) -> int:
     """Parameters of a Whisper-style audio encoder (Qwen3-Omni's audio_tower, transformers
     Qwen3OmniMoeAudioEncoder): encoder layers of d_model with biased q/k/v/out projections, an
     MLP of encoder_ffn_dim and two LayerNorms; three 3 x 3 stride-2 convolutions of
