@@ -184,7 +184,14 @@ def _docker_gpus(text: str) -> int | None:
     return None
 
 
-_RAY_CLUSTER = LazyPattern(r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(")
+# vLLM's examples/online_serving/multi-node-serving.sh runs `ray start` itself: `leader
+# --ray_cluster_size=N` starts the head and waits until N nodes (itself and N - 1 workers) joined
+_RAY_CLUSTER = LazyPattern(
+    r"\bray\s+start\b|\bRAY_ADDRESS\b|\bray\.init\(|\bmulti-node-serving\.sh\b"
+)
+_RAY_CLUSTER_SIZE = LazyPattern(
+    r"(?s)\bmulti-node-serving\.sh\s+leader\b.{0,400}?--ray_cluster_size[= ](\d+)\b"
+)
 
 
 def on_ray_cluster(
@@ -200,8 +207,14 @@ def on_ray_cluster(
     )
     if gpu.count is None or gpu.count >= need:
         return gpu, []
-    if not _RAY_CLUSTER.search(" ".join(t.text for t in argv)):  # the words joined only here
+    text = " ".join(t.text for t in argv)  # the words joined only here
+    if not _RAY_CLUSTER.search(text):
         return gpu, []
+    size = _RAY_CLUSTER_SIZE.search(text)
+    if size is not None and gpu.count * int(size.group(1)) >= need:
+        # the leader waits for a cluster of that many nodes, each a pod like this one: the
+        # engine instance spans their GPUs
+        return replace(gpu, count=gpu.count * int(size.group(1))), []
     note = input_diagnostic(
         "HBM011",
         f"this pod starts or joins a Ray cluster and requests {gpu.count} "
