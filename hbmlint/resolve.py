@@ -25,7 +25,7 @@ from typing import Any
 from . import catalog
 from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
-from .catalog.labels import label_keys, looks_like_path, model_path_parts
+from .catalog.labels import HF_CACHE_HINT, label_keys, looks_like_path, model_path_parts
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .identity_memo import NOT_KEPT, IdentityMemo
 from .lazyre import LazyPattern
@@ -500,7 +500,9 @@ def _candidates(
         )
     yield _Candidate(name)
     for c, why in catalog.model_candidates(name):
-        yield _Candidate(c, why)
+        # a cache directory's name is the id it was downloaded as: asked of the Hub like a name
+        # the manifest gives
+        yield _Candidate(c, why, given=why == HF_CACHE_HINT)
     served = _served_as_path(ref)
     if served is not None:
         yield served

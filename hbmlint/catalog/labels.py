@@ -250,17 +250,39 @@ def _flattened_id(directory: str) -> str | None:
     return f"{org}/{repository}" if _ID_PART.fullmatch(repository) else None
 
 
+def _joined_with_org(directory: str) -> str | None:
+    """The catalog model a directory named ORG-NAME holds (``google-gemma-4-31B-it``, as
+    download scripts flatten an id with one hyphen): a catalog model named NAME whose
+    organisation is ORG. Only the catalog's ids, so a hyphen inside a name is never split into
+    an organisation that does not publish it."""
+    for at, char in enumerate(directory):
+        if char != "-" or not at:
+            continue
+        model = catalog_model_named(directory[at + 1 :])
+        if model is not None and model.partition("/")[0].casefold() == directory[:at].casefold():
+            return model
+    return None
+
+
+# the hint a Hugging Face cache directory gives: the id itself, as the cache writes it
+# (models--ORG--NAME), not a name made up from a path
+HF_CACHE_HINT = "its Hugging Face cache directory name"
+
+
 @lru_cache(maxsize=1024)  # a run's manifests name the same few models, file after file
 def _model_candidates(name: str) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     cache_dir = re.search(r"models--([^/]+?)--([^/]+)", name)
     if cache_dir:
-        found.append((f"{cache_dir[1]}/{cache_dir[2]}", "its Hugging Face cache directory name"))
+        found.append((f"{cache_dir[1]}/{cache_dir[2]}", HF_CACHE_HINT))
     parts = model_path_parts(name)
     if parts and looks_like_path(name):
         flattened = _flattened_id(parts[-1])
         if flattened:
             found.append((flattened, f"the path's last part '{parts[-1]}' (ORG--NAME)"))
+        joined = _joined_with_org(parts[-1])
+        if joined:
+            found.append((joined, f"the path's last part '{parts[-1]}' (ORG-NAME)"))
     if len(parts) >= 2 and looks_like_path(name):
         found.append((f"{parts[-2]}/{parts[-1]}", "the last two parts of the path"))
     if parts:

@@ -1,0 +1,78 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 18, 2026 deployments): each
+fixture under tests/fixtures/real/ names its source in its first lines; each test says what a
+user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from real_lint import codes, errors, line_of, lint
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+RAY_LEADER = REAL / "pod-ray-multinode-serving-leader.yaml"
+HF_CACHE = REAL / "shell-hf-cache-snapshot-path.sh"
+ORG_HYPHEN = REAL / "shell-flattened-org-hyphen-path.sh"
+
+COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def _budgets(path: Path, rules, gpu: str):
+    result = lint_file(path, path.name, rules, LintOptions(default_gpu=gpu, keep_budgets=True))
+    return result, [item.budget for item in result.deployments]
+
+
+def test_a_ray_leader_waiting_for_two_nodes_spans_both_pods_gpus(rules):
+    # was HBM007 "8 GPUs requested but tensor x pipeline parallelism is 16": vLLM's
+    # multi-node-serving.sh leader waits for --ray_cluster_size nodes before vllm serve runs
+    result, [budget] = _budgets(RAY_LEADER, rules, "H100")
+    assert errors(result) == []
+    assert codes(result, "HBM011") == []
+    assert budget.resolved.deployment.gpu.count == 16
+
+
+def test_a_cluster_too_small_for_the_parallelism_is_left_unchecked_not_refused(rules, tmp_path):
+    path = tmp_path / RAY_LEADER.name
+    path.write_text(RAY_LEADER.read_text().replace("--ray_cluster_size=2", "--ray_cluster_size=1"))
+    result = lint(path, rules, gpu="H100")
+    assert errors(result) == []
+    [note] = codes(result, "HBM011")
+    assert "Ray cluster" in note.message and "not checked" in note.message
+
+
+def test_a_hugging_face_cache_snapshot_names_the_model_to_fetch(rules):
+    # was HBM006 "a local path hbmlint cannot identify": the cache directory is the repository's
+    # id, so an offline run says which model to pull (the catalog lacks this one)
+    result = lint(HF_CACHE, rules, gpu="H100")
+    assert codes(result, "HBM006") == []
+    [not_fetched] = codes(result, "HBM015")
+    assert "hbmlint models pull mistralai/Mistral-Large-Instruct-2411" in not_fetched.message
+    assert not_fetched.span.line == line_of(HF_CACHE, 'vllm serve "$MODEL"')
+
+
+def test_a_directory_named_org_hyphen_name_is_that_catalog_model(rules):
+    # was HBM006 with "did you mean google/gemma-4-31B-it"
+    result, [budget] = _budgets(ORG_HYPHEN, rules, "RTX-PRO-6000")
+    assert codes(result, "HBM006") == []
+    assert budget.resolved.target.name == "google/gemma-4-31B-it"
+    assert "google-gemma-4-31B-it" in budget.assumed["model"]
+
+
+def test_a_hyphen_inside_a_name_is_not_read_as_an_organisation(rules, tmp_path):
+    # 'my-Qwen2.5-7B-Instruct' is no Qwen id: the organisation must be the catalog model's own
+    path = tmp_path / "run.sh"
+    path.write_text(
+        ORG_HYPHEN.read_text().replace("google-gemma-4-31B-it", "my-Qwen2.5-7B-Instruct")
+    )
+    result = lint(path, rules, gpu="RTX-PRO-6000")
+    assert [f.code for f in result.diagnostics] == ["HBM006"]
