@@ -17,8 +17,9 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 RAY_LEADER = REAL / "pod-ray-multinode-serving-leader.yaml"
 HF_CACHE = REAL / "shell-hf-cache-snapshot-path.sh"
 ORG_HYPHEN = REAL / "shell-flattened-org-hyphen-path.sh"
+BRANCH_FLAGS = REAL / "compose-entrypoint-branch-flags-array.yml"
 
-COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name}
+COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name, BRANCH_FLAGS.name}
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +77,26 @@ def test_a_hyphen_inside_a_name_is_not_read_as_an_organisation(rules, tmp_path):
     )
     result = lint(path, rules, gpu="RTX-PRO-6000")
     assert [f.code for f in result.diagnostics] == ["HBM006"]
+
+
+def test_an_array_of_flags_set_in_a_branch_is_not_the_positional_model(rules):
+    # was "the model is ${SPEC_ARGS[@]}, which hbmlint cannot read": the deployment unchecked
+    result, [budget] = _budgets(BRANCH_FLAGS, rules, "RTX-3090")
+    assert budget.resolved.target.name == "Qwen/Qwen3-8B"
+    [note] = codes(result, "HBM011")
+    assert "flags or nothing" in note.message and "not checked" in note.message
+    assert note.span.line == line_of(BRANCH_FLAGS, "SPEC_ARGS=(--speculative-config")
+
+
+def test_an_array_that_may_hold_a_model_word_still_may_be_the_model(rules, tmp_path):
+    path = tmp_path / BRANCH_FLAGS.name
+    lines = BRANCH_FLAGS.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "SPEC_ARGS=(--speculative-config" in line)
+    lines[at] = "          SPEC_ARGS=(Qwen/Qwen3-14B)\n"
+    text = "".join(lines)
+    assert "Qwen/Qwen3-14B" in text
+    path.write_text(text)
+    result = lint(path, rules, gpu="RTX-3090")
+    assert result.deployments == []
+    [note] = codes(result, "HBM011")
+    assert "the model is ${SPEC_ARGS[@]}" in note.message

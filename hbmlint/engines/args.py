@@ -770,6 +770,17 @@ def unreadable_message(
     )
 
 
+# How a shell script's array set in a branch says that every value it may hold is flags (or
+# nothing): `SPEC_ARGS=()`, then `SPEC_ARGS=(--speculative-config ...)` in an `if`. Such a word
+# where a positional model could go is not the model (engines/shell.py writes it).
+FLAGS_ONLY = "every value it may hold is flags or nothing"
+
+
+def holds_flags_only(word: Token) -> bool:
+    """Whether ``word`` is a script's array that only ever holds flags (FLAGS_ONLY)."""
+    return any(FLAGS_ONLY in reason for reason in word.unresolved)
+
+
 def flags_unread(word: Token) -> str:
     """A word hbmlint cannot read where flags may go (``$EXTRA_ARGS``): why, and that the
     flags it holds are not checked."""

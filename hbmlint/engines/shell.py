@@ -17,7 +17,7 @@ from dataclasses import field
 from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..yamlsrc import Span
-from .args import Token
+from .args import FLAGS_ONLY, Token, holds_flags_only
 
 SHELLS = ("sh", "bash", "dash", "zsh", "ash", "ksh")
 _NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -332,16 +332,25 @@ class _Splitter:
         states = [b.state for b in self.blocks] + [chained]
         known = self.arrays.get(name)
         if "skipped" not in states and "unknown" in states and (name in self.arrays or append):
+            # every value it may hold is flags where the branch's and the earlier elements all
+            # start with one (or there are none): no word of it is a positional model
+            flags = not elements or elements[0].text.startswith("-")
+            if known:
+                first = known[0]
+                flags = flags and (first.text.startswith("-") or holds_flags_only(first))
+            reason = (
+                f"${{{name}[@]}}: {name} is {'added to' if append else 'set'} in a branch "
+                "of the script (if, case, a loop, && or ||), and what it holds depends on "
+                "a condition hbmlint does not evaluate"
+            )
+            if flags:
+                reason += f" ({FLAGS_ONLY})"
             # placed at the `NAME+=` that makes the array uncertain
             unsure = Word(
                 text=f"${{{name}[@]}}",
                 raw_start=head[-1].raw_start,
                 raw_end=head[-1].raw_end,
-                unresolved=[
-                    f"${{{name}[@]}}: {name} is {'added to' if append else 'set'} in a branch "
-                    "of the script (if, case, a loop, && or ||), and what it holds depends on "
-                    "a condition hbmlint does not evaluate"
-                ],
+                unresolved=[reason],
             )
             self.events.append((False, [unsure]))
             self.events.append((False, elements))

@@ -35,6 +35,7 @@ from .args import (
     flags_removed,
     flags_unread,
     fraction,
+    holds_flags_only,
     human_int,
     kv_cache_dtype_of,
     model_name,
@@ -623,7 +624,11 @@ def parse(
                         "Set it in the container's environment (env:) instead of its arguments",
                     )
                     continue
-                if positional is None and not word.text.startswith("-"):
+                if (
+                    positional is None
+                    and not word.text.startswith("-")
+                    and not (word.unresolved and holds_flags_only(word))
+                ):
                     positional = word  # `vllm serve MODEL`: the first positional is the model
                 elif not word.readable and word.text.startswith("$"):
                     command.note("HBM011", flags_unread(word), word.span)
