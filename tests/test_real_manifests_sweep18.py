@@ -18,8 +18,9 @@ RAY_LEADER = REAL / "pod-ray-multinode-serving-leader.yaml"
 HF_CACHE = REAL / "shell-hf-cache-snapshot-path.sh"
 ORG_HYPHEN = REAL / "shell-flattened-org-hyphen-path.sh"
 BRANCH_FLAGS = REAL / "compose-entrypoint-branch-flags-array.yml"
+ROCM_ENV = REAL / "shell-rocm-aiter-env.sh"
 
-COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name, BRANCH_FLAGS.name}
+COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name, BRANCH_FLAGS.name, ROCM_ENV.name}
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +101,27 @@ def test_an_array_that_may_hold_a_model_word_still_may_be_the_model(rules, tmp_p
     assert result.deployments == []
     [note] = codes(result, "HBM011")
     assert "the model is ${SPEC_ARGS[@]}" in note.message
+
+
+def test_rocm_settings_say_the_script_runs_on_amd_gpus(rules):
+    # with --gpu H100 it was budgeted on eight NVIDIA cards
+    result = lint(ROCM_ENV, rules, gpu="H100")
+    assert result.deployments[0].budget is None
+    [unknown] = codes(result, "HBM005")
+    assert "VLLM_ROCM_USE_AITER=1 (a ROCm setting)" in unknown.message
+    assert "MI300X" in unknown.message
+    assert unknown.span.line == line_of(ROCM_ENV, "VLLM_ROCM_USE_AITER=1")
+    # on the AMD card it names, the deployment is checked (Llama 3.1 70B at TP 8 fits)
+    assert lint(ROCM_ENV, rules, gpu="MI300X").diagnostics == []
+
+
+def test_rocm_settings_beside_cuda_devices_are_a_script_for_both(rules, tmp_path):
+    path = tmp_path / "both.sh"
+    path.write_text(
+        ROCM_ENV.read_text().replace(
+            "export HSA_", "export CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\nexport HSA_"
+        )
+    )
+    result = lint(path, rules, gpu="H100")
+    assert codes(result, "HBM005") == []
+    assert result.deployments[0].budget is not None

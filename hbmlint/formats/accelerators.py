@@ -209,6 +209,9 @@ def in_command(command: EngineCommand) -> OtherAccelerator | None:
 
 
 _AMD_VARIABLES = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+# variables only a ROCm run reads: vLLM's ROCm knobs (VLLM_ROCM_USE_AITER, vllm/envs.py) and the
+# ROCm runtime's own (HSA_OVERRIDE_GFX_VERSION, HSA_NO_SCRATCH_RECLAIM)
+_AMD_PREFIXES = ("VLLM_ROCM_", "HSA_")
 _NVIDIA_VARIABLES = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 
 
@@ -221,6 +224,9 @@ def amd_gpus(env: Mapping[str, Token], words: Iterable[Token] = ()) -> tuple[str
             token = env.get(name)
             if token is not None and token.text.strip():
                 return f"{name}={token.text.strip()} is set", token.span
+        for name, token in env.items():
+            if name.startswith(_AMD_PREFIXES) and token.readable and token.text.strip():
+                return f"{name}={token.text.strip()} (a ROCm setting) is set", token.span
     words = list(words)
     found = container_options(words)
     if found is None:
