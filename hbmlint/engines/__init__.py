@@ -207,6 +207,10 @@ def _container_run(
     entrypoint: Token | None = None
     for i in range(at, len(command)):
         word = words[i]
+        if i > at and not word.startswith("-") and _takes_value(words[i - 1]):
+            # an option's value (`--name vllm-openai-llama`, read at its option where it is
+            # one hbmlint reads), never the image, which a name may look like
+            continue
         given = option_value(command, i, ("--entrypoint",))
         setting = option_value(command, i, ("-e", "--env"))
         if given is not None:
@@ -241,6 +245,17 @@ _DOCKER_SWITCHES = frozenset(
 )
 
 
+_SHORT_SWITCHES = LazyPattern(r"-[dtiPq]+")  # `-itd`: short switches written together
+
+
+def _takes_value(option: str) -> bool:
+    """Whether a ``docker run`` option takes the next word as its value (not ``--name=value``,
+    nor a switch)."""
+    if not option.startswith("-") or "=" in option or option in _DOCKER_SWITCHES:
+        return False
+    return _SHORT_SWITCHES.fullmatch(option) is None
+
+
 def _image_position(words: Sequence[str], at: int) -> int | None:
     """Where ``docker run``'s image is: the first word after its options (an option given as
     ``--name=value`` or a switch is one word, any other option two)."""
@@ -249,7 +264,7 @@ def _image_position(words: Sequence[str], at: int) -> int | None:
         word = words[i]
         if not word.startswith("-"):
             return i
-        i += 1 if "=" in word or word in _DOCKER_SWITCHES else 2
+        i += 2 if _takes_value(word) else 1
     return None
 
 
