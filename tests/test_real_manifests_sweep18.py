@@ -19,8 +19,11 @@ HF_CACHE = REAL / "shell-hf-cache-snapshot-path.sh"
 ORG_HYPHEN = REAL / "shell-flattened-org-hyphen-path.sh"
 BRANCH_FLAGS = REAL / "compose-entrypoint-branch-flags-array.yml"
 ROCM_ENV = REAL / "shell-rocm-aiter-env.sh"
+SHIFT = REAL / "shell-function-shift-args.sh"
+DOCKER_NAME = REAL / "shell-docker-run-name-like-image.sh"
 
 COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name, BRANCH_FLAGS.name, ROCM_ENV.name}
+COVERED |= {SHIFT.name, DOCKER_NAME.name}
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +128,22 @@ def test_rocm_settings_beside_cuda_devices_are_a_script_for_both(rules, tmp_path
     result = lint(path, rules, gpu="H100")
     assert codes(result, "HBM005") == []
     assert result.deployments[0].budget is not None
+
+
+def test_a_function_that_shifts_its_arguments_reads_them_as_unknown_not_wrong(rules):
+    # was HBM004 "'0,1,2' is not a whole number" (an error): $1 after `shift` is the call's
+    # second word, not its first
+    result = lint(SHIFT, rules, gpu="H100")
+    assert errors(result) == []
+    assert codes(result, "HBM004") == []
+    [tp_note] = [n for n in codes(result, "HBM011") if "--tensor-parallel-size" in n.message]
+    assert "shifts its arguments" in tp_note.message
+    assert tp_note.span.line == line_of(SHIFT, '--tensor-parallel-size "$tp"')
+
+
+def test_a_container_name_like_the_image_is_not_the_image(rules):
+    # was: the model is 'vllm/vllm-openai:v0.11.0' (HBM006), the deployment unchecked
+    result, [budget] = _budgets(DOCKER_NAME, rules, "L40S")
+    assert budget.resolved.target.name == "meta-llama/Llama-3.1-8B-Instruct"
+    assert budget.resolved.deployment.engine_version == "0.11.0"
+    assert result.diagnostics == []

@@ -298,7 +298,10 @@ def to_script_deployments(
             for body, _ in bodies[call[0].text]:
                 a, b = functions[call[0].text]
                 words_run = _with_arguments(
-                    body, call[1:], lambda t, a=a, b=b: _from_call(text, starts, t, text[a:b])
+                    body,
+                    call[1:],
+                    lambda t, a=a, b=b: _from_call(text, starts, t, text[a:b]),
+                    _SHIFT.search(text[a:b]) is not None,
                 )
                 read = _read(words_run, exported, text, call_env, files=files)
                 if read is not None:
@@ -529,14 +532,26 @@ def _from_call(text: str, starts: list[int], token: Token, body: str) -> bool:
     )
 
 
+# `shift` (or `shift N`) run as a command: the positional parameters move down
+_SHIFT = re.compile(r"(?:^|[;&|{(]|\s)shift(?:[ \t]+[0-9]+)?[ \t]*(?:$|[;&|#)])", re.M)
+_SHIFTED = (
+    "the function shifts its arguments (shift), so which of the call's words this is depends "
+    "on where it is read, which hbmlint does not follow"
+)
+
+
 def _with_arguments(
-    words: list[Token], args: list[Token], from_call: Callable[[Token], bool] | None = None
+    words: list[Token],
+    args: list[Token],
+    from_call: Callable[[Token], bool] | None = None,
+    shifted: bool = False,
 ) -> list[Token]:
     """A function's words with its positional parameters as the call gives them: ``"$@"`` is
     the call's arguments, each a word where the call writes it; ``$1``.. the call's words (an
     argument the call does not give is empty, or the ``${1:-default}``'s default). Where
     ``from_call`` says a word's parameters are not the call's (_from_call), it is left as it is:
-    the script's own arguments."""
+    the script's own arguments. In a function that runs ``shift`` (``shifted``) a parameter's
+    word is unreadable: ``$1`` is then another argument than the call's first."""
     out: list[Token] = []
     for token in words:
         if (
@@ -546,6 +561,13 @@ def _with_arguments(
             and not from_call(token)
         ):
             out.append(token)
+            continue
+        if shifted and (
+            token.text in ("$@", "$*", "${@}", "${*}")
+            or _REST.fullmatch(token.text)
+            or _POSITIONAL.search(token.text)
+        ):
+            out.append(Token(token.text, token.span, (*token.unresolved, _SHIFTED)))
             continue
         if token.text in ("$@", "$*", "${@}", "${*}"):
             out.extend(args)
