@@ -23,7 +23,9 @@ SHIFT = REAL / "shell-function-shift-args.sh"
 DOCKER_NAME = REAL / "shell-docker-run-name-like-image.sh"
 
 COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name, BRANCH_FLAGS.name, ROCM_ENV.name}
-COVERED |= {SHIFT.name, DOCKER_NAME.name}
+AIBRIX_AMD = REAL / "aibrix-rayclusterfleet-amd.yaml"
+
+COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name}
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +149,14 @@ def test_a_container_name_like_the_image_is_not_the_image(rules):
     assert budget.resolved.target.name == "meta-llama/Llama-3.1-8B-Instruct"
     assert budget.resolved.deployment.engine_version == "0.11.0"
     assert result.diagnostics == []
+
+
+def test_a_ray_cluster_on_amd_gpus_is_not_budgeted_on_an_nvidia_default(rules):
+    # with --gpu H100 it was budgeted as 2 x H100
+    result = lint(AIBRIX_AMD, rules, gpu="H100")
+    assert result.deployments[0].budget is None
+    [unknown] = codes(result, "HBM005")
+    assert "amd.com/gpu" in unknown.message and "MI300X" in unknown.message
+    _, [budget] = _budgets(AIBRIX_AMD, rules, "MI300X")
+    assert budget.resolved.gpu.name.startswith("MI300X")
+    assert budget.resolved.deployment.gpu.count == 2

@@ -30,6 +30,7 @@ from .podspec import (
 )
 from .podspec import (
     Reader,
+    amd_gpus,
     container_command,
     container_env,
     containers,
@@ -126,6 +127,9 @@ class _Cluster:
                     "nodeSelectorTerms",
                 )
                 labels += node_labels(self.reader.document, (*pod, "nodeSelector"), terms)
+                # an amd.com/gpu request or a ROCm image: the pods run on AMD GPUs
+                for i, _ in containers(self.reader.document.data, pod):
+                    labels += amd_gpus(self.reader.document, (*pod, "containers", i))
         return GpuFacts(labels=labels)
 
 
