@@ -25,7 +25,9 @@ DOCKER_NAME = REAL / "shell-docker-run-name-like-image.sh"
 COVERED = {RAY_LEADER.name, HF_CACHE.name, ORG_HYPHEN.name, BRANCH_FLAGS.name, ROCM_ENV.name}
 AIBRIX_AMD = REAL / "aibrix-rayclusterfleet-amd.yaml"
 
-COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name}
+NIM_SUBCHART = REAL / "nim-llm-subchart-values.yaml"
+
+COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name, NIM_SUBCHART.name}
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +162,18 @@ def test_a_ray_cluster_on_amd_gpus_is_not_budgeted_on_an_nvidia_default(rules):
     _, [budget] = _budgets(AIBRIX_AMD, rules, "MI300X")
     assert budget.resolved.gpu.name.startswith("MI300X")
     assert budget.resolved.deployment.gpu.count == 2
+
+
+def test_nim_llm_values_under_an_umbrella_charts_key_are_read(rules, tmp_path):
+    # was "not a manifest": nothing checked
+    result, [budget] = _budgets(NIM_SUBCHART, rules, "H100")
+    deployment = budget.resolved.deployment
+    assert deployment.name == "nim-llm"
+    assert budget.resolved.target.name == "meta-llama/Llama-3.1-8B-Instruct"
+    assert budget.resolved.gpu.name.startswith("L4")
+    assert deployment.gpu.count == 1
+    # a subchart switched off runs nothing
+    path = tmp_path / NIM_SUBCHART.name
+    path.write_text(NIM_SUBCHART.read_text().replace("enabled: true", "enabled: false", 1))
+    off = lint(path, rules, gpu="H100")
+    assert off.deployments == [] and off.diagnostics == []

@@ -140,6 +140,22 @@ def _chart_image(data: dict) -> str | None:
     return repository if nim_image(repository) is not None else None
 
 
+def _chart_base(data: dict) -> tuple[str, ...] | None:
+    """Where the nim-llm chart's values start: the document, or the key an umbrella chart
+    passes them to its nim-llm subchart under (``nim-llm:`` in NVIDIA's blueprints' values,
+    nim-deploy's AIQ RAG workshop); None where neither runs a NIM image. A subchart switched
+    off (``enabled: false``) runs nothing."""
+    if _chart_image(data) is not None:
+        return ()
+    if "apiVersion" in data:
+        return None
+    for key, values in data.items():
+        enabled = isinstance(values, dict) and values.get("enabled") is not False
+        if enabled and _chart_image(values) is not None:
+            return (str(key),)
+    return None
+
+
 def _compose_services(data: dict) -> list[tuple[str, dict]]:
     """The services of a docker-compose file that run a NIM image (NVIDIA/GenerativeAIExamples
     RAG/examples/local_deploy/docker-compose-nim-ms.yaml)."""
@@ -164,7 +180,7 @@ def detect(data: Any) -> bool:
         from . import compose
 
         return not compose.detect(data)  # a file that also runs an engine is compose's
-    return _chart_image(data) is not None
+    return _chart_base(data) is not None
 
 
 def to_deployments(
@@ -202,15 +218,18 @@ def to_deployments(
             )
         return found, reader.findings
     # the nim-llm chart's values: the chart runs one container from image.repository:tag
-    where = document.span(("image", "repository"))
-    name = "nim-llm"  # the chart's name; the release's is not in the values
-    image = str(_chart_image(data))
-    tag = value_at(data, ("image", "tag"))
+    base = _chart_base(data) or ()
+    values = value_at(data, base) if base else data
+    where = document.span((*base, "image", "repository"))
+    # the chart's name, or the umbrella chart's key for it; the release's is not in the values
+    name = base[0] if base else "nim-llm"
+    image = str(_chart_image(values))
+    tag = value_at(values, ("image", "tag"))
     if tag:
         image = f"{image}:{tag}"
-    env = container_env(document, ())
-    gpu = _gpu(reader, (), (), name)
-    hints = metadata_labels(document, ("model",))
+    env = container_env(document, base)
+    gpu = _gpu(reader, base, base, name)
+    hints = metadata_labels(document, (*base, "model"))
     return _deployment(reader, name, where, image, where, env, gpu, hints), reader.findings
 
 
