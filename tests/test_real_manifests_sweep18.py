@@ -27,7 +27,10 @@ AIBRIX_AMD = REAL / "aibrix-rayclusterfleet-amd.yaml"
 
 NIM_SUBCHART = REAL / "nim-llm-subchart-values.yaml"
 
+KSERVE_NIM = REAL / "kserve-nim-runtime"
+
 COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name, NIM_SUBCHART.name}
+COVERED |= {f"kserve-nim-runtime/{name}" for name in ("runtime.yaml", "inferenceservice.yaml")}
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +180,23 @@ def test_nim_llm_values_under_an_umbrella_charts_key_are_read(rules, tmp_path):
     path.write_text(NIM_SUBCHART.read_text().replace("enabled: true", "enabled: false", 1))
     off = lint(path, rules, gpu="H100")
     assert off.deployments == [] and off.diagnostics == []
+
+
+def test_an_inferenceservice_on_a_nim_runtime_of_the_run_is_budgeted(cli):
+    # was "No deployments found": the NIM image is the runtime's, the GPUs the service's
+    run = cli("budget", "--format", "json", KSERVE_NIM)
+    assert run.exit_code == 0, run.output
+    [entry] = run.json()
+    assert entry["name"] == "llama3-70b-instruct-4xh100"
+    assert entry["engine"] == "trtllm"  # no profile pinned: the least any profile needs
+    assert (entry["gpu"], entry["gpu_count"], entry["tensor_parallel"]) == ("H100-SXM-80GB", 4, 4)
+    assert entry["max_model_len"] == 8192
+    assert cli("--format", "json", KSERVE_NIM).json() == []
+
+
+def test_alone_the_service_says_its_nim_runtime_is_elsewhere(cli):
+    run = cli("--format", "json", KSERVE_NIM / "inferenceservice.yaml")
+    [note] = run.json()
+    assert note["code"] == "HBM014" and note["severity"] == "info"
+    assert "nvidia-nim-llama3-70b-instruct-1.0.0" in note["message"]
+    assert note["line"] == line_of(KSERVE_NIM / "inferenceservice.yaml", "runtime: nvidia-nim")

@@ -208,6 +208,8 @@ def to_deployments(
         deployments = _runtime_alone(reader, name, where)
     elif data.get("kind") == CONFIG_KIND:
         deployments = _config_alone(reader, name, where)
+    elif (nim := _nim_runtime(reader, name)) is not None:
+        deployments = nim
     elif _served_by_runtime(document, value_at(data, ("spec", "predictor"))):
         deployments = _with_runtime(reader, name, where)
     else:
@@ -893,6 +895,56 @@ def _with_runtime(reader: Reader, name: str, where: Span) -> list[Deployment]:
     if gpu.count and isinstance(nodes, int) and nodes > 1:
         gpu.count *= nodes
     return _build(reader, command, name, gpu, where, container.get("image"), (), no_model=no_model)
+
+
+def _nim_runtime(reader: Reader, name: str) -> list[Deployment] | None:
+    """An InferenceService whose ``predictor.model.runtime`` is a runtime (of this file or
+    another of the run) running an NVIDIA NIM image, as NVIDIA/nim-deploy's kserve/ examples
+    pair them: the NIM's model and release from the runtime's image, its env with the
+    model's on top (KServe's merge), the GPUs from the model's resources and the predictor's
+    node labels. None where the service names no such runtime."""
+    from .nim import nim_image, nim_model_deployment
+
+    document, data = reader.document, reader.document.data
+    mpath: Path = ("spec", "predictor", "model")
+    model = value_at(data, mpath)
+    wanted = model.get("runtime") if isinstance(model, dict) else None
+    if not isinstance(wanted, str) or not wanted:
+        return None
+    span = document.span((*mpath, "runtime"))
+    found = [r for r in _runtimes(document) if _runtime_name(r.data) == wanted]
+    found = found or _runtimes_elsewhere(wanted, span)
+    if not found:
+        if "nim" in wanted.lower().split("-"):
+            # NIM's runtimes (nvidia-nim-llama3-70b-instruct-1.0.0): say what is not checked
+            reader.findings.append(
+                input_diagnostic(
+                    "HBM014",
+                    f"this InferenceService runs ServingRuntime '{wanted}', by its name an "
+                    "NVIDIA NIM runtime, which is neither in this file nor in the others "
+                    "linted with it; the model it serves is not checked",
+                    reader.display,
+                    span,
+                    name,
+                    ["Lint the runtime's file with this one (hbmlint DIR), or put it in this file"],
+                )
+            )
+            return []
+        return None
+    runtime = found[0]
+    cpath = _kserve_container(runtime.data) or ("spec", "containers", 0)
+    container = value_at(runtime.data, cpath)
+    image = container.get("image") if isinstance(container, dict) else None
+    if nim_image(image) is None or "command" in container:
+        return None
+    env = container_env(runtime, cpath)
+    env.update(container_env(document, mpath))
+    gpu = _gpu(reader, ("spec", "predictor"), mpath, name)
+    if gpu.count is None:  # the model sets no resources: the runtime's own apply
+        gpu.count, gpu.count_span = Reader(runtime, reader.display).container_gpus(cpath, name)
+    image_span = runtime.span((*cpath, "image"))
+    hints = metadata_labels(document, ("metadata",))
+    return nim_model_deployment(reader, name, span, str(image), image_span, env, gpu, hints)
 
 
 def _filled(token: Token, name: str, document: YamlDocument, mpath: Path) -> Token:

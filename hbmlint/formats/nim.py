@@ -427,6 +427,20 @@ def read_profile(text: str) -> dict[str, Any] | None:
     return found if "precision" in found else None
 
 
+def nim_model_deployment(
+    reader: Reader,
+    name: str,
+    where: Span,
+    image: str,
+    image_span: Span,
+    env: dict[str, Token],
+    gpu: GpuFacts,
+    hints: list[Label],
+) -> list[Deployment]:
+    """The deployment of a NIM image another format found (a KServe runtime's container)."""
+    return _deployment(reader, name, where, image, image_span, env, gpu, hints)
+
+
 def _deployment(
     reader: Reader,
     name: str,
