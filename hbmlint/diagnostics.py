@@ -361,6 +361,21 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "engine really gets and says where the setting belongs.",
         ),
         InputCheck(
+            "HBM017",
+            "comment-ends-command",
+            Severity.WARNING,
+            "A `\\` at the end of a comment inside a continued engine command: the shell ends "
+            "the command at the comment, so the lines after it never reach the engine.",
+            "In a launch script a command continued over lines with `\\` ends at the first "
+            "line that does not end in one, and a `\\` inside a comment "
+            "(`--network host  # needed for NCCL \\`) is part of the comment: the shell ends "
+            "the command there. The lines after it, meant as more of its options (the image, "
+            "the model, the engine's flags), run as a command of their own, which fails "
+            "(`--shm-size=32g: command not found`), and the command before the comment runs "
+            "without them (`docker run` with no image). hbmlint reads the command as the shell "
+            "does; put the comment on a line of its own above the command, or remove it.",
+        ),
+        InputCheck(
             "HBM090",
             "unused-suppression",
             Severity.INFO,

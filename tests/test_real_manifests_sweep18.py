@@ -28,8 +28,9 @@ AIBRIX_AMD = REAL / "aibrix-rayclusterfleet-amd.yaml"
 NIM_SUBCHART = REAL / "nim-llm-subchart-values.yaml"
 
 KSERVE_NIM = REAL / "kserve-nim-runtime"
+COMMENT_ENDS = REAL / "shell-comment-ends-docker-run.sh"
 
-COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name, NIM_SUBCHART.name}
+COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name, NIM_SUBCHART.name, COMMENT_ENDS.name}
 COVERED |= {f"kserve-nim-runtime/{name}" for name in ("runtime.yaml", "inferenceservice.yaml")}
 
 
@@ -200,3 +201,29 @@ def test_alone_the_service_says_its_nim_runtime_is_elsewhere(cli):
     assert note["code"] == "HBM014" and note["severity"] == "info"
     assert "nvidia-nim-llama3-70b-instruct-1.0.0" in note["message"]
     assert note["line"] == line_of(KSERVE_NIM / "inferenceservice.yaml", "runtime: nvidia-nim")
+
+
+def test_a_comment_ending_in_a_backslash_ends_the_engine_command(rules):
+    # was only HBM014 "finds no engine command line": the script's bug itself, at the comment
+    result = lint(COMMENT_ENDS, rules)
+    [warning] = codes(result, "HBM017")
+    assert warning.severity.name == "WARNING"
+    assert warning.span.line == line_of(COMMENT_ENDS, "# required: host networking")
+    assert "--shm-size=32g" in warning.message and "never reach the engine" in warning.message
+    # the array's comment ending in a backslash ends nothing: no finding there
+    assert all(f.span.line != line_of(COMMENT_ENDS, "# a bash array") for f in result.diagnostics)
+
+
+def test_comments_on_their_own_lines_and_here_documents_are_not_flagged(rules, tmp_path):
+    fixed = COMMENT_ENDS.read_text().replace(
+        "  --network host   # required: host networking for NCCL \\\n",
+        "  --network host \\\n",
+    )
+    assert "# required" not in fixed
+    body = "cat > notes.txt <<EOF\nvllm serve x \\\n  --a 1  # not a command \\\n  --b 2\nEOF\n"
+    path = tmp_path / "run.sh"
+    path.write_text(fixed + body)
+    result = lint(path, rules, gpu="L40S")
+    assert codes(result, "HBM017") == []
+    [deployment] = result.deployments
+    assert deployment.budget.resolved.target.name == "Qwen/Qwen3-8B"

@@ -51,6 +51,7 @@ from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import GpuFacts, build, container_given, nvidia_runtime_devices, visible_devices
 from .config_files import repository_files
+from .shell_comments import comments_ending_commands
 
 NAME = "shell"
 # `#!/bin/bash`, `#!/usr/bin/env bash`, `#! /bin/sh -e`, `#!/usr/bin/env -S bash -eu`
@@ -340,6 +341,7 @@ def to_script_deployments(
         findings.extend(problems)
         if deployment is not None:
             deployments.append(deployment)
+    findings += comments_ending_commands(text, display)
     return deployments, findings
 
 
