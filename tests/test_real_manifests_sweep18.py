@@ -29,8 +29,10 @@ NIM_SUBCHART = REAL / "nim-llm-subchart-values.yaml"
 
 KSERVE_NIM = REAL / "kserve-nim-runtime"
 COMMENT_ENDS = REAL / "shell-comment-ends-docker-run.sh"
+DLC_SIZES = REAL / "k8s-vllm-dlc-cudagraph-sizes.yaml"
 
 COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name, NIM_SUBCHART.name, COMMENT_ENDS.name}
+COVERED |= {DLC_SIZES.name}
 COVERED |= {f"kserve-nim-runtime/{name}" for name in ("runtime.yaml", "inferenceservice.yaml")}
 
 
@@ -227,3 +229,13 @@ def test_comments_on_their_own_lines_and_here_documents_are_not_flagged(rules, t
     assert codes(result, "HBM017") == []
     [deployment] = result.deployments
     assert deployment.budget.resolved.target.name == "Qwen/Qwen3-8B"
+
+
+def test_every_cudagraph_capture_size_is_the_flags_and_the_dlc_tag_names_the_release(rules):
+    # was HBM006 "model '2' is a local path": the flag takes several values (nargs="+")
+    result, [budget] = _budgets(DLC_SIZES, rules, "H100")
+    assert codes(result, "HBM006") == []
+    assert budget.resolved.target.name == "Qwen/Qwen2.5-7B-Instruct"
+    # AWS's tag names the 0.13 line (was: the newest release assumed)
+    assert budget.resolved.deployment.engine_version == "0.13"
+    assert budget.resolved.gpu.name.startswith("L4")  # g6.2xlarge

@@ -743,9 +743,16 @@ def _own_image_release(repository: str, tag: str) -> str | None:
     parts = set(_NAME_PARTS.split(repository.rsplit("/", 1)[-1]))
     engine = "sglang" if "sglang" in parts else "vllm" if "vllm" in parts else None
     match = _VERSION.match(tag) if engine else None
-    if engine is None or match is None or not is_release(engine, match.group(1)):
+    if engine is None or match is None:
         return None
-    return match.group(1)
+    release = match.group(1)
+    # a minor line (AWS's Deep Learning Containers: vllm:0.13-gpu-py312-ec2), where that line
+    # is one of the engine's
+    if is_release(engine, release) or (
+        release.count(".") == 1 and is_release(engine, release + ".0")
+    ):
+        return release
+    return None
 
 
 def image_version(image: str | None) -> str | None:

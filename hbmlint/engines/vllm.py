@@ -308,6 +308,11 @@ FLAGS = FlagTable(
         # Dynamo's vLLM worker: `--connector kvbm nixl` (nargs="*", ai-dynamo/dynamo
         # components/src/dynamo/vllm/args.py); its last word is no positional model
         Flag(("--connector",), multi=True),
+        # list fields of vLLM's configs, which its parser gives nargs="+" ("--cudagraph-capture-
+        # sizes CUDAGRAPH_CAPTURE_SIZES [CUDAGRAPH_CAPTURE_SIZES ...]" in `vllm serve --help`;
+        # SchedulerConfig.cuda_graph_sizes before 0.13): `... 1 2 4 8` are all its values
+        Flag(("--cudagraph-capture-sizes",), multi=True),
+        Flag(("--cuda-graph-sizes",), multi=True),
     ],
     switches=[
         "--trust-remote-code",
