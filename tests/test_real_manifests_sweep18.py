@@ -30,9 +30,10 @@ NIM_SUBCHART = REAL / "nim-llm-subchart-values.yaml"
 KSERVE_NIM = REAL / "kserve-nim-runtime"
 COMMENT_ENDS = REAL / "shell-comment-ends-docker-run.sh"
 DLC_SIZES = REAL / "k8s-vllm-dlc-cudagraph-sizes.yaml"
+OLD_T4 = REAL / "k8s-vllm-043-t4-bf16-auto.yaml"
 
 COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name, NIM_SUBCHART.name, COMMENT_ENDS.name}
-COVERED |= {DLC_SIZES.name}
+COVERED |= {DLC_SIZES.name, OLD_T4.name}
 COVERED |= {f"kserve-nim-runtime/{name}" for name in ("runtime.yaml", "inferenceservice.yaml")}
 
 
@@ -239,3 +240,16 @@ def test_every_cudagraph_capture_size_is_the_flags_and_the_dlc_tag_names_the_rel
     # AWS's tag names the 0.13 line (was: the newest release assumed)
     assert budget.resolved.deployment.engine_version == "0.13"
     assert budget.resolved.gpu.name.startswith("L4")  # g6.2xlarge
+
+
+def test_an_old_vllm_keeps_a_bfloat16_checkpoint_on_a_t4_and_refuses(rules, tmp_path):
+    # missed before: HBM306 judged only an explicit --dtype bfloat16
+    result = lint(OLD_T4, rules)
+    [error] = [f for f in result.diagnostics if f.code == "HBM327"]
+    assert error.severity.name == "ERROR"
+    assert error.span.line == line_of(OLD_T4, "- --model")
+    # from 0.8.5 vLLM falls back to float16; --dtype half never needed the fallback
+    for old, new in (("v0.4.3", "v0.9.0"), ('- "4096"', '- "4096"\n            - --dtype=half')):
+        path = tmp_path / f"{len(old)}.yaml"
+        path.write_text(OLD_T4.read_text().replace(old, new))
+        assert errors(lint(path, rules)) == []
