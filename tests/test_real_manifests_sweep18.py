@@ -253,3 +253,25 @@ def test_an_old_vllm_keeps_a_bfloat16_checkpoint_on_a_t4_and_refuses(rules, tmp_
         path = tmp_path / f"{len(old)}.yaml"
         path.write_text(OLD_T4.read_text().replace(old, new))
         assert errors(lint(path, rules)) == []
+
+
+def test_a_variable_set_to_flags_or_nothing_in_branches_is_not_the_model(rules, tmp_path):
+    # kEnder242/HomeLabAI src/start_vllm.sh: `LORA_ARGS="--enable-lora ..."` or `LORA_ARGS=""`,
+    # then `... --model X $LORA_ARGS` (was "the model is $LORA_ARGS", unchecked)
+    path = tmp_path / "start_vllm.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'if [ -n "$ADAPTERS" ]; then\n'
+        '    LORA_ARGS="--enable-lora --max-loras 4"\n'
+        "else\n"
+        '    LORA_ARGS=""\n'
+        "fi\n"
+        "python3 -m vllm.entrypoints.openai.api_server \\\n"
+        "    --model Qwen/Qwen2.5-7B-Instruct \\\n"
+        "    --max-model-len 8192 \\\n"
+        "    $LORA_ARGS\n"
+    )
+    result, [budget] = _budgets(path, rules, "L40S")
+    assert budget.resolved.target.name == "Qwen/Qwen2.5-7B-Instruct"
+    [note] = codes(result, "HBM011")
+    assert "flags or nothing" in note.message and note.span.line == 10

@@ -43,7 +43,7 @@ from ..engines import (
     read_invocation,
     written_files,
 )
-from ..engines.args import Token
+from ..engines.args import FLAGS_ONLY, Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
 from ..spec import ROCM_SAID, Deployment, Label
@@ -202,6 +202,9 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
             f"{name} is set to {len(seen)} different values in the script, and which one a run "
             "takes depends on what hbmlint does not follow (branches, arguments)"
         )
+        if all(value.strip("\"'").startswith("-") or not value.strip("\"'") for value in seen):
+            # `LORA_ARGS="--enable-lora ..."` or `LORA_ARGS=""`: never a positional model
+            origins[name] += f" ({FLAGS_ONLY})"
         for start in where[name]:
             chars[start : start + len(name)] = "_" * len(name)
     for match in _ARRAY.finditer(text):
