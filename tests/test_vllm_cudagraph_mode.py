@@ -46,7 +46,8 @@ def codes(result) -> list[str]:
     ],
 )
 def test_full_cuda_graphs_keep_the_refusal(tmp_path, rules, flags):
-    assert "HBM109" in codes(lint(tmp_path, rules, flags))
+    # 1024 sequences against about 880 blocks: inside the blocks' uncertainty, a "may refuse"
+    assert "HBM110" in codes(lint(tmp_path, rules, flags))
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_full_cuda_graphs_keep_the_refusal(tmp_path, rules, flags):
 )
 def test_no_full_cuda_graphs_no_refusal(tmp_path, rules, flags):
     result = lint(tmp_path, rules, flags)
-    assert "HBM109" not in codes(result)
+    assert not {"HBM109", "HBM110"} & set(codes(result))
     assert not [d for d in result.diagnostics if d.severity == Severity.ERROR]
 
 
