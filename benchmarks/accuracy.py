@@ -342,7 +342,8 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
         "kv_cache_free_gpu_mem_fraction",
         "gpu_fraction",
     )
-    dtype = record.get("dtype") if record.get("dtype") in ("bfloat16", "float16") else None
+    dtype = record.get("dtype")
+    dtype = dtype if dtype in ("bfloat16", "float16", "float32") else None
     kv_dtype = record.get("kv_cache_dtype")
     tp = int(record.get("tensor_parallel_size") or record.get("num_gpus") or 1)
     pp = int(record.get("pipeline_parallel_size") or 1)
