@@ -1693,6 +1693,11 @@ def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
             "memory, and its RoPE cache kept in float32"
         )
         notes += (("weights", note),)
+    extra_rope = getattr(target, "rotary_extra_positions", 0)
+    if extra_rope and s.engine == "vllm":  # Gemma 3's scaled global RoPE cache (_rotary)
+        weights = weights + extra_rope * target.rotary_dim * catalog.dtype_bytes(
+            s.dtype or target.dtype
+        )
     if s.engine == "tgi":  # the LM head as TGI's server builds it
         weights, note = _tgi_head(target, s, weights)
         notes += (("weights", note),) if note else ()

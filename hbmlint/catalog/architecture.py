@@ -387,6 +387,10 @@ class Architecture:
     # rotary dims (vLLM's get_rope; counted in "Model loading took")
     rotary_positions: int = 0
     rotary_dim: int = 0
+    # positions vLLM's cache holds beyond rotary_positions: Gemma 3's global layers scale RoPE
+    # linearly (x8), and vLLM builds their cache over the scaled length, which SGLang's logged
+    # weights do not show (_rotary)
+    rotary_extra_positions: int = 0
     mtp_layers: int = 0  # multi-token-prediction layers shipped in the checkpoint
     # FP8 block quantization's (block_n, block_k) from quantization_config.weight_block_size
     weight_block: tuple[int, ...] = ()
@@ -1204,13 +1208,24 @@ def _vision_tower(config: dict, vision: dict) -> VisionTower | None:
     )
 
 
-def _rotary(text: dict, head_dim: int) -> tuple[int, int]:
-    """(positions, dimensions) of the RoPE cos/sin cache: the context the cache covers
-    (original x factor for YaRN-style and linear scaling) and the rotated part of a head."""
+def _rotary(text: dict, head_dim: int) -> tuple[int, int, int]:
+    """(positions, dimensions, vLLM's extra positions) of the RoPE cos/sin cache: the context
+    the cache covers (original x factor for YaRN-style and linear scaling) and the rotated part
+    of a head. Gemma 3's linear factor is vLLM's alone: its global layers' cache covers 8 x
+    max_position_embeddings there (vLLM 0.19 logs: 0.1-0.5 GiB more than the weights), while
+    SGLang's logged Gemma 3 weights hold no such cache (benchmarks/calibration)."""
     if text.get("model_type") in NO_ROPE_TYPES or text.get("position_embedding_type") == "alibi":
-        return 0, 0
+        return 0, 0, 0
     positions = _int(text, "max_position_embeddings")
     scaling = text.get("rope_scaling") or text.get("rope_parameters")
+    if str(text.get("model_type")) in ("gemma3", "gemma3_text"):
+        dim = _int(text, "rotary_dim") or head_dim
+        factor = scaling.get("factor") if isinstance(scaling, dict) else None
+        if str((scaling or {}).get("rope_type", "")) == "linear" and isinstance(
+            factor, (int, float)
+        ):
+            return positions, dim, max(int(positions * factor) - positions, 0)
+        return positions, dim, 0
     if isinstance(scaling, dict):
         kind = str(scaling.get("rope_type") or scaling.get("type") or "")
         factor = scaling.get("factor")
@@ -1220,10 +1235,10 @@ def _rotary(text: dict, head_dim: int) -> tuple[int, int]:
             base = _int(scaling, "original_max_position_embeddings") or positions
             positions = max(positions, int(base * factor))
     if _int(text, "kv_lora_rank"):
-        return positions, _int(text, "qk_rope_head_dim")
+        return positions, _int(text, "qk_rope_head_dim"), 0
     fraction = text.get("partial_rotary_factor", text.get("rotary_pct", 1.0))
     fraction = float(fraction) if isinstance(fraction, (int, float)) else 1.0
-    return positions, _int(text, "rotary_dim") or int(head_dim * fraction)
+    return positions, _int(text, "rotary_dim") or int(head_dim * fraction), 0
 
 
 def derived_max_length(config: dict, text: dict) -> int | None:
@@ -1232,13 +1247,16 @@ def derived_max_length(config: dict, text: dict) -> int | None:
     max_position_embeddings, scaled by the RoPE factor unless the scaling is su / longrope /
     llama3 (YaRN scales original_max_position_embeddings), and raised to model_max_length
     where the config has one. vLLM also takes the minimum with other length keys (seq_length,
-    n_positions, ...) and skips the factor for Gemma 3; both are left out on purpose, so this
-    is never below vLLM's figure: a refusal hbmlint claims is one vLLM makes."""
+    n_positions, ...); left out on purpose, so this is never below vLLM's figure: a refusal
+    hbmlint claims is one vLLM makes. Gemma 3's factor (linear x8 on its global layers) is not
+    applied, as vLLM's _get_and_verify_max_len skips it for that model type."""
     positions = _int(text, "max_position_embeddings")
     if not positions:
         return None
     derived = positions
     scaling = text.get("rope_scaling") or text.get("rope_parameters")
+    if str(text.get("model_type")) in ("gemma3", "gemma3_text"):
+        scaling = None
     if isinstance(scaling, dict):
         kind = str(scaling.get("rope_type") or scaling.get("type") or "")
         factor = scaling.get("factor", 1.0)
@@ -1580,7 +1598,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
     audio = config.get("audio_config")
     audio_params = _audio_params(audio) if isinstance(audio, dict) else 0
     tower = _vision_tower(config, vision) if vision_params else None
-    rotary_positions, rotary_dim = _rotary(text, head_dim)
+    rotary_positions, rotary_dim, rotary_extra = _rotary(text, head_dim)
     if text is not config and not vision_params and isinstance(vision, dict):
         approximations.append("multimodal model: the vision tower's size could not be read")
     dtype = str(
@@ -1659,6 +1677,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         vision_params=vision_params + audio_params,  # the towers, in the model dtype
         vision=tower,
         rotary_positions=rotary_positions,
+        rotary_extra_positions=rotary_extra,
         rotary_dim=rotary_dim,
         mtp_layers=_int(text, "num_nextn_predict_layers", "mtp_num_hidden_layers"),
         weight_block=_weight_block(config),
