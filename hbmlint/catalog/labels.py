@@ -289,9 +289,5 @@ def _model_candidates(name: str) -> tuple[tuple[str, str], ...]:
         model = catalog_model_named(parts[-1])  # an ambiguous basename is no hint
         if model is not None:
             found.append((model, f"'{parts[-1]}', the name of a catalog model"))
-    if name and "/" not in name and not name.startswith(("~", ".")):
-        # no organisation: the engine reads it as a directory of that name (a download of an
-        # upload kept under its repository's name), which may be a quantized catalog model
-        found.append((name, f"'{name}', a directory named for a model"))
     seen: set[str] = set()
     return tuple(c for c in found if not (c[0] in seen or seen.add(c[0])))

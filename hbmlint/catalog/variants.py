@@ -222,9 +222,9 @@ def variant(name: str) -> Variant | None:
     name left, or the model it names is itself quantized)."""
     from . import find_model
 
-    if name.count("/") > 1 or name.startswith(("/", ".")):
+    if name.count("/") != 1 or name.startswith(("/", ".")):
         return None
-    repo = _copied(name.rpartition("/")[2])  # a bare name: a directory named for the upload
+    repo = _copied(name.partition("/")[2])
     for pattern, qconfig, label in _SUFFIXES:
         match = pattern.search(repo)
         if match is None or match.start() == 0:
