@@ -202,7 +202,7 @@ def to_deployments(
             image = str(container.get("image"))
             env = container_env(document, cpath)
             hints = metadata_labels(document, ("metadata",), (*pod_path[:-1], "metadata"))
-            found += _deployment(
+            found += nim_model_deployment(
                 reader, label, where, image, document.span((*cpath, "image")), env, gpu, hints
             )
         return found, reader.findings
@@ -213,7 +213,7 @@ def to_deployments(
             image_span = document.span((*spath, "image"))
             gpu = _compose_gpus(document, spath)
             env = _compose_env(document, spath)
-            found += _deployment(
+            found += nim_model_deployment(
                 reader, key, document.span(spath), str(service["image"]), image_span, env, gpu, []
             )
         return found, reader.findings
@@ -230,7 +230,7 @@ def to_deployments(
     env = container_env(document, base)
     gpu = _gpu(reader, base, base, name)
     hints = metadata_labels(document, (*base, "model"))
-    return _deployment(reader, name, where, image, where, env, gpu, hints), reader.findings
+    return nim_model_deployment(reader, name, where, image, where, env, gpu, hints), reader.findings
 
 
 _PREDICTOR = ("spec", "predictor")
@@ -315,7 +315,7 @@ def _service(reader: Reader, name: str, where: Span) -> list[Deployment]:
         gpu.count, gpu.count_span = gpu.count * pp, document.span(pp_path)
         env.setdefault("NIM_PIPELINE_PARALLEL_SIZE", Token(str(pp), document.span(pp_path)))
     hints = metadata_labels(document, ("metadata",))
-    return _deployment(reader, name, where, image, image_span, env, gpu, hints)
+    return nim_model_deployment(reader, name, where, image, image_span, env, gpu, hints)
 
 
 def hf_id(org: str, name: str) -> str | None:
@@ -437,20 +437,8 @@ def nim_model_deployment(
     gpu: GpuFacts,
     hints: list[Label],
 ) -> list[Deployment]:
-    """The deployment of a NIM image another format found (a KServe runtime's container)."""
-    return _deployment(reader, name, where, image, image_span, env, gpu, hints)
-
-
-def _deployment(
-    reader: Reader,
-    name: str,
-    where: Span,
-    image: str,
-    image_span: Span,
-    env: dict[str, Token],
-    gpu: GpuFacts,
-    hints: list[Label],
-) -> list[Deployment]:
+    """The deployment of a NIM image: of a workload, a NIMService, compose, the chart's values,
+    or a KServe runtime's container (kserve.py)."""
     model = _model(reader, name, image, image_span, env, hints)
     if model is None:
         return []
