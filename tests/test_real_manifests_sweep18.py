@@ -34,7 +34,8 @@ DLC_SIZES = REAL / "k8s-vllm-dlc-cudagraph-sizes.yaml"
 OLD_T4 = REAL / "refused" / "k8s-vllm-043-t4-bf16-auto.yaml"
 
 COVERED |= {SHIFT.name, DOCKER_NAME.name, AIBRIX_AMD.name, NIM_SUBCHART.name, COMMENT_ENDS.name}
-COVERED |= {DLC_SIZES.name, f"refused/{OLD_T4.name}"}
+ANYSCALE = REAL / "anyscale-service-own-code.yaml"
+COVERED |= {DLC_SIZES.name, f"refused/{OLD_T4.name}", ANYSCALE.name}
 COVERED |= {f"kserve-nim-runtime/{name}" for name in ("runtime.yaml", "inferenceservice.yaml")}
 
 
@@ -276,3 +277,11 @@ def test_a_variable_set_to_flags_or_nothing_in_branches_is_not_the_model(rules, 
     assert budget.resolved.target.name == "Qwen/Qwen2.5-7B-Instruct"
     [note] = codes(result, "HBM011")
     assert "flags or nothing" in note.message and note.span.line == 10
+
+
+def test_an_anyscale_service_running_its_own_serve_code_says_it_is_not_read(rules):
+    # was silent ("All clear ... 0 deployments") though its image serves a model
+    result = lint(ANYSCALE, rules)
+    [note] = result.diagnostics
+    assert note.code == "HBM014" and "import_path serve_qwen:app" in note.message
+    assert note.span.line == line_of(ANYSCALE, "import_path: serve_qwen:app")

@@ -43,7 +43,17 @@ def detect(data: Any) -> bool:
     if _is_llm_config(data):
         return True
     apps = data.get("applications")
-    return isinstance(apps, list) and any(_mentions_engine(app) for app in apps)
+    if not isinstance(apps, list):
+        return False
+    return _llm_image(data) or any(_mentions_engine(app) for app in apps)
+
+
+def _llm_image(data: Any) -> bool:
+    """An Anyscale service's ``image_uri`` on the Ray LLM image (anyscale/ray-llm: Ray Serve
+    with vLLM): its applications serve a model, in code of their own where no LLM config is
+    given."""
+    image = data.get("image_uri") if isinstance(data, dict) else None
+    return isinstance(image, str) and "ray-llm" in image.lower()
 
 
 def _is_llm_config(data: Any) -> bool:
@@ -147,7 +157,7 @@ def read_serve_config(
         else:
             configs = [((*apath, "args", key), args[key]) for key in _PD_CONFIGS if key in args]
         if not configs:
-            if _mentions_engine(app):
+            if _mentions_engine(app) or _llm_image(doc.data):
                 where = "import_path" if "import_path" in app else "name"
                 findings.append(
                     input_diagnostic(
