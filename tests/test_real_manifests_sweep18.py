@@ -285,3 +285,18 @@ def test_an_anyscale_service_running_its_own_serve_code_says_it_is_not_read(rule
     [note] = result.diagnostics
     assert note.code == "HBM014" and "import_path serve_qwen:app" in note.message
     assert note.span.line == line_of(ANYSCALE, "import_path: serve_qwen:app")
+
+
+def test_sglangs_aiter_switch_says_the_script_runs_on_amd_gpus(rules, tmp_path):
+    # alexsun07/recipe sglang_pd_disagg_mooncake/start_prefill.sh: DeepSeek-R1 at TP 8 with
+    # SGLANG_USE_AITER=1 (MI300X); under --gpu H100 it was four HBM101 errors
+    path = tmp_path / "start_prefill.sh"
+    path.write_text(
+        "#!/bin/bash\nexport SGLANG_USE_AITER=1\n"
+        "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 \\\n"
+        "  --mem-fraction-static 0.5\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    assert errors(result) == []
+    [unknown] = codes(result, "HBM005")
+    assert "SGLANG_USE_AITER=1 (a ROCm setting)" in unknown.message

@@ -209,9 +209,11 @@ def in_command(command: EngineCommand) -> OtherAccelerator | None:
 
 
 _AMD_VARIABLES = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
-# variables only a ROCm run reads: vLLM's ROCm knobs (VLLM_ROCM_USE_AITER, vllm/envs.py) and the
-# ROCm runtime's own (HSA_OVERRIDE_GFX_VERSION, HSA_NO_SCRATCH_RECLAIM)
-_AMD_PREFIXES = ("VLLM_ROCM_", "HSA_")
+# variables only a ROCm run reads: vLLM's and SGLang's ROCm knobs (VLLM_ROCM_USE_AITER,
+# vllm/envs.py; SGLANG_USE_AITER) and the ROCm runtime's own (HSA_OVERRIDE_GFX_VERSION,
+# HSA_NO_SCRATCH_RECLAIM)
+_AMD_PREFIXES = ("VLLM_ROCM_", "HSA_", "SGLANG_ROCM_", "SGLANG_USE_AITER")
+# (SGLANG_USE_AITER: SGLang's switch for AMD's AITER kernels, python/sglang/srt/utils.py)
 _NVIDIA_VARIABLES = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 
 
