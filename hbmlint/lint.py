@@ -434,7 +434,7 @@ def _lint_deployment(
         else:
             finding = _unless_the_larger_part_fits(finding, rule, resolved, options)
             split = _unless_the_kv_is_split(finding, rule, budget)
-            if split is not None:
+            if split is not None and not _kv_bytes_unread(rule, deployment):
                 findings.append(_unless_a_setting_is_unread(split, rule, deployment))
     # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
     # would otherwise hold every one of them until the report is written.
@@ -515,6 +515,14 @@ def _unless_the_larger_part_fits(
 
 # rules whose verdict rests on the budget's figures (memory, KV, drafter), not on one flag
 _BUDGET_RULE = ("HBM1", "HBM2")
+
+
+def _kv_bytes_unread(rule: Rule, deployment: Deployment) -> bool:
+    """A budget rule on a vLLM deployment whose --kv-cache-memory-bytes is set to a value hbmlint
+    cannot read: with that flag vLLM takes the KV cache's bytes and no memory fraction, so a
+    budget made with the fraction as written (`--gpu-memory-utilization 0.05` beside it)
+    judges memory the engine does not limit; the HBM011 at the flag says why it is unchecked."""
+    return rule.id.startswith(_BUDGET_RULE) and "serving.kv_cache_memory_bytes" in deployment.unread
 
 
 def _unless_a_setting_is_unread(

@@ -300,3 +300,19 @@ def test_sglangs_aiter_switch_says_the_script_runs_on_amd_gpus(rules, tmp_path):
     assert errors(result) == []
     [unknown] = codes(result, "HBM005")
     assert "SGLANG_USE_AITER=1 (a ROCm setting)" in unknown.message
+
+
+def test_an_unreadable_kv_cache_bytes_leaves_the_memory_fraction_unjudged(rules, tmp_path):
+    # flash7777's optimize_and_serve.sh: `--gpu-memory-utilization 0.05 --kv-cache-memory-bytes
+    # "$KV"`, $KV set in an if/else; vLLM takes the bytes and no fraction (was HBM101 "the engine
+    # may use 3.96 GiB (5.0% ...)")
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'if [ "$1" = "--big" ]; then KV=8G; else KV=3G; fi\n'
+        "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.05 "
+        '--kv-cache-memory-bytes "$KV" --max-model-len 32768\n'
+    )
+    result = lint(path, rules, gpu="H100")
+    assert [f.code for f in result.diagnostics] == ["HBM011"]
+    assert "--kv-cache-memory-bytes" in result.diagnostics[0].message
