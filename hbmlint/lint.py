@@ -435,6 +435,7 @@ def _lint_deployment(
             finding = _unless_the_larger_part_fits(finding, rule, resolved, options)
             split = _unless_the_kv_is_split(finding, rule, budget)
             if split is not None and not _kv_bytes_unread(rule, deployment):
+                split = _unless_the_layout_is_guessed(split, rule, budget)
                 findings.append(_unless_a_setting_is_unread(split, rule, deployment))
     # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
     # would otherwise hold every one of them until the report is written.
@@ -515,6 +516,28 @@ def _unless_the_larger_part_fits(
 
 # rules whose verdict rests on the budget's figures (memory, KV, drafter), not on one flag
 _BUDGET_RULE = ("HBM1", "HBM2")
+
+
+def _unless_the_layout_is_guessed(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic:
+    """A budget error on a quantized upload whose layout (which layers stay in 16 bits) is taken
+    from its family's other exports, not from its own config.json (catalog/variants.py): the
+    weights rest on that guess, so the refusal is a warning that says how to know."""
+    if finding.severity != Severity.ERROR or not rule.id.startswith(_BUDGET_RULE):
+        return finding
+    from .catalog.variants import LAYOUT_GUESSED
+
+    described = str(budget.resolved.assumed.get("model", ""))  # not the notes: built on demand
+    if f": {LAYOUT_GUESSED})" not in described:
+        return finding
+    return replace(
+        finding,
+        severity=Severity.WARNING,
+        message=(
+            f"{finding.message} (the checkpoint's weights are sized from its name, and which of "
+            "its layers stay unquantized is a guess: `hbmlint models pull` reads its "
+            "config.json)"
+        ),
+    )
 
 
 def _kv_bytes_unread(rule: Rule, deployment: Deployment) -> bool:

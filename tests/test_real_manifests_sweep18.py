@@ -316,3 +316,18 @@ def test_an_unreadable_kv_cache_bytes_leaves_the_memory_fraction_unjudged(rules,
     result = lint(path, rules, gpu="H100")
     assert [f.code for f in result.diagnostics] == ["HBM011"]
     assert "--kv-cache-memory-bytes" in result.diagnostics[0].message
+
+
+def test_an_error_resting_on_a_guessed_quantization_layout_is_a_warning(rules, tmp_path):
+    # darksidewalker/darksidewalker-qwen36-27b-nvfp4-5090 scripts/go.sh: unsloth's Qwen3.6-27B
+    # NVFP4 export, sized from its name with NVIDIA's layout (attention in FP8) as a guess, at
+    # 262,144 tokens on one RTX 5090, which the repository serves (was an HBM102 error)
+    path = tmp_path / "go.sh"
+    path.write_text(
+        "#!/bin/bash\nvllm serve unsloth/Qwen3.6-27B-NVFP4 --max-model-len 262144 "
+        "--gpu-memory-utilization 0.92 --max-num-seqs 4 --kv-cache-dtype fp8\n"
+    )
+    result = lint(path, rules, gpu="RTX-5090")
+    assert errors(result) == []
+    [warning] = codes(result, "HBM102")
+    assert warning.severity.name == "WARNING" and "a guess" in warning.message
