@@ -331,3 +331,24 @@ def test_an_error_resting_on_a_guessed_quantization_layout_is_a_warning(rules, t
     assert errors(result) == []
     [warning] = codes(result, "HBM102")
     assert warning.severity.name == "WARNING" and "a guess" in warning.message
+
+
+def test_a_speculative_config_with_one_unreadable_value_keeps_its_drafter(rules, tmp_path):
+    # ozskywalker / flash7777 scripts: `"num_speculative_tokens":'"$NST"'` made the whole JSON
+    # unread, and the drafter silently left out of the budget
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\nNST=${1:-3}\n"
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --speculative-config "
+        '\'{"model":"meta-llama/Llama-3.2-1B-Instruct","num_speculative_tokens":\'"$NST"\'}\'\n'
+    )
+    result, [budget] = _budgets(path, rules, "L4")
+    assert budget.resolved.draft is not None
+    assert budget.resolved.draft.name == "meta-llama/Llama-3.2-1B-Instruct"
+    assert float(budget.draft_weights.to("GiB").magnitude) > 2
+    [note] = codes(result, "HBM011")
+    assert "num_speculative_tokens" in note.message and "taken as 1" in note.message
+    # the method or the model unreadable: nothing of the drafter is guessed
+    path.write_text(path.read_text().replace("meta-llama/Llama-3.2-1B-Instruct", "$DRAFT"))
+    _, [unread] = _budgets(path, rules, "L4")
+    assert unread.resolved.draft is None

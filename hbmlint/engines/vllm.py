@@ -680,7 +680,12 @@ def parse(
             continue
         if long == "--speculative-config":
             if item.value is None or not item.value.readable:
-                _unreadable_or_missing(command, item)
+                partly = _spec_json_partly(command, item)
+                if partly is None:
+                    _unreadable_or_missing(command, item)
+                    continue
+                spec = {k: (v, item.value.span) for k, v in partly.items()}  # type: ignore[union-attr]
+                spec_span = item.word.span
                 continue
             if item.value.text in ("", "None"):
                 continue  # optional_type(json.loads): no speculative decoding, as if not given
@@ -1289,6 +1294,58 @@ def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:
 # (with an underscore in the name: an adapter named SQL=/path is not one)
 _ENV_ASSIGNMENT = LazyPattern(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]*=\S*$")
 _SHELL_REFERENCE = LazyPattern(r"\$(?:\{[^}]*\}|[A-Za-z_]\w*)")
+
+
+def _spec_json_partly(command: EngineCommand, item: Item) -> dict | None:
+    """The keys of a --speculative-config JSON hbmlint can read where a value in it is a script's
+    variable (`"num_speculative_tokens":'"$NST"'`): the drafter is then budgeted from its method
+    and model, with one speculative token where their count is the unreadable value (the least,
+    so no budget error rests on it), and the others said to be unread (HBM011). None where the
+    method or the model is unreadable too, or the rest is not JSON."""
+    import json
+
+    value = item.value
+    if value is None or not value.unresolved:
+        return None
+    text = value.text
+    out, unknown_strings = [], False
+    at = 0
+    for match in _SHELL_REFERENCE.finditer(text):
+        inside = text.count('"', 0, match.start()) % 2 == 1
+        unknown_strings = unknown_strings or inside
+        out.append(text[at : match.start()])
+        out.append(match.group(0) if inside else "null")
+        at = match.end()
+    out.append(text[at:])
+    try:
+        loaded = json.loads("".join(out))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(loaded, dict):
+        return None
+    unread = [
+        key
+        for key, v in loaded.items()
+        if v is None or (isinstance(v, str) and _SHELL_REFERENCE.search(v))
+    ]
+    if not unread or "method" in unread or "model" in unread:
+        return None
+    known = {key: v for key, v in loaded.items() if key not in unread}
+    if not known.get("method") and not known.get("model"):
+        return None
+    assumed = ""
+    if "num_speculative_tokens" in unread:
+        known["num_speculative_tokens"] = 1
+        assumed = "; num_speculative_tokens is taken as 1"
+    command.unread[item.name] = value.span  # budget errors then say a value is unread
+    command.note(
+        "HBM011",
+        f"{item.name}: {', '.join(unread)} {'is' if len(unread) == 1 else 'are'} set from a "
+        f"variable hbmlint cannot read ({value.text[:80]}); the drafter is budgeted from the "
+        f"keys it can read{assumed}",
+        value.span,
+    )
+    return known
 
 
 def _spec_json(command: EngineCommand, item: Item) -> dict | None:
