@@ -373,9 +373,7 @@ class Budget:
             quotient = (self.kv_tokens / self.max_model_len).to("dimensionless").magnitude
             return float(quotient) / self.kv_group_padding
         # tokens over tokens, as the Quantities divide them (a whole number made a float first)
-        concurrency = float(plain[_KV_TOKENS]) / self.settings.max_model_len
-        padding = self.__dict__.get("kv_group_padding", 1.0)
-        return concurrency if padding == 1.0 else concurrency / padding
+        return float(plain[_KV_TOKENS]) / self.settings.max_model_len / self.kv_group_padding
 
     @property
     def workload_tokens(self) -> Any | None:
@@ -1693,9 +1691,8 @@ def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
             "memory, and its RoPE cache kept in float32"
         )
         notes += (("weights", note),)
-    extra_rope = getattr(target, "rotary_extra_positions", 0)
-    if extra_rope and s.engine == "vllm":  # Gemma 3's scaled global RoPE cache (_rotary)
-        weights = weights + extra_rope * target.rotary_dim * catalog.dtype_bytes(
+    if target.rotary_extra_positions and s.engine == "vllm":  # Gemma 3's scaled RoPE (_rotary)
+        weights = weights + target.rotary_extra_positions * target.rotary_dim * catalog.dtype_bytes(
             s.dtype or target.dtype
         )
     if s.engine == "tgi":  # the LM head as TGI's server builds it

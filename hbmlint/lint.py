@@ -524,10 +524,7 @@ def _unless_the_layout_is_guessed(finding: Diagnostic, rule: Rule, budget: Any) 
     weights rest on that guess, so the refusal is a warning that says how to know."""
     if finding.severity != Severity.ERROR or not rule.id.startswith(_BUDGET_RULE):
         return finding
-    from .catalog.variants import LAYOUT_GUESSED
-
-    described = str(budget.resolved.assumed.get("model", ""))  # not the notes: built on demand
-    if f": {LAYOUT_GUESSED})" not in described:
+    if not budget.resolved.layout_guessed:
         return finding
     return replace(
         finding,

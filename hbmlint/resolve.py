@@ -72,6 +72,10 @@ class Resolved:
     gpu_larger_variant: GpuInfo | None = None
     # what resolve had to assume, for the budget's `assumed` list: {setting: why}
     assumed: dict[str, str] = field(default_factory=dict)
+    # the target is a quantized upload read from its name, whose layout (which layers stay in
+    # 16 bits) is its family's other exports' (catalog/variants.py): its weights rest on that
+    # guess, so a budget refusal is not a promise (lint.py)
+    layout_guessed: bool = False
 
 
 @dataclass
@@ -84,6 +88,7 @@ class _Run:
     gpu_written: str | None = None  # the GPU name the manifest (or its node labels) gives
     # the manifest names a device that is not a GPU (tpu-v6e-8, Trainium): nothing to budget
     not_a_gpu: bool = False
+    layout_guessed: bool = False  # Resolved.layout_guessed
 
     @property
     def strict(self) -> bool:
@@ -175,6 +180,7 @@ def resolve(
         gpu_from_default,
         assumed=run.assumed,
         gpu_larger_variant=larger,
+        layout_guessed=run.layout_guessed,
     )
     return resolved, run.findings
 
@@ -755,6 +761,8 @@ def _variant(
     if found is None:
         return None
     key = "model" if where == "model" else "speculative.model"
+    if where == "model" and found.layout:
+        run.layout_guessed = True
     if failure is None:
         run.assumed[key] = f"{found.described} (from {candidate.why})"
     else:

@@ -194,11 +194,6 @@ _DEEPSEEK_NVFP4 = {
 }
 
 
-# how ``assumed`` marks a quantized upload's layout taken from its family's other exports (lint.py
-# holds the budget's errors to it: the weights then rest on that guess)
-LAYOUT_GUESSED = "a guess"
-
-
 @dataclass(frozen=True)
 class Variant:
     """A model read from its repository name: the catalog model it is a copy of, and the
@@ -217,7 +212,7 @@ class Variant:
         """How ``assumed`` says it."""
         kind = f"{self.base} with {self.weights} weights" if self.weights else self.base
         if self.layout:
-            kind += f" ({self.layout}: {LAYOUT_GUESSED})"
+            kind += f" ({self.layout}: a guess)"
         return f"{kind}, read from the name '{self.name}'"
 
 

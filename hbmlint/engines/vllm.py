@@ -1308,11 +1308,10 @@ def _spec_json_partly(command: EngineCommand, item: Item) -> dict | None:
     if value is None or not value.unresolved:
         return None
     text = value.text
-    out, unknown_strings = [], False
+    out: list[str] = []
     at = 0
     for match in _SHELL_REFERENCE.finditer(text):
-        inside = text.count('"', 0, match.start()) % 2 == 1
-        unknown_strings = unknown_strings or inside
+        inside = text.count('"', 0, match.start()) % 2 == 1  # in a JSON string: left there
         out.append(text[at : match.start()])
         out.append(match.group(0) if inside else "null")
         at = match.end()
