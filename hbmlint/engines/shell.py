@@ -195,6 +195,9 @@ class _Splitter:
         # order in which arrays and commands end, so that each word is placed in the file
         self.arrays: dict[str, list[Word]] = {}
         self.events: list[tuple[bool, list[Word]]] = []  # (is a command, its words)
+        # comments that end in `\` inside a command continued over lines: the shell ends the
+        # command at the comment (its `\` continues nothing); (the `#`'s offset, the command's)
+        self.comment_breaks: list[tuple[int, int]] = []
 
     def run(self) -> list[list[Word]]:
         current: list[Word] = []
@@ -208,8 +211,16 @@ class _Splitter:
             elif c in " \t\r":
                 self.i += 1
             elif c == "#":
+                start = self.i
                 while self.i < len(s) and s[self.i] != "\n":
                     self.i += 1
+                begun = current[0].raw_start if current else None
+                if (
+                    begun is not None
+                    and "\\\n" in s[begun:start]
+                    and s[start : self.i].rstrip(" \t\r").endswith("\\")
+                ):
+                    self.comment_breaks.append((start, begun))
             elif _REDIRECT.match(s, self.i) and not _ANGLE_PLACEHOLDER.match(s, self.i):
                 heredoc = self._redirect()
                 if heredoc is not None:
@@ -967,6 +978,7 @@ def split_script(
     exports: list[dict[str, Exported]] | None = None,
     open_env: bool = False,
     written: list[tuple[Written, Span]] | None = None,
+    comment_breaks: list[tuple[int, int]] | None = None,
 ) -> list[list[Token]]:
     """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
     variables that are set but whose value is not known, with where they come from; into
@@ -974,10 +986,14 @@ def split_script(
     ``export NAME=value`` lines (offsets are into ``script``). ``open_env``: what runs the
     script may set variables it does not (a launch script, not a container's command). Into
     ``written``, when given, go the files the script writes (here-documents, echo), each with
-    where its first line is in the file (the writing command's place where not found)."""
+    where its first line is in the file (the writing command's place where not found). Into
+    ``comment_breaks``, when given, go the comments ending in `\\` that end a continued command
+    (offsets of the `#` and of the command's first word)."""
     commands = []
     splitter = _Splitter(script, env, origins or {}, open_env)
     splitter.run()
+    if comment_breaks is not None:
+        comment_breaks.extend(splitter.comment_breaks)
     placed: dict[int, Span] = {}  # an array element's place, by id of the word written
     for is_command, words in splitter.events:
         tokens = []

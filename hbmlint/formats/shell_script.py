@@ -273,6 +273,7 @@ def to_script_deployments(
         from .slurm import job_of
 
         job = job_of(text)
+    breaks: list[tuple[int, int]] = []
     commands = split_script(
         script,
         job.environment() if job is not None else {},
@@ -282,6 +283,7 @@ def to_script_deployments(
         exports,
         open_env=True,
         written=written,
+        comment_breaks=breaks,
     )
     outer = repository_files(path)
     functions = _functions(script)
@@ -344,7 +346,7 @@ def to_script_deployments(
         findings.extend(problems)
         if deployment is not None:
             deployments.append(deployment)
-    findings += comments_ending_commands(text, display)
+    findings += comments_ending_commands(text, breaks, display)
     return deployments, findings
 
 
