@@ -352,3 +352,20 @@ def test_a_speculative_config_with_one_unreadable_value_keeps_its_drafter(rules,
     path.write_text(path.read_text().replace("meta-llama/Llama-3.2-1B-Instruct", "$DRAFT"))
     _, [unread] = _budgets(path, rules, "L4")
     assert unread.resolved.draft is None
+
+
+def test_a_commented_out_option_line_ends_the_command_too(rules, tmp_path):
+    # tutu329/server-install ds-r1z-671b-8.sh: `# --enable-torch-compile ... \` between the
+    # options of an SGLang command; the NEXTN drafter's flags after it never reach the engine
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 \\\n"
+        "--trust-remote-code \\\n"
+        "# --enable-torch-compile \\\n"
+        "--speculative-algorithm NEXTN \\\n"
+        "--speculative-num-steps 2\n"
+    )
+    [warning] = codes(lint(path, rules, gpu="H200"), "HBM017")
+    assert (warning.span.line, warning.span.column) == (4, 1)
+    assert "--speculative-algorithm" in warning.message
