@@ -95,6 +95,9 @@ LABELS = [
     ("nvidia.com/gpu.product", "NVIDIA-RTX-4500-Ada-Generation", "RTX-4500-Ada-24GB"),
     ("nvidia.com/gpu.product", "NVIDIA-RTX-A2000-12GB", "RTX-A2000-12GB"),
     ("nvidia.com/gpu.product", "NVIDIA-H800-PCIe", "H800-PCIe-80GB"),
+    # the 141 GB H20 refresh (NVML name "NVIDIA H20-3e"); the 96 GB H20 keeps its own
+    ("nvidia.com/gpu.product", "NVIDIA-H20-3e", "H20-3e-141GB"),
+    ("nvidia.com/gpu.product", "NVIDIA-H20", "H20-96GB"),
     ("machine.cluster.vke.volcengine.com/gpu-name", "Tesla-A100-80G", "A100-SXM4-80GB"),
     ("amd.com/gpu.product-name", "AMD_Radeon_RX_9070_XT", "RX-9070-XT-16GB"),
     ("amd.com/gpu.product-name", "AMD_Radeon_AI_PRO_R9700", "Radeon-AI-PRO-R9700-32GB"),
