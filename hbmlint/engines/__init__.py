@@ -516,6 +516,24 @@ def read_invocation(
         commands = split_script(token.text, env_text, locator, token.span, origins, written=written)
         for index, command in enumerate(commands):
             command = _with_positional(command, positional)
+            inner = shell_script(command)
+            if inner is not None:
+                # `sh -c "python3 -m sglang.launch_server ..."` as a line of the script (a
+                # Truss start_command is one): the inner script, its words already expanded.
+                # Its words are searched for from where it starts to the outer script's end
+                # (the outer search placed only the script's first characters)
+                word, at = inner
+                end = token.span
+                start = Span(word.span.line, word.span.column, end.end_line, end.end_column)
+                command = [
+                    *command[:at],
+                    Token(word.text, start, word.unresolved),
+                    *command[at + 1 :],
+                ]
+                parsed = read_invocation(command, env, text, k8s_expansion=False, files=files)
+                if parsed is not None:
+                    return parsed
+                continue
             parsed = read_command(command, env, text, written_files(written, index, text, files))
             if parsed is not None:
                 if _find(command) is not None:  # not a `docker run`: this script launches it

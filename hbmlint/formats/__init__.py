@@ -43,6 +43,7 @@ _ORDER = (
     "compose",
     "skypilot",
     "dstack",
+    "truss",
     "ray_serve_llm",
     "vllm_config",
     "app_template",
