@@ -90,14 +90,41 @@ _NOT_VLLM_SERVER = frozenset(
 _NAME_PARTS = LazyPattern(r"[-_.]")
 
 
+# Flags of vLLM's server that neither SGLang's nor TGI's launcher takes (SGLang's
+# server_args.py names the same settings --context-length, --mem-fraction-static,
+# --max-running-requests; TGI's launcher --max-total-tokens, --cuda-memory-fraction)
+_VLLM_ONLY_FLAGS = frozenset(
+    ("--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--enforce-eager")
+    + ("--max-num-batched-tokens", "--speculative-config", "--kv-cache-memory-bytes")
+)
+
+
+def _vllm_only_flag(word: str) -> bool:
+    return word.partition("=")[0].replace("_", "-") in _VLLM_ONLY_FLAGS
+
+
+def _model_word(word: str) -> bool:
+    """A positional word that names a model: an ORG/NAME id or a path, not a program."""
+    return "/" in word and not word.startswith("-") and not word.endswith((".py", ".sh"))
+
+
 def assumed_vllm_image(image: Any, words: Sequence[str]) -> bool:
     """Whether a container that sets only arguments (``words``) on ``image`` is taken to run
-    vLLM's server: an image hbmlint does not know, named for vLLM, given ``--model``."""
-    if not isinstance(image, str) or "vllm" not in image.lower():
+    vLLM's server: an image hbmlint does not know, named for vLLM, given ``--model``, or a
+    model as its first word (after ``serve``, for an image whose entrypoint is ``vllm``) and
+    a flag only vLLM's server takes."""
+    if not isinstance(image, str) or "vllm" not in image.lower() or not words:
         return False
-    if not any(w == "--model" or w.startswith("--model=") for w in words):
-        return False
-    if not words or not words[0].startswith("-") or image_engine(image) is not None:
+    if any(w == "--model" or w.startswith("--model=") for w in words):
+        if not words[0].startswith("-"):
+            return False
+    else:
+        first = 1 if words[0] == "serve" else 0
+        if not (words[first:] and _model_word(words[first])):
+            return False
+        if not any(_vllm_only_flag(w) for w in words[first + 1 :]):
+            return False
+    if image_engine(image) is not None:
         return False
     path = image.rsplit("@", 1)[0].lower()
     repository = path.rsplit("/", 1)[-1].split(":", 1)[0]
@@ -232,6 +259,12 @@ def _container_run(
         image_at = _image_position(words, at)
         if image_at is not None:
             return None, [entrypoint, *command[image_at + 1 :]], env
+    if entrypoint is None:
+        # an image of the team's own named for vLLM, given vLLM's arguments (read_invocation
+        # says it assumed so)
+        image_at = _image_position(words, at)
+        if image_at is not None and assumed_vllm_image(words[image_at], words[image_at + 1 :]):
+            return command[image_at], list(command[image_at + 1 :]), env
     return None
 
 
@@ -561,6 +594,20 @@ def read_invocation(
             return module.parse([], image_span or env["MODEL_ID"].span, env)
         return None
     first = argv[0].text
+    if assumed and first == "serve":
+        # an image of the team's own whose entrypoint is `vllm` (not the server itself): the
+        # model is the word after `serve`
+        command = parse_engine_words(module, list(argv[1:]), argv[0].span, env, files)
+        command.launcher = "image"
+        command.note(
+            "HBM011",
+            f"the image {image} is not one whose entrypoint hbmlint knows; its name and its "
+            "arguments (`serve` MODEL and vLLM's flags) are vLLM's, so they are read as `vllm "
+            "serve` runs them, the newest release unless a release is said elsewhere",
+            image_span or argv[0].span,
+            "Set the container's command (command: [vllm, serve]) to say what runs",
+        )
+        return command
     if module is vllm and first == "serve":
         # `args: [serve, MODEL, ...]` on an image whose entrypoint already is the server: the
         # model is the word after `serve`, whatever the engine makes of the repeated word
@@ -582,7 +629,7 @@ def read_invocation(
             parsed.note(
                 "HBM011",
                 f"the image {image} is not one whose entrypoint hbmlint knows; its name and its "
-                "arguments (--model) are vLLM's, so they are read as vllm/vllm-openai's "
+                "arguments are vLLM's, so they are read as vllm/vllm-openai's "
                 "entrypoint runs them (vLLM's OpenAI server), the newest release unless a "
                 "release is said elsewhere",
                 image_span or argv[0].span,

@@ -1,0 +1,74 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 19, 2025-2026 home-lab and
+DGX Spark deployments): each fixture under tests/fixtures/real/ names its source in its first
+lines; each test says what a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from real_lint import codes, errors, line_of
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+OWN_POSITIONAL = REAL / "compose-own-vllm-image-positional-model.yaml"
+OWN_SERVE = REAL / "compose-own-vllm-image-serve.yaml"
+OWN_DOCKER_RUN = REAL / "shell-docker-run-own-vllm-image-array.sh"
+
+COVERED = {OWN_POSITIONAL.name, OWN_SERVE.name, OWN_DOCKER_RUN.name}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def _read(path: Path, rules, gpu: str | None = None):
+    result = lint_file(path, path.name, rules, LintOptions(default_gpu=gpu, keep_budgets=True))
+    return result, [item.deployment for item in result.deployments]
+
+
+@pytest.mark.parametrize(
+    ("path", "image_line"),
+    [
+        (OWN_POSITIONAL, "image: vllm-custom-nightly"),
+        (OWN_SERVE, "image: spark-vllm:latest"),
+        (OWN_DOCKER_RUN, "exec docker run"),
+    ],
+    ids=["compose-positional-model", "compose-serve-model", "docker-run-array"],
+)
+def test_an_own_vllm_image_given_a_model_and_vllm_only_flags_is_read_as_vllm(
+    rules, path, image_line
+):
+    # was skipped in silence: "not a manifest hbmlint reads" / "runs no engine hbmlint reads"
+    result, [deployment] = _read(path, rules, gpu="GB10")
+    assert deployment.engine == "vllm"
+    assert deployment.model.name == "Qwen/Qwen3-32B"  # never `serve`, never a served name
+    assert deployment.serving.max_model_len == 32768
+    # the assumption is said, at the image
+    [assumed] = [f for f in codes(result, "HBM011") if "not one whose entrypoint" in f.message]
+    assert assumed.span.line == line_of(path, image_line)
+    # `serve` on the team's own image is not the official image's repeated word (HBM013)
+    assert codes(result, "HBM013") == [] and errors(result) == []
+
+
+def test_the_fraction_of_an_own_image_is_checked_where_it_is_written(rules):
+    # 0.95 on a GB10 whose memory the host shares: the unified-memory warning at the flag
+    result, _ = _read(OWN_SERVE, rules, gpu="GB10")
+    [fraction] = codes(result, "HBM322")
+    assert fraction.span.line == line_of(OWN_SERVE, "--gpu-memory-utilization 0.95")
+
+
+def test_an_own_image_with_a_model_but_no_vllm_only_flag_stays_unread(tmp_path, rules):
+    # `--port` and `--host` are every engine's: the image's name alone does not make it vLLM
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(
+        "services:\n  llm:\n    image: my-vllm-build:latest\n"
+        "    command: [Qwen/Qwen3-32B, --port, '8000', --host, 0.0.0.0]\n"
+    )
+    result = lint_file(compose, compose.name, rules, LintOptions(default_gpu="GB10"))
+    assert result.deployments == [] and errors(result) == []
