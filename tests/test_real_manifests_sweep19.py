@@ -72,3 +72,18 @@ def test_an_own_image_with_a_model_but_no_vllm_only_flag_stays_unread(tmp_path, 
     )
     result = lint_file(compose, compose.name, rules, LintOptions(default_gpu="GB10"))
     assert result.deployments == [] and errors(result) == []
+
+
+LMCACHE = REAL / "production-stack-lmcache-image-tag.yaml"
+COVERED |= {LMCACHE.name}
+
+
+def test_lmcache_images_tag_is_not_read_as_a_vllm_release(rules):
+    # v0.3.12 is LMCache's release: the vLLM inside is unknown (the newest, said as assumed),
+    # not a 0.3 that would refuse the suffixed lengths
+    result, [deployment] = _read(LMCACHE, rules)
+    assert deployment.engine_version is None
+    assert errors(result) == []
+    [linted] = result.deployments
+    assert "newest vllm" in linted.budget.assumed["engine_version"]
+    assert deployment.serving.max_model_len == 32000

@@ -855,6 +855,8 @@ def _image_version(image: str) -> str | None:
     dlc = _GCP_TGI.search(name)
     if dlc:
         return f"{dlc.group(1)}.{dlc.group(2)}"
+    if vendor_repository(image):
+        return None  # a vendor's own release number that no table maps (LMCache's v0.3.12)
     tag = image.rsplit("@", 1)[0].rpartition(":")[2]
     match = _VERSION.match(tag) or _VERSION_INSIDE.search(tag)
     if match:

@@ -158,7 +158,9 @@ def to_deployments(
         labels = _node_labels(document, mpath, model_spec) + resource
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         tag = model_spec.get("tag")
-        version = image_version(f"vllm/vllm-openai:{tag}") if tag is not None else None
+        repository = model_spec.get("repository") or "vllm/vllm-openai"
+        # the tag is the release of the repository it tags (LMCache's images carry LMCache's)
+        version = image_version(f"{repository}:{tag}") if tag is not None else None
         deployment, found = build(
             command,
             name=name,
@@ -167,7 +169,7 @@ def to_deployments(
             gpu=gpu,
             where=document.span((*mpath, "name")) if "name" in model_spec else document.span(mpath),
             engine_version=(version, document.span((*mpath, "tag"))) if version else None,
-            image=f"{model_spec.get('repository') or 'vllm/vllm-openai'}:{tag}",
+            image=f"{repository}:{tag}",
         )
         findings.extend(found)
         if deployment is not None:
