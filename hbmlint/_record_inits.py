@@ -213,20 +213,21 @@ INITS['def __init__(self, deployment, budget=_record_default_budget, error=_reco
 
 
 # hbmlint.resolve._Run
-def __init__(self, deployment, findings, assumed, gpu_written, not_a_gpu, layout_guessed):
+def __init__(self, deployment, findings, assumed, gpu_written, not_a_gpu, layout_guessed, model_guessed_from):
     self.deployment = deployment
     self.findings = _record_default_findings() if findings is _record_factory else findings
     self.assumed = _record_default_assumed() if assumed is _record_factory else assumed
     self.gpu_written = gpu_written
     self.not_a_gpu = not_a_gpu
     self.layout_guessed = layout_guessed
+    self.model_guessed_from = model_guessed_from
 
 
-INITS['def __init__(self, deployment, findings=_record_factory, assumed=_record_factory, gpu_written=_record_default_gpu_written, not_a_gpu=_record_default_not_a_gpu, layout_guessed=_record_default_layout_guessed):\n    self.deployment = deployment\n    self.findings = _record_default_findings() if findings is _record_factory else findings\n    self.assumed = _record_default_assumed() if assumed is _record_factory else assumed\n    self.gpu_written = gpu_written\n    self.not_a_gpu = not_a_gpu\n    self.layout_guessed = layout_guessed', ('_record_default_assumed', '_record_default_findings', '_record_default_gpu_written', '_record_default_layout_guessed', '_record_default_not_a_gpu', '_record_factory', '_record_set')] = __init__.__code__, ('_record_factory', '_record_factory', '_record_default_gpu_written', '_record_default_not_a_gpu', '_record_default_layout_guessed')
+INITS['def __init__(self, deployment, findings=_record_factory, assumed=_record_factory, gpu_written=_record_default_gpu_written, not_a_gpu=_record_default_not_a_gpu, layout_guessed=_record_default_layout_guessed, model_guessed_from=_record_default_model_guessed_from):\n    self.deployment = deployment\n    self.findings = _record_default_findings() if findings is _record_factory else findings\n    self.assumed = _record_default_assumed() if assumed is _record_factory else assumed\n    self.gpu_written = gpu_written\n    self.not_a_gpu = not_a_gpu\n    self.layout_guessed = layout_guessed\n    self.model_guessed_from = model_guessed_from', ('_record_default_assumed', '_record_default_findings', '_record_default_gpu_written', '_record_default_layout_guessed', '_record_default_model_guessed_from', '_record_default_not_a_gpu', '_record_factory', '_record_set')] = __init__.__code__, ('_record_factory', '_record_factory', '_record_default_gpu_written', '_record_default_not_a_gpu', '_record_default_layout_guessed', '_record_default_model_guessed_from')
 
 
 # hbmlint.resolve.Resolved
-def __init__(self, deployment, gpu, target, draft, tensor_parallel, pipeline_parallel, gpu_count, gpu_from_default, gpu_larger_variant, assumed, layout_guessed):
+def __init__(self, deployment, gpu, target, draft, tensor_parallel, pipeline_parallel, gpu_count, gpu_from_default, gpu_larger_variant, assumed, layout_guessed, model_guessed_from):
     self.deployment = deployment
     self.gpu = gpu
     self.target = target
@@ -238,9 +239,10 @@ def __init__(self, deployment, gpu, target, draft, tensor_parallel, pipeline_par
     self.gpu_larger_variant = gpu_larger_variant
     self.assumed = _record_default_assumed() if assumed is _record_factory else assumed
     self.layout_guessed = layout_guessed
+    self.model_guessed_from = model_guessed_from
 
 
-INITS['def __init__(self, deployment, gpu, target, draft, tensor_parallel, pipeline_parallel, gpu_count, gpu_from_default=_record_default_gpu_from_default, gpu_larger_variant=_record_default_gpu_larger_variant, assumed=_record_factory, layout_guessed=_record_default_layout_guessed):\n    self.deployment = deployment\n    self.gpu = gpu\n    self.target = target\n    self.draft = draft\n    self.tensor_parallel = tensor_parallel\n    self.pipeline_parallel = pipeline_parallel\n    self.gpu_count = gpu_count\n    self.gpu_from_default = gpu_from_default\n    self.gpu_larger_variant = gpu_larger_variant\n    self.assumed = _record_default_assumed() if assumed is _record_factory else assumed\n    self.layout_guessed = layout_guessed', ('_record_default_assumed', '_record_default_gpu_from_default', '_record_default_gpu_larger_variant', '_record_default_layout_guessed', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_gpu_from_default', '_record_default_gpu_larger_variant', '_record_factory', '_record_default_layout_guessed')
+INITS['def __init__(self, deployment, gpu, target, draft, tensor_parallel, pipeline_parallel, gpu_count, gpu_from_default=_record_default_gpu_from_default, gpu_larger_variant=_record_default_gpu_larger_variant, assumed=_record_factory, layout_guessed=_record_default_layout_guessed, model_guessed_from=_record_default_model_guessed_from):\n    self.deployment = deployment\n    self.gpu = gpu\n    self.target = target\n    self.draft = draft\n    self.tensor_parallel = tensor_parallel\n    self.pipeline_parallel = pipeline_parallel\n    self.gpu_count = gpu_count\n    self.gpu_from_default = gpu_from_default\n    self.gpu_larger_variant = gpu_larger_variant\n    self.assumed = _record_default_assumed() if assumed is _record_factory else assumed\n    self.layout_guessed = layout_guessed\n    self.model_guessed_from = model_guessed_from', ('_record_default_assumed', '_record_default_gpu_from_default', '_record_default_gpu_larger_variant', '_record_default_layout_guessed', '_record_default_model_guessed_from', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_gpu_from_default', '_record_default_gpu_larger_variant', '_record_factory', '_record_default_layout_guessed', '_record_default_model_guessed_from')
 
 
 # hbmlint.formats.accelerators.OtherAccelerator
@@ -832,14 +834,15 @@ INITS["def __init__(self, name, source, hidden_size, num_layers, num_attention_h
 
 
 # hbmlint.resolve._Candidate
-def __init__(self, name, why, span, given):
+def __init__(self, name, why, span, given, from_path):
     _record_set(self, 'name', name)
     _record_set(self, 'why', why)
     _record_set(self, 'span', span)
     _record_set(self, 'given', given)
+    _record_set(self, 'from_path', from_path)
 
 
-INITS["def __init__(self, name, why=_record_default_why, span=_record_default_span, given=_record_default_given):\n    _record_set(self, 'name', name)\n    _record_set(self, 'why', why)\n    _record_set(self, 'span', span)\n    _record_set(self, 'given', given)", ('_record_default_given', '_record_default_span', '_record_default_why', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_why', '_record_default_span', '_record_default_given')
+INITS["def __init__(self, name, why=_record_default_why, span=_record_default_span, given=_record_default_given, from_path=_record_default_from_path):\n    _record_set(self, 'name', name)\n    _record_set(self, 'why', why)\n    _record_set(self, 'span', span)\n    _record_set(self, 'given', given)\n    _record_set(self, 'from_path', from_path)", ('_record_default_from_path', '_record_default_given', '_record_default_span', '_record_default_why', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_why', '_record_default_span', '_record_default_given', '_record_default_from_path')
 
 
 # hbmlint.spec.ModelRef

@@ -520,21 +520,29 @@ _BUDGET_RULE = ("HBM1", "HBM2")
 
 def _unless_the_layout_is_guessed(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic:
     """A budget error on a quantized upload whose layout (which layers stay in 16 bits) is taken
-    from its family's other exports, not from its own config.json (catalog/variants.py): the
-    weights rest on that guess, so the refusal is a warning that says how to know."""
+    from its family's other exports, not from its own config.json (catalog/variants.py), or on
+    a model taken from a local path's name: the weights rest on that guess, so the refusal is
+    a warning that says how to know."""
     if finding.severity != Severity.ERROR or not rule.id.startswith(_BUDGET_RULE):
         return finding
-    if not budget.resolved.layout_guessed:
+    resolved = budget.resolved
+    if resolved.layout_guessed:
+        why = (
+            "the checkpoint's weights are sized from its name, and which of its layers stay "
+            "unquantized is a guess: `hbmlint models pull` reads its config.json"
+        )
+    elif resolved.model_guessed_from is not None and budget.usable.magnitude > 0:
+        # (with no usable memory at all the engine refuses whatever checkpoint it loads)
+        # a local directory named after a model may hold any checkpoint of it (the AWQ one a
+        # loader job downloaded): the weights rest on which
+        why = (
+            f"the model is taken from {resolved.model_guessed_from}, which does not say which "
+            "of its checkpoints the directory holds; name it with the configuration's "
+            "model-paths or the annotation hbmlint.io/model"
+        )
+    else:
         return finding
-    return replace(
-        finding,
-        severity=Severity.WARNING,
-        message=(
-            f"{finding.message} (the checkpoint's weights are sized from its name, and which of "
-            "its layers stay unquantized is a guess: `hbmlint models pull` reads its "
-            "config.json)"
-        ),
-    )
+    return replace(finding, severity=Severity.WARNING, message=f"{finding.message} ({why})")
 
 
 def _kv_bytes_unread(rule: Rule, deployment: Deployment) -> bool:

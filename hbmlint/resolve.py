@@ -76,6 +76,10 @@ class Resolved:
     # 16 bits) is its family's other exports' (catalog/variants.py): its weights rest on that
     # guess, so a budget refusal is not a promise (lint.py)
     layout_guessed: bool = False
+    # where the target is a catalog model taken from a local path's name, what it was taken
+    # from: the directory may hold another checkpoint of it (a quantized one), so a budget
+    # refusal is not a promise either (lint.py)
+    model_guessed_from: str | None = None
 
 
 @dataclass
@@ -89,6 +93,7 @@ class _Run:
     # the manifest names a device that is not a GPU (tpu-v6e-8, Trainium): nothing to budget
     not_a_gpu: bool = False
     layout_guessed: bool = False  # Resolved.layout_guessed
+    model_guessed_from: str | None = None  # Resolved.model_guessed_from
 
     @property
     def strict(self) -> bool:
@@ -181,6 +186,7 @@ def resolve(
         assumed=run.assumed,
         gpu_larger_variant=larger,
         layout_guessed=run.layout_guessed,
+        model_guessed_from=run.model_guessed_from,
     )
     return resolved, run.findings
 
@@ -478,6 +484,9 @@ class _Candidate:
     # a name the user or the file gives for the path (model-paths, a download into it), not
     # one hbmlint makes up from it: looked up everywhere, the Hub included
     given: bool = False
+    # made up from a local path's name (its parts, or a served name its last part matches),
+    # not from anything that says which checkpoint the path holds
+    from_path: bool = False
 
     @property
     def guess(self) -> bool:
@@ -508,7 +517,7 @@ def _candidates(
     for c, why in catalog.model_candidates(name):
         # a cache directory's name is the id it was downloaded as: asked of the Hub like a name
         # the manifest gives
-        yield _Candidate(c, why, given=why == HF_CACHE_HINT)
+        yield _Candidate(c, why, given=why == HF_CACHE_HINT, from_path=why != HF_CACHE_HINT)
     served = _served_as_path(ref)
     if served is not None:
         yield served
@@ -548,7 +557,9 @@ def _served_as_path(ref: ModelRef) -> _Candidate | None:
     if last not in (served.rpartition("/")[2].casefold(), served.replace("/", "--").casefold()):
         return None
     return _Candidate(
-        served, f"--served-model-name {served}, which the path's last part '{parts[-1]}' matches"
+        served,
+        f"--served-model-name {served}, which the path's last part '{parts[-1]}' matches",
+        from_path=True,
     )
 
 
@@ -676,6 +687,8 @@ def _resolve_model(
                 run.assumed[key] = (
                     f"{found.name} (from {candidate.why}; the manifest says {ref.name})"
                 )
+                if where == "model" and candidate.from_path:
+                    run.model_guessed_from = candidate.why
             outside = found.checkpoint is not None
             arch = _read_model(
                 run, where, field_name, found.config, found.name, found.source, outside
@@ -697,6 +710,8 @@ def _resolve_model(
     for candidate in candidates:
         found = _variant(run, candidate, where, None) if candidate.why is not None else None
         if found is not None:
+            if where == "model" and candidate.from_path:
+                run.model_guessed_from = candidate.why
             return _from_name(
                 _read_model(run, where, field_name, found.config, found.name, found.source)
             )

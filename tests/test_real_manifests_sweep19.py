@@ -87,3 +87,21 @@ def test_lmcache_images_tag_is_not_read_as_a_vllm_release(rules):
     [linted] = result.deployments
     assert "newest vllm" in linted.budget.assumed["engine_version"]
     assert deployment.serving.max_model_len == 32000
+
+
+LOCAL_DIR = REAL / "production-stack-local-dir-awq-inside.yaml"
+COVERED |= {LOCAL_DIR.name}
+
+
+def test_a_model_taken_from_a_directory_name_does_not_make_a_budget_error(rules):
+    # the directory may hold any checkpoint of the model it is named after (here the AWQ one):
+    # the weights rest on that, so the refusal is a warning saying how to name it
+    result, _ = _read(LOCAL_DIR, rules)
+    assert errors(result) == []
+    [short] = codes(result, "HBM101")
+    assert "taken from 'qwen2.5-14b-instruct'" in short.message
+    assert "model-paths" in short.message and "hbmlint.io/model" in short.message
+    # named by the configuration, the same checkpoint is an error again
+    paths = (("/data/models/qwen2.5-14b-instruct", "Qwen/Qwen2.5-14B-Instruct"),)
+    named = lint_file(LOCAL_DIR, LOCAL_DIR.name, rules, LintOptions(model_paths=paths))
+    assert [f.code for f in named.diagnostics if f.severity.name == "ERROR"] == ["HBM101"]
