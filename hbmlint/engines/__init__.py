@@ -5,7 +5,7 @@ image whose own entrypoint is the engine (``vllm/vllm-openai`` with only ``args`
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, timedelta
 from functools import lru_cache
@@ -526,13 +526,17 @@ def read_invocation(
     image_span: Span | None = None,
     k8s_expansion: bool = True,
     files: ConfigFiles | None = None,
+    locator: Locator | None = None,
+    words: Callable[[list[Token]], list[Token]] | None = None,
 ) -> EngineCommand | None:
     """The engine command in ``argv`` (command + args), or None when it runs no engine we know.
 
     ``env`` is the container's environment (values with where they are set); ``text`` the
     whole file, to place words of a shell script on their own lines; ``files`` finds the
     config files the command names where the format knows them (a mounted ConfigMap), besides
-    those a script writes itself."""
+    those a script writes itself. A format whose script is a template filled before the shell
+    runs it (formats/spark_recipe.py) gives the ``locator`` that places its words in the file,
+    and ``words``, which it calls on each command's words before they are read."""
     env_text = {name: token.text for name, token in env.items() if token.readable}
     # variables the container has but whose value is not in the file: "NAME is read from ..."
     origins = {name: _origin(name, token) for name, token in env.items() if not token.readable}
@@ -544,11 +548,13 @@ def read_invocation(
         positional = list(argv[index + 2 :])
         if k8s_expansion:
             positional = [expand_k8s(t, env_text, origins) for t in positional]
-        locator = Locator(text, token.span)
+        locator = locator or Locator(text, token.span)
         written: list[tuple[Written, Span]] = []
         commands = split_script(token.text, env_text, locator, token.span, origins, written=written)
         for index, command in enumerate(commands):
             command = _with_positional(command, positional)
+            if words is not None:
+                command = words(command)
             inner = shell_script(command)
             if inner is not None:
                 # `sh -c "python3 -m sglang.launch_server ..."` as a line of the script (a
