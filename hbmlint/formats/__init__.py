@@ -44,6 +44,7 @@ _ORDER = (
     "skypilot",
     "dstack",
     "truss",
+    "spark_recipe",
     "ray_serve_llm",
     "vllm_config",
     "app_template",
