@@ -135,6 +135,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_orchestrators_real import COVERED as ROUND2  # their projects' own files
     from test_formats_real import COVERED  # SkyPilot, Ray, AIBrix, vLLM's chart
     from test_formats_shell import COVERED as SHELL  # launch scripts (sweep 9)
+    from test_formats_spark_recipe import COVERED as SPARK_RECIPES  # DGX Spark recipes
     from test_formats_srt_slurm import COVERED as SRT_SLURM  # srt-slurm recipes
     from test_formats_systemd import COVERED as SYSTEMD  # systemd units
     from test_formats_truss import COVERED as TRUSS  # Baseten Truss config.yaml
@@ -164,7 +165,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | SWEEP13 | AMD_IMAGES | FORMATS12 | SHELL12
     tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15 | SWEEP16 | SYSTEMD | SWEEP17
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
-    tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19
+    tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}
