@@ -1131,15 +1131,16 @@ INITS['def __init__(self, tree, name, touched=_record_factory, before=_record_de
 
 
 # hbmlint.spec.GpuSpec
-def __init__(self, type, memory, count, count_why, labels):
+def __init__(self, type, memory, count, count_why, labels, pods):
     self.type = type
     self.memory = memory
     self.count = count
     self.count_why = count_why
     self.labels = _record_default_labels() if labels is _record_factory else labels
+    self.pods = pods
 
 
-INITS['def __init__(self, type=_record_default_type, memory=_record_default_memory, count=_record_default_count, count_why=_record_default_count_why, labels=_record_factory):\n    self.type = type\n    self.memory = memory\n    self.count = count\n    self.count_why = count_why\n    self.labels = _record_default_labels() if labels is _record_factory else labels', ('_record_default_count', '_record_default_count_why', '_record_default_labels', '_record_default_memory', '_record_default_type', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_type', '_record_default_memory', '_record_default_count', '_record_default_count_why', '_record_factory')
+INITS['def __init__(self, type=_record_default_type, memory=_record_default_memory, count=_record_default_count, count_why=_record_default_count_why, labels=_record_factory, pods=_record_default_pods):\n    self.type = type\n    self.memory = memory\n    self.count = count\n    self.count_why = count_why\n    self.labels = _record_default_labels() if labels is _record_factory else labels\n    self.pods = pods', ('_record_default_count', '_record_default_count_why', '_record_default_labels', '_record_default_memory', '_record_default_pods', '_record_default_type', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_type', '_record_default_memory', '_record_default_count', '_record_default_count_why', '_record_factory', '_record_default_pods')
 
 
 # hbmlint.catalog.labels.GpuChoice
@@ -1163,7 +1164,7 @@ INITS['def __init__(self, type=_record_default_type, type_span=_record_default_t
 
 
 # hbmlint.formats.build.GpuFacts
-def __init__(self, type, type_span, memory, memory_span, count, count_span, count_why, labels):
+def __init__(self, type, type_span, memory, memory_span, count, count_span, count_why, labels, pods):
     self.type = type
     self.type_span = type_span
     self.memory = memory
@@ -1172,9 +1173,10 @@ def __init__(self, type, type_span, memory, memory_span, count, count_span, coun
     self.count_span = count_span
     self.count_why = count_why
     self.labels = _record_default_labels() if labels is _record_factory else labels
+    self.pods = pods
 
 
-INITS['def __init__(self, type=_record_default_type, type_span=_record_default_type_span, memory=_record_default_memory, memory_span=_record_default_memory_span, count=_record_default_count, count_span=_record_default_count_span, count_why=_record_default_count_why, labels=_record_factory):\n    self.type = type\n    self.type_span = type_span\n    self.memory = memory\n    self.memory_span = memory_span\n    self.count = count\n    self.count_span = count_span\n    self.count_why = count_why\n    self.labels = _record_default_labels() if labels is _record_factory else labels', ('_record_default_count', '_record_default_count_span', '_record_default_count_why', '_record_default_labels', '_record_default_memory', '_record_default_memory_span', '_record_default_type', '_record_default_type_span', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_type', '_record_default_type_span', '_record_default_memory', '_record_default_memory_span', '_record_default_count', '_record_default_count_span', '_record_default_count_why', '_record_factory')
+INITS['def __init__(self, type=_record_default_type, type_span=_record_default_type_span, memory=_record_default_memory, memory_span=_record_default_memory_span, count=_record_default_count, count_span=_record_default_count_span, count_why=_record_default_count_why, labels=_record_factory, pods=_record_default_pods):\n    self.type = type\n    self.type_span = type_span\n    self.memory = memory\n    self.memory_span = memory_span\n    self.count = count\n    self.count_span = count_span\n    self.count_why = count_why\n    self.labels = _record_default_labels() if labels is _record_factory else labels\n    self.pods = pods', ('_record_default_count', '_record_default_count_span', '_record_default_count_why', '_record_default_labels', '_record_default_memory', '_record_default_memory_span', '_record_default_pods', '_record_default_type', '_record_default_type_span', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_type', '_record_default_type_span', '_record_default_memory', '_record_default_memory_span', '_record_default_count', '_record_default_count_span', '_record_default_count_why', '_record_factory', '_record_default_pods')
 
 
 # hbmlint.engines.shell.Exported

@@ -944,18 +944,24 @@ def _resolve_parallel(run: _Run, target: Architecture | None = None) -> tuple[in
             Severity.WARNING,
         )
         return tp, pp, tp * pp
+    pods = d.gpu.pods or 1
+    each = count // pods if pods > 1 and count % pods == 0 else None
     if count < need:
+        said = f"{count} GPU{'s' if count != 1 else ''} {d.gpu.count_why or 'requested'}"
+        fix = f"Request {need} GPUs, or lower {flag}"
+        if d.gpu.count_why:
+            fix = f"Make {need} GPUs visible, or lower {flag}"
+        elif each is not None:
+            said = f"{each} GPU{'s' if each != 1 else ''} requested on each of {pods} pods"
+            said += f" ({count} in all)"
+            if need % pods == 0:
+                fix = f"Request {need // pods} GPUs per pod, or lower {flag}"
         run.report(
             "HBM007",
-            f"{count} GPU{'s' if count != 1 else ''} {d.gpu.count_why or 'requested'} but "
-            f"{kinds} parallelism is "
+            f"{said} but {kinds} parallelism is "
             f"{product} = {need}; the engine cannot start with fewer GPUs than that",
             "gpu.count",
-            [
-                f"Make {need} GPUs visible, or lower {flag}"
-                if d.gpu.count_why
-                else f"Request {need} GPUs, or lower {flag}"
-            ],
+            [fix],
         )
         return None
     if d.gpu.count_why:
@@ -965,12 +971,23 @@ def _resolve_parallel(run: _Run, target: Architecture | None = None) -> tuple[in
     fits = count // (pp * dp) if count % (pp * dp) == 0 else None
     if fits and target is not None and block_misfit(target, fits, not d.parallel.expert):
         fits = None  # an FP8 block-quantized checkpoint that size splits into partial blocks
-    fixes = [f"Request {need} GPUs"]
+    if each is not None:
+        # --nnodes copies of one pod: each requests count / pods, and each runs need / pods
+        # of the ranks
+        requested = f"{each} GPUs requested on each of {pods} pods ({count} in all)"
+        fixes = (
+            [f"Request {need // pods} GPU{'s' if need // pods != 1 else ''} per pod"]
+            if need % pods == 0
+            else []
+        )
+    else:
+        requested = f"{count} GPUs requested"
+        fixes = [f"Request {need} GPUs"]
     if fits:
         fixes.append(f"Set {flag} {fits} to use all {count}")
     run.report(
         "HBM007",
-        f"{count} GPUs requested but {kinds} parallelism is {product} = {need}; the engine "
+        f"{requested} but {kinds} parallelism is {product} = {need}; the engine "
         f"starts on {need} and leaves {count - need} idle",
         "gpu.count",
         fixes,

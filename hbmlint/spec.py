@@ -95,6 +95,8 @@ class GpuSpec:
     count_why: str | None = None
     # node labels the pod requires (nodeSelector, required affinity): resolve picks the GPU
     labels: list[Label] = field(default_factory=list)
+    # the pods one instance spans (--nnodes copies of one pod), each requesting count / pods
+    pods: int | None = None
 
 
 @dataclass(slots=True)

@@ -36,7 +36,7 @@ def test_the_records_keep_the_order_build_passes():
         *("parallel", "serving", "speculative", "workload", "locations", "source_format"),
         *("hints", "assumed", "unread", "writer"),
     ]
-    assert _names(GpuSpec) == ["type", "memory", "count", "count_why", "labels"]
+    assert _names(GpuSpec) == ["type", "memory", "count", "count_why", "labels", "pods"]
     for record in (ModelRef, ParallelSpec, ServingSpec):
         for spec_field in dataclasses.fields(record):
             assert spec_field.default_factory is dataclasses.MISSING, spec_field.name
@@ -76,6 +76,7 @@ def _by_keywords(command, kwargs: dict, made: Deployment) -> Deployment:
             count=gpu.count,
             labels=list(gpu.labels),
             count_why=gpu.count_why,
+            pods=gpu.pods,
         ),
         model=ModelRef(**sections["model"], served_name=build_module._served_name(command.items)),
         parallel=ParallelSpec(**sections["parallel"]),

@@ -105,3 +105,24 @@ def test_a_model_taken_from_a_directory_name_does_not_make_a_budget_error(rules)
     paths = (("/data/models/qwen2.5-14b-instruct", "Qwen/Qwen2.5-14B-Instruct"),)
     named = lint_file(LOCAL_DIR, LOCAL_DIR.name, rules, LintOptions(model_paths=paths))
     assert [f.code for f in named.diagnostics if f.severity.name == "ERROR"] == ["HBM101"]
+
+
+NNODES_POD = REAL / "k8s-sglang-nnodes-rank0-two-gpus.yaml"
+COVERED |= {NNODES_POD.name}
+
+
+def test_idle_gpus_across_nnodes_pods_are_counted_per_pod_and_fixed_per_pod(rules, tmp_path):
+    # 2 GPUs on each of the --nnodes 2 pods, TP 2 = one rank a node: the fix is per pod (it
+    # said "Request 2 GPUs", what each pod already does)
+    result, _ = _read(NNODES_POD, rules)
+    [idle] = codes(result, "HBM007")
+    assert idle.severity.name == "WARNING"
+    assert idle.message.startswith("2 GPUs requested on each of 2 pods (4 in all)")
+    assert [fix.message for fix in idle.fixes][0] == "Request 1 GPU per pod"
+    # too few: TP 8 over the two pods' 4 GPUs, asked for per pod too
+    short = tmp_path / NNODES_POD.name
+    short.write_text(NNODES_POD.read_text().replace('"--tp", "2"', '"--tp", "8"'))
+    result = lint_file(short, short.name, rules, LintOptions())
+    [error] = codes(result, "HBM007")
+    assert error.severity.name == "ERROR" and "= 8; the engine cannot start" in error.message
+    assert error.fixes[0].message.startswith("Request 4 GPUs per pod")

@@ -89,6 +89,7 @@ class GpuFacts:
     count_why: str | None = None
     # node labels the pod requires; resolve picks the GPU from them (catalog/labels.py)
     labels: list[Label] = field(default_factory=list)
+    pods: int | None = None  # GpuSpec.pods
 
 
 # an entry of CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES: an index, or a GPU / MIG UUID
@@ -499,7 +500,7 @@ def build(
         engine_version[0] if engine_version else None,
         # all the GPUs one engine instance requests: resolve splits them over tensor, pipeline
         # and data parallelism (and says when some would sit idle)
-        GpuSpec(gpu.type, gpu.memory, gpu.count, gpu.count_why, list(gpu.labels)),
+        GpuSpec(gpu.type, gpu.memory, gpu.count, gpu.count_why, list(gpu.labels), gpu.pods),
         ModelRef(*model),
         ParallelSpec(*parallel),
         ServingSpec(*serving),

@@ -251,4 +251,5 @@ def _gpu_facts(
         gpu.count = per_pod + (size - 1) * worker_gpus
     elif nodes and nodes > 1:
         gpu.count = per_pod * nodes  # one instance spans --nnodes pods, each with these GPUs
+        gpu.pods = nodes
     return gpu
