@@ -684,16 +684,17 @@ INITS["def __init__(self, name, bandwidth, peak, link, host_link, allreduce_late
 
 
 # hbmlint.catalog.variants.Variant
-def __init__(self, name, base, config, source, weights, layout):
+def __init__(self, name, base, config, source, weights, layout, alias):
     _record_set(self, 'name', name)
     _record_set(self, 'base', base)
     _record_set(self, 'config', config)
     _record_set(self, 'source', source)
     _record_set(self, 'weights', weights)
     _record_set(self, 'layout', layout)
+    _record_set(self, 'alias', alias)
 
 
-INITS["def __init__(self, name, base, config, source, weights, layout=_record_default_layout):\n    _record_set(self, 'name', name)\n    _record_set(self, 'base', base)\n    _record_set(self, 'config', config)\n    _record_set(self, 'source', source)\n    _record_set(self, 'weights', weights)\n    _record_set(self, 'layout', layout)", ('_record_default_layout', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_layout',)
+INITS["def __init__(self, name, base, config, source, weights, layout=_record_default_layout, alias=_record_default_alias):\n    _record_set(self, 'name', name)\n    _record_set(self, 'base', base)\n    _record_set(self, 'config', config)\n    _record_set(self, 'source', source)\n    _record_set(self, 'weights', weights)\n    _record_set(self, 'layout', layout)\n    _record_set(self, 'alias', alias)", ('_record_default_alias', '_record_default_layout', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_layout', '_record_default_alias')
 
 
 # hbmlint.catalog.architecture.WeightFormat

@@ -126,3 +126,19 @@ def test_idle_gpus_across_nnodes_pods_are_counted_per_pod_and_fixed_per_pod(rule
     [error] = codes(result, "HBM007")
     assert error.severity.name == "ERROR" and "= 8; the engine cannot start" in error.message
     assert error.fixes[0].message.startswith("Request 4 GPUs per pod")
+
+
+def test_an_upload_of_a_catalog_alias_is_named_as_written_with_the_shape_it_shares():
+    # Qwen3-Next's Instruct model is listed with the Thinking one (the same config): its FP8
+    # upload was said to be "Qwen/Qwen3-Next-80B-A3B-Thinking with FP8 weights"
+    from hbmlint.catalog.variants import variant
+
+    found = variant("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8")
+    assert found is not None and found.base == "Qwen/Qwen3-Next-80B-A3B-Thinking"
+    assert found.described.startswith(
+        "Qwen/Qwen3-Next-80B-A3B-Instruct (the shape of Qwen/Qwen3-Next-80B-A3B-Thinking"
+    )
+    # an upload of the id itself is named by it alone
+    assert variant("Qwen/Qwen3-Next-80B-A3B-Thinking-FP8").described.startswith(
+        "Qwen/Qwen3-Next-80B-A3B-Thinking with FP8 weights"
+    )

@@ -206,11 +206,19 @@ class Variant:
     weights: str  # "AWQ 4-bit", or "" for a plain copy
     # what the format leaves out, as this family's public exports do ("" where none is known)
     layout: str = ""
+    # the catalog alias the name is an upload of, where it is not ``base`` itself (Qwen3-Next's
+    # Instruct model, whose shape is the Thinking one's)
+    alias: str = ""
 
     @property
     def described(self) -> str:
         """How ``assumed`` says it."""
-        kind = f"{self.base} with {self.weights} weights" if self.weights else self.base
+        model = self.base
+        if self.alias:
+            model = (
+                f"{self.alias} (the shape of {self.base}, which hbmlint's catalog lists it with)"
+            )
+        kind = f"{model} with {self.weights} weights" if self.weights else model
         if self.layout:
             kind += f" ({self.layout}: a guess)"
         return f"{kind}, read from the name '{self.name}'"
@@ -265,12 +273,28 @@ def variant(name: str) -> Variant | None:
         derived = {**config, "quantization_config": dict(qconfig)}
         if qconfig["quant_method"] in ("awq", "gptq"):
             derived["torch_dtype"] = "float16"  # their kernels' dtype, as these uploads say
-        return Variant(name, entry["id"], derived, entry["source"], label, layout)
+        alias = _alias_named(entry, stem)
+        return Variant(name, entry["id"], derived, entry["source"], label, layout, alias)
     base = catalog_model_named(repo, aliases=True, loose=False)
     entry = find_model(base) if base else None
     if entry is None:
         return None
     return Variant(name, entry["id"], entry["config"], entry["source"], "")
+
+
+def _alias_named(entry: dict, stem: str) -> str:
+    """The alias of the catalog ``entry`` whose repository name is ``stem``, where that is not
+    the entry's own id ("" otherwise)."""
+    if entry["id"].partition("/")[2].casefold() == stem.casefold():
+        return ""
+    return next(
+        (
+            a
+            for a in entry.get("aliases") or ()
+            if a.partition("/")[2].casefold() == stem.casefold()
+        ),
+        "",
+    )
 
 
 # "abliterated" uploads (huihui-ai/Huihui-Qwen3.6-27B-abliterated): the model with its refusal
