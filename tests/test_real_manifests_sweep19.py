@@ -142,3 +142,19 @@ def test_an_upload_of_a_catalog_alias_is_named_as_written_with_the_shape_it_shar
     assert variant("Qwen/Qwen3-Next-80B-A3B-Thinking-FP8").described.startswith(
         "Qwen/Qwen3-Next-80B-A3B-Thinking with FP8 weights"
     )
+
+
+def test_deepseek_v32_exp_is_the_v32_shape(tmp_path, rules):
+    # zhaotyer/lws_usage serves /models/DeepSeek-V3.2-Exp: was HBM006 (unknown model)
+    pod = tmp_path / "sglang.yaml"
+    pod.write_text(
+        NNODES_POD.read_text()
+        .replace('"Qwen/Qwen3-8B"', '"/models/DeepSeek-V3.2-Exp"')
+        .replace('"--tp", "2", "--nnodes", "2"', '"--tp", "8", "--nnodes", "1"')
+        .replace('nvidia.com/gpu: "2"', 'nvidia.com/gpu: "8"')
+        .replace("NVIDIA-H100-80GB-HBM3", "NVIDIA-H200")
+    )
+    result, _ = _read(pod, rules)
+    assert codes(result, "HBM006") == [] and errors(result) == []
+    [linted] = result.deployments
+    assert linted.budget.assumed["model"].startswith("deepseek-ai/DeepSeek-V3.2")

@@ -5,7 +5,7 @@ digests. Written by tools/write_model_architectures.py: do not edit."""
 
 # ruff: noqa
 # fmt: off
-MODELS_BLAKE2B = 'e842c7901f31b8675540f1b35ecb58b8f89c4dfb46778de881107a3ce3fa24ee'
+MODELS_BLAKE2B = '99c8b385b0206952ad744570d4eb1ab8ef07bdb56411f161caffb9c433c4118c'
 QUANTIZATION_BLAKE2B = '2597a19f23847fe9bf39cb4f33f93588d4785a9699ba7ef9c3d7cf251d0824ba'
 FIELDS = (
     (0, {'hidden_size': 2048, 'num_layers': 16, 'num_attention_heads': 32, 'num_kv_heads': 8, 'head_dim': 64, 'intermediate_size': 8192, 'vocab_size': 128256, 'tie_word_embeddings': True, 'dtype': 'bfloat16', 'max_position_embeddings': 131072, 'max_length': 131072, 'max_length_sglang': 131072, 'model_type': 'llama', 'per_layer_vocab': 128256, 'rotary_positions': 131072, 'rotary_dim': 64}),
