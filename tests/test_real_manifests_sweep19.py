@@ -158,3 +158,18 @@ def test_deepseek_v32_exp_is_the_v32_shape(tmp_path, rules):
     assert codes(result, "HBM006") == [] and errors(result) == []
     [linted] = result.deployments
     assert linted.budget.assumed["model"].startswith("deepseek-ai/DeepSeek-V3.2")
+
+
+UMBRELLA = REAL / "app-template-umbrella-values.yaml"
+COVERED |= {UMBRELLA.name}
+
+
+def test_app_template_values_under_an_umbrella_charts_key_are_read(rules):
+    result, [deployment] = _read(UMBRELLA, rules)
+    assert deployment.name == "app-template-umbrella-values"  # the file: no object names it
+    assert deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+    assert deployment.engine_version == "0.11.0"
+    assert deployment.location("model").line == line_of(UMBRELLA, "- --model")
+    [linted] = result.deployments
+    assert linted.budget.resolved.gpu.name == "RTX-4090"
+    assert errors(result) == []

@@ -59,7 +59,13 @@ def _base(data: Any) -> Path | None:
     if not isinstance(data, dict):
         return None
     if "kind" not in data:
-        return () if _has_controllers(data) else None
+        if _has_controllers(data):
+            return ()
+        # an umbrella chart's values: the app-template dependency's under its name (or alias)
+        for key, values in data.items():
+            if isinstance(values, dict) and _has_controllers(values):
+                return (key,)
+        return None
     if not isinstance(data.get("spec"), dict):
         return None
     for path in _INLINE_VALUES:
@@ -75,9 +81,18 @@ def _has_controllers(values: Any) -> bool:
     )
 
 
+def _umbrella(data: dict) -> bool:
+    """Whether a top-level value of ``data`` holds ``controllers`` (a chart's values under the
+    name of its app-template dependency)."""
+    return "kind" not in data and any(type(v) is dict and "controllers" in v for v in data.values())
+
+
 def detect(data: Any) -> bool:
-    if not isinstance(data, dict) or ("controllers" not in data and "spec" not in data):
-        return False  # most documents: one or two lookups
+    if not isinstance(data, dict):
+        return False
+    # most documents: a look at each top-level value, for an umbrella chart's values
+    if "controllers" not in data and "spec" not in data and not _umbrella(data):
+        return False
     base = _base(data)
     return base is not None and bool(_engine_containers(data, base))
 
@@ -210,7 +225,7 @@ def to_deployments(
     data = document.data
     reader = Reader(document, display)
     base = _base(data) or ()
-    if base:
+    if base and "kind" in data:
         release, where = document_name(document, reader, str(data.get("kind")))
     else:
         release, where = FilePath(display).stem, document.span(())
