@@ -29,6 +29,7 @@ from .formats import (
     script_reader,
     unread_engine,
 )
+from .lazyre import LazyPattern
 from .records import dataclass
 from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
@@ -262,8 +263,61 @@ def _lint_text(
             result.is_manifest = True
             result.diagnostics.append(unread)
     result.diagnostics = _unique(result.diagnostics)
+    if "#" in text and any(f.code == "HBM005" for f in result.diagnostics):
+        result.diagnostics = _with_gpu_from_comments(result.diagnostics, text)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _with_gpu_from_comments(findings: list[Diagnostic], text: str) -> list[Diagnostic]:
+    """HBM005 (no GPU type) where a comment of the file names a GPU of the catalog ("# vLLM on
+    2x RTX 3090"): home-lab files record the hardware so. A comment is prose, not a setting the
+    engine sees, so the budget does not take it; the finding names it, with the --gpu to pass."""
+    named = _gpu_in_comments(text)
+    if named is None:
+        return findings
+    line, written, gpu = named
+    fix = f"Run with --gpu {gpu}, the GPU the comment at line {line} names ('{written}')"
+    return [
+        replace(
+            f,
+            message=f"{f.message} (the comment at line {line} names {gpu}: '{written}')",
+            fixes=[fix, *f.fixes],
+        )
+        if f.code == "HBM005"
+        else f
+        for f in findings
+    ]
+
+
+_COMMENT_WORD = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9+.]*")
+_PATH_WORD = LazyPattern(r"\S*[/\\]\S*")
+
+
+def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:
+    """(line, the words as written, the catalog GPU) of the first GPU a full-line comment names:
+    the longest run of up to four words, at the earliest place, that the catalog knows (a name
+    or an alias, as a node label would give it); a word with no letter (a port, a year) is
+    none."""
+    from .catalog import find_gpu
+
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.lstrip()
+        if not stripped.startswith("#") or stripped.startswith(("#!", "# hbmlint:")):
+            continue
+        # a path or an address (`# source: github.com/org/vllm-rtx3090 run.sh`) is a name, not
+        # prose about the hardware
+        prose = _PATH_WORD.sub(" ", stripped)
+        words = [m.group() for m in _COMMENT_WORD.finditer(prose)]
+        for i in range(len(words)):
+            for n in (4, 3, 2, 1):
+                run = words[i : i + n]
+                if len(run) < n or not any(c.isalpha() for c in run[0] + run[-1]):
+                    continue
+                gpu = find_gpu("-".join(run))
+                if gpu is not None:
+                    return number, " ".join(run), gpu.name
+    return None
 
 
 def _downloads(text: str) -> list[Any]:

@@ -173,3 +173,27 @@ def test_app_template_values_under_an_umbrella_charts_key_are_read(rules):
     [linted] = result.deployments
     assert linted.budget.resolved.gpu.name == "RTX-4090"
     assert errors(result) == []
+
+
+def test_a_gpu_a_comment_names_is_offered_with_the_unknown_gpu_warning(tmp_path, rules):
+    # DEEPGadget/vllm-docker-qwen docker/docker-compose.yml and home-lab scripts like it say
+    # the hardware in a header comment; the budget does not take prose, the warning names it
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text(
+        "# source: github.com/someone/vllm-rtx3090-stack (a path names no hardware)\n"
+        "# vLLM 2x RTX Pro 6000 Blackwell SE\n"
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n"
+        "    command: [--model, Qwen/Qwen3-32B, --tensor-parallel-size, '2']\n"
+        "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 2,"
+        " capabilities: [gpu]}]}}}\n"
+    )
+    result = lint_file(compose, compose.name, rules, LintOptions())
+    [unknown] = codes(result, "HBM005")
+    assert "the comment at line 2 names RTX-PRO-6000-Blackwell-96GB" in unknown.message
+    assert unknown.fixes[0].startswith("Run with --gpu RTX-PRO-6000-Blackwell-96GB")
+    assert result.deployments[0].budget is None  # prose is not a setting: still unbudgeted
+    # a path or address in a comment is not prose about the hardware
+    compose.write_text(compose.read_text().replace("# vLLM 2x RTX Pro 6000 Blackwell SE\n", ""))
+    result = lint_file(compose, compose.name, rules, LintOptions())
+    [unknown] = codes(result, "HBM005")
+    assert "comment" not in unknown.message
