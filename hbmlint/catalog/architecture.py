@@ -392,6 +392,15 @@ class Architecture:
     # weights do not show (_rotary)
     rotary_extra_positions: int = 0
     mtp_layers: int = 0  # multi-token-prediction layers shipped in the checkpoint
+    # Gemma 4 assistant drafters (model_type gemma4_assistant, Gemma4AssistantForCausalLM): the
+    # target's hidden size (backbone_hidden_size) their pre_projection (2 x backbone -> hidden)
+    # and post_projection (hidden -> backbone) bridge; 0 for any other model. Every layer is
+    # KV-shared (num_kv_shared_layers = num_hidden_layers): Q and O projections only, K and V
+    # read from the target's cache (vLLM gemma4_mtp.py Gemma4MTPAttention). With
+    # use_ordered_embeddings (E2B / E4B) a centroid head of num_centroids rows beside a
+    # token_ordering buffer of one int64 per token (Gemma4MTPMaskedEmbedder)
+    assistant_backbone: int = 0
+    assistant_centroids: int = 0
     # FP8 block quantization's (block_n, block_k) from quantization_config.weight_block_size
     weight_block: tuple[int, ...] = ()
     draft_vocab_size: int = 0  # EAGLE-3 heads: the reduced vocabulary of their lm_head
@@ -520,7 +529,8 @@ class Architecture:
             return q + kv_b + o, 0.0, replicated + self.kv_lora_rank
         hd, kv_heads = self._head_shape(full)
         split = (3 if self.attn_output_gate else 2) * h * heads * hd
-        kv = 2 * h * kv_heads * hd
+        # a Gemma 4 assistant's layers have no K/V projections (they read the target's cache)
+        kv = 0 if self.assistant_backbone else 2 * h * kv_heads * hd
         if self.attention_bias:
             split += heads * hd
             kv += 2 * kv_heads * hd
@@ -580,7 +590,17 @@ class Architecture:
         lm_head = 0 if self.tie_word_embeddings else embed
         table, projection, _ = self._ple_parts()
         total += table + projection
+        total += sum(self._assistant_parts())
         return int(total + embed + lm_head + self.hidden_size + self.vision_params)
+
+    def _assistant_parts(self) -> tuple[float, float]:
+        """A Gemma 4 assistant's own parts beside its layers and vocabulary table: (the pre-
+        and post-projections between the target's width and its own, split over TP; the
+        centroid head, replicated). (0, 0) for any other model."""
+        if not self.assistant_backbone:
+            return 0.0, 0.0
+        projections = 3 * self.assistant_backbone * self.hidden_size  # 2b x h in, h x b out
+        return float(projections), float(self.assistant_centroids * self.hidden_size)
 
     @property
     def active_intermediate_size(self) -> int:
@@ -772,6 +792,13 @@ class Architecture:
         head = others["lm_head"].bytes_per_param if "lm_head" in others else dense
         total += embed * dense + lm_head * head if pp == 1 else max(embed * dense, lm_head * head)
         total += self.vision_params / (split.vision or tp) * dense  # on the first PP stage
+        projections, centroids = self._assistant_parts()
+        if projections:
+            # vLLM gemma4_mtp.py: pre_projection a ColumnParallelLinear, post_projection a
+            # RowParallelLinear (split over TP, in the drafter's format); the centroid head an
+            # nn.Linear (whole, model dtype) beside its int64 token_ordering buffer
+            total += projections / tp * quant + centroids * dense
+            total += self.vocab_size * 8 if centroids else 0
         # the RoPE cache, whole on every rank; parts without embeddings of their own (MTP
         # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
         return total + rope
@@ -1599,6 +1626,11 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
     audio_params = _audio_params(audio) if isinstance(audio, dict) else 0
     tower = _vision_tower(config, vision) if vision_params else None
     rotary_positions, rotary_dim, rotary_extra = _rotary(text, head_dim)
+    assistant = _assistant_fields(config, hidden)
+    if assistant:
+        # its RoPE is the target's (same head sizes, thetas and positions): vLLM's get_rope
+        # hands back the target's cached instance, so no cos/sin cache of its own
+        rotary_positions = rotary_dim = rotary_extra = 0
     if text is not config and not vision_params and isinstance(vision, dict):
         approximations.append("multimodal model: the vision tower's size could not be read")
     dtype = str(
@@ -1680,6 +1712,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         rotary_extra_positions=rotary_extra,
         rotary_dim=rotary_dim,
         mtp_layers=_int(text, "num_nextn_predict_layers", "mtp_num_hidden_layers"),
+        **assistant,
         weight_block=_weight_block(config),
         draft_vocab_size=_int(text, "draft_vocab_size"),
         dflash_target_layers=_dflash_target_layers(config),
@@ -1703,6 +1736,37 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         **moe,
         **state,
     )
+
+
+# The drafters vLLM (gemma4_mtp.py, via method "mtp" with the checkpoint as its model) serves as
+# Gemma 4's assistants
+GEMMA4_ASSISTANT_TYPES = frozenset({"gemma4_assistant"})
+GEMMA4_ASSISTANT_ARCHITECTURES = frozenset({"Gemma4AssistantForCausalLM"})
+
+
+def is_gemma4_assistant(config: Any) -> bool:
+    """Whether a config.json is a Gemma 4 assistant drafter's (model_type gemma4_assistant, or
+    the Gemma4AssistantForCausalLM architecture)."""
+    if not isinstance(config, dict):
+        return False
+    architectures = config.get("architectures")
+    named = isinstance(architectures, list) and any(
+        str(a) in GEMMA4_ASSISTANT_ARCHITECTURES for a in architectures
+    )
+    return named or str(config.get("model_type", "")) in GEMMA4_ASSISTANT_TYPES
+
+
+def _assistant_fields(config: dict, hidden: int) -> dict[str, int]:
+    """Architecture's assistant_* fields for a Gemma 4 assistant's config ({} for any other):
+    backbone_hidden_size (the drafter's own width where the config leaves it out, as vLLM's
+    getattr does) and, where use_ordered_embeddings, num_centroids (2048 unless set)."""
+    if not is_gemma4_assistant(config):
+        return {}
+    backbone = _int(config, "backbone_hidden_size") or hidden
+    centroids = (
+        (_int(config, "num_centroids") or 2048) if config.get("use_ordered_embeddings") else 0
+    )
+    return {"assistant_backbone": backbone, "assistant_centroids": centroids}
 
 
 def _skips_layer(qconfig: Any, layer: int) -> bool:
