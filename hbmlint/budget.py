@@ -891,6 +891,15 @@ def _settings_for(
             "and the KV pool sizing"
         )
         _add_note(assumed, "draft_weights", note)
+    if spec.method == "mtp" and is_gemma4_assistant(resolved.draft):
+        _add_note(assumed, "draft_weights", _assistant_note(resolved.draft, settings))
+        _add_note(
+            assumed,
+            "draft_kv",
+            "none: every layer of the Gemma 4 assistant is KV-shared, reading the target's "
+            "last sliding- and full-attention layers' cache (vLLM wires the assistant to the "
+            "target's KV cache, gemma4.py _setup_gemma4_kv_sharing); it keeps none of its own",
+        )
     if spec.method in ("eagle", "eagle3") and resolved.draft is not None:
         note = "; ".join(
             n
@@ -2179,6 +2188,12 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
     method, target, draft = s.speculative_method, resolved.target, resolved.draft
     if s.draft_kv_cache_dtype:  # vLLM speculative_config.kv_cache_dtype (PR #32165)
         kv_bytes = catalog.kv_dtype_bytes(s.draft_kv_cache_dtype)
+    if method == "mtp" and is_gemma4_assistant(draft):
+        # a Gemma 4 assistant named as MTP's model: its own checkpoint (its layers, pre/post
+        # projections and tied lm_head, split over TP, in its own dtype or format); its layers
+        # read the target's KV cache and keep none (catalog/architecture.py assistant_backbone)
+        weights = draft.weight_bytes_per_rank(s.draft_tensor_parallel, 1, s.draft_quantization)
+        return in_bytes(weights), 0
     if method == "mtp" and draft is None:
         kv_dtype = _cell_dtype(s, target, s.draft_kv_cache_dtype or s.kv_cache_dtype)
         split = dp_attention.nextn_sharding(target, s)
@@ -2211,6 +2226,27 @@ def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, 
         weights = draft.weight_bytes_per_rank(tp, 1, s.draft_quantization)
     per_token = draft.kv_bytes_per_token_per_rank(tp, 1, kv_bytes)
     return in_bytes(weights), in_bytes_per_token(per_token)
+
+
+def is_gemma4_assistant(draft: Any) -> bool:
+    """Whether a drafter's architecture is a Gemma 4 assistant checkpoint's (gemma4_assistant)."""
+    return bool(getattr(draft, "assistant_backbone", 0))
+
+
+def _assistant_note(draft: Any, s: Settings) -> str:
+    """What the draft weights count for a Gemma 4 assistant, for the budget's `assumed`."""
+    tp = s.draft_tensor_parallel
+    split = f", split over TP {tp}" if tp > 1 else ""
+    quant = s.draft_quantization or draft.quantization
+    stored = quant if quant and quant != "none" else draft.dtype
+    return (
+        f"{draft.name}, the Gemma 4 assistant checkpoint the MTP config names (a drafter of its "
+        f"own, not the target's MTP layers): {draft.num_layers} Q-only decoder layers of "
+        f"{draft.hidden_size:,}, pre/post projections to the target's {draft.assistant_backbone:,} "
+        f"and its own tied {draft.vocab_size:,} x {draft.hidden_size:,} lm_head, "
+        f"{draft.parameters / 1e6:,.0f}M parameters by arithmetic from its config, in "
+        f"{stored}{split} (vLLM gemma4_mtp.py)"
+    )
 
 
 def sglang_mtp_vocab_bytes(s: Settings, target: Any) -> Any:

@@ -140,7 +140,14 @@ def resolve(
     target = _resolve_model(run, deployment.model, "model", options)
     draft = None
     spec = deployment.speculative
-    if spec.model is not None and spec.method in (*DRAFT_MODEL_METHODS, *HEAD_METHODS):
+    if spec.model is not None and spec.method == "mtp" and deployment.engine == "vllm":
+        # vLLM's MTP drafts with the target's own MTP layers whatever model the config names,
+        # but for a Gemma 4 assistant checkpoint (a drafter of its own): only that is resolved
+        draft = _gemma4_assistant(run, spec.model, deployment.model, options)
+        if draft is None:
+            deployment = replace(deployment, speculative=replace(spec, model=None))
+            spec = deployment.speculative
+    elif spec.model is not None and spec.method in (*DRAFT_MODEL_METHODS, *HEAD_METHODS):
         draft = _resolve_model(run, spec.model, "speculative", options)
     if spec.model is not None and draft is None and spec.method != "mtp" and not run.strict:
         # An unknown drafter does not hide the target's budget: budget the target alone
@@ -634,6 +641,26 @@ def _read_model(
         else:
             run.report("HBM006", message, field_name)
         return None
+
+
+def _gemma4_assistant(
+    run: _Run, ref: ModelRef, target: ModelRef, options: ResolveOptions
+) -> Architecture | None:
+    """The Gemma 4 assistant drafter a vLLM MTP config names as its model (model_type
+    gemma4_assistant), or None for any other model, which vLLM's MTP leaves to the target's own
+    MTP layers: then nothing this lookup found or assumed is kept, so that such a deployment
+    reads as it did before the model was looked at. A model that is the target itself (as
+    DeepSeek recipes write it) is not looked up."""
+    if ref.config is None and ref.name and ref.name == target.name:
+        return None
+    findings, assumed = len(run.findings), dict(run.assumed)
+    arch = _resolve_model(run, ref, "speculative", options)
+    if arch is not None and arch.assistant_backbone:
+        return arch
+    del run.findings[findings:]
+    run.assumed.clear()
+    run.assumed.update(assumed)
+    return None
 
 
 def _resolve_model(

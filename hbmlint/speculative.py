@@ -288,6 +288,8 @@ def compare(
     current_label = LABELS.get(method, method)
     if draft is not None and method in ("draft_model", "eagle", "eagle3", "medusa", "dflash"):
         current_label += f" {draft.name.rsplit('/', 1)[-1]}"
+    elif draft is not None and method == "mtp":  # a Gemma 4 assistant checkpoint
+        current_label = f"MTP {draft.name.rsplit('/', 1)[-1]}"
     if s.draft_quantization:
         current_label += f" ({s.draft_quantization})"
     if s.draft_offload:
@@ -576,6 +578,9 @@ def _draft_pass(
         tp = s.tensor_parallel
     if arch is None:
         return roofline.ZERO, 0
+    assistant = method == "mtp" and bool(arch.assistant_backbone)
+    if assistant:  # a Gemma 4 assistant: split over the target's TP as vLLM builds it
+        tp = s.draft_tensor_parallel or s.tensor_parallel
     fmt = catalog.weight_format(s.draft_quantization, arch)
     per_param = fmt.bytes_per_param if fmt else dense
     shape = roofline.shape(arch, tp, 1, dense)
@@ -592,7 +597,7 @@ def _draft_pass(
         if method == "medusa":  # every head reads the last hidden state once: one pass
             shape = replace(shape, attention_flops=0.0, window_flops=())
             return roofline.model_pass_time(shape, weights, 0.0, batch, 1, context, dtype, 1, hw), 1
-    if method == "mtp":
+    if method == "mtp" and not assistant:  # an assistant's lm_head is its own, in its weights
         weights += target.vocab_size * target.hidden_size / s.tensor_parallel * dense
     # (host: the draft's weights streamed from host memory, an offloaded draft's)
     one = roofline.model_pass_time(shape, weights, kv, batch, 1, context, dtype, tp, hw, host)

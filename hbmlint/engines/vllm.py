@@ -1510,7 +1510,9 @@ def _speculative(command: EngineCommand, spec: dict[str, tuple[Any, Span]], span
         )
     command.locations["speculative"] = span
     command.set("speculative.method", mapped, where)
-    if model and mapped not in ("mtp", "ngram", "suffix", "prompt_lookup"):
+    # MTP's model is kept too: vLLM drafts with the target's own MTP layers unless it names a
+    # Gemma 4 assistant checkpoint (a drafter of its own), which resolve tells apart
+    if model and mapped not in ("ngram", "suffix", "prompt_lookup"):
         command.set("speculative.model", model_name(str(model)), spec["model"][1])
     for key, path in (
         ("num_speculative_tokens", "speculative.num_speculative_tokens"),
