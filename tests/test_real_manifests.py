@@ -139,6 +139,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_srt_slurm import COVERED as SRT_SLURM  # srt-slurm recipes
     from test_formats_systemd import COVERED as SYSTEMD  # systemd units
     from test_formats_truss import COVERED as TRUSS  # Baseten Truss config.yaml
+    from test_gemma4_assistant_drafter import COVERED as GEMMA4_ASSISTANT  # MTP assistants
     from test_kustomize_json_patches import COVERED as KUSTOMIZE  # overlays' JSON patches
     from test_llmisvc_baserefs import COVERED as BASEREFS  # LLMInferenceService presets
     from test_real_manifests_formats12 import COVERED as FORMATS12  # readers' gaps (session 11)
@@ -165,7 +166,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SRT_SLURM | CHART_VALUES | SWEEP12 | SWEEP13 | AMD_IMAGES | FORMATS12 | SHELL12
     tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15 | SWEEP16 | SYSTEMD | SWEEP17
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
-    tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES
+    tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}
