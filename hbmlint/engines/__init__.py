@@ -748,6 +748,29 @@ _ROCM_ENGINE_RELEASE = LazyPattern(r"(?:^|[-_])(?:vllm|sglang)[-_]?v?(\d+\.\d+(?
 _BUILD_DAY = LazyPattern(r"(?:^|[-_])(20\d\d)(\d\d)(\d\d)(?=$|[-_.])")
 
 
+def shipped_engine(image: Any) -> str | None:
+    """The engine an image ships, whether or not its entrypoint runs it: vLLM's and TGI's own
+    images (image_engine), SGLang's ``lmsysorg/sglang``, AMD's ROCm builds (``rocm/vllm``,
+    ``rocm/vllm-dev``, ``rocm/sgl-dev``), NGC's ``nvidia/vllm`` and TensorRT-LLM release
+    container; None for any other image, a team's own included (its name is no proof)."""
+    if not isinstance(image, str) or not image.strip():
+        return None
+    module = image_engine(image)
+    if module is not None:
+        return str(module.NAME)
+    name = docker_reference(image.strip()).rsplit("@", 1)[0].lower().removeprefix("docker.io/")
+    repository = name.rpartition(":")[0] if ":" in name.rpartition("/")[2] else name
+    for prefix, engine in _ROCM_IMAGES.items():
+        if repository.startswith(prefix):
+            return engine
+    last_two = "/".join(repository.split("/")[-2:])  # a mirror's registry in front counts
+    if last_two == "lmsysorg/sglang":
+        return "sglang"
+    if last_two == "tensorrt-llm/release":
+        return "trtllm"
+    return "vllm" if _NGC_VLLM.match(repository) else None
+
+
 def _rocm_image_version(engine: str, tag: str) -> str | None:
     match = _ROCM_ENGINE_RELEASE.search(tag) or _VERSION.match(tag)
     if match:

@@ -193,6 +193,25 @@ _WRAPPED_RUNTIME = LazyPattern(r"^[ \t-]*kind:\s*(Cluster)?ServingRuntime\s*$", 
 _CHART_VALUES = LazyPattern(r"(^|/)([^/]*[-_.])?values([-_.][^/]*)?\.ya?ml$", re.I)
 
 
+# an image a chart's values name (`image: lmsysorg/sglang:v0.5.6`, `repository: rocm/vllm-dev`):
+# the chart runs it; the name anywhere else (a comment, prose, a build's tags) runs nothing
+_IMAGE_KEY = LazyPattern(r"^[ \t-]*(?:image|repository)[ \t]*:[ \t]*[\"']?([^\s\"'#,\[\]{}]+)")
+
+
+def _engine_image(line: str) -> list[tuple[int, str]]:
+    """The engine image at an ``image:`` or ``repository:`` key of ``line`` (an image that
+    ships an engine, engines.shipped_engine), as (its column, its repository)."""
+    from ..engines import shipped_engine
+
+    match = _IMAGE_KEY.match(line) if "image" in line or "repository" in line else None
+    if match is None or shipped_engine(match.group(1)) is None:
+        return []
+    image = match.group(1).rsplit("@", 1)[0]
+    if ":" in image.rpartition("/")[2]:
+        image = image.rpartition(":")[0]
+    return [(match.start(1), image)]
+
+
 # a line that only looks the engine up or asks it for its help (`which trtllm-serve`, `pkill -f
 # trtllm-serve`, `vllm serve --help`): no engine runs there (engines._find skips the same)
 _NOT_RUN = LazyPattern(
@@ -221,10 +240,13 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
     which no format found anything to read; None when no engine is mentioned."""
     from ..engines import engine_words
 
+    values = _CHART_VALUES.search(display.replace("\\", "/")) is not None
     for number, line in enumerate(_EDITOR_LINES.split(text), 1):
         if line.lstrip().startswith("#"):
             continue
         hits = [(column, word) for column, word in engine_words(line) if _runs_here(line, word)]
+        if values:
+            hits += _engine_image(line)
         if hits:
             column, word = min(hits)
             if _KUSTOMIZATION.search(text):
@@ -253,7 +275,7 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
                         "the runtime as a document of its own (the Template's `objects` entry)"
                     ],
                 )
-            if _CHART_VALUES.search(display.replace("\\", "/")):
+            if values:
                 return input_diagnostic(
                     "HBM014",
                     f"'{word}' here is in Helm chart values: the chart's templates decide how "
