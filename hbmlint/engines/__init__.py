@@ -133,6 +133,22 @@ def assumed_vllm_image(image: Any, words: Sequence[str]) -> bool:
     return "vllm" in parts and not (parts | folders) & _NOT_VLLM_SERVER
 
 
+def image_named_for(image: Any) -> str | None:
+    """The engine an image of the team's own is named for (``harbor.example/aip/sglang:v0.5.6``,
+    ``registry.example.com/ai/vllm:0.9.1``): its repository's last part names SGLang or vLLM as
+    a word, and no build for another device or another program (_NOT_VLLM_SERVER: a router, a
+    CPU or TPU build, a benchmark); None otherwise. A name is a hint, not proof: a caller asks
+    for more (a GPU, a command) before it says the image runs that engine."""
+    if not isinstance(image, str):
+        return None
+    path = image.strip().rsplit("@", 1)[0].lower()
+    repository = path.rsplit("/", 1)[-1].split(":", 1)[0]
+    parts = set(_NAME_PARTS.split(repository))
+    if parts & _NOT_VLLM_SERVER:
+        return None
+    return "sglang" if "sglang" in parts else "vllm" if "vllm" in parts else None
+
+
 # Programs that take an engine's name as a word to look for, print or a file to change, not as a
 # command to run:
 # `pkill -f trtllm-serve`, `which text-generation-launcher`, `echo "${CMD[@]}"`.

@@ -415,7 +415,10 @@ def describe(
     if not documents and error is None:
         out.append(f"{display}: no YAML documents")
     elif error is None and not any(line.startswith("  ") for line in out):
-        unread = unread_engine(text, display)
+        from .unread_pods import may_hold_one, unread_pod
+
+        pod = unread_pod(documents, display) if may_hold_one(text) else None
+        unread = pod or unread_engine(text, display)
         if unread is not None:
             out.append(f"{display}: line {unread.span.line}: {unread.message}")
     return "\n".join(out) + "\n"
