@@ -323,7 +323,10 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "NVIDIA or AMD GPU); nothing in it was checked.",
             "The file mentions an engine command (`vllm serve`, `sglang.launch_server`, "
             "`text-generation-launcher`, ...) or an engine application (a Ray Serve app running "
-            "its own Python) that hbmlint cannot read, so no budget was made for it. The finding "
+            "its own Python) that hbmlint cannot read, so no budget was made for it; so does "
+            "a container asking for a GPU on an engine's image that runs a shell script the "
+            "file does not hold (`bash -c /bin/boot.sh`), and an engine's image in Helm chart "
+            "values (`repository: rocm/vllm-dev`). The finding "
             "points at the first mention. To have it checked, write the engine's command line "
             "where hbmlint reads it (a container's command, a SkyPilot `run:`, Ray Serve LLM's "
             "`llm_configs`), map the file to a format in the configuration's `formats`, or "
