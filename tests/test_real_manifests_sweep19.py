@@ -197,3 +197,23 @@ def test_a_gpu_a_comment_names_is_offered_with_the_unknown_gpu_warning(tmp_path,
     result = lint_file(compose, compose.name, rules, LintOptions())
     [unknown] = codes(result, "HBM005")
     assert "comment" not in unknown.message
+
+
+MUSTACHE = REAL / "k8s-mustache-template-p5.yaml"
+COVERED |= {MUSTACHE.name}
+
+
+def test_a_mustache_template_is_not_called_a_helm_template(rules, tmp_path):
+    result, _ = _read(MUSTACHE, rules)
+    [template] = codes(result, "HBM012")
+    assert template.span.line == line_of(MUSTACHE, "{{{KARPENTER_PREFIX}}}")
+    assert "Helm" not in template.message and "{{NAME}} placeholders" in template.message
+    assert "helm template" not in template.fixes[0]
+    # a Helm template stays one
+    helm = tmp_path / "deployment.yaml"
+    helm.write_text(
+        MUSTACHE.read_text().replace("{{DOCKER_IMAGE_PREFIX}}", "{{ .Values.registry }}/")
+    )
+    result = lint_file(helm, helm.name, rules, LintOptions())
+    [template] = codes(result, "HBM012")
+    assert "Helm template" in template.message and "helm template" in template.fixes[0]

@@ -364,13 +364,31 @@ def render_first(text: str, display: str, error: Span | None = None) -> Diagnost
 
     line = text.count("\n", 0, match.start()) + 1
     column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    what = "a Helm template"
+    fix = RENDER_HINT
+    if _BARE_PLACEHOLDER.match(text, match.start()) and not _HELM_ACTION.search(text):
+        # `{{NAME}}` / `{{{NAME}}}` and no Go template action anywhere: Mustache, Jinja or a
+        # script's own substitution (aws-samples/sample-genai-on-eks-starter-kit's
+        # {{{KARPENTER_PREFIX}}}), not a chart
+        what = "a template ({{NAME}} placeholders a tool fills in before it is applied)"
+        fix = (
+            "Fill the placeholders as your deployment does, and lint the output: `... | hbmlint -`"
+        )
     return input_diagnostic(
         "HBM012",
-        "this is a Helm template, not YAML until it is rendered; hbmlint cannot read it as is",
+        f"this is {what}, not YAML until it is rendered; hbmlint cannot read it as is",
         display,
         Span(line, column),
-        fixes=[RENDER_HINT],
+        fixes=[fix],
     )
+
+
+# a placeholder that is one bare name (`{{NAME}}`, `{{{NAME}}}`), and an action only Go's
+# template language (Helm) writes: a field (`.Values`), a variable, a trim marker, a keyword
+_BARE_PLACEHOLDER = LazyPattern(r"\{\{\{?\s*[A-Za-z_][A-Za-z0-9_]*\s*\}?\}\}")
+_HELM_ACTION = LazyPattern(
+    r"\{\{-|\{\{\s*(?:[.$]|(?:include|template|if|range|with|end|define|toYaml)\b)"
+)
 
 
 def describe(
