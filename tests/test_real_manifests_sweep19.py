@@ -217,3 +217,17 @@ def test_a_mustache_template_is_not_called_a_helm_template(rules, tmp_path):
     result = lint_file(helm, helm.name, rules, LintOptions())
     [template] = codes(result, "HBM012")
     assert "Helm template" in template.message and "helm template" in template.fixes[0]
+
+
+def test_a_bare_quantized_directory_name_is_the_catalog_model_in_that_format(tmp_path, rules):
+    # `vllm serve Qwen3-32B-FP8` (a directory in the working directory): was HBM006
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve Qwen3-32B-FP8 --max-model-len 8192\n")
+    result, _ = _read(script, rules, gpu="H100")
+    assert codes(result, "HBM006") == [] and errors(result) == []
+    [linted] = result.deployments
+    assert linted.budget.assumed["model"].startswith("Qwen/Qwen3-32B with FP8 weights")
+    # an unknown bare name is still unknown
+    script.write_text("vllm serve my-finetune-v3 --max-model-len 8192\n")
+    result, _ = _read(script, rules, gpu="H100")
+    assert codes(result, "HBM006")

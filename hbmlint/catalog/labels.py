@@ -289,5 +289,10 @@ def _model_candidates(name: str) -> tuple[tuple[str, str], ...]:
         model = catalog_model_named(parts[-1])  # an ambiguous basename is no hint
         if model is not None:
             found.append((model, f"'{parts[-1]}', the name of a catalog model"))
+        elif "/" not in name:
+            # a name with no organisation is most often a directory (old Hub ids such as gpt2
+            # aside, a served model's has one; the name itself is asked first): as a quantized
+            # upload's name (Qwen3-32B-FP8), resolve's last resort
+            found.append((name, f"the directory name '{name}'"))
     seen: set[str] = set()
     return tuple(c for c in found if not (c[0] in seen or seen.add(c[0])))

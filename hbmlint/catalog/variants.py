@@ -230,9 +230,11 @@ def variant(name: str) -> Variant | None:
     name left, or the model it names is itself quantized)."""
     from . import find_model
 
-    if name.count("/") != 1 or name.startswith(("/", ".")):
+    if name.count("/") > 1 or name.startswith(("/", ".")):
         return None
-    repo = _copied(name.partition("/")[2])
+    # ORG/NAME, or a directory's bare name (a model path's last part)
+    org, _, repo = name.rpartition("/")
+    repo = _copied(repo)
     for pattern, qconfig, label in _SUFFIXES:
         match = pattern.search(repo)
         if match is None or match.start() == 0:
@@ -258,7 +260,7 @@ def variant(name: str) -> Variant | None:
         layout = ""
         known = None
         if qconfig["quant_method"] == "modelopt":
-            known = _nvfp4_layout(name.partition("/")[0], stem, text or config)
+            known = _nvfp4_layout(org, stem, text or config)
             if known is not None:
                 qconfig, layout = known
         own = config.get("quantization_config") or nested
