@@ -272,7 +272,7 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "`--eplb-step-interval`, `--eplb-log-balancedness` (0.12), `--cuda-graph-sizes`, "
             "`--disable-mm-preprocessor-cache`, `--enable-multimodal-encoder-data-parallel`, "
             "`--task` (0.13), "
-            "`--disable-log-requests` (0.17), `--swap-space` (0.18), "
+            "`--disable-log-requests` (0.17 to 0.32: 0.33 takes it again), `--swap-space` (0.18), "
             "`--disable-frontend-multiprocessing` (0.19) and `--calculate-kv-scales` (0.28), "
             "where the manifest's release has them removed (or names none): the fix names what "
             "replaces them, or drops them.",

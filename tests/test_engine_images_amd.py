@@ -96,11 +96,11 @@ def test_a_script_runs_the_release_its_docker_image_names(tmp_path, rules):
     assert [f.code for f in result.diagnostics if f.code == "HBM010"] == []
     [deployment] = result.deployments
     assert deployment.budget.settings.engine_version == "0.8.5"
-    # on the newest release the flag is refused: the warning says so
-    newest = tmp_path / "newest.sh"
-    newest.write_text(script.read_text().replace(":v0.8.5", ":latest"))
-    [removed] = [f for f in _lint(newest, rules, "H100").diagnostics if f.code == "HBM010"]
-    assert "--disable-log-requests" in removed.message
+    # on a release that refuses the flag (0.17-0.32) the warning says so
+    refusing = tmp_path / "refusing.sh"
+    refusing.write_text(script.read_text().replace(":v0.8.5", ":v0.20.0"))
+    [removed] = [f for f in _lint(refusing, rules, "H100").diagnostics if f.code == "HBM010"]
+    assert "--disable-log-requests" in removed.message and "vLLM 0.20.0 refuses" in removed.message
 
 
 def test_a_dated_build_is_not_said_to_refuse_a_value_a_later_release_added(tmp_path, rules):

@@ -65,7 +65,10 @@ def test_swap_space_on_the_latest_image_is_a_warning_at_the_flag(rules):
         # request logging's old switch: 204 lines of the sweeps' vLLM manifests write it
         ("--disable-log-requests", "v0.16.0", False),
         ("--disable-log-requests", "v0.17.0", True),
-        ("--disable-log-requests", "latest", True),
+        ("--disable-log-requests", "v0.32.0", True),
+        # 0.33 pairs every --enable-X switch with --disable-X again (EnableDisableAction)
+        ("--disable-log-requests", "v0.33.0", False),
+        ("--disable-log-requests", "latest", False),
         ("--disable-frontend-multiprocessing", "v0.18.0", False),
         ("--disable-frontend-multiprocessing", "v0.19.0", True),
         ("--enable-eplb --num-redundant-experts 32", "v0.11.2", False),
@@ -112,17 +115,18 @@ def test_the_fix_of_a_removed_flag_is_not_the_speculative_migration(tmp_path, ru
     assert [f.message for f in swap.fixes] == ["Remove it: the CPU swap space it sized is gone"]
 
 
-def test_disable_log_requests_on_the_newest_vllm_says_how_to_fix_it(tmp_path, rules):
-    """InferenceX's and Dynamo's recipes hit it ("vllm: error: unrecognized arguments:
-    --disable-log-requests"); the server is still budgeted."""
-    [warning] = removed(tmp_path, rules, "--disable-log-requests", "latest")
+def test_disable_log_requests_between_017_and_032_says_how_to_fix_it(tmp_path, rules):
+    """InferenceX's and Dynamo's recipes hit it on vLLM 0.17-0.32 ("vllm: error: unrecognized
+    arguments: --disable-log-requests"); 0.33 takes it again, as --enable-log-requests'
+    negation (vllm/utils/argparse_utils.py EnableDisableAction), so a manifest that names no
+    release (the newest) is told nothing."""
+    [warning] = removed(tmp_path, rules, "--disable-log-requests", "v0.20.0")
     assert warning.message == (
-        "--disable-log-requests was removed from vLLM in 0.17.0 and the newest vLLM refuses to "
-        "start with it (argparse: unrecognized arguments); the newest is assumed as the "
-        "manifest names no release hbmlint can read (no image, or a tag such as latest, dev or "
-        "a commit): an image before 0.17.0 still takes it"
+        "--disable-log-requests was removed from vLLM in 0.17.0 and vLLM 0.20.0 refuses to "
+        "start with it (argparse: unrecognized arguments); vLLM 0.33 and later take it again"
     )
     assert warning.fixes[0].message.startswith("Remove it: request logging is off by default")
+    assert removed(tmp_path, rules, "--disable-log-requests", "latest") == []
 
 
 def test_a_removal_in_a_patch_release_names_that_release(tmp_path, rules):

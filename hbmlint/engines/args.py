@@ -933,10 +933,13 @@ def flags_removed(
     removed: Mapping[str, tuple[str, ...]],
     engine: str,
     image: str | None = None,
+    taken_again: Mapping[str, str] | None = None,
 ) -> list[tuple[str, Span, str]]:
     """(message, where, fix) for each flag of ``command`` that ``engine``'s release has removed
     (a manifest that names no release runs the newest). ``removed`` maps a flag to the first
-    release without it, the fix, and what argparse says (unrecognized arguments by default).
+    release without it, the fix, and what argparse says (unrecognized arguments by default);
+    ``taken_again`` a flag to the first release that takes it once more (the newest among
+    them, so a manifest that names no release is not told it is refused).
     ``image``: the engine's image, named where its tag is a release hbmlint cannot map."""
     have = release(engine_version)
     out = []
@@ -949,6 +952,9 @@ def flags_removed(
         since, fix, *why = removed[name]
         if have is not None and have < release(since):
             continue
+        back = taken_again.get(name) if taken_again else None
+        if back is not None and (have is None or have >= release(back)):
+            continue
         running = f"{engine} {engine_version}" if have is not None else f"the newest {engine}"
         first = since if since.count(".") == 2 else f"{since}.0"
         reason = why[0] if why else "unrecognized arguments"
@@ -956,6 +962,8 @@ def flags_removed(
             f"{name} was removed from {engine} in {first} and {running} refuses to start with "
             f"it (argparse: {reason})"
         )
+        if back is not None:
+            message += f"; {engine} {back} and later take it again"
         if have is None and pinned_tag(image):
             # a vendor's own release number (Red Hat AI Inference Server 3.2.5): pinned, but
             # to an engine release hbmlint has no table for

@@ -526,12 +526,19 @@ REMOVED = {
 }
 
 
+# Flags of REMOVED a later release takes once more: from 0.33.0 FlexibleArgumentParser registers
+# EnableDisableAction for every BooleanOptionalAction (vllm/utils/argparse_utils.py, not in the
+# 0.32.0 wheel), which pairs --enable-log-requests with --disable-log-requests (as
+# --no-enable-log-requests): only 0.17.0-0.32.x refuse it.
+TAKEN_AGAIN = {"--disable-log-requests": "0.33"}
+
+
 def removed_flags(
     command: EngineCommand, engine_version: str | None, image: str | None = None
 ) -> list[tuple[str, Span, str]]:
     """(message, where, fix) for each flag of ``command`` that the release has removed (a
     manifest that names no release runs the newest)."""
-    return flags_removed(command, engine_version, REMOVED, "vLLM", image)
+    return flags_removed(command, engine_version, REMOVED, "vLLM", image, TAKEN_AGAIN)
 
 
 # What vLLM does with no model: `vllm serve`'s model is an optional positional (nargs="?",
