@@ -231,3 +231,25 @@ def test_a_bare_quantized_directory_name_is_the_catalog_model_in_that_format(tmp
     script.write_text("vllm serve my-finetune-v3 --max-model-len 8192\n")
     result, _ = _read(script, rules, gpu="H100")
     assert codes(result, "HBM006")
+
+
+TGI_CHUNKED = """services:
+  tgi:
+    image: ghcr.io/huggingface/text-generation-inference:{tag}
+    command: ["--model-id", "meta-llama/Llama-3.1-8B-Instruct", "--num-shard", "1",
+              "--max-input-tokens", "16000", "--max-total-tokens", "16384",
+              "--max-batch-prefill-tokens", "4096"]
+    deploy: {{resources: {{reservations: {{devices: [{{driver: nvidia, count: 1,
+      capabilities: [gpu]}}]}}}}}}
+"""
+
+
+@pytest.mark.parametrize(("tag", "refused"), [("2.4.1", True), ("3.3.4", False), ("latest", False)])
+def test_tgi_3_prefills_a_prompt_above_the_prefill_budget_in_chunks(tmp_path, rules, tag, refused):
+    # TGI's router refuses max_batch_prefill_tokens < max_input_tokens only without chunked
+    # prefill, which is on by default from 3.0 (backends/v3/src/main.rs): it was a false error
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(TGI_CHUNKED.format(tag=tag))
+    result, _ = _read(compose, rules, gpu="H100")
+    assert bool(codes(result, "HBM326")) is refused
+    assert bool(errors(result)) is refused
