@@ -344,8 +344,8 @@ def build(
                 "HBM011",
                 "TGI splits the model over every GPU it sees unless --num-shard (NUM_SHARD) "
                 "says how many, and this file does not say how many GPUs the container sees "
-                "(docker's --gpus all, no CUDA_VISIBLE_DEVICES), so this deployment is not "
-                "budgeted",
+                "(no GPU count, such as docker's --gpus 2 or a GPU request, and no "
+                "CUDA_VISIBLE_DEVICES), so this deployment is not budgeted",
                 display,
                 command.span,
                 name,
