@@ -253,3 +253,32 @@ def test_tgi_3_prefills_a_prompt_above_the_prefill_budget_in_chunks(tmp_path, ru
     result, _ = _read(compose, rules, gpu="H100")
     assert bool(codes(result, "HBM326")) is refused
     assert bool(errors(result)) is refused
+
+
+@pytest.mark.parametrize(
+    ("image", "release"),
+    [
+        # AMD's ROCm release repository names the engine in the tag (ROCm docs, InferenceMAX)
+        ("rocm/7.0:rocm7.0_ubuntu_22.04_vllm_0.10.1_instinct_20250927_rc1", "0.10.1"),
+        ("rocm/7.0:rocm7.0_ubuntu_22.04_sglang_0.5.2_mi30x", "0.5.2"),
+        # AMD's day-0 gpt-oss image, built 2025-08-05, its day written MMDDYYYY
+        ("rocm/vllm-dev:open-mi300-08052025", "0.10.0"),
+    ],
+)
+def test_amd_image_tags_name_their_release(image, release):
+    from hbmlint.engines import image_version
+
+    assert image_version(image).split(" ")[0] == release
+
+
+def test_a_rocm_70_image_that_takes_the_flags_is_not_told_they_are_removed(tmp_path, rules):
+    # vLLM 0.10.1 still takes --max-seq-len-to-capture: were two HBM010 warnings on the newest
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "docker run --rm --ipc=host --device=/dev/kfd --device=/dev/dri \\\n"
+        "  rocm/7.0:rocm7.0_ubuntu_22.04_vllm_0.10.1_instinct_20250927_rc1 \\\n"
+        "  vllm serve meta-llama/Llama-3.1-8B-Instruct --max-seq-len-to-capture 8192\n"
+    )
+    result, [deployment] = _read(script, rules, gpu="MI300X")
+    assert deployment.engine_version == "0.10.1"
+    assert codes(result, "HBM010") == []

@@ -762,6 +762,13 @@ _ROCM_IMAGES = {"rocm/vllm": "vllm", "rocm/sgl-dev": "sglang", "rocm/sglang": "s
 # (or with no separator: rocm/vllm:rocm6.3.1_instinct_vllm0.8.3_20250410)
 _ROCM_ENGINE_RELEASE = LazyPattern(r"(?:^|[-_])(?:vllm|sglang)[-_]?v?(\d+\.\d+(?:\.\d+)?)")
 _BUILD_DAY = LazyPattern(r"(?:^|[-_])(20\d\d)(\d\d)(\d\d)(?=$|[-_.])")
+# AMD's ROCm release repositories (rocm/7.0, used by ROCm's docs and InferenceMAX) hold every
+# engine's images, the engine named in the tag (rocm7.0_ubuntu_22.04_vllm_0.10.1_instinct_...)
+_ROCM_RELEASE_REPOSITORY = LazyPattern(r"rocm/\d+\.\d+(?:\.\d+)?")
+_ROCM_TAG_ENGINE = LazyPattern(r"(?:^|[-_])(vllm|sglang)[-_]?v?\d")
+# a build day written MMDDYYYY, as AMD's day-0 images are (rocm/vllm-dev:open-mi300-08052025,
+# built 2025-08-05: dstackai/dstack examples/models/gpt-oss/amd)
+_BUILD_DAY_US = LazyPattern(r"(?:^|[-_])([01]\d)([0-3]\d)(20\d\d)(?=$|[-_.])")
 
 
 def shipped_engine(image: Any) -> str | None:
@@ -792,7 +799,13 @@ def _rocm_image_version(engine: str, tag: str) -> str | None:
     if match:
         return match.group(1)
     day = _BUILD_DAY.search(tag)
-    return released_by(engine, "-".join(day.groups())) if day else None
+    if day is not None:
+        return released_by(engine, "-".join(day.groups()))
+    us = _BUILD_DAY_US.search(tag)
+    if us is not None and 1 <= int(us.group(1)) <= 12:
+        month, day_of_month, year = us.groups()
+        return released_by(engine, f"{year}-{month}-{day_of_month}")
+    return None
 
 
 # Slurm clusters run the images enroot imports (NVIDIA/pyxis's --container-image, srt-slurm's
@@ -885,6 +898,9 @@ def _image_version(image: str) -> str | None:
     name = image.rsplit("@", 1)[0].lower()
     repository, _, tag = name.removeprefix("docker.io/").rpartition(":")
     rocm = next((e for prefix, e in _ROCM_IMAGES.items() if repository.startswith(prefix)), None)
+    if rocm is None and _ROCM_RELEASE_REPOSITORY.fullmatch(repository):
+        named = _ROCM_TAG_ENGINE.search(tag)
+        rocm = named.group(1) if named else None
     if rocm is not None and "/" not in tag:
         return _rocm_image_version(rocm, tag)
     if _NGC_VLLM.match(repository):
