@@ -898,7 +898,11 @@ def _image_version(image: str) -> str | None:
     name = image.rsplit("@", 1)[0].lower()
     repository, _, tag = name.removeprefix("docker.io/").rpartition(":")
     rocm = next((e for prefix, e in _ROCM_IMAGES.items() if repository.startswith(prefix)), None)
-    if rocm is None and _ROCM_RELEASE_REPOSITORY.fullmatch(repository):
+    if (
+        rocm is None
+        and repository.startswith("rocm/")
+        and _ROCM_RELEASE_REPOSITORY.fullmatch(repository)
+    ):
         named = _ROCM_TAG_ENGINE.search(tag)
         rocm = named.group(1) if named else None
     if rocm is not None and "/" not in tag:
