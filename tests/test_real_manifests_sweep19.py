@@ -282,3 +282,19 @@ def test_a_rocm_70_image_that_takes_the_flags_is_not_told_they_are_removed(tmp_p
     result, [deployment] = _read(script, rules, gpu="MI300X")
     assert deployment.engine_version == "0.10.1"
     assert codes(result, "HBM010") == []
+
+
+EXEC_ROCM = REAL / "shell-docker-exec-rocm-container.sh"
+COVERED |= {EXEC_ROCM.name}
+
+
+def test_an_engine_execed_into_a_rocm_container_is_not_budgeted_on_an_nvidia_default(rules):
+    # was "All clear" on 8 x H100 with --gpu H100: the container's /dev/kfd says AMD
+    result, _ = _read(EXEC_ROCM, rules, gpu="H100")
+    [unknown] = codes(result, "HBM005")
+    assert "/dev/kfd" in unknown.message and "AMD" in unknown.message
+    assert unknown.span.line == line_of(EXEC_ROCM, "--device /dev/kfd")
+    assert result.deployments[0].budget is None
+    # on the AMD GPU it names, it is budgeted
+    result, _ = _read(EXEC_ROCM, rules, gpu="MI300X")
+    assert result.deployments[0].budget is not None and errors(result) == []

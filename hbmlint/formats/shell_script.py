@@ -46,6 +46,7 @@ from ..engines import (
 from ..engines.args import FLAGS_ONLY, Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
+from ..lazyre import LazyPattern
 from ..spec import ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
@@ -432,9 +433,37 @@ def _read(
         gpu = nvidia_runtime_devices(gpu, run_env.get("NVIDIA_VISIBLE_DEVICES"))
     gpu = visible_devices(gpu, visible, parsed, text)
     amd = accelerators.amd_gpus({**seen, **env}, words_run)  # type: ignore[dict-item]
+    if amd is None and _execs_into_a_container(words_run):
+        amd = _kfd_given(text)
     if amd is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
     return parsed, gpu, other
+
+
+def _execs_into_a_container(words: list[Token]) -> bool:
+    """``docker exec CONTAINER ...`` (podman, nerdctl): the engine runs in a container another
+    command of the script started."""
+    return (
+        len(words) > 2
+        and words[0].text.rsplit("/", 1)[-1] in accelerators.CONTAINER_CLIS
+        and words[1].text == "exec"
+    )
+
+
+# `--device /dev/kfd` (or `--device=/dev/kfd`) outside a comment: the ROCm device a `docker run`
+# of the script gives the container it then execs into (ROCm/rocm-blogs' MI355X serve scripts:
+# `docker run -d --name X --device /dev/kfd ... IMAGE sleep infinity`, then `docker exec X ...`)
+_KFD = LazyPattern(r"^[^#\n]*?--device[= ]+/dev/kfd\b", re.M)
+
+
+def _kfd_given(text: str) -> tuple[str, Span] | None:
+    found = _KFD.search(text)
+    if found is None:
+        return None
+    line = text.count("\n", 0, found.end()) + 1
+    column = found.end() - len("/dev/kfd") - (text.rfind("\n", 0, found.end()) + 1) + 1
+    why = "the script's docker run gives the container the engine runs in /dev/kfd (ROCm's device)"
+    return why, Span(line, column)
 
 
 def _passed_by_name(words: list[Token], name: str) -> bool:
