@@ -71,6 +71,10 @@ LABELS = [
     ("nvidia.com/gpu.product", "NVIDIA-GeForce-RTX-5080", "RTX-5080-16GB"),
     ("nvidia.com/gpu.product", "NVIDIA-GB10", "GB10-128GB"),
     ("amd.com/gpu.product-name", "Instinct-MI300X", "MI300X-192GB"),
+    # ROCm's device names as AMD's node labeller writes them (vLLM's tuned configs use them too)
+    ("amd.com/gpu.product-name", "AMD_Instinct_MI325_OAM", "MI325X-256GB"),
+    ("amd.com/gpu.product-name", "AMD_Instinct_MI355_OAM", "MI355X-288GB"),
+    ("amd.com/gpu.product-name", "AMD_Radeon_RX7900XTX", "RX-7900-XTX-24GB"),
     ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"),
     ("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"),
     ("nvidia.com/gpu.product", "Tesla-V100-SXM2-16GB", "V100-SXM2-16GB"),
