@@ -23,6 +23,10 @@ from hbmlint.formats.slurm import job_of
         ('#SBATCH --constraint="h100"\n#SBATCH --gpus-per-node=4', "h100", 4, 1),
         # a site's own feature names no GPU the catalog knows: left for --gpu
         ("#SBATCH --constraint=gpu80\n#SBATCH --gres=gpu:1", None, 1, 1),
+        # GPUs per task, times the tasks of a node (sweep of session 32: HPC launchers)
+        ("#SBATCH --ntasks-per-node=4\n#SBATCH --gpus-per-task=1\n#SBATCH -C a100", "a100", 4, 1),
+        ("#SBATCH --ntasks=2\n#SBATCH --gpus-per-task=h100:2", "h100", 4, 1),
+        ("#SBATCH --gpus-per-task=1", None, 1, 1),
     ],
 )
 def test_the_directives_people_write(directives, gpu_type, per_node, nodes):
@@ -45,3 +49,40 @@ def test_the_jobs_shell_gets_slurms_variables():
         "SLURM_GPUS_ON_NODE": "8",
         "SLURM_GPUS_PER_NODE": "8",
     }
+
+
+def _lint_script(tmp_path, text: str):
+    from hbmlint.lint import LintOptions, lint_file
+    from hbmlint.rules import load_rules
+
+    rules, _ = load_rules()
+    path = tmp_path / "job.sbatch"
+    path.write_text(text)
+    return lint_file(path, path.name, rules, LintOptions())
+
+
+def test_an_engine_larger_than_the_whole_job_is_an_error_at_the_gpu_request(tmp_path):
+    # TP 8 x PP 2 over Ray on a job of 2 nodes x 4 GPUs: 8 GPUs in all (was said nothing)
+    job = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:h100:4\n"
+    serve = "vllm serve meta-llama/Llama-3.1-8B-Instruct --distributed-executor-backend ray "
+    result = _lint_script(
+        tmp_path, job + serve + "--tensor-parallel-size 8 --pipeline-parallel-size 2\n"
+    )
+    [short] = [f for f in result.diagnostics if f.code == "HBM007"]
+    assert short.severity.name == "ERROR" and short.span.line == 3
+    assert "on its 2 nodes" in short.message and "= 16" in short.message
+    # one that fits the job's 8 GPUs (over both nodes) is not told anything about them
+    result = _lint_script(
+        tmp_path, job + serve + "--tensor-parallel-size 4 --pipeline-parallel-size 2\n"
+    )
+    assert [f for f in result.diagnostics if f.code == "HBM007"] == []
+    assert result.deployments[0].deployment.gpu.count == 8
+
+
+def test_tasks_that_hold_fewer_gpus_than_the_engine_needs_is_an_error(tmp_path):
+    text = (
+        "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=4\n#SBATCH --gpus-per-task=1\n"
+        "#SBATCH -C a100\nvllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 8\n"
+    )
+    [short] = [f for f in _lint_script(tmp_path, text).diagnostics if f.code == "HBM007"]
+    assert short.severity.name == "ERROR" and short.message.startswith("4 GPUs requested")

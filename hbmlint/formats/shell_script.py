@@ -52,6 +52,7 @@ from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import GpuFacts, build, container_given, nvidia_runtime_devices, visible_devices
 from .config_files import repository_files
+from .multihost import needed_gpus
 from .shell_comments import comments_ending_commands
 
 NAME = "shell"
@@ -334,7 +335,7 @@ def to_script_deployments(
             findings.append(accelerators.not_budgeted(other, display, name))
             continue
         if job is not None:
-            gpu = job.applied(gpu)
+            gpu = job.applied(gpu, needed_gpus(parsed))
         deployment, problems = build(
             parsed,
             name=name,

@@ -11,9 +11,12 @@ SLURM_JOB_NUM_NODES (slurm.schedmd.com/sbatch.html, "OUTPUT ENVIRONMENT VARIABLE
 launch scripts pass to the engine (``--tensor-parallel-size $SLURM_GPUS_ON_NODE``).
 
 A type is taken only where the catalog knows it (``a100``, ``h100``, ``nvidia_h200``,
-``A100_40GB``); a site's own name (``gpu80``) is left for --gpu. The GPU count is that of one
-engine only in a one-node job: across nodes a script may run one engine per node or one over
-all of them, which its directives do not say.
+``A100_40GB``); a site's own name (``gpu80``) is left for --gpu. Across nodes a script may run
+one engine per node or one over all of them, which its directives do not say: an engine whose
+parallelism fits a node is given no count (the nodes' other GPUs may be other engines'), one
+that needs more spans the job's nodes, so that more than the whole job holds is an error.
+``--gpus-per-task`` counts times the tasks of a node (``--ntasks-per-node``, or ``--ntasks`` in
+a one-node job).
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ class SlurmJob:
     gpus_per_node_given: bool = False
     gpus: int | None = None  # --gpus: the job's
     gpus_span: Span | None = None
+    gpus_per_task: int | None = None  # --gpus-per-task, with the tasks of a node below
+    tasks_per_node: int | None = None
+    tasks: int | None = None  # --ntasks: the job's
 
     def environment(self) -> dict[str, str]:
         """The SLURM_* variables the job's shell gets that these directives set."""
@@ -50,19 +56,28 @@ class SlurmJob:
             env["SLURM_GPUS"] = str(self.gpus)
         return env
 
-    def applied(self, gpu: GpuFacts) -> GpuFacts:
-        """``gpu`` (what the command itself says) with the job's type and, in a one-node job,
-        its count where the command says neither."""
+    def applied(self, gpu: GpuFacts, needed: int = 1) -> GpuFacts:
+        """``gpu`` (what the command itself says) with the job's type and its count where the
+        command says neither: a node's GPUs in a one-node job, or where the engine's
+        parallelism (``needed`` GPUs) fits one node; every node's where it needs more (one
+        engine over the job's nodes), so that more than the whole job holds is an error."""
         if gpu.type is None and not gpu.labels and self.gpu_type is not None:
             gpu = replace(gpu, type=self.gpu_type, type_span=self.type_span)
-        if gpu.count is None and self.per_node is not None and self.nodes == 1:
+        if gpu.count is None and self.per_node is not None:
+            count = self.per_node
+            why = "requested by the Slurm job (#SBATCH)"
+            if self.nodes > 1:
+                if needed <= self.per_node:
+                    return gpu  # one engine a node, or one over some of them: not said
+                count = self.per_node * self.nodes
+                why = f"requested by the Slurm job (#SBATCH) on its {self.nodes} nodes"
             gpu = replace(
                 gpu,
-                count=self.per_node,
+                count=count,
                 count_span=self.count_span,
                 # a job may share its GPUs among several programs: those the engine leaves
                 # are not called idle, but it cannot use more than the job holds
-                count_why="requested by the Slurm job (#SBATCH)",
+                count_why=why,
             )
         return gpu
 
@@ -87,6 +102,11 @@ def job_of(text: str) -> SlurmJob | None:
             found |= _read(job, option, value, span)
     if job.per_node is None and job.gpus is not None and job.nodes == 1:
         job.per_node, job.count_span = job.gpus, job.gpus_span
+    if job.per_node is None and job.gpus_per_task is not None:
+        # --gpus-per-task: each task's, times the tasks a node runs (--ntasks-per-node, or
+        # --ntasks where the job has one node; one task by default)
+        tasks = job.tasks_per_node or (job.tasks if job.nodes == 1 else None) or 1
+        job.per_node = job.gpus_per_task * tasks
     return job if found else None
 
 
@@ -122,6 +142,19 @@ def _read(job: SlurmJob, option: str, value: str, span: Span) -> bool:
         count = int(parts[-1]) if parts and _COUNT.match(parts[-1]) else 1
         kind = parts[0] if parts and not _COUNT.match(parts[0]) else None
         _set(job, kind, count, span)
+        return True
+    if option in ("--ntasks-per-node", "--ntasks", "-n") and _COUNT.match(value):
+        if option == "--ntasks-per-node":
+            job.tasks_per_node = int(value)
+        else:
+            job.tasks = int(value)
+        return False  # tasks alone say nothing about GPUs
+    if option == "--gpus-per-task":
+        parts = value.split(":")
+        if not _COUNT.match(parts[-1]):
+            return False
+        job.gpus_per_task, job.count_span = int(parts[-1]), span
+        _set(job, parts[0] if len(parts) > 1 else None, None, span)
         return True
     if option in ("--gpus-per-node", "--gpus", "-G"):
         parts = value.split(":")
