@@ -298,3 +298,36 @@ def test_an_engine_execed_into_a_rocm_container_is_not_budgeted_on_an_nvidia_def
     # on the AMD GPU it names, it is budgeted
     result, _ = _read(EXEC_ROCM, rules, gpu="MI300X")
     assert result.deployments[0].budget is not None and errors(result) == []
+
+
+@pytest.mark.parametrize(
+    ("script", "release"),
+    [
+        # HPC batch scripts' container runners (sweep of session 32: NERSC, LUMI, JUPITER jobs)
+        ("apptainer exec --nv docker://vllm/vllm-openai:v0.11.0 vllm serve {model}", "0.11.0"),
+        ("SIF=vllm-v0.11.0.sif\nsingularity exec --nv $SIF vllm serve {model}", "0.11.0"),
+        ("shifter --image=vllm/vllm-openai:v0.11.0 --module=gpu vllm serve {model}", "0.11.0"),
+        ("srun --mpi=pmi2 apptainer exec /p/images/rocm_vllm0.5.5.sif vllm serve {model}", "0.5.5"),
+        ("apptainer exec --nv my-tools.sif vllm serve {model}", None),
+    ],
+)
+def test_an_hpc_container_runner_names_the_release_its_image_holds(
+    tmp_path, rules, script, release
+):
+    path = tmp_path / "job.sh"
+    path.write_text("#!/bin/bash\n" + script.format(model="Qwen/Qwen3-8B") + "\n")
+    _, [deployment] = _read(path, rules, gpu="H100")
+    assert deployment.engine_version == release
+
+
+def test_an_sglang_sif_release_keeps_a_flag_a_later_release_removed(tmp_path, rules):
+    # SGLang 0.5.16 still takes --cuda-graph-max-bs (removed in 0.5.20): was HBM010
+    path = tmp_path / "job.sh"
+    path.write_text(
+        "#!/bin/bash\nSIF=/shared/containers/sglang-v0.5.16.sif\n"
+        "apptainer exec --nv $SIF python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B "
+        "--tp 4 --cuda-graph-max-bs 192\n"
+    )
+    result, [deployment] = _read(path, rules, gpu="H100")
+    assert deployment.engine_version == "0.5.16"
+    assert codes(result, "HBM010") == []

@@ -317,16 +317,46 @@ def _image_position(words: Sequence[str], at: int) -> int | None:
     return None
 
 
+# HPC container runners (apptainer / singularity exec IMAGE, NERSC's shifter --image=IMAGE,
+# podman-hpc), as cluster batch scripts start an engine in an image
+_HPC_RUNNERS = frozenset(("apptainer", "singularity", "shifter", "podman-hpc"))
+# a Singularity image file named for the engine release it holds (vllm-v0.11.0.sif,
+# sglang-v0.5.16.sif, LUMI's ..._vllm0.5.5.sif)
+_SIF_RELEASE = LazyPattern(r"(?:^|[-_.])(vllm|sglang)[-_]?v?(\d+\.\d+(?:\.\d+)?)", re.I)
+
+
 def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
     """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
-    (podman, nerdctl too), with where: the image among the words before the engine's own."""
-    if not words or words[0].text.rsplit("/", 1)[-1] not in CONTAINER_CLIS:
+    (podman, nerdctl too; an HPC runner's ``apptainer exec docker://IMAGE``, a ``.sif`` file
+    named for its release, ``shifter --image=IMAGE``, behind ``srun`` and its options), with
+    where: the image among the words before the engine's own."""
+    start = next(
+        (
+            i
+            for i, word in enumerate(words[:8])
+            if word.text.rsplit("/", 1)[-1] in CONTAINER_CLIS
+            or word.text.rsplit("/", 1)[-1] in _HPC_RUNNERS
+        ),
+        None,
+    )
+    if start is None or (start and words[0].text.rsplit("/", 1)[-1] not in _LAUNCHERS):
         return None
-    for word in words[1:]:
-        version = image_version(word.text) if word.readable else None
+    hpc = words[start].text.rsplit("/", 1)[-1] in _HPC_RUNNERS
+    for word in words[start + 1 :]:
+        if not word.readable:
+            continue
+        text = word.text.removeprefix("--image=") if hpc else word.text
+        version = image_version(text)
+        if version is None and hpc and text.lower().endswith(".sif"):
+            named = _SIF_RELEASE.search(text.rsplit("/", 1)[-1][: -len(".sif")])
+            version = named.group(2) if named else None
         if version:
             return version, word.span
     return None
+
+
+# what may run a container runner on a cluster's nodes (`srun --mpi=pmi2 apptainer exec ...`)
+_LAUNCHERS = frozenset(("srun", "mpirun", "mpiexec", "time", "nohup", "exec"))
 
 
 def _flag_and_value(text: str) -> bool:
