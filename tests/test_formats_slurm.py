@@ -86,3 +86,34 @@ def test_tasks_that_hold_fewer_gpus_than_the_engine_needs_is_an_error(tmp_path):
     )
     [short] = [f for f in _lint_script(tmp_path, text).diagnostics if f.code == "HBM007"]
     assert short.severity.name == "ERROR" and short.message.startswith("4 GPUs requested")
+
+
+def test_a_constraint_for_80_gb_makes_a_bare_a100_the_80_gb_card():
+    job = job_of("#!/bin/bash\n#SBATCH -G A100:4\n#SBATCH --constraint=80gb\n")
+    assert job is not None and job.gpu_type == "A100-SXM4-80GB"
+    job = job_of("#!/bin/bash\n#SBATCH --gres=gpu:a100:4\n#SBATCH -C 'a100&hbm80g'\n")
+    assert job is not None and job.gpu_type == "A100-SXM4-80GB"
+    job = job_of("#!/bin/bash\n#SBATCH --gres=gpu:a100:4\n")
+    assert job is not None and job.gpu_type == "a100"  # the 40 GB card unless said
+
+
+def test_a_pbs_select_chunk_gives_the_gpus_of_each_node(tmp_path):
+    text = (
+        "#!/bin/bash\n#PBS -l select=1:ncpus=32:ngpus=4\n#PBS -q gpu\n"
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 8\n"
+    )
+    job = job_of(text)
+    assert job is not None and (job.nodes, job.per_node) == (1, 4)
+    [short] = [f for f in _lint_script(tmp_path, text).diagnostics if f.code == "HBM007"]
+    assert short.severity.name == "ERROR" and "requested by the PBS job" in short.message
+
+
+def test_an_intel_gpu_job_is_not_budgeted(tmp_path):
+    # Aurora's vLLM jobs set Level Zero's device hierarchy: an Intel GPU, not an unknown one
+    text = (
+        "#!/bin/bash -l\nexport ZE_FLAT_DEVICE_HIERARCHY=FLAT\n"
+        "vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 8\n"
+    )
+    result = _lint_script(tmp_path, text)
+    assert [f.code for f in result.diagnostics] == ["HBM014"]
+    assert "Intel GPU" in result.diagnostics[0].message

@@ -73,6 +73,9 @@ _VARIABLES = {
     "NEURON_RT_NUM_CORES": NEURON,
     "TPU_VISIBLE_CHIPS": TPU,
     "ZE_AFFINITY_MASK": INTEL_GPU,
+    # Level Zero's device hierarchy (Aurora's vLLM jobs: ZE_FLAT_DEVICE_HIERARCHY=FLAT), a
+    # variable only Intel GPUs' runtime reads
+    "ZE_FLAT_DEVICE_HIERARCHY": INTEL_GPU,
 }
 _RUNTIMES = {"habana": GAUDI}
 _DEVICE_NODES = (("/dev/davinci", ASCEND), ("/dev/neuron", NEURON))

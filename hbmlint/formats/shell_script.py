@@ -271,7 +271,7 @@ def to_script_deployments(
     exports: list[dict[str, Exported]] = []
     written: list[tuple[Written, Span]] = []
     job = None
-    if "#SBATCH" in text:  # a Slurm batch script: the GPUs its directives request
+    if "#SBATCH" in text or "#PBS" in text:  # a batch script: the GPUs its directives request
         from .slurm import job_of
 
         job = job_of(text)

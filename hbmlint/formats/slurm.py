@@ -44,6 +44,8 @@ class SlurmJob:
     gpus_per_task: int | None = None  # --gpus-per-task, with the tasks of a node below
     tasks_per_node: int | None = None
     tasks: int | None = None  # --ntasks: the job's
+    memory_80: bool = False  # a --constraint feature that asks for the 80 GB part (80gb)
+    requested_by: str = "the Slurm job (#SBATCH)"
 
     def environment(self) -> dict[str, str]:
         """The SLURM_* variables the job's shell gets that these directives set."""
@@ -65,12 +67,12 @@ class SlurmJob:
             gpu = replace(gpu, type=self.gpu_type, type_span=self.type_span)
         if gpu.count is None and self.per_node is not None:
             count = self.per_node
-            why = "requested by the Slurm job (#SBATCH)"
+            why = f"requested by {self.requested_by}"
             if self.nodes > 1:
                 if needed <= self.per_node:
                     return gpu  # one engine a node, or one over some of them: not said
                 count = self.per_node * self.nodes
-                why = f"requested by the Slurm job (#SBATCH) on its {self.nodes} nodes"
+                why = f"requested by {self.requested_by} on its {self.nodes} nodes"
             gpu = replace(
                 gpu,
                 count=count,
@@ -83,9 +85,10 @@ class SlurmJob:
 
 
 def job_of(text: str) -> SlurmJob | None:
-    """The GPUs the ``#SBATCH`` directives of ``text`` request, or None without any."""
+    """The GPUs the ``#SBATCH`` directives of ``text`` request (or a PBS job's ``#PBS -l
+    select=N:...:ngpus=G``), or None without any."""
     if "#SBATCH" not in text:
-        return None
+        return _pbs_job(text) if "#PBS" in text else None
     job = SlurmJob()
     found = False
     for number, line in enumerate(text.splitlines(), 1):
@@ -102,6 +105,10 @@ def job_of(text: str) -> SlurmJob | None:
             found |= _read(job, option, value, span)
     if job.per_node is None and job.gpus is not None and job.nodes == 1:
         job.per_node, job.count_span = job.gpus, job.gpus_span
+    if job.memory_80 and job.gpu_type is not None:
+        gpu = find_gpu(job.gpu_type)
+        if gpu is not None and gpu.name == "A100-SXM4-40GB":
+            job.gpu_type = "A100-SXM4-80GB"  # a bare A100 is the 40 GB card, unless said
     if job.per_node is None and job.gpus_per_task is not None:
         # --gpus-per-task: each task's, times the tasks a node runs (--ntasks-per-node, or
         # --ntasks where the job has one node; one task by default)
@@ -168,15 +175,21 @@ def _read(job: SlurmJob, option: str, value: str, span: Span) -> bool:
             job.gpus, job.gpus_span = int(parts[-1]), span
             _set(job, kind, None, span)
         return True
-    if (
-        option in ("--constraint", "-C")
-        and re.fullmatch(r"[\w.-]+", value)
-        and find_gpu(value) is not None
-        and job.gpu_type is None
-    ):
-        job.gpu_type, job.type_span = value, span
-        return True
+    if option in ("--constraint", "-C"):
+        # features joined with & (and), | or , (or): a GPU the catalog knows (h100), and a
+        # memory size sites name for their 80 GB A100s (80gb, hbm80g)
+        said = False
+        for feature in re.split(r"[&|,\[\]()]", value):
+            feature = feature.strip()
+            if _MEMORY_80.fullmatch(feature):
+                job.memory_80, said = True, True
+            elif re.fullmatch(r"[\w.-]+", feature) and find_gpu(feature) and job.gpu_type is None:
+                job.gpu_type, job.type_span, said = feature, span, True
+        return said
     return False
+
+
+_MEMORY_80 = re.compile(r"(?:hbm)?80gb?", re.I)
 
 
 def _set(job: SlurmJob, kind: str | None, count: int | None, span: Span) -> None:
@@ -184,3 +197,26 @@ def _set(job: SlurmJob, kind: str | None, count: int | None, span: Span) -> None
         job.gpu_type, job.type_span = kind, span
     if count is not None:
         job.per_node, job.count_span = count, span
+
+
+# PBS Pro's chunk request (`#PBS -l select=2:ncpus=64:ngpus=4`): N chunks, each with G GPUs, one
+# chunk a node as cluster docs write it (PBS Professional Reference Guide, "select")
+_PBS_SELECT = re.compile(r"^#PBS\s+-l\s+select=(\d+)((?::\w+=[^:\s]+)*)", re.M)
+
+
+def _pbs_job(text: str) -> SlurmJob | None:
+    found = _PBS_SELECT.search(text)
+    if found is None:
+        return None
+    resources = dict(part.split("=", 1) for part in found.group(2).split(":")[1:])
+    gpus = resources.get("ngpus", "")
+    if not _COUNT.match(gpus):
+        return None
+    line = text.count("\n", 0, found.start()) + 1
+    span = Span(line, 1, line, len(found.group(0)) + 1)
+    job = SlurmJob(nodes=int(found.group(1)), requested_by="the PBS job (#PBS)")
+    job.per_node, job.count_span = int(gpus), span
+    gpu_type = resources.get("gpu_type") or resources.get("gputype")
+    if gpu_type and find_gpu(gpu_type) is not None:
+        job.gpu_type, job.type_span = gpu_type, span
+    return job
