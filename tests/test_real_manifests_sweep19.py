@@ -331,3 +331,25 @@ def test_an_sglang_sif_release_keeps_a_flag_a_later_release_removed(tmp_path, ru
     result, [deployment] = _read(path, rules, gpu="H100")
     assert deployment.engine_version == "0.5.16"
     assert codes(result, "HBM010") == []
+
+
+@pytest.mark.parametrize(
+    ("flag", "refused"),
+    [
+        ("--max-total-token 4096", True),  # FlyAF/llama-demo tgi.sh
+        ("--max_total_tokens 4096", True),
+        ("--max-total-tokens 4096", False),
+    ],
+)
+def test_tgi_takes_its_flags_only_as_written(tmp_path, rules, flag, refused):
+    # clap matches long names exactly: an abbreviation or '_' for '-' is "unexpected argument"
+    script = tmp_path / "tgi.sh"
+    script.write_text(
+        "docker run --gpus all ghcr.io/huggingface/text-generation-inference:3.3.4 "
+        f"--model-id meta-llama/Llama-3.1-8B-Instruct --num-shard 1 {flag}\n"
+    )
+    result, _ = _read(script, rules, gpu="H100")
+    found = codes(result, "HBM004")
+    assert bool(found) is refused
+    if refused:
+        assert found[0].severity.name == "ERROR" and "--max-total-tokens" in found[0].message

@@ -137,6 +137,18 @@ def parse(
         if env and name in env:
             argv += [Token(flag, env[name].span), env[name]]
     for item in scan(argv + list(tokens), FLAGS):
+        written = item.word.text.partition("=")[0]
+        if item.flag is not None and written.startswith("--") and written not in item.flag.names:
+            # clap, TGI's argument parser, matches long names exactly: not by a unique prefix,
+            # not with "_" for "-" (as argparse and hbmlint's table do)
+            command.note(
+                "HBM004",
+                f"{written} is not a flag of TGI's launcher, whose argument parser (clap) takes "
+                f"each flag only as written ({item.flag.names[0]}), not abbreviated or with "
+                "'_' for '-'; it exits ('unexpected argument')",
+                item.word.span,
+                f"Write {item.flag.names[0]}",
+            )
         apply(command, item)
     # ATTENTION (an env var with no flag, from 2.3.0): the backend the launcher passes to the
     # server, and the KV block that backend takes (engines.yaml attention_block_size)
