@@ -393,14 +393,20 @@ def _gpu_unblock(run: _Run, vendor: str | None = None) -> str:
         f"run hbmlint with --gpu TYPE (for example --gpu {example}) or set default-gpu in the "
         "configuration"
     )
+    # the label of the GPU's vendor: AMD's node labeller writes amd.com/gpu.product-name
+    labels = (
+        "amd.com/gpu.product-name"
+        if vendor == "amd"
+        else "nvidia.com/gpu.product, cloud.google.com/gke-accelerator"
+    )
     if fmt in ("kubernetes", "kserve"):
         ways = (
-            f"select the GPU with a node label hbmlint reads (nvidia.com/gpu.product, "
-            f"cloud.google.com/gke-accelerator, an instance type), annotate the workload "
-            f"{GPU_ANNOTATION}: TYPE, or {ways}"
+            f"select the GPU with a node label hbmlint reads ({labels}, an instance type), "
+            f"annotate the workload {GPU_ANNOTATION}: TYPE, or {ways}"
         )
     elif fmt == "production-stack":
-        ways = f"select it in nodeSelectorTerms (nvidia.com/gpu.product), or {ways}"
+        label = "amd.com/gpu.product-name" if vendor == "amd" else "nvidia.com/gpu.product"
+        ways = f"select it in nodeSelectorTerms ({label}), or {ways}"
     return ways
 
 

@@ -353,3 +353,20 @@ def test_tgi_takes_its_flags_only_as_written(tmp_path, rules, flag, refused):
     assert bool(found) is refused
     if refused:
         assert found[0].severity.name == "ERROR" and "--max-total-tokens" in found[0].message
+
+
+def test_an_amd_pod_with_no_gpu_type_is_told_amds_node_label(tmp_path, rules):
+    # was told to select nvidia.com/gpu.product (vllm-project/production-stack's AMD tutorial
+    # values, plain Deployments asking for amd.com/gpu)
+    pod = tmp_path / "mi.yaml"
+    pod.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: llm}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: vllm\n"
+        "        image: rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103\n"
+        '        command: ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]\n'
+        "        resources: {limits: {amd.com/gpu: 1}}\n"
+    )
+    result, _ = _read(pod, rules)
+    [unknown] = codes(result, "HBM005")
+    assert "amd.com/gpu.product-name" in unknown.message
+    assert "nvidia.com/gpu.product" not in unknown.message and "--gpu MI300X" in unknown.message
