@@ -370,3 +370,17 @@ def test_an_amd_pod_with_no_gpu_type_is_told_amds_node_label(tmp_path, rules):
     [unknown] = codes(result, "HBM005")
     assert "amd.com/gpu.product-name" in unknown.message
     assert "nvidia.com/gpu.product" not in unknown.message and "--gpu MI300X" in unknown.message
+
+
+def test_a_value_set_from_a_here_document_script_is_shown_by_its_first_line(tmp_path, rules):
+    # meanaverage/gemma4-dflash-spark-vllm: the whole Python script was pasted into the finding
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "#!/bin/bash\nSPEC=\"${SPEC:-$(python3 - 8 <<'PY'\nimport json, sys\n"
+        'print(json.dumps({"method": "dflash"}))\nPY\n)}"\n'
+        'vllm serve Qwen/Qwen3-8B --max-model-len 8192 --speculative-config "$SPEC"\n'
+    )
+    result, _ = _read(script, rules, gpu="H100")
+    [unread] = codes(result, "HBM011")
+    assert "\n" not in unread.message and "import json" not in unread.message
+    assert "<<'PY' ..." in unread.message

@@ -416,7 +416,9 @@ class _Splitter:
             # set to what hbmlint cannot read (a command's output): a later default in a
             # branch (`if [ -z "$N" ]; then N=1; fi`) is not its value
             self.env.pop(name, None)
-            self.origins[name] = f"{name} is set to {value}, which hbmlint cannot read"
+            # (a value over several lines, a here-document's script, shown by its first line)
+            shown = value if "\n" not in value else value.split("\n", 1)[0].rstrip() + " ..."
+            self.origins[name] = f"{name} is set to {shown}, which hbmlint cannot read"
         elif not (maybe and name in self.origins):
             self.env[name] = value
         if exporting or name in self.exported:
