@@ -379,6 +379,19 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "does; put the comment on a line of its own above the command, or remove it.",
         ),
         InputCheck(
+            "HBM018",
+            "line-break-ends-command",
+            Severity.WARNING,
+            "An engine command's options go on after a line that does not end in `\\`: the "
+            "shell ends the command there, so those options never reach the engine.",
+            "A command continued over lines needs a `\\` at the end of each line but its last. "
+            "Where one is missing (`trtllm-serve MODEL` and then `--max_batch_size 8 \\` on the "
+            "next line, in a script or a `bash -c` block), the shell runs the engine with what "
+            "came before the break and the lines after it as a command of their own, which "
+            "fails (`--max_batch_size: command not found`). hbmlint reads the command as the "
+            "shell does (without those options) and says where it was cut; add the `\\`.",
+        ),
+        InputCheck(
             "HBM090",
             "unused-suppression",
             Severity.INFO,

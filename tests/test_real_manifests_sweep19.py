@@ -384,3 +384,36 @@ def test_a_value_set_from_a_here_document_script_is_shown_by_its_first_line(tmp_
     [unread] = codes(result, "HBM011")
     assert "\n" not in unread.message and "import json" not in unread.message
     assert "<<'PY' ..." in unread.message
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # agassiyzh/spark-hackathon: a compose `bash -c` block, no `\` after the model
+        (
+            "compose.yaml",
+            "services:\n  trt:\n    image: nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc10\n"
+            "    command: >\n      bash -c '\n        trtllm-serve Qwen/Qwen3-8B\n"
+            "        --max_batch_size 8 \\\n        --tp_size 1\n      '\n",
+        ),
+        (
+            "serve.sh",
+            "#!/bin/bash\nvllm serve Qwen/Qwen3-8B\n  --max-model-len 8192 \\\n  --enforce-eager\n",
+        ),
+    ],
+)
+def test_options_after_a_line_without_a_backslash_are_said_never_to_reach_the_engine(
+    tmp_path, rules, name, text
+):
+    path = tmp_path / name
+    path.write_text(text)
+    result, [deployment] = _read(path, rules, gpu="H100")
+    [cut] = codes(result, "HBM018")
+    assert cut.severity.name == "WARNING" and "never reach the engine" in cut.message
+    assert cut.fixes[0] == "End the line before it with `\\`"
+    # read as the shell runs it: without the options after the break
+    assert deployment.serving.max_num_seqs is None and deployment.serving.max_model_len is None
+    # with the backslash, nothing to say
+    path.write_text(text.replace("Qwen/Qwen3-8B\n", "Qwen/Qwen3-8B \\\n"))
+    result, _ = _read(path, rules, gpu="H100")
+    assert codes(result, "HBM018") == []

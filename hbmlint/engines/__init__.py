@@ -325,6 +325,26 @@ _HPC_RUNNERS = frozenset(("apptainer", "singularity", "shifter", "podman-hpc"))
 _SIF_RELEASE = LazyPattern(r"(?:^|[-_.])(vllm|sglang)[-_]?v?(\d+\.\d+(?:\.\d+)?)", re.I)
 
 
+def note_cut_options(parsed: EngineCommand, after: Sequence[Token]) -> None:
+    """HBM018 on ``parsed`` where the script's next command (``after``) starts with an option:
+    no command starts with one, so the line before it lost its backslash and the engine runs
+    without the options from there on."""
+    first = after[0] if after else None
+    if first is None or not _OPTION.match(first.text):
+        return
+    parsed.note(
+        "HBM018",
+        f"{first.text} starts a line of its own: the line before it does not end in `\\`, so "
+        "the shell ends the engine's command there and runs the lines from this one on as a "
+        "command of their own; these options never reach the engine",
+        first.span,
+        "End the line before it with `\\`",
+    )
+
+
+_OPTION = LazyPattern(r"--?[A-Za-z]")
+
+
 def container_release(words: Sequence[Token]) -> tuple[str, Span] | None:
     """The engine release the image of ``docker run ... IMAGE python -m sglang...`` names
     (podman, nerdctl too; an HPC runner's ``apptainer exec docker://IMAGE``, a ``.sif`` file
@@ -623,6 +643,7 @@ def read_invocation(
             if parsed is not None:
                 if _find(command) is not None:  # not a `docker run`: this script launches it
                     parsed.launches = _launches(commands, text)
+                note_cut_options(parsed, commands[index + 1] if index + 1 < len(commands) else ())
                 return parsed
         return None
     if k8s_expansion:

@@ -38,6 +38,7 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..engines import (
     container_release,
+    note_cut_options,
     option_value,
     read_command,
     read_invocation,
@@ -317,6 +318,7 @@ def to_script_deployments(
             continue
         read = _read(words, exported, text, files=files)
         if read is not None:
+            note_cut_options(read[0], commands[index + 1] if index + 1 < len(commands) else ())
             found.append((read, words[0].span, _release(words)))
     for name, body in bodies.items():
         if name in called:
