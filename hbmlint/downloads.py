@@ -94,14 +94,19 @@ def labels_for(model_names: list[str | None], downloads: list[Download]) -> list
     ``downloads`` into a directory one of ``model_names`` names."""
     wanted = {posixpath.normpath(n) for n in model_names if n and "/" in n}
     return [
-        Label(
-            DOWNLOADED,
-            f"{d.directory}\n{d.repository}",
-            Span(d.line, d.column, d.line, d.column + d.length),
+        downloaded_label(
+            d.directory, d.repository, Span(d.line, d.column, d.line, d.column + d.length)
         )
         for d in downloads
         if d.directory in wanted
     ]
+
+
+def downloaded_label(directory: str, repository: str, span: Span) -> Label:
+    """The label saying that ``directory`` holds ``repository``, written at ``span`` (what
+    resolve.downloaded_into reads): a download the file makes, or a mount a format knows to
+    hold that repository (a Truss's weights)."""
+    return Label(DOWNLOADED, f"{posixpath.normpath(directory)}\n{repository}", span)
 
 
 def _not_run(text: str, at: int) -> bool:

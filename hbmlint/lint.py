@@ -27,7 +27,7 @@ from .formats import (
     read_as,
     render_first,
     script_reader,
-    unread_engine,
+    unread_file,
 )
 from .lazyre import LazyPattern
 from .records import dataclass
@@ -258,7 +258,7 @@ def _lint_text(
         and not checked_elsewhere
     ):
         # nothing read and nothing said: a file that runs an engine must not pass in silence
-        unread = _unread_pod(text, documents, display) or unread_engine(text, display)
+        unread = unread_file(text, documents, display)
         if unread is not None:
             result.is_manifest = True
             result.diagnostics.append(unread)
@@ -318,16 +318,6 @@ def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:
                 if gpu is not None:
                     return number, " ".join(run), gpu.name
     return None
-
-
-def _unread_pod(text: str, documents: list[Any], display: str) -> Diagnostic | None:
-    """A container plainly an engine's that no format read (formats/unread_pods.py): a
-    template's placeholder image, an engine image running a script the file does not hold."""
-    if not documents or "containers" not in text or "image" not in text:
-        return None  # no pod spec: the reader stays unloaded
-    from .formats.unread_pods import may_hold_one, unread_pod
-
-    return unread_pod(documents, display) if may_hold_one(text) else None
 
 
 def _downloads(text: str) -> list[Any]:

@@ -977,18 +977,23 @@ def _resolve_parallel(run: _Run, target: Architecture | None = None) -> tuple[in
             Severity.WARNING,
         )
         return tp, pp, tp * pp
+    # --nnodes copies of one pod (GpuSpec.pods): each requests count / pods and runs need / pods
+    # of the ranks, so the request and its fix are said per pod
     pods = d.gpu.pods or 1
-    each = count // pods if pods > 1 and count % pods == 0 else None
+    each = count // pods if pods > 1 and count % pods == 0 and not d.gpu.count_why else None
+    said = f"{count} GPU{'s' if count != 1 else ''} {d.gpu.count_why or 'requested'}"
+    per_pod = None
+    if each is not None:
+        said = f"{each} GPU{'s' if each != 1 else ''} requested on each of {pods} pods"
+        said += f" ({count} in all)"
+        if need % pods == 0:
+            per_pod = f"Request {need // pods} GPU{'s' if need // pods != 1 else ''} per pod"
     if count < need:
-        said = f"{count} GPU{'s' if count != 1 else ''} {d.gpu.count_why or 'requested'}"
         fix = f"Request {need} GPUs, or lower {flag}"
         if d.gpu.count_why:
             fix = f"Make {need} GPUs visible, or lower {flag}"
-        elif each is not None:
-            said = f"{each} GPU{'s' if each != 1 else ''} requested on each of {pods} pods"
-            said += f" ({count} in all)"
-            if need % pods == 0:
-                fix = f"Request {need // pods} GPUs per pod, or lower {flag}"
+        elif per_pod is not None:
+            fix = f"{per_pod}, or lower {flag}"
         run.report(
             "HBM007",
             f"{said} but {kinds} parallelism is "
@@ -1004,23 +1009,12 @@ def _resolve_parallel(run: _Run, target: Architecture | None = None) -> tuple[in
     fits = count // (pp * dp) if count % (pp * dp) == 0 else None
     if fits and target is not None and block_misfit(target, fits, not d.parallel.expert):
         fits = None  # an FP8 block-quantized checkpoint that size splits into partial blocks
-    if each is not None:
-        # --nnodes copies of one pod: each requests count / pods, and each runs need / pods
-        # of the ranks
-        requested = f"{each} GPUs requested on each of {pods} pods ({count} in all)"
-        fixes = (
-            [f"Request {need // pods} GPU{'s' if need // pods != 1 else ''} per pod"]
-            if need % pods == 0
-            else []
-        )
-    else:
-        requested = f"{count} GPUs requested"
-        fixes = [f"Request {need} GPUs"]
+    fixes = ([per_pod] if per_pod else []) if each is not None else [f"Request {need} GPUs"]
     if fits:
         fixes.append(f"Set {flag} {fits} to use all {count}")
     run.report(
         "HBM007",
-        f"{requested} but {kinds} parallelism is {product} = {need}; the engine "
+        f"{said} but {kinds} parallelism is {product} = {need}; the engine "
         f"starts on {need} and leaves {count - need} idle",
         "gpu.count",
         fixes,

@@ -93,14 +93,14 @@ _NAME_PARTS = LazyPattern(r"[-_.]")
 # Flags of vLLM's server that neither SGLang's nor TGI's launcher takes (SGLang's
 # server_args.py names the same settings --context-length, --mem-fraction-static,
 # --max-running-requests; TGI's launcher --max-total-tokens, --cuda-memory-fraction)
-_VLLM_ONLY_FLAGS = frozenset(
+VLLM_ONLY_FLAGS = frozenset(
     ("--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--enforce-eager")
     + ("--max-num-batched-tokens", "--speculative-config", "--kv-cache-memory-bytes")
 )
 
 
 def _vllm_only_flag(word: str) -> bool:
-    return word.partition("=")[0].replace("_", "-") in _VLLM_ONLY_FLAGS
+    return word.partition("=")[0].replace("_", "-") in VLLM_ONLY_FLAGS
 
 
 def _model_word(word: str) -> bool:
@@ -124,29 +124,25 @@ def assumed_vllm_image(image: Any, words: Sequence[str]) -> bool:
             return False
         if not any(_vllm_only_flag(w) for w in words[first + 1 :]):
             return False
-    if image_engine(image) is not None:
-        return False
-    path = image.rsplit("@", 1)[0].lower()
-    repository = path.rsplit("/", 1)[-1].split(":", 1)[0]
-    parts = set(_NAME_PARTS.split(repository))
-    folders = set(_NAME_PARTS.split(path.rsplit("/", 1)[0])) if "/" in path else set()
-    return "vllm" in parts and not (parts | folders) & _NOT_VLLM_SERVER
+    return image_engine(image) is None and image_named_for(image) == "vllm"
 
 
 def image_named_for(image: Any) -> str | None:
     """The engine an image of the team's own is named for (``harbor.example/aip/sglang:v0.5.6``,
-    ``registry.example.com/ai/vllm:0.9.1``): its repository's last part names SGLang or vLLM as
-    a word, and no build for another device or another program (_NOT_VLLM_SERVER: a router, a
-    CPU or TPU build, a benchmark); None otherwise. A name is a hint, not proof: a caller asks
-    for more (a GPU, a command) before it says the image runs that engine."""
+    ``registry.example.com/ai/vllm:0.9.1``): its repository's last part names vLLM or SGLang as
+    a word, and neither it nor its folders a build for another device or another program
+    (_NOT_VLLM_SERVER: a router, a CPU or TPU build, a benchmark); None otherwise. A name is a
+    hint, not proof: a caller asks for more (a GPU, a command) before it says the image runs
+    that engine."""
     if not isinstance(image, str):
         return None
     path = image.strip().rsplit("@", 1)[0].lower()
     repository = path.rsplit("/", 1)[-1].split(":", 1)[0]
     parts = set(_NAME_PARTS.split(repository))
-    if parts & _NOT_VLLM_SERVER:
+    folders = set(_NAME_PARTS.split(path.rsplit("/", 1)[0])) if "/" in path else set()
+    if (parts | folders) & _NOT_VLLM_SERVER:
         return None
-    return "sglang" if "sglang" in parts else "vllm" if "vllm" in parts else None
+    return "vllm" if "vllm" in parts else "sglang" if "sglang" in parts else None
 
 
 # Programs that take an engine's name as a word to look for, print or a file to change, not as a

@@ -235,6 +235,19 @@ def _runs_here(line: str, word: str) -> bool:
 _EDITOR_LINES = LazyPattern(r"\r\n|\r|\n")
 
 
+def unread_file(text: str, documents: Sequence[Any], display: str) -> Diagnostic | None:
+    """What to say of a file in which no format read anything and nothing was said: a container
+    plainly an engine's that no reader read (unread_pods.py), else an engine command hbmlint
+    cannot read (unread_engine); None where the file runs no engine."""
+    if documents and "containers" in text and "image" in text:
+        from .unread_pods import may_hold_one, unread_pod  # only for a file with a pod spec
+
+        pod = unread_pod(documents, display) if may_hold_one(text) else None
+        if pod is not None:
+            return pod
+    return unread_engine(text, display)
+
+
 def unread_engine(text: str, display: str) -> Diagnostic | None:
     """An HBM014 info at the first engine command in ``text`` outside a comment, for a file in
     which no format found anything to read; None when no engine is mentioned."""
@@ -433,10 +446,7 @@ def describe(
     if not documents and error is None:
         out.append(f"{display}: no YAML documents")
     elif error is None and not any(line.startswith("  ") for line in out):
-        from .unread_pods import may_hold_one, unread_pod
-
-        pod = unread_pod(documents, display) if may_hold_one(text) else None
-        unread = pod or unread_engine(text, display)
+        unread = unread_file(text, documents, display)
         if unread is not None:
             out.append(f"{display}: line {unread.span.line}: {unread.message}")
     return "\n".join(out) + "\n"

@@ -19,14 +19,14 @@ Schema: https://docs.baseten.co/development/model/configuration
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
+from ..downloads import downloaded_label
 from ..engines import image_version, read_invocation
 from ..engines.args import Token
-from ..spec import DOWNLOADED, Deployment, Label
+from ..spec import Deployment, Label
 from ..yamlsrc import YamlDocument
 from .build import GpuFacts, build
 
@@ -89,16 +89,15 @@ def _downloads(document: YamlDocument) -> list[Label]:
         if isinstance(source, str) and source.startswith("hf://") and isinstance(mount, str):
             repository = source[len("hf://") :].partition("@")[0]
             span = document.span(("weights", i, "source"))
-            found.append(Label(DOWNLOADED, f"{posixpath.normpath(mount)}\n{repository}", span))
+            found.append(downloaded_label(mount, repository, span))
     cache = data.get("model_cache")
     for i, entry in enumerate(cache if isinstance(cache, list) else []):
         if not isinstance(entry, dict):
             continue
         repository, folder = entry.get("repo_id"), entry.get("volume_folder")
         if isinstance(repository, str) and isinstance(folder, str) and folder.strip("/"):
-            directory = posixpath.normpath(f"{_MODEL_CACHE}/{folder.strip('/')}")
             span = document.span(("model_cache", i, "repo_id"))
-            found.append(Label(DOWNLOADED, f"{directory}\n{repository}", span))
+            found.append(downloaded_label(f"{_MODEL_CACHE}/{folder.strip('/')}", repository, span))
     return found
 
 

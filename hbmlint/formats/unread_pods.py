@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import image_named_for, shipped_engine
+from ..engines import VLLM_ONLY_FLAGS, image_named_for, shipped_engine
 from ..engines.args import RENDER_HINT, placeholder
 from ..lazyre import LazyPattern
 from ..yamlsrc import YamlDocument
@@ -36,10 +36,8 @@ _ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "trtllm": "Te
 
 # Flags of an engine's server that no common program shares (vLLM's, SGLang's, TGI's
 # launcher's): a container given one runs that engine, whatever its image is called.
-_ENGINE_FLAGS = frozenset(
-    ("--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--enforce-eager")
-    + ("--max-num-batched-tokens", "--speculative-config", "--kv-cache-memory-bytes")
-    + ("--tensor-parallel-size", "--pipeline-parallel-size", "--kv-cache-dtype")
+_ENGINE_FLAGS = VLLM_ONLY_FLAGS | frozenset(
+    ("--tensor-parallel-size", "--pipeline-parallel-size", "--kv-cache-dtype")
     + ("--mem-fraction-static", "--context-length", "--tp-size", "--model-path")
     + ("--max-total-tokens", "--max-input-tokens", "--max-input-length", "--num-shard")
     + ("--max-batch-prefill-tokens",)
