@@ -117,3 +117,9 @@ def test_an_intel_gpu_job_is_not_budgeted(tmp_path):
     result = _lint_script(tmp_path, text)
     assert [f.code for f in result.diagnostics] == ["HBM014"]
     assert "Intel GPU" in result.diagnostics[0].message
+
+
+def test_alternative_constraints_name_no_one_gpu():
+    # `-C "a100|h100"`: the scheduler picks either; no type is taken from it
+    job = job_of('#!/bin/bash\n#SBATCH --gres=gpu:4\n#SBATCH -C "a100|h100"\n')
+    assert job is not None and job.gpu_type is None

@@ -176,10 +176,13 @@ def _read(job: SlurmJob, option: str, value: str, span: Span) -> bool:
             _set(job, kind, None, span)
         return True
     if option in ("--constraint", "-C"):
-        # features joined with & (and), | or , (or): a GPU the catalog knows (h100), and a
-        # memory size sites name for their 80 GB A100s (80gb, hbm80g)
+        # features a node must all have, joined with & (a GPU the catalog knows, h100, and a
+        # memory size sites name their 80 GB A100s by, 80gb or hbm80g); alternatives joined
+        # with | or , name no one GPU, as before
+        if re.search(r"[|,\[\]()]", value):
+            return False
         said = False
-        for feature in re.split(r"[&|,\[\]()]", value):
+        for feature in value.split("&"):
             feature = feature.strip()
             if _MEMORY_80.fullmatch(feature):
                 job.memory_80, said = True, True
