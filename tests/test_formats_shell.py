@@ -377,6 +377,47 @@ def test_each_call_of_a_function_is_a_deployment_and_an_uncalled_one_is_read_in_
     assert unread.span.line == 5 and "the function unused" in unread.message
 
 
+def test_the_scripts_own_argument_defaults_are_what_a_run_without_arguments_serves(rules, tmp_path):
+    # research scripts: `MODEL=${1:-meta-llama/...}` at the top, run as `bash serve.sh`
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "MODEL=${1:-meta-llama/Llama-3.1-70B-Instruct}\n"
+        'TP="${2:-1}"\n'
+        "vllm serve $MODEL --tensor-parallel-size $TP --max-model-len 8192\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "meta-llama/Llama-3.1-70B-Instruct"
+    assert deployment.deployment.parallel.tensor == 1
+    [error] = [f for f in result.diagnostics if f.code == "HBM101"]
+    assert error.severity.name == "ERROR" and (error.span.line, error.span.column) == (4, 12)
+    # an argument with no default stays the run's to give
+    path.write_text(path.read_text().replace("${1:-meta-llama/Llama-3.1-70B-Instruct}", "$1"))
+    result = lint(path, rules, gpu="H100")
+    assert result.deployments == []
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$1" in unread.message
+
+
+def test_a_functions_argument_default_is_its_calls_not_the_scripts(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "MODEL=${1:-Qwen/Qwen2.5-7B-Instruct}\n"
+        "start() {\n"
+        "  vllm serve ${1:-Qwen/Qwen2.5-3B-Instruct} --max-model-len ${2:-4096}\n"
+        "}\n"
+        "start $MODEL 16384\n"
+        "start\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    read = [
+        (d.deployment.model.name, d.deployment.serving.max_model_len) for d in result.deployments
+    ]
+    assert read == [("Qwen/Qwen2.5-7B-Instruct", 16384), ("Qwen/Qwen2.5-3B-Instruct", 4096)]
+
+
 # ------------------------------------------------------------------ CUDA_VISIBLE_DEVICES per node
 
 

@@ -338,7 +338,7 @@ def test_a_speculative_config_with_one_unreadable_value_keeps_its_drafter(rules,
     # unread, and the drafter silently left out of the budget
     path = tmp_path / "serve.sh"
     path.write_text(
-        "#!/bin/bash\nNST=${1:-3}\n"
+        "#!/bin/bash\nNST=$(cat nst.txt)\n"
         "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --speculative-config "
         '\'{"model":"meta-llama/Llama-3.2-1B-Instruct","num_speculative_tokens":\'"$NST"\'}\'\n'
     )
@@ -348,6 +348,11 @@ def test_a_speculative_config_with_one_unreadable_value_keeps_its_drafter(rules,
     assert float(budget.draft_weights.to("GiB").magnitude) > 2
     [note] = codes(result, "HBM011")
     assert "num_speculative_tokens" in note.message and "taken as 1" in note.message
+    # the script's own argument, written in the JSON itself, likewise
+    path.write_text(path.read_text().replace("NST=$(cat nst.txt)\n", "").replace("$NST", "$1"))
+    result, [budget] = _budgets(path, rules, "L4")
+    assert budget.resolved.draft is not None
+    assert budget.deployment.speculative.num_speculative_tokens == 1
     # the method or the model unreadable: nothing of the drafter is guessed
     path.write_text(path.read_text().replace("meta-llama/Llama-3.2-1B-Instruct", "$DRAFT"))
     _, [unread] = _budgets(path, rules, "L4")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field
 
 from ..lazyre import LazyPattern
@@ -155,6 +155,14 @@ class Word:
     origin: Word | None = None
 
 
+# a default of the script's own argument: ${1:-word}, ${1-word}
+_ARGUMENT_DEFAULT = LazyPattern(r"[1-9]:?-(.+)", re.S)
+
+
+def _ALWAYS(_offset: int) -> bool:
+    return True
+
+
 class _Splitter:
     """Splits a script into simple commands of words, expanding variables as it goes."""
 
@@ -164,6 +172,7 @@ class _Splitter:
         env: Mapping[str, str],
         origins: Mapping[str, str],
         open_env: bool = False,
+        argument_defaults: Callable[[int], bool] | None = None,
     ):
         self.s = script
         self.env = dict(env)
@@ -171,6 +180,9 @@ class _Splitter:
         # whether what runs the script may set variables neither it nor ``env`` sets (a launch
         # script run from a shell), or ``env`` is all there is (a container's command)
         self.open_env = open_env
+        # where a default of the script's own arguments (``${1:-MODEL}``) is what a run
+        # without arguments takes, by offset: outside its functions (their ``$1`` is a call's)
+        self.argument_defaults = argument_defaults
         self.i = 0
         self.commands: list[list[Word]] = []
         # the variables the script exports (`export NAME=value`), each with the word that set
@@ -569,7 +581,7 @@ class _Splitter:
         """A here-document's body with ``$`` expansions as this point of the script knows
         them. Each one that cannot be read is a plain word standing in for it (so that
         ``[${SIZES%, }]`` is still YAML), with the reference as written and why."""
-        inner = _Splitter(body, self.env, self.origins, self.open_env)
+        inner = _Splitter(body, self.env, self.origins, self.open_env, self._inner_defaults())
         text = ""
         unresolved: list[tuple[str, str, str]] = []
         while inner.i < len(body):
@@ -663,6 +675,13 @@ class _Splitter:
             w.raw_end = self.i
         return [w for w in words if w.text or w.quoted or w.unresolved]
 
+    def _inner_defaults(self) -> Callable[[int], bool] | None:
+        """argument_defaults for a splitter of a part of the script at self.i: all of it
+        inside a function or all of it outside."""
+        if self.argument_defaults is None or not self.argument_defaults(self.i):
+            return None
+        return _ALWAYS
+
     def _expansion(self) -> tuple[str, list[str]]:
         """Expand ``$...`` at self.i: (text, [unresolved references])."""
         s = self.s
@@ -687,6 +706,16 @@ class _Splitter:
             self.i = end + 1
             body = s[start + 2 : end]
             match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-=+?])(.*))?", body, re.S)
+            default = (
+                _ARGUMENT_DEFAULT.fullmatch(body)
+                if self.argument_defaults is not None and body[:1].isdigit()
+                else None
+            )
+            if default and self.argument_defaults(start):
+                # `MODEL=${1:-Qwen/Qwen3-8B}`: the script run as written, with no argument
+                word = _unquoted(default.group(1))
+                if word and ('"' not in word and "\\" not in word):
+                    return self._expand_word(word)
             if match:
                 name, colon, op, word = match.groups()
                 word = _unquoted(word)
@@ -727,7 +756,7 @@ class _Splitter:
     def _expand_word(self, word: str) -> tuple[str, list[str]]:
         """The ``$`` expansions inside a parameter's default word, as this point of the
         script knows them: (text, [unresolved references])."""
-        inner = _Splitter(word, self.env, self.origins, self.open_env)
+        inner = _Splitter(word, self.env, self.origins, self.open_env, self._inner_defaults())
         text = ""
         missing: list[str] = []
         while inner.i < len(word):
@@ -981,6 +1010,7 @@ def split_script(
     open_env: bool = False,
     written: list[tuple[Written, Span]] | None = None,
     comment_breaks: list[tuple[int, int]] | None = None,
+    argument_defaults: Callable[[int], bool] | None = None,
 ) -> list[list[Token]]:
     """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
     variables that are set but whose value is not known, with where they come from; into
@@ -990,9 +1020,11 @@ def split_script(
     ``written``, when given, go the files the script writes (here-documents, echo), each with
     where its first line is in the file (the writing command's place where not found). Into
     ``comment_breaks``, when given, go the comments ending in `\\` that end a continued command
-    (offsets of the `#` and of the command's first word)."""
+    (offsets of the `#` and of the command's first word). ``argument_defaults``, where given,
+    says at which offsets a default of the script's own arguments (``${1:-word}``) is taken:
+    the script run with none (outside its functions)."""
     commands = []
-    splitter = _Splitter(script, env, origins or {}, open_env)
+    splitter = _Splitter(script, env, origins or {}, open_env, argument_defaults)
     splitter.run()
     if comment_breaks is not None:
         comment_breaks.extend(splitter.comment_breaks)

@@ -1300,7 +1300,8 @@ def _unreadable_or_missing(command: EngineCommand, item: Item) -> None:
 # NAME=value, as an environment variable is written (CUDA_VISIBLE_DEVICES=0,1)
 # (with an underscore in the name: an adapter named SQL=/path is not one)
 _ENV_ASSIGNMENT = LazyPattern(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]*=\S*$")
-_SHELL_REFERENCE = LazyPattern(r"\$(?:\{[^}]*\}|[A-Za-z_]\w*)")
+# (a script's own argument too: `"num_speculative_tokens":'"$1"'`)
+_SHELL_REFERENCE = LazyPattern(r"\$(?:\{[^}]*\}|[A-Za-z_]\w*|[1-9])")
 
 
 def _spec_json_partly(command: EngineCommand, item: Item) -> dict | None:

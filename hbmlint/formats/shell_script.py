@@ -8,8 +8,10 @@ are still searched for YAML only, so a script is read when it is named (or piped
 (engines/shell.py): line continuations joined, ``VAR=value`` and ``export VAR=value`` before a
 command expanded in it, ``${VAR:-default}`` taking its default; a variable the script does not
 set comes from the environment that runs it, which hbmlint cannot see, so a word holding one is
-unreadable (HBM011 where it matters), as are the script's own arguments (``$1``, ``"$@"``), and
-a variable set to different values in several places (``if``/``else`` branches). A bash array
+unreadable (HBM011 where it matters), as are the script's own arguments (``$1``, ``"$@"``; a
+default written for one outside a function, ``MODEL=${1:-Qwen/Qwen3-8B}``, is what a run with
+no argument takes, and is read), and a variable set to different values in several places
+(``if``/``else`` branches). A bash array
 (``ARGS=( ... )``, grown with ``ARGS+=( ... )``) is its elements where ``"${ARGS[@]}"`` expands
 it; what a branch adds is unreadable. Every engine command found (``vllm
 serve``, ``python -m sglang.launch_server``, ``trtllm-serve``, ``text-generation-launcher``, a
@@ -277,6 +279,11 @@ def to_script_deployments(
 
         job = job_of(text)
     breaks: list[tuple[int, int]] = []
+    functions = _functions(script)
+
+    def outside_functions(offset: int) -> bool:
+        return not any(a <= offset < b for a, b in functions.values())
+
     commands = split_script(
         script,
         job.environment() if job is not None else {},
@@ -287,9 +294,9 @@ def to_script_deployments(
         open_env=True,
         written=written,
         comment_breaks=breaks,
+        argument_defaults=outside_functions,
     )
     outer = repository_files(path)
-    functions = _functions(script)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
     called: set[str] = set()
