@@ -400,6 +400,39 @@ def test_the_scripts_own_argument_defaults_are_what_a_run_without_arguments_serv
     assert "$1" in unread.message
 
 
+def test_an_option_loop_keeps_the_defaults_set_before_it(rules, tmp_path):
+    # `while [[ $# -gt 0 ]]; do case $1 in --model) MODEL="$2" ...`: run with no option, the
+    # script serves its defaults; a value set twice without arguments is still not chosen
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'MODEL="meta-llama/Llama-3.1-8B-Instruct"\n'
+        "TP=1\n"
+        "while [[ $# -gt 0 ]]; do\n"
+        "  case $1 in\n"
+        '    --model) MODEL="$2"; shift 2 ;;\n'
+        '    --tp=*) TP="${1#*=}"; shift ;;\n'
+        "  esac\n"
+        "done\n"
+        'if [ -n "$1" ]; then MODEL=$1; fi\n'
+        'vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-model-len 65536\n'
+    )
+    result = lint(path, rules, gpu="L4")
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "meta-llama/Llama-3.1-8B-Instruct"
+    assert deployment.deployment.parallel.tensor == 1
+    assert [f.code for f in result.diagnostics] == ["HBM102"]
+    path.write_text(
+        path.read_text().replace(
+            "TP=1\n", 'TP=1\nif [ "$BIG" = 1 ]; then MODEL=meta-llama/Llama-3.1-70B-Instruct; fi\n'
+        )
+    )
+    result = lint(path, rules, gpu="L4")
+    assert result.deployments == []
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$MODEL is set to 2 different values" in unread.message
+
+
 def test_a_functions_argument_default_is_its_calls_not_the_scripts(rules, tmp_path):
     path = tmp_path / "serve.sh"
     path.write_text(
@@ -605,3 +638,20 @@ def test_an_engine_program_as_the_entrypoint_of_an_image_of_one_s_own(tmp_path, 
     )
     [deployment] = lint(path, rules, "H100").deployments
     assert (deployment.deployment.engine, deployment.deployment.parallel.tensor) == ("sglang", 2)
+
+
+def test_docker_run_with_the_engine_as_entrypoint_reads_the_words_after_the_image(rules, tmp_path):
+    # waynehacking8/trtllm-triton-serving scripts/serve_trtllm.sh: `--entrypoint trtllm-serve
+    # IMAGE serve MODEL`: the image was read as the model (an HBM006 "local path" warning)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "docker run -d --gpus all --entrypoint trtllm-serve \\\n"
+        "  nvcr.io/nvidia/tritonserver:25.06-trtllm-python-py3 serve Qwen/Qwen2.5-7B-Instruct \\\n"
+        "  --tp_size 2 --max_seq_len 8192\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+    assert deployment.deployment.parallel.tensor == 2
+    assert [f.code for f in result.diagnostics if f.code == "HBM006"] == []

@@ -519,6 +519,10 @@ def read_command(
     (``vllm serve ...``, ``python -m sglang.launch_server ...``) or as the entrypoint of an
     engine image it starts (``docker run ... vllm/vllm-openai ARGS``); None when neither."""
     found = _find(command)
+    if found and found[1] >= 2 and command[found[1] - 2].text == "--entrypoint":
+        # `docker run --entrypoint trtllm-serve IMAGE serve MODEL`: the engine's words are
+        # those after the image (_container_run), not the image itself
+        found = None
     if found:
         module, start = found
         parsed = parse_engine_words(

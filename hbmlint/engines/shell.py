@@ -155,6 +155,8 @@ class Word:
     origin: Word | None = None
 
 
+# the script's own argument in a value: $1, "${2}", ${1#*=}
+_ARGUMENT = LazyPattern(r"\$\{?[1-9]")
 # a default of the script's own argument: ${1:-word}, ${1-word}
 _ARGUMENT_DEFAULT = LazyPattern(r"[1-9]:?-(.+)", re.S)
 
@@ -183,6 +185,8 @@ class _Splitter:
         # where a default of the script's own arguments (``${1:-MODEL}``) is what a run
         # without arguments takes, by offset: outside its functions (their ``$1`` is a call's)
         self.argument_defaults = argument_defaults
+        # variables only the script's arguments set, in a branch (`--model) MODEL="$2"`)
+        self.from_arguments: dict[str, str] = {}
         self.i = 0
         self.commands: list[list[Word]] = []
         # the variables the script exports (`export NAME=value`), each with the word that set
@@ -418,6 +422,17 @@ class _Splitter:
         if "skipped" in states:
             return
         maybe = "unknown" in states
+        if (
+            maybe
+            and "$" in value
+            and self.argument_defaults is not None
+            and _ARGUMENT.search(value)
+            and self.argument_defaults(w.raw_start)
+        ):
+            # an option loop's `--model) MODEL="$2"`: a run with no argument takes no such
+            # branch, and keeps the value set before it (the script's default)
+            self.from_arguments.setdefault(name, value)
+            return
         if maybe and name in self.env and (w.unresolved or self.env[name] != value):
             self.env.pop(name)
             self.origins[name] = (
@@ -582,6 +597,7 @@ class _Splitter:
         them. Each one that cannot be read is a plain word standing in for it (so that
         ``[${SIZES%, }]`` is still YAML), with the reference as written and why."""
         inner = _Splitter(body, self.env, self.origins, self.open_env, self._inner_defaults())
+        inner.from_arguments = self.from_arguments
         text = ""
         unresolved: list[tuple[str, str, str]] = []
         while inner.i < len(body):
@@ -757,6 +773,7 @@ class _Splitter:
         """The ``$`` expansions inside a parameter's default word, as this point of the
         script knows them: (text, [unresolved references])."""
         inner = _Splitter(word, self.env, self.origins, self.open_env, self._inner_defaults())
+        inner.from_arguments = self.from_arguments
         text = ""
         missing: list[str] = []
         while inner.i < len(word):
@@ -801,6 +818,9 @@ class _Splitter:
 
     def _missing(self, name: str, ref: str) -> str:
         origin = self.origins.get(name)
+        if origin is None and name in self.from_arguments:
+            given = self.from_arguments[name]
+            origin = f"{name} is set only from the script's own arguments ({given}), in a branch"
         return f"{ref}{origin[len(name) :]}" if origin else ref
 
 
@@ -861,6 +881,8 @@ def _test(words: list[Word]) -> bool | None:
     if any(w.unresolved for w in inner):
         return None
     text = [w.text for w in inner]
+    if any("$" in t and _ARGUMENT.search(t) for t in text):
+        return None  # `[ -n "$1" ]`: the argument a run is given, not the text "$1"
     if len(text) == 1:
         value = text[0] != ""
     elif len(text) == 2 and text[0] in ("-n", "-z"):

@@ -64,6 +64,8 @@ _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S*[ \t]+)*(\S+))?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the script's own arguments, which the caller gives when it runs it
 _ARGUMENT = re.compile(r"\$(?:[1-9]|\{[1-9]\})")
+# a value taken from the script's own argument: $1, "${2}", ${1#*=}
+_ARGUMENT_IN_VALUE = re.compile(r"\$\{?[1-9]")
 _ALL_ARGUMENTS = re.compile(r"\$(?:[@*]|\{[@*]\})")
 
 
@@ -192,7 +194,15 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
       (the splitter keeps its elements for ``"${CMD[@]}"``)."""
     values: dict[str, set[str]] = {}
     where: dict[str, list[int]] = {}
+    functions: list[tuple[int, int]] | None = None
     for match in _SET.finditer(text):
+        if _ARGUMENT_IN_VALUE.search(match.group(2)):
+            # `MODEL="$2"` in an option loop, outside a function: a run with no argument keeps
+            # the script's default (the splitter skips the branch; engines/shell.py _assigned)
+            functions = list(_functions(text).values()) if functions is None else functions
+            if not any(a <= match.start() < b for a, b in functions):
+                where.setdefault(match.group(1), []).append(match.start(1))
+                continue
         values.setdefault(match.group(1), set()).add(match.group(2))
         where.setdefault(match.group(1), []).append(match.start(1))
     chars = list(text)
