@@ -57,6 +57,9 @@ DOWNLOADED = "hbmlint/downloaded"
 # ... and the one a script or compose reader adds where the engine's environment or container
 # says ROCm (HIP_VISIBLE_DEVICES, /dev/kfd, a ROCm image): the value says what says so
 ROCM_SAID = "hbmlint/rocm"
+# ... and the one a reader adds for an AMD image built for one GPU family (the value is the
+# image, ``lmsysorg/sglang:v0.5.8-rocm700-mi35x``): resolve takes the GPU from its tag
+ROCM_BUILD = "hbmlint/rocm-build"
 # HAMi's vGPU device plugin (Project-HAMi/HAMi): a container's share of a GPU's memory, in MiB
 # (nvidia.com/gpumem) or as a percentage (nvidia.com/gpumem-percentage); HAMi-core makes the
 # CUDA driver report that share as the device's total, so the engine sizes itself by it

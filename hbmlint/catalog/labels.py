@@ -13,7 +13,7 @@ from typing import Any
 
 from ..lazyre import LazyPattern
 from ..records import dataclass
-from ..spec import ROCM_IMAGE, ROCM_SAID, Label
+from ..spec import ROCM_BUILD, ROCM_IMAGE, ROCM_SAID, Label
 from ..units import parse_quantity
 from ..yamlsrc import Span
 
@@ -122,6 +122,12 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             candidates.append((label.value, label.span, label.key))
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
+        elif label.key == ROCM_BUILD:
+            from ..formats.accelerators import rocm_build_gpu
+
+            built_for = rocm_build_gpu(label.value)
+            if built_for is not None:
+                candidates.append((built_for, label.span, label.key))
         elif label.key in label_keys("instance_family"):
             gpu = _family_gpus().get(label.value.strip().lower())
             if gpu is not None:

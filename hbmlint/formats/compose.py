@@ -38,7 +38,7 @@ from ..engines.config_file import (
     load_settings,
 )
 from ..engines.shell import Locator
-from ..spec import ROCM_SAID, Deployment, Label
+from ..spec import ROCM_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import GpuFacts, build, nvidia_runtime_devices, visible_devices
@@ -429,6 +429,9 @@ def to_deployments(
         amd = _amd_gpus(document, spath, service, env, image_text)
         if amd is not None:
             gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
+            if image_text and accelerators.rocm_build_gpu(image_text):
+                where = document.span((*spath, "image"))
+                gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_BUILD, image_text, where)])
         version = image_version(image_text)
         deployment, found = build(
             command,

@@ -19,7 +19,7 @@ from ..engines import (
 )
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..engines.config_file import ConfigFile, ConfigFiles
-from ..spec import ROCM_IMAGE, VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
+from ..spec import ROCM_BUILD, ROCM_IMAGE, VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import build as build_deployment
@@ -634,6 +634,8 @@ def amd_gpus(document: YamlDocument, cpath: Path, container: Any = None) -> list
     image = container.get("image")
     if not found and not nvidia and isinstance(image, str) and accelerators.is_rocm_image(image):
         found.append(Label(ROCM_IMAGE, image, document.span((*cpath, "image"))))
+    if not nvidia and isinstance(image, str) and accelerators.rocm_build_gpu(image):
+        found.append(Label(ROCM_BUILD, image, document.span((*cpath, "image"))))
     return found
 
 

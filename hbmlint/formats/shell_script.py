@@ -50,7 +50,7 @@ from ..engines.args import FLAGS_ONLY, Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
 from ..lazyre import LazyPattern
-from ..spec import ROCM_SAID, Deployment, Label
+from ..spec import ROCM_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import GpuFacts, build, container_given, nvidia_runtime_devices, visible_devices
@@ -457,6 +457,11 @@ def _read(
         amd = _kfd_given(text)
     if amd is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
+        built = next(
+            (w for w in words_run if w.readable and accelerators.rocm_build_gpu(w.text)), None
+        )
+        if built is not None:
+            gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_BUILD, built.text, built.span)])
     return parsed, gpu, other
 
 

@@ -1,0 +1,89 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 20, 2025-2026 scripts and
+manifests): each test names its source and says what a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from real_lint import codes
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def _lint(path: Path, rules, gpu: str | None = None):
+    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu, keep_budgets=True))
+
+
+# SGLang's AMD images are built per GPU family: `-rocm700-mi35x` for the MI350 / MI355 (SGLang's
+# DeepSeek-V3.2 docs: "# MI350/MI355 docker pull lmsysorg/sglang:v0.5.8-rocm700-mi35x"), both
+# 288 GB; `-mi30x` for the MI300X (192 GB) and the MI325X (256 GB)
+MI35X_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dsr1}
+spec:
+  template:
+    spec:
+      containers:
+      - name: sglang
+        image: lmsysorg/sglang:v0.5.8-rocm700-mi35x
+        command: [python3, -m, sglang.launch_server, --model-path, deepseek-ai/DeepSeek-R1,
+                  --tp, "8"]
+        resources: {limits: {amd.com/gpu: 8}}
+"""
+
+
+def test_an_amd_image_built_for_the_mi35x_names_the_gpu(rules, tmp_path):
+    path = tmp_path / "dsr1.yaml"
+    path.write_text(MI35X_POD)
+    result = _lint(path, rules)
+    assert codes(result, "HBM005") == []
+    [item] = result.deployments
+    assert item.budget.resolved.gpu.name == "MI355X-288GB"
+    assert item.deployment.locations["gpu.type"].line == 9  # the image's line
+    # an MI30x build runs on cards of two sizes: no GPU is taken from it
+    path.write_text(MI35X_POD.replace("mi35x", "mi30x"))
+    result = _lint(path, rules)
+    [unknown] = codes(result, "HBM005")
+    assert "amd.com/gpu" in unknown.message
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "serve.sh",
+            "#!/bin/bash\n"
+            "docker run -d --device /dev/kfd --device /dev/dri --ipc=host \\\n"
+            "  lmsysorg/sglang:v0.5.9-rocm700-mi35x \\\n"
+            "  python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8\n",
+        ),
+        (
+            "compose.yaml",
+            "services:\n"
+            "  sglang:\n"
+            "    image: rocm/sgl-dev:v0.5.3.post1-rocm700-mi35x-20251011\n"
+            "    devices: [/dev/kfd, /dev/dri]\n"
+            "    command: >-\n"
+            "      python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8\n",
+        ),
+    ],
+)
+def test_a_script_or_compose_service_on_an_mi35x_image_is_budgeted_on_it(
+    rules, tmp_path, name, text
+):
+    path = tmp_path / name
+    path.write_text(text)
+    # --gpu names an NVIDIA card: the image's own GPU wins over the default
+    result = _lint(path, rules, gpu="H100")
+    [item] = result.deployments
+    assert item.budget.resolved.gpu.name == "MI355X-288GB"
+    assert codes(result, "HBM005") == []
