@@ -12,6 +12,13 @@ from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
 
+REAL = Path(__file__).parent / "fixtures" / "real"
+OPTION_LOOP = REAL / "shell-option-loop-defaults.sh"
+TRTLLM_ENTRYPOINT = REAL / "shell-docker-entrypoint-trtllm-serve.sh"
+
+COVERED = {OPTION_LOOP.name, TRTLLM_ENTRYPOINT.name}
+
+
 @pytest.fixture(scope="module")
 def rules():
     loaded, _ = load_rules()
@@ -87,3 +94,27 @@ def test_a_script_or_compose_service_on_an_mi35x_image_is_budgeted_on_it(
     [item] = result.deployments
     assert item.budget.resolved.gpu.name == "MI355X-288GB"
     assert codes(result, "HBM005") == []
+
+
+def test_an_option_loop_script_is_read_with_its_defaults(rules):
+    # mlcommons/inference gpt-oss/sglang/run_server.sh: `model_path=openai/gpt-oss-120b`, then
+    # `--model_path) model_path=$2` in a `while [[ $# -gt 0 ]]` loop; the drafter only `if [ -n
+    # "$eagle_path" ]` (empty by default). Was an HBM011 info: "set to 2 different values"
+    result = _lint(OPTION_LOOP, rules, gpu="H100")
+    [item] = result.deployments
+    assert item.deployment.model.name == "openai/gpt-oss-120b"
+    assert item.deployment.parallel.data == 1
+    assert item.deployment.speculative.method == "none"
+    assert codes(result, "HBM011") == []
+
+
+def test_the_scripts_default_model_behind_an_entrypoint_override(rules):
+    # waynehacking8/trtllm-triton-serving: MODEL="${1:-/models/Qwen2.5-7B-Instruct}", TP="${2:-2}"
+    # and `docker run --gpus '"device=2,3"' --entrypoint trtllm-serve IMAGE serve "$MODEL"`
+    result = _lint(TRTLLM_ENTRYPOINT, rules, gpu="H100")
+    [item] = result.deployments
+    deployment = item.deployment
+    assert deployment.model.name == "/models/Qwen2.5-7B-Instruct"
+    assert (deployment.parallel.tensor, deployment.gpu.count) == (2, 2)
+    assert deployment.engine_version == "0.20.0"  # the NGC Triton 25.06 image's TensorRT-LLM
+    assert [f for f in result.diagnostics if f.severity.name != "INFO"] == []
