@@ -11,7 +11,6 @@ from real_lint import codes
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
 
-
 REAL = Path(__file__).parent / "fixtures" / "real"
 OPTION_LOOP = REAL / "shell-option-loop-defaults.sh"
 TRTLLM_ENTRYPOINT = REAL / "shell-docker-entrypoint-trtllm-serve.sh"
