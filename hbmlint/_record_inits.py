@@ -629,7 +629,7 @@ INITS["def __init__(self, memory, compute, network, source=_record_default_sourc
 
 
 # hbmlint.spec.SpeculativeSpec
-def __init__(self, method, model, num_speculative_tokens, tensor_parallel, kv_cache_dtype, max_model_len, offload, exit_layer, token_map, hot_vocab_size):
+def __init__(self, method, model, num_speculative_tokens, tensor_parallel, kv_cache_dtype, max_model_len, offload, exit_layer, token_map, hot_vocab_size, heterogeneous_vocab):
     self.method = method
     self.model = model
     self.num_speculative_tokens = num_speculative_tokens
@@ -640,9 +640,10 @@ def __init__(self, method, model, num_speculative_tokens, tensor_parallel, kv_ca
     self.exit_layer = exit_layer
     self.token_map = token_map
     self.hot_vocab_size = hot_vocab_size
+    self.heterogeneous_vocab = heterogeneous_vocab
 
 
-INITS['def __init__(self, method=_record_default_method, model=_record_default_model, num_speculative_tokens=_record_default_num_speculative_tokens, tensor_parallel=_record_default_tensor_parallel, kv_cache_dtype=_record_default_kv_cache_dtype, max_model_len=_record_default_max_model_len, offload=_record_default_offload, exit_layer=_record_default_exit_layer, token_map=_record_default_token_map, hot_vocab_size=_record_default_hot_vocab_size):\n    self.method = method\n    self.model = model\n    self.num_speculative_tokens = num_speculative_tokens\n    self.tensor_parallel = tensor_parallel\n    self.kv_cache_dtype = kv_cache_dtype\n    self.max_model_len = max_model_len\n    self.offload = offload\n    self.exit_layer = exit_layer\n    self.token_map = token_map\n    self.hot_vocab_size = hot_vocab_size', ('_record_default_exit_layer', '_record_default_hot_vocab_size', '_record_default_kv_cache_dtype', '_record_default_max_model_len', '_record_default_method', '_record_default_model', '_record_default_num_speculative_tokens', '_record_default_offload', '_record_default_tensor_parallel', '_record_default_token_map', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_method', '_record_default_model', '_record_default_num_speculative_tokens', '_record_default_tensor_parallel', '_record_default_kv_cache_dtype', '_record_default_max_model_len', '_record_default_offload', '_record_default_exit_layer', '_record_default_token_map', '_record_default_hot_vocab_size')
+INITS['def __init__(self, method=_record_default_method, model=_record_default_model, num_speculative_tokens=_record_default_num_speculative_tokens, tensor_parallel=_record_default_tensor_parallel, kv_cache_dtype=_record_default_kv_cache_dtype, max_model_len=_record_default_max_model_len, offload=_record_default_offload, exit_layer=_record_default_exit_layer, token_map=_record_default_token_map, hot_vocab_size=_record_default_hot_vocab_size, heterogeneous_vocab=_record_default_heterogeneous_vocab):\n    self.method = method\n    self.model = model\n    self.num_speculative_tokens = num_speculative_tokens\n    self.tensor_parallel = tensor_parallel\n    self.kv_cache_dtype = kv_cache_dtype\n    self.max_model_len = max_model_len\n    self.offload = offload\n    self.exit_layer = exit_layer\n    self.token_map = token_map\n    self.hot_vocab_size = hot_vocab_size\n    self.heterogeneous_vocab = heterogeneous_vocab', ('_record_default_exit_layer', '_record_default_heterogeneous_vocab', '_record_default_hot_vocab_size', '_record_default_kv_cache_dtype', '_record_default_max_model_len', '_record_default_method', '_record_default_model', '_record_default_num_speculative_tokens', '_record_default_offload', '_record_default_tensor_parallel', '_record_default_token_map', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_method', '_record_default_model', '_record_default_num_speculative_tokens', '_record_default_tensor_parallel', '_record_default_kv_cache_dtype', '_record_default_max_model_len', '_record_default_offload', '_record_default_exit_layer', '_record_default_token_map', '_record_default_hot_vocab_size', '_record_default_heterogeneous_vocab')
 
 
 # hbmlint.cudagraphs.GraphCounts

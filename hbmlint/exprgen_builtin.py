@@ -127,6 +127,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['draft.present'] and (names['speculative.method'] != 'mtp') and (names['speculative.method'] != 'early_exit')),
     "lambda names, functions, params: (names['draft.separate_model'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0))":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['draft.separate_model'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0)),
+    "lambda names, functions, params: (names['draft.separate_model'] and (not names['speculative.heterogeneous_vocab']))":
+        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['draft.separate_model'] and (not names['speculative.heterogeneous_vocab'])),
     "lambda names, functions, params: (names['draft.weights'] <= _f1(params['max_share'], names['gpu.usable']))":
         lambda _Quantity, _attribute, _expression, _function, _f1: lambda names, functions, params: (names['draft.weights'] <= _f1(params['max_share'], names['gpu.usable'])),
     "lambda names, functions, params: (names['gpu.compute_capability'] >= 7.0)":
@@ -169,8 +171,6 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: False,
     "lambda names, functions, params: names['draft.present']":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['draft.present'],
-    "lambda names, functions, params: names['draft.separate_model']":
-        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['draft.separate_model'],
     "lambda names, functions, params: names['draft.tensor_parallel_set']":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['draft.tensor_parallel_set'],
     "lambda names, functions, params: names['gpu.unified_memory']":
@@ -281,6 +281,7 @@ FLAT = frozenset({
     'serving.max_num_seqs_set',
     'serving.memory_fraction',
     'serving.model_overrides',
+    'speculative.heterogeneous_vocab',
     'speculative.method',
     'speculative.n_predict',
     'speculative.num_speculative_tokens',
@@ -309,10 +310,10 @@ PROGRAMS = {
         ("lambda names, functions, params: (names['draft.present'] and (names['speculative.method'] != 'mtp') and (names['speculative.method'] != 'early_exit'))", {}, ('draft.present',), 'draft.present'),
     ('draft.present and weights.total <= gpu.usable', frozenset(('max_displaced_share',))):
         ("lambda names, functions, params: (names['draft.present'] and ((names['weights.total'] <= names['gpu.usable']) if (_kept := names._results) is None else _kept['weights.total LtE gpu.usable'] if 'weights.total LtE gpu.usable' in _kept else _kept.setdefault('weights.total LtE gpu.usable', (names['weights.total'] <= names['gpu.usable']))))", {}, ('draft.present',), 'draft.present'),
-    ('draft.separate_model', frozenset(('vocab_tolerance',))):
-        ("lambda names, functions, params: names['draft.separate_model']", {}, ('draft.separate_model',), 'draft.separate_model'),
     ('draft.separate_model and model.parameters > 0', frozenset(('max_ratio',))):
         ("lambda names, functions, params: (names['draft.separate_model'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0))", {}, ('draft.separate_model',), 'draft.separate_model'),
+    ('draft.separate_model and not speculative.heterogeneous_vocab', frozenset(('vocab_tolerance',))):
+        ("lambda names, functions, params: (names['draft.separate_model'] and (not names['speculative.heterogeneous_vocab']))", {}, ('draft.separate_model',), 'draft.separate_model'),
     ('draft.tensor_parallel == 1 or draft.tensor_parallel == parallel.tensor', frozenset(())):
         ("lambda names, functions, params: ((names['draft.tensor_parallel'] == 1) or ((names['draft.tensor_parallel'] == names['parallel.tensor']) if (_kept := names._results) is None else _kept['draft.tensor_parallel Eq parallel.tensor'] if 'draft.tensor_parallel Eq parallel.tensor' in _kept else _kept.setdefault('draft.tensor_parallel Eq parallel.tensor', (names['draft.tensor_parallel'] == names['parallel.tensor']))))", {}, ('draft.tensor_parallel',), None),
     ('draft.tensor_parallel_set', frozenset(())):

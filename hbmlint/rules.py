@@ -709,6 +709,7 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "n_predict": _Facts.n_predict,
         "tokens_supported": _Facts.tokens_supported,
         "verify_tokens": lambda c: tokens_quantity(c.budget.verify_tokens),
+        "heterogeneous_vocab": lambda c: bool(c.dep.speculative.heterogeneous_vocab),
     },
     "parallel": {
         "tensor": lambda c: c.s.tensor_parallel,

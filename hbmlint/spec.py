@@ -207,6 +207,9 @@ class SpeculativeSpec:
     # from the map's file name)
     token_map: str | None = None
     hot_vocab_size: int | None = None
+    # vLLM's use_heterogeneous_vocab: a draft model of another tokenizer, its tokens mapped onto
+    # the target's (token-level intersection)
+    heterogeneous_vocab: bool | None = None
 
 
 @dataclass(slots=True)

@@ -388,6 +388,7 @@ _SPEC_KEYS = {
     "quantization": quantization,
     "max_model_len": positive_int,
     "kv_cache_dtype": None,
+    "use_heterogeneous_vocab": None,
 }
 
 # Removed flags: the --speculative-config key they became (None: dropped without a successor).
@@ -1461,6 +1462,24 @@ def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> No
         )
 
 
+def _heterogeneous_vocab(
+    command: EngineCommand, value: Any, spec: dict[str, tuple[Any, Span]], method: str
+) -> None:
+    """``use_heterogeneous_vocab``: a draft model of another tokenizer, its tokens mapped onto
+    the target's (vLLM PR #38174, merged 2026-07-02: in the 0.25.0-0.33.0 wheels'
+    SpeculativeConfig, not in 0.24.0 nor 0.34.0, whose pydantic config forbids a key it does not
+    have). Only ``draft_model`` takes it (SpeculativeConfig refuses it with another method)."""
+    where = spec["use_heterogeneous_vocab"][1]
+    if str(value).strip().lower() not in ("true", "1"):
+        return
+    if method == "draft_model":
+        command.set("speculative.heterogeneous_vocab", True, where)
+    fix = "Pin a vLLM release from 0.25 to 0.33, or use a draft of the target's own tokenizer"
+    what = "speculative-config key use_heterogeneous_vocab is not one vLLM's SpeculativeConfig has"
+    command.refusals.append(Refusal(f"{what} before 0.25", where, fix, through="0.24.0"))
+    command.refusals.append(Refusal(f"{what} in 0.34", where, fix, since="0.34"))
+
+
 def _speculative(command: EngineCommand, spec: dict[str, tuple[Any, Span]], span: Span) -> None:
     """Map --speculative-config's keys onto the Deployment's speculative fields."""
     values: dict[str, Any] = {}
@@ -1518,6 +1537,8 @@ def _speculative(command: EngineCommand, spec: dict[str, tuple[Any, Span]], span
         )
     command.locations["speculative"] = span
     command.set("speculative.method", mapped, where)
+    if "use_heterogeneous_vocab" in spec:
+        _heterogeneous_vocab(command, values["use_heterogeneous_vocab"], spec, mapped)
     # MTP's model is kept too: vLLM drafts with the target's own MTP layers unless it names a
     # Gemma 4 assistant checkpoint (a drafter of its own), which resolve tells apart
     if model and mapped not in ("ngram", "suffix", "prompt_lookup"):

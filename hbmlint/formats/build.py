@@ -479,6 +479,7 @@ def build(
             max_model_len=v.get("speculative.max_model_len"),
             token_map=token_map,
             hot_vocab_size=hot_vocab,
+            heterogeneous_vocab=v.get("speculative.heterogeneous_vocab"),
         )
     # the command's values placed among each record's arguments (its defaults, in field order)
     # in one pass over the few it sets; the records made with positional arguments: a class
