@@ -117,3 +117,28 @@ def test_the_scripts_default_model_behind_an_entrypoint_override(rules):
     assert (deployment.parallel.tensor, deployment.gpu.count) == (2, 2)
     assert deployment.engine_version == "0.20.0"  # the NGC Triton 25.06 image's TensorRT-LLM
     assert [f for f in result.diagnostics if f.severity.name != "INFO"] == []
+
+
+def test_a_sed_placeholder_for_a_block_is_a_template_not_a_syntax_error(rules, tmp_path):
+    # MML-coder/spec-decode-perf-benchmark-recipe manifests/kserve-template.yaml: `__VLLM_ARGS__`
+    # on a line of its own, replaced with sed before `oc apply` (was an HBM002 syntax error)
+    path = tmp_path / "kserve-template.yaml"
+    path.write_text(
+        "apiVersion: serving.kserve.io/v1alpha1\n"
+        "kind: ServingRuntime\n"
+        "metadata:\n"
+        "  name: __NAME__\n"
+        "spec:\n"
+        "  containers:\n"
+        "  - command: [python3, -m, vllm.entrypoints.openai.api_server]\n"
+        "    args:\n"
+        "    - --model=__MODEL_ID__\n"
+        "__VLLM_ARGS__\n"
+        '    image: "__IMAGE__"\n'
+    )
+    result = _lint(path, rules)
+    [template] = result.diagnostics
+    assert (template.code, template.severity.name) == ("HBM012", "WARNING")
+    assert (template.span.line, template.span.column) == (10, 1)
+    assert "__VLLM_ARGS__" in template.message
+    assert "helm" not in template.fixes[0].message

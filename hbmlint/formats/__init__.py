@@ -336,16 +336,20 @@ def is_template(text: str, error: Span | None = None) -> bool:
     return any("{{" in line for line in near)
 
 
-# A line that is nothing but one ${NAME}: a placeholder for a whole block, which envsubst (or
-# a script's substitution) fills in before kubectl sees the file; no YAML file has one unquoted.
-_BLOCK_PLACEHOLDER = LazyPattern(r"^[ \t]*\$\{[A-Za-z_][A-Za-z0-9_]*\}[ \t]*$", re.M)
+# A line that is nothing but one ${NAME} (or __NAME__, a sed substitution's marker): a
+# placeholder for a whole block, which envsubst (or a script's substitution) fills in before
+# kubectl sees the file; no YAML file has one unquoted.
+_BLOCK_PLACEHOLDER = LazyPattern(
+    r"^[ \t]*(?:\$\{[A-Za-z_][A-Za-z0-9_]*\}|__[A-Z][A-Z0-9_]*__)[ \t]*$", re.M
+)
 
 
 def _block_placeholder(text: str, display: str, error: Span | None) -> Diagnostic | None:
     """The "render first" finding for a template whose YAML breaks at a line holding only
     ``${NAME}`` (a block filled in before the file is applied; ai-dynamo/dynamo
-    benchmarks/frontend/dgd/templates/vllm.yaml's ``${FRONTEND_IMAGE_PULL_SECRETS_BLOCK}``), at
-    that line."""
+    benchmarks/frontend/dgd/templates/vllm.yaml's ``${FRONTEND_IMAGE_PULL_SECRETS_BLOCK}``) or
+    ``__NAME__`` (MML-coder/spec-decode-perf-benchmark-recipe's ``__VLLM_ARGS__``, replaced with
+    sed), at that line."""
     if error is None:
         return None
     lines = text.split("\n")
@@ -354,6 +358,7 @@ def _block_placeholder(text: str, display: str, error: Span | None) -> Diagnosti
             from ..engines.args import RENDER_HINT
 
             column = len(lines[number - 1]) - len(lines[number - 1].lstrip()) + 1
+            filled = RENDER_HINT if "${" in lines[number - 1] else FILL_PLACEHOLDERS
             return input_diagnostic(
                 "HBM012",
                 f"this is a template, not YAML until it is rendered: line {number} is a "
@@ -361,9 +366,14 @@ def _block_placeholder(text: str, display: str, error: Span | None) -> Diagnosti
                 "the file is applied; hbmlint cannot read it as is",
                 display,
                 Span(number, column),
-                fixes=[RENDER_HINT],
+                fixes=[filled],
             )
     return None
+
+
+FILL_PLACEHOLDERS = (
+    "Fill the placeholders as your deployment does, and lint the output: `... | hbmlint -`"
+)
 
 
 def render_first(text: str, display: str, error: Span | None = None) -> Diagnostic | None:
@@ -384,9 +394,7 @@ def render_first(text: str, display: str, error: Span | None = None) -> Diagnost
         # script's own substitution (aws-samples/sample-genai-on-eks-starter-kit's
         # {{{KARPENTER_PREFIX}}}), not a chart
         what = "a template ({{NAME}} placeholders a tool fills in before it is applied)"
-        fix = (
-            "Fill the placeholders as your deployment does, and lint the output: `... | hbmlint -`"
-        )
+        fix = FILL_PLACEHOLDERS
     return input_diagnostic(
         "HBM012",
         f"this is {what}, not YAML until it is rendered; hbmlint cannot read it as is",
