@@ -655,3 +655,28 @@ def test_docker_run_with_the_engine_as_entrypoint_reads_the_words_after_the_imag
     assert deployment.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
     assert deployment.deployment.parallel.tensor == 2
     assert [f.code for f in result.diagnostics if f.code == "HBM006"] == []
+
+
+def test_a_wrapper_that_shifts_its_own_words_off_runs_the_rest(rules, tmp_path):
+    # dcstang/eagle3-spec-dec run_all.sh: `run_step() { local id="$1" name="$2"; shift 2;
+    # "$@" || "$@"; }` called with `bash -c "vllm serve ..."`: no server was read
+    path = tmp_path / "run_all.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'run_step() { local id="$1" name="$2"; shift 2; "$@" || "$@"; }\n'
+        'run_step "05b" "bench" bash -c "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"\n'
+    )
+    result = lint(path, rules, gpu="H100")
+    # the retry runs the same server: one deployment
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+    assert deployment.deployment.serving.max_model_len == 4096
+    # a shift in a loop may run any number of times: "$@" stays unreadable
+    path.write_text(
+        "#!/bin/bash\n"
+        'run_step() { while [ "$1" != "--" ]; do shift; done; shift; "$@"; }\n'
+        "run_step a b -- vllm serve Qwen/Qwen2.5-7B-Instruct\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    assert result.deployments == []
+    assert [f.severity.name for f in result.diagnostics] == ["INFO"]

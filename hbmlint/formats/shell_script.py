@@ -321,14 +321,21 @@ def to_script_deployments(
         call_env, call = _prefix_env(_after_keywords(words))
         if call and bodies.get(call[0].text):
             called.add(call[0].text)
-            for body, _ in bodies[call[0].text]:
-                a, b = functions[call[0].text]
+            a, b = functions[call[0].text]
+            shifts = _shifts(bodies[call[0].text], text[a:b])
+            run: set[tuple[str, ...]] = set()
+            for (body, _), shifted in zip(bodies[call[0].text], shifts, strict=True):
                 words_run = _with_arguments(
                     body,
-                    call[1:],
+                    call[1 + shifted :] if shifted is not None else call[1:],
                     lambda t, a=a, b=b: _from_call(text, starts, t, text[a:b]),
-                    _SHIFT.search(text[a:b]) is not None,
+                    shifted is None,
                 )
+                # a retry (`"$@" || "$@"`) runs the same command again: one deployment
+                said = tuple(w.text for w in words_run)
+                if said in run:
+                    continue
+                run.add(said)
                 read = _read(words_run, exported, text, call_env, files=files)
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
@@ -599,6 +606,36 @@ _SHIFTED = (
     "the function shifts its arguments (shift), so which of the call's words this is depends "
     "on where it is read, which hbmlint does not follow"
 )
+
+
+# what makes a function's `shift` run or not, or more than once: a branch, a loop, && or ||
+_BODY_CONTROL = re.compile(r"(?:^|[\s;&|({])(?:if|case|while|until|for|select)\b|&&|\|\|")
+
+
+def _shifts(body: list[tuple[list[Token], Any]], written: str) -> list[int | None]:
+    """For each command of a function's body, how many of the call's arguments the ``shift``s
+    before it have dropped (``local id=$1; shift 2; "$@"``: the call's words from the third);
+    None for every command where a shift may run or not (in a branch or a loop, or written
+    where hbmlint does not see it as a command of its own)."""
+    if _SHIFT.search(written) is None:
+        return [0] * len(body)
+    out: list[int | None] = []
+    dropped, counted = 0, 0
+    for words, _ in body:
+        out.append(dropped)
+        texts = [w.text for w in words]
+        if texts[:1] == ["shift"] and len(texts) <= 2:
+            amount = texts[1] if len(texts) == 2 else "1"
+            if not amount.isdigit():
+                return [None] * len(body)
+            dropped += int(amount)
+            counted += 1
+    found = list(_SHIFT.finditer(written))
+    # a branch or loop before the last shift may skip or repeat one (`"$@" || "$@"` after
+    # them runs with the arguments they left)
+    if counted != len(found) or _BODY_CONTROL.search(written, 0, found[-1].start()):
+        return [None] * len(body)
+    return out
 
 
 def _with_arguments(
