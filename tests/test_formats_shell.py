@@ -664,7 +664,8 @@ def test_a_wrapper_that_shifts_its_own_words_off_runs_the_rest(rules, tmp_path):
     path.write_text(
         "#!/bin/bash\n"
         'run_step() { local id="$1" name="$2"; shift 2; "$@" || "$@"; }\n'
-        'run_step "05b" "bench" bash -c "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"\n'
+        'run_step "05b" "bench" bash -c '
+        '"vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"\n'
     )
     result = lint(path, rules, gpu="H100")
     # the retry runs the same server: one deployment

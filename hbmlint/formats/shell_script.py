@@ -330,6 +330,7 @@ def to_script_deployments(
                     call[1 + shifted :] if shifted is not None else call[1:],
                     lambda t, a=a, b=b: _from_call(text, starts, t, text[a:b]),
                     shifted is None,
+                    (lambda t: _in_word(text, starts, t)) if shifted else None,
                 )
                 # a retry (`"$@" || "$@"`) runs the same command again: one deployment
                 said = tuple(w.text for w in words_run)
@@ -579,20 +580,31 @@ _REFERENCED = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _POSITIONAL = re.compile(r"\$(?:([1-9])|\{([1-9])(?::?-([^}]*))?\})")
 
 
+def _written(text: str, starts: list[int], token: Token) -> str | None:
+    """What the file holds where ``token`` is written; None where its place is not in it."""
+    span = token.span
+    if span.line > len(starts):
+        return None
+    begin = starts[span.line - 1] + span.column - 1
+    if span.end_line is None or span.end_column is None or span.end_line > len(starts):
+        return text[begin : begin + len(token.text)]
+    return text[begin : starts[span.end_line - 1] + span.end_column - 1]
+
+
+def _in_word(text: str, starts: list[int], token: Token) -> bool:
+    """Whether a word's positional parameters are written in it (``"$@"``), not brought in by
+    a variable (``local model=$2`` earlier, whose ``$2`` was the one before any shift)."""
+    written = _written(text, starts, token)
+    return written is not None and _POSITIONAL_WRITTEN.search(written) is not None
+
+
 def _from_call(text: str, starts: list[int], token: Token, body: str) -> bool:
     """Whether the positional parameters in a function's word are the call's: written in the
     word itself, or in a variable the function's body assigns (``local model=$1``). A global
     variable set from the script's ``$1`` (``MODEL_PATH=$1`` at the top) holds the script's
     argument inside a function too."""
-    span = token.span
-    if span.line > len(starts):
-        return True
-    begin = starts[span.line - 1] + span.column - 1
-    if span.end_line is None or span.end_column is None or span.end_line > len(starts):
-        written = text[begin : begin + len(token.text)]
-    else:
-        written = text[begin : starts[span.end_line - 1] + span.end_column - 1]
-    if _POSITIONAL_WRITTEN.search(written):
+    written = _written(text, starts, token)
+    if written is None or _POSITIONAL_WRITTEN.search(written):
         return True
     return any(
         re.search(rf"(?:^|[\s;]){re.escape(name)}\+?=", body, re.M)
@@ -643,13 +655,17 @@ def _with_arguments(
     args: list[Token],
     from_call: Callable[[Token], bool] | None = None,
     shifted: bool = False,
+    in_word: Callable[[Token], bool] | None = None,
 ) -> list[Token]:
     """A function's words with its positional parameters as the call gives them: ``"$@"`` is
     the call's arguments, each a word where the call writes it; ``$1``.. the call's words (an
     argument the call does not give is empty, or the ``${1:-default}``'s default). Where
     ``from_call`` says a word's parameters are not the call's (_from_call), it is left as it is:
     the script's own arguments. In a function that runs ``shift`` (``shifted``) a parameter's
-    word is unreadable: ``$1`` is then another argument than the call's first."""
+    word is unreadable: ``$1`` is then another argument than the call's first. Where the shifts
+    before the words are known (``args`` are then what they left), ``in_word`` says which words
+    write their parameters themselves; one that holds them through a variable set before a
+    shift is unreadable."""
     out: list[Token] = []
     for token in words:
         if (
@@ -660,11 +676,12 @@ def _with_arguments(
         ):
             out.append(token)
             continue
-        if shifted and (
+        parameters = (
             token.text in ("$@", "$*", "${@}", "${*}")
             or _REST.fullmatch(token.text)
             or _POSITIONAL.search(token.text)
-        ):
+        )
+        if parameters and (shifted or (in_word is not None and not in_word(token))):
             out.append(Token(token.text, token.span, (*token.unresolved, _SHIFTED)))
             continue
         if token.text in ("$@", "$*", "${@}", "${*}"):
