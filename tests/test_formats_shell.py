@@ -681,3 +681,37 @@ def test_a_wrapper_that_shifts_its_own_words_off_runs_the_rest(rules, tmp_path):
     result = lint(path, rules, gpu="H100")
     assert result.deployments == []
     assert [f.severity.name for f in result.diagnostics] == ["INFO"]
+
+
+def test_a_sourced_env_file_of_the_repository_sets_the_scripts_variables(rules, tmp_path):
+    # akamai-developers/speculative-decoding-example-vllm-blackwell scripts/run-speculative.sh:
+    # `source config/speculative.env` (run from the repository's root), then "$TARGET_MODEL"...
+    # were four HBM011 infos and no deployment
+    (tmp_path / "config").mkdir()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "config" / "speculative.env").write_text(
+        "# models\n"
+        'TARGET_MODEL="meta-llama/Llama-3.1-8B-Instruct"\n'
+        'DRAFT_MODEL="meta-llama/Llama-3.2-1B-Instruct"\n'
+        "export MAX_MODEL_LEN=${MAX_MODEL_LEN:-8192}\n"
+    )
+    path = tmp_path / "scripts" / "run.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "source config/speculative.env\n"
+        'vllm serve "$TARGET_MODEL" --max-model-len "$MAX_MODEL_LEN" \\\n'
+        "  --speculative-config "
+        '"{\\"model\\": \\"$DRAFT_MODEL\\", \\"num_speculative_tokens\\": 4}"\n'
+    )
+    result = lint(path, rules, gpu="H100")
+    [deployment] = result.deployments
+    read = deployment.deployment
+    assert read.model.name == "meta-llama/Llama-3.1-8B-Instruct"
+    assert read.speculative.model.name == "meta-llama/Llama-3.2-1B-Instruct"
+    assert read.serving.max_model_len == 8192
+    assert [f.code for f in result.diagnostics if f.code == "HBM011"] == []
+    # a file that is not there leaves them unreadable, as before
+    (tmp_path / "config" / "speculative.env").unlink()
+    result = lint(path, rules, gpu="H100")
+    assert result.deployments == []
+    assert {f.code for f in result.diagnostics} == {"HBM011"}

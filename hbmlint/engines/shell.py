@@ -187,6 +187,8 @@ class _Splitter:
         self.argument_defaults = argument_defaults
         # variables only the script's arguments set, in a branch (`--model) MODEL="$2"`)
         self.from_arguments: dict[str, str] = {}
+        # the text of a file the script sources (`source config/serve.env`), where it is found
+        self.sourced: Callable[[str], str | None] | None = None
         self.i = 0
         self.commands: list[list[Word]] = []
         # the variables the script exports (`export NAME=value`), each with the word that set
@@ -297,9 +299,36 @@ class _Splitter:
             for w in rest:
                 self._assigned(w, chained, exporting)
             return
+        if len(statement) == 2 and statement[0].text in ("source", ".") and self.sourced:
+            self._source(statement[1], chained)
         self.commands.append(words)
         self.events.append((True, words))
         self.exports.append(dict(self.exported))
+
+    def _source(self, file: Word, chained: str) -> None:
+        """``source FILE`` / ``. FILE`` of a file of the script's repository: the variables it
+        sets, as if its assignments stood here (``TARGET_MODEL="..."`` in a sourced .env).
+        Its commands run too, but only what it assigns is kept; where each is set in that file
+        means nothing in this one, so the values carry the ``source`` word's place."""
+        if file.unresolved or self.sourced is None:
+            return
+        text = self.sourced(file.text)
+        if text is None:
+            return
+        inner = _Splitter(text, self.env, self.origins, self.open_env)
+        try:
+            inner.run()
+        except RecursionError:
+            return
+        for name, value in inner.env.items():
+            if self.env.get(name) != value:
+                self._assigned(
+                    Word(text=f"{name}={value}", raw_start=file.raw_start), chained, False
+                )
+        for name, origin in inner.origins.items():
+            if self.origins.get(name) != origin and name not in inner.env:
+                self.env.pop(name, None)
+                self.origins[name] = origin
 
     def _block(self, words: list[Word]) -> list[Word]:
         """Follow the if/elif/else/fi, case/esac and loop keywords that open ``words``: which
@@ -1033,6 +1062,7 @@ def split_script(
     written: list[tuple[Written, Span]] | None = None,
     comment_breaks: list[tuple[int, int]] | None = None,
     argument_defaults: Callable[[int], bool] | None = None,
+    sourced: Callable[[str], str | None] | None = None,
 ) -> list[list[Token]]:
     """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
     variables that are set but whose value is not known, with where they come from; into
@@ -1044,9 +1074,11 @@ def split_script(
     ``comment_breaks``, when given, go the comments ending in `\\` that end a continued command
     (offsets of the `#` and of the command's first word). ``argument_defaults``, where given,
     says at which offsets a default of the script's own arguments (``${1:-word}``) is taken:
-    the script run with none (outside its functions)."""
+    the script run with none (outside its functions). ``sourced`` gives the text of a file the
+    script sources (``source FILE``), whose assignments then hold for the commands after it."""
     commands = []
     splitter = _Splitter(script, env, origins or {}, open_env, argument_defaults)
+    splitter.sourced = sourced
     splitter.run()
     if comment_breaks is not None:
         comment_breaks.extend(splitter.comment_breaks)

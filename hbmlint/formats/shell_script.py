@@ -54,7 +54,7 @@ from ..spec import ROCM_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import GpuFacts, build, container_given, nvidia_runtime_devices, visible_devices
-from .config_files import repository_files
+from .config_files import repository_file, repository_files
 from .multihost import needed_gpus
 from .shell_comments import comments_ending_commands
 
@@ -305,6 +305,9 @@ def to_script_deployments(
         written=written,
         comment_breaks=breaks,
         argument_defaults=outside_functions,
+        # `source config/serve.env`: beside the script, or from a folder above it (a script run
+        # from the repository's root), as a config file the script names
+        sourced=lambda name: repository_file(path, name, up="/" in name.strip("./")),
     )
     outer = repository_files(path)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
