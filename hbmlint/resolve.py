@@ -35,6 +35,7 @@ from .spec import (
     DRAFT_MODEL_METHODS,
     HEAD_METHODS,
     ROCM_SAID,
+    SERVED_AS,
     VGPU_MEMORY,
     VGPU_PERCENT,
     Deployment,
@@ -534,6 +535,15 @@ def _candidates(
     served = _served_as_path(ref)
     if served is not None:
         yield served
+    if where == "model":
+        for label in run.deployment.hints:
+            if label.key == SERVED_AS:
+                why = (
+                    f"the served name {label.value} (line {label.span.line}): '{name}' is an "
+                    "alias hbmlint cannot look up, and the name it is served under is a guess "
+                    "at the checkpoint"
+                )
+                yield _Candidate(label.value, why, label.span, from_path=True)
     if where == "model":
         for label in run.deployment.hints:
             if label.key in label_keys("model") and label.key != MODEL_ANNOTATION:

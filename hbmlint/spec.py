@@ -60,6 +60,10 @@ ROCM_SAID = "hbmlint/rocm"
 # ... and the one a reader adds for an AMD image built for one GPU family (the value is the
 # image, ``lmsysorg/sglang:v0.5.8-rocm700-mi35x``): resolve takes the GPU from its tag
 ROCM_BUILD = "hbmlint/rocm-build"
+# ... and the one a reader adds where the model is an alias hbmlint cannot look up and the file
+# serves it under a Hugging Face id (an srt-slurm recipe's model.path `dsr1-fp8` beside its
+# served-model-name deepseek-ai/DeepSeek-R1): resolve tries that id, as a guess
+SERVED_AS = "hbmlint/served-as"
 # HAMi's vGPU device plugin (Project-HAMi/HAMi): a container's share of a GPU's memory, in MiB
 # (nvidia.com/gpumem) or as a percentage (nvidia.com/gpumem-percentage); HAMi-core makes the
 # CUDA driver report that share as the device's total, so the engine sizes itself by it

@@ -51,9 +51,16 @@ def test_prefill_and_decode_workers_are_budgeted_on_their_own_gpus(rules):
     assert decode.deployment.location("parallel.tensor").line == 46  # its key in the recipe
 
 
-def test_a_model_directory_hbmlint_cannot_name_is_a_warning_at_the_model(rules):
+def test_a_model_directory_hbmlint_cannot_name_is_a_warning_at_the_model(rules, tmp_path):
+    # the recipe's served-model-name (deepseek-ai/DeepSeek-R1) is a guess at the alias 'dsr1'
     result = lint(SGLANG, rules)
-    unknown = [d for d in result.diagnostics if d.code != "HBM010"]
+    assert [d.code for d in result.diagnostics if d.code != "HBM010"] == []
+    assert all("a guess" in r.budget.assumed["model"] for r in result.deployments)
+    # without one, nothing names the directory
+    path = tmp_path / SGLANG.name
+    path.write_text(SGLANG.read_text().replace("served-model-name", "served-name-unused"))
+    result = lint(path, rules)
+    unknown = [d for d in result.diagnostics if d.code == "HBM006"]
     assert [(d.code, d.severity, d.span.line) for d in unknown] == [
         ("HBM006", Severity.WARNING, 22),  # at each worker's config
         ("HBM006", Severity.WARNING, 37),

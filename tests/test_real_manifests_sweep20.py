@@ -142,3 +142,46 @@ def test_a_sed_placeholder_for_a_block_is_a_template_not_a_syntax_error(rules, t
     assert (template.span.line, template.span.column) == (10, 1)
     assert "__VLLM_ARGS__" in template.message
     assert "helm" not in template.fixes[0].message
+
+
+SRT_RECIPE = """\
+name: b200-fp8-mtp-low-latency
+model:
+  path: dsr1-fp8
+  container: dynamo-sglang
+  precision: fp8
+resources:
+  gpu_type: b200
+  prefill_nodes: 1
+  prefill_workers: 1
+  decode_nodes: 1
+  decode_workers: 1
+  gpus_per_node: 8
+backend:
+  sglang_config:
+    prefill:
+      served-model-name: deepseek-ai/DeepSeek-R1
+      tensor-parallel-size: 8
+    decode:
+      served-model-name: deepseek-ai/DeepSeek-R1
+      tensor-parallel-size: 8
+      context-length: 9600
+"""
+
+
+def test_an_srt_slurm_model_alias_is_budgeted_as_its_served_name_as_a_guess(rules, tmp_path):
+    # richardhuo-nv/srt-slurm-trtllm recipes/b200-fp8/*.yaml: model.path `dsr1-fp8` (an alias
+    # of the cluster's srtslurm.yaml) beside served-model-name deepseek-ai/DeepSeek-R1 (were
+    # HBM006 warnings: the deployment unchecked)
+    path = tmp_path / "recipe.yaml"
+    path.write_text(SRT_RECIPE)
+    result = _lint(path, rules)
+    assert result.diagnostics == []
+    for item in result.deployments:
+        assert item.budget.resolved.target.name == "deepseek-ai/DeepSeek-R1"
+        assert "a guess" in item.budget.assumed["model"]
+    # on a card too small, the refusal rests on the guess: a warning, not an error
+    path.write_text(SRT_RECIPE.replace("gpu_type: b200", "gpu_type: l40s"))
+    result = _lint(path, rules)
+    refused = [f for f in result.diagnostics if f.code == "HBM101"]
+    assert refused and all(f.severity.name == "WARNING" for f in refused)

@@ -36,11 +36,12 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog import released_by
+from ..catalog.labels import looks_like_path
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import image_version, read_invocation, trtllm
 from ..engines.args import EngineCommand, Token
 from ..engines.config_file import settings_as_flags
-from ..spec import Deployment
+from ..spec import SERVED_AS, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts, build
 from .podspec import value_at
@@ -136,6 +137,7 @@ def to_deployments(
         version = image_version(image) if isinstance(image, str) else None
         if version is None and isinstance(image, str) and image_path == ("model", "container"):
             version = _alias_release(kind, image)
+        served = _served_as(document, config_path, config, model)
         deployment, found = build(
             command,
             name=name if mode == "agg" else f"{name}/{mode}",
@@ -145,6 +147,7 @@ def to_deployments(
             where=where,
             engine_version=(version, document.span(image_path)) if version else None,
             image=image,
+            hints=[served] if served is not None else None,
         )
         findings += found
         if deployment is not None:
@@ -195,6 +198,23 @@ def _model(data: dict) -> tuple[str, tuple, str]:
         why = f"identity.model.repo: the repository srtctl checks model.path '{path}' against"
         return repo.strip(), ("identity", "model", "repo"), why
     return path, ("model", "path"), ""
+
+
+def _served_as(
+    document: YamlDocument, config_path: tuple, config: dict, model: str
+) -> Label | None:
+    """The worker's ``served-model-name`` where it is a Hugging Face id and model.path is an
+    alias of the cluster's (``dsr1-fp8``, no folder in it): srtctl serves the model under its
+    own name, but the recipe's says which checkpoint the alias is, a guess resolve tries."""
+    if "/" in model or model.startswith("hf:"):
+        return None
+    for key in ("served-model-name", "served_model_name"):
+        value = config.get(key)
+        if isinstance(value, list) and value:
+            value = value[0]
+        if isinstance(value, str) and value.count("/") == 1 and not looks_like_path(value):
+            return Label(SERVED_AS, value.strip(), document.span((*config_path, key)))
+    return None
 
 
 def _count(value: Any) -> int | None:
