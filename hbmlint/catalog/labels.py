@@ -98,6 +98,23 @@ MIG_PROFILE = LazyPattern(r"(\d+)g\.(\d+)gb(?:\+me)?", re.I)
 _MIG_SUFFIX = re.compile(r"-MIG-(\d+g\.\d+gb(?:\+me)?)$", re.I)
 
 
+# ROCm images built for one GPU family, as their tags say: SGLang's `-rocm700-mi35x` builds are
+# for the MI350 / MI355 (SGLang's DeepSeek-V3.2 docs: "# MI350/MI355 docker pull
+# lmsysorg/sglang:v0.5.8-rocm700-mi35x"); gfx950 is their LLVM target. Both cards carry 288 GB,
+# so the one catalog entry budgets either. (`mi30x` builds run on the MI300X and the MI325X,
+# 192 or 256 GB: no one memory, so no GPU is taken from them.)
+_ROCM_BUILD_GPU = LazyPattern(r"(?:^|[-_.])(?:mi35x|gfx950)(?:$|[-_.])", re.I)
+
+
+def rocm_build_gpu(image: str) -> str | None:
+    """The GPU an AMD image's tag says it is built for (``lmsysorg/sglang:v0.5.8-rocm700-mi35x``
+    is MI355X), or None."""
+    tag = image.rpartition("/")[2].partition(":")[2].lower()
+    if "mi35x" not in tag and "gfx950" not in tag:
+        return None  # (most images: the pattern is not compiled for them)
+    return "MI355X" if _ROCM_BUILD_GPU.search(tag) else None
+
+
 def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     """The GPU the node labels a pod requires select. Where several are allowed (``In`` with
     many values, several labels), the one with the least memory: the budget must hold on every
@@ -123,8 +140,6 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
         elif label.key == ROCM_BUILD:
-            from ..formats.accelerators import rocm_build_gpu
-
             built_for = rocm_build_gpu(label.value)
             if built_for is not None:
                 candidates.append((built_for, label.span, label.key))

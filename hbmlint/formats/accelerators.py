@@ -35,14 +35,12 @@ budgeted on an NVIDIA ``--gpu``, as a pod that asks for ``amd.com/gpu`` is not.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from ..catalog.devices import ASCEND, CPU, GAUDI, INTEL_GPU, NEURON, TPU
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import CONTAINER_CLIS, env_setting, option_value
 from ..engines.args import EngineCommand, Token
-from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..yamlsrc import Span
 
@@ -259,21 +257,6 @@ def is_rocm_image(image: str) -> bool:
         or "rocm" in tag.lower()
         or name.endswith("-rocm")
     )
-
-
-# ROCm images built for one GPU family, as their tags say: SGLang's `-rocm700-mi35x` builds are
-# for the MI350 / MI355 (SGLang's DeepSeek-V3.2 docs: "# MI350/MI355 docker pull
-# lmsysorg/sglang:v0.5.8-rocm700-mi35x"); gfx950 is their LLVM target. Both cards carry 288 GB,
-# so the one catalog entry budgets either. (`mi30x` builds run on the MI300X and the MI325X,
-# 192 or 256 GB: no one memory, so no GPU is taken from them.)
-_ROCM_BUILD_GPU = LazyPattern(r"(?:^|[-_.])(?:mi35x|gfx950)(?:$|[-_.])", re.I)
-
-
-def rocm_build_gpu(image: str) -> str | None:
-    """The GPU an AMD image's tag says it is built for (``lmsysorg/sglang:v0.5.8-rocm700-mi35x``
-    is MI355X), or None."""
-    tag = image.rpartition("/")[2].partition(":")[2]
-    return "MI355X" if tag and _ROCM_BUILD_GPU.search(tag) else None
 
 
 def not_budgeted(found: OtherAccelerator, display: str, name: str | None) -> Diagnostic:

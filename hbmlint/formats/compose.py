@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import files
+from ..catalog.labels import rocm_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
     assumed_vllm_image,
@@ -429,7 +430,7 @@ def to_deployments(
         amd = _amd_gpus(document, spath, service, env, image_text)
         if amd is not None:
             gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
-            if image_text and accelerators.rocm_build_gpu(image_text):
+            if image_text and rocm_build_gpu(image_text):
                 where = document.span((*spath, "image"))
                 gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_BUILD, image_text, where)])
         version = image_version(image_text)

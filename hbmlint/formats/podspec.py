@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..catalog.labels import rocm_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
     assumed_vllm_image,
@@ -634,7 +635,7 @@ def amd_gpus(document: YamlDocument, cpath: Path, container: Any = None) -> list
     image = container.get("image")
     if not found and not nvidia and isinstance(image, str) and accelerators.is_rocm_image(image):
         found.append(Label(ROCM_IMAGE, image, document.span((*cpath, "image"))))
-    if not nvidia and isinstance(image, str) and accelerators.rocm_build_gpu(image):
+    if not nvidia and isinstance(image, str) and rocm_build_gpu(image):
         found.append(Label(ROCM_BUILD, image, document.span((*cpath, "image"))))
     return found
 

@@ -37,6 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..catalog.labels import rocm_build_gpu
 from ..diagnostics import Diagnostic
 from ..engines import (
     container_release,
@@ -468,9 +469,7 @@ def _read(
         amd = _kfd_given(text)
     if amd is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
-        built = next(
-            (w for w in words_run if w.readable and accelerators.rocm_build_gpu(w.text)), None
-        )
+        built = next((w for w in words_run if w.readable and rocm_build_gpu(w.text)), None)
         if built is not None:
             gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_BUILD, built.text, built.span)])
     return parsed, gpu, other
