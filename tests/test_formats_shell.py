@@ -715,3 +715,33 @@ def test_a_sourced_env_file_of_the_repository_sets_the_scripts_variables(rules, 
     result = lint(path, rules, gpu="H100")
     assert result.deployments == []
     assert {f.code for f in result.diagnostics} == {"HBM011"}
+
+
+@pytest.mark.parametrize(
+    ("mount", "path"),
+    [
+        ("-v $(pwd):/workspace", "/workspace/extra-llm-api-config.yml"),
+        ("--mount type=bind,source=.,target=/cfg", "/cfg/extra-llm-api-config.yml"),
+    ],
+)
+def test_a_config_the_script_writes_is_read_through_the_containers_bind_mount(
+    rules, tmp_path, mount, path
+):
+    # TensorRT-LLM's deployment guides: `cat > extra-llm-api-config.yml <<EOF`, then `docker run
+    # -v $(pwd):/workspace ... --extra_llm_api_options /workspace/extra-llm-api-config.yml`
+    # (was an HBM011 info: "a file hbmlint does not read here", the server unchecked)
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "#!/bin/bash\n"
+        "cat > extra-llm-api-config.yml <<EOF\n"
+        "kv_cache_config:\n"
+        "  free_gpu_memory_fraction: 0.6\n"
+        "EOF\n"
+        f"docker run --rm --gpus all {mount} nvcr.io/nvidia/tensorrt-llm/release:1.2.0 \\\n"
+        "  trtllm-serve Qwen/Qwen3-8B --max_seq_len 8192 \\\n"
+        f"  --extra_llm_api_options {path}\n"
+    )
+    result = lint(script, rules, gpu="H100")
+    [deployment] = result.deployments
+    assert deployment.deployment.serving.gpu_memory_utilization == 0.6
+    assert deployment.deployment.location("serving.gpu_memory_utilization").line == 4

@@ -518,6 +518,8 @@ def read_command(
     """One simple command of a script (split_script's): the engine it runs, directly
     (``vllm serve ...``, ``python -m sglang.launch_server ...``) or as the entrypoint of an
     engine image it starts (``docker run ... vllm/vllm-openai ARGS``); None when neither."""
+    if files is not None and command and command[0].text.rsplit("/", 1)[-1] in CONTAINER_CLIS:
+        files = _through_mounts(files, command)  # the engine in a container reads its paths
     found = _find(command)
     if found and found[1] >= 2 and command[found[1] - 2].text == "--entrypoint":
         # `docker run --entrypoint trtllm-serve IMAGE serve MODEL`: the engine's words are
@@ -545,6 +547,58 @@ def read_command(
             files=files,
         )
     return None
+
+
+# what a bind mount's host side says for the folder a script runs in: `-v $(pwd):/workspace`
+_HERE = ("$(pwd)", "${PWD}", "$PWD", ".", "`pwd`")
+
+
+def _through_mounts(files: ConfigFiles, command: Sequence[Token]) -> ConfigFiles:
+    """``files`` for a container's paths: a file the engine in ``docker run -v HOST:DIR`` (or
+    ``--volume``, ``--mount type=bind,source=HOST,target=DIR``, relative to ``-w`` / ``--workdir``)
+    reads at DIR/NAME is the script's HOST/NAME (a config the script writes with ``cat >
+    extra-llm-api-config.yml`` before ``-v $(pwd):/workspace``, as TensorRT-LLM's guides do)."""
+    mounts: list[tuple[str, str]] = []
+    workdir = ""
+    for i in range(len(command)):
+        volume = option_value(command, i, ("-v", "--volume"))
+        if volume is not None:
+            host, _, rest = volume.text.partition(":")
+            if rest:
+                mounts.append((host, rest.partition(":")[0]))
+        mount = option_value(command, i, ("--mount",))
+        if mount is not None:
+            fields = dict(part.partition("=")[::2] for part in mount.text.split(","))
+            source = fields.get("source") or fields.get("src")
+            target = fields.get("target") or fields.get("dst") or fields.get("destination")
+            if fields.get("type", "bind") == "bind" and source and target:
+                mounts.append((source, target))
+        given = option_value(command, i, ("-w", "--workdir"))
+        if given is not None:
+            workdir = given.text
+    if not mounts:
+        return files
+
+    def find(reference: Token) -> ConfigFile | None:
+        found = files(reference)
+        if found is not None:
+            return found
+        path = reference.text
+        if not path.startswith("/") and workdir:
+            path = f"{workdir.rstrip('/')}/{path.removeprefix('./')}"
+        for host, target in mounts:
+            target = target.rstrip("/")
+            if not target or not path.startswith(target + "/"):
+                continue
+            inside = path[len(target) + 1 :]
+            host = host.strip("\"'").rstrip("/")
+            mapped = inside if host in _HERE else f"{host}/{inside}"
+            found = files(Token(mapped, reference.span, reference.unresolved))
+            if found is not None:
+                return found
+        return None
+
+    return find
 
 
 def written_files(
