@@ -616,15 +616,31 @@ def _unless_a_setting_is_unread(
     unread = sorted(p for p in deployment.unread if p.split(".")[0] != "parallel")
     if finding.severity != Severity.ERROR or not unread or not rule.id.startswith(_BUDGET_RULE):
         return finding
-    names = ", ".join(p.rpartition(".")[2] for p in unread)
+    # a template's own default (`${MAX_LEN:=8192}`) was read into the field; else it is unset
+    defaulted = [p for p in unread if _field_value(deployment, p) is not None]
+    engine = [p for p in unread if p not in defaulted]
+    said = []
+    if engine:
+        said.append(f"the engine default for {', '.join(p.rpartition('.')[2] for p in engine)}")
+    if defaulted:
+        names = ", ".join(p.rpartition(".")[2] for p in defaulted)
+        said.append(f"the template's default for {names}")
     return replace(
         finding,
         severity=Severity.WARNING,
         message=(
-            f"{finding.message} (with the engine default for {names}, which the manifest sets "
-            "to a value hbmlint cannot read: lint the rendered manifest to know)"
+            f"{finding.message} (with {' and '.join(said)}, which the manifest sets to a value "
+            "hbmlint cannot read: lint the rendered manifest to know)"
         ),
     )
+
+
+def _field_value(deployment: Deployment, path: str) -> Any:
+    """The deployment's value at a dotted field path (``serving.max_model_len``), or None."""
+    value: Any = deployment
+    for part in path.split("."):
+        value = getattr(value, part, None)
+    return value
 
 
 def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic | None:

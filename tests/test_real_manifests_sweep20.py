@@ -185,3 +185,51 @@ def test_an_srt_slurm_model_alias_is_budgeted_as_its_served_name_as_a_guess(rule
     result = _lint(path, rules)
     refused = [f for f in result.diagnostics if f.code == "HBM101"]
     assert refused and all(f.severity.name == "WARNING" for f in refused)
+
+
+FLUX_VALUES = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: vllm
+spec:
+  chartRef: {kind: OCIRepository, name: app-template}
+  values:
+    controllers:
+      vllm:
+        containers:
+          app:
+            image: {repository: vllm/vllm-openai, tag: v0.11.0}
+            args:
+              - --model=meta-llama/Llama-3.1-8B-Instruct
+              - --max-model-len=MAX_LEN
+            resources: {limits: {nvidia.com/gpu: 1}}
+    defaultPodOptions:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+"""
+
+
+@pytest.mark.parametrize(
+    "placeholder",
+    [
+        "${VLLM_MAX_LEN:=8192}",  # Flux's postBuild substitution
+        "${VLLM_MAX_LEN:-8192}",  # envsubst
+        "{{ .Values.maxLen | default 8192 }}",  # Helm
+        '{{ default "8192" .Values.maxLen }}',
+    ],
+)
+def test_a_placeholders_written_default_is_the_value_assumed(rules, tmp_path, placeholder):
+    # home-lab GitOps values (sweep 20): `--max-model-len=${VLLM_MAX_LEN:=8192}` was budgeted at
+    # the model's whole 131,072-token context: a false HBM102 on an L4, where 8,192 fits
+    path = tmp_path / "helmrelease.yaml"
+    path.write_text(FLUX_VALUES.replace("MAX_LEN", placeholder))
+    result = _lint(path, rules)
+    [item] = result.deployments
+    assert item.deployment.serving.max_model_len == 8192
+    [note] = result.diagnostics
+    assert note.code == "HBM011" and "its default 8192 is assumed" in note.message
+    # a default too long for the card: the refusal rests on it, a warning that says so
+    path.write_text(FLUX_VALUES.replace("MAX_LEN", placeholder.replace("8192", "131072")))
+    [refused] = codes(_lint(path, rules), "HBM102")
+    assert refused.severity.name == "WARNING"
+    assert "the template's default for max_model_len" in refused.message

@@ -724,6 +724,24 @@ _PLACEHOLDER = LazyPattern(
 )
 
 
+# A placeholder that writes the value it takes when nothing fills it in: envsubst's and Flux's
+# `${NAME:=8192}` / `${NAME:-8192}`, Helm's `{{ .Values.maxLen | default 8192 }}` and
+# `{{ default 8192 .Values.maxLen }}`
+_TEMPLATE_DEFAULT = LazyPattern(
+    r"\$\{[A-Za-z_]\w*:?[-=](?P<shell>[^}\s\"'$]+)\}"
+    r"|\{\{-?\s*\.[\w.]+\s*\|\s*default\s+(?P<q1>\"?)(?P<piped>[^\s\"{}]+)(?P=q1)\s*-?\}\}"
+    r"|\{\{-?\s*default\s+(?P<q2>\"?)(?P<first>[^\s\"{}]+)(?P=q2)\s+\.[\w.]+\s*-?\}\}"
+)
+
+
+def template_default(value: str) -> str | None:
+    """The value a placeholder that is the whole of ``value`` takes by default, or None."""
+    match = _TEMPLATE_DEFAULT.fullmatch(value.strip())
+    if match is None:
+        return None
+    return match.group("shell") or match.group("piped") or match.group("first")
+
+
 def placeholder(value: Any) -> str | None:
     """The placeholder in ``value`` if it is a template left unrendered, else None."""
     if not isinstance(value, str):
@@ -893,6 +911,20 @@ def apply(command: EngineCommand, item: Item) -> bool:
     if value is None:
         command.note("HBM004", f"{shown} needs a value", item.word.span)
         return True
+    default = template_default(value.text) if value.readable and "{" in value.text else None
+    if default is not None and flag.field != "model.name":
+        # `--max-model-len=${VLLM_MAX_LEN:=8192}`: what the template writes for no setting;
+        # still a value filled in elsewhere, so a refusal resting on it is a warning (unread)
+        try:
+            parsed = flag.parse(default)
+        except (BadValue, Unsupported):
+            parsed = None
+        if parsed is not None and not isinstance(parsed, Instead):
+            command.set(flag.field, parsed, item.word.span)
+            command.unread[flag.field] = value.span
+            assumed = f"its default {default} is assumed"
+            command.note("HBM011", placeholder_message(shown, value, assumed), value.span)
+            return True
     if not value.readable or placeholder(value.text):
         # a variable we cannot expand, or a template left for a rendering step: this one field
         # is unreadable (the engine default stands in for it), the rest of the command is read
