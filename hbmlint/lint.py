@@ -23,6 +23,7 @@ from .formats import (
     SCRIPT_SUFFIXES,
     detect_format,
     format_named,
+    may_embed_values,
     mentions_engine,
     read_as,
     render_first,
@@ -194,6 +195,12 @@ def _lint_text(
         documents = documents + overlay
         result.diagnostics.extend(findings)
         result.is_manifest |= bool(findings)
+    if documents and may_embed_values(text):
+        # chart values an Argo CD Application, a kustomization or a helmfile holds where the
+        # chart readers do not look (a `helm.values: |` string), each read in place
+        from .formats.embedded_values import embedded_documents
+
+        documents = documents + embedded_documents(documents, text)
     checked_elsewhere = False  # a document another file's deployment reads (a KServe runtime)
     # the models the file downloads into directories (an init container's `hf download`)
     downloads = _downloads(text) if "download" in text else None

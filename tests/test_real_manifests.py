@@ -76,7 +76,8 @@ EXPECTED = {
     ],
     "configmap-elsewhere.yaml": [],
     "k8s-args-envsubst-defaults.yaml": [
-        ("envsubst-style", "vllm", "Qwen/Qwen2.5-7B-Instruct", None, None, 1)
+        # the defaults envsubst writes when the variables are unset: TP 1
+        ("envsubst-style", "vllm", "Qwen/Qwen2.5-7B-Instruct", 1, None, 1)
     ],
     "helm-placeholder-one-field.yaml": [
         ("half-rendered", "vllm", "meta-llama/Llama-3.1-8B-Instruct", None, None, 1)
@@ -129,6 +130,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_engine_images_vertex import COVERED as VERTEX_IMAGES  # dated Vertex builds
     from test_formats_accelerators import COVERED as ACCELERATORS  # Gaudi, Ascend, Neuron...
     from test_formats_app_template import COVERED as APP_TEMPLATE  # bjw-s app-template
+    from test_formats_embedded_values import COVERED as EMBEDDED  # GitOps-held chart values
     from test_formats_kthena import COVERED as KTHENA  # Kthena ModelBoosters
     from test_formats_llmaz import COVERED as LLMAZ  # llmaz Playgrounds and OpenModels
     from test_formats_orchestrators import COVERED as ORCHESTRATORS  # CRDs, KServe, KubeAI...
@@ -169,7 +171,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15 | SWEEP16 | SYSTEMD | SWEEP17
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
-    tested |= SILENT | SWEEP20
+    tested |= SILENT | SWEEP20 | EMBEDDED
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

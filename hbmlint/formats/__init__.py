@@ -430,6 +430,10 @@ def describe(
         return "\n".join(_describe_script(script, text, path, display, default_gpu)) + "\n"
     out: list[str] = []
     documents, error = load_documents(text)
+    if documents and may_embed_values(text):
+        from .embedded_values import embedded_documents
+
+        documents = documents + embedded_documents(documents, text)
     for document in documents:
         module = detect_format(document.data)
         if forced is not None and document.data is not None:
@@ -458,6 +462,14 @@ def describe(
         if unread is not None:
             out.append(f"{display}: line {unread.span.line}: {unread.message}")
     return "\n".join(out) + "\n"
+
+
+def may_embed_values(text: str) -> bool:
+    """Whether ``text`` may hold chart values inside a GitOps object (formats/embedded_values.py):
+    a cheap test of its words, so that module stays unloaded for most files."""
+    return "values" in text and (
+        "Application" in text or "helmCharts" in text or "releases:" in text
+    )
 
 
 # a file named so is a shell script (formats/shell_script.py): Slurm and PBS batch scripts too
