@@ -233,3 +233,28 @@ def test_a_placeholders_written_default_is_the_value_assumed(rules, tmp_path, pl
     [refused] = codes(_lint(path, rules), "HBM102")
     assert refused.severity.name == "WARNING"
     assert "the template's default for max_model_len" in refused.message
+
+
+def test_an_inference_service_on_a_runtime_not_linted_is_an_info_not_an_error(rules, tmp_path):
+    # agud97/k8s-vllm gitops/apps/llm-serving/inference-service-*.yaml: `modelFormat:
+    # huggingface`, `runtime: vllm-openai-runtime` (a ClusterServingRuntime in another file that
+    # runs --model=/mnt/models from a PVC), no storageUri: was an HBM003 "names no model" error
+    path = tmp_path / "isvc.yaml"
+    path.write_text(
+        "apiVersion: serving.kserve.io/v1beta1\n"
+        "kind: InferenceService\n"
+        "metadata: {name: qwen3-coder}\n"
+        "spec:\n"
+        "  predictor:\n"
+        "    model:\n"
+        "      modelFormat: {name: huggingface}\n"
+        "      runtime: vllm-openai-runtime\n"
+        "      resources: {limits: {nvidia.com/gpu: '2'}}\n"
+        "      args: [--tensor-parallel-size=2, --max-model-len=32768]\n"
+    )
+    [said] = _lint(path, rules).diagnostics
+    assert (said.code, said.severity.name, said.span.line) == ("HBM014", "INFO", 8)
+    # KServe's own Hugging Face server needs the model named: still an error
+    path.write_text(path.read_text().replace("vllm-openai-runtime", "kserve-huggingfaceserver"))
+    [refused] = _lint(path, rules).diagnostics
+    assert (refused.code, refused.severity.name) == ("HBM003", "ERROR")

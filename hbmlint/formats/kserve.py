@@ -394,6 +394,30 @@ def _inference_service(reader: Reader, name: str, where: Span) -> list[Deploymen
     if gpu.count and isinstance(nodes, int) and nodes > 1:
         gpu.count *= nodes  # head + workers, one pipeline stage each, with these GPUs each
     image = value_at(data, (*mpath, "image"))
+    runtime = value_at(data, (*mpath, "runtime"))
+    if (
+        uri is None
+        and "model.name" not in command.values
+        and not command.model_unreadable
+        and isinstance(runtime, str)
+        and not runtime.startswith("kserve-huggingfaceserver")
+    ):
+        # the service runs a runtime of the cluster's (agud97/k8s-vllm: --model=/mnt/models from
+        # a PVC), whose own command names the model: not KServe's Hugging Face server, which
+        # needs storageUri or --model_id
+        reader.findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"the InferenceService runs the runtime '{runtime}', which is not in the files "
+                "linted: its command names the model and the engine's settings, so nothing "
+                "here was checked",
+                reader.display,
+                document.span((*mpath, "runtime")),
+                name,
+                ["Lint it together with the ServingRuntime it names (its file, or a folder)"],
+            )
+        )
+        return found
     no_model = "the InferenceService names no model; set storageUri (hf://ORG/NAME) or --model_id"
     return found + _build(
         reader, command, name, gpu, where, image, (*mpath, "image"), no_model=no_model
