@@ -257,6 +257,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             )
             if choice.vendor == "amd":
                 said += f"{choice.vendor_why}; "
+            said += _own_label_gpu(run.deployment.gpu.labels)
             run.unknown(
                 "HBM005",
                 f"the manifest names no GPU type; {said}{_gpu_unblock(run, choice.vendor)}",
@@ -380,6 +381,36 @@ def _gpu_of(
             source="the manifest",
         )
     return info
+
+
+def _own_label_gpu(labels: list[Label]) -> str:
+    """A node label of the cluster's own whose value names a GPU of the catalog (TobiasEdman/
+    des-chatbot's `gpu-type: nvidia-2080ti`): said, with the --gpu to pass, not taken (what a
+    cluster's own label means is its owner's)."""
+    known = {
+        key
+        for keys in ("gpu_type", "gpu_generic", "instance_type", "node_pool")
+        for key in label_keys(keys)
+    }
+    for label in labels:
+        if label.key in known or label.key.startswith("hbmlint"):
+            continue
+        value = label.value.strip()
+        lowered = value.lower()
+        candidates = [value]
+        for prefix in ("nvidia-tesla-", "nvidia-", "tesla-", "amd-"):
+            if lowered.startswith(prefix):
+                candidates.append(value[len(prefix) :])
+        # `2080ti` as the catalog writes it, `2080-Ti`
+        candidates += [re.sub(r"(\d)([A-Za-z])", r"\1-\2", c) for c in candidates]
+        info = next((catalog.find_gpu(c) for c in candidates if catalog.find_gpu(c)), None)
+        if info is not None:
+            return (
+                f"the node label {label.key}: {value} (line {label.span.line}) looks like the "
+                f"{info.name}, but it is a label of your cluster's own, so it is not taken as the "
+                f"GPU (run with --gpu {info.name} to check it on that card); "
+            )
+    return ""
 
 
 def _gpu_unblock(run: _Run, vendor: str | None = None) -> str:

@@ -258,3 +258,27 @@ def test_an_inference_service_on_a_runtime_not_linted_is_an_info_not_an_error(ru
     path.write_text(path.read_text().replace("vllm-openai-runtime", "kserve-huggingfaceserver"))
     [refused] = _lint(path, rules).diagnostics
     assert (refused.code, refused.severity.name) == ("HBM003", "ERROR")
+
+
+def test_a_clusters_own_label_naming_a_gpu_is_said_in_the_unknown_gpu_warning(rules, tmp_path):
+    # TobiasEdman/des-chatbot k8s/vllm-deployment.yaml: `nodeSelector: {gpu-type: nvidia-2080ti}`
+    path = tmp_path / "vllm.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\n"
+        "kind: Deployment\n"
+        "metadata: {name: vllm-mistral}\n"
+        "spec:\n"
+        "  template:\n"
+        "    spec:\n"
+        "      nodeSelector: {kubernetes.io/hostname: gpu-node-1, gpu-type: nvidia-2080ti}\n"
+        "      containers:\n"
+        "        - name: vllm\n"
+        "          image: vllm/vllm-openai:latest\n"
+        '          args: ["--model", "mistralai/Mistral-7B-Instruct-v0.3"]\n'
+        '          resources: {limits: {nvidia.com/gpu: "1"}}\n'
+    )
+    [unknown] = _lint(path, rules).diagnostics
+    assert unknown.code == "HBM005" and unknown.severity.name == "WARNING"
+    assert "gpu-type: nvidia-2080ti (line 7) looks like the RTX-2080-Ti-11GB" in unknown.message
+    assert "--gpu RTX-2080-Ti-11GB" in unknown.message
+    assert "hostname" not in unknown.message
