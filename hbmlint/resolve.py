@@ -258,6 +258,17 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             if choice.vendor == "amd":
                 said += f"{choice.vendor_why}; "
             said += _own_label_gpu(run.deployment.gpu.labels)
+            if (
+                d.source_format == "kubernetes"
+                and d.gpu.count is None
+                and choice.vendor is None
+                and not d.gpu.labels
+            ):
+                # siri1404/llm-infrastructure: the nvidia.com/gpu limit commented out
+                said += (
+                    "the container requests no GPU either (no nvidia.com/gpu limit), so "
+                    "Kubernetes gives it none unless the node's default runtime exposes them all; "
+                )
             run.unknown(
                 "HBM005",
                 f"the manifest names no GPU type; {said}{_gpu_unblock(run, choice.vendor)}",

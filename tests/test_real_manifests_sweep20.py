@@ -282,3 +282,23 @@ def test_a_clusters_own_label_naming_a_gpu_is_said_in_the_unknown_gpu_warning(ru
     assert "gpu-type: nvidia-2080ti (line 7) looks like the RTX-2080-Ti-11GB" in unknown.message
     assert "--gpu RTX-2080-Ti-11GB" in unknown.message
     assert "hostname" not in unknown.message
+
+
+def test_a_pod_that_requests_no_gpu_is_said_to(rules, tmp_path):
+    # siri1404/llm-infrastructure k8s/vllm-deployment.yaml: the nvidia.com/gpu limit commented out
+    path = tmp_path / "vllm.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\n"
+        "kind: Deployment\n"
+        "metadata: {name: vllm-server}\n"
+        "spec:\n"
+        "  template:\n"
+        "    spec:\n"
+        "      containers:\n"
+        "      - name: vllm\n"
+        "        image: vllm/vllm-openai:latest\n"
+        "        args: [--model, mistralai/Mistral-7B-Instruct-v0.2]\n"
+        "        resources: {limits: {memory: 16Gi, cpu: '4'}}\n"
+    )
+    [unknown] = _lint(path, rules).diagnostics
+    assert unknown.code == "HBM005" and "requests no GPU" in unknown.message
