@@ -745,3 +745,17 @@ def test_a_config_the_script_writes_is_read_through_the_containers_bind_mount(
     [deployment] = result.deployments
     assert deployment.deployment.serving.gpu_memory_utilization == 0.6
     assert deployment.deployment.location("serving.gpu_memory_utilization").line == 4
+
+
+def test_a_variable_the_script_exports_is_the_engines_environment(rules, tmp_path):
+    # `export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` on a line of its own, as evaluation scripts set
+    # it (sweep 20): vLLM then only warns past the model's length; was a false HBM303 error
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n"
+        "vllm serve Qwen/Qwen3-8B --max-model-len 65536\n"
+    )
+    assert [f.code for f in lint(path, rules, gpu="H100").diagnostics] == []
+    path.write_text(path.read_text().replace("export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n", ""))
+    assert [f.code for f in lint(path, rules, gpu="H100").diagnostics] == ["HBM303"]

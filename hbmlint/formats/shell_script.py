@@ -402,7 +402,14 @@ def _read(
     environment a function call gives its commands (``CUDA_VISIBLE_DEVICES=1 start_server``);
     ``function``: the function the words are in, never called (its ``$1`` is its caller's)."""
     env, words_run = _prefix_env(_arguments(words, function))
-    env = {**(outer or {}), **env}
+    # what the script exports is the engine's environment too (`export
+    # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` on a line of its own), under a call's and the command's own
+    exported_env = {
+        name: token
+        for name, variable in exported.items()
+        if (token := _exported(text, variable, name)) is not None
+    }
+    env = {**exported_env, **(outer or {}), **env}
     if not words_run:
         return None
     # a word that is only a variable hbmlint cannot read, where a flag would start ("$@",
