@@ -302,3 +302,20 @@ def test_a_pod_that_requests_no_gpu_is_said_to(rules, tmp_path):
     )
     [unknown] = _lint(path, rules).diagnostics
     assert unknown.code == "HBM005" and "requests no GPU" in unknown.message
+
+
+def test_vllms_gptoss_launch_image_is_the_0_10_1_build(rules, tmp_path):
+    # davidamacey/OpenTranscribe docker-compose.vllm.yml: vllm/vllm-openai:gptoss with
+    # --swap-space, which that build (vllm==0.10.1+gptoss) takes: was a false HBM010 warning
+    path = tmp_path / "compose.yml"
+    path.write_text(
+        "services:\n"
+        "  vllm:\n"
+        "    image: vllm/vllm-openai:gptoss\n"
+        "    runtime: nvidia\n"
+        "    command: --model openai/gpt-oss-20b --max-model-len 32768 --swap-space 32\n"
+    )
+    result = _lint(path, rules, gpu="H100")
+    [item] = result.deployments
+    assert item.deployment.engine_version == "0.10.1"
+    assert codes(result, "HBM010") == []

@@ -983,6 +983,12 @@ def _own_image_release(repository: str, tag: str) -> str | None:
     return None
 
 
+# Tags that name a build, not a release: vLLM's gpt-oss launch image of 2025-08-05 is the
+# `vllm==0.10.1+gptoss` wheel (wheels.vllm.ai/gpt-oss, "uv pip install --pre vllm==0.10.1+gptoss"
+# in the gpt-oss launch guides), a 0.10.1 release's flags and defaults
+_NAMED_TAGS = {("vllm/vllm-openai", "gptoss"): "0.10.1"}
+
+
 def image_version(image: str | None) -> str | None:
     """The engine release an engine image's tag names (``vllm/vllm-openai:v0.11.0``,
     ``lmsysorg/sglang:v0.5.2-cu126``, AMD's ``rocm/vllm:rocm7.0.0_vllm_0.11.1_20251103``)."""
@@ -1014,6 +1020,9 @@ def _image_version(image: str) -> str | None:
         return _rocm_image_version(rocm, tag)
     if _NGC_VLLM.match(repository):
         return _ngc_vllm_bound(tag)
+    named = _NAMED_TAGS.get((repository, tag))
+    if named is not None:
+        return named
     if repository.endswith(_VERTEX_VLLM):
         day = _VERTEX_BUILD_DAY.match(tag)
         return released_by("vllm", "-".join(day.groups()), at_most=True) if day else None
