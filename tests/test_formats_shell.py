@@ -759,3 +759,23 @@ def test_a_variable_the_script_exports_is_the_engines_environment(rules, tmp_pat
     assert [f.code for f in lint(path, rules, gpu="H100").diagnostics] == []
     path.write_text(path.read_text().replace("export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n", ""))
     assert [f.code for f in lint(path, rules, gpu="H100").diagnostics] == ["HBM303"]
+
+
+def test_a_script_with_windows_line_endings_is_one_warning_and_read_as_meant(rules, tmp_path):
+    # 321176aaaaaA/qwen38-27b-dspark-h...: saved with CRLF endings, bash keeps each CR, so every
+    # `\` continues nothing; was an HBM018 "does not end in `\`" on a line that does, and a
+    # model named '\r'
+    path = tmp_path / "serve.sh"
+    path.write_bytes(
+        b"#!/bin/bash\r\n"
+        b"vllm serve Qwen/Qwen3-8B \\\r\n"
+        b"  --max-model-len 8192 \\\r\n"
+        b"  --gpu-memory-utilization 0.9\r\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    [crlf] = result.diagnostics
+    assert (crlf.code, crlf.severity.name, crlf.span.line) == ("HBM018", "WARNING", 2)
+    assert "CRLF" in crlf.message
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "Qwen/Qwen3-8B"
+    assert deployment.deployment.serving.max_model_len == 8192

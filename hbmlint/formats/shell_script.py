@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..catalog.labels import rocm_build_gpu
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
     container_release,
     note_cut_options,
@@ -281,6 +281,11 @@ def to_script_deployments(
     engine command is read where the function is called, with that call's arguments as its
     ``$1``.. and ``"$@"`` (once per call); one never called is read where it is written."""
     start = Span(1, 1)
+    crlf = _crlf_endings(text, display) if "\r\n" in text else None
+    if crlf is not None:
+        # read as the author wrote it (each line's CR dropped: lines and columns stay the
+        # file's); the one warning says what bash makes of it
+        text = text.replace("\r\n", "\n")
     script, origins = _prepared(text)
     exports: list[dict[str, Exported]] = []
     written: list[tuple[Written, Span]] = []
@@ -380,7 +385,32 @@ def to_script_deployments(
         if deployment is not None:
             deployments.append(deployment)
     findings += comments_ending_commands(text, breaks, display)
+    if crlf is not None and deployments:
+        findings.insert(0, crlf)
     return deployments, findings
+
+
+def _crlf_endings(text: str, display: str) -> Diagnostic:
+    """HBM018 for a script saved with Windows line endings: bash keeps each line's CR, so a
+    backslash before it continues nothing (the options on the next lines never reach the engine) and
+    the last word of each line ends in a CR (a model named 'Qwen/Qwen3-8B\\r')."""
+    continued = text.find("\\\r\n")
+    at = continued if continued >= 0 else 0
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    return input_diagnostic(
+        "HBM018",
+        "this script has Windows (CRLF) line endings: bash keeps the CR at the end of each "
+        "line, so a `\\` there continues nothing and the engine's options on the lines after it "
+        "never reach it (nor does a line's last word arrive as written); hbmlint read it as if "
+        "the endings were LF",
+        display,
+        Span(line, column),
+        fixes=[
+            "Convert the file to LF line endings (dos2unix FILE, or git's core.autocrlf / "
+            "a .gitattributes `*.sh text eol=lf`)"
+        ],
+    )
 
 
 def _release(words: list[Token]) -> tuple[str, Span] | None:
