@@ -762,9 +762,9 @@ def test_a_variable_the_script_exports_is_the_engines_environment(rules, tmp_pat
 
 
 def test_a_script_with_windows_line_endings_is_one_warning_and_read_as_meant(rules, tmp_path):
-    # 321176aaaaaA/qwen38-27b-dspark-h...: saved with CRLF endings, bash keeps each CR, so every
-    # `\` continues nothing; was an HBM018 "does not end in `\`" on a line that does, and a
-    # model named '\r'
+    # 321176aaaaaA/qwen38-27b-dspark-hybrid-inference-a6000 start_gpu2_dspark.sh, CRLF endings:
+    # bash keeps each CR, so every `\` continues nothing; was an HBM018 "does not end in `\`"
+    # on a line that does, and a model named '\r'
     path = tmp_path / "serve.sh"
     path.write_bytes(
         b"#!/bin/bash\r\n"
