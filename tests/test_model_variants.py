@@ -82,7 +82,14 @@ def test_names_the_suffix_and_the_catalog_decide():
     assert awq.weights == "AWQ 4-bit"
     underscore = variant("jakiAJK/DeepSeek-R1-Distill-Qwen-7B_AWQ")
     assert underscore is not None and underscore.base == "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"
-    assert variant("cpatonn/Qwen3-30B-A3B-Instruct-2507-AWQ-8bit") is None  # not 4-bit
+    # ... and -AWQ-8bit their 8-bit weights (compressed-tensors W8A16), -Int8-W8A16 too
+    awq8 = variant("cpatonn/Qwen3-30B-A3B-Instruct-2507-AWQ-8bit")
+    assert awq8 is not None and awq8.weights == "AWQ 8-bit (W8A16)"
+    groups = awq8.config["quantization_config"]["config_groups"]
+    assert groups["group_0"]["weights"]["num_bits"] == 8
+    w8a16 = variant("okwinds/Qwen3-Coder-30B-A3B-Instruct-Int8-W8A16")
+    assert w8a16 is not None and w8a16.base == "Qwen/Qwen3-Coder-30B-A3B-Instruct"
+    assert w8a16.weights == "INT8 (W8A16)"
     # a name that leaves no single catalog model, or no base at all, says nothing
     assert variant("acme/my-finetune-AWQ") is None
     assert variant("Qwen/Qwen3-8B-EXL2") is None  # a suffix no publisher convention here names

@@ -35,6 +35,11 @@ _INT4_GROUP_128 = {
     "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 128}}},
     "ignore": ["lm_head"],
 }
+_INT8_GROUP_128 = {
+    "quant_method": "compressed-tensors",
+    "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int", "group_size": 128}}},
+    "ignore": ["lm_head"],
+}
 _INT8_CHANNEL = {
     "quant_method": "compressed-tensors",
     "config_groups": {
@@ -72,6 +77,10 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
             {"quant_method": "bitsandbytes", "load_in_4bit": True},
             "bitsandbytes 4-bit",
         ),
+        # community 8-bit uploads (cpatonn-mirror/Qwen3-VL-30B-A3B-Instruct-AWQ-8bit): made with
+        # llm-compressor's AWQ, stored as compressed-tensors 8-bit weights in groups of 128 (W8A16);
+        # before the 4-bit form below
+        (r"[-_]awq-(?:8bit|int8)", _INT8_GROUP_128, "AWQ 8-bit (W8A16)"),
         (
             r"[-_]awq(?:-int4|-4bit)?",
             {"quant_method": "awq", "bits": 4, "group_size": 128},
@@ -97,6 +106,9 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
         # Google's QAT repacks for vLLM (google/gemma-4-31B-it-qat-w4a16-ct): compressed-tensors
         # W4A16 made with llm-compressor (a public repack's card describing Google's recipe.yaml)
         (r"(?:-qat(?:-q4_0)?)?-(?:quantized\.)?w4a16(?:-ct)?", _INT4_GROUP_128, "INT4 (W4A16)"),
+        # 8-bit weights, 16-bit activations (okwinds/Qwen3-Coder-30B-A3B-Instruct-Int8-W8A16): the
+        # weights' bytes are W8A8's
+        (r"-(?:int8-)?w8a16", _INT8_CHANNEL, "INT8 (W8A16)"),
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
         # microscaling uploads (MiniMaxAI/MiniMax-M3-MXFP8, amd/MiniMax-M3-MXFP4)
         (r"-mxfp8", {"quant_method": "mxfp8"}, "MXFP8"),
