@@ -779,3 +779,26 @@ def test_a_script_with_windows_line_endings_is_one_warning_and_read_as_meant(rul
     [deployment] = result.deployments
     assert deployment.deployment.model.name == "Qwen/Qwen3-8B"
     assert deployment.deployment.serving.max_model_len == 8192
+
+
+def test_a_variable_holding_a_flag_and_its_value_keeps_each_command_on_its_line(rules, tmp_path):
+    # pingzhili/vllm-generator scripts/serve_8_gpus.sh: VLLM_ARGS="--reasoning-parser qwen3" in
+    # each of several server lines; the second word was searched for further on, so every
+    # later server (and its findings) slid down a line
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'VLLM_ARGS="--reasoning-parser qwen3"\n'
+        "CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen3-8B $VLLM_ARGS --port 8000 &\n"
+        "CUDA_VISIBLE_DEVICES=1 vllm serve Qwen/Qwen3-8B $VLLM_ARGS --port 8001 &\n"
+        "CUDA_VISIBLE_DEVICES=2 vllm serve Qwen/Qwen3-8B $VLLM_ARGS --max-model-len 100000 &\n"
+        'echo "started"\n'
+    )
+    result = lint(path, rules, gpu="H100")
+    assert [d.deployment.name for d in result.deployments] == [
+        "serve.sh:3",
+        "serve.sh:4",
+        "serve.sh:5",
+    ]
+    [refused] = [f for f in result.diagnostics if f.code == "HBM303"]
+    assert refused.span.line == 5

@@ -1085,11 +1085,17 @@ def split_script(
     placed: dict[int, Span] = {}  # an array element's place, by id of the word written
     for is_command, words in splitter.events:
         tokens = []
+        last: tuple[int, int, Span] | None = None
         for w in words:
             if w.origin is not None and id(w.origin) in placed:
                 where = placed[id(w.origin)]
+            elif last is not None and (w.raw_start, w.raw_end) == last[:2]:
+                # the next word of one written word a variable split (`$VLLM_ARGS` holding a
+                # flag and its value): at the same place, not searched for again further on
+                where = last[2]
             else:
                 where = locator.locate(script[w.raw_start : w.raw_end]) if locator else span
+                last = (w.raw_start, w.raw_end, where)
             if not is_command:
                 placed[id(w)] = where
             tokens.append(Token(w.text, where, tuple(w.unresolved)))
