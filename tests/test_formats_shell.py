@@ -802,3 +802,20 @@ def test_a_variable_holding_a_flag_and_its_value_keeps_each_command_on_its_line(
     ]
     [refused] = [f for f in result.diagnostics if f.code == "HBM303"]
     assert refused.span.line == 5
+
+
+def test_skyrls_vllm_server_and_a_home_relative_model_path_are_read(rules, tmp_path):
+    # NovaSky-AI/SkyRL examples/remote_inference_engine/run_vllm_server.sh: its server module
+    # parses vLLM's serve arguments (was "All clear, 0 deployments"); a model under
+    # "$HOME/models/..." is a local path named by its last part (was unreadable)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "uv run --isolated --extra vllm -m skyrl_train.inference_engines.vllm.vllm_server \\\n"
+        '    --model "$HOME/models/Qwen2.5-1.5B-Instruct" --tensor-parallel-size 4 \\\n'
+        "    --max-model-len 4096\n"
+    )
+    result = lint(path, rules, gpu="H100")
+    [deployment] = result.deployments
+    assert deployment.deployment.parallel.tensor == 4
+    assert deployment.budget.resolved.target.name == "Qwen/Qwen2.5-1.5B-Instruct"

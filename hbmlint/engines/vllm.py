@@ -59,6 +59,9 @@ SERVER_MODULES = (
     "vllm.entrypoints.openai.api_server",
     "vllm.entrypoints.api_server",
     "vllm.entrypoints.grpc_server",
+    # SkyRL's remote inference server parses vLLM's own serve arguments (make_arg_parser) and
+    # starts vLLM's engine (NovaSky-AI/SkyRL skyrl_train/inference_engines/vllm/vllm_server.py)
+    "skyrl_train.inference_engines.vllm.vllm_server",
 )
 
 

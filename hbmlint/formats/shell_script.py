@@ -302,7 +302,9 @@ def to_script_deployments(
 
     commands = split_script(
         script,
-        job.environment() if job is not None else {},
+        # $HOME is the user's home folder, whichever it is: `$HOME/models/Qwen3-8B` is the local
+        # path ~/models/Qwen3-8B, named by its last part as any local path
+        {"HOME": "~", **(job.environment() if job is not None else {})},
         Locator(text, start),
         start,
         origins,
