@@ -819,3 +819,20 @@ def test_skyrls_vllm_server_and_a_home_relative_model_path_are_read(rules, tmp_p
     [deployment] = result.deployments
     assert deployment.deployment.parallel.tensor == 4
     assert deployment.budget.resolved.target.name == "Qwen/Qwen2.5-1.5B-Instruct"
+
+
+def test_eval_of_a_quoted_command_line_reads_it(rules, tmp_path):
+    # `CMD="vllm serve ${MODEL} --tensor-parallel-size ${TP}"; eval "${CMD}"` (sweep 20): the
+    # quoted word is the script eval runs (eval ${CMD} was read; the quoted form was not)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'MODEL="Qwen/Qwen3-0.6B"\n'
+        'CMD="vllm serve ${MODEL} --port 1212 --tensor-parallel-size 2"\n'
+        'echo "${CMD}"\n'
+        'eval "${CMD}"\n'
+    )
+    result = lint(path, rules, gpu="H100")
+    [deployment] = result.deployments
+    assert deployment.deployment.model.name == "Qwen/Qwen3-0.6B"
+    assert deployment.deployment.parallel.tensor == 2

@@ -1141,7 +1141,10 @@ def split_words(
 
 
 def shell_script(argv: list[Token]) -> tuple[Token, int] | None:
-    """For ``sh -c SCRIPT`` (``bash -lc``, ``/bin/sh -ec --``...): the script word and its index."""
+    """For ``sh -c SCRIPT`` (``bash -lc``, ``/bin/sh -ec --``...): the script word and its index.
+    So is ``eval "$CMD"``: the shell reads the one word as a script of its own."""
+    if len(argv) == 2 and argv[0].text == "eval":
+        return argv[1], 1
     if not argv or argv[0].text.rsplit("/", 1)[-1] not in SHELLS:
         return None
     i = 1
