@@ -836,3 +836,35 @@ def test_eval_of_a_quoted_command_line_reads_it(rules, tmp_path):
     [deployment] = result.deployments
     assert deployment.deployment.model.name == "Qwen/Qwen3-0.6B"
     assert deployment.deployment.parallel.tensor == 2
+
+
+def test_a_loop_over_plain_words_is_one_deployment_per_value(rules, tmp_path):
+    # microsoft/DeepSpeedExamples benchmarks/inference/mii/run_all_vllm.sh: `for MODEL in A B;
+    # do vllm serve $MODEL ...; done`; was an HBM011 "$MODEL is not set ... earlier in the
+    # script", nothing checked
+    path = tmp_path / "run_all.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "for MODEL in Qwen/Qwen3-0.6B meta-llama/Llama-3.1-70B-Instruct; do\n"
+        "  vllm serve $MODEL --max-model-len 8192 &\n"
+        "  sleep 600\n"
+        "done\n"
+        "for TP in 1 2; do vllm serve Qwen/Qwen3-8B --tensor-parallel-size ${TP}; done\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    read = [
+        (d.deployment.name, d.deployment.model.name, d.deployment.parallel.tensor)
+        for d in result.deployments
+    ]
+    assert read == [
+        ("run_all.sh:3 (Qwen/Qwen3-0.6B)", "Qwen/Qwen3-0.6B", None),
+        (
+            "run_all.sh:3 (meta-llama/Llama-3.1-70B-Instruct)",
+            "meta-llama/Llama-3.1-70B-Instruct",
+            None,
+        ),
+        ("run_all.sh:6 (1)", "Qwen/Qwen3-8B", 1),
+        ("run_all.sh:6 (2)", "Qwen/Qwen3-8B", 2),
+    ]
+    [refused] = [f for f in result.diagnostics if f.code == "HBM101"]
+    assert refused.deployment == "run_all.sh:3 (meta-llama/Llama-3.1-70B-Instruct)"

@@ -322,6 +322,8 @@ def to_script_deployments(
     bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
     called: set[str] = set()
     found: list[tuple[Any, Span, tuple[str, Span] | None]] = []
+    loops = _literal_loops(script) if "for " in script else []
+    labels: dict[int, str] = {}  # id of a read -> the loop value it was read with
     for index, (words, exported) in enumerate(zip(commands, exports, strict=True)):
         files = written_files(written, index, text, outer)
         at = starts[words[0].span.line - 1] + words[0].span.column - 1
@@ -352,6 +354,15 @@ def to_script_deployments(
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
+        looped = _loop_runs(loops, at, words)
+        if looped:
+            # `for MODEL in A B; do vllm serve $MODEL ...; done`: one run per value
+            for value, words_run in looped:
+                read = _read(words_run, exported, text, files=files)
+                if read is not None:
+                    labels[id(read)] = value
+                    found.append((read, words[0].span, _release(words_run)))
+            continue
         read = _read(words, exported, text, files=files)
         if read is not None:
             note_cut_options(read[0], commands[index + 1] if index + 1 < len(commands) else ())
@@ -367,8 +378,11 @@ def to_script_deployments(
     stem = Path(display).name
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
-    for (parsed, gpu, other), where, release in found:
+    for read, where, release in found:
+        parsed, gpu, other = read
         name = stem if len(found) == 1 else f"{stem}:{where.line}"
+        if id(read) in labels:
+            name += f" ({labels[id(read)]})"
         if other is not None:
             findings.append(accelerators.not_budgeted(other, display, name))
             continue
@@ -413,6 +427,59 @@ def _crlf_endings(text: str, display: str) -> Diagnostic:
             "a .gitattributes `*.sh text eol=lf`)"
         ],
     )
+
+
+# `for NAME in WORD...; do` (or the `do` on the next line), its words plain text
+_FOR = re.compile(
+    r"(?:^|[;&|({]|\s)for[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+in[ \t]+([^;\n]*?)[ \t]*"
+    r"(?:;|\n)\s*do\b"
+)
+_DO_DONE = re.compile(r"(?<![\w./-])(do|done)(?![\w./-])")
+_LITERAL = re.compile(r"[A-Za-z0-9_./:@+=-]+")
+
+
+def _literal_loops(script: str) -> list[tuple[str, list[str], int, int]]:
+    """Each ``for`` loop over plain words (no variable, glob or command in them), at most 16:
+    (its variable, the words, where its body starts and ends in ``script``)."""
+    loops = []
+    for match in _FOR.finditer(script):
+        values = [v.strip("\"'") for v in match.group(2).split()]
+        if not values or len(values) > 16 or not all(_LITERAL.fullmatch(v) for v in values):
+            continue
+        depth, end = 1, None
+        for word in _DO_DONE.finditer(script, match.end()):
+            depth += 1 if word.group(1) == "do" else -1
+            if depth == 0:
+                end = word.start()
+                break
+        if end is not None:  # (from the `for`: a command on its line starts at its `do`)
+            loops.append((match.group(1), values, match.start(), end))
+    return loops
+
+
+def _loop_runs(
+    loops: list[tuple[str, list[str], int, int]], at: int, words: list[Token]
+) -> list[tuple[str, list[Token]]]:
+    """The command ``words`` (at offset ``at``) once for each value of the innermost literal
+    loop it is in whose variable it uses; nothing where it is in none."""
+    for name, values, start, end in sorted(loops, key=lambda loop: loop[2], reverse=True):
+        if not start <= at < end:
+            continue
+        reference = re.compile(rf"\$(?:\{{{name}\}}|{name}(?![A-Za-z0-9_]))")
+        if not any(reference.search(w.text) for w in words):
+            continue
+        runs = []
+        for value in values:
+            words_run = []
+            for w in words:
+                if not reference.search(w.text):
+                    words_run.append(w)
+                    continue
+                kept = tuple(why for why in w.unresolved if not reference.match(why))
+                words_run.append(Token(reference.sub(value, w.text), w.span, kept))
+            runs.append((value, words_run))
+        return runs
+    return []
 
 
 def _release(words: list[Token]) -> tuple[str, Span] | None:
