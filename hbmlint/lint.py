@@ -158,8 +158,13 @@ def _lint_text(
     path, display = result.path, result.display
     forced = _forced_format(display, options)
     script = script_reader(display, text, forced)
-    # a shell script is never parsed as YAML: its text is not YAML, and never meant to be
-    documents, error = ([], None) if script else load_documents(text)
+    # a shell script is never parsed as YAML: its text is not YAML, and never meant to be; nor
+    # is a file of code or prose named on the command line (a Modal app in Python, a README):
+    # an engine it starts is an info (unread_file), never a YAML syntax error
+    code = forced is None and not script and _code_file(display)
+    if code == "prose":
+        return result  # a README's commands and suppression comments are examples
+    documents, error = ([], None) if script or code else load_documents(text)
     if documents and ("ConfigMap" in text or "Secret" in text):
         # the ConfigMaps and Secrets a container reads from this file, from the documents just
         # read (before any reader or overlay touches them): the pod-spec reader would parse the
@@ -299,6 +304,22 @@ def _with_gpu_from_comments(findings: list[Diagnostic], text: str) -> list[Diagn
 
 _COMMENT_WORD = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9+.]*")
 _PATH_WORD = LazyPattern(r"\S*[/\\]\S*")
+
+
+# files that are never YAML however they are named on the command line: code, which may start an
+# engine (an info says it is not read), and prose, whose commands are examples
+_CODE_SUFFIXES = (".py", ".ipynb", ".js", ".ts", ".go", ".rs", ".java", ".dockerfile")
+_PROSE_SUFFIXES = (".md", ".rst", ".txt", ".html", ".toml", ".ini", ".cfg")
+
+
+def _code_file(display: str) -> str | None:
+    """ "code" or "prose" for a file that is never YAML, by its name; else None."""
+    name = display.replace("\\", "/").rpartition("/")[2].lower()
+    if name.endswith(_PROSE_SUFFIXES):
+        return "prose"
+    if name.endswith(_CODE_SUFFIXES) or name in ("dockerfile", "containerfile"):
+        return "code"
+    return None
 
 
 def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:

@@ -319,3 +319,19 @@ def test_vllms_gptoss_launch_image_is_the_0_10_1_build(rules, tmp_path):
     [item] = result.deployments
     assert item.deployment.engine_version == "0.10.1"
     assert codes(result, "HBM010") == []
+
+
+def test_code_and_prose_named_on_the_command_line_are_never_yaml_errors(rules, tmp_path):
+    # a Modal / Ray launcher in Python passed by name (`git diff --name-only | xargs hbmlint`):
+    # was an HBM002 YAML syntax error, exit code 1
+    code = tmp_path / "serve_modal.py"
+    code.write_text(
+        "import subprocess\n"
+        'subprocess.Popen("vllm serve Qwen/Qwen2.5-0.5B-Instruct", shell=True)\n'
+        'x = {"a": 1}\n'
+    )
+    [said] = _lint(code, rules).diagnostics
+    assert (said.code, said.severity.name, said.span.line) == ("HBM014", "INFO", 2)
+    prose = tmp_path / "README.md"
+    prose.write_text("Run:\n\n    vllm serve Qwen/Qwen3-8B --max-model-len: 8192\n")
+    assert _lint(prose, rules).diagnostics == []
