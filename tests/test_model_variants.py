@@ -87,6 +87,11 @@ def test_names_the_suffix_and_the_catalog_decide():
     assert awq8 is not None and awq8.weights == "AWQ 8-bit (W8A16)"
     groups = awq8.config["quantization_config"]["config_groups"]
     assert groups["group_0"]["weights"]["num_bits"] == 8
+    # llm-compressor's FP4 uploads name their scheme too (ggamecrazy/Qwen3-32B-NVFP4-W4A4)
+    nvfp4 = variant("ggamecrazy/Qwen3-32B-NVFP4-W4A4")
+    assert nvfp4 is not None and (nvfp4.base, nvfp4.weights) == ("Qwen/Qwen3-32B", "NVFP4")
+    mxfp4 = variant("ggamecrazy/Qwen3-32B-MXFP4-W4A4")
+    assert mxfp4 is not None and mxfp4.weights == "MXFP4"
     w8a16 = variant("okwinds/Qwen3-Coder-30B-A3B-Instruct-Int8-W8A16")
     assert w8a16 is not None and w8a16.base == "Qwen/Qwen3-Coder-30B-A3B-Instruct"
     assert w8a16.weights == "INT8 (W8A16)"

@@ -112,8 +112,9 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
         (r"-(?:quantized\.)?w8a8|-int8", _INT8_CHANNEL, "INT8 (W8A8)"),
         # microscaling uploads (MiniMaxAI/MiniMax-M3-MXFP8, amd/MiniMax-M3-MXFP4)
         (r"-mxfp8", {"quant_method": "mxfp8"}, "MXFP8"),
-        (r"-mxfp4", {"quant_method": "mxfp4"}, "MXFP4"),
-        (r"-(?:nv)?fp4", {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "NVFP4"),
+        # (llm-compressor uploads add the scheme: ggamecrazy/Qwen3-32B-NVFP4-W4A4, -MXFP4-W4A4)
+        (r"-mxfp4(?:-w4a4)?", {"quant_method": "mxfp4"}, "MXFP4"),
+        (r"-(?:nv)?fp4(?:-w4a4)?", {"quant_method": "modelopt", "quant_algo": "NVFP4"}, "NVFP4"),
         (r"-fp8-block", _FP8_BLOCK_128, "FP8 (128 x 128 blocks)"),
         # AMD's Quark uploads (amd/Llama-3.1-70B-Instruct-FP8-KV): FP8 weights, and scales for an
         # FP8 KV cache; the KV cache's dtype is read from the manifest's --kv-cache-dtype as usual
