@@ -868,3 +868,27 @@ def test_a_loop_over_plain_words_is_one_deployment_per_value(rules, tmp_path):
     ]
     [refused] = [f for f in result.diagnostics if f.code == "HBM101"]
     assert refused.deployment == "run_all.sh:3 (meta-llama/Llama-3.1-70B-Instruct)"
+
+
+def test_a_nim_container_the_script_runs_is_read_as_in_compose(rules, tmp_path):
+    # NVIDIA's NIM quickstart: `docker run --gpus ... -e NIM_MAX_MODEL_LEN=8192
+    # nvcr.io/nim/meta/llama-3.1-8b-instruct:latest` (sweep 20: was "All clear, 0 deployments")
+    path = tmp_path / "nim.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "docker run -d --rm --name nim-llm \\\n"
+        "    --gpus '\"device=1\"' \\\n"
+        '    -e NGC_API_KEY="$NGC_API_KEY" \\\n'
+        "    -e NIM_MAX_MODEL_LEN=8192 \\\n"
+        "    -p 8000:8000 \\\n"
+        "    nvcr.io/nim/meta/llama-3.1-8b-instruct:latest\n"
+        "vllm serve Qwen/Qwen3-0.6B\n"
+    )
+    result = lint(path, rules, gpu="L4")
+    read = sorted((d.deployment.name, d.deployment.model.name) for d in result.deployments)
+    assert read == [
+        ("nim.sh:2", "meta-llama/Llama-3.1-8B-Instruct"),
+        ("nim.sh:8", "Qwen/Qwen3-0.6B"),
+    ]
+    [nim] = [d for d in result.deployments if d.deployment.name == "nim.sh:2"]
+    assert nim.deployment.gpu.count == 1 and nim.deployment.serving.max_model_len == 8192

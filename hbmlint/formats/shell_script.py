@@ -323,6 +323,8 @@ def to_script_deployments(
     called: set[str] = set()
     found: list[tuple[Any, Span, tuple[str, Span] | None]] = []
     loops = _literal_loops(script) if "for " in script else []
+    nim_deployments: list[Deployment] = []  # `docker run nvcr.io/nim/ORG/MODEL:TAG`
+    findings_of_nim: list[Diagnostic] = []
     labels: dict[int, str] = {}  # id of a read -> the loop value it was read with
     for index, (words, exported) in enumerate(zip(commands, exports, strict=True)):
         files = written_files(written, index, text, outer)
@@ -354,6 +356,11 @@ def to_script_deployments(
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
+        if "nvcr.io/nim/" in text:
+            nim_run = _nim_run(words, text, display, stem_of(display), findings_of_nim)
+            if nim_run:
+                nim_deployments += nim_run
+                continue
         looped = _loop_runs(loops, at, words)
         if looped:
             # `for MODEL in A B; do vllm serve $MODEL ...; done`: one run per value
@@ -380,7 +387,7 @@ def to_script_deployments(
     findings: list[Diagnostic] = []
     for read, where, release in found:
         parsed, gpu, other = read
-        name = stem if len(found) == 1 else f"{stem}:{where.line}"
+        name = stem if len(found) + len(nim_deployments) == 1 else f"{stem}:{where.line}"
         if id(read) in labels:
             name += f" ({labels[id(read)]})"
         if other is not None:
@@ -400,6 +407,12 @@ def to_script_deployments(
         findings.extend(problems)
         if deployment is not None:
             deployments.append(deployment)
+    if nim_deployments:
+        findings += findings_of_nim
+        if deployments or len(nim_deployments) > 1:  # one name each, as the others have
+            for deployment in nim_deployments:
+                deployment.name = f"{deployment.name}:{deployment.locations[''].line}"
+        deployments += nim_deployments
     findings += comments_ending_commands(text, breaks, display)
     if crlf is not None and deployments:
         findings.insert(0, crlf)
@@ -480,6 +493,39 @@ def _loop_runs(
             runs.append((value, words_run))
         return runs
     return []
+
+
+def stem_of(display: str) -> str:
+    return Path(display).name
+
+
+def _nim_run(
+    words: list[Token], text: str, display: str, name: str, findings: list[Diagnostic]
+) -> list[Deployment]:
+    """A NIM container the script starts (``docker run --gpus all -e NIM_MAX_MODEL_LEN=8192
+    nvcr.io/nim/meta/llama-3.1-8b-instruct:latest``, NVIDIA's quickstart): read as nim.py reads
+    one in Compose, with the GPUs ``--gpus`` gives it; its findings go to ``findings``."""
+    from ..yamlsrc import YamlDocument
+    from .nim import nim_image, nim_model_deployment
+    from .podspec import Reader
+
+    _, words_run = _prefix_env(words)
+    container = accelerators.container_options(words_run)
+    image = next((w for w in words_run if w.readable and nim_image(w.text)), None)
+    if container is None or image is None:
+        return []
+    env, options = container
+    given = next((value for option, _, value in options if option == "--gpus"), None)
+    count = None
+    if given is not None and given.readable:
+        from .build import _docker_gpus
+
+        count = _docker_gpus(given.text)
+    gpu = GpuFacts(count=count, count_span=given.span if given is not None else None)
+    reader = Reader(YamlDocument(data={}, index=0, text=text), display)
+    found = nim_model_deployment(reader, name, words[0].span, image.text, image.span, env, gpu, [])
+    findings.extend(reader.findings)
+    return found
 
 
 def _release(words: list[Token]) -> tuple[str, Span] | None:
