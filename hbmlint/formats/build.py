@@ -155,7 +155,7 @@ def container_given(value: Token | None, command: EngineCommand, text: str) -> G
     quoted inside it), as visible_devices counts a list: each node's, times ``--nnodes``; no
     count for ``all`` or a value hbmlint cannot read, nor on a Ray cluster, whose other nodes'
     GPUs are not in the file."""
-    count = _docker_gpus(value.text) if value is not None and value.readable else None
+    count = docker_gpus(value.text) if value is not None and value.readable else None
     if value is None or count is None or _on_ray(command, text):
         return GpuFacts()
     nodes = command.nodes or 1
@@ -167,7 +167,7 @@ def container_given(value: Token | None, command: EngineCommand, text: str) -> G
     )
 
 
-def _docker_gpus(text: str) -> int | None:
+def docker_gpus(text: str) -> int | None:
     import csv
 
     try:

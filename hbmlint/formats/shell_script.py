@@ -54,7 +54,14 @@ from ..lazyre import LazyPattern
 from ..spec import ROCM_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
-from .build import GpuFacts, build, container_given, nvidia_runtime_devices, visible_devices
+from .build import (
+    GpuFacts,
+    build,
+    container_given,
+    docker_gpus,
+    nvidia_runtime_devices,
+    visible_devices,
+)
 from .config_files import repository_file, repository_files
 from .multihost import needed_gpus
 from .shell_comments import comments_ending_commands
@@ -357,7 +364,7 @@ def to_script_deployments(
                     found.append((read, call[0].span, _release(body)))
             continue
         if "nvcr.io/nim/" in text:
-            nim_run = _nim_run(words, text, display, stem_of(display), findings_of_nim)
+            nim_run = _nim_run(words, text, display, Path(display).name, findings_of_nim)
             if nim_run:
                 nim_deployments += nim_run
                 continue
@@ -495,10 +502,6 @@ def _loop_runs(
     return []
 
 
-def stem_of(display: str) -> str:
-    return Path(display).name
-
-
 def _nim_run(
     words: list[Token], text: str, display: str, name: str, findings: list[Diagnostic]
 ) -> list[Deployment]:
@@ -518,9 +521,7 @@ def _nim_run(
     given = next((value for option, _, value in options if option == "--gpus"), None)
     count = None
     if given is not None and given.readable:
-        from .build import _docker_gpus
-
-        count = _docker_gpus(given.text)
+        count = docker_gpus(given.text)
     gpu = GpuFacts(count=count, count_span=given.span if given is not None else None)
     reader = Reader(YamlDocument(data={}, index=0, text=text), display)
     found = nim_model_deployment(reader, name, words[0].span, image.text, image.span, env, gpu, [])
