@@ -168,6 +168,8 @@ def container_given(value: Token | None, command: EngineCommand, text: str) -> G
 
 
 def docker_gpus(text: str) -> int | None:
+    """How many GPUs ``docker run --gpus TEXT`` gives (``2``, ``count=2``, ``"device=0,1"``);
+    None for ``all`` or anything else."""
     import csv
 
     try:
