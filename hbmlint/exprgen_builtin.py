@@ -103,8 +103,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function, _f1: lambda names, functions, params: (_f1(names['weights.total'], names['serving.kv_cache_memory_bytes']) <= names['gpu.total']),
     "lambda names, functions, params: (_f3(_f1(names['weights.total'], names['serving.kv_cache_memory_bytes']), _s2(names, functions, params)) <= names['gpu.total'])":
         lambda _Quantity, _attribute, _expression, _function, _f1, _f3, _s2: lambda names, functions, params: (_f3(_f1(names['weights.total'], names['serving.kv_cache_memory_bytes']), _s2(names, functions, params)) <= names['gpu.total']),
-    "lambda names, functions, params: (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= params['vocab_tolerance'])":
-        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= params['vocab_tolerance']),
+    "lambda names, functions, params: (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= (0 if (names['serving.engine'] == 'vllm') else params['vocab_tolerance']))":
+        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= (0 if (names['serving.engine'] == 'vllm') else params['vocab_tolerance'])),
     "lambda names, functions, params: (_s1(names, functions, params) and ((names['weights.total'] <= names['gpu.usable']) if (_kept := names._results) is None else _kept['weights.total LtE gpu.usable'] if 'weights.total LtE gpu.usable' in _kept else _kept.setdefault('weights.total LtE gpu.usable', (names['weights.total'] <= names['gpu.usable']))))":
         lambda _Quantity, _attribute, _expression, _function, _s1: lambda names, functions, params: (_s1(names, functions, params) and ((names['weights.total'] <= names['gpu.usable']) if (_kept := names._results) is None else _kept['weights.total LtE gpu.usable'] if 'weights.total LtE gpu.usable' in _kept else _kept.setdefault('weights.total LtE gpu.usable', (names['weights.total'] <= names['gpu.usable'])))),
     "lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0)":
@@ -298,8 +298,8 @@ PROGRAMS = {
         ('lambda names, functions, params: False', {}, (), None),
     ('False', frozenset(('token',))):
         ('lambda names, functions, params: False', {}, (), None),
-    ('abs(draft.vocab_size - model.vocab_size) <= vocab_tolerance', frozenset(('vocab_tolerance',))):
-        ("lambda names, functions, params: (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= params['vocab_tolerance'])", {}, (), None),
+    ('abs(draft.vocab_size - model.vocab_size) <= (0 if serving.engine == "vllm" else vocab_tolerance)', frozenset(('vocab_tolerance',))):
+        ("lambda names, functions, params: (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= (0 if (names['serving.engine'] == 'vllm') else params['vocab_tolerance']))", {}, ('serving.engine',), None),
     ('draft.max_model_len >= serving.max_model_len', frozenset(())):
         ("lambda names, functions, params: ((names['draft.max_model_len'] >= names['serving.max_model_len']) if (_kept := names._results) is None else _kept['draft.max_model_len GtE serving.max_model_len'] if 'draft.max_model_len GtE serving.max_model_len' in _kept else _kept.setdefault('draft.max_model_len GtE serving.max_model_len', (names['draft.max_model_len'] >= names['serving.max_model_len'])))", {}, ('draft.max_model_len', 'serving.max_model_len'), None),
     ('draft.parameter_ratio <= max_ratio', frozenset(('max_ratio',))):

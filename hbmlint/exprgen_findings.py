@@ -211,8 +211,12 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='parallel.tensor_to_fit * parallel.pipeline', _f1=OWN_OPERATORS[ast.Mult]: _f1(names['parallel.tensor_to_fit'], names['parallel.pipeline']),
     ('serving.block_size', frozenset(())):
         lambda names, functions, params, _expression='serving.block_size': names['serving.block_size'],
+    ('serving.engine != "vllm" or abs(draft.vocab_size - model.vocab_size) > vocab_tolerance', frozenset(('vocab_tolerance',))):
+        lambda names, functions, params, _expression='serving.engine != "vllm" or abs(draft.vocab_size - model.vocab_size) > vocab_tolerance': ((names['serving.engine'] != 'vllm') or (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) > params['vocab_tolerance'])),
     ('serving.engine == "tgi" and kv.tokens_low <= 0', frozenset(())):
         lambda names, functions, params, _expression='serving.engine == "tgi" and kv.tokens_low <= 0': ((names['serving.engine'] == 'tgi') and (_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0)),
+    ('serving.engine == "vllm" and abs(draft.vocab_size - model.vocab_size) <= vocab_tolerance', frozenset(('vocab_tolerance',))):
+        lambda names, functions, params, _expression='serving.engine == "vllm" and abs(draft.vocab_size - model.vocab_size) <= vocab_tolerance': ((names['serving.engine'] == 'vllm') and (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= params['vocab_tolerance'])),
     ('serving.kv_cache_max_tokens', frozenset(())):
         lambda names, functions, params, _expression='serving.kv_cache_max_tokens': names['serving.kv_cache_max_tokens'],
     ('serving.kv_cache_memory_bytes', frozenset(())):

@@ -115,6 +115,7 @@ def test_hbm203_passes_for_padded_vocabularies_of_one_family(write):
     result = lint(
         write,
         """
+        engine: sglang
         gpu: {type: H100, count: 4}
         model: {name: Qwen/Qwen2.5-72B-Instruct}
         speculative: {method: draft_model, model: Qwen/Qwen2.5-0.5B-Instruct,
@@ -124,6 +125,24 @@ def test_hbm203_passes_for_padded_vocabularies_of_one_family(write):
     b = budget(result)
     assert b.resolved.draft.vocab_size != b.resolved.target.vocab_size  # 151,936 vs 152,064
     assert found(result, "HBM203") is None
+
+
+def test_hbm203_vllm_wants_the_padded_sizes_equal(write):
+    # vLLM's draft_model check compares the numbers (verify_equal_vocab_size_if_draft_model,
+    # 0.25.0-0.34.0 wheels; issue #7252: Qwen2 1.5B against 72B refused)
+    result = lint(
+        write,
+        """
+        gpu: {type: H100, count: 4}
+        model: {name: Qwen/Qwen2.5-72B-Instruct}
+        speculative: {method: draft_model, model: Qwen/Qwen2.5-0.5B-Instruct,
+                      num_speculative_tokens: 4}
+        """,
+    )
+    refused = found(result, "HBM203")
+    assert refused is not None and refused.severity.name == "ERROR"
+    assert "should have the same vocabulary size" in refused.message
+    assert "vocab_size is 152,064" in refused.fixes[0].message
 
 
 # --- HBM204 draft-too-large --------------------------------------------------------------------
