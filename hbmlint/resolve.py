@@ -34,6 +34,7 @@ from .spec import (
     DOWNLOADED,
     DRAFT_MODEL_METHODS,
     HEAD_METHODS,
+    MOUNTED_FROM,
     ROCM_SAID,
     SERVED_AS,
     VGPU_MEMORY,
@@ -579,6 +580,11 @@ def _candidates(
         yield served
     if where == "model":
         for label in run.deployment.hints:
+            if label.key == MOUNTED_FROM and label.value.partition("\n")[0] == name:
+                host = label.value.partition("\n")[2]
+                why = f"the volume it is mounted from, {host} (line {label.span.line})"
+                for c, _ in catalog.model_candidates(host):
+                    yield _Candidate(c, why, label.span, from_path=True)
             if label.key == SERVED_AS:
                 why = (
                     f"the served name {label.value} (line {label.span.line}): '{name}' is an "

@@ -64,6 +64,10 @@ ROCM_BUILD = "hbmlint/rocm-build"
 # serves it under a Hugging Face id (an srt-slurm recipe's model.path `dsr1-fp8` beside its
 # served-model-name deepseek-ai/DeepSeek-R1): resolve tries that id, as a guess
 SERVED_AS = "hbmlint/served-as"
+# ... and the one the Compose reader adds where the model is a container path a volume mounts
+# from the host (`./models/Qwen2-7B-Instruct-GPTQ-Int4:/data` for `--model-id=/data`): the value
+# is "CONTAINER PATH\nHOST PATH", whose name resolve tries, as a guess
+MOUNTED_FROM = "hbmlint/mounted-from"
 # HAMi's vGPU device plugin (Project-HAMi/HAMi): a container's share of a GPU's memory, in MiB
 # (nvidia.com/gpumem) or as a percentage (nvidia.com/gpumem-percentage); HAMi-core makes the
 # CUDA driver report that share as the device's total, so the engine sizes itself by it

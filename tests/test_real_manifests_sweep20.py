@@ -335,3 +335,27 @@ def test_code_and_prose_named_on_the_command_line_are_never_yaml_errors(rules, t
     prose = tmp_path / "README.md"
     prose.write_text("Run:\n\n    vllm serve Qwen/Qwen3-8B --max-model-len: 8192\n")
     assert _lint(prose, rules).diagnostics == []
+
+
+def test_a_model_at_a_mounted_container_path_is_named_by_its_volume(rules, tmp_path):
+    # HouXianzhoua's docker-compose.yml (sweep 20): TGI with --model-id=/data and the volume
+    # ./models/Qwen2-7B-Instruct-GPTQ-Int4:/data (was HBM006: '/data' unidentified)
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(
+        "services:\n"
+        "  tgi-qwen2:\n"
+        "    image: ghcr.io/huggingface/text-generation-inference:latest\n"
+        "    volumes:\n"
+        "      - ./models/Qwen2-7B-Instruct-GPTQ-Int4:/data\n"
+        "    command: [--model-id=/data, --quantize=gptq, --max-total-tokens=4096]\n"
+        "    deploy:\n"
+        "      resources:\n"
+        "        reservations:\n"
+        "          devices: [{driver: nvidia, device_ids: ['0'], capabilities: [gpu]}]\n"
+    )
+    result = _lint(path, rules, gpu="L4")
+    assert codes(result, "HBM006") == []
+    [item] = result.deployments
+    assumed = item.budget.assumed["model"]
+    assert assumed.startswith("Qwen/Qwen2-7B-Instruct with GPTQ 4-bit weights")
+    assert "the volume it is mounted from" in assumed

@@ -39,7 +39,7 @@ from ..engines.config_file import (
     load_settings,
 )
 from ..engines.shell import Locator
-from ..spec import ROCM_BUILD, ROCM_SAID, Deployment, Label
+from ..spec import MOUNTED_FROM, ROCM_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import GpuFacts, build, nvidia_runtime_devices, visible_devices
@@ -445,8 +445,30 @@ def to_deployments(
         )
         findings.extend(found)
         if deployment is not None:
+            mounted = _mounted_model(document, spath, deployment.model.name)
+            if mounted is not None:
+                deployment.hints = [*deployment.hints, mounted]
             deployments.append(deployment)
     return deployments, findings
+
+
+def _mounted_model(document: YamlDocument, spath: tuple, model: str | None) -> Label | None:
+    """The volume the model's container path comes from (``./models/NAME:/data`` for a model
+    at ``/data``), as a MOUNTED_FROM label at the volume's line; None for any other model."""
+    if not model or not model.startswith("/"):
+        return None
+    entries = _value(document, (*spath, "volumes"))
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, str) or entry.count(":") < 1:
+            continue
+        host, target = entry.split(":")[:2]
+        target = target.rstrip("/")
+        if "/" not in host or not target or not (model == target or model.startswith(target + "/")):
+            continue
+        inside = model[len(target) :]
+        where = document.span((*spath, "volumes", i))
+        return Label(MOUNTED_FROM, f"{model}\n{host.rstrip('/')}{inside}", where)
+    return None
 
 
 def _service_files(document: YamlDocument, spath: tuple, compose_dir: Path | None) -> ConfigFiles:
