@@ -22,6 +22,7 @@ from .expressions import ExpressionError
 from .formats import (
     SCRIPT_SUFFIXES,
     detect_format,
+    field_value,
     format_named,
     may_embed_values,
     mentions_engine,
@@ -645,7 +646,7 @@ def _unless_a_setting_is_unread(
     if finding.severity != Severity.ERROR or not unread or not rule.id.startswith(_BUDGET_RULE):
         return finding
     # a template's own default (`${MAX_LEN:=8192}`) was read into the field; else it is unset
-    defaulted = [p for p in unread if _field_value(deployment, p) is not None]
+    defaulted = [p for p in unread if field_value(deployment, p) is not None]
     engine = [p for p in unread if p not in defaulted]
     said = []
     if engine:
@@ -661,14 +662,6 @@ def _unless_a_setting_is_unread(
             "hbmlint cannot read: lint the rendered manifest to know)"
         ),
     )
-
-
-def _field_value(deployment: Deployment, path: str) -> Any:
-    """The deployment's value at a dotted field path (``serving.max_model_len``), or None."""
-    value: Any = deployment
-    for part in path.split("."):
-        value = getattr(value, part, None)
-    return value
 
 
 def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic | None:

@@ -415,7 +415,7 @@ def _own_label_gpu(labels: list[Label]) -> str:
                 candidates.append(value[len(prefix) :])
         # `2080ti` as the catalog writes it, `2080-Ti`
         candidates += [re.sub(r"(\d)([A-Za-z])", r"\1-\2", c) for c in candidates]
-        info = next((catalog.find_gpu(c) for c in candidates if catalog.find_gpu(c)), None)
+        info = next(filter(None, map(catalog.find_gpu, candidates)), None)
         if info is not None:
             return (
                 f"the node label {label.key}: {value} (line {label.span.line}) looks like the "

@@ -156,12 +156,12 @@ class Word:
 
 
 # the script's own argument in a value: $1, "${2}", ${1#*=}
-_ARGUMENT = LazyPattern(r"\$\{?[1-9]")
+ARGUMENT = LazyPattern(r"\$\{?[1-9]")
 # a default of the script's own argument: ${1:-word}, ${1-word}
 _ARGUMENT_DEFAULT = LazyPattern(r"[1-9]:?-(.+)", re.S)
 
 
-def _ALWAYS(_offset: int) -> bool:
+def _always(_offset: int) -> bool:
     return True
 
 
@@ -455,7 +455,7 @@ class _Splitter:
             maybe
             and "$" in value
             and self.argument_defaults is not None
-            and _ARGUMENT.search(value)
+            and ARGUMENT.search(value)
             and self.argument_defaults(w.raw_start)
         ):
             # an option loop's `--model) MODEL="$2"`: a run with no argument takes no such
@@ -725,7 +725,7 @@ class _Splitter:
         inside a function or all of it outside."""
         if self.argument_defaults is None or not self.argument_defaults(self.i):
             return None
-        return _ALWAYS
+        return _always
 
     def _expansion(self) -> tuple[str, list[str]]:
         """Expand ``$...`` at self.i: (text, [unresolved references])."""
@@ -910,7 +910,7 @@ def _test(words: list[Word]) -> bool | None:
     if any(w.unresolved for w in inner):
         return None
     text = [w.text for w in inner]
-    if any("$" in t and _ARGUMENT.search(t) for t in text):
+    if any("$" in t and ARGUMENT.search(t) for t in text):
         return None  # `[ -n "$1" ]`: the argument a run is given, not the text "$1"
     if len(text) == 1:
         value = text[0] != ""

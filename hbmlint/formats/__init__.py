@@ -515,10 +515,10 @@ def _describe_read(
     """Each deployment read, every field with its value and line, then the findings."""
     for deployment in deployments:
         out.append(f"  deployment {deployment.name} ({deployment.engine})")
-        names = [n for n in deployment.locations if n and _value(deployment, n) is not None]
+        names = [n for n in deployment.locations if n and field_value(deployment, n) is not None]
         # a group set as a whole (`model`) is shown through its fields when they are listed
         fields = [
-            (deployment.locations[name], name, _value(deployment, name))
+            (deployment.locations[name], name, field_value(deployment, name))
             for name in names
             if not any(other.startswith(name + ".") for other in names)
         ]
@@ -551,7 +551,9 @@ def _gpu_from_labels(deployment: Any) -> list[tuple[Span, str, Any]]:
     return []
 
 
-def _value(deployment: Any, name: str) -> Any:
+def field_value(deployment: Any, name: str) -> Any:
+    """The deployment's value of a field by its dotted name (``serving.max_model_len``), as
+    `hbmlint formats` shows it; None where it is unset or a group of fields."""
     value = deployment
     for part in name.split("."):
         value = getattr(value, part, None)

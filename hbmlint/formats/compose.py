@@ -457,11 +457,7 @@ def _mounted_model(document: YamlDocument, spath: tuple, model: str | None) -> L
     at ``/data``), as a MOUNTED_FROM label at the volume's line; None for any other model."""
     if not model or not model.startswith("/"):
         return None
-    entries = _value(document, (*spath, "volumes"))
-    for i, entry in enumerate(entries if isinstance(entries, list) else []):
-        if not isinstance(entry, str) or entry.count(":") < 1:
-            continue
-        host, target = entry.split(":")[:2]
+    for host, target, i in _volumes(document, spath):
         target = target.rstrip("/")
         if "/" not in host or not target or not (model == target or model.startswith(target + "/")):
             continue
@@ -532,21 +528,26 @@ def _project_config(
     return None
 
 
-def _bind_mounts(document: YamlDocument, spath: tuple) -> list[tuple[str, str]]:
-    """The service's bind mounts of the project's files, as (host path, container path):
-    ``./host:/container[:ro]`` or the long form (``type: bind``)."""
+def _volumes(document: YamlDocument, spath: tuple) -> list[tuple[str, str, int]]:
+    """The service's volumes as (host path or volume name, container path, index):
+    ``host:container[:ro]`` or the long form (``source`` / ``target``)."""
     found = []
     entries = _value(document, (*spath, "volumes"))
-    for entry in entries if isinstance(entries, list) else []:
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
         if isinstance(entry, str):
             parts = entry.split(":")
-            if len(parts) >= 2 and parts[0].startswith("./"):
-                found.append((parts[0], parts[1]))
+            if len(parts) >= 2:
+                found.append((parts[0], parts[1], i))
         elif isinstance(entry, dict) and entry.get("type") == "bind":
             source, target = entry.get("source"), entry.get("target")
-            if isinstance(source, str) and source.startswith("./") and isinstance(target, str):
-                found.append((source, target))
+            if isinstance(source, str) and isinstance(target, str):
+                found.append((source, target, i))
     return found
+
+
+def _bind_mounts(document: YamlDocument, spath: tuple) -> list[tuple[str, str]]:
+    """The service's bind mounts of the project's files, as (host path, container path)."""
+    return [(h, t) for h, t, _ in _volumes(document, spath) if h.startswith("./")]
 
 
 def _other_accelerator(

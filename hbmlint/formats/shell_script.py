@@ -49,7 +49,15 @@ from ..engines import (
 )
 from ..engines.args import FLAGS_ONLY, Token
 from ..engines.config_file import ConfigFiles
-from ..engines.shell import SHELLS, Exported, Locator, Written, shell_script, split_script
+from ..engines.shell import (
+    ARGUMENT,
+    SHELLS,
+    Exported,
+    Locator,
+    Written,
+    shell_script,
+    split_script,
+)
 from ..lazyre import LazyPattern
 from ..spec import ROCM_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
@@ -72,8 +80,6 @@ _SHEBANG = re.compile(r"#![ \t]*(\S+)(?:[ \t]+(?:-\S*[ \t]+)*(\S+))?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the script's own arguments, which the caller gives when it runs it
 _ARGUMENT = re.compile(r"\$(?:[1-9]|\{[1-9]\})")
-# a value taken from the script's own argument: $1, "${2}", ${1#*=}
-_ARGUMENT_IN_VALUE = re.compile(r"\$\{?[1-9]")
 _ALL_ARGUMENTS = re.compile(r"\$(?:[@*]|\{[@*]\})")
 
 
@@ -204,7 +210,7 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
     where: dict[str, list[int]] = {}
     functions: list[tuple[int, int]] | None = None
     for match in _SET.finditer(text):
-        if _ARGUMENT_IN_VALUE.search(match.group(2)):
+        if ARGUMENT.search(match.group(2)):
             # `MODEL="$2"` in an option loop, outside a function: a run with no argument keeps
             # the script's default (the splitter skips the branch; engines/shell.py _assigned)
             functions = list(_functions(text).values()) if functions is None else functions
@@ -364,7 +370,8 @@ def to_script_deployments(
                     found.append((read, call[0].span, _release(body)))
             continue
         if "nvcr.io/nim/" in text:
-            nim_run = _nim_run(words, text, display, Path(display).name, findings_of_nim)
+            name = f"{Path(display).name}:{words[0].span.line}"
+            nim_run = _nim_run(words, text, display, name, findings_of_nim)
             if nim_run:
                 nim_deployments += nim_run
                 continue
@@ -414,12 +421,15 @@ def to_script_deployments(
         findings.extend(problems)
         if deployment is not None:
             deployments.append(deployment)
-    if nim_deployments:
-        findings += findings_of_nim
-        if deployments or len(nim_deployments) > 1:  # one name each, as the others have
-            for deployment in nim_deployments:
-                deployment.name = f"{deployment.name}:{deployment.locations[''].line}"
-        deployments += nim_deployments
+    if nim_deployments and not deployments and len(nim_deployments) == 1:
+        # the script's one deployment: named for the script, as any other would be
+        named, [nim] = nim_deployments[0].name, nim_deployments
+        nim.name = stem
+        findings_of_nim = [
+            replace(f, deployment=stem) if f.deployment == named else f for f in findings_of_nim
+        ]
+    findings += findings_of_nim
+    deployments += nim_deployments
     findings += comments_ending_commands(text, breaks, display)
     if crlf is not None and deployments:
         findings.insert(0, crlf)
