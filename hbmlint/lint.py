@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from . import budget as budget_stage
-from . import files
-from .diagnostics import Diagnostic, Severity, input_diagnostic
+from . import catalog, files
+from .diagnostics import Diagnostic, Fix, Severity, input_diagnostic
 from .expressions import ExpressionError
 from .formats import (
     SCRIPT_SUFFIXES,
@@ -539,33 +539,80 @@ GPU_FREE_RULES = frozenset(
     ("HBM206", "HBM301", "HBM302", "HBM303", "HBM310", "HBM311", "HBM314")
     + ("HBM316", "HBM320", "HBM324")
 )
-# any card stands in for the unknown one: none of those rules reads it
-_STAND_IN_GPU = "H100"
-# rule list (by identity) -> its GPU-free rules, the same list object each time (evaluate_rules
-# keeps what it works out per list)
+# Rules that read only the GPU's vendor (a checkpoint format vLLM refuses the flag for on NVIDIA
+# and AMD alike, not where ipex takes over on CPU and XPU): the stand-in card is the vendor's
+# the manifest says (amd.com/gpu, a ROCm image), else NVIDIA's.
+GPU_VENDOR_RULES = frozenset(("HBM309",))
+# Weights that exceed the largest card of the vendor exceed every card of it: HBM101 on that
+# card is a refusal whatever GPU the pod lands on (kcns008/llm-on-k8s: a 1T-parameter model at
+# TP 1 with no GPU type named).
+_WEIGHTS_RULE = "HBM101"
+# rule list (by identity) -> its rules for a deployment with no GPU type, the same list object
+# each time (evaluate_rules keeps what it works out per list)
 _GPU_FREE: dict[int, tuple[list[Rule], list[Rule]]] = {}
+_LARGEST_GPU: dict[str, str] = {}
+
+
+def _largest_gpu(vendor: str) -> str:
+    """The name of the vendor's catalog GPU with the most memory."""
+    name = _LARGEST_GPU.get(vendor)
+    if name is None:
+        cards = [catalog.find_gpu(n) for n in catalog.gpu_names()]
+        name = max((g for g in cards if g is not None and g.vendor == vendor), key=_memory).name
+        _LARGEST_GPU[vendor] = name
+    return name
+
+
+def _memory(gpu: Any) -> float:
+    return gpu.memory.to("GiB").magnitude
 
 
 def _gpu_free_rules(
     deployment: Deployment, rules: list[Rule], findings: list[Diagnostic], options: LintOptions
 ) -> None:
-    """The GPU-free rules (GPU_FREE_RULES) on a deployment that names no GPU, budgeted on a
-    stand-in card whose findings are not reported."""
+    """The rules that hold on any GPU (GPU_FREE_RULES, GPU_VENDOR_RULES) on a deployment that
+    names no GPU type, budgeted on the largest card of its vendor; and HBM101 there, which
+    refuses on every smaller card too. The stand-in's other findings are not reported."""
     kept = _GPU_FREE.get(id(rules))
     if kept is None or kept[0] is not rules:
-        kept = _GPU_FREE[id(rules)] = (rules, [r for r in rules if r.id in GPU_FREE_RULES])
+        wanted = GPU_FREE_RULES | GPU_VENDOR_RULES | {_WEIGHTS_RULE}
+        kept = _GPU_FREE[id(rules)] = (rules, [r for r in rules if r.id in wanted])
     free = kept[1]
     if not free:
         return
-    stand_in = replace(options.resolve_options, default_gpu=_STAND_IN_GPU)
+    vendor = "amd" if catalog.gpu_from_labels(deployment.gpu.labels).vendor == "amd" else "nvidia"
+    largest = _largest_gpu(vendor)
+    stand_in = replace(options.resolve_options, default_gpu=largest)
     resolved, _ = resolve(deployment, options=stand_in)
     if resolved is None:
         return
     budget = budget_stage.build(resolved, notes=False)
     for rule, finding in evaluate_rules(free, budget, options.rule_params, None):
-        if not isinstance(finding, ExpressionError):
-            findings.append(_unless_a_setting_is_unread(finding, rule, deployment))
+        if isinstance(finding, ExpressionError):
+            continue
+        if rule.id == _WEIGHTS_RULE:
+            finding = _unless_the_layout_is_guessed(_on_any_gpu(finding, largest), rule, budget)
+        findings.append(_unless_a_setting_is_unread(finding, rule, deployment))
     forget_scope(budget)
+
+
+def _on_any_gpu(finding: Diagnostic, largest: str) -> Diagnostic:
+    """HBM101 on the largest card, said of every card: its fixes (a tensor-parallel size that
+    fits the largest card) would not hold on a smaller one."""
+    return replace(
+        finding,
+        message=(
+            f"{finding.message}. The manifest names no GPU type, but the {largest} is the "
+            "largest GPU hbmlint knows, so the engine refuses on whichever GPU this runs"
+        ),
+        fixes=[
+            Fix(
+                "Spread the weights over more GPUs (tensor or pipeline parallelism) or serve a "
+                "smaller (quantized) checkpoint; name the GPU type (--gpu, or a node label) "
+                "for the tensor-parallel size it takes"
+            )
+        ],
+    )
 
 
 def _unless_the_larger_part_fits(

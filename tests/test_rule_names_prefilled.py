@@ -109,7 +109,7 @@ def test_a_scope_made_for_evaluate_rules_holds_the_prefill_before_any_rule_reads
     real_outcomes = rules_module._outcomes
 
     def spy(steps, budget, prefill=None):
-        if any(rule.id == "HBM101" for rule, _, _ in steps):  # every rule (not the GPU-free)
+        if any(rule.id == "HBM102" for rule, _, _ in steps):  # every rule (not the GPU-free)
             names, _ = rules_module._scope(budget, prefill)
             seen.append({key for key in names if "." in key})
         return real_outcomes(steps, budget, prefill)
