@@ -34,6 +34,7 @@ ENGINE_WORDS = (
     "vllm serve",
     "vllm.entrypoints",
     "sglang.launch_server",
+    "sglang_router.launch_server",
     "sglang serve",
     "text-generation-launcher",
     "vllm/vllm-openai",

@@ -317,7 +317,10 @@ def find(argv: list[Token]) -> int | None:
     for i, token in enumerate(argv):
         # NVIDIA Dynamo's SGLang worker takes SGLang's own flags (ai-dynamo/dynamo
         # components/src/dynamo/sglang), in a Dynamo graph or any pod spec
-        launchers = ("sglang.launch_server", "dynamo.sglang")
+        # sglang_router.launch_server starts --dp-size servers of --tp GPUs each behind the
+        # router, each with dp_size 1 (sgl-model-gateway bindings/python/src/sglang_router/
+        # launch_server.py, launch_server_process): SGLang's own data parallelism, GPU for GPU
+        launchers = ("sglang.launch_server", "dynamo.sglang", "sglang_router.launch_server")
         if token.text in launchers and i > 0 and argv[i - 1].text == "-m":
             return i + 1
         is_sglang = token.text.rsplit("/", 1)[-1] == "sglang"
