@@ -519,7 +519,9 @@ def _lint_deployment(
             split = _unless_the_kv_is_split(finding, rule, budget)
             if split is not None and not _kv_bytes_unread(rule, deployment):
                 split = _unless_the_layout_is_guessed(split, rule, budget)
-                findings.append(_unless_a_setting_is_unread(split, rule, deployment))
+                kept = _unless_a_setting_is_unread(split, rule, deployment)
+                if kept is not None:
+                    findings.append(kept)
     # The rules' scope (names, what-if budgets) is done with: a run over thousands of files
     # would otherwise hold every one of them until the report is written.
     forget_scope(budget)
@@ -592,7 +594,9 @@ def _gpu_free_rules(
             continue
         if rule.id == _WEIGHTS_RULE:
             finding = _unless_the_layout_is_guessed(_on_any_gpu(finding, largest), rule, budget)
-        findings.append(_unless_a_setting_is_unread(finding, rule, deployment))
+        kept = _unless_a_setting_is_unread(finding, rule, deployment)
+        if kept is not None:
+            findings.append(kept)
     forget_scope(budget)
 
 
@@ -685,10 +689,18 @@ def _kv_bytes_unread(rule: Rule, deployment: Deployment) -> bool:
 
 def _unless_a_setting_is_unread(
     finding: Diagnostic, rule: Rule, deployment: Deployment
-) -> Diagnostic:
+) -> Diagnostic | None:
     """A budget error where the manifest sets a memory setting to a value hbmlint cannot read
     (``--max-model-len $(MAX_LEN)``): the budget used the engine default in its place, so the
-    refusal is a warning that names the setting."""
+    refusal is a warning that names the setting. A finding of another rule about that very
+    setting (HBM322 on ``--gpu-memory-utilization "${GMEM}"``, a script's computed fraction)
+    judges the default, not what the manifest sets: none (the HBM011 note says it is unread)."""
+    if (
+        rule.at in deployment.unread
+        and not rule.id.startswith(_BUDGET_RULE)
+        and field_value(deployment, rule.at) is None
+    ):
+        return None
     unread = sorted(p for p in deployment.unread if p.split(".")[0] != "parallel")
     if finding.severity != Severity.ERROR or not unread or not rule.id.startswith(_BUDGET_RULE):
         return finding

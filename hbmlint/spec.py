@@ -57,9 +57,10 @@ DOWNLOADED = "hbmlint/downloaded"
 # ... and the one a script or compose reader adds where the engine's environment or container
 # says ROCm (HIP_VISIBLE_DEVICES, /dev/kfd, a ROCm image): the value says what says so
 ROCM_SAID = "hbmlint/rocm"
-# ... and the one a reader adds for an AMD image built for one GPU family (the value is the
-# image, ``lmsysorg/sglang:v0.5.8-rocm700-mi35x``): resolve takes the GPU from its tag
-ROCM_BUILD = "hbmlint/rocm-build"
+# ... and the one a reader adds for an image built for one GPU (the value is the image,
+# ``lmsysorg/sglang:v0.5.8-rocm700-mi35x``, ``scitrera/dgx-spark-vllm:0.13.0-t4``): resolve
+# takes the GPU from its name (catalog.labels.image_build_gpu)
+IMAGE_BUILD = "hbmlint/image-build"
 # ... and the one a reader adds where the model is an alias hbmlint cannot look up and the file
 # serves it under a Hugging Face id (an srt-slurm recipe's model.path `dsr1-fp8` beside its
 # served-model-name deepseek-ai/DeepSeek-R1): resolve tries that id, as a guess

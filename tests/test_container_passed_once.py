@@ -43,7 +43,7 @@ def _answers(document, cpath, container):
             reader.other_accelerator(cpath, "n", container),
             reader.container_gpus(cpath, "n", container),
             podspec.mig_resources(document, cpath, container),
-            podspec.amd_gpus(document, cpath, container),
+            podspec.image_gpu_labels(document, cpath, container),
             reader.findings,
         )
     ).replace(f"{id(command)}", "")

@@ -154,7 +154,7 @@ def test_container_readers_read_what_each_path_holds(path):
         for cpath in _containers(document):
             fresh = _documents(path)[document.index]
             assert podspec.container_argv(fresh, cpath) == _argv(document, cpath)
-            assert podspec.amd_gpus(fresh, cpath) == _amd(document, cpath)
+            assert podspec.image_gpu_labels(fresh, cpath) == _amd(document, cpath)
             assert podspec.mig_resources(fresh, cpath) == _mig(document, cpath)
             env = podspec.container_env(fresh, cpath)
             for name, (text, span) in _env(document, cpath).items():
@@ -207,7 +207,7 @@ def test_a_container_that_is_no_mapping_has_no_words_env_or_gpus():
     path = ("spec", "containers", 0)
     assert podspec.container_argv(document, path) == []
     assert podspec.container_env(document, path) == {}
-    assert podspec.amd_gpus(document, path) == []
+    assert podspec.image_gpu_labels(document, path) == []
     assert podspec.mig_resources(document, path) == []
 
 

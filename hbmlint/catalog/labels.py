@@ -13,7 +13,7 @@ from typing import Any
 
 from ..lazyre import LazyPattern
 from ..records import dataclass
-from ..spec import ROCM_BUILD, ROCM_IMAGE, ROCM_SAID, Label
+from ..spec import IMAGE_BUILD, ROCM_IMAGE, ROCM_SAID, Label
 from ..units import parse_quantity
 from ..yamlsrc import Span
 
@@ -103,16 +103,35 @@ _MIG_SUFFIX = re.compile(r"-MIG-(\d+g\.\d+gb(?:\+me)?)$", re.I)
 # lmsysorg/sglang:v0.5.8-rocm700-mi35x"); gfx950 is their LLVM target. Both cards carry 288 GB,
 # so the one catalog entry budgets either. (`mi30x` builds run on the MI300X and the MI325X,
 # 192 or 256 GB: no one memory, so no GPU is taken from them.)
-_ROCM_BUILD_GPU = LazyPattern(r"(?:^|[-_.])(?:mi35x|gfx950)(?:$|[-_.])", re.I)
+_IMAGE_BUILD_GPU = LazyPattern(r"(?:^|[-_.])(?:mi35x|gfx950)(?:$|[-_.])", re.I)
 
 
-def rocm_build_gpu(image: str) -> str | None:
-    """The GPU an AMD image's tag says it is built for (``lmsysorg/sglang:v0.5.8-rocm700-mi35x``
-    is MI355X), or None."""
+# NVIDIA images built for the DGX Spark alone (GB10, Arm with sm_121 kernels): their name says
+# so (`scitrera/dgx-spark-vllm:0.13.0-t4`, LePhanFF/MyOpenclawAgent's launch scripts; a `-gb10`
+# tag). "gb10" as a word only (not GB100 / GB200).
+_SPARK_BUILD = LazyPattern(r"(?:^|[-_./:])(?:dgx-?spark|gb10)(?:$|[-_./:])", re.I)
+
+
+def image_build_gpu(image: str) -> str | None:
+    """The GPU an image's name says it is built for (``lmsysorg/sglang:v0.5.8-rocm700-mi35x``
+    is MI355X, ``scitrera/dgx-spark-vllm`` GB10), or None."""
+    lowered = image.lower()
+    if ("spark" in lowered or "gb10" in lowered) and _SPARK_BUILD.search(lowered):
+        return "GB10"
+    return _rocm_build_gpu(image)
+
+
+def spark_build(image: str) -> bool:
+    """Whether an image is built for the DGX Spark alone (an NVIDIA GPU: readers add the label
+    where the pod or container is not AMD's)."""
+    return image_build_gpu(image) == "GB10"
+
+
+def _rocm_build_gpu(image: str) -> str | None:
     tag = image.rpartition("/")[2].partition(":")[2].lower()
     if "mi35x" not in tag and "gfx950" not in tag:
         return None  # (most images: the pattern is not compiled for them)
-    return "MI355X" if _ROCM_BUILD_GPU.search(tag) else None
+    return "MI355X" if _IMAGE_BUILD_GPU.search(tag) else None
 
 
 def gpu_from_labels(labels: list[Label]) -> GpuChoice:
@@ -139,8 +158,8 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             candidates.append((label.value, label.span, label.key))
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
-        elif label.key == ROCM_BUILD:
-            built_for = rocm_build_gpu(label.value)
+        elif label.key == IMAGE_BUILD:
+            built_for = image_build_gpu(label.value)
             if built_for is not None:
                 candidates.append((built_for, label.span, label.key))
         elif label.key in label_keys("instance_family"):

@@ -32,11 +32,11 @@ from .kubernetes import document_name
 from .podspec import (
     Path,
     Reader,
-    amd_gpus,
     container_argv,
     container_env,
     env_list,
     file_objects,
+    image_gpu_labels,
     metadata_labels,
     mig_resources,
     node_labels,
@@ -257,7 +257,7 @@ def to_deployments(
         for affinity in _pod_option(data, base, controller_path, "affinity"):
             labels += node_labels(document, None, (*affinity, *_AFFINITY, "nodeSelectorTerms"))
         labels += [label for label, _ in mig_resources(document, resources_at, view)]
-        labels += amd_gpus(document, resources_at, view)
+        labels += image_gpu_labels(document, resources_at, view)
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
         hints = metadata_labels(document, ("metadata",), controller_path, (*controller_path, "pod"))
         at = document.key_span((*container.path,)) or where

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import files
-from ..catalog.labels import rocm_build_gpu
+from ..catalog.labels import image_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
     assumed_vllm_image,
@@ -39,7 +39,7 @@ from ..engines.config_file import (
     load_settings,
 )
 from ..engines.shell import Locator
-from ..spec import MOUNTED_FROM, ROCM_BUILD, ROCM_SAID, Deployment, Label
+from ..spec import IMAGE_BUILD, MOUNTED_FROM, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import GpuFacts, build, nvidia_runtime_devices, visible_devices
@@ -430,9 +430,11 @@ def to_deployments(
         amd = _amd_gpus(document, spath, service, env, image_text)
         if amd is not None:
             gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
-            if image_text and rocm_build_gpu(image_text):
-                where = document.span((*spath, "image"))
-                gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_BUILD, image_text, where)])
+        built = image_build_gpu(image_text) if image_text else None
+        # an AMD family's build where the service is AMD's, the DGX Spark's where it is not
+        if built is not None and (amd is not None) == (built != "GB10"):
+            where = document.span((*spath, "image"))
+            gpu = replace(gpu, labels=[*gpu.labels, Label(IMAGE_BUILD, image_text, where)])
         version = image_version(image_text)
         deployment, found = build(
             command,

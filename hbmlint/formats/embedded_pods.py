@@ -29,9 +29,9 @@ from .kubernetes import document_name
 from .podspec import (
     Path,
     Reader,
-    amd_gpus,
     container_command,
     container_env,
+    image_gpu_labels,
     metadata_labels,
     mig_resources,
     node_labels,
@@ -165,7 +165,7 @@ def to_deployments(
             document, (*pod, "nodeSelector"), (*pod, *_AFFINITY, "nodeSelectorTerms")
         )
         labels += [label for label, _ in mig_resources(document, cpath)]
-        labels += amd_gpus(document, cpath)
+        labels += image_gpu_labels(document, cpath)
         gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
         if per_pod:
             pods = command.nodes or size or 1

@@ -50,10 +50,10 @@ from .podspec import (
     Elsewhere,
     Path,
     Reader,
-    amd_gpus,
     container_argv,
     container_command,
     container_env,
+    image_gpu_labels,
     metadata_labels,
     node_labels,
     runs_engine,
@@ -282,7 +282,7 @@ def _gpu(reader: Reader, pod_path: Path, cpath: Path, name: str) -> GpuFacts:
     labels = node_labels(
         reader.document, (*pod_path, "nodeSelector"), (*pod_path, *_AFFINITY, "nodeSelectorTerms")
     )
-    labels += amd_gpus(reader.document, cpath)
+    labels += image_gpu_labels(reader.document, cpath)
     count, count_span = reader.container_gpus(cpath, name)
     return GpuFacts(count=count, count_span=count_span, labels=labels)
 

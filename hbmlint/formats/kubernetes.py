@@ -24,11 +24,11 @@ from .build import GpuFacts, build, on_ray_cluster
 from .podspec import (
     Path,
     Reader,
-    amd_gpus,
     container_argv,
     container_command,
     container_env,
     containers,
+    image_gpu_labels,
     metadata_labels,
     mig_resources,
     node_labels,
@@ -233,7 +233,7 @@ def _gpu_facts(
     )
     labels = node_labels(reader.document, (*pod_path, "nodeSelector"), terms)
     labels += [label for label, _ in mig_resources(reader.document, cpath, container)]
-    labels += amd_gpus(reader.document, cpath, container)
+    labels += image_gpu_labels(reader.document, cpath, container)
     labels += vgpu_memory(reader.document, cpath, container)
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod is None:

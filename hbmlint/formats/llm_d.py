@@ -37,9 +37,9 @@ from .build import GpuFacts
 from .podspec import (
     Path,
     Reader,
-    amd_gpus,
     container_command,
     container_env,
+    image_gpu_labels,
     runs_engine,
     value_at,
 )
@@ -220,7 +220,7 @@ def to_deployments(
                 count_span = parallel["tensor"][1] or parallel["local"][1]
             if multinode and count:
                 count *= parallel["workers"][0]  # one instance spans the workers' pods
-            labels = _labels(document, pool) + amd_gpus(document, cpath)
+            labels = _labels(document, pool) + image_gpu_labels(document, cpath)
             if str(accelerator).lower() == "amd":  # the chart asks for amd.com/gpu
                 span = document.span(("accelerator", "type"))
                 labels.append(Label("amd.com/gpu", "", span))

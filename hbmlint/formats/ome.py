@@ -43,8 +43,8 @@ from .podspec import (
     Elsewhere,
     Path,
     Reader,
-    amd_gpus,
     container_env,
+    image_gpu_labels,
     metadata_labels,
     node_labels,
     object_elsewhere,
@@ -600,7 +600,7 @@ def _component(
         terms = (*pod, *_AFFINITY, "nodeSelectorTerms")
         labels += node_labels(holder, (*pod, "nodeSelector"), terms)
     # an amd.com/gpu request runs on an AMD GPU: not budgeted on a default GPU of NVIDIA's
-    labels += amd_gpus(*gpus_from)
+    labels += image_gpu_labels(*gpus_from)
     gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
     if per_pod:
         gpu.count = engine_gpus(command, per_pod, per_pod * (1 + size))

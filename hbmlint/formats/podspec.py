@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..catalog.labels import rocm_build_gpu
+from ..catalog.labels import image_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
     assumed_vllm_image,
@@ -20,7 +20,7 @@ from ..engines import (
 )
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..engines.config_file import ConfigFile, ConfigFiles
-from ..spec import ROCM_BUILD, ROCM_IMAGE, VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
+from ..spec import IMAGE_BUILD, ROCM_IMAGE, VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import build as build_deployment
@@ -610,11 +610,13 @@ def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None
     return None if count is None else (count, token.span)
 
 
-def amd_gpus(document: YamlDocument, cpath: Path, container: Any = None) -> list[Label]:
-    """An ``amd.com/gpu`` request (and none of NVIDIA's) as a label at the resource: the pod
-    runs on an AMD GPU, so resolve does not budget it on a default GPU of another vendor. A
-    container that asks for no GPU resource and runs a ROCm image (given /dev/kfd by a hostPath,
-    as vllm-project/aibrix's AMD samples do) says the same at its image."""
+def image_gpu_labels(document: YamlDocument, cpath: Path, container: Any = None) -> list[Label]:
+    """What a container's GPU request and image say of its GPU, as labels. An ``amd.com/gpu``
+    request (and none of NVIDIA's) at the resource: the pod runs on an AMD GPU, so resolve does
+    not budget it on a default GPU of another vendor. A container that asks for no GPU resource
+    and runs a ROCm image (given /dev/kfd by a hostPath, as vllm-project/aibrix's AMD samples
+    do) says the same at its image. An image built for one GPU (an AMD family's, or the DGX
+    Spark's) names it (IMAGE_BUILD)."""
     found: list[Label] = []
     nvidia = False
     if container is None:
@@ -635,8 +637,10 @@ def amd_gpus(document: YamlDocument, cpath: Path, container: Any = None) -> list
     image = container.get("image")
     if not found and not nvidia and isinstance(image, str) and accelerators.is_rocm_image(image):
         found.append(Label(ROCM_IMAGE, image, document.span((*cpath, "image"))))
-    if not nvidia and isinstance(image, str) and rocm_build_gpu(image):
-        found.append(Label(ROCM_BUILD, image, document.span((*cpath, "image"))))
+    built = image_build_gpu(image) if isinstance(image, str) else None
+    # (an AMD build where NVIDIA GPUs are asked for, a Spark build where AMD's are: not taken)
+    if built is not None and not (nvidia if built != "GB10" else found):
+        found.append(Label(IMAGE_BUILD, image, document.span((*cpath, "image"))))
     return found
 
 

@@ -30,10 +30,10 @@ from .podspec import (
 )
 from .podspec import (
     Reader,
-    amd_gpus,
     container_command,
     container_env,
     containers,
+    image_gpu_labels,
     metadata_labels,
     node_labels,
     runs_engine,
@@ -129,7 +129,7 @@ class _Cluster:
                 labels += node_labels(self.reader.document, (*pod, "nodeSelector"), terms)
                 # an amd.com/gpu request or a ROCm image: the pods run on AMD GPUs
                 for i, _ in containers(self.reader.document.data, pod):
-                    labels += amd_gpus(self.reader.document, (*pod, "containers", i))
+                    labels += image_gpu_labels(self.reader.document, (*pod, "containers", i))
         return GpuFacts(labels=labels)
 
 

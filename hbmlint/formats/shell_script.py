@@ -37,7 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..catalog.labels import rocm_build_gpu
+from ..catalog.labels import image_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
     container_release,
@@ -59,7 +59,7 @@ from ..engines.shell import (
     split_script,
 )
 from ..lazyre import LazyPattern
-from ..spec import ROCM_BUILD, ROCM_SAID, Deployment, Label
+from ..spec import IMAGE_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import (
@@ -632,10 +632,19 @@ def _read(
         amd = _kfd_given(text)
     if amd is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_SAID, amd[0], amd[1])])
-        built = next((w for w in words_run if w.readable and rocm_build_gpu(w.text)), None)
-        if built is not None:
-            gpu = replace(gpu, labels=[*gpu.labels, Label(ROCM_BUILD, built.text, built.span)])
+    # an image built for one GPU: an AMD family's where the container is AMD's, the DGX Spark's
+    # where it is not (a word that is not a path: `-v /srv/dgx-spark:/models` names no image)
+    built = next((w for w in words_run if w.readable and _built_for(w.text, amd)), None)
+    if built is not None:
+        gpu = replace(gpu, labels=[*gpu.labels, Label(IMAGE_BUILD, built.text, built.span)])
     return parsed, gpu, other
+
+
+def _built_for(word: str, amd: object) -> bool:
+    if word[:1] in "-/~.$" or "/" not in word and ":" not in word:
+        return False
+    built = image_build_gpu(word)
+    return built is not None and (amd is not None) == (built != "GB10")
 
 
 def _execs_into_a_container(words: list[Token]) -> bool:
