@@ -35,6 +35,14 @@ _INT4_GROUP_128 = {
     "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 128}}},
     "ignore": ["lm_head"],
 }
+# Google's QAT repacks: symmetric INT4 in groups of 32 (google/gemma-4-31B-it-qat-w4a16-ct's
+# config.json, compressed-tensors pack-quantized, group_size 32, as read in a public benchmark's
+# notes: "the config contains neither string and the group is 32, not the 128 'w4a16' connotes")
+_INT4_GROUP_32 = {
+    "quant_method": "compressed-tensors",
+    "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "group_size": 32}}},
+    "ignore": ["lm_head"],
+}
 _INT8_GROUP_128 = {
     "quant_method": "compressed-tensors",
     "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int", "group_size": 128}}},
@@ -104,8 +112,11 @@ _SUFFIXES: tuple[tuple[re.Pattern[str], dict[str, Any], str], ...] = tuple(
             "AutoRound INT4",
         ),
         # Google's QAT repacks for vLLM (google/gemma-4-31B-it-qat-w4a16-ct): compressed-tensors
-        # W4A16 made with llm-compressor (a public repack's card describing Google's recipe.yaml)
-        (r"(?:-qat(?:-q4_0)?)?-(?:quantized\.)?w4a16(?:-ct)?", _INT4_GROUP_128, "INT4 (W4A16)"),
+        # W4A16 made with llm-compressor (a public repack's card describing Google's recipe.yaml),
+        # in groups of 32 (_INT4_GROUP_32; xbill9's -qat-q4_0-w4a16-ct repack too, its card says);
+        # other W4A16 uploads take llm-compressor's default, groups of 128
+        (r"-qat(?:-q4_0)?-(?:quantized\.)?w4a16(?:-ct)?", _INT4_GROUP_32, "INT4 (W4A16, QAT)"),
+        (r"-(?:quantized\.)?w4a16(?:-ct)?", _INT4_GROUP_128, "INT4 (W4A16)"),
         # 8-bit weights, 16-bit activations (okwinds/Qwen3-Coder-30B-A3B-Instruct-Int8-W8A16): the
         # weights' bytes are W8A8's
         (r"-(?:int8-)?w8a16", _INT8_CHANNEL, "INT8 (W8A16)"),
