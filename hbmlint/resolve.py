@@ -245,7 +245,12 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 )
                 return None, False
             if default_gpu is not None:
-                return _named_gpu(run, default_gpu, None, None), True
+                info = _named_gpu(run, default_gpu, None, None)
+                if info is not None and choice.mig is not None:
+                    # --gpu A100-80GB for a pod that asks for nvidia.com/mig-1g.10gb: the
+                    # engine sees the slice, not the card
+                    info = _mig_slice(run, info, choice.mig, choice.mig_span or d.location("gpu"))
+                return info, True
             said = "".join(
                 f"{g.key}: {g.value} says only that the node has a GPU, not which ({why}); "
                 for g, why in choice.generic

@@ -567,7 +567,10 @@ class _Facts:
 
     def next_tensor(self, current: int) -> int | None:
         """The next TP size the engine accepts: it divides the heads and, for an FP8
-        block-quantized checkpoint, splits the weights into whole blocks."""
+        block-quantized checkpoint, splits the weights into whole blocks. None on a MIG slice:
+        a CUDA process enumerates one MIG device only, so no engine spreads over several."""
+        if " MIG " in self.budget.resolved.gpu.name:  # resolve._mig_slice's name
+            return None
         target, experts_split = self.target, self.experts_split
         size = _next_tensor_parallel(target.num_attention_heads, current)
         while size is not None and block_misfit(target, size, experts_split):

@@ -82,3 +82,53 @@ def test_a_computed_memory_fraction_is_not_judged_on_the_default(rules):
     assert codes(result, "HBM322") == []
     [unread] = [f for f in codes(result, "HBM011") if "--gpu-memory-utilization" in f.message]
     assert unread.span.line == 54
+
+
+MIG_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-mig}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "32768"]
+        resources:
+          limits:
+            nvidia.com/mig-1g.10gb: "1"
+"""
+
+
+def test_a_mig_slice_is_budgeted_on_the_card_named_with_gpu(rules, tmp_path):
+    # the mixed strategy's nvidia.com/mig-1g.10gb and --gpu A100-80GB: the engine sees the
+    # slice's memory, not the card's (was budgeted on the whole 80 GB: "All clear")
+    path = tmp_path / "pod.yaml"
+    path.write_text(MIG_POD)
+    result = _lint(path, rules, gpu="A100-80GB")
+    [item] = result.deployments
+    assert item.budget.resolved.gpu.name == "A100-SXM4-80GB MIG 1g.10gb"
+    [weights] = codes(result, "HBM101")
+    assert weights.span.line == 10
+    # a CUDA process sees one MIG device: no tensor-parallel size is offered over slices
+    assert not any("Raise tensor parallelism" in fix for fix in weights.fixes)
+
+
+def test_the_mig_managers_single_profile_label_cuts_the_card(rules, tmp_path):
+    # akamai-developers/multimodal-kuberay manifests/rayservice-nemotron-parse.yaml: workers
+    # pinned to nodes labelled nvidia.com/mig.config all-1g.24gb, each asking for one
+    # nvidia.com/gpu (one slice under the single strategy)
+    path = tmp_path / "pod.yaml"
+    path.write_text(
+        MIG_POD.replace("nvidia.com/mig-1g.10gb", "nvidia.com/gpu").replace(
+            "      containers:",
+            "      nodeSelector: {nvidia.com/mig.config: all-1g.24gb}\n      containers:",
+        )
+    )
+    [item] = _lint(path, rules, gpu="H100").deployments
+    assert item.budget.resolved.gpu.name == "H100-SXM-80GB MIG 1g.24gb"
+    # all-balanced names no one profile: the card stays whole
+    path.write_text(path.read_text().replace("all-1g.24gb", "all-balanced"))
+    [item] = _lint(path, rules, gpu="H100").deployments
+    assert item.budget.resolved.gpu.name == "H100-SXM-80GB"

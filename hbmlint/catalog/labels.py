@@ -147,8 +147,11 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     shapes = instance_types()
     mig: tuple[str, Span] | None = None
     for label in labels:
-        if label.key in label_keys("mig") and MIG_PROFILE.fullmatch(label.value.strip()):
-            mig = (label.value.strip(), label.span)
+        if label.key in label_keys("mig"):
+            # the MIG manager's all-<profile> configuration: every slice of that profile
+            profile = label.value.strip().removeprefix("all-")
+            if MIG_PROFILE.fullmatch(profile):
+                mig = (profile, label.span)
         if label.key in label_keys("gpu_type"):
             suffix = _MIG_SUFFIX.search(label.value)
             if suffix:
@@ -187,6 +190,8 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         )
     if candidates:
         choice.type, choice.type_span, choice.label = candidates[0]
+    if mig is not None:  # a slice of a card named elsewhere (--gpu): resolve cuts it
+        choice.mig, choice.mig_span = mig
     memories = [
         # int() strips fewer characters than str.strip() ("0\x1f"): convert what was checked
         (int(label.value.strip()), label.span)
