@@ -132,3 +132,24 @@ def test_the_mig_managers_single_profile_label_cuts_the_card(rules, tmp_path):
     path.write_text(path.read_text().replace("all-1g.24gb", "all-balanced"))
     [item] = _lint(path, rules, gpu="H100").deployments
     assert item.budget.resolved.gpu.name == "H100-SXM-80GB"
+
+
+SPEC_HEREDOC = REAL / "shell-speculative-config-heredoc.sh"
+COVERED |= {SPEC_HEREDOC.name}
+
+
+def test_a_speculative_config_built_with_cat_heredoc_is_read(rules, tmp_path):
+    # SPEC_CONFIG=$(cat <<EOF {"model": "${ASSISTANT_MODEL}", ...} EOF): the JSON, with its
+    # variable expanded, is the flag's value (was HBM011 "cannot read", the drafter dropped)
+    result = _lint(SPEC_HEREDOC, rules, gpu="H200")
+    assert codes(result, "HBM011") == []
+    [item] = result.deployments
+    spec = item.deployment.speculative
+    assert spec.model.name == "google/gemma-4-31B-it-assistant"
+    assert spec.num_speculative_tokens == 5
+    assert item.budget.draft_weights.to("GiB").magnitude > 0.5
+    # a quoted delimiter keeps the body as written: ${ASSISTANT_MODEL} is not expanded
+    path = tmp_path / "run.sh"
+    path.write_text(SPEC_HEREDOC.read_text().replace("<<EOF", "<<'EOF'"))
+    result = _lint(path, rules, gpu="H200")
+    assert result.deployments[0].deployment.speculative.model.name == "${ASSISTANT_MODEL}"

@@ -26,6 +26,13 @@ _ASSIGNMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 # duplicated (2>&1, >&2, <&0, 2>&-)
 # (every < or > where a word would start matches, so the splitter always moves on), or a
 # here-document's or here-string's operator, whose delimiter or string is the next word
+_ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# `cat <<EOF` (or <<-'EOF') and its body, the whole of a command substitution
+_CAT_HEREDOC = LazyPattern(
+    r"\s*cat\s+<<-?\s*(?P<quote>['\"]?)(?P<delim>\w+)(?P=quote)[ \t]*\n(?P<body>.*?\n)"
+    r"[ \t]*(?P=delim)[ \t]*\n?\s*",
+    re.S,
+)
 _REDIRECT = LazyPattern(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
 # a documentation placeholder (``--model <model-path>``) left for the reader to fill in: one
 # word, not a redirection from a file named "model-path" into one named by the next word
@@ -700,8 +707,10 @@ class _Splitter:
             elif c == "$":
                 text, missing = self._expansion()
                 words[-1].unresolved += missing
-                # an unquoted expansion splits on whitespace into several words
-                parts = re.split(r"\s+", text) if not missing else [text]
+                # an unquoted expansion splits on whitespace into several words, but not in an
+                # assignment's value (`SPEC=$(cat <<EOF ...)`: the shell does no field splitting)
+                assigning = len(words) == 1 and _ASSIGNMENT_PREFIX.match(words[0].text)
+                parts = re.split(r"\s+", text) if not missing and not assigning else [text]
                 words[-1].text += parts[0]
                 for part in parts[1:]:
                     words.append(Word(text=part, raw_start=words[-1].raw_start))
@@ -745,6 +754,15 @@ class _Splitter:
             # Kubernetes expands $(NAME) from the container env before the shell runs
             if _NAME.fullmatch(inner) and inner in self.env:
                 return self.env[inner], []
+            here = _CAT_HEREDOC.fullmatch(inner) if "<<" in inner else None
+            if here is not None:
+                # `SPEC=$(cat <<EOF\n{json}\nEOF\n)`: the body, less its trailing newlines, and
+                # expanded unless the delimiter is quoted (H4RUming/gemma4-vllm-stack: a
+                # --speculative-config kept out of a systemd ExecStart= line)
+                body = here.group("body").rstrip("\n")
+                if here.group("quote"):
+                    return body, []
+                return self._expand_word(body.replace('"', '\\"'))
             return s[start:end], [self._missing(inner, s[start:end])]
         if s.startswith("${", start):
             end = _brace_end(s, start)
