@@ -98,6 +98,9 @@ class Settings:
     # memory profiling and ignores the fraction for the KV cache: v1/worker/gpu_worker.py
     # determine_available_memory returns the value as it is)
     kv_cache_memory_bytes: int | None = None
+    # vLLM 0.34+: the extensible KV cache, sized from the memory free after warm-up and graph
+    # capture, within the fraction (1.0 when unset): _extensible_reserve stays free of the card
+    extensible_kv_cache: bool = False
     # vLLM --cpu-offload-gb: GiB of the target's weights per GPU kept in host memory
     cpu_offload_gib: float = 0.0
     # SGLang --speculative-token-map (FR-Spec) and its hot vocabulary (None: not known)
@@ -234,8 +237,9 @@ class Budget:
     @property
     def usable_share(self) -> float:
         """The share of the card the engine may use: the fraction as set, or where the fraction
-        is of the memory free after loading, what usable comes to of the card."""
-        if self.fraction_of_free:
+        is of the memory free after loading (or no more than was free at start: vLLM 0.34's
+        extensible KV cache), what usable comes to of the card."""
+        if self.fraction_of_free or self.settings.extensible_kv_cache:
             return float((self.usable / self.total).to("").magnitude)
         return self.settings.memory_fraction
 
@@ -634,6 +638,20 @@ def _settings_for(
         fraction, why = _default_fraction(engine, dep.engine_version)
         if notes:
             assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
+    extensible = (
+        engine == "vllm"
+        and not serving.kv_cache_memory_bytes
+        and _at_least(dep, "extensible_kv_cache_since")
+    )
+    if extensible and serving.gpu_memory_utilization is None:
+        fraction = 1.0
+        if notes:
+            assumed["gpu_memory_utilization"] = (
+                f"1.0 (vLLM {defaults['extensible_kv_cache_since']}+ with it unset: the "
+                "extensible KV cache takes the memory free after warm-up and graph capture, "
+                "less a margin of max(1 GiB, 0.75 x the activation peak), 3 GiB at least on "
+                "ROCm, and the peak itself; the CUDA context is not free at start)"
+            )
     if engine == "sglang" and resolved.target.vision is not None:
         factor, why = _sglang_vlm_factor(
             resolved, defaults, dep.engine_version, serving.gpu_memory_utilization is not None
@@ -843,6 +861,7 @@ def _settings_for(
             "draft_offload": bool(getattr(spec, "offload", False)),
             "kv_cache_max_tokens": serving.kv_cache_max_tokens if engine == "sglang" else None,
             "kv_cache_memory_bytes": serving.kv_cache_memory_bytes if engine == "vllm" else None,
+            "extensible_kv_cache": extensible,
             "attention_data_parallel": attention_dp,
             "whole_parts": whole,
             "cpu_offload_gib": float(getattr(serving, "cpu_offload_gb", None) or 0.0),
@@ -1446,6 +1465,16 @@ def overhead_bytes(resolved: Resolved, s: Settings, group: Any) -> dict[str, Any
     overhead = {"non_torch": non_torch, "activation": activation}
     if not s.enforce_eager and figures.graphs_in_budget:
         overhead["cuda_graphs"] = graph_profile_bytes(s)
+    if s.extensible_kv_cache:
+        # vLLM 0.34's KV cache takes min(fraction x card - the rest, what is free after warm-up
+        # less its margin) less the peak: the margin beyond what the fraction leaves free
+        total = float(_gpu_memory(resolved.gpu, "byte").magnitude)
+        free = total - _extensible_held(resolved)
+        kept = _extensible_margin(resolved, activation) - (
+            free - min(total * s.memory_fraction, free)
+        )
+        if kept > 0:
+            overhead["margin"] = kept
     return overhead
 
 
@@ -1814,6 +1843,8 @@ def compute(
         usable = fixed + overhead_total + kv_cache
     else:  # vLLM, TGI: a share of the whole card
         usable = total_bytes * s.memory_fraction
+        if s.extensible_kv_cache:  # (vLLM 0.34: no more than was free at start)
+            usable = min(usable, total_bytes - _extensible_held(resolved))
         kv_cache = usable - fixed - overhead_total
         if s.engine == "tgi":
             kv_cache, warmup_margin = _tgi_warmup_kv(
@@ -2537,6 +2568,25 @@ def _default_fraction(engine: str, engine_version: str | None) -> tuple[float, s
         why = f"default since {since}" + ("" if version else "; set engine_version if older")
         return float(spec["default"]), why
     return float(spec["default"]), "engine default"
+
+
+def _extensible_held(resolved: Resolved) -> float:
+    """What is in use on the card when vLLM 0.34's extensible KV cache measures from (bytes):
+    the CUDA context; on memory the CPU shares, what the host holds (engines.yaml
+    extensible_kv_cache)."""
+    spec = catalog.engine_defaults("vllm")["extensible_kv_cache"]
+    held = spec["host_held_unified" if resolved.gpu.unified_memory else "context"]
+    return in_bytes(_catalog_quantity(held, "[information]"))
+
+
+def _extensible_margin(resolved: Resolved, activation: float) -> float:
+    """The margin vLLM 0.34's measure_kv_cache_bytes keeps free of what is free after warm-up,
+    beside the activation peak itself: max(1 GiB, 3 GiB on ROCm, 0.75 x the peak)."""
+    spec = catalog.engine_defaults("vllm")["extensible_kv_cache"]
+    floor = spec["margin_floor_rocm" if resolved.gpu.vendor == "amd" else "margin_floor"]
+    return max(
+        in_bytes(_catalog_quantity(floor, "[information]")), spec["margin_share"] * activation
+    )
 
 
 def _at_least(dep: Any, key: str) -> bool:

@@ -139,6 +139,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['gpu.compute_capability'] >= 8.9),
     "lambda names, functions, params: (names['gpu.memory_fraction'] <= 0.85)":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['gpu.memory_fraction'] <= 0.85),
+    "lambda names, functions, params: (names['gpu.unified_memory'] and ((not names['serving.extensible_kv_cache']) or (not names['serving.release_named'])))":
+        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['gpu.unified_memory'] and ((not names['serving.extensible_kv_cache']) or (not names['serving.release_named']))),
     "lambda names, functions, params: (names['kv.tokens_displaced_by_state_slots'] <= _f1(params['max_displaced_share'], names['kv.tokens_without_draft']))":
         lambda _Quantity, _attribute, _expression, _function, _f1: lambda names, functions, params: (names['kv.tokens_displaced_by_state_slots'] <= _f1(params['max_displaced_share'], names['kv.tokens_without_draft'])),
     "lambda names, functions, params: (names['model.block_misfit'] == 0)":
@@ -173,8 +175,6 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['draft.present'],
     "lambda names, functions, params: names['draft.tensor_parallel_set']":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['draft.tensor_parallel_set'],
-    "lambda names, functions, params: names['gpu.unified_memory']":
-        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['gpu.unified_memory'],
     "lambda names, functions, params: names['serving.block_size_set']":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['serving.block_size_set'],
     "lambda names, functions, params: names['serving.max_model_len_suffixed']":
@@ -263,7 +263,9 @@ FLAT = frozenset({
     'serving.chunked_prefill',
     'serving.enforce_eager',
     'serving.engine',
+    'serving.extensible_kv_cache',
     'serving.full_cuda_graphs',
+    'serving.gpu_memory_utilization_set',
     'serving.kv_cache_dtype',
     'serving.kv_cache_max_tokens',
     'serving.kv_cache_memory_bytes',
@@ -281,6 +283,7 @@ FLAT = frozenset({
     'serving.max_num_seqs_set',
     'serving.memory_fraction',
     'serving.model_overrides',
+    'serving.release_named',
     'speculative.heterogeneous_vocab',
     'speculative.method',
     'speculative.n_predict',
@@ -338,8 +341,8 @@ PROGRAMS = {
         ("lambda names, functions, params: (names['gpu.compute_capability'] >= 8.9)", {}, ('gpu.compute_capability',), None),
     ('gpu.memory_fraction <= 0.85', frozenset(())):
         ("lambda names, functions, params: (names['gpu.memory_fraction'] <= 0.85)", {}, ('gpu.memory_fraction',), None),
-    ('gpu.unified_memory', frozenset(())):
-        ("lambda names, functions, params: names['gpu.unified_memory']", {}, ('gpu.unified_memory',), 'gpu.unified_memory'),
+    ('gpu.unified_memory and (not serving.extensible_kv_cache or not serving.release_named)', frozenset(())):
+        ("lambda names, functions, params: (names['gpu.unified_memory'] and ((not names['serving.extensible_kv_cache']) or (not names['serving.release_named'])))", {}, ('gpu.unified_memory',), 'gpu.unified_memory'),
     ('gpu.vendor == "nvidia" and model.checkpoint_quantization in ("gptq", "awq", "fp8", "compressed-tensors", "bitsandbytes") and model.quantization_method in ("gptq", "gptq_marlin", "awq", "awq_marlin", "fp8", "compressed-tensors", "bitsandbytes")', frozenset(())):
         ("lambda names, functions, params: ((names['gpu.vendor'] == 'nvidia') and (names['model.checkpoint_quantization'] in _c1) and (names['model.quantization_method'] in _c2))", {'_c1': ('gptq', 'awq', 'fp8', 'compressed-tensors', 'bitsandbytes', ), '_c2': ('gptq', 'gptq_marlin', 'awq', 'awq_marlin', 'fp8', 'compressed-tensors', 'bitsandbytes', )}, ('gpu.vendor',), None),
     ('kv.state_blocks_high * state_margin >= serving.max_num_seqs', frozenset(('state_margin',))):

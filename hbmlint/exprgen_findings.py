@@ -217,6 +217,10 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='serving.engine == "tgi" and kv.tokens_low <= 0': ((names['serving.engine'] == 'tgi') and (_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0)),
     ('serving.engine == "vllm" and abs(draft.vocab_size - model.vocab_size) <= vocab_tolerance', frozenset(('vocab_tolerance',))):
         lambda names, functions, params, _expression='serving.engine == "vllm" and abs(draft.vocab_size - model.vocab_size) <= vocab_tolerance': ((names['serving.engine'] == 'vllm') and (_function(functions, 'abs', False)((names['draft.vocab_size'] - names['model.vocab_size'])) <= params['vocab_tolerance'])),
+    ('serving.extensible_kv_cache', frozenset(())):
+        lambda names, functions, params, _expression='serving.extensible_kv_cache': names['serving.extensible_kv_cache'],
+    ('serving.extensible_kv_cache and not serving.gpu_memory_utilization_set', frozenset(())):
+        lambda names, functions, params, _expression='serving.extensible_kv_cache and not serving.gpu_memory_utilization_set': (names['serving.extensible_kv_cache'] and (not names['serving.gpu_memory_utilization_set'])),
     ('serving.kv_cache_max_tokens', frozenset(())):
         lambda names, functions, params, _expression='serving.kv_cache_max_tokens': names['serving.kv_cache_max_tokens'],
     ('serving.kv_cache_memory_bytes', frozenset(())):

@@ -128,7 +128,8 @@ def test_overhead_parts_are_separate_lines():
         model: {name: meta-llama/Llama-3.1-8B-Instruct}
         serving: {max_num_batched_tokens: 8192}
     """)
-    assert set(b.overhead) == {"non_torch", "activation", "cuda_graphs"}
+    # (the newest vLLM, 0.34: what its extensible KV cache keeps free is a line of its own)
+    assert set(b.overhead) == {"non_torch", "activation", "cuda_graphs", "margin"}
     # the sampler's fp32 logits (and their copies) for 1024 sequences dominate the activation
     # peak: 14 bytes a logit from vLLM 0.17 (benchmarks/calibration/vllm.yaml) ...
     assert as_bytes(b.overhead["activation"]) == pytest.approx(1024 * 128256 * 14)
@@ -153,7 +154,9 @@ def test_defaults_are_assumed_and_said():
         gpu: {type: H100}
         model: {name: meta-llama/Llama-3.1-8B-Instruct}
     """)
-    assert b.settings.memory_fraction == 0.92
+    # the newest vLLM (0.34) with the fraction unset: the extensible KV cache's 1.0
+    assert b.settings.memory_fraction == 1.0
+    assert "extensible KV cache" in b.assumed["gpu_memory_utilization"]
     assert b.settings.max_model_len == 131072
     assert b.settings.block_size == 16
     assert {"gpu_memory_utilization", "max_model_len", "block_size", "max_num_seqs"} <= set(
@@ -176,6 +179,13 @@ def test_defaults_are_assumed_and_said():
     """)
     assert older.settings.memory_fraction == 0.9
     assert "before 0.21" in older.assumed["gpu_memory_utilization"]
+    newer = budget_of("""
+        engine_version: "0.33.0"
+        gpu: {type: H100}
+        model: {name: meta-llama/Llama-3.1-8B-Instruct}
+    """)
+    assert newer.settings.memory_fraction == 0.92
+    assert not newer.settings.extensible_kv_cache
     # before v0.20 CUDA graphs were captured outside vLLM's budget
     assert "cuda_graphs" not in older.overhead
 

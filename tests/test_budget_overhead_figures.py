@@ -54,6 +54,13 @@ def expected_overhead(resolved, s, group) -> dict:
     overhead = {"non_torch": non_torch, "activation": activation}
     if not s.enforce_eager and budget_stage._graphs_in_budget_for(s.engine, s.engine_version):
         overhead["cuda_graphs"] = budget_stage.graph_profile_bytes(s)
+    if s.extensible_kv_cache:  # vLLM 0.34: its margin beyond what the fraction leaves free
+        total = float(resolved.gpu.memory.to("byte").magnitude)
+        free = total - budget_stage._extensible_held(resolved)
+        left = free - min(total * s.memory_fraction, free)
+        kept = budget_stage._extensible_margin(resolved, activation) - left
+        if kept > 0:
+            overhead["margin"] = kept
     return overhead
 
 

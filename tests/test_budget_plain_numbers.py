@@ -47,7 +47,8 @@ def exactly(a, b) -> bool:
 
 def test_a_vllm_budget_is_the_quantity_arithmetic_to_the_last_bit(tmp_path):
     path = tmp_path / "eagle3.yaml"
-    path.write_text(manifest(EAGLE3_70B))
+    # (0.33: a share of the card; 0.34's extensible KV cache keeps a margin of it, below)
+    path.write_text(manifest(EAGLE3_70B + '    engine_version: "0.33.0"\n'))
     [b] = budgets(path)
     lines = list(b.overhead.values())
     overhead = sum(lines, Q(0, "byte"))
@@ -67,6 +68,14 @@ def test_a_vllm_budget_is_the_quantity_arithmetic_to_the_last_bit(tmp_path):
     low = float((b.kv_cache - spread).to("byte").magnitude)
     expected = (low // per_block) * b.settings.block_size
     assert b.kv_tokens_if(b.kv_cache - spread) == Q(int(expected), "token")
+    # vLLM 0.34, the fraction unset: the card less the CUDA context and the extensible KV
+    # cache's margin, max(1 GiB, 0.75 x the activation peak)
+    path.write_text(manifest(EAGLE3_70B))
+    [b] = budgets(path)
+    assert b.settings.extensible_kv_cache and b.settings.memory_fraction == 1.0
+    margin = max(in_bytes(Q(1, "GiB")), 0.75 * in_bytes(b.overhead["activation"]))
+    assert in_bytes(b.usable) == in_bytes(b.total) - in_bytes(Q(0.5, "GiB"))
+    assert in_bytes(b.overhead["margin"]) == margin
 
 
 def test_tensorrt_llm_takes_its_share_of_what_is_free_after_loading():

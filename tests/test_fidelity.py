@@ -318,7 +318,9 @@ def test_v0_engine_defaults_and_the_assumptions_said():
         gpu: {type: H100}
         model: {name: meta-llama/Llama-3.1-8B-Instruct}
     """)
-    assert "engine_version" in newest.assumed and newest.settings.memory_fraction == 0.92
+    assert (
+        "engine_version" in newest.assumed and newest.settings.memory_fraction == 1.0
+    )  # 0.34: extensible KV cache
 
 
 # ------------------------------------------------------------------------------ HF cache

@@ -153,3 +153,61 @@ def test_a_speculative_config_built_with_cat_heredoc_is_read(rules, tmp_path):
     path.write_text(SPEC_HEREDOC.read_text().replace("<<EOF", "<<'EOF'"))
     result = _lint(path, rules, gpu="H200")
     assert result.deployments[0].deployment.speculative.model.name == "${ASSISTANT_MODEL}"
+
+
+V034_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: vllm}
+spec:
+  containers:
+  - name: vllm
+    image: vllm/vllm-openai:v0.34.0
+    args: ["nvidia/Llama-3.1-70B-Instruct-FP8", "--max-model-len", "32768"]
+    resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_vllm_034_sizes_the_kv_cache_from_what_is_free_after_warm_up(rules, tmp_path):
+    # vLLM 0.34 with --gpu-memory-utilization unset: the extensible KV cache takes the card
+    # (resolved 1.0) less what is in use at start and its margin (was budgeted at 0.92: a false
+    # HBM102 for a 70B FP8 on one H100 at 32k, which fits one sequence)
+    path = tmp_path / "pod.yaml"
+    path.write_text(V034_POD)
+    result = _lint(path, rules, gpu="H100")
+    assert [f.code for f in result.diagnostics if f.severity.name == "ERROR"] == []
+    [item] = result.deployments
+    budget = item.budget
+    assert budget.settings.memory_fraction == 1.0 and budget.settings.extensible_kv_cache
+    # the CUDA context is not free at start; max(1 GiB, 0.75 x the activation peak) is kept free
+    assert budget.total.to("GiB").magnitude - budget.usable.to("GiB").magnitude == 0.5
+    activation = budget.overhead["activation"].to("GiB").magnitude
+    assert budget.overhead["margin"].to("GiB").magnitude == max(1.0, 0.75 * activation)
+    assert budget.kv_tokens.magnitude >= 32768
+    # 0.33 takes 92% of the card: the same pod refuses there
+    path.write_text(V034_POD.replace("v0.34.0", "v0.33.0"))
+    [refused] = codes(_lint(path, rules, gpu="H100"), "HBM102")
+    assert refused.severity.name == "ERROR"
+    # a fraction the manifest sets keeps its meaning (the margin fits in what it leaves free)
+    path.write_text(V034_POD.replace('"32768"]', '"32768", "--gpu-memory-utilization", "0.9"]'))
+    [item] = _lint(path, rules, gpu="H100").deployments
+    assert item.budget.settings.memory_fraction == 0.9
+    assert "margin" not in item.budget.overhead
+
+
+def test_the_unified_memory_check_knows_vllm_034_drops_it(rules, tmp_path):
+    # 0.34's extensible KV cache no longer checks the fraction against free memory at start
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "docker run --gpus all vllm/vllm-openai:v0.34.0 Qwen/Qwen3-8B --max-model-len 8192"
+        " --gpu-memory-utilization 0.95\n"
+    )
+    assert codes(_lint(path, rules, gpu="GB10"), "HBM322") == []
+    # with no release named, an older one may run: a warning that says so
+    path.write_text("vllm serve Qwen/Qwen3-8B --max-model-len 8192 --gpu-memory-utilization 0.95\n")
+    [fraction] = codes(_lint(path, rules, gpu="GB10"), "HBM322")
+    assert "before 0.34" in fraction.message and "names no release" in fraction.message
+    # and with the fraction unset, the default older releases take (0.92)
+    path.write_text("vllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
+    [fraction] = codes(_lint(path, rules, gpu="GB10"), "HBM322")
+    assert "not set" in fraction.message and "0.92" in fraction.message

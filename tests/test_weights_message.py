@@ -13,6 +13,7 @@ MANIFEST = textwrap.dedent("""\
     kind: ServingManifest
     metadata: {{name: weights}}
     spec:
+      engine_version: "0.33.0"
       gpu: {{type: {gpu}}}
       model: {{name: {model}}}
     {speculative}""")

@@ -14,6 +14,7 @@ _OVERHEAD_LABELS = {
     "non_torch": "non-torch",
     "activation": "activations",
     "cuda_graphs": "CUDA graphs",
+    "margin": "kept free",
 }
 _SEGMENTS = (
     ("W", "target weights"),
@@ -207,6 +208,8 @@ def _usable_basis(b: Any, unit: str) -> str:
     """How the engine arrives at its usable memory: a fraction of the card, or (TensorRT-LLM)
     a fraction of what is free once the weights and the overhead are in."""
     s = b.settings
+    if s.extensible_kv_cache:  # vLLM 0.34: no more than was free at start
+        return f"{b.usable_share:.0%} of {format_bytes(b.total, unit)}, what is free at start"
     if not b.fraction_of_free:
         return f"{s.memory_fraction:.0%} of {format_bytes(b.total, unit)}"
     basis = f"weights + overhead + {s.memory_fraction:.0%} of the memory free after them"

@@ -50,7 +50,7 @@ def deployment_table(display: str, budget: Any) -> str:
         f"{s.engine} on {budget.resolved.gpu_count} x {_cell(gpu.name)}, TP "
         f"{s.tensor_parallel} x PP {s.pipeline_parallel}; per GPU, "
         f"{format_bytes(budget.usable, unit)} usable of {format_bytes(budget.total, unit)} "
-        f"({s.memory_fraction:.0%}).",
+        f"({budget.usable_share:.0%}).",
         "",
         "| | size | share of usable | |",
         "|---|---:|---:|---|",

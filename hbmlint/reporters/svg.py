@@ -72,7 +72,7 @@ def headline(display: str, b: Budget) -> tuple[str, str, str]:
     setup = (
         f"{s.engine} on {b.resolved.gpu_count} x {b.resolved.gpu.name} "
         f"({format_bytes(b.total)} each), TP {s.tensor_parallel} x PP {s.pipeline_parallel}; "
-        f"per GPU, {format_bytes(b.usable)} usable ({s.memory_fraction:.0%})"
+        f"per GPU, {format_bytes(b.usable)} usable ({b.usable_share:.0%})"
     )
     tokens = int(b.kv_tokens.to("token").magnitude)
     numbers = (
