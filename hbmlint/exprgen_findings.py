@@ -155,6 +155,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='model.block_misfit_what': names['model.block_misfit_what'],
     ('model.checkpoint_quantization', frozenset(())):
         lambda names, functions, params, _expression='model.checkpoint_quantization': names['model.checkpoint_quantization'],
+    ('model.checkpoint_unquantized', frozenset(())):
+        lambda names, functions, params, _expression='model.checkpoint_unquantized': names['model.checkpoint_unquantized'],
     ('model.experts > 0 and not parallel.expert', frozenset(())):
         lambda names, functions, params, _expression='model.experts > 0 and not parallel.expert': ((_v1._magnitude > 0 if type(_v1 := names['model.experts']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (not names['parallel.expert'])),
     ('model.kv_heads', frozenset(())):
@@ -189,6 +191,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='not kv.fp8 and whatif(kv_cache_dtype="fp8").kv.tokens >= serving.max_model_len': ((not names['kv.fp8']) and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'kv_cache_dtype': 'fp8'}), 'kv', _expression), 'tokens', _expression) >= names['serving.max_model_len'])),
     ('not kv.fp8 and whatif(kv_cache_dtype="fp8").kv.tokens_low >= serving.max_model_len', frozenset(())):
         lambda names, functions, params, _expression='not kv.fp8 and whatif(kv_cache_dtype="fp8").kv.tokens_low >= serving.max_model_len': ((not names['kv.fp8']) and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'kv_cache_dtype': 'fp8'}), 'kv', _expression), 'tokens_low', _expression) >= names['serving.max_model_len'])),
+    ('not model.checkpoint_unquantized', frozenset(())):
+        lambda names, functions, params, _expression='not model.checkpoint_unquantized': (not names['model.checkpoint_unquantized']),
     ('not parallel.tensor_to_fit', frozenset(())):
         lambda names, functions, params, _expression='not parallel.tensor_to_fit': (not names['parallel.tensor_to_fit']),
     ('not serving.max_num_seqs_set', frozenset(())):

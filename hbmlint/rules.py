@@ -672,6 +672,14 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "quantization_requested": lambda c: c.dep.model.quantization or "none",
         "quantization_method": lambda c: c.dep.model.quantization_method or "none",
         "checkpoint_quantization": lambda c: getattr(c.target, "quant_method", None) or "none",
+        # known to be unquantized: its config.json has no quantization_config (a name read as a
+        # quantized upload keeps its format, not its quant_method), and the checkpoint is the one
+        # named, not a catalog model taken from a local path's or a served name
+        "checkpoint_unquantized": lambda c: (
+            c.target.quantization is None
+            and c.target.quant_method is None
+            and c.budget.resolved.model_guessed_from is None
+        ),
         "attention_heads": lambda c: c.target.num_attention_heads,
         "kv_heads": lambda c: c.target.num_kv_heads,
         "mla": lambda c: c.target.is_mla,

@@ -211,3 +211,28 @@ def test_the_unified_memory_check_knows_vllm_034_drops_it(rules, tmp_path):
     path.write_text("vllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
     [fraction] = codes(_lint(path, rules, gpu="GB10"), "HBM322")
     assert "not set" in fraction.message and "0.92" in fraction.message
+
+
+AWQ_UNQUANTIZED = REAL / "refused" / "kserve-awq-flag-unquantized.yaml"
+COVERED |= {"refused/" + AWQ_UNQUANTIZED.name}
+
+
+def test_an_awq_flag_on_an_unquantized_checkpoint_is_a_refusal(rules, tmp_path):
+    # --quantization=awq on mistralai/Mistral-7B-Instruct-v0.2: vLLM finds no AWQ config and
+    # refuses ("Cannot find the config file for awq"); was "All clear", the weights at 4 bits
+    result = _lint(AWQ_UNQUANTIZED, rules)
+    [refused] = codes(result, "HBM309")
+    assert refused.severity.name == "ERROR"
+    assert "Cannot find the config file for awq" in refused.message
+    assert refused.span.line == 16
+    # fp8 quantizes such a checkpoint while it loads: no finding
+    path = tmp_path / "isvc.yaml"
+    path.write_text(AWQ_UNQUANTIZED.read_text().replace("--quantization=awq", "--quantization=fp8"))
+    assert codes(_lint(path, rules), "HBM309") == []
+    # a local directory taken for the model by its name may hold an AWQ export: not judged
+    path.write_text(
+        AWQ_UNQUANTIZED.read_text().replace(
+            "--model=mistralai/Mistral-7B-Instruct-v0.2", "--model=/models/Mistral-7B-Instruct-v0.2"
+        )
+    )
+    assert codes(_lint(path, rules), "HBM309") == []
