@@ -827,7 +827,14 @@ def shared_objects(
         if "ConfigMap" in text or "Secret" in text:
             from .formats import podspec
 
-            objects.update(podspec.tree_objects(text))
+            for key, values in podspec.tree_objects(text).items():
+                known = objects.get(key)
+                if known is None:
+                    objects[key] = values
+                elif known != values and podspec.AMBIGUOUS not in known:
+                    # sibling overlays each defining ConfigMap `runtime`: which one a pod reads
+                    # depends on the overlay applied, not on the order files are read in
+                    objects[key] = {podspec.AMBIGUOUS: name}
         if "ServingRuntime" in text or "InferenceService" in text:
             from .formats import kserve
 

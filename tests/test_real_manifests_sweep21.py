@@ -236,3 +236,64 @@ def test_an_awq_flag_on_an_unquantized_checkpoint_is_a_refusal(rules, tmp_path):
         )
     )
     assert codes(_lint(path, rules), "HBM309") == []
+
+
+OVERLAY_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: inference-server
+          image: vllm/vllm-openai:v0.11.0
+          command: [python3, -m, vllm.entrypoints.openai.api_server]
+          args: ["--model=$(MODEL_ID)", "--max-model-len=$(MAX_MODEL_LEN)"]
+          env:
+            - name: MODEL_ID
+              valueFrom: {configMapKeyRef: {key: MODEL_ID, name: runtime}}
+            - name: MAX_MODEL_LEN
+              valueFrom: {configMapKeyRef: {key: MAX_MODEL_LEN, name: runtime}}
+"""
+OVERLAY_CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: runtime}}
+data: {{MODEL_ID: {model}, MAX_MODEL_LEN: "{length}"}}
+"""
+
+
+def _overlays(root: Path, first: str, second: str) -> None:
+    (root / "base").mkdir(parents=True)
+    (root / "base" / "deployment.yaml").write_text(OVERLAY_DEPLOYMENT)
+    overlays = ((first, "Qwen/Qwen3-32B", 32768), (second, "Qwen/Qwen3-8B", 1024))
+    for overlay, model, length in overlays:
+        (root / "overlays" / overlay).mkdir(parents=True)
+        text = OVERLAY_CONFIGMAP.format(model=model, length=length)
+        (root / "overlays" / overlay / "cm.yaml").write_text(text)
+
+
+def test_a_configmap_each_overlay_defines_differently_is_not_picked_by_file_order(rules, tmp_path):
+    # GoogleCloudPlatform/accelerated-platforms: every overlay of online-inference-gpu/vllm
+    # defines ConfigMap `runtime`; the base's Deployment read whichever came last, so renaming
+    # an overlay's folder turned "All clear" into HBM105
+    from hbmlint.lint import lint_paths
+
+    said = []
+    for first, second in (("a-h100", "b-l4"), ("b-h100", "a-l4")):
+        root = tmp_path / first
+        _overlays(root, first, second)
+        results = lint_paths([str(root)], rules, LintOptions(default_gpu="H100"))
+        [base] = [r for r in results if r.display.endswith("deployment.yaml")]
+        assert base.deployments == []  # the model is not guessed from either overlay
+        [model] = [f for f in base.diagnostics if "--model" in f.message]
+        assert "several files" in model.message and model.code == "HBM011"
+        said.append(sorted((f.code, f.span.line) for f in base.diagnostics))
+    assert said[0] == said[1]
+    # one overlay's files alone: its ConfigMap is read
+    root = tmp_path / "one"
+    _overlays(root, "h100", "l4")
+    results = lint_paths([str(root / "base"), str(root / "overlays" / "l4")], rules)
+    [base] = [r for r in results if r.display.endswith("deployment.yaml")]
+    assert base.deployments[0].deployment.model.name == "Qwen/Qwen3-8B"

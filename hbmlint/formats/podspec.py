@@ -236,6 +236,13 @@ def value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
                 f"read from {kind} '{owner}', key '{field}', which is not in this file nor in "
                 "the others linted with it"
             )
+            if (kind, owner) not in objects and AMBIGUOUS in _tree_objects.get((kind, owner), {}):
+                origin = (
+                    f"read from {kind} '{owner}', key '{field}', which several files linted "
+                    "with this one define with different values (overlays, each with its "
+                    "own): lint one overlay's files, or the rendered manifest "
+                    "(kubectl kustomize DIR | hbmlint -), to know which"
+                )
             return Token("valueFrom", span, (f"{name} is {origin}",))
     ref = source.get("fieldRef")
     if isinstance(ref, dict):
@@ -253,6 +260,9 @@ def value_from(name: str, source: dict, span: Span, objects: dict) -> Token:
 # run by lint (use_tree_objects) before any file is read; values only, by (kind, name). Formats
 # add their own cross-file objects the same way (kserve.tree_objects: serving runtimes).
 _tree_objects: dict[tuple[str, str], dict[str, str]] = {}
+# the key lint puts in place of the values of an object that several files of the run define
+# with different values (its value: one of those files), so that none of them is picked
+AMBIGUOUS = "\x00defined differently in several files"
 
 
 def use_tree_objects(objects: dict[tuple[str, str], dict[str, str]]) -> None:
@@ -318,7 +328,7 @@ def _lookup(kind: str, owner: str, span: Span, objects: dict) -> dict[str, Token
     if found is not None:
         return found
     elsewhere = _tree_objects.get((kind, owner))
-    if elsewhere is None:
+    if elsewhere is None or AMBIGUOUS in elsewhere:
         return None
     return {key: Token(value, span) for key, value in elsewhere.items()}
 
