@@ -724,34 +724,39 @@ def _unless_a_setting_is_unread(
 
 
 def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic | None:
-    """A budget error on a deployment that splits each sequence's KV cache over its GPUs
-    (vLLM --decode-context-parallel-size N: each GPU holds up to N times the tokens the budget
-    counts): the budget does not model that, so the refusal is a warning that says so, unless
-    one sequence does not fit even in N times the tokens (HBM102 stays an error then). The
-    weights (HBM101) do not depend on it and stay an error. One sequence that fits as the
-    engine checks it, max_model_len / N tokens a GPU (FullAttentionSpec.max_memory_usage_bytes
-    divides max_model_len by the DCP x PCP size), even at the estimate's low edge, is no
+    """A budget finding on a deployment that splits each sequence's KV cache over its GPUs
+    (vLLM --decode-context-parallel-size N, SGLang --dcp-size N: each GPU holds up to N times
+    the tokens the budget counts): the budget does not model that, so a refusal is a warning,
+    and a warning says so, unless one sequence does not fit even in N times the tokens (HBM102
+    stays an error then). The weights (HBM101) do not depend on it and stay an error. One
+    sequence that fits as the engine checks it, max_model_len / N tokens a GPU (vLLM's
+    FullAttentionSpec.max_memory_usage_bytes divides max_model_len by the DCP x PCP size;
+    SGLang's pool holds max_total_num_tokens x N), even at the estimate's low edge, is no
     finding at all (None)."""
     split = budget.deployment.parallel.decode_context or 1
-    if split > 1 and rule.id in ("HBM102", "HBM105"):
+    if split > 1 and rule.id in ("HBM102", "HBM105", "HBM104"):
         low = budget.kv_tokens_if(budget.kv_cache - budget.kv_uncertainty(up=False))
         if low.magnitude * split >= budget.settings.max_model_len:
             return None
     budget_rule = rule.id.startswith(_BUDGET_RULE) and rule.id != "HBM101"
-    if finding.severity != Severity.ERROR or split <= 1 or not budget_rule:
+    if finding.severity == Severity.INFO or split <= 1 or not budget_rule:
         return finding
     if rule.id == "HBM102":
         high = budget.kv_tokens_if(budget.kv_cache + budget.kv_uncertainty(up=True))
         if high.magnitude * split < budget.settings.max_model_len:
             return finding
+    flag, engine = (
+        ("--dcp-size", "SGLang")
+        if budget.settings.engine == "sglang"
+        else ("--decode-context-parallel-size", "vLLM")
+    )
     return replace(
         finding,
         severity=Severity.WARNING,
         message=(
-            f"{finding.message} (counting each GPU's KV cache as whole sequences; with "
-            f"--decode-context-parallel-size {split} vLLM splits every sequence's KV cache "
-            f"over {split} GPUs, which hbmlint does not model: check the engine's logged KV "
-            "cache size)"
+            f"{finding.message} (counting each GPU's KV cache as whole sequences; with {flag} "
+            f"{split} {engine} splits every sequence's KV cache over {split} GPUs, which "
+            "hbmlint does not model: check the engine's logged KV cache size)"
         ),
     )
 

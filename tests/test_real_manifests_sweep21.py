@@ -297,3 +297,21 @@ def test_a_configmap_each_overlay_defines_differently_is_not_picked_by_file_orde
     results = lint_paths([str(root / "base"), str(root / "overlays" / "l4")], rules)
     [base] = [r for r in results if r.display.endswith("deployment.yaml")]
     assert base.deployments[0].deployment.model.name == "Qwen/Qwen3-8B"
+
+
+def test_sglang_decode_context_parallelism_spreads_a_sequence_over_its_ranks(rules, tmp_path):
+    # whn09/kimi-k3-sglang start_decode.sh: --tp-size 8 --dcp-size 8 --context-length 1048576;
+    # SGLang's pool holds max_total_num_tokens x 8 (0.5.23 kv_cache_configurator.py): a 1M-token
+    # context fits (was HBM104, --dcp-size not read)
+    script = (
+        "python3 -m sglang.launch_server --model-path moonshotai/Kimi-K3 --trust-remote-code"
+        " --tp-size 8 --dcp-size 8 --context-length 1048576 --mem-fraction-static 0.85\n"
+    )
+    path = tmp_path / "start_decode.sh"
+    path.write_text(script)
+    result = _lint(path, rules, gpu="B300")
+    assert result.deployments[0].deployment.parallel.decode_context == 8
+    assert codes(result, "HBM104") == []
+    # without it, one rank's pool is short of the context
+    path.write_text(script.replace(" --dcp-size 8", ""))
+    assert len(codes(_lint(path, rules, gpu="B300"), "HBM104")) == 1

@@ -185,6 +185,14 @@ FLAGS = FlagTable(
         Flag(("--disaggregation-mode",), "serving.disaggregation_mode", _disaggregation),
         # v0.5.23's spelling of --dp-size N --enable-dp-attention (arg_groups/parallel_hook.py)
         Flag(("--attn-dp-size",), "parallel.attn_dp_size", positive_int),
+        # decode context parallelism (0.5.23, the Kimi-K3 recipes): each sequence's KV is spread
+        # over the ranks, whose pool holds max_total_num_tokens x dcp tokens
+        # (mem_cache/kv_cache_configurator.py); the budget counts one rank's (lint.py)
+        Flag(
+            ("--dcp-size", "--decode-context-parallel-size"),
+            "parallel.decode_context",
+            positive_int,
+        ),
         # lm_head over the attention-TP group (ParallelLMHead use_attn_tp_group)
         Flag(("--enable-dp-lm-head",), "parallel.dp_lm_head"),
         # 1: DeepSeek's dense-layer MLP whole on each GPU (DeepseekV2MLP tp_size 1)
