@@ -315,3 +315,39 @@ def test_sglang_decode_context_parallelism_spreads_a_sequence_over_its_ranks(rul
     # without it, one rank's pool is short of the context
     path.write_text(script.replace(" --dcp-size 8", ""))
     assert len(codes(_lint(path, rules, gpu="B300"), "HBM104")) == 1
+
+
+IMAGE_FROM_DOTENV = REAL / "compose-image-from-dotenv" / "docker-compose.yml"
+CPU_BACKEND = REAL / "shell-vllm-cpu-backend-env.sh"
+TAG_AND_PUSH = REAL / "shell-docker-tag-push.sh"
+COVERED |= {"compose-image-from-dotenv/docker-compose.yml", CPU_BACKEND.name, TAG_AND_PUSH.name}
+
+
+def test_a_compose_image_set_in_dotenv_is_read(rules, tmp_path):
+    # `image: ${VLLM_IMAGE}` with VLLM_IMAGE=vllm/vllm-openai:v0.8.5 in .env (was skipped: "All
+    # clear, 0 deployments")
+    [item] = _lint(IMAGE_FROM_DOTENV, rules, gpu="H100").deployments
+    assert item.deployment.engine == "vllm" and item.deployment.engine_version == "0.8.5"
+    assert item.deployment.model.name == "Qwen/Qwen3-14B"
+    # with no .env, it says the image is not known
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(IMAGE_FROM_DOTENV.read_text())
+    result = _lint(path, rules)
+    [unread] = codes(result, "HBM011")
+    assert "${VLLM_IMAGE}" in unread.message and unread.span.line == 4
+    assert result.deployments == []
+
+
+def test_vllms_cpu_backend_variables_say_the_engine_runs_on_the_cpu(rules):
+    # VLLM_CPU_KVCACHE_SPACE (vLLM's own CPU CI scripts): an info, not "names no GPU type"
+    result = _lint(CPU_BACKEND, rules)
+    assert codes(result, "HBM005") == []
+    [cpu] = codes(result, "HBM014")
+    assert "CPU" in cpu.message and cpu.span.line == 3
+
+
+def test_an_image_tagged_and_pushed_is_not_an_engine_run(rules):
+    # vLLM's release scripts: `docker tag ... vllm/vllm-openai:x86_64`, `docker push`, and the
+    # Docker Hub tags URL (was an HBM014 "runs an inference engine" notice)
+    result = _lint(TAG_AND_PUSH, rules)
+    assert result.diagnostics == [] and result.deployments == []

@@ -219,11 +219,20 @@ _NOT_RUN = LazyPattern(
     r"|\s--help\b|\s--version\b"
     # a file tool given the engine's path (`chmod +x "$BIN/trtllm-serve"`, `cat > .../vllm <<EOF`)
     r"|^\s*(?:chmod|chown|cp|mv|rm|ln|ls|cat|touch|stat|readlink|realpath|install)\s"
+    # an image handled, not run (`docker tag ... vllm/vllm-openai:x86_64`, `docker push`: vLLM's
+    # own release scripts)
+    r"|(?:^|[\s;&|(`])(?:sudo\s+)?(?:docker|podman|nerdctl)\s+(?:image\s+)?"
+    r"(?:tag|push|pull|build|images|rmi|save|load|inspect|manifest)\s"
 )
+# a web address that holds the engine's name (Docker Hub's tags API for vllm/vllm-openai)
+_IN_URL = LazyPattern(r"[a-z]+://\S*$")
 
 
 def _runs_here(line: str, word: str) -> bool:
     if _NOT_RUN.search(line):
+        return False
+    at = line.find(word)
+    if "://" in line and at > 0 and _IN_URL.search(line, 0, at):
         return False
     if word == "text-generation-inference":
         return bool(_TGI_IMAGE.search(line))

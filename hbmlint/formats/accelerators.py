@@ -76,6 +76,9 @@ _VARIABLES = {
     # Level Zero's device hierarchy (Aurora's vLLM jobs: ZE_FLAT_DEVICE_HIERARCHY=FLAT), a
     # variable only Intel GPUs' runtime reads
     "ZE_FLAT_DEVICE_HIERARCHY": INTEL_GPU,
+    # vLLM's CPU backend (vllm/envs.py: VLLM_CPU_KVCACHE_SPACE, VLLM_CPU_OMP_THREADS_BIND,
+    # VLLM_CPU_NUM_OF_RESERVED_CPU, "CPU backend only"; vLLM's own CPU CI scripts set them)
+    "VLLM_CPU_": CPU,
 }
 _RUNTIMES = {"habana": GAUDI}
 _DEVICE_NODES = (("/dev/davinci", ASCEND), ("/dev/neuron", NEURON))

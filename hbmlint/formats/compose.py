@@ -65,7 +65,14 @@ def _runs_engine(service: Any) -> bool:
         return True
     command = service.get("command")
     words = [str(w) for w in command] if isinstance(command, list) else str(command or "").split()
+    if isinstance(image, str) and _VARIABLE_IMAGE.match(image):
+        # `image: ${VLLM_IMAGE}` set in .env (LSvalbar/custom-ai): read with the interpolated
+        # image, where the command passes the model as engines' servers take it
+        return any(w.split("=", 1)[0] in ("--model", "--model-path", "--model-id") for w in words)
     return assumed_vllm_image(image, words)
+
+
+_VARIABLE_IMAGE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _base_image(service: dict, interpolate: Any = None) -> str | None:
@@ -418,6 +425,19 @@ def to_deployments(
             files=_service_files(document, spath, compose_dir),
         )
         if command is None:
+            if raw_image and _VARIABLE_IMAGE.match(raw_image) and interpolate(raw_image)[1]:
+                findings.append(
+                    input_diagnostic(
+                        "HBM011",
+                        f"the image is {raw_image}, which hbmlint cannot read "
+                        f"({'; '.join(interpolate(raw_image)[1])}), so which engine the "
+                        "service runs is not known; nothing in it was checked",
+                        display,
+                        document.span((*spath, "image")),
+                        name,
+                        fixes=["Set the variable in the .env file beside the compose file"],
+                    )
+                )
             continue
         other = _other_accelerator(document, spath, service, env, command)
         if other is not None:
