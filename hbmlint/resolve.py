@@ -933,14 +933,20 @@ def _unknown_model(run: _Run, ref: ModelRef, where: str, field_name: str) -> Non
             "hbmlint does not model"
         )
     served = ref.served_name if where == "model" and looks_like_path(name) else None
-    if served and "/" in served:
+    served_id = served
+    if served and "/" not in served:
+        # `--served-model-name Qwen3.5-2B`: the catalog's one model of that name, if one
+        # (tanphong-sudo/qwen35-serving-contest serves /model so)
+        ids = {c for c, _ in catalog.model_candidates(served)}
+        served_id = ids.pop() if len(ids) == 1 else None
+    if served and served_id and "/" in served_id:
         # the operator's alias, not read as the checkpoint: it may name the base model of a
         # quantized copy, so it only fills in the mapping the user confirms
         alias = (
             f"; it is served as '{served}', a name the operator chose that hbmlint does not "
             "take for the checkpoint"
         )
-        mapping = f"model-paths: {{{name}: {served}}} if it holds that checkpoint"
+        mapping = f"model-paths: {{{name}: {served_id}}} if it holds that checkpoint"
     else:
         alias = ""
         mapping = f"model-paths: {{{name}: ORG/NAME}}"

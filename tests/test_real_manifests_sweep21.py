@@ -351,3 +351,32 @@ def test_an_image_tagged_and_pushed_is_not_an_engine_run(rules):
     # Docker Hub tags URL (was an HBM014 "runs an inference engine" notice)
     result = _lint(TAG_AND_PUSH, rules)
     assert result.diagnostics == [] and result.deployments == []
+
+
+SERVED_NAME_COMPOSE = """\
+services:
+  model:
+    image: vllm/vllm-openai:v0.17.1
+    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]
+    command:
+      - --model=/model
+      - --served-model-name=Qwen3.5-2B
+      - --max-model-len=65536
+    deploy:
+      resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}
+"""
+
+
+def test_a_served_name_without_its_org_fills_in_the_mapping_to_confirm(rules, tmp_path):
+    # tanphong-sudo/qwen35-serving-contest: `--model=/model --served-model-name=Qwen3.5-2B`;
+    # the served name is an alias, not taken for the checkpoint (an AWQ copy may be served so),
+    # but the one catalog model of that name fills in the mapping (was "map it to ORG/NAME")
+    path = tmp_path / "compose.yml"
+    path.write_text(SERVED_NAME_COMPOSE)
+    [unknown] = codes(_lint(path, rules, gpu="L4"), "HBM006")
+    assert "served as 'Qwen3.5-2B'" in unknown.message
+    assert "model-paths: {/model: Qwen/Qwen3.5-2B} if it holds that checkpoint" in unknown.message
+    # a served name the catalog does not know leaves the placeholder
+    path.write_text(SERVED_NAME_COMPOSE.replace("Qwen3.5-2B", "my-assistant"))
+    [unknown] = codes(_lint(path, rules, gpu="L4"), "HBM006")
+    assert "model-paths: {/model: ORG/NAME}" in unknown.message
