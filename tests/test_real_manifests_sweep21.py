@@ -380,3 +380,50 @@ def test_a_served_name_without_its_org_fills_in_the_mapping_to_confirm(rules, tm
     path.write_text(SERVED_NAME_COMPOSE.replace("Qwen3.5-2B", "my-assistant"))
     [unknown] = codes(_lint(path, rules, gpu="L4"), "HBM006")
     assert "model-paths: {/model: ORG/NAME}" in unknown.message
+
+
+SCRIPT_DIR_START = """\
+#!/usr/bin/env bash
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$SCRIPT_DIR/config.sh"
+vllm serve "$MODEL_ID" \\
+  --tensor-parallel-size "$TP_SIZE" \\
+  --pipeline-parallel-size "$PP_SIZE" \\
+  --max-model-len "$MAX_MODEL_LEN"
+"""
+SCRIPT_DIR_CONFIG = """\
+#!/usr/bin/env bash
+export MODEL_ID="${MODEL_ID:-Qwen/Qwen3.5-35B-A3B}"
+export TP_SIZE="${TP_SIZE:-8}"
+export PP_SIZE="${PP_SIZE:-2}"
+export MAX_MODEL_LEN="${MAX_MODEL_LEN:-262144}"
+"""
+
+
+def test_a_file_sourced_from_the_scripts_own_folder_is_read(rules, tmp_path):
+    # tasd12-ty/qwen35-vllm-ray-deploy start_vllm_qwen35.sh: SCRIPT_DIR="$(cd "$(dirname
+    # "${BASH_SOURCE[0]}")" && pwd)"; source "$SCRIPT_DIR/config.sh" (was HBM011 on every value)
+    (tmp_path / "config.sh").write_text(SCRIPT_DIR_CONFIG)
+    start = tmp_path / "start.sh"
+    for idiom in (
+        '"$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"',
+        '$(dirname "$0")',
+        '"$(dirname "$(readlink -f "$0")")"',
+        '"$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd)"',
+    ):
+        start.write_text(
+            SCRIPT_DIR_START.replace('"$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"', idiom)
+        )
+        result = _lint(start, rules, gpu="H100")
+        assert codes(result, "HBM011") == [], idiom
+        [item] = result.deployments
+        deployment = item.deployment
+        assert deployment.model.name == "Qwen/Qwen3.5-35B-A3B"
+        assert (deployment.parallel.tensor, deployment.parallel.pipeline) == (8, 2)
+    # a folder above the script's is not its own: unread, as before
+    start.write_text(
+        SCRIPT_DIR_START.replace(
+            '"$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"', '"$(cd "$(dirname "$0")/.." && pwd)"'
+        )
+    )
+    assert codes(_lint(start, rules, gpu="H100"), "HBM011")

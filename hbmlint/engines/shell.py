@@ -27,6 +27,15 @@ _ASSIGNMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 # (every < or > where a word would start matches, so the splitter always moves on), or a
 # here-document's or here-string's operator, whose delimiter or string is the next word
 _ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# the script's own folder: `dirname "$0"`, `dirname "${BASH_SOURCE[0]}"`, through readlink -f or
+# realpath, or `cd` there (quiet or not) and `pwd`
+_SELF = r'"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?'
+_SELF_DIR = rf'dirname\s+(?:--\s+)?(?:{_SELF}|"?\$\(\s*(?:readlink\s+-[fe]|realpath)\s+(?:--\s+)?{_SELF}\s*\)"?)'
+_SCRIPT_DIR = LazyPattern(
+    rf'\s*(?:{_SELF_DIR}|realpath\s+"?\$\(\s*{_SELF_DIR}\s*\)"?'
+    rf'|cd\s+(?:-P\s+)?(?:--\s+)?"?\$\(\s*{_SELF_DIR}\s*\)"?\s*(?:[&>]+\s*/dev/null\s*(?:2>&1\s*)?)?'
+    r"&&\s*pwd(?:\s+-P)?(?:\s*[&>]+\s*/dev/null)?)\s*"
+)
 # `cat <<EOF` (or <<-'EOF') and its body, the whole of a command substitution
 _CAT_HEREDOC = LazyPattern(
     r"\s*cat\s+<<-?\s*(?P<quote>['\"]?)(?P<delim>\w+)(?P=quote)[ \t]*\n(?P<body>.*?\n)"
@@ -754,6 +763,11 @@ class _Splitter:
             # Kubernetes expands $(NAME) from the container env before the shell runs
             if _NAME.fullmatch(inner) and inner in self.env:
                 return self.env[inner], []
+            if "dirname" in inner and _SCRIPT_DIR.fullmatch(inner):
+                # SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)": the script's own
+                # folder, as a path relative to it (`source "$SCRIPT_DIR/config.sh"` is the file
+                # beside the script: tasd12-ty/qwen35-vllm-ray-deploy, whn09/kimi-k3-sglang)
+                return ".", []
             here = _CAT_HEREDOC.fullmatch(inner) if "<<" in inner else None
             if here is not None:
                 # `SPEC=$(cat <<EOF\n{json}\nEOF\n)`: the body, less its trailing newlines, and
