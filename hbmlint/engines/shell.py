@@ -30,7 +30,10 @@ _ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the script's own folder: `dirname "$0"`, `dirname "${BASH_SOURCE[0]}"`, through readlink -f or
 # realpath, or `cd` there (quiet or not) and `pwd`
 _SELF = r'"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?'
-_SELF_DIR = rf'dirname\s+(?:--\s+)?(?:{_SELF}|"?\$\(\s*(?:readlink\s+-[fe]|realpath)\s+(?:--\s+)?{_SELF}\s*\)"?)'
+_SELF_DIR = (
+    rf"dirname\s+(?:--\s+)?(?:{_SELF}"
+    rf'|"?\$\(\s*(?:readlink\s+-[fe]|realpath)\s+(?:--\s+)?{_SELF}\s*\)"?)'
+)
 _SCRIPT_DIR = LazyPattern(
     rf'\s*(?:{_SELF_DIR}|realpath\s+"?\$\(\s*{_SELF_DIR}\s*\)"?'
     rf'|cd\s+(?:-P\s+)?(?:--\s+)?"?\$\(\s*{_SELF_DIR}\s*\)"?\s*(?:[&>]+\s*/dev/null\s*(?:2>&1\s*)?)?'
