@@ -99,7 +99,8 @@ class Settings:
     # determine_available_memory returns the value as it is)
     kv_cache_memory_bytes: int | None = None
     # vLLM 0.34+: the extensible KV cache, sized from the memory free after warm-up and graph
-    # capture, within the fraction (1.0 when unset): _extensible_reserve stays free of the card
+    # capture, within the fraction (1.0 when unset): what is in use at start and its margin stay
+    # free of the card (_extensible_held, _extensible_margin)
     extensible_kv_cache: bool = False
     # vLLM --cpu-offload-gb: GiB of the target's weights per GPU kept in host memory
     cpu_offload_gib: float = 0.0

@@ -121,12 +121,6 @@ def image_build_gpu(image: str) -> str | None:
     return _rocm_build_gpu(image)
 
 
-def spark_build(image: str) -> bool:
-    """Whether an image is built for the DGX Spark alone (an NVIDIA GPU: readers add the label
-    where the pod or container is not AMD's)."""
-    return image_build_gpu(image) == "GB10"
-
-
 def _rocm_build_gpu(image: str) -> str | None:
     tag = image.rpartition("/")[2].partition(":")[2].lower()
     if "mi35x" not in tag and "gfx950" not in tag:

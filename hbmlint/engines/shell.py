@@ -26,7 +26,7 @@ _ASSIGNMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
 # duplicated (2>&1, >&2, <&0, 2>&-)
 # (every < or > where a word would start matches, so the splitter always moves on), or a
 # here-document's or here-string's operator, whose delimiter or string is the next word
-_ASSIGNMENT_PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_REDIRECT = LazyPattern(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
 # the script's own folder: `dirname "$0"`, `dirname "${BASH_SOURCE[0]}"`, through readlink -f or
 # realpath, or `cd` there (quiet or not) and `pwd`
 _SELF = r'"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?'
@@ -45,7 +45,6 @@ _CAT_HEREDOC = LazyPattern(
     r"[ \t]*(?P=delim)[ \t]*\n?\s*",
     re.S,
 )
-_REDIRECT = LazyPattern(r"(?:\d*(?:>>|>\||<>|<<<|<<-?|>|<)|&>>?)(?P<dup>&(?:\d+|-))?")
 # a documentation placeholder (``--model <model-path>``) left for the reader to fill in: one
 # word, not a redirection from a file named "model-path" into one named by the next word
 # Runs of characters with no meaning to the reader, taken at once: a word grown one character
@@ -721,7 +720,7 @@ class _Splitter:
                 words[-1].unresolved += missing
                 # an unquoted expansion splits on whitespace into several words, but not in an
                 # assignment's value (`SPEC=$(cat <<EOF ...)`: the shell does no field splitting)
-                assigning = len(words) == 1 and _ASSIGNMENT_PREFIX.match(words[0].text)
+                assigning = len(words) == 1 and _ASSIGNMENT.match(words[0].text)
                 parts = re.split(r"\s+", text) if not missing and not assigning else [text]
                 words[-1].text += parts[0]
                 for part in parts[1:]:

@@ -425,12 +425,13 @@ def to_deployments(
             files=_service_files(document, spath, compose_dir),
         )
         if command is None:
-            if raw_image and _VARIABLE_IMAGE.match(raw_image) and interpolate(raw_image)[1]:
+            unset = interpolate(raw_image)[1] if raw_image else []
+            if unset and _VARIABLE_IMAGE.match(raw_image or ""):
                 findings.append(
                     input_diagnostic(
                         "HBM011",
                         f"the image is {raw_image}, which hbmlint cannot read "
-                        f"({'; '.join(interpolate(raw_image)[1])}), so which engine the "
+                        f"({'; '.join(unset)}), so which engine the "
                         "service runs is not known; nothing in it was checked",
                         display,
                         document.span((*spath, "image")),
