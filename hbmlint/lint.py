@@ -560,13 +560,9 @@ def _largest_gpu(vendor: str) -> str:
     name = _LARGEST_GPU.get(vendor)
     if name is None:
         cards = [catalog.find_gpu(n) for n in catalog.gpu_names()]
-        name = max((g for g in cards if g is not None and g.vendor == vendor), key=_memory).name
-        _LARGEST_GPU[vendor] = name
+        ours = (g for g in cards if g is not None and g.vendor == vendor)
+        name = _LARGEST_GPU[vendor] = max(ours, key=lambda g: g.memory).name
     return name
-
-
-def _memory(gpu: Any) -> float:
-    return gpu.memory.to("GiB").magnitude
 
 
 def _gpu_free_rules(
