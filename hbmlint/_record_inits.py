@@ -166,7 +166,7 @@ INITS['def __init__(self, data, index, spans=_record_factory, key_spans=_record_
 
 
 # hbmlint.formats.kustomize.OverlayDocument
-def __init__(self, data, index, spans, key_spans, text, overlay, siblings):
+def __init__(self, data, index, spans, key_spans, text, overlay, siblings, build_objects):
     self.data = data
     self.index = index
     self.spans = _record_default_spans() if spans is _record_factory else spans
@@ -174,9 +174,10 @@ def __init__(self, data, index, spans, key_spans, text, overlay, siblings):
     self.text = text
     self.overlay = overlay
     self.siblings = _record_default_siblings() if siblings is _record_factory else siblings
+    self.build_objects = _record_default_build_objects() if build_objects is _record_factory else build_objects
 
 
-INITS['def __init__(self, data, index, spans=_record_factory, key_spans=_record_factory, text=_record_default_text, overlay=_record_default_overlay, siblings=_record_factory):\n    self.data = data\n    self.index = index\n    self.spans = _record_default_spans() if spans is _record_factory else spans\n    self.key_spans = _record_default_key_spans() if key_spans is _record_factory else key_spans\n    self.text = text\n    self.overlay = overlay\n    self.siblings = _record_default_siblings() if siblings is _record_factory else siblings', ('_record_default_key_spans', '_record_default_overlay', '_record_default_siblings', '_record_default_spans', '_record_default_text', '_record_factory', '_record_set')] = __init__.__code__, ('_record_factory', '_record_factory', '_record_default_text', '_record_default_overlay', '_record_factory')
+INITS['def __init__(self, data, index, spans=_record_factory, key_spans=_record_factory, text=_record_default_text, overlay=_record_default_overlay, siblings=_record_factory, build_objects=_record_factory):\n    self.data = data\n    self.index = index\n    self.spans = _record_default_spans() if spans is _record_factory else spans\n    self.key_spans = _record_default_key_spans() if key_spans is _record_factory else key_spans\n    self.text = text\n    self.overlay = overlay\n    self.siblings = _record_default_siblings() if siblings is _record_factory else siblings\n    self.build_objects = _record_default_build_objects() if build_objects is _record_factory else build_objects', ('_record_default_build_objects', '_record_default_key_spans', '_record_default_overlay', '_record_default_siblings', '_record_default_spans', '_record_default_text', '_record_factory', '_record_set')] = __init__.__code__, ('_record_factory', '_record_factory', '_record_default_text', '_record_default_overlay', '_record_factory', '_record_factory')
 
 
 # hbmlint.resolve.ResolveOptions
@@ -1043,12 +1044,13 @@ INITS['def __init__(self, state, taken=_record_default_taken, unsure=_record_def
 
 
 # hbmlint.formats.kustomize._Patch
-def __init__(self, target, ops):
+def __init__(self, target, ops, merge):
     self.target = target
     self.ops = ops
+    self.merge = merge
 
 
-INITS['def __init__(self, target, ops):\n    self.target = target\n    self.ops = ops', ('_record_factory', '_record_set')] = __init__.__code__, ()
+INITS['def __init__(self, target, ops, merge=_record_default_merge):\n    self.target = target\n    self.ops = ops\n    self.merge = merge', ('_record_default_merge', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_merge',)
 
 
 # hbmlint.spec.ParallelSpec

@@ -8,6 +8,7 @@ the others are still linted.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import field, replace
@@ -184,9 +185,15 @@ def _lint_text(
     # that runs an engine is reported once, as "render first".
     if error is not None and (
         forced is not None
-        or _looks_like_manifest(text)
-        # UTF-16 without a byte-order mark reads as UTF-8 with a NUL after each ASCII letter
-        or ("\0" in text and _looks_like_manifest(text.replace("\0", "")))
+        or (
+            (
+                _looks_like_manifest(text)
+                # UTF-16 without a byte-order mark reads as UTF-8 with a NUL after each ASCII
+                # letter
+                or ("\0" in text and _looks_like_manifest(text.replace("\0", "")))
+            )
+            and not _only_kinds_that_run_no_engine(text)
+        )
     ):
         result.is_manifest = True
         result.diagnostics.append(
@@ -278,8 +285,37 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     if "#" in text and any(f.code == "HBM005" for f in result.diagnostics):
         result.diagnostics = _with_gpu_from_comments(result.diagnostics, text)
+    if any(f.code == "HBM005" for f in result.diagnostics) and path is not None:
+        result.diagnostics = _unless_an_overlay_builds_it(result.diagnostics, path)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _unless_an_overlay_builds_it(findings: list[Diagnostic], path: Any) -> list[Diagnostic]:
+    """HBM005 (no GPU type) on a kustomize base that an overlay of the run builds on, with
+    patches or generated values of its own: the base is not deployed alone (the overlay
+    chooses the GPU, and is checked as it builds it), so the missing GPU is a note here."""
+    if str(path) == STDIN:
+        return findings
+    from .formats.kustomize import overlay_building
+
+    overlay = overlay_building(path)
+    if overlay is None:
+        return findings
+    shown = os.path.relpath(overlay) if os.path.isabs(overlay) else overlay
+    return [
+        replace(
+            f,
+            severity=Severity.INFO,
+            message=(
+                f"{f.message}. This file is a kustomize base that the overlay {shown} builds "
+                "on: that overlay is checked as it builds it, with the GPU it selects"
+            ),
+        )
+        if f.code == "HBM005"
+        else f
+        for f in findings
+    ]
 
 
 def _with_gpu_from_comments(findings: list[Diagnostic], text: str) -> list[Diagnostic]:
@@ -478,6 +514,18 @@ def _not_the_forced_format(module: Any, display: str, document: Any) -> Diagnost
         display,
         document.span(()),
     )
+
+
+_KIND_LINE = LazyPattern(r"^kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)", flags=re.MULTILINE)
+
+
+def _only_kinds_that_run_no_engine(text: str) -> bool:
+    """Whether every object a template writes is of a kind that runs no engine (an Ingress that
+    names TGI in an annotation): there is nothing to render first for."""
+    from .formats import NO_ENGINE_KINDS
+
+    kinds = _KIND_LINE.findall(text)
+    return bool(kinds) and all(kind in NO_ENGINE_KINDS for kind in kinds)
 
 
 def _looks_like_manifest(text: str) -> bool:
@@ -836,6 +884,10 @@ def shared_objects(
                     # sibling overlays each defining ConfigMap `runtime`: which one a pod reads
                     # depends on the overlay applied, not on the order files are read in
                     objects[key] = {podspec.AMBIGUOUS: name}
+        if "Kustomization" in text:
+            from .formats import kustomize
+
+            objects.update(kustomize.tree_objects(text, path))
         if "ServingRuntime" in text or "InferenceService" in text:
             from .formats import kserve
 

@@ -104,25 +104,23 @@ def test_a_patch_of_nothing_hbmlint_reads_adds_no_copy_of_the_base(rules, tmp_pa
 
 
 def test_an_overlay_hbmlint_cannot_build_is_a_warning_at_the_patch(rules, tmp_path):
-    # a strategic-merge patch of the Deployment besides the JSON patch of its model
+    # a component (which hbmlint does not apply) besides the JSON patch of the model
     path = _overlay(
         tmp_path,
-        "patches:\n  - path: merge.yaml\n"
-        "  - target: {kind: Deployment, name: decode}\n    patch: |-\n"
+        "components:\n  - ../gpu-component\n"
+        "patches:\n  - target: {kind: Deployment, name: decode}\n    patch: |-\n"
         "      - op: replace\n        path: /spec/template/spec/containers/0/args/0\n"
         "        value: meta-llama/Llama-3.1-70B-Instruct\n",
-    )
-    (path.parent / "merge.yaml").write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: decode}\n"
-        "spec: {template: {spec: {containers: [{name: modelserver, args: [x]}]}}}\n"
     )
     result = lint(path, rules, "H100")
     assert result.deployments == []
     [warning] = result.diagnostics
     assert (warning.code, warning.severity) == ("HBM014", Severity.WARNING)
-    assert (warning.span.line, warning.span.column) == (10, 15)  # the op's path
-    assert "containers/0/args/0 of Deployment decode" in warning.message
-    assert "strategic-merge patch of Deployment decode" in warning.message
+    assert (warning.span.line, warning.span.column) == (11, 15)  # the op's path
+    assert "JSON patch changes /spec/template/spec/containers/0/args/0 of Deployment decode" in (
+        warning.message
+    )
+    assert "uses `components`" in warning.message
     assert any("kubectl kustomize DIR | hbmlint -" in fix for fix in warning.fixes)
 
 

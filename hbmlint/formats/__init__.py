@@ -385,6 +385,55 @@ FILL_PLACEHOLDERS = (
 )
 
 
+# Kubernetes kinds that run no engine: routing, storage, access (kustomize overlays patch them;
+# a Helm template of one is not a deployment to render first)
+NO_ENGINE_KINDS = {
+    "Gateway",
+    "HTTPRoute",
+    "GRPCRoute",
+    "Service",
+    "Ingress",
+    "Route",
+    "InferencePool",
+    "InferenceModel",
+    "InferenceObjective",
+    "ServiceAccount",
+    "Role",
+    "RoleBinding",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "Namespace",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "NetworkPolicy",
+    "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
+    "PodMonitor",
+    "ServiceMonitor",
+    "ResourceClaimTemplate",
+    "DestinationRule",
+    "ScaledObject",
+    "TriggerAuthentication",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+    "CustomResourceDefinition",
+    "APIService",
+    "Certificate",
+    "Issuer",
+    "ClusterIssuer",
+    "Secret",
+    "PriorityClass",
+    "StorageClass",
+    "ResourceQuota",
+    "LimitRange",
+    "ReferenceGrant",
+    "AuthorizationPolicy",
+    "PeerAuthentication",
+    "VirtualService",
+    "EnvoyFilter",
+}
+
+
 def render_first(text: str, display: str, error: Span | None = None) -> Diagnostic | None:
     """One "render first" finding for a Helm template (``{{ .Values... }}``), at its first
     template action, or for a template whose YAML breaks at a block placeholder; None when the

@@ -23,6 +23,7 @@ finding at the patch says what was not checked.
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import re
@@ -34,8 +35,10 @@ from typing import Any
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..records import dataclass
 from ..yamlsrc import Span, YamlDocument, load_documents
+from . import NO_ENGINE_KINDS
 from .json_patch import Located, NotRead, PatchError, apply, locate, pointer, unlocate
 from .podspec import object_name, value_at
+from .strategic_merge import merge
 
 # kustomize's own names for the file, in the order it looks for them
 # (sigs.k8s.io/kustomize api/konfig: RecognizedKustomizationFileNames)
@@ -87,6 +90,59 @@ def _entries(directory: str) -> tuple[Path, dict[str, tuple[Span, str]]] | None:
     return None
 
 
+def tree_objects(text: str, path: Path | str) -> dict[tuple[str, str], dict[str, str]]:
+    """The directories an overlay of the run builds on (its ``resources`` that are directories),
+    when it patches or generates what they hold: key ("KustomizeBase", the directory), value the
+    overlay's kustomization file."""
+    documents, _ = load_documents(text)
+    found: dict[tuple[str, str], dict[str, str]] = {}
+    for document in documents:
+        data = document.data
+        if not _is_kustomization(data) or not any(k in data for k in _CHANGES):
+            continue
+        entries = data.get("resources")
+        for entry in (entries if isinstance(entries, list) else []) + _list(data.get("bases")):
+            if not isinstance(entry, str) or "://" in entry:
+                continue
+            try:
+                target = (Path(path).parent / entry).resolve()
+                if target.is_dir():
+                    found[("KustomizeBase", str(target))] = {"overlay": str(path)}
+            except (OSError, ValueError):
+                continue
+    return found
+
+
+# what an overlay writes into the objects of its bases
+_CHANGES = (
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "configMapGenerator",
+    "secretGenerator",
+)
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def overlay_building(path: Path | str) -> str | None:
+    """The kustomization file of an overlay of the run that builds on the base this file is a
+    resource of (and patches or generates for it), or None."""
+    from .podspec import tree_object
+
+    listed = listed_by(path)
+    if listed is None or listed[2] != "resource":
+        return None
+    try:
+        directory = str(listed[0].parent.resolve())
+    except (OSError, ValueError):
+        return None
+    found = tree_object("KustomizeBase", directory)
+    return found.get("overlay") if found else None
+
+
 def _here(entry: object) -> str:
     """The file name an entry gives when it names a file of the kustomization's own directory
     (``patch.yaml``, ``./patch.yaml``); "" for anything else (a directory above, a URL, an
@@ -123,6 +179,10 @@ _APPLIED = {
     "bases",
     "patches",
     "patchesJson6902",
+    "patchesStrategicMerge",
+    "configMapGenerator",
+    "secretGenerator",
+    "replacements",
     "images",
     "namePrefix",
     "nameSuffix",
@@ -182,7 +242,8 @@ class _Op:
 @dataclass
 class _Patch:
     target: dict[str, Any]
-    ops: list[_Op]
+    ops: list[_Op]  # of a strategic-merge patch: one "merge" op per value it sets
+    merge: Located | None = None  # the strategic-merge patch itself
 
 
 @dataclass
@@ -202,14 +263,18 @@ class OverlayDocument(YamlDocument):
     # every object of the same build, so a reader finds an object the one it reads refers to
     # (a KServe runtime, renamed by namePrefix as its service's reference is)
     siblings: list[YamlDocument] = field(default_factory=list)
+    # the build's ConfigMaps and Secrets (generated or listed), by (kind, name as the
+    # workloads refer to them: before namePrefix and the generator's hash, which kustomize
+    # writes into the references too): each key's value where the build sets it
+    build_objects: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
 
 def built_documents(
     documents: list[YamlDocument], path: Path | str, display: str
 ) -> tuple[list[YamlDocument], list[Diagnostic]]:
-    """The objects the JSON 6902 patches of a kustomization change, as the overlay builds them
-    (each to be read like any manifest), or a finding at a patch that changes what an engine
-    runs where the build is not one hbmlint can do; nothing for any other file."""
+    """The objects an overlay's patches and generators change, as the overlay builds them (each
+    to be read like any manifest), or a finding at a patch that changes what an engine runs
+    where the build is not one hbmlint can do; nothing for any other file."""
     kustomization = next((d for d in documents if _is_kustomization(d.data)), None)
     if kustomization is None:
         return [], []
@@ -219,30 +284,109 @@ def built_documents(
         return [], []
     patches, blocker = _patches(kustomization, directory, None)
     read = [(p, op) for p in patches for op in p.ops if _reads(op.path) and _may_run(p)]
-    if not read:
+    generated = _generated_names(kustomization.data)
+    if not read and not generated:
         return [], []
     try:
         objects = _build(kustomization, directory, None, 0, frozenset(), (patches, blocker))
     except _Unbuildable as why:
-        if not _engine_in_reach(kustomization, directory, 0, frozenset()):
+        if not read or not _engine_in_reach(kustomization, directory, 0, frozenset()):
             return [], []  # an overlay of a controller or a gateway: no engine to leave unchecked
         return [], [_not_built(p, op, str(why), display) for p, op in _first_per_target(read)]
     except _OpFailed as failed:
         return [], [_fails(failed.patch, failed.op, str(failed), display)]
     documents = [_document(obj.tree, index, display) for index, obj in enumerate(objects)]
+    values = _build_objects(objects, documents)
     for document in documents:
         _flags_at_patched_values(document)
     built: list[YamlDocument] = []
     for obj, document in zip(objects, documents, strict=True):
         document.siblings = documents
+        document.build_objects = values
+        if _refers_to(obj.tree, generated):
+            built.append(document)  # its values come from this overlay's generator
+            continue
         if obj.before is None or not any(_reads(op.path) for op in obj.touched):
             continue  # the base's own file shows the object as it is
         before = _document(obj.before, document.index, display)
         before.siblings = documents
+        before.build_objects = values
         if _read_alike(document, before, path, display):
             continue  # a patch of nothing a reader uses (an NCCL variable): the base says it all
         built.append(document)
     return built, []
+
+
+def _generated_names(data: dict) -> set[tuple[str, str]]:
+    """The ConfigMaps and Secrets a kustomization's own generators make, by (kind, name)."""
+    names = set()
+    for key, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
+        entries = data.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and entry.get("name"):
+                names.add((kind, str(entry["name"])))
+    return names
+
+
+def _refers_to(tree: Located, names: set[tuple[str, str]]) -> bool:
+    """Whether an object's pods take a value from one of the named ConfigMaps or Secrets."""
+    if not names:
+        return False
+    data, _ = unlocate(tree)
+    return bool(_references(data) & names)
+
+
+# the references a pod spec makes to a ConfigMap's or Secret's values, by the field naming it
+_REFERENCES = {
+    "configMapKeyRef": "ConfigMap",
+    "configMapRef": "ConfigMap",
+    "secretKeyRef": "Secret",
+    "secretRef": "Secret",
+}
+
+
+def _references(data: Any, depth: int = 0) -> set[tuple[str, str]]:
+    found: set[tuple[str, str]] = set()
+    if depth > 64:
+        return found
+    if isinstance(data, dict):
+        for key, value in data.items():
+            kind = _REFERENCES.get(key) if isinstance(key, str) else None
+            if kind is not None and isinstance(value, dict) and value.get("name"):
+                found.add((kind, str(value["name"])))
+            else:
+                found |= _references(value, depth + 1)
+    elif isinstance(data, list):
+        for value in data:
+            found |= _references(value, depth + 1)
+    return found
+
+
+def _build_objects(
+    objects: list[_Object], documents: list[OverlayDocument]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The ConfigMaps and Secrets of a build, by the name workloads refer to them by: each
+    key's value as a pod-spec token at the line that sets it."""
+    from .podspec import Token
+
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for obj, document in zip(objects, documents, strict=True):
+        data = document.data
+        if not isinstance(data, dict) or data.get("kind") not in ("ConfigMap", "Secret"):
+            continue
+        keys: dict[str, Any] = {}
+        for section in ("data", "stringData"):
+            values = data.get(section)
+            for key, value in (values if isinstance(values, dict) else {}).items():
+                text = "" if value is None else str(value)
+                if data["kind"] == "Secret" and section == "data":
+                    try:
+                        text = base64.b64decode(text, validate=True).decode()
+                    except (ValueError, UnicodeDecodeError):
+                        continue
+                keys[str(key)] = Token(text, document.span((section, key)))
+        found[(str(data["kind"]), obj.name)] = keys
+    return found
 
 
 def _flags_at_patched_values(document: OverlayDocument) -> None:
@@ -312,56 +456,8 @@ def _is_kustomization(data: Any) -> bool:
     return isinstance(data, dict) and data.get("kind") == "Kustomization"
 
 
-# kinds that run no engine, which overlays patch for routing, storage or access
-_NO_ENGINE_KINDS = {
-    "Gateway",
-    "HTTPRoute",
-    "GRPCRoute",
-    "Service",
-    "Ingress",
-    "Route",
-    "InferencePool",
-    "InferenceModel",
-    "InferenceObjective",
-    "ServiceAccount",
-    "Role",
-    "RoleBinding",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "Namespace",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
-    "NetworkPolicy",
-    "HorizontalPodAutoscaler",
-    "PodDisruptionBudget",
-    "PodMonitor",
-    "ServiceMonitor",
-    "ResourceClaimTemplate",
-    "DestinationRule",
-    "ScaledObject",
-    "TriggerAuthentication",
-    "MutatingWebhookConfiguration",
-    "ValidatingWebhookConfiguration",
-    "CustomResourceDefinition",
-    "APIService",
-    "Certificate",
-    "Issuer",
-    "ClusterIssuer",
-    "Secret",
-    "PriorityClass",
-    "StorageClass",
-    "ResourceQuota",
-    "LimitRange",
-    "ReferenceGrant",
-    "AuthorizationPolicy",
-    "PeerAuthentication",
-    "VirtualService",
-    "EnvoyFilter",
-}
-
-
 def _may_run(patch: _Patch) -> bool:
-    return str(patch.target.get("kind", "")) not in _NO_ENGINE_KINDS
+    return str(patch.target.get("kind", "")) not in NO_ENGINE_KINDS
 
 
 def _reads(path: str) -> bool:
@@ -402,11 +498,15 @@ def _what(patch: _Patch) -> str:
     return str(kind or name or "the objects it targets")
 
 
+def _kind_of(op: _Op) -> str:
+    return "strategic-merge patch" if op.op == "merge" else "JSON patch"
+
+
 def _not_built(patch: _Patch, op: _Op, why: str, display: str) -> Diagnostic:
     decisive = _decisive(op.path)
     return input_diagnostic(
         "HBM014",
-        f"this overlay's JSON patch changes {op.path} of {_what(patch)}, but hbmlint cannot "
+        f"this overlay's {_kind_of(op)} changes {op.path} of {_what(patch)}, but hbmlint cannot "
         f"build what the overlay makes ({why}), so {_what(patch)} as patched was not checked",
         display,
         op.at,
@@ -445,6 +545,7 @@ def _build(
     unknown = sorted(str(k) for k in data if k not in _INERT and k not in _APPLIED)
     if unknown:
         raise _Unbuildable(f"{_shown(directory)} uses `{unknown[0]}`, which hbmlint does not apply")
+    _check_replacements(data.get("replacements"), directory)
     patches, blocker = read if read is not None else _patches(kustomization, directory, at)
     if blocker:
         raise _Unbuildable(blocker)
@@ -456,6 +557,7 @@ def _build(
         for index, entry in enumerate(entries):
             where = at or kustomization.span((key, index))
             objects += _resource(entry, directory, where, depth, seen)
+    _generate(kustomization, directory, at, objects)
     prefix, suffix = str(data.get("namePrefix") or ""), str(data.get("nameSuffix") or "")
     for obj in objects:
         meta = obj.tree.value.get("metadata")
@@ -467,6 +569,13 @@ def _build(
             if _targets(patch.target, obj):
                 if at is None and obj.before is None:
                     obj.before = copy.deepcopy(obj.tree)
+                if patch.merge is not None:
+                    try:
+                        merge(obj.tree, patch.merge)
+                    except NotRead as why:
+                        raise _Unbuildable(f"a strategic-merge patch: {why}") from why
+                    obj.touched += patch.ops
+                    continue
                 for op in patch.ops:
                     try:
                         apply(obj.tree, op.op, op.path, op.value)
@@ -645,17 +754,21 @@ def _retag(tree: Located, entry: dict, where: Span) -> None:
 def _patches(
     kustomization: YamlDocument, directory: Path, at: Span | None
 ) -> tuple[list[_Patch], str | None]:
-    """The JSON 6902 patches of a kustomization, with their ops placed: at their own lines in the
-    file being linted (``at`` None), else all at ``at``; and why the build is not one hbmlint
-    can do, if it is not (a strategic-merge patch of an object that may run an engine)."""
+    """The patches of a kustomization (JSON 6902 and strategic-merge), with their values placed:
+    at their own lines in the file being linted (``at`` None), else all at ``at``; and why the
+    build is not one hbmlint can do, if it is not."""
     data = kustomization.data
     found: list[_Patch] = []
     blocker: str | None = None
-    for index, entry in enumerate(data.get("patchesStrategicMerge") or []):
-        text = entry if isinstance(entry, str) and "\n" in entry else None
+    entries = data.get("patchesStrategicMerge") or []
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
         try:
-            text = text if text is not None else _patch_file(directory, str(entry))
-            _ops(text, "", kustomization.span(("patchesStrategicMerge", index)), at, {})
+            if isinstance(entry, str) and "\n" in entry:  # the patch itself, inline
+                where = kustomization.span(("patchesStrategicMerge", index))
+                found += _read_patch(entry, kustomization.text, where, at, {})
+            else:
+                where = at or kustomization.span(("patchesStrategicMerge", index))
+                found += _read_patch(_patch_file(directory, str(entry)), "", where, where, {})
         except _Unbuildable as why:
             blocker = blocker or str(why)
     for key in ("patches", "patchesJson6902"):
@@ -669,48 +782,194 @@ def _patches(
                 target = entry.get("target") if isinstance(entry.get("target"), dict) else {}
                 if isinstance(entry.get("patch"), str):
                     where = kustomization.span((key, index, "patch"))
-                    ops = _ops(entry["patch"], kustomization.text, where, at, target)
+                    found += _read_patch(entry["patch"], kustomization.text, where, at, target)
                 elif isinstance(entry.get("path"), str):
                     where = at or kustomization.span((key, index, "path"))
-                    ops = _ops(_patch_file(directory, entry["path"]), "", where, where, target)
+                    text = _patch_file(directory, entry["path"])
+                    found += _read_patch(text, "", where, where, target)
                 else:
                     raise _Unbuildable(f"a `{key}` entry has neither patch nor path")
             except _Unbuildable as why:
                 blocker = blocker or str(why)
-                continue
-            if ops:
-                found.append(_Patch(target, ops))
     return found, blocker
 
 
-def _patch_file(directory: Path, name: str) -> str:
+def _read_patch(
+    text: str, file_text: str, block: Span, at: Span | None, target: dict[str, Any]
+) -> list[_Patch]:
+    """A patch's text as patches: one of its ops for a JSON patch, one per document for a
+    strategic-merge patch (whose own kind and name select its object, unless a target does)."""
+    documents, error = load_documents(text)
+    if error is not None or not documents:
+        raise _Unbuildable("a patch is not YAML hbmlint can read")
+    if isinstance(documents[0].data, list):
+        ops = _ops(documents[0], file_text, block, at, target)
+        return [_Patch(target, ops)] if ops else []
+    place = _placer(file_text, block, at)
+    patches = []
+    for document in documents:
+        data = document.data
+        if not isinstance(data, dict):
+            continue
+        selects = dict(target) or {
+            k: v
+            for k, v in (("kind", data.get("kind")), ("name", object_name(data)))
+            if isinstance(v, str) and v
+        }
+        if str(selects.get("kind", "")) in NO_ENGINE_KINDS:
+            continue  # a Service, a route: changes nothing hbmlint reads
+        if not selects.get("kind") and not selects.get("name"):
+            raise _Unbuildable("a strategic-merge patch names no object")
+        if data.get("$patch") is not None:
+            raise _Unbuildable("a strategic-merge patch that deletes or replaces an object")
+        body = {k: v for k, v in data.items() if k not in ("apiVersion", "kind", "metadata")}
+        try:
+            tree = locate(body, lambda p, d=document: place(d.span(p)))
+        except NotRead as why:
+            raise _Unbuildable(f"a strategic-merge patch: {why}") from why
+        ops: list[_Op] = []
+        _merge_ops(tree, [], ops)
+        patches.append(_Patch(selects, ops, tree))
+    return patches
+
+
+def _merge_ops(tree: Located, path: list[str], ops: list[_Op]) -> None:
+    """One "merge" op per value a strategic-merge patch sets, at a JSON pointer (a list's
+    mapping named by its merge key's value), so that what it touches is judged as an op's is."""
+    value = tree.value
+    if isinstance(value, dict) and value:
+        for key, member in value.items():
+            if not str(key).startswith("$"):
+                _merge_ops(member, [*path, str(key)], ops)
+        return
+    if isinstance(value, list) and value and all(isinstance(m.value, dict) for m in value):
+        for index, member in enumerate(value):
+            name = member.value.get("name")
+            token = str(name.value) if name is not None else str(index)
+            _merge_ops(member, [*path, token], ops)
+        return
+    escaped = [p.replace("~", "~0").replace("/", "~1") for p in path]
+    ops.append(_Op("merge", "/" + "/".join(escaped), None, tree.span))
+
+
+def _check_replacements(replacements: Any, directory: Path) -> None:
+    """kustomize's ``replacements`` copy a value of one object into fields of others; hbmlint
+    does not apply them, so a build is one it can do only where no target field is one a reader
+    of hbmlint's reads (a label, a namespace, a volume's bucket)."""
+    if not replacements:
+        return
+    if not isinstance(replacements, list):
+        raise _Unbuildable("`replacements` is not a list")
+    for replacement in replacements:
+        if not isinstance(replacement, dict) or "path" in replacement:
+            raise _Unbuildable(f"{_shown(directory)} uses `replacements` from a file")
+        for target in replacement.get("targets") or []:
+            paths = target.get("fieldPaths") if isinstance(target, dict) else None
+            for field_path in paths if isinstance(paths, list) else []:
+                tokens = [
+                    t.split("=", 1)[-1].strip("[]")
+                    for t in re.findall(r"\[[^\]]*\]|[^.\[\]]+", str(field_path))
+                ]
+                escaped = [t.replace("~", "~0").replace("/", "~1") for t in tokens]
+                if _reads("/" + "/".join(escaped)):
+                    raise _Unbuildable(
+                        f"{_shown(directory)} uses `replacements` into {field_path}, "
+                        "which hbmlint does not apply"
+                    )
+
+
+def _generate(
+    kustomization: YamlDocument, directory: Path, at: Span | None, objects: list[_Object]
+) -> None:
+    """kustomize's ``configMapGenerator`` and ``secretGenerator``: a ConfigMap (Secret) of the
+    key=value lines of ``envs`` files, of ``literals`` and of ``files`` (the file's name, or the
+    key before ``=``, to its text); ``behavior: merge`` or ``replace`` changes one of a base.
+    Each value is placed at the entry that brings it. (The hash kustomize appends to the name
+    is written into the references too, so references match on the name as given.)"""
+    data = kustomization.data
+    for key, kind in (("configMapGenerator", "ConfigMap"), ("secretGenerator", "Secret")):
+        entries = data.get(key) or []
+        if not isinstance(entries, list):
+            raise _Unbuildable(f"`{key}` is not a list")
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not entry.get("name"):
+                raise _Unbuildable(f"a `{key}` entry without a name")
+            here = at or kustomization.span((key, index))
+            values: dict[str, Located] = {}
+            for field_name in ("envs", "env", "literals", "files"):
+                listed = entry.get(field_name)
+                if field_name == "env" and isinstance(listed, str):
+                    listed = [listed]
+                for j, item in enumerate(listed if isinstance(listed, list) else []):
+                    where = at or kustomization.span((key, index, field_name, j))
+                    if field_name == "env":
+                        where = at or kustomization.span((key, index, field_name))
+                    for name, value in _generator_values(field_name, str(item), directory):
+                        values[name] = Located(value, where)
+            section = "stringData" if kind == "Secret" else "data"
+            name = str(entry["name"])
+            behavior = str(entry.get("behavior") or "create")
+            held = next((o for o in objects if o.name == name and _kind(o.tree) == kind), None)
+            if held is not None and behavior in ("merge", "replace"):
+                old = held.tree.value.get(section)
+                if behavior == "merge" and old is not None and isinstance(old.value, dict):
+                    old.value.update(values)
+                else:
+                    held.tree.value[section] = Located(values, here)
+                continue
+            tree = {
+                "apiVersion": Located("v1", here),
+                "kind": Located(kind, here),
+                "metadata": Located({"name": Located(name, here)}, here),
+                section: Located(values, here),
+            }
+            objects.append(_Object(Located(tree, here), name))
+
+
+def _kind(tree: Located) -> str:
+    kind = tree.value.get("kind") if isinstance(tree.value, dict) else None
+    return str(kind.value) if kind is not None else ""
+
+
+def _generator_values(field_name: str, item: str, directory: Path) -> list[tuple[str, str]]:
+    """The key and value pairs one entry of a generator gives."""
+    if field_name == "literals":
+        name, _, value = item.partition("=")
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        return [(name.strip(), value)]
+    if field_name == "files":
+        name, _, file = item.partition("=") if "=" in item else ("", "", item)
+        text = _patch_file(directory, file.strip(), "the generator's file")
+        return [(name.strip() or Path(file).name, text)]
+    pairs = []
+    for line in _patch_file(directory, item, "the generator's env file").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, equals, value = line.partition("=")
+        if not equals:
+            raise _Unbuildable(f"{item}: a line without `=`")
+        pairs.append((name.strip(), value))
+    return pairs
+
+
+def _patch_file(directory: Path, name: str, what: str = "patch file") -> str:
     try:
         file = directory / name
         if file.stat().st_size > 4 * 1024 * 1024:
-            raise _Unbuildable(f"patch file {name} is too large")
+            raise _Unbuildable(f"{what} {name} is too large")
         text = file.read_text(encoding="utf-8", errors="replace")
     except (OSError, ValueError) as exc:
-        raise _Unbuildable(f"patch file {name} cannot be read") from exc
+        raise _Unbuildable(f"{what} {name} cannot be read") from exc
     return text
 
 
 def _ops(
-    text: str, file_text: str, block: Span, at: Span | None, target: dict[str, Any]
+    document: YamlDocument, file_text: str, block: Span, at: Span | None, target: dict[str, Any]
 ) -> list[_Op]:
     """A JSON patch's ops (positions: inside a ``|`` block of the file being linted, each op at
-    its own line). A strategic-merge patch has none: of an object that runs no engine it changes
-    nothing hbmlint reads; of any other, it is a build hbmlint does not do."""
-    documents, error = load_documents(text)
-    if error is not None or not documents:
-        raise _Unbuildable("a patch is not YAML hbmlint can read")
-    document = documents[0]
-    if not isinstance(document.data, list):
-        merged = [d.data for d in documents if isinstance(d.data, dict)]
-        kinds = {str(target.get("kind", ""))} | {str(d.get("kind", "")) for d in merged}
-        if kinds & _NO_ENGINE_KINDS:
-            return []
-        what = next((f"{d.get('kind')} {object_name(d)}" for d in merged if d.get("kind")), "")
-        raise _Unbuildable(f"a strategic-merge patch{' of ' + what if what else ''} is not applied")
+    its own line)."""
     if not target:
         raise _Unbuildable("a JSON patch without a target")
     place = _placer(file_text, block, at)

@@ -143,7 +143,7 @@ def container_env(
     the value comes from (``Token.unresolved``: "NAME is read from ..."), so a finding can name
     the source."""
     env: dict[str, Token] = dict(injected or {})
-    objects = file_objects(document.text)
+    objects = file_objects(document.text) if document.text else built_objects(document)
     # the container found once: its fields are one dict lookup each (what value_at would do);
     # ``container``: value_at(document.data, path) where the caller has it (see _resources)
     if container is None:
@@ -181,7 +181,7 @@ def env_list(
     if items is None:
         items = value_at(document.data, path)
     if objects is None:
-        objects = file_objects(document.text)
+        objects = file_objects(document.text) if document.text else built_objects(document)
     for i, item in enumerate(items if isinstance(items, list) else []):
         if not isinstance(item, dict) or "name" not in item:
             continue
@@ -337,6 +337,12 @@ def _lookup(kind: str, owner: str, span: Span, objects: dict) -> dict[str, Token
 # objects, and so do its config files (config_files.py) and fix verification
 _FILE_OBJECTS: dict[str, dict[tuple[str, str], dict[str, Token]]] = {}
 _MAX_FILE_OBJECTS = 4
+
+
+def built_objects(document: YamlDocument) -> dict[tuple[str, str], dict[str, Token]]:
+    """The ConfigMaps and Secrets of the kustomize build an object comes from (an overlay's
+    object has no text of its own: formats/kustomize.py), else none."""
+    return getattr(document, "build_objects", None) or {}
 
 
 def file_objects(

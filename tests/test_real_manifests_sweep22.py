@@ -1,0 +1,294 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 22, session 35): each test
+names its source and says what a user sees."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from real_lint import codes
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import LintOptions, lint_file, lint_paths
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+OVERLAYS = REAL / "kustomize-overlays-smp-generator"
+
+COVERED = {
+    f"{OVERLAYS.name}/{name}"
+    for name in (
+        "base/kustomization.yaml",
+        "base/deployment.yaml",
+        "h100-qwen3-32b/kustomization.yaml",
+        "h100-qwen3-32b/patch-nodeselector.yaml",
+        "h100-qwen3-32b/patch-resources.yaml",
+        "l4-gemma-3-1b-it/kustomization.yaml",
+        "l4-gemma-3-1b-it/patch-nodeselector.yaml",
+        "l4-gemma-3-1b-it/patch-resources.yaml",
+    )
+}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def _lint(path: Path, rules, gpu: str | None = None):
+    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu, keep_budgets=True))
+
+
+def _line(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# --- kustomize overlays: strategic-merge patches and generated ConfigMaps ----------------------
+# GoogleCloudPlatform/accelerated-platforms online-inference-gpu/vllm: 28 overlays of one base,
+# each generating ConfigMap `runtime` (model, TP, max length, memory fraction) from an env file
+# and adding the GPU with strategic-merge patches. Before, 20 of them passed in silence and the
+# base was warned "no GPU"; kubectl kustomize showed an HBM101, two HBM102 and two HBM105.
+
+
+def test_an_overlay_with_a_generated_configmap_and_merge_patches_is_budgeted(rules):
+    overlay = OVERLAYS / "h100-qwen3-32b" / "kustomization.yaml"
+    result = _lint(overlay, rules)
+    [item] = result.deployments
+    deployment = item.deployment
+    assert deployment.name == "vllm-h100-qwen3-32b"  # the nameSuffix
+    assert deployment.model.name == "/gcs/qwen/qwen3-32b"  # MODEL_ID from runtime.env
+    assert item.budget.resolved.target.name == "Qwen/Qwen3-32B"  # the path's last two parts
+    assert deployment.serving.max_model_len == 32768
+    assert deployment.parallel.tensor == 1
+    # the GPU from the strategic-merge patch, placed at the entry that names its file
+    assert item.budget.resolved.gpu.name.startswith("H100")
+    assert deployment.location("gpu.type").line == _line(overlay, "patch-nodeselector.yaml")
+    # 32B in 16 bits on one 80 GB card at 0.95 leaves about one 32k sequence of KV cache: the
+    # finding kubectl kustomize's output gets
+    assert [f.code for f in result.diagnostics] == ["HBM105"]
+    assert result.diagnostics[0].severity == Severity.WARNING
+
+
+def test_a_small_model_overlay_of_the_same_base_is_clean(rules):
+    result = _lint(OVERLAYS / "l4-gemma-3-1b-it" / "kustomization.yaml", rules)
+    [item] = result.deployments
+    assert item.budget.resolved.target.name == "google/gemma-3-1b-it"
+    assert item.budget.resolved.gpu.name.startswith("L4")
+    assert result.diagnostics == []
+
+
+def test_the_base_an_overlay_builds_on_is_a_note_not_a_warning(rules, tmp_path):
+    # a base that names its model itself (the repro of sweep 22, with the ConfigMap a resource
+    # of the overlay) lacks only the GPU, which each overlay's patch adds
+    shutil.copytree(OVERLAYS, tmp_path / "o")
+    base = tmp_path / "o" / "base" / "deployment.yaml"
+    text = base.read_text().replace("/gcs/$(MODEL_ID)", "Qwen/Qwen3-32B")
+    base.write_text(text.replace("$(TENSOR_PARALLEL_SIZE)", "1"))
+    # linted alone, nothing says an overlay chooses the GPU: a warning
+    [alone] = codes(_lint(base, rules), "HBM005")
+    assert alone.severity == Severity.WARNING
+    # linted with its overlays (`hbmlint DIR`), the base's missing GPU is the overlays' to choose
+    results = lint_paths([tmp_path / "o"], rules, LintOptions())
+    [linted] = [r for r in results if r.display.endswith("base/deployment.yaml")]
+    [gpu] = codes(linted, "HBM005")
+    assert gpu.severity == Severity.INFO
+    assert "kustomize base that the overlay" in gpu.message
+    assert "kustomization.yaml builds on" in gpu.message
+
+
+def _copy(tmp_path: Path) -> Path:
+    shutil.copytree(OVERLAYS, tmp_path / "o")
+    return tmp_path / "o" / "h100-qwen3-32b"
+
+
+def test_a_merge_patch_replaces_args_and_keeps_the_other_containers(rules, tmp_path):
+    overlay = _copy(tmp_path)
+    # args replace the base's whole list (a list of strings has no merge key); the container is
+    # found by name, so the sidecar before it is kept and the GPU limit of the other patch stays
+    (overlay / "patch-args.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: inference-server\n          args:\n"
+        "            - --model=Qwen/Qwen3-8B\n            - --max-model-len=8192\n"
+    )
+    path = overlay / "kustomization.yaml"
+    path.write_text(
+        path.read_text().replace(
+            "  - path: patch-resources.yaml\n",
+            "  - path: patch-resources.yaml\n  - path: patch-args.yaml\n",
+        )
+    )
+    result = _lint(path, rules)
+    [item] = result.deployments
+    assert item.deployment.model.name == "Qwen/Qwen3-8B"
+    assert item.deployment.serving.max_model_len == 8192
+    assert item.deployment.location("model").line == _line(path, "patch-args.yaml")
+    assert item.budget.resolved.gpu_count == 1
+    assert result.diagnostics == []
+
+
+def test_a_merge_patch_can_delete_a_container_and_a_key(rules, tmp_path):
+    overlay = _copy(tmp_path)
+    # `$patch: delete` drops the engine container: the overlay runs no engine any more
+    (overlay / "patch-resources.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: inference-server\n          $patch: delete\n"
+    )
+    result = _lint(overlay / "kustomization.yaml", rules)
+    assert result.deployments == []
+
+
+def test_generator_literals_and_a_merge_into_a_base_generator(rules, tmp_path):
+    overlay = _copy(tmp_path)
+    # the base generates `runtime`; the overlay merges one literal into it
+    base = overlay.parent / "base"
+    (base / "runtime.env").write_text((overlay / "runtime.env").read_text())
+    (base / "kustomization.yaml").write_text(
+        (base / "kustomization.yaml").read_text()
+        + "configMapGenerator:\n  - name: runtime\n    envs: [runtime.env]\n"
+    )
+    path = overlay / "kustomization.yaml"
+    path.write_text(
+        path.read_text().replace(
+            "  - envs:\n      - runtime.env\n    name: runtime\n",
+            "  - name: runtime\n    behavior: merge\n    literals:\n      - MAX_MODEL_LEN=4096\n",
+        )
+    )
+    result = _lint(path, rules)
+    [item] = result.deployments
+    assert item.budget.resolved.target.name == "Qwen/Qwen3-32B"  # from the base's generator
+    assert item.deployment.serving.max_model_len == 4096  # the overlay's literal
+    assert result.diagnostics == []
+
+
+def test_a_replacement_into_the_engine_image_is_not_built_and_says_so(rules, tmp_path):
+    overlay = _copy(tmp_path)
+    path = overlay / "kustomization.yaml"
+    path.write_text(
+        path.read_text().replace(
+            "spec.template.metadata.labels.[ai.gke.io/model]",
+            "spec.template.spec.containers.[name=inference-server].image",
+        )
+    )
+    result = _lint(path, rules)
+    assert result.deployments == []
+    [warning] = result.diagnostics
+    assert (warning.code, warning.severity) == ("HBM014", Severity.WARNING)
+    assert "strategic-merge patch changes" in warning.message
+    assert "`replacements` into spec.template.spec.containers.[name=inference-server].image" in (
+        warning.message
+    )
+
+
+def test_an_overlay_patching_a_web_ui_beside_the_engine_says_nothing(rules, tmp_path):
+    # supernovae/synesis overlays/dev: merge and JSON patches of Open WebUI and a planner, in a
+    # base that also holds the vLLM Deployment; the engine is untouched, so the overlay adds
+    # nothing (was HBM014 "hbmlint cannot build what the overlay makes")
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+        "resources: [webui.yaml, vllm.yaml]\n"
+    )
+    (base / "webui.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: open-webui}\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: open-webui\n"
+        "          image: ghcr.io/open-webui/open-webui:v0.8.8\n"
+        "          env: [{name: OPENAI_API_BASE_URL, value: 'http://litellm:4000/v1'}]\n"
+    )
+    (base / "vllm.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: coder}\nspec:\n  template:\n"
+        "    spec:\n      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L40S}\n"
+        "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+        "          args: [--model=Qwen/Qwen3-8B, --max-model-len=8192]\n"
+        "          resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    overlay = tmp_path / "dev"
+    overlay.mkdir()
+    path = overlay / "kustomization.yaml"
+    path.write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+        "resources: [../base]\npatches:\n  - target: {kind: Deployment, name: open-webui}\n"
+        "    patch: |\n      apiVersion: apps/v1\n      kind: Deployment\n"
+        "      metadata: {name: open-webui}\n      spec:\n        template:\n          spec:\n"
+        "            containers:\n              - name: open-webui\n"
+        "                env: [{name: OPENAI_API_BASE_URL, value: 'http://planner:8000/v1'}]\n"
+    )
+    result = _lint(path, rules)
+    assert result.diagnostics == [] and result.deployments == []
+
+
+def test_a_helm_ingress_that_names_the_engine_is_not_a_template_to_render(rules, tmp_path):
+    # louis030195/text-generation-inference-helm templates/ingress.yaml: a GKE static IP named
+    # `text-generation-inference-ip` made the Ingress template a "render first" warning (a CI
+    # with --fail-on warning failed on every TGI chart); an Ingress runs no engine
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    ingress = templates / "ingress.yaml"
+    ingress.write_text(
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n"
+        "  name: {{ .Values.model.shortName }}\n  annotations:\n"
+        "    kubernetes.io/ingress.global-static-ip-name: text-generation-inference-ip\n"
+        "spec:\n  rules:\n  - host: {{ .Values.ingress.host }}\n"
+    )
+    assert _lint(ingress, rules).diagnostics == []
+    # the Deployment template of the same chart still says to render it first
+    deployment = templates / "deployment.yaml"
+    deployment.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Values.model.shortName }}\n"
+        "spec:\n  template:\n    spec:\n      containers:\n        - name: tgi\n"
+        "          image: ghcr.io/huggingface/text-generation-inference:2.4.1\n"
+        "          args: [--model-id, {{ .Values.model.id }}]\n"
+    )
+    [render] = _lint(deployment, rules).diagnostics
+    assert (render.code, render.severity) == ("HBM012", Severity.WARNING)
+
+
+# --- engines on devices hbmlint does not budget --------------------------------------------
+
+GAUDI_TGI = REAL / "k8s-tgi-gaudi-own-image.yaml"
+TPU_RHAIIS = REAL / "k8s-rhaiis-vllm-tpu-image.yaml"
+TPU_LLMISVC = REAL / "llmisvc-tpu-v6e.yaml"
+COVERED |= {GAUDI_TGI.name, TPU_RHAIIS.name, TPU_LLMISVC.name}
+
+
+@pytest.mark.parametrize(
+    ("path", "resource"),
+    [(GAUDI_TGI, "habana.ai/gaudi"), (TPU_RHAIIS, "google.com/tpu")],
+)
+def test_an_engine_image_for_another_device_is_said_not_budgeted(rules, path, resource):
+    # intel/gaudi-reference-cloud's TGI pods (moditamam/tgi-gaudi) and johnahull/llmd-gke's
+    # Red Hat vLLM-TPU Deployment: images hbmlint reads no entrypoint of, on a Gaudi or a TPU,
+    # passed as "All clear"; now the note a read engine on that device gets
+    result = _lint(path, rules, gpu="H100")
+    assert result.deployments == []
+    [note] = result.diagnostics
+    assert (note.code, note.severity) == ("HBM014", Severity.INFO)
+    assert f"asks for {resource}" in note.message
+    assert "not checked" in note.message
+
+
+def test_a_tpu_llm_inference_service_is_not_budgeted_on_a_gpu(rules):
+    # johnahull/llmd-gke pattern1: an LLMInferenceService on a TPU v6e slice (google.com/tpu:
+    # 4) was warned "names no GPU type", and with --gpu H100 budgeted on four H100s
+    result = _lint(TPU_LLMISVC, rules, gpu="H100")
+    assert result.deployments == []
+    assert codes(result, "HBM005") == []
+    [note] = codes(result, "HBM014")
+    assert note.severity == Severity.INFO and "google.com/tpu" in note.message
+
+
+SGLANG_FLASHINFER = REAL / "compose-sglang-disable-flashinfer.yml"
+COVERED.add(SGLANG_FLASHINFER.name)
+
+
+def test_sglangs_removed_disable_flashinfer_is_a_removed_flag(rules):
+    # Cloud-Linuxer/Qwen docker-compose.sglang.yml on lmsysorg/sglang:latest: SGLang's
+    # --disable-flashinfer raised a deprecation error from 0.3.6 and is unknown since (an
+    # ambiguous prefix from 0.5.20); passed as "All clear"
+    result = _lint(SGLANG_FLASHINFER, rules, gpu="RTX-5090")
+    [removed] = codes(result, "HBM010")
+    assert removed.span.line == _line(SGLANG_FLASHINFER, "--disable-flashinfer")
+    assert removed.severity == Severity.WARNING  # `latest`: the release is not pinned
+    assert "--attention-backend triton" in removed.fixes[0]
