@@ -267,6 +267,15 @@ REMOVED = {
     # flashinfer' instead") in 0.4.6 and 0.4.7, gone from 0.4.8
     "--enable-flashinfer-mla": ("0.4.6", "Use --attention-backend flashinfer", _DEPRECATED),
     "--enable-flashmla": ("0.4.6", "Use --attention-backend flashmla", _DEPRECATED),
+    # a DeprecatedAction that raises ("Please use '--attention-backend triton' instead") in
+    # 0.3.6 and 0.4.0 (seen in both wheels; earlier 0.3 releases not checked), gone by
+    # 0.4.10; from 0.5.20 an ambiguous prefix of --disable-flashinfer-autotune and others
+    "--disable-flashinfer": (
+        "0.3.6",
+        "Use --attention-backend triton",
+        "a deprecation error, then unrecognized or an ambiguous prefix of newer "
+        "--disable-flashinfer-* flags",
+    ),
     "--enable-ep-moe": ("0.5.3", "Set --ep-size to the --tp-size value instead", _DEPRECATED),
     "--enable-deepep-moe": ("0.5.3", "Use --moe-a2a-backend deepep instead", _DEPRECATED),
     "--cuda-graph-max-bs": (

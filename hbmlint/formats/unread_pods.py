@@ -29,8 +29,15 @@ from ..engines import VLLM_ONLY_FLAGS, image_named_for, shipped_engine
 from ..engines.args import RENDER_HINT, placeholder
 from ..lazyre import LazyPattern
 from ..yamlsrc import YamlDocument
+from .accelerators import OtherAccelerator, not_budgeted
 from .embedded_pods import pod_spec_paths
-from .podspec import GPU_RESOURCES, object_name, runs_engine, serving_containers
+from .podspec import (
+    GPU_RESOURCES,
+    OTHER_ACCELERATORS,
+    object_name,
+    runs_engine,
+    serving_containers,
+)
 
 _ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "trtllm": "TensorRT-LLM"}
 
@@ -64,8 +71,11 @@ def unread_pod(documents: Sequence[YamlDocument], display: str) -> Diagnostic | 
             for key, container in serving_containers(data, pod):
                 if runs_engine(container):
                     continue  # a format reads it (or said why not)
-                found = _unrendered(document, (*pod, *key), container, display) or _script_run(
-                    document, (*pod, *key), container, display
+                cpath = (*pod, *key)
+                found = (
+                    _unrendered(document, cpath, container, display)
+                    or _script_run(document, cpath, container, display)
+                    or _other_device(document, cpath, container, display)
                 )
                 if found is not None:
                     return found
@@ -96,6 +106,33 @@ def _asks_for_gpu(container: dict) -> bool:
         ):
             return True
     return False
+
+
+def _other_device(
+    document: YamlDocument, cpath: tuple, container: dict, display: str
+) -> Diagnostic | None:
+    """An engine's build for a device hbmlint does not budget, named by its image or container
+    (ghcr.io/huggingface/tgi-gaudi, registry.redhat.io/rhaiis/vllm-tpu-rhel9), in a container
+    that asks for that device (habana.ai/gaudi, google.com/tpu): the info a read engine on it
+    gets, rather than nothing."""
+    if _NAMES_ENGINE.search(f"{container.get('image', '')} {container.get('name', '')}") is None:
+        return None
+    resources = container.get("resources")
+    for section in ("limits", "requests"):
+        asked = resources.get(section) if isinstance(resources, dict) else None
+        for resource in asked if isinstance(asked, dict) else {}:
+            device = OTHER_ACCELERATORS.get(resource)
+            if device is not None:
+                return not_budgeted(
+                    OtherAccelerator(
+                        device,
+                        f"the container asks for {resource}",
+                        document.span((*cpath, "resources", section, resource)),
+                    ),
+                    display,
+                    object_name(document.data) or None,
+                )
+    return None
 
 
 def _unrendered(
