@@ -393,6 +393,10 @@ def deployment_of(record: dict, engine: str, gpu: str | None, memory: Any) -> De
             mamba_ssm_dtype=record.get("mamba_ssm_dtype"),
             max_mamba_cache_size=record.get("max_mamba_cache_size"),
             mamba_full_memory_ratio=record.get("mamba_full_memory_ratio"),
+            # vLLM --language-model-only and --limit-mm-per-prompt's zero limits: no tower
+            # built or profiled for those modalities
+            language_model_only=record.get("language_model_only"),
+            mm_zero_limits=tuple(record.get("mm_zero_limits") or ()),
             # vLLM --[no-]enable-prefix-caching, SGLang --disable-radix-cache (false)
             prefix_caching=record.get("prefix_caching"),
             # vLLM --[no-]async-scheduling: a window layer keeps two batches in flight with it

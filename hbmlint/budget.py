@@ -762,7 +762,16 @@ def _settings_for(
     else:
         dtype = dep.model.dtype
     kv_dtype = serving.kv_cache_dtype or "auto"
-    if kv_dtype == "auto":
+    if kv_dtype == "auto" and _sglang_dsa_fp8(engine, target, resolved.gpu):
+        # SGLang defaults a DSA model's cache (DeepSeek-V3.2, GLM-5) to FP8 on Blackwell
+        # (compute capability 10 and up), bfloat16 before it (server_args.py
+        # _set_default_nsa_kv_cache_dtype at v0.5.9; arg_groups/overrides.py
+        # _dsa_kv_cache_dtype_default at v0.5.23; at v0.5.4 the same test, set whatever the
+        # flag said)
+        kv_dtype = "fp8_e4m3"
+        if notes and serving.kv_cache_dtype is None:
+            assumed["kv_cache_dtype"] = "fp8_e4m3 (auto: SGLang's default for DSA on Blackwell)"
+    elif kv_dtype == "auto":
         kv_dtype = target.kv_cache_dtype or dtype
         if notes and serving.kv_cache_dtype is None:
             what = "the checkpoint's KV scheme" if target.kv_cache_dtype else "the model dtype"
@@ -1540,21 +1549,23 @@ def nvswitch_group_bytes(gpu: Any, s: Settings) -> Any:
     # every budget, what-if and KV band asks: worked out once per engine and GPU datasheet
     found = _NVSWITCH_GROUPS.find(perf, key)
     if found is NOT_KEPT:
-        found = _NVSWITCH_GROUPS.keep(perf, key, _nvswitch_group(s.engine, perf))
+        found = _NVSWITCH_GROUPS.keep(perf, key, _nvswitch_group(s.engine, perf, gpu.name))
     return found
 
 
 _NVSWITCH_GROUPS = IdentityMemo(limit=256)
 
 
-def _nvswitch_group(engine: str, perf: Any) -> Any:
-    """nvswitch_group_bytes on a GPU with datasheet figures ``perf``, in a group of two or
-    more."""
+def _nvswitch_group(engine: str, perf: Any, name: str) -> Any:
+    """nvswitch_group_bytes on GPU ``name`` with datasheet figures ``perf``, in a group of two
+    or more (or the PCIe P2P group figure of the cards engines.yaml names)."""
     spec = catalog.engine_defaults(engine).get("multi_gpu") or {}
     if "nvswitch_group" not in spec:
         return 0
     least = _catalog_quantity(spec["nvswitch_min_nvlink"], "[information] / [time]")
     if perf.nvlink is None or perf.nvlink < least:
+        if name in (spec.get("pcie_p2p_gpus") or ()):
+            return in_bytes(_catalog_quantity(spec["pcie_p2p_group"], "[information]"))
         return 0
     return in_bytes(_catalog_quantity(spec["nvswitch_group"], "[information]"))
 
@@ -2155,6 +2166,15 @@ def _tgi_warmup_kv(
     )
     margin = float(free) - slots // s.block_size * block_bytes
     return kv, margin
+
+
+def _sglang_dsa_fp8(engine: str, target: Any, gpu: Any) -> bool:
+    """Whether SGLang's "auto" KV cache of this model on this GPU is FP8: a DSA model (one with
+    the lightning indexer's cache) on an NVIDIA GPU of compute capability 10 or more."""
+    if engine != "sglang" or not target.dsa_indexer_bytes:
+        return False
+    capability = getattr(gpu, "compute_capability", None)
+    return capability is not None and capability >= 10
 
 
 def _cell_dtype(s: Settings, target: Any, kv_dtype: str) -> str:

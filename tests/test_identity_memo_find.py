@@ -83,11 +83,11 @@ def test_the_budget_memos_answer_what_they_work_out():
     assert first == gpu.memory.to("GiB")
     assert budget_stage._gpu_memory(gpu, "GiB") is first  # kept
     assert budget_stage._gpu_memory(gpu, "byte") == gpu.memory.to("byte")
-    group = budget_stage._nvswitch_group(settings.engine, gpu.performance)
+    group = budget_stage._nvswitch_group(settings.engine, gpu.performance, gpu.name)
     assert group > 0  # four H100 on the switch board
     for engine in ("vllm", "sglang", "vllm"):  # each engine's own charge, kept
         changed = budget_stage._changed(settings, {"engine": engine})
-        expected = budget_stage._nvswitch_group(engine, gpu.performance)
+        expected = budget_stage._nvswitch_group(engine, gpu.performance, gpu.name)
         assert budget_stage.nvswitch_group_bytes(gpu, changed) == expected
         assert budget_stage._NVSWITCH_GROUPS.find(gpu.performance, (engine,)) == expected
     defaults = catalog.engine_defaults("vllm")

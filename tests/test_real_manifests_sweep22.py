@@ -292,3 +292,62 @@ def test_sglangs_removed_disable_flashinfer_is_a_removed_flag(rules):
     assert removed.span.line == _line(SGLANG_FLASHINFER, "--disable-flashinfer")
     assert removed.severity == Severity.WARNING  # `latest`: the release is not pinned
     assert "--attention-backend triton" in removed.fixes[0]
+
+
+# --- SGLang's KV cache dtype for DSA models -------------------------------------------------
+
+
+def _dsa(tmp_path: Path, gpu: str, kv: str = "") -> Path:
+    # the command of sgl-project/sglang PR#11309's DeepSeek-V3.2-Exp runs (TP 8, DP attention 8)
+    path = tmp_path / f"dsv32-{gpu}.sh"
+    path.write_text(
+        "python3 -m sglang.launch_server --model deepseek-ai/DeepSeek-V3.2-Exp --tp 8 --dp 8 "
+        f"--enable-dp-attention{kv}\n"
+    )
+    return path
+
+
+def _per_token(budget) -> int:
+    return int(budget.kv_bytes_per_token.to("byte/token").magnitude)
+
+
+def test_sglang_stores_a_dsa_models_cache_in_fp8_on_blackwell(rules, tmp_path):
+    # SGLang's "auto" KV cache of a DSA model is fp8_e4m3 on compute capability 10 and up: its
+    # logs on 8 x B200 count 48,072 bytes a token (61 layers x the 656-byte FlashMLA cell and
+    # the indexer's 132), not bfloat16's 78,324 (the pool was 41-52% short of the logs)
+    [item] = _lint(_dsa(tmp_path, "b200"), rules, gpu="B200").deployments
+    budget = item.budget
+    assert budget.settings.kv_cache_dtype == "fp8_e4m3"
+    assert 47_500 < _per_token(budget) < 48_500
+    # on a Hopper card the same command keeps bfloat16
+    [hopper] = _lint(_dsa(tmp_path, "h200"), rules, gpu="H200").deployments
+    assert hopper.budget.settings.kv_cache_dtype in ("bfloat16", "bf16")
+    assert _per_token(hopper.budget) > 75_000
+    # a dtype the command sets is kept
+    [kept] = _lint(_dsa(tmp_path, "b200", " --kv-cache-dtype bf16"), rules, gpu="B200").deployments
+    assert _per_token(kept.budget) > 75_000
+
+
+# --- weights and overhead the sweep's logs corrected ----------------------------------------
+
+
+GLM47_PRO6000 = REAL / "shell-vllm-glm47-fp8-4x-rtx-pro-6000.sh"
+COVERED.add(GLM47_PRO6000.name)
+
+
+def test_a_tensor_parallel_group_of_rtx_pro_6000s_holds_more_than_pcie_cards(rules):
+    # AlexGS74/glm47-nvfp4-sm120 serve_glm47_fp8_vllm.sh: GLM-4.7-FP8 at TP 4 with EP on four
+    # RTX PRO 6000, 131,072 tokens. The author logged vLLM's limit, 88,560 tokens (3.9 GiB of KV);
+    # hbmlint's flat PCIe figure left 6.9 GiB (156,352 tokens) and said "All clear". The card's
+    # P2P group figure (1.47 GiB, from vllm-0271-...-tp4's logged 1.70 GiB of non-torch memory)
+    # brings the estimate to the edge the engine refused at
+    result = _lint(GLM47_PRO6000, rules, gpu="RTX-PRO-6000-Blackwell-96GB")
+    [item] = result.deployments
+    tokens = item.budget.kv_tokens.magnitude
+    assert 110_000 < tokens < 130_000
+    [near] = codes(result, "HBM105")
+    assert near.span.line == _line(GLM47_PRO6000, "--max-model-len")
+    assert item.budget.overhead["non_torch"].to("GiB").magnitude > 1.6
+    # another PCIe card in the same group keeps the flat figure (the GeForce and L40S logs)
+    [pcie] = _lint(GLM47_PRO6000, rules, gpu="L40S").deployments
+    assert pcie.budget.overhead["non_torch"].to("GiB").magnitude < 0.5

@@ -624,8 +624,8 @@ def _llm_workload(
             argv += _additional_args(reader, cpath)  # the runtime appends it to `vllm serve`
     model_path = ("spec", "model") if value_at(data, ("spec", "model")) is not None else ("spec",)
     command = engine.parse(argv, document.key_span(model_path), env)
-    if cpath is not None and reader.other_accelerator(cpath, name, None, command, env):
-        return []  # a TPU pool (google.com/tpu, a vLLM TPU image): said why, not budgeted
+    if cpath is not None and reader.other_accelerator(cpath, name):
+        return []  # a TPU pool (google.com/tpu): said why, not budgeted
     gpu = GpuFacts()
     if cpath is not None:
         gpu = _gpu(reader, template, cpath, name)
