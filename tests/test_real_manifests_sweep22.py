@@ -351,3 +351,23 @@ def test_a_tensor_parallel_group_of_rtx_pro_6000s_holds_more_than_pcie_cards(rul
     # another PCIe card in the same group keeps the flat figure (the GeForce and L40S logs)
     [pcie] = _lint(GLM47_PRO6000, rules, gpu="L40S").deployments
     assert pcie.budget.overhead["non_torch"].to("GiB").magnitude < 0.5
+
+
+QWEN38_MTP_3090 = REAL / "k8s-vllm-qwen38-mtp-3090-homelab.yaml"
+COVERED.add(QWEN38_MTP_3090.name)
+
+
+def test_the_speculative_advisor_does_not_claim_a_refusal_the_budget_only_suspects(rules):
+    # mitchross/talos-argocd-proxmox: Qwen3.8-27B W4A16 with MTP on one RTX 3090 at 65,536
+    # tokens, which the author's comment says boots at 0.93. HBM105 says the engine "may"
+    # refuse (the estimate's band holds 65,536); HBM208 said "as set: MTP layers: does not
+    # start ... the current setting does not start" on the same point estimate
+    result = _lint(QWEN38_MTP_3090, rules)
+    [near] = codes(result, "HBM105")
+    assert "may refuse" in near.message
+    [tradeoff] = codes(result, "HBM208")
+    assert "does not start" not in tradeoff.message
+    assert "as set: MTP layers: falls short of one max_model_len sequence" in tradeoff.message
+    assert tradeoff.fixes[0].message.endswith(
+        "the current setting falls short of one max_model_len sequence."
+    )
