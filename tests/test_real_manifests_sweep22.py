@@ -371,3 +371,57 @@ def test_the_speculative_advisor_does_not_claim_a_refusal_the_budget_only_suspec
     assert tradeoff.fixes[0].message.endswith(
         "the current setting falls short of one max_model_len sequence."
     )
+
+
+# --- reads: catalog siblings, cloud instance types, Jetson -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "read_as"),
+    [
+        # KatherLab/host_vllm jobs/qwen3_vl_235b_1node.sh: the Thinking checkpoint (HBM015 before)
+        ("Qwen/Qwen3-VL-235B-A22B-Thinking-FP8", "Qwen/Qwen3-VL-235B-A22B-Thinking-FP8"),
+        ("Qwen/Qwen3-VL-235B-A22B-Thinking", "Qwen/Qwen3-VL-235B-A22B-Instruct"),
+        # V3.1-Terminus: V3.1's weights updated, the same config.json
+        ("deepseek-ai/DeepSeek-V3.1-Terminus", "deepseek-ai/DeepSeek-V3.1"),
+    ],
+)
+def test_sibling_checkpoints_of_catalog_models_are_budgeted(rules, tmp_path, model, read_as):
+    path = tmp_path / "serve.sh"
+    path.write_text(f"vllm serve {model} --tensor-parallel-size 8 --max-model-len 32768\n")
+    result = _lint(path, rules, gpu="H200")
+    assert codes(result, "HBM015") == [] and codes(result, "HBM006") == []
+    [item] = result.deployments
+    assert item.budget.resolved.target.name == read_as
+
+
+def test_a_gke_g4_node_is_read_as_its_rtx_pro_6000(rules, tmp_path):
+    # Jiminator/sglang-rtx-pro-6000 runs on GCP's G4 (g4-standard-48: one RTX PRO 6000
+    # Blackwell); the instance type was not read (HBM005)
+    path = tmp_path / "deploy.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n"
+        "    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g4-standard-48}\n"
+        "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+        "          args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, '8192']\n"
+        "          resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    result = _lint(path, rules)
+    assert codes(result, "HBM005") == []
+    [item] = result.deployments
+    assert item.budget.resolved.gpu.name == "RTX-PRO-6000-Blackwell-96GB"
+
+
+def test_a_jetson_image_is_not_budgeted_on_the_default_gpu(rules, tmp_path):
+    # GiveThanksAlways/jetpack-nixos examples/vllm/run-vllm-docker.sh: dustynv/vllm (the
+    # jetson-containers build for L4T) on a Jetson Orin; budgeted as one H100 with --gpu H100
+    path = tmp_path / "run-vllm-docker.sh"
+    path.write_text(
+        "docker run --runtime nvidia -it --rm dustynv/vllm:0.8.6-r36.4-cu128-24.04 \\\n"
+        "  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n"
+    )
+    result = _lint(path, rules, gpu="H100")
+    assert result.deployments == []
+    [note] = result.diagnostics
+    assert (note.code, note.severity) == ("HBM014", Severity.INFO)
+    assert "Jetson" in note.message

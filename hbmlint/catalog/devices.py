@@ -14,6 +14,9 @@ NEURON = "AWS Neuron (Inferentia / Trainium)"
 TPU = "a Google TPU"
 INTEL_GPU = "an Intel GPU"
 CPU = "the CPU (the engine's CPU backend)"
+# Jetson modules (Orin, Thor): an integrated GPU on memory the CPU shares, which hbmlint's GPU
+# catalog does not hold
+JETSON = "an NVIDIA Jetson module (integrated GPU on memory the CPU shares)"
 
 # how a word of the name starts
 _NAMED = (

@@ -5,7 +5,7 @@ digests. Written by tools/write_model_architectures.py: do not edit."""
 
 # ruff: noqa
 # fmt: off
-MODELS_BLAKE2B = '292403aa62decac1a26361b942298ae729266741bd9e3566da2e2b8dfc8f029a'
+MODELS_BLAKE2B = 'd14f3877e97f23f7f8b1c873e51f387105bbc6055433b1d59d7562438fc9aa8b'
 QUANTIZATION_BLAKE2B = '2597a19f23847fe9bf39cb4f33f93588d4785a9699ba7ef9c3d7cf251d0824ba'
 FIELDS = (
     (0, {'hidden_size': 2048, 'num_layers': 16, 'num_attention_heads': 32, 'num_kv_heads': 8, 'head_dim': 64, 'intermediate_size': 8192, 'vocab_size': 128256, 'tie_word_embeddings': True, 'dtype': 'bfloat16', 'max_position_embeddings': 131072, 'max_length': 131072, 'max_length_sglang': 131072, 'model_type': 'llama', 'per_layer_vocab': 128256, 'rotary_positions': 131072, 'rotary_dim': 64}),

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..catalog.devices import ASCEND, CPU, GAUDI, INTEL_GPU, NEURON, TPU
+from ..catalog.devices import ASCEND, CPU, GAUDI, INTEL_GPU, JETSON, NEURON, TPU
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import CONTAINER_CLIS, env_setting, option_value
 from ..engines.args import EngineCommand, Token
@@ -181,7 +181,8 @@ def in_container_run(words: Iterable[Token]) -> OtherAccelerator | None:
 # vLLM's images for devices other than GPUs: the vLLM recipes' install lines ("docker pull
 # vllm/vllm-tpu:gemma4 # For Cloud TPUs", "vllm/vllm-openai-cpu:latest-x86_64 # For Intel Xeon
 # 6"); vLLM's CI builds vllm/vllm-tpu-bm from docker/Dockerfile.tpu
-_IMAGES = {"vllm/vllm-tpu": TPU, "vllm/vllm-openai-cpu": CPU}
+# dustynv/*: the jetson-containers builds for Jetson's L4T (dustynv/vllm:0.8.6-r36.4-cu128-24.04)
+_IMAGES = {"vllm/vllm-tpu": TPU, "vllm/vllm-openai-cpu": CPU, "dustynv/": JETSON}
 
 
 def image_device(image: str) -> str | None:
@@ -262,12 +263,16 @@ def is_rocm_image(image: str) -> bool:
     )
 
 
+_ONLY = "NVIDIA and AMD GPUs only"
+
+
 def not_budgeted(found: OtherAccelerator, display: str, name: str | None) -> Diagnostic:
     """The info that says why the deployment is not budgeted."""
     return input_diagnostic(
         "HBM014",
         f"{found.said}: the engine runs on {found.device}, whose memory hbmlint does not "
-        "budget (NVIDIA and AMD GPUs only); this deployment is not checked",
+        f"budget ({'its catalog holds no Jetson' if found.device == JETSON else _ONLY}); this "
+        "deployment is not checked",
         display,
         found.span,
         name,
