@@ -425,3 +425,26 @@ def test_a_jetson_image_is_not_budgeted_on_the_default_gpu(rules, tmp_path):
     [note] = result.diagnostics
     assert (note.code, note.severity) == ("HBM014", Severity.INFO)
     assert "Jetson" in note.message
+
+
+BIND_MOUNT = REAL / "shell-docker-bind-mount-model.sh"
+COVERED.add(BIND_MOUNT.name)
+
+
+def test_a_model_path_under_a_docker_bind_mount_is_read_from_the_host_directory(rules, tmp_path):
+    # jwt625/PlayGround launch_kimi_k2.sh: `-v "${MODEL_PATH}:/model" ... --model /model` with
+    # MODEL_PATH=/home/ubuntu/models/Kimi-K2-Thinking was HBM006 "a local path hbmlint cannot
+    # identify"; Compose volumes were read so already
+    result = _lint(BIND_MOUNT, rules, gpu="H100")
+    assert codes(result, "HBM006") == []
+    [item] = result.deployments
+    assert item.budget.resolved.target.name == "moonshotai/Kimi-K2-Thinking"
+    assert item.budget.resolved.model_guessed_from is not None  # a guess, said as one
+    # --mount with source= and target= reads the same
+    mount = tmp_path / "run.sh"
+    mount.write_text(
+        "docker run --gpus all --mount type=bind,source=/srv/hf/Qwen3-8B,target=/models/q "
+        "vllm/vllm-openai:v0.11.0 --model /models/q --max-model-len 8192\n"
+    )
+    [qwen] = _lint(mount, rules, gpu="L4").deployments
+    assert qwen.budget.resolved.target.name == "Qwen/Qwen3-8B"

@@ -136,8 +136,8 @@ def container_options(
     words: list[Token],
 ) -> tuple[dict[str, Token], list[tuple[str, Token, Token]]] | None:
     """A ``docker run`` (podman, nerdctl) among ``words``: the variables ``-e``/``--env`` give
-    it, and each ``--runtime``/``--device``/``--gpus`` option as (option, its word, its value);
-    None where the words run no container."""
+    it, and each ``--runtime``/``--device``/``--gpus``/``--volume`` (``-v``)/``--mount`` option
+    as (option, its word, its value); None where the words run no container."""
     if not any(w.text.rsplit("/", 1)[-1] in CONTAINER_CLIS for w in words[:2]):
         return None
     env: dict[str, Token] = {}
@@ -147,8 +147,8 @@ def container_options(
         named = env_setting(setting) if setting is not None else None
         if named is not None:
             env[named[0]] = named[1]
-        for option in ("--runtime", "--device", "--gpus"):
-            value = option_value(words, i, (option,))
+        for option in ("--runtime", "--device", "--gpus", "--volume", "--mount"):
+            value = option_value(words, i, (option, "-v") if option == "--volume" else (option,))
             if value is not None:
                 options.append((option, word, value))
     return env, options

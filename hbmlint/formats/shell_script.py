@@ -59,7 +59,7 @@ from ..engines.shell import (
     split_script,
 )
 from ..lazyre import LazyPattern
-from ..spec import IMAGE_BUILD, ROCM_SAID, Deployment, Label
+from ..spec import IMAGE_BUILD, MOUNTED_FROM, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import (
@@ -409,6 +409,10 @@ def to_script_deployments(
             continue
         if job is not None:
             gpu = job.applied(gpu, needed_gpus(parsed))
+        # a bind mount's host directory names the model: a hint of the deployment's
+        mounts = [label for label in gpu.labels if label.key == MOUNTED_FROM]
+        if mounts:
+            gpu = replace(gpu, labels=[lb for lb in gpu.labels if lb.key != MOUNTED_FROM])
         deployment, problems = build(
             parsed,
             name=name,
@@ -420,6 +424,8 @@ def to_script_deployments(
         )
         findings.extend(problems)
         if deployment is not None:
+            if mounts:
+                deployment.hints = [*deployment.hints, *mounts]
             deployments.append(deployment)
     if nim_deployments and not deployments and len(nim_deployments) == 1:
         # the script's one deployment: named for the script, as any other would be
@@ -637,7 +643,34 @@ def _read(
     built = next((w for w in words_run if w.readable and _built_for(w.text, amd)), None)
     if built is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(IMAGE_BUILD, built.text, built.span)])
+    mounted = _mounted_model(options, parsed.values.get("model.name"))
+    if mounted is not None:
+        gpu = replace(gpu, labels=[*gpu.labels, mounted])
     return parsed, gpu, other
+
+
+def _mounted_model(options: list[tuple[str, Token, Token]], model: Any) -> Label | None:
+    """The host directory a container's model path is bind-mounted from (``docker run -v
+    /srv/models/Kimi-K2-Thinking:/model ... --model /model``), as a MOUNTED_FROM hint at the
+    option (compose.py gives compose volumes the same), for resolve to read the model from its
+    name; None for a model that is not under a mount."""
+    if not isinstance(model, str) or not model.startswith("/"):
+        return None
+    for option, _, value in reversed(options):
+        if option == "--volume":
+            host, _, rest = value.text.partition(":")
+            target = rest.partition(":")[0]
+        elif option == "--mount":
+            fields = dict(f.partition("=")[::2] for f in value.text.split(","))
+            host = fields.get("source") or fields.get("src") or ""
+            target = fields.get("target") or fields.get("destination") or fields.get("dst") or ""
+        else:
+            continue
+        target = target.rstrip("/")
+        if "/" not in host or not target or not (model == target or model.startswith(target + "/")):
+            continue
+        return Label(MOUNTED_FROM, f"{model}\n{host.rstrip('/')}{model[len(target) :]}", value.span)
+    return None
 
 
 def _built_for(word: str, amd: object) -> bool:
