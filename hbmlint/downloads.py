@@ -47,6 +47,13 @@ _ENV_ENTRY = re.compile(
     r"-[ \t]+name:[ \t]*[\"']?([A-Za-z_]\w*)[\"']?[ \t]*\n[ \t]+value:[ \t]*(\S+)[ \t]*$", re.M
 )
 _KEYWORD = re.compile(r"\b(repo_id|local_dir|repo_type)[ \t]*=[ \t]*(?:[rf]?)(['\"])([^'\"]*)\2")
+# repo_id=os.environ.get("MODEL_ID") / os.getenv("MODEL_ID", "default") / os.environ["MODEL_ID"]:
+# the variable the container or script sets (validatedpatterns/rag-llm-gitops's init container)
+_ENV_KEYWORD = re.compile(
+    r"\b(repo_id|local_dir)[ \t]*=[ \t]*os\.(?:environ\.get|getenv)\([ \t]*(['\"])(\w+)\2"
+    r"(?:[ \t]*,[ \t]*(['\"])([^'\"]*)\4)?[ \t]*\)"
+    r"|\b(repo_id|local_dir)[ \t]*=[ \t]*os\.environ\[[ \t]*(['\"])(\w+)\7[ \t]*\]"
+)
 _FIRST_STRING = re.compile(r"^\s*(['\"])([^'\"]+)\1\s*[,)]")
 
 
@@ -64,7 +71,7 @@ def downloads_in(text: str) -> list[Download]:
     left out)."""
     if "download" not in text:
         return []
-    variables = _variables(text) if "$" in text else {}
+    variables = _variables(text) if "$" in text or "os." in text else {}
     found: list[Download] = []
     for match in _CLI.finditer(text):
         if _not_run(text, match.start()):
@@ -77,8 +84,8 @@ def downloads_in(text: str) -> list[Download]:
     for match in _PYTHON.finditer(text):
         if _not_run(text, match.start()):
             continue
-        close = text.find(")", match.end())
-        target = _python_target(text[match.end() : close if close >= 0 else len(text)])
+        close = _closing(text, match.end())
+        target = _python_target(text[match.end() : close], variables)
         if target is not None:
             found.append(_download(text, match, *target))
     by_directory: dict[str, Download | None] = {}
@@ -150,10 +157,30 @@ def _cli_target(words: list[str], variables: dict[str, str]) -> tuple[str, str] 
     return directory, repository
 
 
-def _python_target(arguments: str) -> tuple[str, str] | None:
+def _closing(text: str, start: int) -> int:
+    """Where the call whose arguments start at ``start`` closes (nested calls' parentheses
+    counted), or the end of the text."""
+    depth = 1
+    for i in range(start, min(len(text), start + 2000)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text)
+
+
+def _python_target(arguments: str, variables: dict[str, str]) -> tuple[str, str] | None:
     # a YAML single-quoted scalar writes each quote of its text twice
     arguments = arguments.replace("''", "'")
     keywords = {m.group(1): m.group(3) for m in _KEYWORD.finditer(arguments)}
+    for m in _ENV_KEYWORD.finditer(arguments):
+        key = m.group(1) or m.group(6)
+        name = m.group(3) or m.group(8)
+        value = variables.get(name) or m.group(5)  # set once to a literal, else the default
+        if key and value:
+            keywords[key] = value
     if keywords.get("repo_type", "model") != "model":
         return None
     repository = keywords.get("repo_id")

@@ -448,3 +448,46 @@ def test_a_model_path_under_a_docker_bind_mount_is_read_from_the_host_directory(
     )
     [qwen] = _lint(mount, rules, gpu="L4").deployments
     assert qwen.budget.resolved.target.name == "Qwen/Qwen3-8B"
+
+
+ENV_DOWNLOAD = REAL / "kserve-initcontainer-snapshot-download-env.yaml"
+COVERED.add(ENV_DOWNLOAD.name)
+
+
+def test_a_download_whose_repository_is_a_container_variable_names_the_model(rules):
+    # validatedpatterns/rag-llm-gitops: the InferenceService's init container runs
+    # snapshot_download(repo_id=os.environ.get("MODEL_ID"), local_dir="/cache/models") with
+    # MODEL_ID=ibm-granite/granite-3.3-8b-instruct, and the runtime serves /cache/models
+    # (was HBM006 "a local path hbmlint cannot identify")
+    result = _lint(ENV_DOWNLOAD, rules, gpu="L4")
+    assert codes(result, "HBM006") == []
+    [item] = result.deployments
+    assert item.budget.resolved.target.name == "ibm-granite/granite-3.3-8b-instruct"
+
+
+def test_an_engine_image_that_runs_a_client_or_a_download_is_not_an_unread_engine(rules, tmp_path):
+    # mitchross/talos-argocd-proxmox benchmarks/vllm/job.yaml (`vllm bench serve` against the
+    # server) and kaerfreki/freki-llm-stack pull-vllm-models.sh (`docker run --entrypoint bash
+    # vllm/vllm-openai ... snapshot_download`): HBM014 "runs an inference engine" on each
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: vllm-benchmark}\nspec:\n  template:\n"
+        "    spec:\n      restartPolicy: Never\n      containers:\n        - name: bench\n"
+        "          image: vllm/vllm-openai:latest\n          command: [/bin/sh, -c]\n"
+        "          args:\n            - vllm bench serve --base-url http://vllm:8080 --model q\n"
+    )
+    pull = tmp_path / "pull-vllm-models.sh"
+    pull.write_text(
+        "docker run --rm --entrypoint bash \\\n  -v hf:/root/.cache/huggingface \\\n"
+        '  "vllm/vllm-openai:v0.25.0" \\\n  -lc "python3 -c \'from huggingface_hub import '
+        'snapshot_download; snapshot_download(\\"Qwen/Qwen3-8B\\")\'"\n'
+    )
+    for path in (job, pull):
+        assert _lint(path, rules).diagnostics == []
+    # a script that starts the server from the same image still says what it could not read
+    serve = tmp_path / "serve.sh"
+    serve.write_text(
+        "docker run --entrypoint bash vllm/vllm-openai:v0.25.0 -c 'vllm serve \"$1\"'\n"
+        "vllm bench serve --model x\n"
+    )
+    assert [f.code for f in _lint(serve, rules).diagnostics] != []

@@ -228,6 +228,27 @@ _NOT_RUN = LazyPattern(
 _IN_URL = LazyPattern(r"[a-z]+://\S*$")
 
 
+# what an engine's image runs when it is not the engine: vLLM's client commands (`vllm bench
+# serve`, `vllm chat`: mitchross/talos-argocd-proxmox's benchmark Job) or another entrypoint
+# (`docker run --entrypoint bash vllm/vllm-openai ... snapshot_download(...)`, a pull job)
+_OTHER_PROGRAM = LazyPattern(
+    r"\bvllm[ \t]+(?:bench|chat|complete|collect-env)\b"
+    r"|--entrypoint[= \t]+[\"']?(?:/usr)?(?:/bin/)?(?:ba|da|z)?sh\b"
+    r"|--entrypoint[= \t]+[\"']?(?:/usr)?(?:/bin/)?(?:python3?|sleep|tail|huggingface-cli|hf)\b"
+)
+# an engine started by name, not by its image
+_SERVER_WORD = LazyPattern(
+    r"\bvllm[ \t]+serve\b|vllm\.entrypoints|sglang\.launch_server|text-generation-launcher"
+    r"|trtllm-serve|sglang[ \t]+serve\b"
+)
+
+
+def _image_runs_another_program(text: str) -> bool:
+    """Whether the file runs an engine's image only to run something else with it (a benchmark
+    client, a download in a shell): its image then names no engine that runs."""
+    return _OTHER_PROGRAM.search(text) is not None and _SERVER_WORD.search(text) is None
+
+
 def _runs_here(line: str, word: str) -> bool:
     if _NOT_RUN.search(line):
         return False
@@ -263,10 +284,15 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
     from ..engines import engine_words
 
     values = _CHART_VALUES.search(display.replace("\\", "/")) is not None
+    image_runs_other: bool | None = None  # worked out at the first hit
     for number, line in enumerate(_EDITOR_LINES.split(text), 1):
         if line.lstrip().startswith("#"):
             continue
         hits = [(column, word) for column, word in engine_words(line) if _runs_here(line, word)]
+        if hits and image_runs_other is None:
+            image_runs_other = _image_runs_another_program(text)
+        if image_runs_other:
+            hits = [(column, word) for column, word in hits if "/" not in word]
         if values:
             hits += _engine_image(line)
         if hits:
