@@ -365,7 +365,9 @@ def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:
     or an alias, as a node label would give it); a word with no letter (a port, a year) is
     none."""
     from .catalog import find_gpu
+    from .catalog.labels import instance_types
 
+    shapes = None
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.lstrip()
         if not stripped.startswith("#") or stripped.startswith(("#!", "# hbmlint:")):
@@ -379,6 +381,12 @@ def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:
                 run = words[i : i + n]
                 if len(run) < n or not any(c.isalpha() for c in run[0] + run[-1]):
                     continue
+                if n >= 3:
+                    # a cloud machine type (`a2-ultragpu-1g`: A100 80GB), not the NVIDIA A2
+                    shapes = shapes if shapes is not None else instance_types()
+                    shape = shapes.get("-".join(run).lower())
+                    if shape is not None:
+                        return number, "-".join(run), str(shape["gpu"])
                 gpu = find_gpu("-".join(run))
                 if gpu is not None:
                     return number, " ".join(run), gpu.name

@@ -491,3 +491,100 @@ def test_an_engine_image_that_runs_a_client_or_a_download_is_not_an_unread_engin
         "vllm bench serve --model x\n"
     )
     assert [f.code for f in _lint(serve, rules).diagnostics] != []
+
+
+TRTLLM_PROBE = REAL / "shell-trtllm-command-v-probe.sh"
+COVERED.add(TRTLLM_PROBE.name)
+
+
+def test_a_condition_that_probes_for_the_engine_does_not_run_it(rules, tmp_path):
+    # k2jac9/spark-hack-toronto serve_trtllm.sh: `if ! command -v trtllm-serve ...` was read as
+    # a trtllm-serve run with no model, a false error (HBM003)
+    result = _lint(TRTLLM_PROBE, rules, gpu="GB10")
+    assert errors_of(result) == []
+    [item] = result.deployments
+    assert item.deployment.model.name == "nvidia/Llama-3.1-8B-Instruct-FP8"
+    for probe in ("hash trtllm-serve", "if which trtllm-serve >/dev/null; then :; fi"):
+        path = tmp_path / "probe.sh"
+        path.write_text(f"#!/bin/bash\n{probe}\n")
+        assert _lint(path, rules).diagnostics == []
+
+
+def errors_of(result):
+    return [f for f in result.diagnostics if f.severity == Severity.ERROR]
+
+
+def test_production_stack_values_that_ask_for_no_gpu_are_not_budgeted(rules, tmp_path):
+    # lucabarze/ml-pipelines values-minimal.yaml: `requestGPU: 0` on the CUDA image was HBM005,
+    # and with --gpu L4 an HBM102 error about a GPU the pod never gets
+    values = tmp_path / "values.yaml"
+    values.write_text(
+        "servingEngineSpec:\n  modelSpec:\n  - name: llama\n    repository: vllm/vllm-openai\n"
+        "    tag: latest\n    modelURL: meta-llama/Llama-3.1-8B-Instruct\n    replicaCount: 1\n"
+        "    requestGPU: 0\n"
+    )
+    result = _lint(values, rules, gpu="L4")
+    assert result.deployments == []
+    [note] = result.diagnostics
+    assert (note.code, note.severity, note.span.line) == ("HBM014", Severity.INFO, 8)
+    assert "requestGPU: 0" in note.message
+    # the same values under a subchart its umbrella switches off render nothing at all
+    umbrella = tmp_path / "umbrella-values.yaml"
+    umbrella.write_text(
+        "vllm:\n  enabled: false\n  servingEngineSpec:\n    modelSpec:\n    - name: llama\n"
+        "      repository: vllm/vllm-openai\n      tag: v0.10.0\n"
+        "      modelURL: meta-llama/Llama-3.1-8B-Instruct\n      requestGPU: 1\n"
+    )
+    result = _lint(umbrella, rules, gpu="L4")
+    assert result.deployments == []
+    [off] = result.diagnostics
+    assert (off.code, off.severity, off.span.line) == ("HBM014", Severity.INFO, 2)
+    assert "vllm.enabled is false" in off.message
+
+
+def test_the_vllm_chart_on_an_intel_gpu_is_not_budgeted_on_an_nvidia_one(rules, tmp_path):
+    # dtandersen/charts vllm-xe: vLLM's chart-helm values asking for gpu.intel.com/xe was HBM005,
+    # and with --gpu L4 budgeted on an L4
+    values = tmp_path / "values.yaml"
+    values.write_text(
+        "image:\n  repository: vllm/vllm-openai-xpu\n  tag: latest\n"
+        '  command: ["vllm", "serve", "Qwen/Qwen3-4B"]\n'
+        "resources:\n  limits:\n    gpu.intel.com/xe: 1\n"
+    )
+    result = _lint(values, rules, gpu="L4")
+    assert result.deployments == []
+    [note] = result.diagnostics
+    assert (note.code, note.severity) == ("HBM014", Severity.INFO)
+    assert "gpu.intel.com/xe" in note.message
+
+
+def test_a_cloud_machine_type_in_a_comment_names_its_gpu_not_a_namesake(rules, tmp_path):
+    # anyscale/examples service.yaml comments `a2-highgpu-8g` (GCP's A100 40GB machines): the
+    # fix said "--gpu A2-16GB", NVIDIA's A2 card
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n# runs on a GCP a2-ultragpu-1g VM\n"
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n"
+    )
+    [gpu] = codes(_lint(path, rules), "HBM005")
+    assert gpu.fixes[0].startswith("Run with --gpu A100-SXM4-80GB")
+    assert "'a2-ultragpu-1g'" in gpu.fixes[0]
+
+
+def test_a_script_that_pins_the_engine_with_pip_runs_that_release(rules, tmp_path):
+    # sostrowsk/dgx-spark-local-llm start-sglang.sh installs sglang[all]==0.5.16 and passes
+    # --cuda-graph-max-bs, which 0.5.16 takes; assumed the newest, it was HBM010 "removed in
+    # 0.5.20"
+    path = tmp_path / "start-sglang.sh"
+    path.write_text(
+        'pip install "sglang[all]==0.5.16"\nexec python3 -m sglang.launch_server '
+        "--model-path Qwen/Qwen3-8B --context-length 32768 --cuda-graph-max-bs 8\n"
+    )
+    result = _lint(path, rules, gpu="GB10")
+    assert codes(result, "HBM010") == []
+    [item] = result.deployments
+    assert item.deployment.engine_version == "0.5.16"
+    assert item.deployment.location("engine_version").line == 1
+    # without the pin the newest is assumed and the flag is a removed one
+    path.write_text(path.read_text().split("\n", 1)[1])
+    assert codes(_lint(path, rules, gpu="GB10"), "HBM010") != []

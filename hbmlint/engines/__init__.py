@@ -165,11 +165,20 @@ def _only_names_the_engine(argv: Sequence[Token], words: list[str] | None = None
     """``words``: the texts of ``argv``, where the caller has them."""
     if words is None:
         words = [t.text for t in argv]
-    if not words:
+    # past what a condition puts before the command (`if ! command -v trtllm-serve`)
+    at = 0
+    while at < len(words) and words[at] in _CONDITION_WORDS:
+        at += 1
+    if at >= len(words):
         return False
-    first = words[0].rsplit("/", 1)[-1]
+    first = words[at].rsplit("/", 1)[-1]
     # `command -v trtllm-serve` prints its path; plain `command vllm serve` runs it
-    return first in _NAME_LOOKUPS or (first == "command" and words[1:2] in (["-v"], ["-V"]))
+    return first in _NAME_LOOKUPS or (
+        first == "command" and words[at + 1 : at + 2] in (["-v"], ["-V"])
+    )
+
+
+_CONDITION_WORDS = frozenset(("!", "if", "elif", "while", "until", "then", "do", "else"))
 
 
 def _find(argv: Sequence[Token]) -> tuple[ModuleType, int] | None:

@@ -215,7 +215,7 @@ def _engine_image(line: str) -> list[tuple[int, str]]:
 # a line that only looks the engine up or asks it for its help (`which trtllm-serve`, `pkill -f
 # trtllm-serve`, `vllm serve --help`): no engine runs there (engines._find skips the same)
 _NOT_RUN = LazyPattern(
-    r"(?:^|[\s;&|(`])(?:\S*/)?(?:pkill|pgrep|killall|pidof|which|whereis|type|command\s+-[vV])\s"
+    r"(?:^|[\s;&|(`])(?:\S*/)?(?:pkill|pgrep|killall|pidof|which|whereis|type|hash|command\s+-[vV])\s"
     r"|\s--help\b|\s--version\b"
     # a file tool given the engine's path (`chmod +x "$BIN/trtllm-serve"`, `cat > .../vllm <<EOF`)
     r"|^\s*(?:chmod|chown|cp|mv|rm|ln|ls|cat|touch|stat|readlink|realpath|install)\s"

@@ -112,6 +112,25 @@ def to_deployments(
     findings: list[Diagnostic] = []
     rendered_reported = False
     base = _base(document.data)
+    if base and _disabled(document.data, base):
+        # an umbrella chart's subchart switched off by its condition (vllm.enabled: false)
+        off = next(
+            base[:depth]
+            for depth in range(1, len(base) + 1)
+            if isinstance(value_at(document.data, base[:depth]), dict)
+            and value_at(document.data, base[:depth]).get("enabled") is False
+        )
+        findings.append(
+            input_diagnostic(
+                "HBM014",
+                f"{'.'.join(map(str, off))}.enabled is false: Helm renders nothing of these "
+                "values (the subchart's condition), so the engines they describe were not "
+                "checked",
+                display,
+                document.span((*off, "enabled")),
+            )
+        )
+        return deployments, findings
     spec = value_at(document.data, base) if base else document.data
     findings += _ignored_extra_args(document, (*base, "servingEngineSpec"), None, display)
     if spec["servingEngineSpec"].get("enableEngine") is False:
@@ -154,6 +173,22 @@ def to_deployments(
             # `--device=cpu` with no GPU asked for (requestGPU 0: the chart requests none)
             findings.append(accelerators.not_budgeted(other, display, name))
             continue
+        if _asks_none(model_spec) and not resource and not on_ray:
+            # requestGPU: 0 asks for none: the pod sees a GPU only where the node's runtime
+            # gives every container them all, so no one GPU's memory can be budgeted
+            findings.append(
+                input_diagnostic(
+                    "HBM014",
+                    "requestGPU: 0 asks the chart for no GPU, so the pod gets one only where the "
+                    "node's container runtime exposes its GPUs to every container; this "
+                    "deployment is not budgeted",
+                    display,
+                    count_span or document.span(mpath),
+                    name,
+                    ["Set requestGPU to the GPUs the engine needs (1 for one GPU)"],
+                )
+            )
+            continue
         count = _ray_cluster_gpus(document, mpath, model_spec, count, findings, display)
         labels = _node_labels(document, mpath, model_spec) + resource
         gpu = GpuFacts(count=count, count_span=count_span, labels=labels)
@@ -175,6 +210,24 @@ def to_deployments(
         if deployment is not None:
             deployments.append(deployment)
     return deployments, findings
+
+
+def _asks_none(model_spec: dict) -> bool:
+    """Whether the entry sets requestGPU to zero (the chart then requests no GPU)."""
+    try:
+        return float(str(model_spec.get("requestGPU"))) == 0
+    except ValueError:
+        return False
+
+
+def _disabled(data: Any, base: Path) -> bool:
+    """Whether the values a subchart reads (under ``base``, an umbrella chart's ``vllm:``) are
+    switched off by its condition (``enabled: false`` beside them): Helm renders none of it."""
+    for depth in range(1, len(base) + 1):
+        holder = value_at(data, base[:depth])
+        if isinstance(holder, dict) and holder.get("enabled") is False:
+            return True
+    return False
 
 
 def _go_true(value: Any) -> bool:

@@ -399,8 +399,13 @@ def to_script_deployments(
     stem = Path(display).name
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
+    pinned = _pip_pin(text) if "install" in text else None
     for read, where, release in found:
         parsed, gpu, other = read
+        if release is None and pinned is not None and parsed.engine in pinned:
+            # the script installs the engine it runs at a release (`pip install
+            # "sglang[all]==0.5.16"`): the release a run of it has (an image names its own)
+            release = pinned[parsed.engine]
         name = stem if len(found) + len(nim_deployments) == 1 else f"{stem}:{where.line}"
         if id(read) in labels:
             name += f" ({labels[id(read)]})"
@@ -543,6 +548,35 @@ def _nim_run(
     found = nim_model_deployment(reader, name, words[0].span, image.text, image.span, env, gpu, [])
     findings.extend(reader.findings)
     return found
+
+
+# `pip install vllm==0.11.0`, `uv pip install "sglang[all]==0.5.16"`: the engine at one release
+_PIP_PIN = LazyPattern(
+    r"\bpip3?[ \t]+install\b[^\n]*?[\s\"']"
+    r"(vllm|sglang|tensorrt[-_]llm)(?:\[[^\]]*\])?==(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)"
+)
+_PIN_ENGINES = {
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "tensorrt-llm": "trtllm",
+    "tensorrt_llm": "trtllm",
+}
+
+
+def _pip_pin(text: str) -> dict[str, tuple[str, Span]] | None:
+    """The release a script pins each engine to with pip, where it pins one once (a line that
+    is not a comment); None where it pins none."""
+    found: dict[str, set[tuple[str, Span]]] = {}
+    for match in _PIP_PIN.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        if text[start : match.start()].lstrip().startswith("#"):
+            continue
+        line = text.count("\n", 0, match.start(2)) + 1
+        column = match.start(2) - start + 1
+        engine = _PIN_ENGINES[match.group(1).lower()]
+        found.setdefault(engine, set()).add((match.group(2), Span(line, column)))
+    pins = {e: next(iter(v)) for e, v in found.items() if len({r for r, _ in v}) == 1}
+    return pins or None
 
 
 def _release(words: list[Token]) -> tuple[str, Span] | None:

@@ -48,6 +48,9 @@ def to_deployments(
     )
     if command is None:
         return [], []
+    if reader.other_accelerator((), name):
+        # `resources` asks for an Intel GPU, a TPU (dtandersen/charts vllm-xe: gpu.intel.com/xe)
+        return [], reader.findings
     labels = node_labels(document, ("nodeSelector",), None)
     models = data.get("gpuModels")
     for i, model in enumerate(models if isinstance(models, list) else []):
