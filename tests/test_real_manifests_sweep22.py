@@ -588,3 +588,68 @@ def test_a_script_that_pins_the_engine_with_pip_runs_that_release(rules, tmp_pat
     # without the pin the newest is assumed and the flag is a removed one
     path.write_text(path.read_text().split("\n", 1)[1])
     assert codes(_lint(path, rules, gpu="GB10"), "HBM010") != []
+
+
+def test_apptainer_run_of_an_engine_image_runs_its_launcher(rules, tmp_path):
+    # klieret/ddss-llm-inference-platform docs/della/test_launch.sh: `singularity run --nv ...
+    # TGI-image --model-id ...`, and `apptainer run --nv docker://vllm/vllm-openai ARGS` in a
+    # Slurm job: the runscript is the image's entrypoint; both passed as "runs no engine"
+    job = tmp_path / "run_vllm.sbatch"
+    job.write_text(
+        "#!/bin/bash\n#SBATCH --gres=gpu:1\nMODEL=meta-llama/Llama-3.1-8B-Instruct\n"
+        "apptainer run --nv --bind /scratch:/scratch docker://vllm/vllm-openai:v0.8.5 "
+        '--model "$MODEL" --max-model-len 50000\n'
+    )
+    [item] = _lint(job, rules, gpu="H100").deployments
+    deployment = item.deployment
+    assert (deployment.engine, deployment.engine_version) == ("vllm", "0.8.5")
+    assert deployment.model.name == "meta-llama/Llama-3.1-8B-Instruct"
+    assert deployment.serving.max_model_len == 50000
+    tgi = tmp_path / "test_launch.sh"
+    tgi.write_text(
+        "singularity run --nv --env HF_HUB_OFFLINE=1 \\\n"
+        "  docker://ghcr.io/huggingface/text-generation-inference:1.0.3 \\\n"
+        "  --model-id=meta-llama/Llama-2-7b-chat-hf --num-shard 1\n"
+    )
+    [read] = _lint(tgi, rules, gpu="A100").deployments
+    assert (read.deployment.engine, read.deployment.engine_version) == ("tgi", "1.0.3")
+
+
+def test_export_of_a_bare_name_and_an_assignment_sets_the_assigned_one(rules, tmp_path):
+    # romeramarc/Tfg-mn5-llm-serving posteval_7b.sbatch: `export ADAPTER MERGED="..."` was not
+    # read as setting MERGED, so `--model "$MERGED"` was HBM011 "not set"
+    path = tmp_path / "posteval.sbatch"
+    path.write_text(
+        "#!/bin/bash\n#SBATCH --gres=gpu:1\nADAPTER=/tmp/adapter\n"
+        'export ADAPTER MERGED="Qwen/Qwen2.5-7B-Instruct"\n'
+        'python -m vllm.entrypoints.openai.api_server --model "$MERGED" --max-model-len 4096 &\n'
+    )
+    result = _lint(path, rules, gpu="H100")
+    assert codes(result, "HBM011") == []
+    [item] = result.deployments
+    assert item.deployment.model.name == "Qwen/Qwen2.5-7B-Instruct"
+
+
+@pytest.mark.parametrize(
+    ("node", "gpu"),
+    [
+        ("required_labels:\n        ray.io/accelerator-type: L4\n", "L4-24GB"),
+        ("instance_type: a2-highgpu-4g-nvidia-a100-40gb-4\n", "A100-SXM4-40GB"),
+    ],
+)
+def test_an_anyscale_services_worker_nodes_name_its_gpu(rules, tmp_path, node, gpu):
+    # anyscale/examples wide_ep_fault_tolerance/service.yaml: the worker group's accelerator
+    # label (or Anyscale's GCP instance name) names the GPU; was HBM005 "names no GPU type"
+    path = tmp_path / "service.yaml"
+    path.write_text(
+        "name: svc\nimage_uri: anyscale/ray-llm:2.52.0-py311-cu128\ncompute_config:\n"
+        f"  worker_nodes:\n    - {node}      min_nodes: 1\n"
+        "applications:\n  - name: llm\n    import_path: ray.serve.llm:build_openai_app\n"
+        "    args:\n      llm_configs:\n        - model_loading_config:\n            model_id: q\n"
+        "            model_source: Qwen/Qwen2.5-7B-Instruct\n"
+        "          engine_kwargs: {tensor_parallel_size: 1, max_model_len: 1024}\n"
+    )
+    result = _lint(path, rules)
+    assert codes(result, "HBM005") == []
+    [item] = result.deployments
+    assert item.budget.resolved.gpu.name == gpu

@@ -238,6 +238,44 @@ def env_setting(value: Token) -> tuple[str, Token] | None:
     return (name, Token(setting, value.span, value.unresolved)) if eq else None
 
 
+# `apptainer run IMAGE ARGS` runs the image's runscript, which for an image built from a
+# Docker one is its ENTRYPOINT with ARGS (Apptainer docs, "Support for Docker and OCI"): the
+# engine image's own launcher, as `docker run` gives it
+_RUNSCRIPT_RUNNERS = frozenset(("apptainer", "singularity"))
+# their `run` options that take a value (apptainer run --help); every other option is a switch
+# (--nv, --rocm, --cleanenv / -e, --containall / -C, --writable-tmpfs, --fakeroot)
+_RUNSCRIPT_VALUES = frozenset(
+    ("--bind", "-B", "--mount", "--env", "--env-file", "--home", "-H", "--pwd", "--overlay")
+    + ("-o", "--workdir", "-W", "--security", "--network", "--network-args", "--hostname")
+    + ("--app", "--scratch", "-S", "--apply-cgroups", "--dns", "--nvccli")
+)
+
+
+def _runscript_run(
+    command: Sequence[Token], words: list[str]
+) -> tuple[Token | None, list[Token], dict[str, Token]] | None:
+    """``apptainer run [OPTIONS] IMAGE [ARGS]`` (singularity): the image, where it is an
+    engine's (``docker://vllm/vllm-openai:v0.8.5``), its arguments and the ``--env`` it gives."""
+    if words[1] != "run":
+        return None
+    env: dict[str, Token] = {}
+    i = 2
+    while i < len(words):
+        word = words[i]
+        if word.startswith("-"):
+            setting = option_value(command, i, ("--env",))
+            if setting is not None:
+                named = env_setting(setting)
+                if named is not None:
+                    env[named[0]] = named[1]
+            i += 2 if word in _RUNSCRIPT_VALUES else 1
+            continue
+        if image_engine(word) is None:
+            return None
+        return command[i], list(command[i + 1 :]), env
+    return None
+
+
 def _container_run(
     command: Sequence[Token],
 ) -> tuple[Token | None, list[Token], dict[str, Token]] | None:
@@ -247,6 +285,8 @@ def _container_run(
     engine image (the options' values are volumes, ports and names, never one). With
     ``--entrypoint PROGRAM`` the image is None and the arguments are PROGRAM's command line."""
     words = [t.text for t in command]
+    if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in _RUNSCRIPT_RUNNERS:
+        return _runscript_run(command, words)
     if len(words) < 3 or words[0].rsplit("/", 1)[-1] not in CONTAINER_CLIS:
         return None
     at = 2 if words[1] == "run" else 3 if words[1:3] == ["container", "run"] else None

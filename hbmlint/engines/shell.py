@@ -317,6 +317,17 @@ class _Splitter:
             for w in rest:
                 self._assigned(w, chained, exporting)
             return
+        if (
+            rest is not statement
+            and any(_ASSIGNMENT.fullmatch(w.text) for w in rest)
+            and all(_ASSIGNMENT.fullmatch(w.text) or _NAME.fullmatch(w.text) for w in rest)
+        ):
+            # `export ADAPTER MERGED="..."`: bare names only change how a variable is kept
+            # (exported, local); the words with a value set theirs
+            for w in rest:
+                if _ASSIGNMENT.fullmatch(w.text):
+                    self._assigned(w, chained, exporting)
+            return
         if len(statement) == 2 and statement[0].text in ("source", ".") and self.sourced:
             self._source(statement[1], chained)
         self.commands.append(words)

@@ -74,7 +74,40 @@ def to_deployments(
             document, (), display, name, document.index, GpuFacts(), None
         )
         return ([deployment] if deployment else []), findings
-    return read_serve_config(document, (), display, name, document.index, GpuFacts(), None)
+    gpu = _compute_config_gpu(document)
+    return read_serve_config(document, (), display, name, document.index, gpu, None)
+
+
+def _compute_config_gpu(document: YamlDocument) -> GpuFacts:
+    """The GPU an Anyscale service's ``compute_config`` gives its worker nodes, where those with
+    GPUs agree on one: ``required_labels: {ray.io/accelerator-type: L4}`` (Ray's accelerator
+    label) or an ``instance_type`` the catalog knows (``g6.12xlarge``; Anyscale's GCP names
+    add the GPU after the machine type: ``a2-highgpu-4g-nvidia-a100-40gb-4``)."""
+    from ..catalog.labels import instance_types
+
+    config = document.data.get("compute_config") if isinstance(document.data, dict) else None
+    nodes = config.get("worker_nodes") if isinstance(config, dict) else None
+    found: dict[str, tuple] = {}
+    for i, node in enumerate(nodes if isinstance(nodes, list) else []):
+        if not isinstance(node, dict):
+            continue
+        labels = node.get("required_labels")
+        named = labels.get("ray.io/accelerator-type") if isinstance(labels, dict) else None
+        path: tuple = ("compute_config", "worker_nodes", i, "required_labels")
+        if named:
+            found.setdefault(str(named), (*path, "ray.io/accelerator-type"))
+            continue
+        shape = str(node.get("instance_type") or "").lower()
+        if shape:
+            shapes = instance_types()
+            known = shapes.get(shape) or shapes.get(shape.partition("-nvidia-")[0])
+            if known is not None:
+                where = ("compute_config", "worker_nodes", i, "instance_type")
+                found.setdefault(str(known["gpu"]), where)
+    if len(found) != 1:
+        return GpuFacts()
+    [(gpu, where)] = found.items()
+    return GpuFacts(type=gpu, type_span=document.span(where))
 
 
 def embedded(document: YamlDocument, path: tuple, display: str) -> tuple[YamlDocument | None, list]:
