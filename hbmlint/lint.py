@@ -196,9 +196,11 @@ def _lint_text(
         )
     ):
         result.is_manifest = True
+        found = render_first(text, display, error.span)
+        if found is not None and path is not None and "templates" in str(path):
+            found = _once_a_chart(found, path)
         result.diagnostics.append(
-            render_first(text, display, error.span)
-            or input_diagnostic("HBM002", error.message, display, error.span)
+            found or input_diagnostic("HBM002", error.message, display, error.span)
         )
     if "Kustomization" in text and documents:
         # an overlay's JSON patches: the objects they change, as the overlay builds them
@@ -522,6 +524,42 @@ def _not_the_forced_format(module: Any, display: str, document: Any) -> Diagnost
         display,
         document.span(()),
     )
+
+
+def _once_a_chart(found: Diagnostic, path: Any) -> Diagnostic:
+    """A chart's "render first" is said once, as a warning at its first template that runs an
+    engine (the vendored vllm-stack chart spells the engine in three): the others say it as
+    a note that names that one."""
+    try:
+        here = Path(path).resolve()
+        templates = next(p for p in here.parents if p.name == "templates")
+        if not (templates.parent / "Chart.yaml").is_file():
+            return found
+        candidates = sorted(
+            p for p in templates.rglob("*") if p.suffix in (".yaml", ".yml", ".tpl") and p.is_file()
+        )
+    except (OSError, StopIteration, ValueError):
+        return found
+    for other in candidates:
+        if other == here:
+            return found
+        try:
+            text = other.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if "{{" not in text or not _looks_like_manifest(text):
+            continue
+        if _only_kinds_that_run_no_engine(text):
+            continue
+        _, error = load_documents(text)  # the other template gets the warning only if broken
+        if error is not None and render_first(text, str(other), error.span) is not None:
+            shown = other.relative_to(templates.parent)
+            return replace(
+                found,
+                severity=Severity.INFO,
+                message=f"{found.message} (said as a warning once for the chart, at {shown})",
+            )
+    return found
 
 
 _KIND_LINE = LazyPattern(r"^kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)", flags=re.MULTILINE)

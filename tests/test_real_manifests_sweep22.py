@@ -653,3 +653,39 @@ def test_an_anyscale_services_worker_nodes_name_its_gpu(rules, tmp_path, node, g
     assert codes(result, "HBM005") == []
     [item] = result.deployments
     assert item.budget.resolved.gpu.name == gpu
+
+
+def test_a_charts_render_first_warning_is_said_once(rules, tmp_path):
+    # the vllm-stack chart vendored in a repository spells the engine in three templates: three
+    # HBM012 warnings for one "render the chart first"; now the first template carries it
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: tgi\nversion: 0.1.0\n")
+    template = (
+        "apiVersion: apps/v1\nkind: {kind}\nmetadata:\n  name: {{{{ .Values.name }}}}\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: tgi\n"
+        "          image: ghcr.io/huggingface/text-generation-inference:2.4.1\n"
+        "          args: [--model-id, {{{{ .Values.model }}}}]\n"
+    )
+    (chart / "templates" / "deployment.yaml").write_text(template.format(kind="Deployment"))
+    (chart / "templates" / "statefulset.yaml").write_text(template.format(kind="StatefulSet"))
+    results = lint_paths([chart], rules, LintOptions())
+    found = sorted(
+        (r.display.rsplit("/", 1)[-1], f.severity) for r in results for f in r.diagnostics
+    )
+    assert found == [("deployment.yaml", Severity.WARNING), ("statefulset.yaml", Severity.INFO)]
+
+
+def test_a_model_entrys_key_written_under_vllmconfig_is_told_to_move_up(rules, tmp_path):
+    # reductoai/reducto-onprem-infra values/vllm-stack.yaml: hf_token (a secret reference) under
+    # vllmConfig; the fix said to pass it as a flag, `--hf_token "{'secretName': ...}"`
+    values = tmp_path / "vllm-stack.yaml"
+    values.write_text(
+        "servingEngineSpec:\n  modelSpec:\n  - name: citation\n    repository: vllm/vllm-openai\n"
+        "    tag: v0.8.5.post1\n    modelURL: Qwen/Qwen2.5-7B-Instruct\n    requestGPU: 1\n"
+        "    vllmConfig:\n      maxModelLen: 8192\n      hf_token:\n"
+        "        secretName: hf-token-secret\n        secretKey: token\n"
+    )
+    [ignored] = codes(_lint(values, rules, gpu="L40S"), "HBM016")
+    assert "vllmConfig.hf_token" in ignored.message
+    assert ignored.fixes[0].startswith("Move hf_token up one level, beside vllmConfig")

@@ -212,6 +212,15 @@ def to_deployments(
     return deployments, findings
 
 
+# keys the chart reads on a modelSpec entry itself (vllm-project/production-stack
+# helm/values.yaml's modelSpec: hf_token, env, requestGPU, nodeSelectorTerms...), which a
+# vllmConfig cannot hold
+_MODEL_SPEC_KEYS = frozenset(
+    ("hf_token", "env", "requestGPU", "requestCPU", "requestMemory", "nodeSelectorTerms")
+    + ("pvcStorage", "replicaCount", "modelURL", "repository", "tag")
+)
+
+
 def _asks_none(model_spec: dict) -> bool:
     """Whether the entry sets requestGPU to zero (the chart then requests no GPU)."""
     try:
@@ -300,6 +309,10 @@ def _settings_not_read(
         if not isinstance(key, str) or key in _READ_KEYS:
             continue
         flag = "--" + key.lstrip("-")
+        fix = f'Pass it as a flag: extraArgs: ["{flag}", "{config[key]}"] under vllmConfig'
+        if key in _MODEL_SPEC_KEYS:
+            # a key of the model's own entry, written one level too deep
+            fix = f"Move {key} up one level, beside vllmConfig: the chart reads {here}.{key}"
         found.append(
             input_diagnostic(
                 "HBM016",
@@ -309,7 +322,7 @@ def _settings_not_read(
                 display,
                 document.key_span((*mpath, "vllmConfig", key)),
                 name,
-                [f'Pass it as a flag: extraArgs: ["{flag}", "{config[key]}"] under vllmConfig'],
+                [fix],
             )
         )
     for key in model_spec:
