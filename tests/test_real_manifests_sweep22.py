@@ -689,3 +689,32 @@ def test_a_model_entrys_key_written_under_vllmconfig_is_told_to_move_up(rules, t
     [ignored] = codes(_lint(values, rules, gpu="L40S"), "HBM016")
     assert "vllmConfig.hf_token" in ignored.message
     assert ignored.fixes[0].startswith("Move hf_token up one level, beside vllmConfig")
+
+
+def test_a_nim_image_built_from_shell_variables_is_read(rules, tmp_path):
+    # vmware-private-ai's NIM getting-started script, as NVIDIA's docs write it:
+    # IMG_NAME="nvcr.io/${Repository}:${Latest_Tag}" then `docker run ... $IMG_NAME` passed as
+    # "All clear, 0 deployments"
+    path = tmp_path / "run-nim.sh"
+    path.write_text(
+        'Repository=nim/meta/llama3-8b-instruct\nLatest_Tag="1.0.3"\n'
+        'export IMG_NAME="nvcr.io/${Repository}:${Latest_Tag}"\n'
+        "docker run -it --rm --runtime=nvidia --gpus '\"device=4\"' -p 8030:8000 $IMG_NAME\n"
+    )
+    [item] = _lint(path, rules, gpu="H100").deployments
+    assert item.deployment.model.name == "meta-llama/Meta-Llama-3-8B-Instruct"
+    assert item.budget.resolved.gpu_count == 1
+
+
+def test_a_backtick_substitution_in_double_quotes_is_a_command_substitution(rules, tmp_path):
+    # xuancong84/llm-expts start-vllm.sh: model_base="`basename $1`" was kept as text and split,
+    # so the model was read as '/`basename' (HBM006) with a note on $1
+    path = tmp_path / "start-vllm.sh"
+    path.write_text(
+        '#!/bin/bash\nmodel_base="`basename $1`"\n'
+        "vllm serve --model /$model_base --dtype bfloat16 --port 9000\n"
+    )
+    result = _lint(path, rules, gpu="H100")
+    assert codes(result, "HBM006") == [] and result.deployments == []
+    [unread] = codes(result, "HBM011")
+    assert "`basename $1`" in unread.message

@@ -50,7 +50,7 @@ _CAT_HEREDOC = LazyPattern(
 # Runs of characters with no meaning to the reader, taken at once: a word grown one character
 # at a time costs time quadratic in its length (a megabyte-long line never finished).
 _PLAIN_RUN = LazyPattern(r"[^ \t\r\n;&|()<>\\'\"$`]+")
-_QUOTED_RUN = LazyPattern(r'[^"\\$]+')
+_QUOTED_RUN = LazyPattern(r'[^"\\$`]+')
 _ANGLE_PLACEHOLDER = LazyPattern(r"<[A-Za-z][\w.:/-]*>(?=[\s;&|)/\"']|$)")
 
 
@@ -720,6 +720,16 @@ class _Splitter:
                         text, missing = self._expansion()
                         words[-1].text += text
                         words[-1].unresolved += missing
+                    elif s[self.i] == "`":
+                        # a command substitution in its old spelling (`basename $1`), as $( )
+                        end = s.find("`", self.i + 1)
+                        end = len(s) if end < 0 else end
+                        substitution = s[self.i : end + 1]
+                        words[-1].unresolved.append(
+                            self._missing(substitution.strip("`"), substitution)
+                        )
+                        words[-1].text += substitution
+                        self.i = end + 1
                     else:
                         run = _QUOTED_RUN.match(s, self.i)
                         end = run.end() if run else self.i + 1

@@ -369,7 +369,7 @@ def to_script_deployments(
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
-        if "nvcr.io/nim/" in text:
+        if "nim/" in text:  # nvcr.io/nim/..., or built from variables ("nvcr.io/${REPO}")
             name = f"{Path(display).name}:{words[0].span.line}"
             nim_run = _nim_run(words, text, display, name, findings_of_nim)
             if nim_run:
