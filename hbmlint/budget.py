@@ -619,7 +619,9 @@ def _settings_for(
     # what resolve assumed (model, TP, ...), and below what the defaults filled in
     assumed: dict[str, str] = dict(resolved.assumed) if notes else {}
     if notes and resolved.gpu_from_default:
-        assumed["gpu"] = f"{resolved.gpu.name} (the default GPU; the manifest names none)"
+        assumed["gpu"] = (
+            f"{resolved.gpu.name} (given by --gpu or default-gpu; the manifest names none)"
+        )
     if notes and not dep.engine_version and _release_matters(engine):
         assumed["engine_version"] = (
             f"the newest {engine}: the manifest names no release hbmlint can read (an image "

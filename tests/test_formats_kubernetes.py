@@ -435,7 +435,7 @@ def test_no_gpu_type_asks_for_one_and_gpu_option_supplies_it(tmp_path):
     assert "--gpu" in missing["message"]
     twin = native(tmp_path, NATIVE_TWIN)
     [with_option], [written] = budgets(dep, "--gpu", "L4"), budgets(twin)
-    assert "default GPU" in with_option["assumed"].pop("gpu")
+    assert "given by --gpu or default-gpu" in with_option["assumed"].pop("gpu")
     assert with_option == written
 
 

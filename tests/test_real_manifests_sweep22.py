@@ -718,3 +718,24 @@ def test_a_backtick_substitution_in_double_quotes_is_a_command_substitution(rule
     assert codes(result, "HBM006") == [] and result.deployments == []
     [unread] = codes(result, "HBM011")
     assert "`basename $1`" in unread.message
+
+
+def test_an_image_in_capitals_is_a_placeholder_ci_fills_in(rules, tmp_path):
+    # ngthecoder/qwen_serving k8s/vllm/deployment.yaml: `image: IMAGE_NAME` (CI writes an image
+    # built FROM vllm/vllm-openai there) with vLLM's flags and a GPU passed as "All clear"
+    path = tmp_path / "deployment.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: qwen}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: vllm\n          image: IMAGE_NAME\n"
+        "          args: [--model, Qwen/Qwen2-1.5B-Instruct, --max-model-len, '2048']\n"
+        "          resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    [render] = _lint(path, rules).diagnostics
+    assert (render.code, render.severity, render.span.line) == ("HBM012", Severity.WARNING, 9)
+
+
+def test_the_budget_says_the_gpu_came_from_the_option(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n")
+    [item] = _lint(path, rules, gpu="A10G").deployments
+    assert "given by --gpu or default-gpu" in item.budget.assumed["gpu"]

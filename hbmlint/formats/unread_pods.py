@@ -53,6 +53,9 @@ _ENGINE_FLAGS = VLLM_ONLY_FLAGS | frozenset(
 _NAMES_ENGINE = LazyPattern(
     r"(?<![a-z])(?:vllm|sglang|tgi|trtllm|tensorrt|text-generation)(?![a-z])", re.I
 )
+# an image written as a name in capitals (`image: IMAGE_NAME`, CI's sed target): Docker
+# references are lower case, so it can only be a placeholder something fills in
+_UPPER_NAME = LazyPattern(r"[A-Z][A-Z0-9_]*(?::[\w.-]+)?")
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ash"))
 _SCRIPT = (".sh", ".bash")
 _SEPARATORS = LazyPattern(r"[;&|\n()]+")
@@ -139,7 +142,9 @@ def _unrendered(
     document: YamlDocument, cpath: tuple, container: dict, display: str
 ) -> Diagnostic | None:
     image = container.get("image")
-    if placeholder(image) is None or shipped_engine(image) is not None:
+    if (placeholder(image) is None and not _UPPER_NAME.fullmatch(str(image or ""))) or (
+        shipped_engine(image) is not None
+    ):
         return None
     command = _words(container.get("command"))
     if command and placeholder(command[0]) is None:
