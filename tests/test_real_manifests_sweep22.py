@@ -739,3 +739,18 @@ def test_the_budget_says_the_gpu_came_from_the_option(rules, tmp_path):
     path.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n")
     [item] = _lint(path, rules, gpu="A10G").deployments
     assert "given by --gpu or default-gpu" in item.budget.assumed["gpu"]
+
+
+def test_the_drafters_displaced_sequences_read_as_a_count_of_sequences(rules, tmp_path):
+    # HBM202 ended "full-length sequences displaced: 2 of 8,192 tokens", a count of sequences
+    # written as if it were of tokens (sweep 22's spec decoding round)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "vllm serve Qwen/Qwen3-8B --max-model-len 8192 --gpu-memory-utilization 0.90 "
+        "--max-num-seqs 64 --speculative-config "
+        '\'{"method": "dflash", "model": "z-lab/Qwen3-8B-DFlash-b16", '
+        '"num_speculative_tokens": 15}\'\n'
+    )
+    [finding] = codes(_lint(path, rules, gpu="L4"), "HBM202")
+    assert "displaced: " not in finding.message
+    assert "room for 2 full-length sequences of 8,192 tokens" in finding.message
