@@ -754,3 +754,18 @@ def test_the_drafters_displaced_sequences_read_as_a_count_of_sequences(rules, tm
     [finding] = codes(_lint(path, rules, gpu="L4"), "HBM202")
     assert "displaced: " not in finding.message
     assert "room for 2 full-length sequences of 8,192 tokens" in finding.message
+
+
+def test_a_template_placeholder_with_spaces_in_a_script_is_one_word(rules, tmp_path):
+    # CyVerse-Ansible/ansible-vllm templates/vllm-api-launcher.sh.j2: `--model {{ VLLM_MODEL }}`
+    # was split into '{{' (HBM011) and then 'VLLM_MODEL' read as the model (HBM006)
+    path = tmp_path / "vllm-api-launcher.sh"
+    path.write_text(
+        "#!/bin/bash\npython3 -m vllm.entrypoints.openai.api_server \\\n"
+        "    --model {{ VLLM_MODEL }} \\\n    --max-model-len {{ VLLM_MAX_MODEL_LENGTH }}\n"
+    )
+    result = _lint(path, rules)
+    assert codes(result, "HBM006") == [] and result.deployments == []
+    model, length = codes(result, "HBM011")
+    assert "'{{ VLLM_MODEL }}', a template placeholder" in model.message
+    assert "'{{ VLLM_MAX_MODEL_LENGTH }}'" in length.message

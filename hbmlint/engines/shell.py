@@ -752,6 +752,12 @@ class _Splitter:
                 words[-1].unresolved.append(s[self.i : end + 1])
                 words[-1].text += s[self.i : end + 1]
                 self.i = end + 1
+            elif c == "{" and s.startswith("{{", self.i) and self._template_end() > 0:
+                # a Jinja / Go template placeholder with spaces (`--model {{ VLLM_MODEL }}` in an
+                # Ansible .j2 script): one word, filled in before the script runs
+                end = self._template_end()
+                words[-1].text += s[self.i : end]
+                self.i = end
             else:
                 run = _PLAIN_RUN.match(s, self.i)
                 end = run.end() if run else self.i + 1
@@ -760,6 +766,16 @@ class _Splitter:
         for w in words:
             w.raw_end = self.i
         return [w for w in words if w.text or w.quoted or w.unresolved]
+
+    def _template_end(self) -> int:
+        """Where a ``{{ ... }}`` placeholder that starts at self.i ends (past its ``}}``), on
+        the same line; 0 where it does not close there."""
+        s = self.s
+        close = s.find("}}", self.i + 2)
+        line_end = s.find("\n", self.i)
+        if close < 0 or (0 <= line_end < close):
+            return 0
+        return close + 2
 
     def _inner_defaults(self) -> Callable[[int], bool] | None:
         """argument_defaults for a splitter of a part of the script at self.i: all of it
