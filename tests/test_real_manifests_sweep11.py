@@ -111,7 +111,7 @@ def test_a_branch_on_a_value_hbmlint_cannot_see_leaves_the_variable_unread(rules
     [found] = result.deployments
     assert found.deployment.serving.kv_cache_memory_bytes is None
     [note] = [f for f in result.diagnostics if f.code == "HBM011"]
-    assert "${KV_ARGS}" in note.message and note.span.line == 25
+    assert "${KV_ARGS}" in note.message and note.span.line == 26
 
 
 def read(result) -> list[tuple]:

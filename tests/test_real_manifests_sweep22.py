@@ -769,3 +769,34 @@ def test_a_template_placeholder_with_spaces_in_a_script_is_one_word(rules, tmp_p
     model, length = codes(result, "HBM011")
     assert "'{{ VLLM_MODEL }}', a template placeholder" in model.message
     assert "'{{ VLLM_MAX_MODEL_LENGTH }}'" in length.message
+
+
+SHELL_TO_ENTRYPOINT = REAL / "refused" / "compose-vllm-image-shell-command-no-entrypoint.yml"
+COVERED.add("refused/" + SHELL_TO_ENTRYPOINT.name)
+
+
+def test_a_shell_script_given_to_the_engine_images_entrypoint_is_a_refusal(rules, tmp_path):
+    # realfoxtrot/vllm-stack: `command: /bin/sh -c "exec vllm serve ..."` with no `entrypoint:`
+    # on vllm/vllm-openai runs `vllm serve /bin/sh -c ...`; read as the script, it passed
+    result = _lint(SHELL_TO_ENTRYPOINT, rules, gpu="L4")
+    [refused] = codes(result, "HBM013")
+    assert refused.severity == Severity.ERROR
+    assert refused.span.line == _line(SHELL_TO_ENTRYPOINT, "      /bin/sh -c")
+    assert "takes '/bin/sh' as its model" in refused.message
+    assert "entrypoint: [/bin/sh, -c]" in refused.fixes[0]
+    # with the shell as the entrypoint the same script runs, and nothing is said of it
+    fixed = tmp_path / "compose.yml"
+    fixed.write_text(
+        SHELL_TO_ENTRYPOINT.read_text().replace(
+            "    command: >\n      /bin/sh -c ",
+            "    entrypoint: [/bin/sh, -c]\n    command:\n      - ",
+        )
+    )
+    assert codes(_lint(fixed, rules, gpu="L4"), "HBM013") == []
+    # an image of another name may have another entrypoint: a warning that says so
+    other = tmp_path / "other.yml"
+    other.write_text(
+        SHELL_TO_ENTRYPOINT.read_text().replace("vllm/vllm-openai:v0.11.0", "acme/vllm-openai:1")
+    )
+    [maybe] = codes(_lint(other, rules, gpu="L4"), "HBM013")
+    assert maybe.severity == Severity.WARNING and "unless" in maybe.message

@@ -711,6 +711,9 @@ def read_invocation(
     # variables the container has but whose value is not in the file: "NAME is read from ..."
     origins = {name: _origin(name, token) for name, token in env.items() if not token.readable}
     script = shell_script(list(argv))
+    shelled = None
+    if script is not None and image is not None and script[1] <= 2:
+        shelled = _shell_given_to_engine(image, argv)
     if script is not None:
         token, index = script
         # `sh -c SCRIPT $0 $1...`: the words after the script are its positional parameters,
@@ -748,6 +751,9 @@ def read_invocation(
                 if _find(command) is not None:  # not a `docker run`: this script launches it
                     parsed.launches = _launches(commands, text)
                 note_cut_options(parsed, commands[index + 1] if index + 1 < len(commands) else ())
+                if shelled is not None:
+                    message, fix, severity = shelled
+                    parsed.note("HBM013", message, argv[0].span, fix, severity=severity)
                 return parsed
         return None
     if k8s_expansion:
@@ -814,6 +820,36 @@ def read_invocation(
             )
         return parsed
     return None
+
+
+# the official images, whose entrypoint is the engine's server for certain
+_OFFICIAL_IMAGES = ("vllm/vllm-openai", "ghcr.io/huggingface/text-generation-inference")
+
+
+def _shell_given_to_engine(image: str, argv: Sequence[Token]) -> tuple[str, str, str] | None:
+    """(message, fix, severity) where a shell script is given as arguments to an engine
+    image's own entrypoint (Compose `command: /bin/sh -c "exec vllm serve ..."` with no
+    `entrypoint:`; Kubernetes `args:` alone): the server takes the shell's path as its model
+    and refuses the rest. None for an image whose entrypoint is not an engine's."""
+    module = image_engine(image)
+    if module is None:
+        return None
+    repository = image.rsplit("@", 1)[0].rsplit(":", 1)[0].removeprefix("docker.io/")
+    official = repository in _OFFICIAL_IMAGES
+    if module is vllm:
+        server, what = "vllm serve", f"takes '{argv[0].text}' as its model and refuses the rest"
+    else:
+        server, what = (
+            "text-generation-launcher",
+            f"refuses '{argv[0].text}', an argument it does not take",
+        )
+    message = (
+        f"the words from {argv[0].text} on are given to the image's entrypoint, which already "
+        f"runs the engine ({server}): it {what}, so the script never runs"
+        + ("" if official else " (unless this image's entrypoint was changed)")
+    )
+    fix = "Make the shell the entrypoint (Compose entrypoint: [/bin/sh, -c]; Kubernetes command:)"
+    return message, fix, "error" if official else "warning"
 
 
 # a lone `&` ending a line (after any redirections), not `&&`, `2>&1` or `&>`
