@@ -800,3 +800,21 @@ def test_a_shell_script_given_to_the_engine_images_entrypoint_is_a_refusal(rules
     )
     [maybe] = codes(_lint(other, rules, gpu="L4"), "HBM013")
     assert maybe.severity == Severity.WARNING and "unless" in maybe.message
+
+
+def test_a_compose_image_from_dotenv_with_a_positional_model_is_read(rules, tmp_path):
+    # anthonywu/dgx-serve-vllm-gemma4 compose.yaml: `image: ${VLLM_IMAGE}` from .env and the
+    # model as the command's first word; skipped ("not a manifest hbmlint reads") unless the
+    # command began with --model
+    (tmp_path / ".env").write_text(
+        "VLLM_IMAGE=vllm/vllm-openai:v0.19.0\nMODEL_ID=Qwen/Qwen3-8B\nMAX_MODEL_LEN=32768\n"
+    )
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(
+        "services:\n  vllm:\n    image: ${VLLM_IMAGE}\n    gpus: all\n"
+        "    command:\n      - ${MODEL_ID}\n      - --max-model-len\n      - ${MAX_MODEL_LEN}\n"
+    )
+    [item] = _lint(compose, rules, gpu="H100").deployments
+    assert (item.deployment.engine, item.deployment.engine_version) == ("vllm", "0.19.0")
+    assert item.deployment.model.name == "Qwen/Qwen3-8B"
+    assert item.deployment.serving.max_model_len == 32768

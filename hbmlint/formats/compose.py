@@ -24,6 +24,7 @@ from .. import files
 from ..catalog.labels import image_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
+    VLLM_ONLY_FLAGS,
     assumed_vllm_image,
     image_engine,
     image_version,
@@ -67,8 +68,13 @@ def _runs_engine(service: Any) -> bool:
     words = [str(w) for w in command] if isinstance(command, list) else str(command or "").split()
     if isinstance(image, str) and _VARIABLE_IMAGE.match(image):
         # `image: ${VLLM_IMAGE}` set in .env (LSvalbar/custom-ai): read with the interpolated
-        # image, where the command passes the model as engines' servers take it
-        return any(w.split("=", 1)[0] in ("--model", "--model-path", "--model-id") for w in words)
+        # image, where the command passes the model as engines' servers take it, or a flag only
+        # vLLM's server takes (anthonywu/dgx-serve-vllm-gemma4: `${MODEL_ID} --max-model-len`)
+        return any(
+            w.split("=", 1)[0] in ("--model", "--model-path", "--model-id")
+            or w.split("=", 1)[0].replace("_", "-") in VLLM_ONLY_FLAGS
+            for w in words
+        )
     return assumed_vllm_image(image, words)
 
 
