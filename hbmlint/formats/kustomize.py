@@ -23,7 +23,6 @@ finding at the patch says what was not checked.
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
 import re
@@ -365,27 +364,14 @@ def _references(data: Any, depth: int = 0) -> set[tuple[str, str]]:
 def _build_objects(
     objects: list[_Object], documents: list[OverlayDocument]
 ) -> dict[tuple[str, str], dict[str, Any]]:
-    """The ConfigMaps and Secrets of a build, by the name workloads refer to them by: each
-    key's value as a pod-spec token at the line that sets it."""
-    from .podspec import Token
+    """The ConfigMaps and Secrets of a build, by the name workloads refer to them by (before
+    namePrefix): each key's value as a pod-spec token at the line that sets it."""
+    from .podspec import objects_in
 
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for obj, document in zip(objects, documents, strict=True):
-        data = document.data
-        if not isinstance(data, dict) or data.get("kind") not in ("ConfigMap", "Secret"):
-            continue
-        keys: dict[str, Any] = {}
-        for section in ("data", "stringData"):
-            values = data.get(section)
-            for key, value in (values if isinstance(values, dict) else {}).items():
-                text = "" if value is None else str(value)
-                if data["kind"] == "Secret" and section == "data":
-                    try:
-                        text = base64.b64decode(text, validate=True).decode()
-                    except (ValueError, UnicodeDecodeError):
-                        continue
-                keys[str(key)] = Token(text, document.span((section, key)))
-        found[(str(data["kind"]), obj.name)] = keys
+        for (kind, _), keys in objects_in([document]).items():
+            found[(kind, obj.name)] = keys
     return found
 
 

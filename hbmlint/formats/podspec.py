@@ -356,15 +356,16 @@ def file_objects(
         return {}
     found = _FILE_OBJECTS.get(text)
     if found is None:
-        found = _objects_in(text if documents is None else documents)
+        found = objects_in(text if documents is None else documents)
         if len(_FILE_OBJECTS) >= _MAX_FILE_OBJECTS:
             del _FILE_OBJECTS[next(iter(_FILE_OBJECTS))]  # the oldest
         _FILE_OBJECTS[text] = found
     return found
 
 
-def _objects_in(source: str | list[YamlDocument]) -> dict[tuple[str, str], dict[str, Token]]:
-    """file_objects' walk, over the documents of ``source`` (a text is loaded first)."""
+def objects_in(source: str | list[YamlDocument]) -> dict[tuple[str, str], dict[str, Token]]:
+    """The ConfigMaps and Secrets of ``source``'s documents (a text is loaded first), by (kind,
+    name): file_objects' walk."""
     if isinstance(source, str):
         from ..yamlsrc import load_documents
 
