@@ -818,3 +818,25 @@ def test_a_compose_image_from_dotenv_with_a_positional_model_is_read(rules, tmp_
     assert (item.deployment.engine, item.deployment.engine_version) == ("vllm", "0.19.0")
     assert item.deployment.model.name == "Qwen/Qwen3-8B"
     assert item.deployment.serving.max_model_len == 32768
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_the_kubeai_models_charts_catalog_entries_are_read_as_models(rules, tmp_path, nested):
+    # bahn1075/mykubeai models/values.yaml: an enabled catalog entry of the kubeai/models chart
+    # (Qwen2.5-Coder-7B on a T4) passed as "All clear"; the same entry as a Model is an HBM101
+    entry = (
+        "qwen2.5-coder-7b-t4:\n  enabled: true\n  url: hf://Qwen/Qwen2.5-Coder-7B-Instruct\n"
+        "  engine: VLLM\n  args: [--max-model-len=32768, --gpu-memory-utilization=0.9]\n"
+        "  resourceProfile: nvidia-gpu-t4:1\n"
+        "off-model:\n  enabled: false\n  url: hf://Qwen/Qwen2.5-72B-Instruct\n  engine: VLLM\n"
+        "  resourceProfile: nvidia-gpu-t4:1\n"
+    )
+    indent = "    " if nested else "  "
+    head = "models:\n  catalog:\n" if nested else "catalog:\n"
+    values = tmp_path / "values.yaml"
+    values.write_text(head + "".join(indent + line + "\n" for line in entry.splitlines()))
+    result = _lint(values, rules)
+    [item] = result.deployments  # the disabled entry is not rendered
+    assert item.deployment.name == "qwen2.5-coder-7b-t4"
+    [weights] = codes(result, "HBM101")
+    assert weights.span.line == _line(values, "url: hf://Qwen/Qwen2.5-Coder-7B-Instruct")

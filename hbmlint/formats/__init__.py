@@ -38,6 +38,7 @@ _ORDER = (
     "nim",
     "srt_slurm",
     "helm_values",
+    "kubeai_values",
     "vllm_chart",
     "llm_d",
     "compose",
