@@ -287,16 +287,20 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     if "#" in text and any(f.code == "HBM005" for f in result.diagnostics):
         result.diagnostics = _with_gpu_from_comments(result.diagnostics, text)
-    if any(f.code == "HBM005" for f in result.diagnostics) and path is not None:
+    if path is not None and any(
+        f.code == "HBM005" or f.severity == Severity.ERROR for f in result.diagnostics
+    ):
         result.diagnostics = _unless_an_overlay_builds_it(result.diagnostics, path)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
 
 def _unless_an_overlay_builds_it(findings: list[Diagnostic], path: Any) -> list[Diagnostic]:
-    """HBM005 (no GPU type) on a kustomize base that an overlay of the run builds on, with
-    patches or generated values of its own: the base is not deployed alone (the overlay
-    chooses the GPU, and is checked as it builds it), so the missing GPU is a note here."""
+    """The findings of a kustomize base that an overlay of the run builds on, with patches or
+    generated values of its own: the base is not deployed alone (the overlay chooses the GPU,
+    and is checked as it builds it), so its missing GPU is a note; where the overlay writes
+    the values the base's workloads read (a ConfigMap it patches or generates), what the base
+    refuses with its own values is a warning, the overlay's build says what it makes of them."""
     if str(path) == STDIN:
         return findings
     from .formats.kustomize import overlay_building
@@ -304,20 +308,30 @@ def _unless_an_overlay_builds_it(findings: list[Diagnostic], path: Any) -> list[
     overlay = overlay_building(path)
     if overlay is None:
         return findings
-    shown = os.path.relpath(overlay) if os.path.isabs(overlay) else overlay
-    return [
-        replace(
-            f,
-            severity=Severity.INFO,
-            message=(
-                f"{f.message}. This file is a kustomize base that the overlay {shown} builds "
-                "on: that overlay is checked as it builds it, with the GPU it selects"
-            ),
-        )
-        if f.code == "HBM005"
-        else f
-        for f in findings
-    ]
+    where = overlay.get("overlay", "")
+    shown = os.path.relpath(where) if os.path.isabs(where) else where
+    kept = []
+    for f in findings:
+        if f.code == "HBM005":
+            f = replace(
+                f,
+                severity=Severity.INFO,
+                message=(
+                    f"{f.message}. This file is a kustomize base that the overlay {shown} builds "
+                    "on: that overlay is checked as it builds it, with the GPU it selects"
+                ),
+            )
+        elif f.severity == Severity.ERROR and overlay.get("values"):
+            f = replace(
+                f,
+                severity=Severity.WARNING,
+                message=(
+                    f"{f.message} (with this base's own values; the overlay {shown} builds on "
+                    "it with values of its own, and is checked as it builds it)"
+                ),
+            )
+        kept.append(f)
+    return kept
 
 
 def _with_gpu_from_comments(findings: list[Diagnostic], text: str) -> list[Diagnostic]:

@@ -840,3 +840,62 @@ def test_the_kubeai_models_charts_catalog_entries_are_read_as_models(rules, tmp_
     assert item.deployment.name == "qwen2.5-coder-7b-t4"
     [weights] = codes(result, "HBM101")
     assert weights.span.line == _line(values, "url: hf://Qwen/Qwen2.5-Coder-7B-Instruct")
+
+
+def _take566(tmp_path: Path, inline: bool) -> Path:
+    # take566/kubernetes vllm/base + overlays/kubeadm: the base's ConfigMap says opt-125m at
+    # 4,096 tokens (longer than the model's 2,048); the overlay patches it to Qwen2.5-1.5B at
+    # 8,192, and patches nothing in the Deployment
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+        "resources: [vllm-configmap.yaml, vllm-deployment.yaml]\n"
+    )
+    (base / "vllm-configmap.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vllm-config}\ndata:\n"
+        '  VLLM_MODEL: "facebook/opt-125m"\n  VLLM_MAX_LEN: "4096"\n'
+    )
+    (base / "vllm-deployment.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: vllm\n"
+        "          image: vllm/vllm-openai:v0.11.0\n          command: [/bin/sh, -c]\n"
+        '          args:\n            - >-\n              exec vllm serve "${VLLM_MODEL}"\n'
+        '              --max-model-len "${VLLM_MAX_LEN}"\n'
+        "          envFrom: [{configMapRef: {name: vllm-config}}]\n"
+        "          resources: {limits: {nvidia.com/gpu: '1'}}\n"
+    )
+    overlay = tmp_path / "overlays" / "kubeadm"
+    overlay.mkdir(parents=True)
+    patch = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vllm-config}\ndata:\n"
+        '  VLLM_MODEL: "Qwen/Qwen2.5-1.5B-Instruct"\n  VLLM_MAX_LEN: "8192"\n'
+    )
+    head = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+    head += "resources: [../../base]\n"
+    if inline:
+        body = "".join("      " + line + "\n" for line in patch.splitlines())
+        (overlay / "kustomization.yaml").write_text(head + "patches:\n  - patch: |-\n" + body)
+    else:
+        (overlay / "model-patch.yaml").write_text(patch)
+        (overlay / "kustomization.yaml").write_text(head + "patches:\n  - path: model-patch.yaml\n")
+    return overlay / "kustomization.yaml"
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_an_overlay_that_patches_only_the_configmap_is_built(rules, tmp_path, inline):
+    # the overlay was not built (it changed nothing of the Deployment), and the base's own
+    # values gave a false error (HBM303: opt-125m at 4,096 tokens) for what the overlay deploys
+    overlay = _take566(tmp_path, inline)
+    result = _lint(overlay, rules, gpu="L4")
+    [item] = result.deployments
+    assert item.budget.resolved.target.name == "Qwen/Qwen2.5-1.5B-Instruct"
+    assert item.deployment.serving.max_model_len == 8192
+    assert errors_of(result) == []
+    results = lint_paths([tmp_path], rules, LintOptions(default_gpu="L4"))
+    found = [f for r in results for f in r.diagnostics]
+    assert [f for f in found if f.severity == Severity.ERROR] == []
+    for finding in found:
+        if finding.code == "HBM303":  # the base read alone, with its own values
+            assert finding.severity == Severity.WARNING
+            assert "builds on it with values of its own" in finding.message

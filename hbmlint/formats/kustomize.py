@@ -99,6 +99,12 @@ def tree_objects(text: str, path: Path | str) -> dict[tuple[str, str], dict[str,
         data = document.data
         if not _is_kustomization(data) or not any(k in data for k in _CHANGES):
             continue
+        # whether it writes values the base's workloads read: a generated or patched ConfigMap
+        # or Secret (a patch's text names the kind)
+        values = any(k in data for k in ("configMapGenerator", "secretGenerator")) or bool(
+            re.search(r"kind:\s*[\"']?(?:ConfigMap|Secret)\b", text)
+            or _patch_files_name_values(data, Path(path).parent)
+        )
         entries = data.get("resources")
         for entry in (entries if isinstance(entries, list) else []) + _list(data.get("bases")):
             if not isinstance(entry, str) or "://" in entry:
@@ -106,7 +112,10 @@ def tree_objects(text: str, path: Path | str) -> dict[tuple[str, str], dict[str,
             try:
                 target = (Path(path).parent / entry).resolve()
                 if target.is_dir():
-                    found[("KustomizeBase", str(target))] = {"overlay": str(path)}
+                    found[("KustomizeBase", str(target))] = {
+                        "overlay": str(path),
+                        "values": "yes" if values else "",
+                    }
             except (OSError, ValueError):
                 continue
     return found
@@ -126,9 +135,26 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def overlay_building(path: Path | str) -> str | None:
-    """The kustomization file of an overlay of the run that builds on the base this file is a
-    resource of (and patches or generates for it), or None."""
+def _patch_files_name_values(data: dict, directory: Path) -> bool:
+    """Whether a patch file the kustomization names patches a ConfigMap or Secret."""
+    names = [e.get("path") for e in _list(data.get("patches")) if isinstance(e, dict)]
+    names += [e for e in _list(data.get("patchesStrategicMerge")) if isinstance(e, str)]
+    for name in names:
+        if not isinstance(name, str) or "\n" in name:
+            continue
+        documents = _yaml_file(str(directory / name))
+        if documents and any(
+            isinstance(d.data, dict) and d.data.get("kind") in ("ConfigMap", "Secret")
+            for d in documents
+        ):
+            return True
+    return False
+
+
+def overlay_building(path: Path | str) -> dict[str, str] | None:
+    """The overlay of the run that builds on the base this file is a resource of (and patches
+    or generates for it): its kustomization file ("overlay") and whether it writes values the
+    base's workloads read ("values": "yes"); None for none."""
     from .podspec import tree_object
 
     listed = listed_by(path)
@@ -138,8 +164,7 @@ def overlay_building(path: Path | str) -> str | None:
         directory = str(listed[0].parent.resolve())
     except (OSError, ValueError):
         return None
-    found = tree_object("KustomizeBase", directory)
-    return found.get("overlay") if found else None
+    return tree_object("KustomizeBase", directory)
 
 
 def _here(entry: object) -> str:
@@ -296,6 +321,15 @@ def built_documents(
         return [], [_fails(failed.patch, failed.op, str(failed), display)]
     documents = [_document(obj.tree, index, display) for index, obj in enumerate(objects)]
     values = _build_objects(objects, documents)
+    # the ConfigMaps and Secrets this overlay changes: generated here, or patched (a model
+    # written into a base's ConfigMap, take566/kubernetes overlays/kubeadm)
+    generated = generated | {
+        (_kind(obj.tree), obj.name)
+        for obj in objects
+        if obj.before is not None
+        and _kind(obj.tree) in ("ConfigMap", "Secret")
+        and any(_reads(op.path) for op in obj.touched)
+    }
     for document in documents:
         _flags_at_patched_values(document)
     built: list[YamlDocument] = []
@@ -303,7 +337,7 @@ def built_documents(
         document.siblings = documents
         document.build_objects = values
         if _refers_to(obj.tree, generated):
-            built.append(document)  # its values come from this overlay's generator
+            built.append(document)  # its values come from what this overlay generates or patches
             continue
         if obj.before is None or not any(_reads(op.path) for op in obj.touched):
             continue  # the base's own file shows the object as it is

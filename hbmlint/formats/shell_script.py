@@ -341,7 +341,10 @@ def to_script_deployments(
     labels: dict[int, str] = {}  # id of a read -> the loop value it was read with
     for index, (words, exported) in enumerate(zip(commands, exports, strict=True)):
         files = written_files(written, index, text, outer)
-        at = starts[words[0].span.line - 1] + words[0].span.column - 1
+        # where the command starts: past the `{` that opens a body on the definition's line
+        # (`f() { vllm serve "$1"; }`), which the function's body starts after
+        first = words[1] if len(words) > 1 and words[0].text == "{" else words[0]
+        at = starts[first.span.line - 1] + first.span.column - 1
         owner = next((name for name, (a, b) in functions.items() if a <= at < b), None)
         if owner is not None:
             bodies.setdefault(owner, []).append((words, exported))
@@ -944,7 +947,13 @@ def _with_arguments(
         ]
         text = _POSITIONAL.sub(lambda m: _argument_text(m, args), token.text)
         # what stays unreadable: the word's other references, and the arguments' own
-        kept = tuple(why for why in token.unresolved if not _POSITIONAL.fullmatch(why))
+        # (a parameter's reason is the reference, or starts with it: "$3 is what the script is
+        # given", which the call's argument now answers)
+        kept = tuple(
+            why
+            for why in token.unresolved
+            if not (_POSITIONAL.fullmatch(why) or _POSITIONAL.match(why + " ") and " is " in why)
+        )
         out.append(Token(text, token.span, kept + tuple(w for a in given for w in a.unresolved)))
     return out
 
