@@ -899,3 +899,15 @@ def test_an_overlay_that_patches_only_the_configmap_is_built(rules, tmp_path, in
         if finding.code == "HBM303":  # the base read alone, with its own values
             assert finding.severity == Severity.WARNING
             assert "builds on it with values of its own" in finding.message
+
+
+def test_the_rtx_4000_sff_ada_is_read_as_the_20_gb_card(rules, tmp_path):
+    # bitnik/llm-platform's vllm-stack HelmRelease names its "RTX 4000 SFF Ada" in a comment: no
+    # hint was given (the card was not in the catalog's names)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n# one RTX 4000 SFF Ada\n"
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096\n"
+    )
+    [gpu] = codes(_lint(path, rules), "HBM005")
+    assert gpu.fixes[0].startswith("Run with --gpu RTX-4000-Ada-20GB")
