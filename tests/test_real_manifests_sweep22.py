@@ -911,3 +911,16 @@ def test_the_rtx_4000_sff_ada_is_read_as_the_20_gb_card(rules, tmp_path):
     )
     [gpu] = codes(_lint(path, rules), "HBM005")
     assert gpu.fixes[0].startswith("Run with --gpu RTX-4000-Ada-20GB")
+
+
+def test_an_unknown_kv_dtype_lists_the_engines_own_choices(rules, tmp_path):
+    # a patched SGLang build's `--kv-cache-dtype int8ring_int4`: the refusal listed vLLM's
+    # dtypes (fp16, turboquant_*) as if SGLang took them
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+        "--kv-cache-dtype int8ring_int4\n"
+    )
+    [refused] = codes(_lint(path, rules, gpu="H100"), "HBM004")
+    assert "any SGLang release takes" in refused.message
+    assert "turboquant" not in refused.message and "fp16" not in refused.message

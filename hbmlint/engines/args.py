@@ -698,8 +698,8 @@ def kv_cache_dtype_of(
         if name in names:
             return KV_DTYPES[name]
         lowered = name.lower()
-        if lowered not in KV_DTYPES and lowered not in meant:
-            return kv_cache_dtype(text)  # a name of no engine: refused as before
+        if lowered in KV_DTYPES_UNSUPPORTED:
+            return kv_cache_dtype(text)  # a name of no engine hbmlint sizes: said as before
         hint = meant.get(lowered) or (lowered if lowered in names else None)
         raise BadValue(
             f"'{_short(text)}' is not a KV cache dtype any {engine} release takes "
