@@ -838,6 +838,9 @@ def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Dia
     SGLang's pool holds max_total_num_tokens x N), even at the estimate's low edge, is no
     finding at all (None)."""
     split = budget.deployment.parallel.decode_context or 1
+    hisparse = budget.deployment.serving.kv_pool_host_ratio or 1
+    if rule.id == "HBM104" and hisparse > 1:
+        split *= hisparse  # SGLang's HiSparse pool: the GPU's share of it times the ratio
     if split > 1 and rule.id in ("HBM102", "HBM105", "HBM104"):
         low = budget.kv_tokens_if(budget.kv_cache - budget.kv_uncertainty(up=False))
         if low.magnitude * split >= budget.settings.max_model_len:
@@ -854,6 +857,16 @@ def _unless_the_kv_is_split(finding: Diagnostic, rule: Rule, budget: Any) -> Dia
         if budget.settings.engine == "sglang"
         else ("--decode-context-parallel-size", "vLLM")
     )
+    if rule.id == "HBM104" and hisparse > 1:
+        return replace(
+            finding,
+            severity=Severity.WARNING,
+            message=(
+                f"{finding.message} (counting the GPU's pool alone; with --enable-hisparse "
+                f"SGLang's pool reaches {hisparse} times what the GPU holds, in host memory, which "
+                "hbmlint does not model: check the engine's logged max_total_num_tokens)"
+            ),
+        )
     return replace(
         finding,
         severity=Severity.WARNING,

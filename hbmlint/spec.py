@@ -145,6 +145,9 @@ class ServingSpec:
     # vLLM --max-model-len auto (or -1): the engine fits the length to what its KV cache holds
     max_model_len_auto: bool | None = None
     max_model_len_cap: int | None = None  # vLLM --max-model-len-cap: the most auto may pick
+    # SGLang --enable-hisparse: the KV pool's tokens reach that many times what the GPU holds
+    # (HiSparseTokenToKVPoolAllocator: size x host_to_device_ratio, 2 by default); not budgeted
+    kv_pool_host_ratio: int | None = None
     max_num_seqs: int | None = None
     max_num_batched_tokens: int | None = None
     gpu_memory_utilization: float | None = None

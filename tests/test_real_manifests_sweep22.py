@@ -924,3 +924,19 @@ def test_an_unknown_kv_dtype_lists_the_engines_own_choices(rules, tmp_path):
     [refused] = codes(_lint(path, rules, gpu="H100"), "HBM004")
     assert "any SGLang release takes" in refused.message
     assert "turboquant" not in refused.message and "fp16" not in refused.message
+
+
+def test_sglang_hisparse_pool_is_not_held_to_the_gpus_share(rules, tmp_path):
+    # dw-flyingw/GLM-SGLANG's long-context Dynamo worker: --enable-hisparse keeps part of the pool
+    # in host memory (HiSparseTokenToKVPoolAllocator: size x host_to_device_ratio, 2 by default,
+    # SGLang 0.5.23), so a 713,600-token GPU pool serves a 1,048,576-token context; was HBM104
+    command = (
+        "python3 -m sglang.launch_server --model-path zai-org/GLM-5.2-FP8 --tp-size 8 "
+        "--kv-cache-dtype fp8_e4m3 --page-size 64 --context-length 1048576 "
+        "--mem-fraction-static 0.88{extra}\n"
+    )
+    path = tmp_path / "serve.sh"
+    path.write_text(command.format(extra=" --enable-hisparse"))
+    assert codes(_lint(path, rules, gpu="H200"), "HBM104") == []
+    path.write_text(command.format(extra=""))
+    assert [f.code for f in codes(_lint(path, rules, gpu="H200"), "HBM104")] == ["HBM104"]

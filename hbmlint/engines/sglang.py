@@ -180,6 +180,8 @@ FLAGS = FlagTable(
         Flag(("--dp-size", "--dp", "--data-parallel-size"), "parallel.data", positive_int),
         # data-parallel attention: the DP ranks share the TP group's GPUs (no more GPUs)
         Flag(("--enable-dp-attention",), "parallel.dp_attention"),
+        # HiSparse keeps part of the pool in host memory (mem_cache/allocator/hisparse.py)
+        Flag(("--enable-hisparse",), "serving.kv_pool_host_ratio"),
         # a prefill worker of a disaggregated deployment: SGLang 0.5.23's default fraction
         # leaves out DP attention's graph reserve for it (no decode graphs to capture)
         Flag(("--disaggregation-mode",), "serving.disaggregation_mode", _disaggregation),
@@ -381,6 +383,9 @@ def parse(
     for item in command.items:
         if item.flag is None and item.name == "--disable-radix-cache":
             command.set("serving.prefix_caching", False, item.word.span)
+    if values.get("serving.kv_pool_host_ratio") is True:
+        # the allocator's default host_to_device_ratio (a --hisparse-config may set another)
+        values["serving.kv_pool_host_ratio"] = 2
     ep = values.pop("parallel.ep_size", None)
     ep_span = command.locations.pop("parallel.ep_size", None)
     if ep is not None and ep_span is not None:
