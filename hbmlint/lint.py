@@ -288,7 +288,7 @@ def _lint_text(
     if "#" in text and any(f.code == "HBM005" for f in result.diagnostics):
         result.diagnostics = _with_gpu_from_comments(result.diagnostics, text)
     if path is not None and any(
-        f.code == "HBM005" or f.severity == Severity.ERROR for f in result.diagnostics
+        f.code in ("HBM005", "HBM006") or f.severity == Severity.ERROR for f in result.diagnostics
     ):
         result.diagnostics = _unless_an_overlay_builds_it(result.diagnostics, path)
     result.diagnostics.sort(key=Diagnostic.sort_key)
@@ -319,6 +319,15 @@ def _unless_an_overlay_builds_it(findings: list[Diagnostic], path: Any) -> list[
                 message=(
                     f"{f.message}. This file is a kustomize base that the overlay {shown} builds "
                     "on: that overlay is checked as it builds it, with the GPU it selects"
+                ),
+            )
+        elif f.code == "HBM006":
+            f = replace(
+                f,
+                severity=Severity.INFO,
+                message=(
+                    f"{f.message}. This file is a kustomize base that the overlay {shown} builds "
+                    "on: that overlay is checked as it builds it"
                 ),
             )
         elif f.severity == Severity.ERROR and overlay.get("values"):

@@ -940,3 +940,16 @@ def test_sglang_hisparse_pool_is_not_held_to_the_gpus_share(rules, tmp_path):
     assert codes(_lint(path, rules, gpu="H200"), "HBM104") == []
     path.write_text(command.format(extra=""))
     assert [f.code for f in codes(_lint(path, rules, gpu="H200"), "HBM104")] == ["HBM104"]
+
+
+def test_a_bases_unknown_model_is_said_once_at_the_overlay(rules, tmp_path):
+    # jingggg-wenn's KServe base and its overlays: HBM006 on the base and again on each overlay
+    # that builds it, one model; the base's is a note when an overlay of the run builds on it
+    shutil.copytree(OVERLAYS, tmp_path / "o")
+    base = tmp_path / "o" / "base" / "deployment.yaml"
+    text = base.read_text().replace("/gcs/$(MODEL_ID)", "/models/our-own-finetune")
+    base.write_text(text.replace("$(TENSOR_PARALLEL_SIZE)", "1"))
+    results = lint_paths([tmp_path / "o"], rules, LintOptions())
+    [linted] = [r for r in results if r.display.endswith("base/deployment.yaml")]
+    [unknown] = codes(linted, "HBM006")
+    assert unknown.severity == Severity.INFO and "kustomize base" in unknown.message
