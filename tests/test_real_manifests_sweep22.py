@@ -953,3 +953,20 @@ def test_a_bases_unknown_model_is_said_once_at_the_overlay(rules, tmp_path):
     [linted] = [r for r in results if r.display.endswith("base/deployment.yaml")]
     [unknown] = codes(linted, "HBM006")
     assert unknown.severity == Severity.INFO and "kustomize base" in unknown.message
+
+
+def test_a_repository_root_found_above_the_script_reads_its_sourced_file(rules, tmp_path):
+    # jpezzulli/sglang-rtxpro6000: REPO_ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.."
+    # && pwd)" then a file under it; the `/../..` form was not read as the script's folders
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "env.sh").write_text("MODEL=Qwen/Qwen3-8B\nTP=2\n")
+    scripts = tmp_path / "scripts" / "serve"
+    scripts.mkdir(parents=True)
+    script = scripts / "run.sh"
+    script.write_text(
+        '#!/bin/bash\nREPO_ROOT="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)"\n'
+        'source "$REPO_ROOT/config/env.sh"\nvllm serve "$MODEL" --tensor-parallel-size "$TP"\n'
+    )
+    [item] = _lint(script, rules, gpu="H100").deployments
+    assert item.deployment.model.name == "Qwen/Qwen3-8B"
+    assert item.deployment.parallel.tensor == 2

@@ -36,7 +36,8 @@ _SELF_DIR = (
 )
 _SCRIPT_DIR = LazyPattern(
     rf'\s*(?:{_SELF_DIR}|realpath\s+"?\$\(\s*{_SELF_DIR}\s*\)"?'
-    rf'|cd\s+(?:-P\s+)?(?:--\s+)?"?\$\(\s*{_SELF_DIR}\s*\)"?\s*(?:[&>]+\s*/dev/null\s*(?:2>&1\s*)?)?'
+    rf'|cd\s+(?:-P\s+)?(?:--\s+)?"?\$\(\s*{_SELF_DIR}\s*\)(?P<up>(?:/\.\.)*)/?"?'
+    r"\s*(?:[&>]+\s*/dev/null\s*(?:2>&1\s*)?)?"
     r"&&\s*pwd(?:\s+-P)?(?:\s*[&>]+\s*/dev/null)?)\s*"
 )
 # `cat <<EOF` (or <<-'EOF') and its body, the whole of a command substitution
@@ -802,11 +803,14 @@ class _Splitter:
             # Kubernetes expands $(NAME) from the container env before the shell runs
             if _NAME.fullmatch(inner) and inner in self.env:
                 return self.env[inner], []
-            if "dirname" in inner and _SCRIPT_DIR.fullmatch(inner):
+            own = _SCRIPT_DIR.fullmatch(inner) if "dirname" in inner else None
+            if own is not None:
                 # SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)": the script's own
                 # folder, as a path relative to it (`source "$SCRIPT_DIR/config.sh"` is the file
-                # beside the script: tasd12-ty/qwen35-vllm-ray-deploy, whn09/kimi-k3-sglang)
-                return ".", []
+                # beside the script: tasd12-ty/qwen35-vllm-ray-deploy, whn09/kimi-k3-sglang);
+                # `cd "$(dirname ...)/../.."` a folder above it (jpezzulli/sglang-rtxpro6000)
+                up = (own.group("up") or "").lstrip("/")
+                return up or ".", []
             here = _CAT_HEREDOC.fullmatch(inner) if "<<" in inner else None
             if here is not None:
                 # `SPEC=$(cat <<EOF\n{json}\nEOF\n)`: the body, less its trailing newlines, and

@@ -74,10 +74,14 @@ def _config_map_key(document: YamlDocument, name: str, key: str, at: Span) -> Co
     return None
 
 
-def repository_file(path: Any, file: str, workdir: Any = None, *, up: bool = True) -> Any:
+def repository_file(
+    path: Any, file: str, workdir: Any = None, *, up: bool = True, above: bool = False
+) -> Any:
     """The text of ``file`` in the repository the manifest at ``path`` sits in: relative to
     the container's ``workingDir`` where one is given, looked for from the manifest's folder
-    and, with ``up``, each folder above it. None where it is not there."""
+    and, with ``up``, each folder above it; with ``above``, a ``../`` path is taken from the
+    manifest's folder (a file a script sources by its own folder). None where it is not
+    there."""
     if not isinstance(path, FilePath):
         return None
     relative = file
@@ -85,6 +89,14 @@ def repository_file(path: Any, file: str, workdir: Any = None, *, up: bool = Tru
     if base and relative.startswith(base + "/"):
         relative = relative[len(base) + 1 :]
     relative = relative.removeprefix("./")
+    if above and relative.startswith("../") and "$" not in relative and not workdir:
+        # a folder above the script's own, as the script names it (`$REPO_ROOT/config/x`
+        # with REPO_ROOT its folder's `../..`): that file, not one found by walking up
+        try:
+            candidate = (path.resolve().parent / relative).resolve()
+            return files.read_text(candidate, _CONFIG_BYTES) if candidate.is_file() else None
+        except (OSError, ValueError, files.FileReadError):
+            return None
     if not relative or relative.startswith(("/", "..")) or "$" in relative:
         return None
     folder = path.resolve().parent

@@ -328,7 +328,7 @@ def to_script_deployments(
         argument_defaults=outside_functions,
         # `source config/serve.env`: beside the script, or from a folder above it (a script run
         # from the repository's root), as a config file the script names
-        sourced=lambda name: repository_file(path, name, up="/" in name.strip("./")),
+        sourced=lambda name: repository_file(path, name, up="/" in name.strip("./"), above=True),
     )
     outer = repository_files(path)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
