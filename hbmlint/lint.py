@@ -287,8 +287,13 @@ def _lint_text(
     result.diagnostics = _unique(result.diagnostics)
     if "#" in text and any(f.code == "HBM005" for f in result.diagnostics):
         result.diagnostics = _with_gpu_from_comments(result.diagnostics, text)
-    if path is not None and any(
-        f.code in ("HBM005", "HBM006") or f.severity == Severity.ERROR for f in result.diagnostics
+    if (
+        _overlays_in_run
+        and path is not None
+        and any(
+            f.code in ("HBM005", "HBM006") or f.severity == Severity.ERROR
+            for f in result.diagnostics
+        )
     ):
         result.diagnostics = _unless_an_overlay_builds_it(result.diagnostics, path)
     result.diagnostics.sort(key=Diagnostic.sort_key)
@@ -988,10 +993,17 @@ def shared_objects(
 def _use_tree_objects(objects: dict[tuple[str, str], dict[str, str]]) -> None:
     """Give the pod-spec reader the run's cross-file objects (and forget an earlier run's),
     without importing it for a run that needs neither."""
+    global _overlays_in_run
+    _overlays_in_run = any(key[0] == "KustomizeBase" for key in objects)
     if objects or "hbmlint.formats.podspec" in sys.modules:
         from .formats import podspec
 
         podspec.use_tree_objects(objects)
+
+
+# whether a kustomize overlay of the run builds on a folder of it (shared_objects found one): a
+# base's findings are then looked at again (_unless_an_overlay_builds_it); most runs have none
+_overlays_in_run = False
 
 
 def lint_one(
