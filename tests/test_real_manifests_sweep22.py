@@ -970,3 +970,19 @@ def test_a_repository_root_found_above_the_script_reads_its_sourced_file(rules, 
     [item] = _lint(script, rules, gpu="H100").deployments
     assert item.deployment.model.name == "Qwen/Qwen3-8B"
     assert item.deployment.parallel.tensor == 2
+
+
+def test_nim_llm_values_take_the_charts_one_gpu_and_flag_resources_under_model(rules, tmp_path):
+    # Neutrollized/free-tier-gke nim_custom_value.yaml: `resources` (and persistence) written
+    # under `model:`, which the nim-llm chart never reads; with no top-level resources the chart's
+    # default, one GPU, applies (was "this NIM is not budgeted")
+    values = tmp_path / "nim_custom_value.yaml"
+    values.write_text(
+        'image:\n  repository: "nvcr.io/nim/google/gemma-3-1b-it"\n  tag: 1.12.0\n'
+        "model:\n  ngcAPISecret: ngc-api\n  resources:\n    limits:\n      nvidia.com/gpu: 1\n"
+    )
+    result = _lint(values, rules, gpu="L4")
+    [item] = result.deployments
+    assert item.budget.resolved.gpu_count == 1
+    [ignored] = codes(result, "HBM016")
+    assert ignored.span.line == 6 and "model.resources" in ignored.message

@@ -229,6 +229,25 @@ def to_deployments(
         image = f"{image}:{tag}"
     env = container_env(document, base)
     gpu = _gpu(reader, base, base, name)
+    if gpu.count is None and not isinstance(values.get("resources"), dict):
+        # the chart's own default (NVIDIA/nim-deploy helm/nim-llm/values.yaml: resources.limits
+        # nvidia.com/gpu: 1) stands where the values set no resources of their own
+        gpu.count, gpu.count_span = 1, document.span(base or ("image",))
+    model = values.get("model")
+    for key in ("resources", "persistence", "imagePullSecrets"):
+        if isinstance(model, dict) and key in model:
+            # keys of the chart's top level written under `model:`, which the chart never reads
+            reader.findings.append(
+                input_diagnostic(
+                    "HBM016",
+                    f"model.{key} is not read by the nim-llm chart, which takes {key} at the top "
+                    "level of its values: it never reaches the pod",
+                    reader.display,
+                    document.key_span((*base, "model", key)),
+                    name,
+                    [f"Move {key} out of model:, to the top level of the values"],
+                )
+            )
     hints = metadata_labels(document, (*base, "model"))
     return nim_model_deployment(reader, name, where, image, where, env, gpu, hints), reader.findings
 
