@@ -317,22 +317,14 @@ def _unless_an_overlay_builds_it(findings: list[Diagnostic], path: Any) -> list[
     shown = os.path.relpath(where) if os.path.isabs(where) else where
     kept = []
     for f in findings:
-        if f.code == "HBM005":
+        if f.code in ("HBM005", "HBM006"):  # the GPU, the model: what an overlay chooses
+            chooses = ", with the GPU it selects" if f.code == "HBM005" else ""
             f = replace(
                 f,
                 severity=Severity.INFO,
                 message=(
                     f"{f.message}. This file is a kustomize base that the overlay {shown} builds "
-                    "on: that overlay is checked as it builds it, with the GPU it selects"
-                ),
-            )
-        elif f.code == "HBM006":
-            f = replace(
-                f,
-                severity=Severity.INFO,
-                message=(
-                    f"{f.message}. This file is a kustomize base that the overlay {shown} builds "
-                    "on: that overlay is checked as it builds it"
+                    f"on: that overlay is checked as it builds it{chooses}"
                 ),
             )
         elif f.severity == Severity.ERROR and overlay.get("values"):

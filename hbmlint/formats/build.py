@@ -18,6 +18,7 @@ from ..lazyre import LazyPattern
 from ..records import dataclass
 from ..rewrite import ArgvWriter
 from ..spec import (
+    MOUNTED_FROM,
     Deployment,
     GpuSpec,
     Label,
@@ -547,3 +548,15 @@ def _served_name(items: list[Item]) -> str | None:
         if item.name == "--served-model-name" and item.value is not None:
             return item.value.text if item.value.readable and item.value.text else None
     return None
+
+
+def mounted_from(model: Any, host: str, target: str, span: Span) -> Label | None:
+    """A MOUNTED_FROM hint at ``span`` where the model path is under a bind mount of ``host``
+    at ``target`` (``-v /srv/models/NAME:/model`` for ``--model /model``, a Compose volume
+    alike): resolve reads the model from the host directory's name. None for any other."""
+    target = target.rstrip("/")
+    if not isinstance(model, str) or not model.startswith("/") or "/" not in host or not target:
+        return None
+    if model != target and not model.startswith(target + "/"):
+        return None
+    return Label(MOUNTED_FROM, f"{model}\n{host.rstrip('/')}{model[len(target) :]}", span)

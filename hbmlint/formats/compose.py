@@ -40,10 +40,10 @@ from ..engines.config_file import (
     load_settings,
 )
 from ..engines.shell import Locator
-from ..spec import IMAGE_BUILD, MOUNTED_FROM, ROCM_SAID, Deployment, Label
+from ..spec import IMAGE_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
-from .build import GpuFacts, build, nvidia_runtime_devices, visible_devices
+from .build import GpuFacts, build, mounted_from, nvidia_runtime_devices, visible_devices
 from .config_files import repository_file
 
 NAME = "compose"
@@ -487,12 +487,9 @@ def _mounted_model(document: YamlDocument, spath: tuple, model: str | None) -> L
     if not model or not model.startswith("/"):
         return None
     for host, target, i in _volumes(document, spath):
-        target = target.rstrip("/")
-        if "/" not in host or not target or not (model == target or model.startswith(target + "/")):
-            continue
-        inside = model[len(target) :]
-        where = document.span((*spath, "volumes", i))
-        return Label(MOUNTED_FROM, f"{model}\n{host.rstrip('/')}{inside}", where)
+        found = mounted_from(model, host, target, document.span((*spath, "volumes", i)))
+        if found is not None:
+            return found
     return None
 
 

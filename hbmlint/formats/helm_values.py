@@ -112,14 +112,9 @@ def to_deployments(
     findings: list[Diagnostic] = []
     rendered_reported = False
     base = _base(document.data)
-    if base and _disabled(document.data, base):
+    off = _disabled(document.data, base) if base else None
+    if off is not None:
         # an umbrella chart's subchart switched off by its condition (vllm.enabled: false)
-        off = next(
-            base[:depth]
-            for depth in range(1, len(base) + 1)
-            if isinstance(value_at(document.data, base[:depth]), dict)
-            and value_at(document.data, base[:depth]).get("enabled") is False
-        )
         findings.append(
             input_diagnostic(
                 "HBM014",
@@ -229,14 +224,15 @@ def _asks_none(model_spec: dict) -> bool:
         return False
 
 
-def _disabled(data: Any, base: Path) -> bool:
-    """Whether the values a subchart reads (under ``base``, an umbrella chart's ``vllm:``) are
-    switched off by its condition (``enabled: false`` beside them): Helm renders none of it."""
+def _disabled(data: Any, base: Path) -> Path | None:
+    """Where the values a subchart reads (under ``base``, an umbrella chart's ``vllm:``) are
+    switched off by its condition (``enabled: false`` there): Helm renders none of them. None
+    where they are not."""
     for depth in range(1, len(base) + 1):
         holder = value_at(data, base[:depth])
         if isinstance(holder, dict) and holder.get("enabled") is False:
-            return True
-    return False
+            return base[:depth]
+    return None
 
 
 def _go_true(value: Any) -> bool:

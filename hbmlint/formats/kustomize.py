@@ -100,11 +100,9 @@ def tree_objects(text: str, path: Path | str) -> dict[tuple[str, str], dict[str,
         if not _is_kustomization(data) or not any(k in data for k in _CHANGES):
             continue
         # whether it writes values the base's workloads read: a generated or patched ConfigMap
-        # or Secret (a patch's text names the kind)
-        values = any(k in data for k in ("configMapGenerator", "secretGenerator")) or bool(
-            re.search(r"kind:\s*[\"']?(?:ConfigMap|Secret)\b", text)
-            or _patch_files_name_values(data, Path(path).parent)
-        )
+        # or Secret
+        values = any(k in data for k in ("configMapGenerator", "secretGenerator"))
+        values = values or _patches_values(data, Path(path).parent)
         entries = data.get("resources")
         for entry in (entries if isinstance(entries, list) else []) + _list(data.get("bases")):
             if not isinstance(entry, str) or "://" in entry:
@@ -135,20 +133,27 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def _patch_files_name_values(data: dict, directory: Path) -> bool:
-    """Whether a patch file the kustomization names patches a ConfigMap or Secret."""
-    names = [e.get("path") for e in _list(data.get("patches")) if isinstance(e, dict)]
-    names += [e for e in _list(data.get("patchesStrategicMerge")) if isinstance(e, str)]
-    for name in names:
-        if not isinstance(name, str) or "\n" in name:
-            continue
-        documents = _yaml_file(str(directory / name))
-        if documents and any(
-            isinstance(d.data, dict) and d.data.get("kind") in ("ConfigMap", "Secret")
-            for d in documents
-        ):
-            return True
-    return False
+def _patches_values(data: dict, directory: Path) -> bool:
+    """Whether a patch of the kustomization, inline or in a file, targets or is a ConfigMap or
+    Secret."""
+    entries = [e for e in _list(data.get("patches")) if isinstance(e, dict)]
+    entries += [e for e in _list(data.get("patchesJson6902")) if isinstance(e, dict)]
+    if any(
+        isinstance(e.get("target"), dict) and e["target"].get("kind") in _VALUE_KINDS
+        for e in entries
+    ):
+        return True
+    texts = [e["patch"] for e in entries if isinstance(e.get("patch"), str)]
+    names = [e["path"] for e in entries if isinstance(e.get("path"), str)]
+    for entry in _list(data.get("patchesStrategicMerge")):
+        if isinstance(entry, str):
+            (texts if "\n" in entry else names).append(entry)
+    documents = [d for t in texts for d in load_documents(t)[0]]
+    documents += [d for n in names for d in _yaml_file(str(directory / n)) or []]
+    return any(isinstance(d.data, dict) and d.data.get("kind") in _VALUE_KINDS for d in documents)
+
+
+_VALUE_KINDS = ("ConfigMap", "Secret")
 
 
 def overlay_building(path: Path | str) -> dict[str, str] | None:
@@ -868,8 +873,12 @@ def _merge_ops(tree: Located, path: list[str], ops: list[_Op]) -> None:
             token = str(name.value) if name is not None else str(index)
             _merge_ops(member, [*path, token], ops)
         return
-    escaped = [p.replace("~", "~0").replace("/", "~1") for p in path]
-    ops.append(_Op("merge", "/" + "/".join(escaped), None, tree.span))
+    ops.append(_Op("merge", _pointer_of(path), None, tree.span))
+
+
+def _pointer_of(tokens: list[str]) -> str:
+    """The JSON pointer of a path's tokens (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
 def _check_replacements(replacements: Any, directory: Path) -> None:
@@ -890,8 +899,7 @@ def _check_replacements(replacements: Any, directory: Path) -> None:
                     t.split("=", 1)[-1].strip("[]")
                     for t in re.findall(r"\[[^\]]*\]|[^.\[\]]+", str(field_path))
                 ]
-                escaped = [t.replace("~", "~0").replace("/", "~1") for t in tokens]
-                if _reads("/" + "/".join(escaped)):
+                if _reads(_pointer_of(tokens)):
                     raise _Unbuildable(
                         f"{_shown(directory)} uses `replacements` into {field_path}, "
                         "which hbmlint does not apply"
@@ -921,9 +929,8 @@ def _generate(
                 if field_name == "env" and isinstance(listed, str):
                     listed = [listed]
                 for j, item in enumerate(listed if isinstance(listed, list) else []):
-                    where = at or kustomization.span((key, index, field_name, j))
-                    if field_name == "env":
-                        where = at or kustomization.span((key, index, field_name))
+                    entry_path = (key, index, field_name, *(() if field_name == "env" else (j,)))
+                    where = at or kustomization.span(entry_path)
                     for name, value in _generator_values(field_name, str(item), directory):
                         values[name] = Located(value, where)
             section = "stringData" if kind == "Secret" else "data"

@@ -59,7 +59,7 @@ from ..engines.shell import (
     split_script,
 )
 from ..lazyre import LazyPattern
-from ..spec import IMAGE_BUILD, MOUNTED_FROM, ROCM_SAID, Deployment, Label
+from ..spec import IMAGE_BUILD, ROCM_SAID, Deployment, Label
 from ..yamlsrc import Span
 from . import SCRIPT_SUFFIXES, accelerators
 from .build import (
@@ -67,6 +67,7 @@ from .build import (
     build,
     container_given,
     docker_gpus,
+    mounted_from,
     nvidia_runtime_devices,
     visible_devices,
 )
@@ -404,7 +405,7 @@ def to_script_deployments(
     findings: list[Diagnostic] = []
     pinned = _pip_pin(text) if "install" in text else None
     for read, where, release in found:
-        parsed, gpu, other = read
+        parsed, gpu, other, hints = read
         if release is None and pinned is not None and parsed.engine in pinned:
             # the script installs the engine it runs at a release (`pip install
             # "sglang[all]==0.5.16"`): the release a run of it has (an image names its own)
@@ -417,10 +418,6 @@ def to_script_deployments(
             continue
         if job is not None:
             gpu = job.applied(gpu, needed_gpus(parsed))
-        # a bind mount's host directory names the model: a hint of the deployment's
-        mounts = [label for label in gpu.labels if label.key == MOUNTED_FROM]
-        if mounts:
-            gpu = replace(gpu, labels=[lb for lb in gpu.labels if lb.key != MOUNTED_FROM])
         deployment, problems = build(
             parsed,
             name=name,
@@ -432,8 +429,8 @@ def to_script_deployments(
         )
         findings.extend(problems)
         if deployment is not None:
-            if mounts:
-                deployment.hints = [*deployment.hints, *mounts]
+            if hints:  # a bind mount's host directory that names the model
+                deployment.hints = [*deployment.hints, *hints]
             deployments.append(deployment)
     if nim_deployments and not deployments and len(nim_deployments) == 1:
         # the script's one deployment: named for the script, as any other would be
@@ -595,9 +592,10 @@ def _read(
     outer: dict[str, Token] | None = None,
     function: str | None = None,
     files: ConfigFiles | None = None,
-) -> tuple[Any, GpuFacts, accelerators.OtherAccelerator | None] | None:
-    """The engine command ``words`` run, if any, with the GPUs it sees and the device other
-    than a GPU that its environment or flags say it runs on (accelerators.py). ``outer``: the
+) -> tuple[Any, GpuFacts, accelerators.OtherAccelerator | None, list[Label]] | None:
+    """The engine command ``words`` run, if any, with the GPUs it sees, the device other than a
+    GPU that its environment or flags say it runs on (accelerators.py), and the deployment's
+    hints (a bind mount that names the model). ``outer``: the
     environment a function call gives its commands (``CUDA_VISIBLE_DEVICES=1 start_server``);
     ``function``: the function the words are in, never called (its ``$1`` is its caller's)."""
     env, words_run = _prefix_env(_arguments(words, function))
@@ -681,9 +679,7 @@ def _read(
     if built is not None:
         gpu = replace(gpu, labels=[*gpu.labels, Label(IMAGE_BUILD, built.text, built.span)])
     mounted = _mounted_model(options, parsed.values.get("model.name"))
-    if mounted is not None:
-        gpu = replace(gpu, labels=[*gpu.labels, mounted])
-    return parsed, gpu, other
+    return parsed, gpu, other, [mounted] if mounted is not None else []
 
 
 def _mounted_model(options: list[tuple[str, Token, Token]], model: Any) -> Label | None:
@@ -703,10 +699,9 @@ def _mounted_model(options: list[tuple[str, Token, Token]], model: Any) -> Label
             target = fields.get("target") or fields.get("destination") or fields.get("dst") or ""
         else:
             continue
-        target = target.rstrip("/")
-        if "/" not in host or not target or not (model == target or model.startswith(target + "/")):
-            continue
-        return Label(MOUNTED_FROM, f"{model}\n{host.rstrip('/')}{model[len(target) :]}", value.span)
+        found = mounted_from(model, host, target, value.span)
+        if found is not None:
+            return found
     return None
 
 
@@ -949,11 +944,7 @@ def _with_arguments(
         # what stays unreadable: the word's other references, and the arguments' own
         # (a parameter's reason is the reference, or starts with it: "$3 is what the script is
         # given", which the call's argument now answers)
-        kept = tuple(
-            why
-            for why in token.unresolved
-            if not (_POSITIONAL.fullmatch(why) or _POSITIONAL.match(why + " ") and " is " in why)
-        )
+        kept = tuple(why for why in token.unresolved if not _POSITIONAL.match(why))
         out.append(Token(text, token.span, kept + tuple(w for a in given for w in a.unresolved)))
     return out
 
