@@ -162,6 +162,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep20 import COVERED as SWEEP20  # repositories of sweep 20
     from test_real_manifests_sweep21 import COVERED as SWEEP21  # repositories of sweep 21
     from test_real_manifests_sweep22 import COVERED as SWEEP22  # repositories of sweep 22
+    from test_real_manifests_sweep23 import COVERED as SWEEP23  # repositories of sweep 23
     from test_real_manifests_warnaudit14 import COVERED as WARNINGS14  # warnings audit
     from test_shell_scripts_session12 import COVERED as SHELL12  # a corpus of real scripts
     from test_silent_passes import COVERED as SILENT  # once "All clear", now said
@@ -173,7 +174,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= TGI_NF4 | WARNINGS14 | SWEEP14 | ACCELERATORS | SWEEP15 | SWEEP16 | SYSTEMD | SWEEP17
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
-    tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22
+    tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

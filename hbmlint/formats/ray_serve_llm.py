@@ -275,7 +275,7 @@ def read_llm_config(
     kwargs = config.get("engine_kwargs")
     argv = [Token(model, mspan)] if model else []
     if isinstance(kwargs, dict):
-        flags, problems = mapping_argv(doc, (*cpath, "engine_kwargs"), kwargs, display)
+        flags, problems = mapping_argv(doc, (*cpath, "engine_kwargs"), kwargs, display, kwargs=True)
         argv += flags
         findings += problems
     degree = value_at(config, ("tensor_parallelism", "degree"))

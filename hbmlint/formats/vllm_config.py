@@ -64,11 +64,23 @@ def detect(data: Any) -> bool:
     return any(_flag(key) in _SERVING_KEYS for key in data)
 
 
+def _is_switch(flag: str) -> bool:
+    if normalise(flag) in vllm.FLAGS.switches:
+        return True
+    known = vllm.FLAGS.lookup(flag)
+    return known is not None and known.parse is None and not known.multi
+
+
 def mapping_argv(
-    document: YamlDocument, base: tuple, mapping: dict, display: str
+    document: YamlDocument, base: tuple, mapping: dict, display: str, *, kwargs: bool = False
 ) -> tuple[list[Token], list[Diagnostic]]:
     """A mapping of vLLM engine arguments (this file's keys, Ray Serve LLM's ``engine_kwargs``)
-    as the command line vLLM would parse, each word at its key or value in the file."""
+    as the command line vLLM would parse, each word at its key or value in the file.
+
+    ``kwargs``: the mapping is handed to ``AsyncEngineArgs(**mapping)``, not to vLLM's argument
+    parser (Ray Serve LLM's engine_kwargs, Triton's model.json), so a switch written as the
+    string "true" or "false" is that boolean (vLLM's pydantic configs read it so), where a
+    ``--config`` file would pass it as a word the switch refuses."""
     argv: list[Token] = []
     problems: list[Diagnostic] = []
     for key, value in mapping.items():
@@ -77,6 +89,9 @@ def mapping_argv(
         at = document.span((*base, key))
         if value is None:
             continue
+        if kwargs and isinstance(value, str) and value.lower() in ("true", "false"):
+            if _is_switch(flag):
+                value = value.lower() == "true"
         if value is True:
             argv.append(Token(flag, where))
         elif value is False:
@@ -100,9 +115,15 @@ def mapping_argv(
 def to_deployments(
     document: YamlDocument, path: Path, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
-    argv, problems = mapping_argv(document, (), document.data, display)
+    # Triton's vLLM backend reads <model>/<version>/model.json into AsyncEngineArgs(**...)
+    # (triton-inference-server/vllm_backend src/model.py, _VLLM_ENGINE_ARGS_FILENAME)
+    kwargs = path.name == "model.json"
+    argv, problems = mapping_argv(document, (), document.data, display, kwargs=kwargs)
     command = vllm.parse(argv, document.span(()))
-    name = Path(display).stem if document.index == 0 else f"{Path(display).stem}[{document.index}]"
+    # Triton names the model after its folder (<repository>/<model>/<version>/model.json)
+    stem = path.absolute().parent.parent.name if kwargs else ""
+    stem = stem or Path(display).stem
+    name = stem if document.index == 0 else f"{stem}[{document.index}]"
     deployment, findings = build(
         command,
         name=name,
