@@ -89,9 +89,9 @@ def mapping_argv(
         at = document.span((*base, key))
         if value is None:
             continue
-        if kwargs and isinstance(value, str) and value.lower() in ("true", "false"):
-            if _is_switch(flag):
-                value = value.lower() == "true"
+        textual = isinstance(value, str) and value.lower() in ("true", "false")
+        if kwargs and textual and _is_switch(flag):
+            value = value.lower() == "true"
         if value is True:
             argv.append(Token(flag, where))
         elif value is False:
