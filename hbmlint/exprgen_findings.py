@@ -71,6 +71,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='draft.weights - whatif(draft_quantization="fp8").draft.weights': (names['draft.weights'] - _attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'draft', _expression), 'weights', _expression)),
     ('draft.weights / gpu.usable', frozenset(())):
         lambda names, functions, params, _expression='draft.weights / gpu.usable': (names['draft.weights'] / names['gpu.usable']),
+    ('floor(kv.state_blocks_low * block_spread)', frozenset(('block_spread',))):
+        lambda names, functions, params, _expression='floor(kv.state_blocks_low * block_spread)', _f1=OWN_OPERATORS[ast.Mult]: _function(functions, 'floor', False)(_f1(names['kv.state_blocks_low'], params['block_spread'])),
     ('floor(speculative.num_speculative_tokens / speculative.n_predict) * speculative.n_predict', frozenset(())):
         lambda names, functions, params, _expression='floor(speculative.num_speculative_tokens / speculative.n_predict) * speculative.n_predict', _f1=OWN_OPERATORS[ast.Mult]: _f1(_function(functions, 'floor', False)((names['speculative.num_speculative_tokens'] / names['speculative.n_predict'])), names['speculative.n_predict']),
     ('gpu.compute_capability', frozenset(())):
