@@ -102,6 +102,11 @@ VLLM_BY_MONTH = {
     (2025, 9): "0.10.2",
     (2025, 10): "0.11.0",
     (2025, 11): "0.11.1",
+    # 2026, from logs that name their release: 0.24.0 in July (noonghunna/club-3090#652), 0.26
+    # out by late July (vllm-project/vllm#49878), 0.29.0 by mid-September (recipes PR #971)
+    (2026, 7): "0.24.0",
+    (2026, 8): "0.26.0",
+    (2026, 9): "0.29.0",
 }
 # SGLang releases by month (github.com/sgl-project/sglang/releases), for logs dated only
 # ("Mar 2025 main"): the release current in that month.
