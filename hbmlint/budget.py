@@ -1941,7 +1941,7 @@ def compute(
         # SGLang --max-total-tokens caps the pool (rounded down to pages); the rest stays free
         blocks = s.kv_cache_max_tokens // s.block_size
         kv_cache = blocks * s.block_size * sizing
-    if counted:
+    if counted and blocks > 0:  # (no pool at all: nothing outgrows the fraction)
         stored = blocks * s.block_size * (per_token if draft_in else target_per_token)
         usable = usable + stored - kv_cache
         kv_cache = stored

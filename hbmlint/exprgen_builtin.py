@@ -33,6 +33,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.dtype_requested'] == 'auto') and (names['model.dtype'] == 'bfloat16')),
     "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'fp8'))":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'fp8')),
+    "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'nvfp4'))":
+        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'nvfp4')),
     "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['model.weight_block']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['parallel.tensor'] > 1))":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['model.weight_block']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['parallel.tensor'] > 1)),
     "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['serving.kv_cache_memory_bytes']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (_f2(names['weights.total'], names['serving.kv_cache_memory_bytes']) <= names['gpu.total']))":
@@ -131,6 +133,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['draft.separate_model'] and (not names['speculative.heterogeneous_vocab'])),
     "lambda names, functions, params: (names['draft.weights'] <= _f1(params['max_share'], names['gpu.usable']))":
         lambda _Quantity, _attribute, _expression, _function, _f1: lambda names, functions, params: (names['draft.weights'] <= _f1(params['max_share'], names['gpu.usable'])),
+    "lambda names, functions, params: (names['gpu.compute_capability'] >= 10.0)":
+        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['gpu.compute_capability'] >= 10.0),
     "lambda names, functions, params: (names['gpu.compute_capability'] >= 7.0)":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['gpu.compute_capability'] >= 7.0),
     "lambda names, functions, params: (names['gpu.compute_capability'] >= 8.0)":
@@ -334,6 +338,10 @@ PROGRAMS = {
         ("lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.dtype_requested'] == 'auto') and (names['model.dtype'] == 'bfloat16'))", {}, ('gpu.compute_capability',), None),
     ('gpu.compute_capability > 0 and model.quantization == "fp8"', frozenset(())):
         ("lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'fp8'))", {}, ('gpu.compute_capability',), None),
+    ('gpu.compute_capability > 0 and model.quantization == "nvfp4"', frozenset(())):
+        ("lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'nvfp4'))", {}, ('gpu.compute_capability',), None),
+    ('gpu.compute_capability >= 10.0', frozenset(())):
+        ("lambda names, functions, params: (names['gpu.compute_capability'] >= 10.0)", {}, ('gpu.compute_capability',), None),
     ('gpu.compute_capability >= 7.0', frozenset(())):
         ("lambda names, functions, params: (names['gpu.compute_capability'] >= 7.0)", {}, ('gpu.compute_capability',), None),
     ('gpu.compute_capability >= 8.0', frozenset(())):

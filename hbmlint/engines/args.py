@@ -66,6 +66,9 @@ class Note:
     # "warning" where the check's own severity overstates it (a refusal that depends on the
     # engine's release, which the file may not say)
     severity: str | None = None
+    # the first release the finding holds for: a manifest that pins an older one gets none
+    # (a flag a later release removed, whose replacement that one does not take yet)
+    since: str | None = None
 
 
 @dataclass
@@ -99,9 +102,15 @@ class EngineCommand:
         self.locations[path] = span
 
     def note(
-        self, code: str, message: str, span: Span, *fixes: str, severity: str | None = None
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        *fixes: str,
+        severity: str | None = None,
+        since: str | None = None,
     ) -> None:
-        self.notes.append(Note(code, message, span, tuple(fixes), severity))
+        self.notes.append(Note(code, message, span, tuple(fixes), severity, since))
 
 
 @dataclass(frozen=True)

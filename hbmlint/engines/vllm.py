@@ -673,6 +673,8 @@ def parse(
             key = name[len("--speculative-config.") :].replace("-", "_")
             if item.value is None or not item.value.readable:
                 _unreadable_or_missing(command, item)
+                if item.value is not None:  # given, unread: the drafter is not known
+                    spec[key] = (None, item.word.span)
                 continue
             spec[key] = (item.value.text, item.word.span)
             spec_span = spec_span or item.word.span
@@ -1451,9 +1453,10 @@ def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> No
         else "Remove it: current vLLM releases do not take it"
     )
     for item in legacy:
+        block_manager = item.name == "--use-v2-block-manager"
         why = (
             "a no-op since v0.6.2, when the v2 block manager became the only one"
-            if item.name == "--use-v2-block-manager"
+            if block_manager
             else "speculative decoding is configured with --speculative-config since v0.8.0"
         )
         command.note(
@@ -1462,6 +1465,9 @@ def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> No
             "refuses to start with it",
             item.word.span,
             fix,
+            # a release pinned before then takes it, and before 0.8.0 takes no
+            # --speculative-config to move to
+            since="0.6.2" if block_manager else "0.8.0",
         )
 
 
@@ -1507,6 +1513,8 @@ def _speculative(command: EngineCommand, spec: dict[str, tuple[Any, Span]], span
         # vLLM infers the method from the drafter's name when none is given
         lowered = str(model).lower()
         method = next((m for m in ("eagle3", "eagle", "medusa") if m in lowered), "draft_model")
+    if method is None and any(spec.get(key, (0,))[0] is None for key in ("model", "method")):
+        return  # a method or model given as a value hbmlint cannot read (HBM011 says so)
     if method is None:
         command.note(
             "HBM004",

@@ -9,6 +9,7 @@ from dataclasses import field, fields, replace
 from functools import lru_cache
 from typing import Any
 
+from ..catalog import release as release_number
 from ..catalog import vendor_image_release
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import docker_reference, sglang, vllm
@@ -264,7 +265,12 @@ def _too_few_visible(command: EngineCommand, gpu: GpuFacts) -> str | None:
     )
 
 
-def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[Diagnostic]:
+def notes_as_findings(
+    command: EngineCommand, display: str, name: str, engine_version: str | None = None
+) -> list[Diagnostic]:
+    """The command's notes as findings, less those that hold only from a release after the one
+    ``engine_version`` pins."""
+    have = release_number(engine_version)
     return [
         input_diagnostic(
             n.code,
@@ -276,6 +282,7 @@ def notes_as_findings(command: EngineCommand, display: str, name: str) -> list[D
             Severity.parse(n.severity) if n.severity else None,
         )
         for n in command.notes
+        if n.since is None or have is None or have >= release_number(n.since)
     ]
 
 
@@ -300,11 +307,11 @@ def build(
     """The Deployment, or None (with the reason as a finding) when it has no readable model.
     ``hints`` are the workload's labels and annotations that may name its model or GPU;
     ``image`` the engine's image: a CPU build that asks for no GPU is an info, not a budget."""
-    findings = notes_as_findings(command, display, name)
     vendor = _vendor_release(image) if isinstance(image, str) else None
     if vendor is not None and vendor[0] != command.engine:
         engine_version = None  # a Dynamo runtime of one backend running another's command
     release = engine_version[0] if engine_version else None
+    findings = notes_as_findings(command, display, name, release)
     removed = _REMOVED_FLAGS.get(command.engine)
     if removed is not None:
         findings += [
