@@ -302,13 +302,17 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "repeated-entrypoint",
             Severity.WARNING,
             "The command line repeats what the image's entrypoint already runs (`serve` on the "
-            "vllm/vllm-openai image); the engine most likely rejects its arguments.",
+            "vllm/vllm-openai image); the engine rejects its arguments (an error on vLLM's own "
+            "image, a warning on one derived from it).",
             "The container's `args` start with a word that the image's own entrypoint already "
             "runs: `serve` on the `vllm/vllm-openai` image, whose entrypoint is `vllm serve` "
             "(the api_server module in older releases). vLLM's parser then takes `serve` as "
             "the model and rejects the real one as an unrecognized argument. hbmlint reads the "
-            "model after `serve`, and warns rather than errs because a derived image may have "
-            "changed the entrypoint. The same for an LLMInferenceService whose main container "
+            "model after `serve`. On `vllm/vllm-openai` itself, where arguments that start a "
+            "shell (`/bin/sh -c \"vllm serve ...\"`, `bash -lc ...`) are handed to that "
+            "entrypoint, the finding is an error: vLLM takes the shell for the model and "
+            "refuses to start. On an image of another name it is a warning, because a derived "
+            "image may have changed the entrypoint. The same for an LLMInferenceService whose main container "
             "sets no command and whose `args` are one word holding a whole launch line "
             "(`python3 -m vllm.entrypoints.openai.api_server --model=/mnt/models ...`): KServe "
             "runs its own `vllm serve /mnt/models` with the args after it; hbmlint reads the "

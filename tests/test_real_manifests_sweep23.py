@@ -14,7 +14,13 @@ from hbmlint.rules import load_rules
 REAL = Path(__file__).parent / "fixtures" / "real"
 TRITON = REAL / "triton-vllm-backend" / "vllm_model" / "1" / "model.json"
 
-COVERED: set[str] = set()
+COVERED = {
+    "shell-sglang-glm52-tp4-b200.sh",
+    "shell-vllm-nemotron35-dotted-spec-variable.sh",
+    "vllm-v060-legacy-speculative-flags.yaml",
+    "trtllm-deepseek-r1-fp4-h200.yaml",
+    "opea-vllm-cpu-no-gpu.yaml",
+}
 
 
 @pytest.fixture(scope="module")
@@ -54,3 +60,94 @@ def test_the_same_json_as_a_vllm_config_file_is_still_refused(rules, tmp_path):
     result = _lint(config, rules, gpu="A100-40GB")
     refused = [d for d in result.diagnostics if d.code == "HBM004"]
     assert refused and "--enforce-eager true" in refused[0].message
+
+
+def _codes(result, severity: str | None = None) -> list[str]:
+    return [
+        d.code for d in result.diagnostics if severity is None or d.severity.name == severity
+    ]
+
+
+# --- SGLang: a DSA model whose weights do not fit, with an fp8 KV pool -------------------------
+# GLM-5.2 in BF16 at TP 4 on B200s: about 350 GiB a GPU against 178. SGLang's fp8 pool of a DSA
+# model (the default on Blackwell) is sized on a smaller cell than it stores, and the budget
+# added the difference back even with no pool at all: "usable" grew to the weights and the lint
+# said "All clear".
+
+
+def test_a_dsa_model_that_does_not_fit_is_an_error_with_an_fp8_pool(rules):
+    script = REAL / "shell-sglang-glm52-tp4-b200.sh"
+    result = _lint(script, rules, gpu="B200")
+    [error] = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert error.code == "HBM101"
+    [item] = result.deployments
+    budget = item.budget
+    assert budget.usable < budget.total  # never more than the card
+    assert budget.kv_tokens.magnitude == 0
+
+
+# --- vLLM: --speculative_config.model given as an unset variable --------------------------------
+# The Nemotron-3.5-Lightning model card's DGX Spark command: the drafter is $DSPARK_CKPT. vLLM
+# takes the method from the drafter's config; hbmlint said "sets neither a method nor a model;
+# vLLM refuses it" (an error) beside its own note that the variable is unread.
+
+
+def test_a_dotted_speculative_model_in_a_variable_is_a_note_not_an_error(rules):
+    script = REAL / "shell-vllm-nemotron35-dotted-spec-variable.sh"
+    result = _lint(script, rules, gpu="GB10")
+    assert _codes(result, "ERROR") == []
+    notes = [d for d in result.diagnostics if d.code == "HBM011"]
+    assert any("$DSPARK_CKPT" in d.message for d in notes)
+
+
+def test_a_speculative_config_with_no_method_or_model_is_still_refused(rules, tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve Qwen/Qwen3-8B --speculative-config.num_speculative_tokens 3\n")
+    result = _lint(script, rules, gpu="H100")
+    assert "HBM004" in _codes(result, "ERROR")
+
+
+# --- vLLM: the legacy speculative flags on a release that takes them ----------------------------
+# InftyAI/llmaz pins its vLLM BackendRuntime to v0.6.0 with --speculative_model and
+# --num_speculative_tokens. vLLM 0.6.0 takes them (removed in 0.8.3), and --speculative-config
+# came in 0.8.0: hbmlint warned HBM010 and its --fix wrote a flag 0.6.0 refuses.
+
+
+def test_legacy_speculative_flags_are_not_removed_at_a_release_that_takes_them(rules, tmp_path):
+    fixture = REAL / "vllm-v060-legacy-speculative-flags.yaml"
+    result = _lint(fixture, rules, gpu="A10")
+    assert "HBM010" not in _codes(result)
+    [item] = result.deployments
+    assert item.deployment.speculative.num_speculative_tokens == 5  # still read
+    # the same flags on 0.8.1 (deprecated, still taken) and on a release that refuses them
+    for tag, removed in (("v0.8.1", True), ("v0.9.0", True), ("v0.7.3", False)):
+        copy = tmp_path / f"{tag}.yaml"
+        copy.write_text(fixture.read_text().replace("v0.6.0", tag))
+        found = [d for d in _lint(copy, rules, gpu="A10").diagnostics if d.code == "HBM010"]
+        assert bool(found) is removed, tag
+
+
+# --- TensorRT-LLM: an NVFP4 checkpoint on Hopper -------------------------------------------------
+# phatvo9/benchmark_gpu serves nvidia/DeepSeek-R1-FP4 with trtllm-serve; on an H200 TensorRT-LLM
+# before 1.3 fails in its executor ("Arch unsupported for CUTLASS FP4 GEMM"). It was "All clear".
+
+
+def test_trtllm_nvfp4_on_hopper_is_an_error(rules, tmp_path):
+    fixture = REAL / "trtllm-deepseek-r1-fp4-h200.yaml"
+    result = _lint(fixture, rules)
+    assert _codes(result, "ERROR") == ["HBM328"]
+    on_b200 = tmp_path / "b200.yaml"
+    on_b200.write_text(fixture.read_text().replace("NVIDIA-H200", "NVIDIA-B200"))
+    assert "HBM328" not in _codes(_lint(on_b200, rules))
+
+
+# --- OPEA's CPU build of vLLM -----------------------------------------------------------------
+# opea-project/GenAIInfra runs opea/vllm (vLLM's Dockerfile.cpu for Xeon) with no GPU: a CPU
+# deployment has no HBM, so "name your GPU type" (a warning) was the wrong thing to ask.
+
+
+def test_opea_vllm_is_a_cpu_image(rules):
+    result = _lint(REAL / "opea-vllm-cpu-no-gpu.yaml", rules)
+    assert _codes(result, "WARNING") == []
+    assert any(d.code == "HBM014" and "CPU image" in d.message for d in result.diagnostics)
+    assert result.deployments == []

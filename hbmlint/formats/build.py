@@ -41,6 +41,9 @@ _ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "trtllm": "Te
 # Engine images built for CPUs (vLLM's vllm-openai-cpu, vllm-cpu-release-repo, a "-cpu" tag):
 # they run without a GPU, so there is no HBM to budget
 _CPU_IMAGE = re.compile(r"(^|[/_.-])cpu([/_.:-]|$)|[:-]cpu[\w.-]*$", re.I)
+# CPU builds whose name does not say so: OPEA's opea/vllm is vLLM's Dockerfile.cpu for Xeon
+# (opea-project/GenAIComps comps/third_parties/vllm; its Gaudi build is opea/vllm-gaudi)
+_CPU_REPOSITORIES = frozenset(("opea/vllm", "docker.io/opea/vllm"))
 
 
 def cpu_image(image: Any) -> bool:
@@ -53,7 +56,10 @@ def cpu_image(image: Any) -> bool:
 # reading a dozen words, and a run's manifests name a handful of images, each in many files.
 @lru_cache(maxsize=256)
 def _cpu_image(image: str) -> bool:
-    return bool(_CPU_IMAGE.search(image.rsplit("@", 1)[0]))
+    bare = image.rsplit("@", 1)[0]
+    if bare.rsplit(":", 1)[0].lower() in _CPU_REPOSITORIES:
+        return True
+    return bool(_CPU_IMAGE.search(bare))
 
 
 # llm-d's inference simulator (ghcr.io/llm-d/llm-d-inference-sim, earlier ghcr.io/llm-d/vllm-sim):
