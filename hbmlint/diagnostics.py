@@ -309,11 +309,12 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "(the api_server module in older releases). vLLM's parser then takes `serve` as "
             "the model and rejects the real one as an unrecognized argument. hbmlint reads the "
             "model after `serve`. On `vllm/vllm-openai` itself, where arguments that start a "
-            "shell (`/bin/sh -c \"vllm serve ...\"`, `bash -lc ...`) are handed to that "
+            'shell (`/bin/sh -c "vllm serve ..."`, `bash -lc ...`) are handed to that '
             "entrypoint, the finding is an error: vLLM takes the shell for the model and "
             "refuses to start. On an image of another name it is a warning, because a derived "
-            "image may have changed the entrypoint. The same for an LLMInferenceService whose main container "
-            "sets no command and whose `args` are one word holding a whole launch line "
+            "image may have changed the entrypoint. The same for an LLMInferenceService whose "
+            "main container sets no command and whose `args` are one word holding a whole "
+            "launch line "
             "(`python3 -m vllm.entrypoints.openai.api_server --model=/mnt/models ...`): KServe "
             "runs its own `vllm serve /mnt/models` with the args after it; hbmlint reads the "
             "line's flags.",

@@ -63,9 +63,7 @@ def test_the_same_json_as_a_vllm_config_file_is_still_refused(rules, tmp_path):
 
 
 def _codes(result, severity: str | None = None) -> list[str]:
-    return [
-        d.code for d in result.diagnostics if severity is None or d.severity.name == severity
-    ]
+    return [d.code for d in result.diagnostics if severity is None or d.severity.name == severity]
 
 
 # --- SGLang: a DSA model whose weights do not fit, with an fp8 KV pool -------------------------
