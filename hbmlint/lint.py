@@ -345,14 +345,18 @@ def _with_gpu_from_comments(findings: list[Diagnostic], text: str) -> list[Diagn
     2x RTX 3090"): home-lab files record the hardware so. A comment is prose, not a setting the
     engine sees, so the budget does not take it; the finding names it, with the --gpu to pass."""
     named = _gpu_in_comments(text)
+    where = "the comment"
+    if named is None:
+        named = _gpu_in_rocm_tag(text)
+        where = "the ROCm image tag"
     if named is None:
         return findings
     line, written, gpu = named
-    fix = f"Run with --gpu {gpu}, the GPU the comment at line {line} names ('{written}')"
+    fix = f"Run with --gpu {gpu}, the GPU {where} at line {line} names ('{written}')"
     return [
         replace(
             f,
-            message=f"{f.message} (the comment at line {line} names {gpu}: '{written}')",
+            message=f"{f.message} ({where} at line {line} names {gpu}: '{written}')",
             fixes=[fix, *f.fixes],
         )
         if f.code == "HBM005"
@@ -413,6 +417,31 @@ def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:
                 if gpu is not None:
                     return number, " ".join(run), gpu.name
     return None
+
+
+# AMD's ROCm engine images name the Instinct GPU they are built for in the tag
+# (rocm/vllm:rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4, rocm/sgl-dev:..-mi30x, ..._mi35x):
+# a hint for the HBM005 finding, never a setting the budget takes
+_ROCM_TAG_GPU = LazyPattern(
+    r"rocm/[\w.-]+:[\w.-]*?[_-](mi300x?|mi30x|mi325x?|mi35[05]x?|mi35x)(?![a-z0-9])", re.I
+)
+_ROCM_TAG_NAMES = {"mi300": "MI300X", "mi300x": "MI300X", "mi30x": "MI300X", "mi325": "MI325X"}
+
+
+def _gpu_in_rocm_tag(text: str) -> tuple[int, str, str] | None:
+    """(line, the tag's word, the catalog GPU) of the first ROCm image whose tag names an
+    Instinct GPU; the MI350 series is named by its larger part (the MI355X)."""
+    from .catalog import find_gpu
+
+    found = _ROCM_TAG_GPU.search(text)
+    if found is None:
+        return None
+    word = found.group(1)
+    name = _ROCM_TAG_NAMES.get(word.lower(), "MI355X" if word.lower().startswith("mi35") else word)
+    gpu = find_gpu(name)
+    if gpu is None:
+        return None
+    return text.count("\n", 0, found.start()) + 1, word, gpu.name
 
 
 def _downloads(text: str) -> list[Any]:

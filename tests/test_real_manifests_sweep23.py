@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hbmlint.lint import LintOptions, lint_file
+from hbmlint.lint import LintOptions, lint_file, lint_paths
 from hbmlint.rules import load_rules
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -20,6 +20,9 @@ COVERED = {
     "vllm-v060-legacy-speculative-flags.yaml",
     "trtllm-deepseek-r1-fp4-h200.yaml",
     "opea-vllm-cpu-no-gpu.yaml",
+    "llmaz-helm-raw-string/backend.yaml",
+    "llmaz-helm-raw-string/playground.yaml",
+    "rocm-vllm-image-tag-mi300.yaml",
 }
 
 
@@ -149,3 +152,29 @@ def test_opea_vllm_is_a_cpu_image(rules):
     assert _codes(result, "WARNING") == []
     assert any(d.code == "HBM014" and "CPU image" in d.message for d in result.diagnostics)
     assert result.deployments == []
+
+
+# --- llmaz: a runtime copied from its Helm chart, fields in Helm's raw-string form -----------
+# InftyAI/llmaz test/config/backends/tensorrt-llm.yaml writes "{{`{{ .ModelPath }}`}}", which
+# the chart renders to llmaz's own {{ .ModelPath }}. hbmlint read the model as
+# '{{`Qwen/Qwen2-0.5B-Instruct`}}' and suggested other Qwen models.
+
+
+def test_an_llmaz_field_in_helms_raw_string_form_is_filled_in(rules):
+    folder = REAL / "llmaz-helm-raw-string"
+    results = lint_paths([str(folder)], rules, LintOptions(keep_budgets=True))
+    [item] = [d for result in results for d in result.deployments]
+    assert item.deployment.model.name == "Qwen/Qwen2-0.5B-Instruct"
+
+
+# --- a ROCm image whose tag names the Instinct GPU -------------------------------------------
+# ROCm/k8s-device-plugin example/vllm-serve: rocm/vllm:rocm6.2_mi300_... asks for amd.com/gpu and
+# names no node label. The GPU stays unknown (a tag is not a node), but the finding names it.
+
+
+def test_a_rocm_image_tag_names_the_gpu_in_the_unknown_gpu_finding(rules):
+    fixture = REAL / "rocm-vllm-image-tag-mi300.yaml"
+    result = _lint(fixture, rules)
+    [finding] = [d for d in result.diagnostics if d.code == "HBM005"]
+    assert "ROCm image tag" in finding.message and "MI300X-192GB" in finding.message
+    assert finding.fixes[0].message.startswith("Run with --gpu MI300X-192GB")

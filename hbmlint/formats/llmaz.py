@@ -106,6 +106,9 @@ BUILTIN_RUNTIMES: dict[str, dict[str, Any]] = {
 _NOT_BUDGETED = {"llamacpp": "llama.cpp", "ollama": "Ollama"}
 # what Args fills in (renderFlags: `{{ .Name }}` with blanks allowed inside the braces)
 _FIELD = re.compile(r"\{\{\s*\.(\w+)\s*\}\}")
+# llmaz's chart writes its runtimes' fields in Helm's raw-string form, {{`{{ .ModelPath }}`}},
+# which Helm renders to {{ .ModelPath }}; a copy of the chart's file holds the escaped form
+_HELM_RAW = re.compile(r"\{\{`(.*?)`\}\}")
 
 
 def detect(data: Any) -> bool:
@@ -502,6 +505,8 @@ def _filled(token: Token, filled: dict[str, Token]) -> Token:
     value's own token (a finding on the model points at the OpenModel's id)."""
     if "{{" not in token.text:
         return token
+    if "{{`" in token.text:
+        token = Token(_HELM_RAW.sub(r"\1", token.text), token.span)
     whole = _FIELD.fullmatch(token.text.strip())
     if whole and whole.group(1) in filled:
         return filled[whole.group(1)]
