@@ -23,6 +23,7 @@ COVERED = {
     "llmaz-helm-raw-string/backend.yaml",
     "llmaz-helm-raw-string/playground.yaml",
     "rocm-vllm-image-tag-mi300.yaml",
+    "rayservice-chart-values-engine-config.yaml",
 }
 
 
@@ -178,3 +179,22 @@ def test_a_rocm_image_tag_names_the_gpu_in_the_unknown_gpu_finding(rules):
     [finding] = [d for d in result.diagnostics if d.code == "HBM005"]
     assert "ROCm image tag" in finding.message and "MI300X-192GB" in finding.message
     assert finding.fixes[0].message.startswith("Run with --gpu MI300X-192GB")
+
+
+# --- a chart of the repository's own, vLLM's engine arguments in its values --------------------
+# aws-samples/amazon-eks-machine-learning-with-terraform-and-kubeflow: `engine.config` holds
+# model, tensor_parallel_size 8 and pipeline_parallel_size 2 that the chart writes into the
+# Ray Serve app's engine-config.json. No reader knows the chart; the file passed in silence.
+
+
+def test_engine_arguments_in_an_unknown_charts_values_are_said_not_read(rules):
+    fixture = REAL / "rayservice-chart-values-engine-config.yaml"
+    result = _lint(fixture, rules)
+    [finding] = result.diagnostics
+    assert finding.code == "HBM014" and finding.severity.name == "INFO"
+    assert "engine.config" in finding.message
+    assert finding.span.line == _line(fixture, 'model: "/fsx/')
+
+
+def _line(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)

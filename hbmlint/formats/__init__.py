@@ -276,7 +276,37 @@ def unread_file(text: str, documents: Sequence[Any], display: str) -> Diagnostic
         pod = unread_pod(documents, display) if may_hold_one(text) else None
         if pod is not None:
             return pod
-    return unread_engine(text, display)
+    found = unread_engine(text, display)
+    if found is None and "model" in text and "_size" in text:
+        found = unread_engine_arguments(documents, display)
+    return found
+
+
+def unread_engine_arguments(documents: Sequence[Any], display: str) -> Diagnostic | None:
+    """An HBM014 info at a mapping of vLLM engine arguments (``model`` and two or more of
+    vLLM's serving keys, as a chart of its own hands them to the engine: aws-samples' Ray Serve
+    charts' ``engine.config``) inside YAML that no format reads; None when there is none."""
+    from .vllm_config import engine_arguments_at
+
+    for document in documents:
+        path = engine_arguments_at(document.data)
+        if path is None:
+            continue
+        where = ".".join(map(str, path)) or "the top level"
+        return input_diagnostic(
+            "HBM014",
+            f"the values at {where} are vLLM engine arguments (model and its serving settings) "
+            "that this file's own chart or application hands to the engine; hbmlint does not "
+            "know how, so that engine was not checked",
+            display,
+            document.key_span((*path, "model")),
+            fixes=[
+                "Lint the manifest the chart renders (`helm template ... | hbmlint -`), or put "
+                "the arguments in a file of their own and lint it as a vLLM config "
+                "(formats: {FILE: vllm-config} in .hbmlint.yaml)"
+            ],
+        )
+    return None
 
 
 def unread_engine(text: str, display: str) -> Diagnostic | None:

@@ -71,6 +71,21 @@ def _is_switch(flag: str) -> bool:
     return known is not None and known.parse is None and not known.multi
 
 
+def engine_arguments_at(data: Any, depth: int = 4) -> tuple | None:
+    """The path of the first mapping within ``depth`` levels of ``data`` that holds vLLM engine
+    arguments: a string ``model`` and two or more of vLLM's serving keys; None where none."""
+    if not isinstance(data, dict) or depth < 0:
+        return None
+    if isinstance(data.get("model"), str) and sum(_flag(k) in _SERVING_KEYS for k in data) >= 2:
+        return ()
+    for key, value in data.items():
+        if isinstance(value, dict):
+            found = engine_arguments_at(value, depth - 1)
+            if found is not None:
+                return (key, *found)
+    return None
+
+
 def mapping_argv(
     document: YamlDocument, base: tuple, mapping: dict, display: str, *, kwargs: bool = False
 ) -> tuple[list[Token], list[Diagnostic]]:
