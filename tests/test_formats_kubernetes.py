@@ -299,7 +299,7 @@ spec:
       nodeSelector: {karpenter.k8s.aws/instance-gpu-name: l40s}
       containers:
       - name: vllm
-        image: vllm/vllm-openai:v0.6.2
+        image: vllm/vllm-openai:v0.8.2
         args:
         - --model
         - meta-llama/Llama-3.1-8B-Instruct
@@ -314,11 +314,12 @@ spec:
 
 
 def test_legacy_speculative_flags_are_read_and_each_is_a_removed_flag_warning(tmp_path):
+    # 0.8.2 still takes them (deprecated in 0.8.0 for --speculative-config, gone in 0.8.3)
     dep = write(tmp_path, "legacy.yaml", LEGACY)
     twin = native(
         tmp_path,
         """
-        engine_version: "0.6.2"
+        engine_version: "0.8.2"
         gpu: {type: L40S}
         model: {name: meta-llama/Llama-3.1-8B-Instruct}
         speculative: {method: draft_model, model: meta-llama/Llama-3.2-1B-Instruct,
@@ -341,6 +342,14 @@ def test_legacy_speculative_flags_are_read_and_each_is_a_removed_flag_warning(tm
         'Use --speculative-config \'{"model": "meta-llama/Llama-3.2-1B-Instruct", '
         '"num_speculative_tokens": 4}\' instead' in [f["message"] for f in removed[0]["fixes"]]
     )
+
+
+def test_legacy_speculative_flags_are_not_removed_before_their_replacement(tmp_path):
+    # vLLM 0.6.2 takes --speculative-model and has no --speculative-config to move to; its
+    # --use-v2-block-manager is a no-op there, and removable
+    dep = write(tmp_path, "legacy.yaml", LEGACY.replace("v0.8.2", "v0.6.2"))
+    removed = [f for f in findings(dep) if f["code"] == "HBM010"]
+    assert [f["line"] for f in removed] == [line_of(dep, "--use-v2-block-manager")]
 
 
 JSON = (

@@ -18,12 +18,13 @@ COVERED = {
     "shell-sglang-glm52-tp4-b200.sh",
     "shell-vllm-nemotron35-dotted-spec-variable.sh",
     "vllm-v060-legacy-speculative-flags.yaml",
-    "trtllm-deepseek-r1-fp4-h200.yaml",
+    "refused/trtllm-deepseek-r1-fp4-h200.yaml",
     "opea-vllm-cpu-no-gpu.yaml",
     "llmaz-helm-raw-string/backend.yaml",
     "llmaz-helm-raw-string/playground.yaml",
     "rocm-vllm-image-tag-mi300.yaml",
     "rayservice-chart-values-engine-config.yaml",
+    "shell-sglang-docker-run-in-cmd-variable.sh",
 }
 
 
@@ -135,7 +136,7 @@ def test_legacy_speculative_flags_are_not_removed_at_a_release_that_takes_them(r
 
 
 def test_trtllm_nvfp4_on_hopper_is_an_error(rules, tmp_path):
-    fixture = REAL / "trtllm-deepseek-r1-fp4-h200.yaml"
+    fixture = REAL / "refused" / "trtllm-deepseek-r1-fp4-h200.yaml"
     result = _lint(fixture, rules)
     assert _codes(result, "ERROR") == ["HBM328"]
     on_b200 = tmp_path / "b200.yaml"
@@ -198,3 +199,20 @@ def test_engine_arguments_in_an_unknown_charts_values_are_said_not_read(rules):
 
 def _line(path: Path, text: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# --- a command line kept in a variable with unset words, run unquoted --------------------------
+# phatvo9/benchmark_gpu server/sglang.sh: cmd="docker run ... -p $SERVER_PORT:$SERVER_PORT
+# lmsysorg/sglang:$tag python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B ..."; $cmd.
+# $SERVER_PORT is set nowhere, and the whole line was unread ("no engine command line").
+
+
+def test_a_command_line_in_a_variable_with_an_unset_port_is_read(rules):
+    script = REAL / "shell-sglang-docker-run-in-cmd-variable.sh"
+    result = _lint(script, rules, gpu="H100")
+    assert "HBM014" not in _codes(result)
+    [item] = result.deployments
+    deployment = item.deployment
+    assert (deployment.engine, deployment.model.name) == ("sglang", "Qwen/Qwen3-8B")
+    assert deployment.serving.gpu_memory_utilization == 0.9
+    assert deployment.serving.max_num_seqs == 128

@@ -425,7 +425,7 @@ def test_rules_command_and_docs_list_each_rules_engine_releases(cli):
     assert run.exit_code == 0
     lines = {line[:6]: line for line in run.output.splitlines()}
     for code in STARTUP:
-        assert "[vllm (" in lines[code] or "sglang (" in lines[code] or "tgi (" in lines[code]
+        assert any(f"{engine} (" in lines[code] for engine in ("[vllm", "sglang", "tgi", "trtllm"))
     assert lines["HBM308"].endswith("[vllm (>=0.5.1)]")
     assert lines["HBM101"].endswith("[every engine]")
     docs = (REPO / "docs" / "rules.md").read_text()

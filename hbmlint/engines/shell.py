@@ -206,6 +206,9 @@ class _Splitter:
         self.argument_defaults = argument_defaults
         # variables only the script's arguments set, in a branch (`--model) MODEL="$2"`)
         self.from_arguments: dict[str, str] = {}
+        # a command line kept in a variable, some of its words unreadable (`cmd="docker run
+        # -p $PORT:$PORT IMAGE ..."`): its text and references, for `$cmd` run unquoted
+        self.partial: dict[str, tuple[str, list[str]]] = {}
         # the text of a file the script sources (`source config/serve.env`), where it is found
         self.sourced: Callable[[str], str | None] | None = None
         self.i = 0
@@ -480,6 +483,7 @@ class _Splitter:
         states = [b.state for b in self.blocks] + [chained]
         if "skipped" in states:
             return
+        self.partial.pop(name, None)
         maybe = "unknown" in states
         if (
             maybe
@@ -505,6 +509,8 @@ class _Splitter:
             # (a value over several lines, a here-document's script, shown by its first line)
             shown = value if "\n" not in value else value.split("\n", 1)[0].rstrip() + " ..."
             self.origins[name] = f"{name} is set to {shown}, which hbmlint cannot read"
+            if not maybe and re.search(r"\s", value.strip()):
+                self.partial[name] = (value, list(w.unresolved))
         elif not (maybe and name in self.origins):
             self.env[name] = value
         if exporting or name in self.exported:
@@ -738,15 +744,26 @@ class _Splitter:
                         self.i = end
                 self.i += 1
             elif c == "$":
-                text, missing = self._expansion()
-                words[-1].unresolved += missing
+                held = self._partial_line()
+                text, missing = held if held is not None else self._expansion()
                 # an unquoted expansion splits on whitespace into several words, but not in an
                 # assignment's value (`SPEC=$(cat <<EOF ...)`: the shell does no field splitting)
                 assigning = len(words) == 1 and _ASSIGNMENT.match(words[0].text)
-                parts = re.split(r"\s+", text) if not missing and not assigning else [text]
+                parts = [text] if assigning else re.split(r"\s+", text)
+                if len(parts) > 1 and missing:
+                    # a command line kept in a variable (`cmd="docker run ... -p $PORT:$PORT
+                    # IMAGE ..."; $cmd`): each word holds the references written in it, and
+                    # one not found in any word stays with them all
+                    found = [[m for m in missing if _reference(m) in part] for part in parts]
+                    placed = {m for held in found for m in held}
+                    unplaced = [m for m in missing if m not in placed]
+                    found = [held + unplaced for held in found]
+                else:
+                    found = [missing] + [[] for _ in parts[1:]]
                 words[-1].text += parts[0]
-                for part in parts[1:]:
-                    words.append(Word(text=part, raw_start=words[-1].raw_start))
+                words[-1].unresolved += found[0]
+                for part, held in zip(parts[1:], found[1:], strict=True):
+                    words.append(Word(text=part, raw_start=words[-1].raw_start, unresolved=held))
             elif c == "`":
                 end = s.find("`", self.i + 1)
                 end = len(s) if end < 0 else end
@@ -767,6 +784,22 @@ class _Splitter:
         for w in words:
             w.raw_end = self.i
         return [w for w in words if w.text or w.quoted or w.unresolved]
+
+    def _partial_line(self) -> tuple[str, list[str]] | None:
+        """``$NAME`` / ``${NAME}`` at self.i naming a command line with some words unreadable
+        (self.partial), unquoted: its text and references (past it), for the words to split
+        and each to keep the references written in it; else None (self.i unmoved)."""
+        if not self.partial:
+            return None
+        match = _PLAIN_REFERENCE.match(self.s, self.i)
+        if match is None:
+            return None
+        name = match.group(1) or match.group(2)
+        if name not in self.partial or name in self.env:
+            return None
+        self.i = match.end()
+        text, refs = self.partial[name]
+        return text, list(refs)
 
     def _template_end(self) -> int:
         """Where a ``{{ ... }}`` placeholder that starts at self.i ends (past its ``}}``), on
@@ -937,6 +970,14 @@ _ARRAY_USE = LazyPattern(
     r'(?:("?)\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}\1'
     r'|\$\{([A-Za-z_][A-Za-z0-9_]*)\[@\]\+"\$\{\3\[@\]\}"\})(?=[\s;&|)]|$)'
 )
+
+
+_PLAIN_REFERENCE = LazyPattern(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+def _reference(missing: str) -> str:
+    """The ``$NAME`` / ``${...}`` a missing reference (_missing) begins with."""
+    return missing.split(" ", 1)[0]
 
 
 def _array_head(words: list[Word]) -> bool:
