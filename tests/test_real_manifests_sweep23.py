@@ -25,6 +25,7 @@ COVERED = {
     "rocm-vllm-image-tag-mi300.yaml",
     "rayservice-chart-values-engine-config.yaml",
     "shell-sglang-docker-run-in-cmd-variable.sh",
+    "shell-kubectl-apply-heredoc-kserve-tgi.sh",
 }
 
 
@@ -216,3 +217,49 @@ def test_a_command_line_in_a_variable_with_an_unset_port_is_read(rules):
     assert (deployment.engine, deployment.model.name) == ("sglang", "Qwen/Qwen3-8B")
     assert deployment.serving.gpu_memory_utilization == 0.9
     assert deployment.serving.max_num_seqs == 128
+
+
+# --- Kubernetes objects a script hands to `kubectl apply -f -` in a here-document -------------
+# Siryoos/kserve-vllm-mini runners/backends/tgi/deploy.sh: `cat <<EOF | kubectl apply -f -` with
+# a KServe InferenceService running TGI on one GPU. The body was skipped as input, and the file
+# got "no engine command line it can read".
+
+
+def test_an_inference_service_piped_to_kubectl_apply_is_read(rules):
+    script = REAL / "shell-kubectl-apply-heredoc-kserve-tgi.sh"
+    result = _lint(script, rules, gpu="L4")
+    assert "HBM014" not in _codes(result)
+    [item] = result.deployments
+    deployment = item.deployment
+    assert (deployment.engine, deployment.model.name) == ("tgi", "microsoft/DialoGPT-medium")
+    # findings sit at the object's lines in the script
+    [gpu] = [d for d in _lint(script, rules).diagnostics if d.code == "HBM005"]
+    assert "nvidia.com/gpu" in script.read_text().splitlines()[gpu.span.line - 1]
+
+
+def test_kubectl_apply_reading_a_heredoc_itself_is_read(rules, tmp_path):
+    script = tmp_path / "deploy.sh"
+    script.write_text(
+        "MODEL=Qwen/Qwen3-32B\n"
+        "kubectl apply -n llm -f - <<EOF\n"
+        "apiVersion: apps/v1\n"
+        "kind: Deployment\n"
+        "metadata: {name: vllm}\n"
+        "spec:\n"
+        "  template:\n"
+        "    spec:\n"
+        "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}\n"
+        "      containers:\n"
+        "      - name: vllm\n"
+        "        image: vllm/vllm-openai:v0.11.0\n"
+        '        args: ["--model", "$MODEL", "--max-model-len", "32768"]\n'
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n"
+        "EOF\n"
+        "cat <<EOF > notes.yaml\n"  # a file written, not applied: not read as objects
+        "kind: Deployment\n"
+        "EOF\n"
+    )
+    result = _lint(script, rules)
+    [error] = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert error.code == "HBM101" and error.span.line == 13  # Qwen3-32B on one L4
+    assert [d.deployment.model.name for d in result.deployments] == ["Qwen/Qwen3-32B"]

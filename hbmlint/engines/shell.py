@@ -117,6 +117,31 @@ class Exported:
     unresolved: tuple[str, ...] = ()
 
 
+# the path of a ``Written`` that is no file: a here-document the script hands to
+# ``kubectl apply -f -`` (or create, replace; ``oc`` too)
+APPLIED = "<kubectl apply -f ->"
+_KUBECTL_STDIN = LazyPattern(
+    r"(?:^|[|]\s*)(?:sudo\s+)?(?:\S*/)?(?:kubectl|oc)\s+(?:[^|;&\n]*\s)?(?:apply|create|replace)"
+    r"\s(?:[^|;&\n]*\s)?(?:-f\s*-|--filename[=\s]-)(?=\s|$)"
+)
+
+
+def _applies_manifests(names: list[str], script: str, words: list[Word], body: int) -> bool:
+    """Whether the here-document opened by the command ``words`` (ending its line at offset
+    ``body``) goes to ``kubectl apply -f -``: the command itself, or ``cat`` piped into it."""
+    if not words:
+        return False
+    if names[0] in ("kubectl", "oc") or (
+        names[0] == "sudo" and names[1:2] in (["kubectl"], ["oc"])
+    ):
+        return _KUBECTL_STDIN.search(" ".join(w.text for w in words)) is not None
+    if names != ["cat"]:
+        return False
+    rest = script[words[-1].raw_end : body]
+    pipe = rest.find("|")
+    return pipe >= 0 and _KUBECTL_STDIN.search(rest[pipe:]) is not None
+
+
 @dataclass(frozen=True)
 class Written:
     """A file the script writes (``cat > FILE <<EOF``, ``echo ... > FILE``): its path as
@@ -570,6 +595,15 @@ class _Splitter:
             return
         target, words, states = self.targets[command]
         names = [w.text.rsplit("/", 1)[-1] for w in words]
+        if target is None and _applies_manifests(names, self.s, words, start):
+            # `kubectl apply -f - <<EOF`, `cat <<EOF | kubectl apply -f -`: Kubernetes objects
+            # (a KServe InferenceService, a Deployment) that the script creates
+            text, unresolved = (body, []) if quoted else self._expand_body(body)
+            for stand_in, written, _ in unresolved:
+                text = text.replace(stand_in, written)  # as written: a placeholder to render
+            if "skipped" not in states:
+                self.written.append(Written(APPLIED, text, start, len(self.commands)))
+            return
         if target is None and names and names[0] == "tee":
             files = [w for w in words[1:] if not w.text.startswith("-")]
             append = any(w.text in ("-a", "--append") for w in words[1:])

@@ -22,7 +22,9 @@ command inside a shell function is read at each call, with the call's words as t
 is a deployment of its own, those in ``if``/``else`` branches too: only one branch runs, but
 which one hbmlint cannot tell, and each is a way the script may start the engine. A
 here-document's body is input (a file written with ``cat``, Python fed to ``python -``), not
-commands, unless a shell or a batch job reads it (``bash <<EOF``, ``sbatch <<EOF``).
+commands, unless a shell or a batch job reads it (``bash <<EOF``, ``sbatch <<EOF``); one handed
+to ``kubectl apply -f -`` (``cat <<EOF | kubectl apply -f -``) is Kubernetes objects, read as
+a manifest at its lines in the script.
 
 A script names no GPU type hbmlint can trust (``CUDA_VISIBLE_DEVICES`` is an index, a comment
 is prose): the type comes from ``--gpu``, as for compose files. Their number is what the engine
@@ -50,6 +52,7 @@ from ..engines import (
 from ..engines.args import FLAGS_ONLY, Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import (
+    APPLIED,
     ARGUMENT,
     SHELLS,
     Exported,
@@ -441,9 +444,41 @@ def to_script_deployments(
         ]
     findings += findings_of_nim
     deployments += nim_deployments
+    for file, _ in written:
+        if file.path == APPLIED:
+            applied, said = _applied_manifests(
+                file.text, text.count("\n", 0, file.start), path, display
+            )
+            deployments += applied
+            findings += said
     findings += comments_ending_commands(text, breaks, display)
     if crlf is not None and deployments:
         findings.insert(0, crlf)
+    return deployments, findings
+
+
+def _applied_manifests(
+    body: str, lines_before: int, path: Path, display: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    """What the formats make of the Kubernetes objects a here-document hands to ``kubectl
+    apply -f -`` (Siryoos/kserve-vllm-mini's deploy.sh: a KServe InferenceService), read at
+    their lines in the script. A body that is no YAML (a template a tool fills first) is left
+    alone: the script's own commands are what is read of it."""
+    from ..yamlsrc import load_documents
+    from . import detect_format
+
+    documents, error = load_documents("\n" * lines_before + body)
+    if error is not None:
+        return [], []
+    deployments: list[Deployment] = []
+    findings: list[Diagnostic] = []
+    for document in documents:
+        module = detect_format(document.data)
+        if module is None or module.NAME == NAME:
+            continue
+        found, said = module.to_deployments(document, path, display)
+        deployments += found
+        findings += said
     return deployments, findings
 
 
