@@ -249,7 +249,8 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "removed-flag",
             Severity.WARNING,
             "An engine flag that current releases have removed (vLLM's --speculative-model "
-            "family, --swap-space); the engine refuses it.",
+            "family, --swap-space); the engine refuses it (an error where the manifest pins a "
+            "release that has removed it).",
             "An engine flag that current releases have removed: vLLM's separate speculative "
             "decoding flags (`--speculative-model`, `--num-speculative-tokens`, "
             "`--speculative-draft-tensor-parallel-size`, `--speculative-model-quantization`, "

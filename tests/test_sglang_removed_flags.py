@@ -69,7 +69,8 @@ def test_only_the_releases_that_refuse_a_flag_warn(tmp_path, rules, flags, versi
 def test_cuda_graph_max_bs_on_a_current_release_names_the_new_flag(tmp_path, rules):
     result = lint(tmp_path, rules, "--cuda-graph-max-bs 64", "v0.5.23")
     [warning] = removed(result)
-    assert warning.severity.name == "WARNING"
+    # the release is pinned, and argparse stops at the flag: an error, not a risk
+    assert warning.severity.name == "ERROR"
     assert warning.message == (
         "--cuda-graph-max-bs was removed from SGLang in 0.5.20 and SGLang 0.5.23 refuses to "
         "start with it (argparse: ambiguous option: --cuda-graph-max-bs-decode or "
@@ -77,7 +78,7 @@ def test_cuda_graph_max_bs_on_a_current_release_names_the_new_flag(tmp_path, rul
     )
     assert [f.message for f in warning.fixes] == ["Use --cuda-graph-max-bs-decode"]
     assert warning.span.line == 4
-    assert [d for d in result.diagnostics if d.severity.name == "ERROR"] == []
+    assert [d for d in result.diagnostics if d.severity.name == "ERROR"] == [warning]
 
 
 def test_the_new_spelling_sizes_the_decode_graphs_as_the_old_one_did(tmp_path, rules):

@@ -534,7 +534,10 @@ class _Splitter:
             # (a value over several lines, a here-document's script, shown by its first line)
             shown = value if "\n" not in value else value.split("\n", 1)[0].rstrip() + " ..."
             self.origins[name] = f"{name} is set to {shown}, which hbmlint cannot read"
-            if not maybe and re.search(r"\s", value.strip()):
+            # (only where what is unread is variables: a command's output, `basename $1`,
+            # may hold the blanks that split the line, and is one value)
+            plain = all(_PLAIN_REFERENCE.match(r) for r in w.unresolved)
+            if not maybe and plain and re.search(r"\s", value.strip()):
                 self.partial[name] = (value, list(w.unresolved))
         elif not (maybe and name in self.origins):
             self.env[name] = value

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..catalog import release as release_number
-from ..catalog import vendor_image_release
+from ..catalog import release_at_most, vendor_image_release
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import docker_reference, sglang, vllm
 from ..engines.args import EngineCommand, Item, Token, refused_at
@@ -320,8 +320,15 @@ def build(
     findings = notes_as_findings(command, display, name, release)
     removed = _REMOVED_FLAGS.get(command.engine)
     if removed is not None:
+        # a release the manifest pins (not an upper bound an image's date gives) refuses the
+        # flag for certain: argparse stops the server at start-up
+        certain = (
+            Severity.ERROR
+            if release_number(release) is not None and not release_at_most(release)
+            else None
+        )
         findings += [
-            input_diagnostic("HBM010", message, display, span, name, [fix])
+            input_diagnostic("HBM010", message, display, span, name, [fix], certain)
             for message, span, fix in removed(
                 command, release, image if isinstance(image, str) else None
             )
