@@ -371,7 +371,10 @@ _PATH_WORD = LazyPattern(r"\S*[/\\]\S*")
 
 # files that are never YAML however they are named on the command line: code, which may start an
 # engine (an info says it is not read), and prose, whose commands are examples
-_CODE_SUFFIXES = (".py", ".ipynb", ".js", ".ts", ".go", ".rs", ".java", ".dockerfile")
+_CODE_SUFFIXES = (".py", ".ipynb", ".js", ".ts", ".go", ".rs", ".java", ".dockerfile", ".mk")
+# build files by name: their recipes may start an engine (LQR471814/x.vllm-distributed's
+# Makefile runs `uv run vllm serve ...`), and are never YAML
+_CODE_NAMES = ("dockerfile", "containerfile", "makefile", "gnumakefile", "justfile")
 _PROSE_SUFFIXES = (".md", ".rst", ".txt", ".html", ".toml", ".ini", ".cfg")
 
 
@@ -380,7 +383,7 @@ def _code_file(display: str) -> str | None:
     name = display.replace("\\", "/").rpartition("/")[2].lower()
     if name.endswith(_PROSE_SUFFIXES):
         return "prose"
-    if name.endswith(_CODE_SUFFIXES) or name in ("dockerfile", "containerfile"):
+    if name.endswith(_CODE_SUFFIXES) or name in _CODE_NAMES:
         return "code"
     return None
 

@@ -26,6 +26,7 @@ COVERED = {
     "rayservice-chart-values-engine-config.yaml",
     "shell-sglang-docker-run-in-cmd-variable.sh",
     "shell-kubectl-apply-heredoc-kserve-tgi.sh",
+    "infera-crd-sglang-image.yaml",
 }
 
 
@@ -263,3 +264,27 @@ def test_kubectl_apply_reading_a_heredoc_itself_is_read(rules, tmp_path):
     [error] = [d for d in result.diagnostics if d.severity.name == "ERROR"]
     assert error.code == "HBM101" and error.span.line == 13  # Qwen3-32B on one L4
     assert [d.deployment.model.name for d in result.deployments] == ["Qwen/Qwen3-32B"]
+
+
+# --- a Makefile named on the command line --------------------------------------------------------
+# LQR471814/x.vllm-distributed: `hbmlint lint Makefile` read the recipes as YAML, an HBM002
+# syntax error (exit 1); the folder's walk skips it. A build file is never YAML: an info that
+# its `vllm serve` recipe was not read.
+
+
+def test_a_makefile_is_not_yaml(rules):
+    makefile = REAL / "makefile-vllm" / "Makefile"
+    result = _lint(makefile, rules)
+    assert [(d.code, d.severity.name) for d in result.diagnostics] == [("HBM014", "INFO")]
+    assert "vllm serve" in result.diagnostics[0].message
+
+
+# --- an SGLang image in a custom resource no reader knows ----------------------------------------
+# AMD-AGI/Infera examples/k8s-deployments: an InferaDeployment running lmsysorg/sglang passed in
+# silence, where the same resource on vllm/vllm-openai-rocm got "engine not read".
+
+
+def test_an_sglang_image_in_an_unknown_resource_is_said_not_read(rules):
+    result = _lint(REAL / "infera-crd-sglang-image.yaml", rules)
+    [finding] = result.diagnostics
+    assert finding.code == "HBM014" and "'lmsysorg/sglang'" in finding.message

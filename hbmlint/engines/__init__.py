@@ -38,6 +38,7 @@ ENGINE_WORDS = (
     "sglang serve",
     "text-generation-launcher",
     "vllm/vllm-openai",
+    "lmsysorg/sglang",
     "text-generation-inference",
     # Dynamo's workers take their engine's flags (ai-dynamo/dynamo components/src/dynamo/*)
     "dynamo.vllm",
@@ -47,8 +48,12 @@ ENGINE_WORDS = (
 )
 # ... as words: "sglang serve" runs the engine, "the sglang server is up" / "killing vllm servers"
 # in a script's messages names it (mattbucci/2x-3090-GA102-300-A1-sglang-inference scripts)
+# (an image's word is its whole repository name: vllm/vllm-openai-rocm, lmsysorg/sglang-rocm)
 _ENGINE_WORD = re.compile(
-    "|".join(re.escape(w) + ("(?![A-Za-z])" if w.endswith("serve") else "") for w in ENGINE_WORDS)
+    "|".join(
+        re.escape(w) + ("(?![A-Za-z])" if w.endswith("serve") else "[\\w.-]*" if "/" in w else "")
+        for w in ENGINE_WORDS
+    )
 )
 
 
