@@ -27,6 +27,7 @@ COVERED = {
     "shell-sglang-docker-run-in-cmd-variable.sh",
     "shell-kubectl-apply-heredoc-kserve-tgi.sh",
     "infera-crd-sglang-image.yaml",
+    "lws-kimi-k3-tp16-h200.yaml",
 }
 
 
@@ -288,3 +289,17 @@ def test_an_sglang_image_in_an_unknown_resource_is_said_not_read(rules):
     result = _lint(REAL / "infera-crd-sglang-image.yaml", rules)
     [finding] = result.diagnostics
     assert finding.code == "HBM014" and "'lmsysorg/sglang'" in finding.message
+
+
+# --- Kimi-K3 over 16 H200s: Marlin pads each expert's per-rank width to 128 ---------------------
+# aws-samples/sample-llm-inference-on-eks lws-kimi-k3-tp16-p5en.yaml records vLLM loading 129.75
+# GiB a GPU at TP 16 (--moe-backend marlin); hbmlint said 100.90. The routed experts' 3072 is 192
+# a rank at TP 16, which the Marlin MXFP4 path holds as 256; at TP 8 (384 a rank) nothing is
+# padded, and the same repository's TP 8 x PP 2 run loaded 96.49 GiB against 95.82.
+
+
+def test_kimi_k3_at_tp16_counts_the_marlin_padding(rules):
+    result = _lint(REAL / "lws-kimi-k3-tp16-h200.yaml", rules)
+    [item] = result.deployments
+    weights = item.budget.weights.to("GiB").magnitude
+    assert abs(weights - 129.75) / 129.75 < 0.02
