@@ -26,7 +26,6 @@ COVERED = {
     "rayservice-chart-values-engine-config.yaml",
     "shell-sglang-docker-run-in-cmd-variable.sh",
     "shell-kubectl-apply-heredoc-kserve-tgi.sh",
-    "infera-crd-sglang-image.yaml",
     "lws-kimi-k3-tp16-h200.yaml",
 }
 
@@ -278,17 +277,6 @@ def test_a_makefile_is_not_yaml(rules):
     result = _lint(makefile, rules)
     assert [(d.code, d.severity.name) for d in result.diagnostics] == [("HBM014", "INFO")]
     assert "vllm serve" in result.diagnostics[0].message
-
-
-# --- an SGLang image in a custom resource no reader knows ----------------------------------------
-# AMD-AGI/Infera examples/k8s-deployments: an InferaDeployment running lmsysorg/sglang passed in
-# silence, where the same resource on vllm/vllm-openai-rocm got "engine not read".
-
-
-def test_an_sglang_image_in_an_unknown_resource_is_said_not_read(rules):
-    result = _lint(REAL / "infera-crd-sglang-image.yaml", rules)
-    [finding] = result.diagnostics
-    assert finding.code == "HBM014" and "'lmsysorg/sglang'" in finding.message
 
 
 # --- Kimi-K3 over 16 H200s: Marlin pads each expert's per-rank width to 128 ---------------------
