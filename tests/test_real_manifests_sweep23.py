@@ -27,6 +27,8 @@ COVERED = {
     "shell-sglang-docker-run-in-cmd-variable.sh",
     "shell-kubectl-apply-heredoc-kserve-tgi.sh",
     "lws-kimi-k3-tp16-h200.yaml",
+    "trtllm-attention-dp/serve.sh",
+    "trtllm-attention-dp/cfg.yaml",
 }
 
 
@@ -291,3 +293,21 @@ def test_kimi_k3_at_tp16_counts_the_marlin_padding(rules):
     [item] = result.deployments
     weights = item.budget.weights.to("GiB").magnitude
     assert abs(weights - 129.75) / 129.75 < 0.02
+
+
+# --- TensorRT-LLM's attention DP on a model of KV heads -----------------------------------------
+# phatvo9/benchmark_gpu serves Llama-3.3-70B at TP 4 with enable_attention_dp: true in its
+# extra_llm_api_options file. Each GPU then keeps every KV head of its own requests (4 times the
+# bytes a token) and the attention weights whole; hbmlint's budget is plain TP's, and it said
+# "All clear" with 469k tokens. Not modelled: a warning says so.
+
+
+def test_trtllm_attention_dp_on_a_dense_model_is_said_not_budgeted(rules, tmp_path):
+    serve = REAL / "trtllm-attention-dp" / "serve.sh"
+    result = _lint(serve, rules, gpu="H100")
+    [warning] = [d for d in result.diagnostics if d.code == "HBM111"]
+    assert warning.severity.name == "WARNING" and "4 times" in warning.message
+    off = tmp_path / "serve.sh"
+    off.write_text(serve.read_text())
+    (tmp_path / "cfg.yaml").write_text("enable_attention_dp: false\n")
+    assert "HBM111" not in _codes(_lint(off, rules, gpu="H100"))
