@@ -372,6 +372,7 @@ _PATH_WORD = LazyPattern(r"\S*[/\\]\S*")
 # files that are never YAML however they are named on the command line: code, which may start an
 # engine (an info says it is not read), and prose, whose commands are examples
 _CODE_SUFFIXES = (".py", ".ipynb", ".js", ".ts", ".go", ".rs", ".java", ".dockerfile", ".mk")
+_CODE_SUFFIXES += (".tf", ".pbtxt")  # Terraform's HCL, Triton's protobuf text: never YAML
 # build files by name: their recipes may start an engine (LQR471814/x.vllm-distributed's
 # Makefile runs `uv run vllm serve ...`), and are never YAML
 _CODE_NAMES = ("dockerfile", "containerfile", "makefile", "gnumakefile", "justfile")

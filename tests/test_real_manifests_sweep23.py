@@ -311,3 +311,24 @@ def test_trtllm_attention_dp_on_a_dense_model_is_said_not_budgeted(rules, tmp_pa
     off.write_text(serve.read_text())
     (tmp_path / "cfg.yaml").write_text("enable_attention_dp: false\n")
     assert "HBM111" not in _codes(_lint(off, rules, gpu="H100"))
+
+
+# --- an engine started from Python, a Triton TensorRT-LLM model configuration --------------------
+# emirhanerbil/azure_llm_category llm_test.py (`LLM(model=..., gpu_memory_utilization=0.8)`) and
+# mnansary/Triton-TRTLLM-LLama3.1-8b-Instruct-A6000-docker's config.pbtxt passed as "All clear: 0
+# deployments", where the README promises an info for what starts an engine and is not read.
+
+
+def test_an_engine_started_from_python_is_said_not_read(rules):
+    script = REAL / "unread-code" / "llm_test.py"
+    result = _lint(script, rules)
+    [finding] = result.diagnostics
+    assert finding.code == "HBM014" and "'LLM(...)'" in finding.message
+    assert script.read_text().splitlines()[finding.span.line - 1].startswith("llm = LLM(")
+
+
+def test_a_triton_tensorrt_llm_model_configuration_is_said_not_read(rules):
+    result = _lint(REAL / "unread-code" / "config.pbtxt", rules)
+    [finding] = result.diagnostics
+    assert finding.code == "HBM014" and "tensorrtllm backend" in finding.message
+    assert finding.span.line == 4

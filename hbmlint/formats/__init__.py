@@ -279,7 +279,76 @@ def unread_file(text: str, documents: Sequence[Any], display: str) -> Diagnostic
     found = unread_engine(text, display)
     if found is None and "model" in text and "_size" in text:
         found = unread_engine_arguments(documents, display)
+    if found is None and ("vllm" in text or "sglang" in text) and "import" in text:
+        found = unread_python_engine(text, display)
+    if found is None and "backend" in text and display.endswith(".pbtxt"):
+        found = unread_triton_model(text, display)
     return found
+
+
+# a Triton model configuration whose backend runs an LLM engine (config.pbtxt)
+_TRITON_BACKEND = LazyPattern(r'^\s*backend\s*:\s*"(tensorrtllm|vllm)"', re.M)
+
+
+def unread_triton_model(text: str, display: str) -> Diagnostic | None:
+    """An HBM014 info at a Triton model configuration's ``backend: "tensorrtllm"`` (or
+    ``"vllm"``); None for another backend."""
+    found = _TRITON_BACKEND.search(text)
+    if found is None:
+        return None
+    backend = found.group(1)
+    where = (
+        "the engine it built (its gpt_model_path) and the KV settings here"
+        if backend == "tensorrtllm"
+        else "the model.json beside it (lint that file by name)"
+    )
+    return input_diagnostic(
+        "HBM014",
+        f"a Triton model configuration of the {backend} backend: the engine's memory depends on "
+        f"{where}, which hbmlint does not read from this file; nothing in it was checked",
+        display,
+        Span(
+            text.count("\n", 0, found.start(1)) + 1,
+            found.start(1) - text.rfind("\n", 0, found.start(1)),
+        ),
+    )
+
+
+# An engine started from Python: vLLM's LLM / LLMEngine / AsyncLLMEngine or its engine
+# arguments, SGLang's Engine (`sgl.Engine(...)`), in a file that imports the engine
+_PYTHON_IMPORT = LazyPattern(
+    r"^\s*(?:from\s+(vllm|sglang)[\w.]*\s+import|import\s+(vllm|sglang))\b", re.M
+)
+_PYTHON_ENGINE = LazyPattern(
+    r"\b(?:vllm\.)?(?:LLM|(?:Async)?LLMEngine(?:\.from_engine_args)?|(?:Async)?EngineArgs)\s*\("
+    r"|\b(?:sgl|sglang)\.Engine\s*\("
+)
+
+
+def unread_python_engine(text: str, display: str) -> Diagnostic | None:
+    """An HBM014 info at the first call that starts vLLM or SGLang from Python (``LLM(model=
+    ...)``, ``sgl.Engine(...)``) in a file that imports the engine; None where there is none."""
+    if _PYTHON_IMPORT.search(text) is None:
+        return None
+    for number, line in enumerate(_EDITOR_LINES.split(text), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        call = _PYTHON_ENGINE.search(line)
+        if call is None:
+            continue
+        word = call.group().rstrip("( \t")
+        return input_diagnostic(
+            "HBM014",
+            f"'{word}(...)' here starts the engine from Python, whose arguments hbmlint does "
+            "not read; nothing in it was checked",
+            display,
+            Span(number, call.start() + 1),
+            fixes=[
+                "Lint the same settings as a command line (`vllm serve MODEL --flag ...` in a "
+                "script) or an engine config file (formats: {FILE: vllm-config})"
+            ],
+        )
+    return None
 
 
 def unread_engine_arguments(documents: Sequence[Any], display: str) -> Diagnostic | None:
