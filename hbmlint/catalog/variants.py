@@ -251,7 +251,8 @@ class Variant:
 def variant(name: str) -> Variant | None:
     """The catalog model ``name`` is a quantized upload or a plain copy of, judged by its
     repository name alone; None when the name does not say (no single catalog model has the
-    name left, or the model it names is itself quantized)."""
+    name left, or the model it names is itself quantized, but for an AWQ or GPTQ upload of a
+    model that ships in FP8: _integer_upload_of_fp8)."""
     from . import find_model
 
     if name.count("/") > 1 or name.startswith(("/", ".")):
@@ -292,11 +293,14 @@ def variant(name: str) -> Variant | None:
             # the suffix names the format the model ships in (gpt-oss's "-mxfp4" copies): a copy
             return Variant(name, entry["id"], config, entry["source"], "")
         # a quantized model's name with a second suffix is not a known shape, except an NVIDIA
-        # NVFP4 export of an FP8 DeepSeek master, whose layout is known (above)
+        # NVFP4 export of an FP8 DeepSeek master, whose layout is known (above), and integer
+        # weight-only uploads (AWQ, GPTQ) of an FP8 master (_integer_upload_of_fp8)
         deepseek_export = known is not None and "deepseek" in str(config.get("model_type"))
-        if (config.get("quantization_config") or nested) and not deepseek_export:
+        if own and not deepseek_export and not _integer_upload_of_fp8(own, qconfig):
             return None
         derived = {**config, "quantization_config": dict(qconfig)}
+        if nested:  # the master's own format in text_config is not the upload's
+            derived["text_config"] = {k: v for k, v in text.items() if k != "quantization_config"}
         if qconfig["quant_method"] in ("awq", "gptq"):
             derived["torch_dtype"] = "float16"  # their kernels' dtype, as these uploads say
         alias = _alias_named(entry, stem)
@@ -306,6 +310,39 @@ def variant(name: str) -> Variant | None:
     if entry is None:
         return None
     return Variant(name, entry["id"], entry["config"], entry["source"], "")
+
+
+def _integer_upload_of_fp8(own: Any, qconfig: dict) -> bool:
+    """Whether a name's AWQ or GPTQ suffix on a model that ships in FP8 reads as that format's
+    usual upload: integer weights in groups, everything else in 16 bits
+    (cyankiwi/MiniMax-M2.7-AWQ-4bit of MiniMaxAI/MiniMax-M2.7's FP8 128 x 128 blocks, served
+    on 2 DGX Sparks at TP 2 in eugr/spark-vllm-docker issue #396). AWQ and GPTQ quantize 16-bit
+    weights (AutoAWQ and llm-compressor take the FP8 master dequantized), and their kernels read
+    no FP8 tensor, so the upload holds none: the master's FP8 layout says nothing about it, and
+    the shape is the same as that of an AWQ upload of a 16-bit model. Not so for a 4-bit master
+    (Kimi-K2.5's INT4 experts, gpt-oss's MXFP4), which such a name would re-quantize, nor for
+    FP4 or FP8 names of an FP8 master, whose layers left in 16 bits differ by publisher."""
+    if qconfig.get("quant_method") not in ("awq", "gptq"):
+        return False
+    if not isinstance(own, dict):
+        return False
+    method = own.get("quant_method")
+    if method == "fp8":
+        return True
+    if method == "modelopt":
+        return own.get("quant_algo") == "FP8"
+    if method == "compressed-tensors":
+        groups = own.get("config_groups")
+        weights = (
+            [g.get("weights") for g in groups.values() if isinstance(g, dict)]
+            if isinstance(groups, dict)
+            else []
+        )
+        return bool(weights) and all(
+            isinstance(w, dict) and w.get("type") == "float" and w.get("num_bits") == 8
+            for w in weights
+        )
+    return False
 
 
 def _alias_named(entry: dict, stem: str) -> str:
