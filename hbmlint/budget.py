@@ -1816,6 +1816,11 @@ def compute(
         host_weights, draft_weights = draft_weights, 0
 
     overhead = overhead_bytes(resolved, s, group)
+    if resolved.gpu.unified_memory and s.engine == "vllm" and not s.extensible_kv_cache:
+        # what loading the weights leaves in use of the host's memory (engines.yaml
+        # unified_memory_weights_held), counted as non-torch memory
+        held = catalog.engine_defaults("vllm").get("unified_memory_weights_held", 0)
+        overhead["non_torch"] = overhead["non_torch"] + float(held) * (weights + draft_weights)
     overhead_total = 0
     for line in overhead.values():  # one by one, as sum() of Quantities added them
         overhead_total = overhead_total + line
