@@ -800,6 +800,8 @@ def _settings_for(
         data = 1 if dep.parallel.dp_attention else (getattr(dep.parallel, "data", None) or 1)
         expert_parallel = resolved.tensor_parallel * data
     attention_dp = (getattr(dep.parallel, "data", None) or 1) if dep.parallel.dp_attention else 1
+    if engine == "trtllm" and dep.parallel.dp_attention:
+        attention_dp = resolved.tensor_parallel  # enable_attention_dp: every GPU a rank of its own
     enabled = bool(dep.parallel.dp_attention)
     forced = dp_attention.forced_data(
         target, engine, dep.engine_version, resolved.tensor_parallel, enabled

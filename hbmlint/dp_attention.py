@@ -74,6 +74,13 @@ def sharding(
     SGLang file keeps its parts over TP)."""
     if engine == "vllm":
         return _vllm_sharding(target, whole_parts)
+    if engine == "trtllm":
+        # enable_attention_dp: attention runs at a TP size of 1 on every GPU of the group, each
+        # serving requests of its own, so its projections and every KV head are whole there
+        # (tensorrt_llm/_torch: the Mapping's attention TP size is 1 with attention DP). What a
+        # model file keeps whole besides (a dense MLP) differs by model: not counted, so the
+        # weights here are at least what the engine holds.
+        return Sharding(attention=1) if data > 1 else None
     if engine != "sglang":
         return None
     spec = catalog.engine_defaults("sglang").get("dp_attention") or {}
@@ -155,11 +162,18 @@ def describe(split: Sharding, tensor_parallel: int, data: int) -> str:
 
     said = []
     if split.attention:
-        said.append(
-            f"attention weights and KV heads {where(split.attention)} (SGLang DP attention: TP "
-            f"{tensor_parallel} / DP {data}), the input embedding {where(split.embed)}, lm_head "
-            f"{where(split.lm_head)}"
-        )
+        if split.attention == 1 and not split.embed and not split.lm_head:
+            said.append(
+                "attention weights and KV heads whole on each GPU (TensorRT-LLM attention DP "
+                f"over {tensor_parallel} GPUs, each serving requests of its own; a model that "
+                "keeps more whole there holds more weights than counted)"
+            )
+        else:
+            said.append(
+                f"attention weights and KV heads {where(split.attention)} (SGLang DP attention: "
+                f"TP {tensor_parallel} / DP {data}), the input embedding {where(split.embed)}, "
+                f"lm_head {where(split.lm_head)}"
+            )
     if split.dense_mlp:
         said.append(f"the dense layers' MLP {where(split.dense_mlp)} (--moe-dense-tp-size 1)")
     if split.shared_experts:

@@ -149,8 +149,6 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function, _f1: lambda names, functions, params: (names['kv.tokens_displaced_by_state_slots'] <= _f1(params['max_displaced_share'], names['kv.tokens_without_draft'])),
     "lambda names, functions, params: (names['model.block_misfit'] == 0)":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['model.block_misfit'] == 0),
-    "lambda names, functions, params: (names['parallel.dp_attention'] and (names['parallel.tensor'] > 1))":
-        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['parallel.dp_attention'] and (names['parallel.tensor'] > 1)),
     "lambda names, functions, params: (names['parallel.expert'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0))":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['parallel.expert'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0)),
     "lambda names, functions, params: (names['serving.block_size'] in _c1)":
@@ -181,8 +179,6 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['draft.present'],
     "lambda names, functions, params: names['draft.tensor_parallel_set']":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['draft.tensor_parallel_set'],
-    "lambda names, functions, params: names['model.mla']":
-        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['model.mla'],
     "lambda names, functions, params: names['serving.block_size_set']":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: names['serving.block_size_set'],
     "lambda names, functions, params: names['serving.max_model_len_suffixed']":
@@ -390,8 +386,6 @@ PROGRAMS = {
         ("lambda names, functions, params: ((_f1(names['model.kv_heads'], names['parallel.tensor']) == 0) or (_f2(names['parallel.tensor'], names['model.kv_heads']) == 0))", {'_f1': OWN_OPERATORS[ast.Mod], '_f2': OWN_OPERATORS[ast.Mod]}, ('model.kv_heads', 'parallel.tensor'), None),
     ('model.max_length == 0 or serving.max_model_len >= model.max_length or kv.tokens > serving.max_model_len', frozenset(())):
         ("lambda names, functions, params: ((names['model.max_length'] == 0) or ((names['serving.max_model_len'] >= names['model.max_length']) if (_kept := names._results) is None else _kept['serving.max_model_len GtE model.max_length'] if 'serving.max_model_len GtE model.max_length' in _kept else _kept.setdefault('serving.max_model_len GtE model.max_length', (names['serving.max_model_len'] >= names['model.max_length']))) or ((names['kv.tokens'] > names['serving.max_model_len']) if (_kept := names._results) is None else _kept['kv.tokens Gt serving.max_model_len'] if 'kv.tokens Gt serving.max_model_len' in _kept else _kept.setdefault('kv.tokens Gt serving.max_model_len', (names['kv.tokens'] > names['serving.max_model_len']))))", {}, ('model.max_length',), None),
-    ('model.mla', frozenset(())):
-        ("lambda names, functions, params: names['model.mla']", {}, ('model.mla',), 'model.mla'),
     ('model.quantization == "fp8" and gpu.compute_capability >= 8.0', frozenset(())):
         ("lambda names, functions, params: ((names['model.quantization'] == 'fp8') and (names['gpu.compute_capability'] >= 8.0))", {}, ('model.quantization',), None),
     ('model.quantization_method == model.checkpoint_quantization or (model.checkpoint_quantization == "gptq" and model.quantization_method == "gptq_marlin") or (model.checkpoint_quantization == "awq" and model.quantization_method == "awq_marlin")', frozenset(())):
@@ -410,8 +404,6 @@ PROGRAMS = {
         ("lambda names, functions, params: ((not _attribute(_function(functions, 'tradeoff', False)(), 'changes', _expression)) or (_attribute(_function(functions, 'tradeoff', False)(), 'current_starts', _expression) and (_attribute(_function(functions, 'tradeoff', False)(), 'gain', _expression) < _f1(1, params['min_gain']))))", {'_f1': OWN_OPERATORS[ast.Add]}, (), None),
     ('not tradeoff().current_starts or not tradeoff().current.estimated or tradeoff().current.speedup >= min_speedup', frozenset(('min_speedup',))):
         ("lambda names, functions, params: ((not _attribute(_function(functions, 'tradeoff', False)(), 'current_starts', _expression)) or (not _attribute(_attribute(_function(functions, 'tradeoff', False)(), 'current', _expression), 'estimated', _expression)) or (_attribute(_attribute(_function(functions, 'tradeoff', False)(), 'current', _expression), 'speedup', _expression) >= params['min_speedup']))", {}, (), None),
-    ('parallel.dp_attention and parallel.tensor > 1', frozenset(())):
-        ("lambda names, functions, params: (names['parallel.dp_attention'] and (names['parallel.tensor'] > 1))", {}, ('parallel.dp_attention',), 'parallel.dp_attention'),
     ('parallel.expert and model.parameters > 0', frozenset(())):
         ("lambda names, functions, params: (names['parallel.expert'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0))", {}, ('parallel.expert',), 'parallel.expert'),
     ('serving.block_size in (1, 8, 16, 32, 64, 128, 256)', frozenset(())):

@@ -297,20 +297,25 @@ def test_kimi_k3_at_tp16_counts_the_marlin_padding(rules):
 
 # --- TensorRT-LLM's attention DP on a model of KV heads -----------------------------------------
 # phatvo9/benchmark_gpu serves Llama-3.3-70B at TP 4 with enable_attention_dp: true in its
-# extra_llm_api_options file. Each GPU then keeps every KV head of its own requests (4 times the
-# bytes a token) and the attention weights whole; hbmlint's budget is plain TP's, and it said
-# "All clear" with 469k tokens. Not modelled: a warning says so.
+# extra_llm_api_options file. Each GPU then runs attention at TP 1 for requests of its own: every
+# KV head of a token on that GPU (4 times the bytes) and the attention weights whole. The budget
+# was plain TP's (81,920 bytes a token, 469k tokens, "All clear").
 
 
-def test_trtllm_attention_dp_on_a_dense_model_is_said_not_budgeted(rules, tmp_path):
+def test_trtllm_attention_dp_keeps_kv_heads_and_attention_whole(rules, tmp_path):
     serve = REAL / "trtllm-attention-dp" / "serve.sh"
-    result = _lint(serve, rules, gpu="H100")
-    [warning] = [d for d in result.diagnostics if d.code == "HBM111"]
-    assert warning.severity.name == "WARNING" and "4 times" in warning.message
-    off = tmp_path / "serve.sh"
-    off.write_text(serve.read_text())
-    (tmp_path / "cfg.yaml").write_text("enable_attention_dp: false\n")
-    assert "HBM111" not in _codes(_lint(off, rules, gpu="H100"))
+    [on] = _lint(serve, rules, gpu="H100").deployments
+    off_dir = tmp_path / "off"
+    off_dir.mkdir()
+    (off_dir / "serve.sh").write_text(serve.read_text())
+    (off_dir / "cfg.yaml").write_text("enable_attention_dp: false\n")
+    [off] = _lint(off_dir / "serve.sh", rules, gpu="H100").deployments
+    per_token = on.budget.kv_bytes_per_token_target.magnitude
+    assert per_token == 4 * off.budget.kv_bytes_per_token_target.magnitude == 327_680
+    # Llama-3.3-70B's attention is about 12B parameters: whole, 18 GiB more a GPU in BF16
+    grown = (on.budget.weights - off.budget.weights).to("GiB").magnitude
+    assert 16 < grown < 20
+    assert "TensorRT-LLM attention DP" in on.budget.assumed["sharding"]
 
 
 # --- an engine started from Python, a Triton TensorRT-LLM model configuration --------------------
