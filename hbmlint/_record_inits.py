@@ -41,16 +41,17 @@ INITS["def __init__(self, block, page, group, full_groups, state_groups):\n    _
 
 
 # hbmlint.engines.args.Note
-def __init__(self, code, message, span, fixes, severity, since):
+def __init__(self, code, message, span, fixes, severity, since, refused_from):
     _record_set(self, 'code', code)
     _record_set(self, 'message', message)
     _record_set(self, 'span', span)
     _record_set(self, 'fixes', fixes)
     _record_set(self, 'severity', severity)
     _record_set(self, 'since', since)
+    _record_set(self, 'refused_from', refused_from)
 
 
-INITS["def __init__(self, code, message, span, fixes=_record_default_fixes, severity=_record_default_severity, since=_record_default_since):\n    _record_set(self, 'code', code)\n    _record_set(self, 'message', message)\n    _record_set(self, 'span', span)\n    _record_set(self, 'fixes', fixes)\n    _record_set(self, 'severity', severity)\n    _record_set(self, 'since', since)", ('_record_default_fixes', '_record_default_severity', '_record_default_since', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_fixes', '_record_default_severity', '_record_default_since')
+INITS["def __init__(self, code, message, span, fixes=_record_default_fixes, severity=_record_default_severity, since=_record_default_since, refused_from=_record_default_refused_from):\n    _record_set(self, 'code', code)\n    _record_set(self, 'message', message)\n    _record_set(self, 'span', span)\n    _record_set(self, 'fixes', fixes)\n    _record_set(self, 'severity', severity)\n    _record_set(self, 'since', since)\n    _record_set(self, 'refused_from', refused_from)", ('_record_default_fixes', '_record_default_refused_from', '_record_default_severity', '_record_default_since', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_fixes', '_record_default_severity', '_record_default_since', '_record_default_refused_from')
 
 
 # hbmlint.ruledoc.RuleDoc

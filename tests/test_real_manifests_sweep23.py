@@ -126,12 +126,18 @@ def test_legacy_speculative_flags_are_not_removed_at_a_release_that_takes_them(r
     assert "HBM010" not in _codes(result)
     [item] = result.deployments
     assert item.deployment.speculative.num_speculative_tokens == 5  # still read
-    # the same flags on 0.8.1 (deprecated, still taken) and on a release that refuses them
-    for tag, removed in (("v0.8.1", True), ("v0.9.0", True), ("v0.7.3", False)):
+    # the same flags on 0.8.1 (deprecated, still taken: a warning), on a release that refuses
+    # them (an error), with no release named (the newest assumed: a warning), and before 0.8
+    for tag, severities in (
+        ("v0.8.1", {"WARNING"}),
+        ("v0.9.0", {"ERROR"}),
+        ("latest", {"WARNING"}),
+        ("v0.7.3", set()),
+    ):
         copy = tmp_path / f"{tag}.yaml"
         copy.write_text(fixture.read_text().replace("v0.6.0", tag))
         found = [d for d in _lint(copy, rules, gpu="A10").diagnostics if d.code == "HBM010"]
-        assert bool(found) is removed, tag
+        assert {d.severity.name for d in found} == severities, tag
 
 
 # --- TensorRT-LLM: an NVFP4 checkpoint on Hopper -------------------------------------------------

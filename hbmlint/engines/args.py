@@ -69,6 +69,9 @@ class Note:
     # the first release the finding holds for: a manifest that pins an older one gets none
     # (a flag a later release removed, whose replacement that one does not take yet)
     since: str | None = None
+    # the first release that refuses what the note is about: a manifest that pins it or a
+    # later one gets an error (the engine stops), whatever ``severity`` says
+    refused_from: str | None = None
 
 
 @dataclass
@@ -109,8 +112,9 @@ class EngineCommand:
         *fixes: str,
         severity: str | None = None,
         since: str | None = None,
+        refused_from: str | None = None,
     ) -> None:
-        self.notes.append(Note(code, message, span, tuple(fixes), severity, since))
+        self.notes.append(Note(code, message, span, tuple(fixes), severity, since, refused_from))
 
 
 @dataclass(frozen=True)

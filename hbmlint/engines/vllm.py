@@ -1468,6 +1468,7 @@ def _report_legacy(command: EngineCommand, legacy: list[Item], spec: dict) -> No
             # a release pinned before then takes it, and before 0.8.0 takes no
             # --speculative-config to move to
             since="0.6.2" if block_manager else "0.8.0",
+            refused_from="0.8.3",
         )
 
 

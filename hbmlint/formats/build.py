@@ -277,16 +277,15 @@ def notes_as_findings(
     """The command's notes as findings, less those that hold only from a release after the one
     ``engine_version`` pins."""
     have = release_number(engine_version)
+    pinned = have is not None and not release_at_most(engine_version)
+
+    def severity(note: Any) -> Severity | None:
+        if note.refused_from and pinned and have >= release_number(note.refused_from):
+            return Severity.ERROR
+        return Severity.parse(note.severity) if note.severity else None
+
     return [
-        input_diagnostic(
-            n.code,
-            n.message,
-            display,
-            n.span,
-            name,
-            list(n.fixes),
-            Severity.parse(n.severity) if n.severity else None,
-        )
+        input_diagnostic(n.code, n.message, display, n.span, name, list(n.fixes), severity(n))
         for n in command.notes
         if n.since is None or have is None or have >= release_number(n.since)
     ]
