@@ -325,13 +325,14 @@ def test_trtllm_attention_dp_keeps_kv_heads_and_attention_whole(rules, tmp_path)
 
 
 # --- an engine started from Python, a Triton TensorRT-LLM model configuration --------------------
-# emirhanerbil/azure_llm_category llm_test.py (`LLM(model=..., gpu_memory_utilization=0.8)`) and
+# emirhanerbil/azure_llm_category llm_test.py (kept as offline_inference.py: a name pytest does
+# not collect), `LLM(model=..., gpu_memory_utilization=0.8)`, and
 # mnansary/Triton-TRTLLM-LLama3.1-8b-Instruct-A6000-docker's config.pbtxt passed as "All clear: 0
 # deployments", where the README promises an info for what starts an engine and is not read.
 
 
 def test_an_engine_started_from_python_is_said_not_read(rules):
-    script = REAL / "unread-code" / "llm_test.py"
+    script = REAL / "unread-code" / "offline_inference.py"
     result = _lint(script, rules)
     [finding] = result.diagnostics
     assert finding.code == "HBM014" and "'LLM(...)'" in finding.message
