@@ -58,6 +58,7 @@ from ..engines.shell import (
     Exported,
     Locator,
     Written,
+    shell_functions,
     shell_script,
     split_script,
 )
@@ -85,6 +86,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the script's own arguments, which the caller gives when it runs it
 _ARGUMENT = re.compile(r"\$(?:[1-9]|\{[1-9]\})")
 _ALL_ARGUMENTS = re.compile(r"\$(?:[@*]|\{[@*]\})")
+_functions = shell_functions
 
 
 def detect(data: Any) -> bool:
@@ -183,11 +185,18 @@ def _prefix_env(command: list[Token]) -> tuple[dict[str, Token], list[Token]]:
 # `NAME=value` (after `export`, `local`, `readonly`, `declare -x`) as a statement of its own
 _SET = re.compile(
     r"(?:^|[;&|{]|\bthen|\belse|\bdo)[ \t]*"
-    r"(?:(?:export|local|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?"
+    r"(?:(export|local|readonly|typeset|declare(?:[ \t]+-\w+)*)[ \t]+)?"
     r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"\n]*\"|'[^'\n]*'|\$\([^\n]*?\)|[^\s;&|()]*)"
     r"(?=[ \t]*(?:$|[;&|#]))",
     re.M,
 )
+# `local NAME...` (`declare`, `typeset`) as a statement: in a function, its own variables
+_LOCAL_DECLARED = re.compile(
+    r"(?:^|[;&|{]|\bthen|\belse|\bdo)[ \t]*(?:local|typeset|declare)((?:[ \t]+-\w+)*)[ \t]+"
+    r"([^;&|\n#]*)",
+    re.M,
+)
+_DECLARED_NAME = re.compile(r"(?:^|(?<=\s))([A-Za-z_][A-Za-z0-9_]*)(?=\+?=|\s|$)")
 # a bash array assignment, `ARGS=(` ... `)`
 _ARRAY = re.compile(r"(?:^|[\s;])[A-Za-z_][A-Za-z0-9_]*\+?=\(", re.M)
 
@@ -212,17 +221,28 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
       (the splitter keeps its elements for ``"${CMD[@]}"``)."""
     values: dict[str, set[str]] = {}
     where: dict[str, list[int]] = {}
-    functions: list[tuple[int, int]] | None = None
+    functions = list(_functions(text).values()) if "(" in text or "function" in text else []
+    # a function's own variables (`local MODEL_PATH="$1"`): their values there are not the
+    # script's, and only where one function gives one of them several is it unknown
+    own = _function_locals(text, functions)
+    in_function: dict[tuple[tuple[int, int], str], set[str]] = {}
     for match in _SET.finditer(text):
-        if ARGUMENT.search(match.group(2)):
+        name, value = match.group(2), match.group(3)
+        scope = _scope(functions, match.start(2))
+        if scope is not None and (scope, name) in own:
+            in_function.setdefault((scope, name), set()).add(value)
+            where.setdefault(name, []).append(match.start(2))
+            continue
+        if ARGUMENT.search(value) and scope is None:
             # `MODEL="$2"` in an option loop, outside a function: a run with no argument keeps
             # the script's default (the splitter skips the branch; engines/shell.py _assigned)
-            functions = list(_functions(text).values()) if functions is None else functions
-            if not any(a <= match.start() < b for a, b in functions):
-                where.setdefault(match.group(1), []).append(match.start(1))
-                continue
-        values.setdefault(match.group(1), set()).add(match.group(2))
-        where.setdefault(match.group(1), []).append(match.start(1))
+            where.setdefault(name, []).append(match.start(2))
+            continue
+        values.setdefault(name, set()).add(value)
+        where.setdefault(name, []).append(match.start(2))
+    for (_, name), seen in in_function.items():
+        if len(seen) > 1:  # set to several values in one function: unknown, as in the script
+            values.setdefault(name, set()).update(seen)
     chars = list(text)
     origins: dict[str, str] = {}
     # a script with no branch, loop, function or `&&`/`||`: it runs line after line, so each
@@ -243,6 +263,29 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
     for match in _ARRAY.finditer(text):
         _one_line(text, chars, match.end())
     return "".join(chars), origins
+
+
+def _scope(functions: list[tuple[int, int]], at: int) -> tuple[int, int] | None:
+    """The innermost function body (start, end) the offset ``at`` is in; None outside all."""
+    inside = [scope for scope in functions if scope[0] <= at < scope[1]]
+    return max(inside) if inside else None
+
+
+def _function_locals(
+    text: str, functions: list[tuple[int, int]]
+) -> set[tuple[tuple[int, int], str]]:
+    """The variables each function makes its own (``local NAME``, ``declare``/``typeset``
+    without ``-g``), by the function's body."""
+    own: set[tuple[tuple[int, int], str]] = set()
+    if not functions:
+        return own
+    for match in _LOCAL_DECLARED.finditer(text):
+        scope = _scope(functions, match.start())
+        if scope is None or "g" in match.group(1):
+            continue
+        for name in _DECLARED_NAME.findall(match.group(2)):
+            own.add((scope, name))
+    return own
 
 
 def _one_line(text: str, chars: list[str], at: int) -> None:
@@ -333,6 +376,7 @@ def to_script_deployments(
         # `source config/serve.env`: beside the script, or from a folder above it (a script run
         # from the repository's root), as a config file the script names
         sourced=lambda name: repository_file(path, name, up="/" in name.strip("./"), above=True),
+        scoped=True,
     )
     outer = repository_files(path)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -791,58 +835,6 @@ def _after_keywords(words: list[Token]) -> list[Token]:
     while at < len(words) and words[at].text in _CONDITION_WORDS:
         at += 1
     return words[at:]
-
-
-# `name() {`, `function name {`, `function name() {`: a shell function's definition
-_FUNCTION = re.compile(
-    r"^[ \t]*(?:function[ \t]+([A-Za-z_][\w:.-]*)[ \t]*(?:\([ \t]*\))?"
-    r"|([A-Za-z_][\w:.-]*)[ \t]*\([ \t]*\))[ \t\n]*\{",
-    re.M,
-)
-
-
-def _functions(script: str) -> dict[str, tuple[int, int]]:
-    """Each shell function the script defines, with where its body starts and ends."""
-    found: dict[str, tuple[int, int]] = {}
-    for match in _FUNCTION.finditer(script):
-        name = match.group(1) or match.group(2)
-        end = _closing_brace(script, match.end())
-        if name not in found and end is not None:
-            found[name] = (match.end(), end)
-    return found
-
-
-def _closing_brace(script: str, at: int) -> int | None:
-    """Where the ``}`` closing a function body that opens before ``at`` is: braces that stand
-    as words are counted; quotes, comments and ``${...}`` expansions are skipped."""
-    depth, i = 1, at
-    while i < len(script):
-        c = script[i]
-        if c in "'\"":
-            end = script.find(c, i + 1)
-            i = len(script) if end < 0 else end + 1
-            continue
-        if c == "\\":
-            i += 2
-            continue
-        if c == "#" and (i == 0 or script[i - 1] in " \t\n;"):
-            end = script.find("\n", i)
-            i = len(script) if end < 0 else end
-            continue
-        if c == "$" and script.startswith("${", i):
-            end = script.find("}", i)
-            i = len(script) if end < 0 else end + 1
-            continue
-        before = script[i - 1] if i else "\n"
-        after = script[i + 1] if i + 1 < len(script) else "\n"
-        if c == "{" and before in " \t\n;" and after in " \t\n":
-            depth += 1
-        elif c == "}" and before in " \t\n;" and after in " \t\n;&|)":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
 
 
 _REST = re.compile(r"\$\{@:([0-9]+)\}")

@@ -1,0 +1,112 @@
+"""Shell launch scripts whose engine command is in a function of a library they source
+(uccl-project/uccl ep/bench/sglang: nine multi-node wide-EP SGLang launches, each
+`source "$SCRIPT_DIR/common_launch.sh"` then `launch_nccl "$MODEL_PATH" "$TP_SIZE" ...`, were
+"runs no engine hbmlint reads"): a function's `local` variables are its own, a function that
+calls another is read through to the engine command with the arguments threaded through, and
+the functions of a sourced file are the script's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def lint(path: Path, rules, gpu: str | None = "H100"):
+    return lint_file(path, path.name, rules, LintOptions(default_gpu=gpu))
+
+
+def read(result) -> list[tuple[str, int | None]]:
+    return [
+        (d.deployment.model.name, d.deployment.serving.max_model_len) for d in result.deployments
+    ]
+
+
+# ------------------------------------------------------------------ local variables
+
+
+def test_a_functions_local_variable_is_not_a_second_value_of_the_scripts(rules, tmp_path):
+    # `MODEL=...` at the top and `local MODEL="$1"` in the function were "set to 2 different
+    # values in the script": every command using $MODEL was unreadable
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'MODEL="Qwen/Qwen2.5-7B-Instruct"\n'
+        "serve() {\n"
+        '  local MODEL="$1"\n'
+        "  local LEN=4096\n"
+        '  vllm serve "$MODEL" --max-model-len "$LEN"\n'
+        "}\n"
+        'serve "$MODEL"\n'
+        "serve Qwen/Qwen2.5-3B-Instruct\n"
+        "LEN=16384\n"
+        'vllm serve "$MODEL" --max-model-len "$LEN" --port 8001\n'
+    )
+    result = lint(path, rules, gpu="L40S")
+    assert read(result) == [
+        ("Qwen/Qwen2.5-7B-Instruct", 4096),
+        ("Qwen/Qwen2.5-3B-Instruct", 4096),
+        # after the function, the script's own values: not the function's
+        ("Qwen/Qwen2.5-7B-Instruct", 16384),
+    ]
+    assert not [f for f in result.diagnostics if "different values" in f.message]
+
+
+@pytest.mark.parametrize("declare", ["local", "declare", "typeset", "local -r", "declare -i"])
+def test_declare_and_typeset_in_a_function_are_local_too(rules, tmp_path, declare):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "LEN=8192\n"
+        "serve() {\n"
+        f"  {declare} LEN=4096\n"
+        '  vllm serve "$1" --max-model-len "$LEN"\n'
+        "}\n"
+        "serve Qwen/Qwen2.5-7B-Instruct\n"
+        'vllm serve Qwen/Qwen2.5-3B-Instruct --max-model-len "$LEN"\n'
+    )
+    assert read(lint(path, rules, gpu="L40S")) == [
+        ("Qwen/Qwen2.5-7B-Instruct", 4096),
+        ("Qwen/Qwen2.5-3B-Instruct", 8192),
+    ]
+
+
+def test_declare_g_and_a_plain_assignment_in_a_function_are_the_scripts(rules, tmp_path):
+    # `declare -g` sets the script's variable: set in two places, which one a run takes is
+    # still not chosen
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "LEN=8192\n"
+        "setup() {\n"
+        "  declare -g LEN=4096\n"
+        "}\n"
+        'vllm serve Qwen/Qwen2.5-3B-Instruct --max-model-len "$LEN"\n'
+    )
+    result = lint(path, rules, gpu="L40S")
+    assert [f for f in result.diagnostics if "LEN is set to 2 different values" in f.message]
+
+
+def test_one_function_setting_its_local_to_two_values_leaves_it_unknown(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        "serve() {\n"
+        "  local LEN=4096\n"
+        '  if [ "$BIG" = 1 ]; then LEN=32768; fi\n'
+        '  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len "$LEN"\n'
+        "}\n"
+        "serve\n"
+    )
+    result = lint(path, rules, gpu="L40S")
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$LEN is set to 2 different values" in unread.message
