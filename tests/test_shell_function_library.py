@@ -110,3 +110,92 @@ def test_one_function_setting_its_local_to_two_values_leaves_it_unknown(rules, t
     result = lint(path, rules, gpu="L40S")
     [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
     assert "$LEN is set to 2 different values" in unread.message
+
+
+# ------------------------------------------------------------------ functions calling functions
+
+LAYERED = (
+    "#!/bin/bash\n"
+    "server() {\n"
+    '  local MODEL="$1"\n'
+    '  local TP="$2"\n'
+    "  shift 2\n"
+    '  local EXTRA=("$@")\n'
+    '  echo "MODEL=$MODEL TP=$TP"\n'
+    "  python -m sglang.launch_server \\\n"
+    '    --model-path "$MODEL" \\\n'
+    '    --tp-size "$TP" \\\n'
+    "    --mem-fraction-static 0.8 \\\n"
+    '    "${EXTRA[@]}"\n'
+    "}\n"
+    "launch() {\n"
+    '  local MODEL="$1"\n'
+    '  local TP="$2"\n'
+    "  shift 2\n"
+    '  server "$MODEL" "$TP" --context-length 8192 "$@"\n'
+    "}\n"
+    'MODEL="Qwen/Qwen2.5-7B-Instruct"\n'
+    "TP=2\n"
+    'launch "$MODEL" "$TP" --max-running-requests 64\n'
+)
+
+
+def test_a_function_calling_another_is_read_through_to_the_engine(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(LAYERED)
+    result = lint(path, rules, gpu="L40S")
+    [deployment] = result.deployments
+    read = deployment.deployment
+    assert read.name == "serve.sh"
+    assert read.model.name == "Qwen/Qwen2.5-7B-Instruct"
+    assert read.parallel.tensor == 2
+    # the flags of each layer: the inner function's, the outer one's, the caller's
+    assert read.serving.gpu_memory_utilization == 0.8
+    assert read.serving.max_model_len == 8192
+    assert read.serving.max_num_seqs == 64
+    assert [f for f in result.diagnostics if f.code == "HBM011"] == []
+    # read at the outermost call, not where `server` is written (it is called)
+    assert read.locations[""].line == 22
+
+
+def test_a_callers_unreadable_word_is_a_finding_at_the_call(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(LAYERED.replace('launch "$MODEL"', 'launch "$MODEL_DIR"'))
+    result = lint(path, rules, gpu="L40S")
+    assert result.deployments == []
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$MODEL_DIR" in unread.message
+    assert (unread.span.line, unread.span.column) == (22, 8)
+
+
+def test_the_environment_a_call_on_the_way_gives_reaches_the_engine(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        LAYERED.replace('  server "$MODEL"', '  CUDA_VISIBLE_DEVICES=0 server "$MODEL"')
+    )
+    result = lint(path, rules, gpu="L40S")
+    # one GPU visible for --tp-size 2
+    [short] = [f for f in result.diagnostics if f.code == "HBM007"]
+    assert short.severity.name == "ERROR"
+
+
+def test_a_function_calling_itself_is_not_followed_for_ever(rules, tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        'ping() { pong "$@"; }\n'
+        'pong() { ping "$@"; vllm serve "$1" --max-model-len 4096; }\n'
+        "ping Qwen/Qwen2.5-7B-Instruct\n"
+    )
+    result = lint(path, rules, gpu="L40S")
+    assert read(result) == [("Qwen/Qwen2.5-7B-Instruct", 4096)]
+
+
+def test_a_function_only_uncalled_functions_call_is_read_where_it_is_written(rules, tmp_path):
+    # the library pasted in without a call: the engine command read in place, as before
+    path = tmp_path / "serve.sh"
+    path.write_text(LAYERED.rsplit("MODEL=", 1)[0])
+    result = lint(path, rules, gpu="L40S")
+    assert result.deployments == []
+    unread = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert unread and all("the function server" in f.message for f in unread)

@@ -399,24 +399,14 @@ def to_script_deployments(
             continue
         call_env, call = _prefix_env(_after_keywords(words))
         if call and bodies.get(call[0].text):
-            called.add(call[0].text)
-            a, b = functions[call[0].text]
-            shifts = _shifts(bodies[call[0].text], text[a:b])
             run: set[tuple[str, ...]] = set()
-            for (body, _), shifted in zip(bodies[call[0].text], shifts, strict=True):
-                words_run = _with_arguments(
-                    body,
-                    call[1 + shifted :] if shifted is not None else call[1:],
-                    lambda t, a=a, b=b: _from_call(text, starts, t, text[a:b]),
-                    shifted is None,
-                    (lambda t: _in_word(text, starts, t)) if shifted else None,
-                )
+            for words_run, body, env in _through(call, bodies, functions, text, starts, called):
                 # a retry (`"$@" || "$@"`) runs the same command again: one deployment
                 said = tuple(w.text for w in words_run)
                 if said in run:
                     continue
                 run.add(said)
-                read = _read(words_run, exported, text, call_env, files=files)
+                read = _read(words_run, exported, text, {**call_env, **env}, files=files)
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
@@ -826,8 +816,9 @@ def _passed_by_name(words: list[Token], name: str) -> bool:
     return False
 
 
-# words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
-_CONDITION_WORDS = ("if", "elif", "while", "until", "then", "else", "do", "!")
+# words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`; or
+# open a group or a function's body on its line (`f() { g "$@"; }`)
+_CONDITION_WORDS = ("if", "elif", "while", "until", "then", "else", "do", "!", "{")
 
 
 def _after_keywords(words: list[Token]) -> list[Token]:
@@ -837,6 +828,85 @@ def _after_keywords(words: list[Token]) -> list[Token]:
     return words[at:]
 
 
+def _through(
+    call: list[Token],
+    bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]],
+    functions: dict[str, tuple[int, int]],
+    text: str,
+    starts: list[int],
+    called: set[str],
+    stack: tuple[str, ...] = (),
+) -> list[tuple[list[Token], list[Token], dict[str, Token]]]:
+    """The commands a call of a shell function (``call``: its name, then its arguments) runs,
+    each with the call's arguments as its ``$1``.. and ``"$@"``; a command that calls another
+    function of the script (``launch_sglang_server "$MODEL_PATH" ... "$@"``) is read through
+    it in turn, with the words it passes, to the commands that one runs. A function calling
+    itself, directly or through another, is not followed again. Each command comes with the
+    body's words it was made from (whose image names the release) and the environment the
+    calls on the way give it (``CUDA_VISIBLE_DEVICES=1 inner "$@"``). Every function reached
+    goes into ``called``."""
+    name = call[0].text
+    called.add(name)
+    stack = (*stack, name)
+    a, b = functions[name]
+    written = text[a:b]
+    shifts = _shifts(bodies[name], written)
+    out: list[tuple[list[Token], list[Token], dict[str, Token]]] = []
+    for (body, _), shifted in zip(bodies[name], shifts, strict=True):
+        dropped = None
+        if shifted:
+            # `local model=$1; shift 2; ... "$model" "$@"`: a word writing its parameters takes
+            # them as the shifts before it leave them; one holding them through a variable as
+            # they were where the variable was set
+            dropped = _dropped(text, starts, written, a, shifted)
+        words_run = _with_arguments(
+            body,
+            call[1:],
+            lambda t: _from_call(text, starts, t, written),
+            shifted is None,
+            dropped,
+        )
+        env, inner = _prefix_env(_after_keywords(words_run))
+        if inner and bodies.get(inner[0].text) and inner[0].text not in stack:
+            for deeper, deeper_body, deeper_env in _through(
+                inner, bodies, functions, text, starts, called, stack
+            ):
+                out.append((deeper, deeper_body, {**env, **deeper_env}))
+            continue
+        out.append((words_run, body, {}))
+    return out
+
+
+def _dropped(
+    text: str, starts: list[int], written: str, at: int, shifted: int
+) -> Callable[[Token], int | None]:
+    """For a word of a command of the function body ``written`` (at offset ``at`` in
+    ``text``) that the shifts before it drop ``shifted`` of the call's arguments from: how many
+    of them the word's parameters are past. Written in the word, ``shifted``; held in a variable
+    the body sets (``local model="$1"`` before ``shift 7``), as many as the shifts before that
+    assignment dropped; None where that is not one number."""
+    shifts = [(m.start(), int(m.group(1) or 1)) for m in _SHIFT.finditer(written)]
+
+    def dropped(token: Token) -> int | None:
+        if _in_word(text, starts, token):
+            return shifted
+        word = _written(text, starts, token)
+        counts = set()
+        for name in _REFERENCED.findall(word or ""):
+            for match in re.finditer(_ASSIGNED_AT.pattern.format(name), written, re.M):
+                counts.add(sum(n for offset, n in shifts if offset < match.start()))
+        return counts.pop() if len(counts) == 1 else None
+
+    return dropped
+
+
+# where a function's body sets the variable {} (as a statement: not `echo "NAME=$NAME"`),
+# after `local` and the like and the other assignments of the same statement
+_ASSIGNED_AT = re.compile(
+    r"(?:^|[;&|{{]|\bthen|\belse|\bdo)[ \t]*"
+    r"(?:(?:local|declare|typeset|export|readonly)(?:[ \t]+-\w+)*[ \t]+)?"
+    r"(?:[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]*)[ \t]+)*{}\+?="
+)
 _REST = re.compile(r"\$\{@:([0-9]+)\}")
 # a positional parameter, "$@" or "$*" as a function's words write it
 _POSITIONAL_WRITTEN = re.compile(r"\$(?:[1-9@*]|\{[1-9@*])")
@@ -879,7 +949,7 @@ def _from_call(text: str, starts: list[int], token: Token, body: str) -> bool:
 
 
 # `shift` (or `shift N`) run as a command: the positional parameters move down
-_SHIFT = re.compile(r"(?:^|[;&|{(]|\s)shift(?:[ \t]+[0-9]+)?[ \t]*(?:$|[;&|#)])", re.M)
+_SHIFT = re.compile(r"(?:^|[;&|{(]|\s)shift(?:[ \t]+([0-9]+))?[ \t]*(?:$|[;&|#)])", re.M)
 _SHIFTED = (
     "the function shifts its arguments (shift), so which of the call's words this is depends "
     "on where it is read, which hbmlint does not follow"
@@ -921,7 +991,7 @@ def _with_arguments(
     args: list[Token],
     from_call: Callable[[Token], bool] | None = None,
     shifted: bool = False,
-    in_word: Callable[[Token], bool] | None = None,
+    dropped: Callable[[Token], int | None] | None = None,
 ) -> list[Token]:
     """A function's words with its positional parameters as the call gives them: ``"$@"`` is
     the call's arguments, each a word where the call writes it; ``$1``.. the call's words (an
@@ -929,11 +999,12 @@ def _with_arguments(
     ``from_call`` says a word's parameters are not the call's (_from_call), it is left as it is:
     the script's own arguments. In a function that runs ``shift`` (``shifted``) a parameter's
     word is unreadable: ``$1`` is then another argument than the call's first. Where the shifts
-    before the words are known (``args`` are then what they left), ``in_word`` says which words
-    write their parameters themselves; one that holds them through a variable set before a
-    shift is unreadable."""
+    before the words are known, ``dropped`` says how many of ``args`` each word's parameters
+    are past (_dropped); one where that is not known is unreadable."""
     out: list[Token] = []
+    every = args
     for token in words:
+        args = every
         if (
             from_call is not None
             and "$" in token.text
@@ -947,7 +1018,10 @@ def _with_arguments(
             or _REST.fullmatch(token.text)
             or _POSITIONAL.search(token.text)
         )
-        if parameters and (shifted or (in_word is not None and not in_word(token))):
+        past = dropped(token) if parameters and dropped is not None else 0
+        if past is not None:
+            args = every[past:]
+        if parameters and (shifted or past is None):
             out.append(Token(token.text, token.span, (*token.unresolved, _SHIFTED)))
             continue
         if token.text in ("$@", "$*", "${@}", "${*}"):
@@ -967,7 +1041,7 @@ def _with_arguments(
         given = [
             args[_position(m)] for m in _POSITIONAL.finditer(token.text) if _position(m) < len(args)
         ]
-        text = _POSITIONAL.sub(lambda m: _argument_text(m, args), token.text)
+        text = _POSITIONAL.sub(lambda m, given=args: _argument_text(m, given), token.text)
         # what stays unreadable: the word's other references, and the arguments' own
         # (a parameter's reason is the reference, or starts with it: "$3 is what the script is
         # given", which the call's argument now answers)
