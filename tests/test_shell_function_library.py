@@ -199,3 +199,104 @@ def test_a_function_only_uncalled_functions_call_is_read_where_it_is_written(rul
     assert result.deployments == []
     unread = [f for f in result.diagnostics if f.code == "HBM011"]
     assert unread and all("the function server" in f.message for f in unread)
+
+
+# ------------------------------------------------------------------ functions of a sourced file
+
+LIBRARY = Path(__file__).parent / "fixtures" / "real" / "shell-function-library"
+GLM = LIBRARY / "GLM-4.6_nccl.sh"
+COVERED = {"shell-function-library/GLM-4.6_nccl.sh", "shell-function-library/common_launch.sh"}
+
+
+def line_of(path: Path, needle: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_a_launch_through_a_sourced_librarys_functions_is_read(rules):
+    # GLM-4.6_nccl.sh: launch_nccl (common_launch.sh) adds the wide-EP flags and calls
+    # launch_sglang_server, which runs python -m sglang.launch_server with both layers' flags
+    # and the caller's; was "runs no engine hbmlint reads" (0 deployments)
+    result = lint(GLM, rules)
+    [deployment] = result.deployments
+    read = deployment.deployment
+    assert (read.name, read.engine) == ("GLM-4.6_nccl.sh", "sglang")
+    assert read.model.name == "zai-org/GLM-4.6-FP8"
+    # TP 32, EP 32, DP 32 with DP attention: over 4 nodes of 8 GPUs
+    assert (read.parallel.tensor, read.parallel.data, read.parallel.expert) == (32, 32, True)
+    assert read.parallel.dp_attention is True  # launch_nccl's --enable-dp-attention
+    # --enable-dp-lm-head (launch_nccl), --moe-dense-tp-size 1 (launch_sglang_server)
+    assert set(read.parallel.whole_parts) == {"dp_lm_head", "dense_mlp_whole"}
+    # launch_sglang_server's own flags
+    assert read.serving.gpu_memory_utilization == 0.85
+    assert read.serving.max_num_batched_tokens == 32768
+    assert read.serving.block_size == 256
+    # the caller's: --disable-radix-cache
+    assert read.serving.prefix_caching is False
+    budget = deployment.budget
+    assert budget.resolved.gpu_count == 32
+    assert (budget.settings.expert_parallel, budget.settings.attention_data_parallel) == (32, 32)
+    assert not [f for f in result.diagnostics if "different values" in f.message]
+    assert not [f for f in result.diagnostics if f.code in ("HBM011", "HBM014")]
+
+
+def test_findings_are_at_lines_of_the_linted_script(rules):
+    result = lint(GLM, rules)
+    [deployment] = result.deployments
+    call = line_of(GLM, "launch_nccl ")
+    lines = len(GLM.read_text().splitlines())
+    # a word of common_launch.sh is placed at the call (its lines are not this file's)
+    [removed] = [f for f in result.diagnostics if f.code == "HBM010"]
+    assert "--cuda-graph-bs" in removed.message
+    assert (removed.span.line, removed.span.column) == (call, 1)
+    assert all(1 <= f.span.line <= lines for f in result.diagnostics)
+    locations = deployment.deployment.locations
+    assert locations["model.name"].line == call
+    assert all(span.line <= lines for span in locations.values())
+    # a word the caller writes stays where it is written
+    assert locations["serving.prefix_caching"].line == line_of(GLM, "--disable-radix-cache")
+
+
+def test_a_callers_unreadable_argument_is_at_its_word(rules, tmp_path):
+    for library in LIBRARY.iterdir():
+        (tmp_path / library.name).write_text(library.read_text())
+    path = tmp_path / GLM.name
+    path.write_text(GLM.read_text().replace('launch_nccl "$MODEL_PATH"', 'launch_nccl "$MODEL"'))
+    result = lint(path, rules)
+    assert result.deployments == []
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$MODEL" in unread.message and "$MODEL_PATH" not in unread.message
+    assert (unread.span.line, unread.span.column) == (line_of(path, "launch_nccl "), 13)
+
+
+def test_without_the_library_the_call_runs_nothing_read(rules, tmp_path):
+    path = tmp_path / GLM.name
+    path.write_text(GLM.read_text())
+    result = lint(path, rules)
+    assert result.deployments == []
+
+
+def test_a_function_the_script_defines_itself_is_the_one_called(rules, tmp_path):
+    for library in LIBRARY.iterdir():
+        (tmp_path / library.name).write_text(library.read_text())
+    path = tmp_path / GLM.name
+    path.write_text(
+        GLM.read_text().replace(
+            'MODEL_PATH="zai-org',
+            "launch_nccl() { vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096; }\n"
+            'MODEL_PATH="zai-org',
+        )
+    )
+    result = lint(path, rules)
+    assert read(result) == [("Qwen/Qwen2.5-7B-Instruct", 4096)]
+
+
+def test_a_librarys_functions_the_script_never_calls_are_not_read(rules, tmp_path):
+    # launch_uep is in common_launch.sh too: only the call's launch is a deployment, and the
+    # library's own unread words are not findings of this script
+    for library in LIBRARY.iterdir():
+        (tmp_path / library.name).write_text(library.read_text())
+    path = tmp_path / GLM.name
+    path.write_text(GLM.read_text().split("launch_nccl ")[0])
+    result = lint(path, rules)
+    assert result.deployments == []
+    assert result.diagnostics == []

@@ -360,6 +360,16 @@ def to_script_deployments(
     def outside_functions(offset: int) -> bool:
         return not any(a <= offset < b for a, b in functions.values())
 
+    libraries: dict[str, str] = {}  # the files the script sources, by the name it gives
+
+    def sourced(name: str) -> str | None:
+        # `source config/serve.env`: beside the script, or from a folder above it (a script
+        # run from the repository's root), as a config file the script names
+        found = repository_file(path, name, up="/" in name.strip("./"), above=True)
+        if isinstance(found, str):
+            libraries.setdefault(name, found)
+        return found
+
     commands = split_script(
         script,
         # $HOME is the user's home folder, whichever it is: `$HOME/models/Qwen3-8B` is the local
@@ -373,14 +383,17 @@ def to_script_deployments(
         written=written,
         comment_breaks=breaks,
         argument_defaults=outside_functions,
-        # `source config/serve.env`: beside the script, or from a folder above it (a script run
-        # from the repository's root), as a config file the script names
-        sourced=lambda name: repository_file(path, name, up="/" in name.strip("./"), above=True),
+        sourced=sourced,
         scoped=True,
     )
     outer = repository_files(path)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
+    # the functions of the files the script sources (`source "$SCRIPT_DIR/common_launch.sh"`),
+    # read after the script's own text (`joined`), for the calls of the script to reach
+    joined, known, bodies, foreign = _library_functions(text, libraries, functions)
+    known.update(functions)
+    joined_starts = [0] + [m.end() for m in re.finditer("\n", joined)]
+    own_lines = text.count("\n") + (not text.endswith("\n"))
     called: set[str] = set()
     found: list[tuple[Any, Span, tuple[str, Span] | None]] = []
     loops = _literal_loops(script) if "for " in script else []
@@ -400,7 +413,15 @@ def to_script_deployments(
         call_env, call = _prefix_env(_after_keywords(words))
         if call and bodies.get(call[0].text):
             run: set[tuple[str, ...]] = set()
-            for words_run, body, env in _through(call, bodies, functions, text, starts, called):
+            reached = _through(call, bodies, known, joined, joined_starts, called)
+            for words_run, body, env in reached:
+                if foreign:
+                    # a word of a sourced file is placed at the call: its own lines are not
+                    # this file's; the words the call gives stay where it writes them
+                    words_run = _placed(words_run, own_lines, call[0].span)
+                    body = _placed(body, own_lines, call[0].span)
+                    placed = _placed(list(env.values()), own_lines, call[0].span)
+                    env = dict(zip(env, placed, strict=True))
                 # a retry (`"$@" || "$@"`) runs the same command again: one deployment
                 said = tuple(w.text for w in words_run)
                 if said in run:
@@ -430,8 +451,8 @@ def to_script_deployments(
             note_cut_options(read[0], commands[index + 1] if index + 1 < len(commands) else ())
             found.append((read, words[0].span, _release(words)))
     for name, body in bodies.items():
-        if name in called:
-            continue
+        if name in called or name in foreign:
+            continue  # (a sourced file's function the script never calls is that file's)
         for words, exported in body:
             read = _read(words, exported, text, function=name, files=outer)
             if read is not None:
@@ -826,6 +847,76 @@ def _after_keywords(words: list[Token]) -> list[Token]:
     while at < len(words) and words[at].text in _CONDITION_WORDS:
         at += 1
     return words[at:]
+
+
+def _library_functions(
+    text: str, libraries: dict[str, str], own: dict[str, tuple[int, int]]
+) -> tuple[
+    str,
+    dict[str, tuple[int, int]],
+    dict[str, list[tuple[list[Token], dict[str, Exported]]]],
+    set[str],
+]:
+    """The shell functions the files ``libraries`` (name -> text) define, for a script
+    (``text``) that sources them: the script's text with theirs after it (a sourced file's
+    words are placed there, after the script's last line), where each body is in that joined
+    text, each one's commands (as the splitter reads the file: its own variables, a function's
+    locals), and their names. A function the script defines itself (``own``) is the script's."""
+    joined = text if text.endswith("\n") or not text else text + "\n"
+    known: dict[str, tuple[int, int]] = {}
+    bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
+    for library in libraries.values():
+        library = library.replace("\r\n", "\n")
+        script, origins = _prepared(library)
+        functions = {n: f for n, f in _functions(script).items() if n not in own and n not in known}
+        if not functions:
+            continue
+        lines, offset = joined.count("\n"), len(joined)
+        joined += library if library.endswith("\n") else library + "\n"
+        start = Span(1, 1)
+        commands = split_script(
+            script,
+            {"HOME": "~"},
+            Locator(library, start),
+            start,
+            origins,
+            open_env=True,
+            argument_defaults=lambda at, f=functions: not any(a <= at < b for a, b in f.values()),
+            scoped=True,
+        )
+        starts = [0] + [m.end() for m in re.finditer("\n", library)]
+        for words in commands:
+            first = words[1] if len(words) > 1 and words[0].text == "{" else words[0]
+            at = starts[first.span.line - 1] + first.span.column - 1
+            owner = next((n for n, (a, b) in functions.items() if a <= at < b), None)
+            if owner is not None:
+                bodies.setdefault(owner, []).append((_moved(words, lines), {}))
+        for name, (a, b) in functions.items():
+            known[name] = (a + offset, b + offset)
+    return joined, known, bodies, set(known)
+
+
+def _moved(words: list[Token], lines: int) -> list[Token]:
+    """``words`` placed ``lines`` lines further down."""
+    return [
+        Token(
+            w.text,
+            Span(
+                w.span.line + lines,
+                w.span.column,
+                None if w.span.end_line is None else w.span.end_line + lines,
+                w.span.end_column,
+            ),
+            w.unresolved,
+        )
+        for w in words
+    ]
+
+
+def _placed(words: list[Token], lines: int, call: Span) -> list[Token]:
+    """``words`` with those past the linted file's ``lines`` lines (a sourced file's, read
+    after it) placed at ``call``, the call in the linted file that runs them."""
+    return [w if w.span.line <= lines else Token(w.text, call, w.unresolved) for w in words]
 
 
 def _through(
