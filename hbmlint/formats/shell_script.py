@@ -18,7 +18,17 @@ serve``, ``python -m sglang.launch_server``, ``trtllm-serve``, ``text-generation
 ``docker run`` of an engine image, a command line kept in a variable and run with ``bash -c``)
 is read with its engine's parser, its findings at the words' lines and columns. An engine
 command inside a shell function is read at each call, with the call's words as the function's
-``$1``.. and ``"$@"``; a function never called is read where it is written. Each command
+``$1``.. and ``"$@"`` (after a ``shift N`` that runs once, the words it leaves); a function
+that calls another (``launch_nccl`` passing its words and ``"$@"`` to ``launch_sglang_server``)
+is read through to the engine command at each outermost call, the arguments threaded through
+each layer (a function reached again from itself is not followed); a function never called is
+read where it is written. A variable a function makes its own (``local NAME=...``,
+``declare``/``typeset`` without ``-g``) holds its value in that body only: it is not a second
+value of the script's variable, and after the body the script's value holds again. The
+functions of a file the script sources (``source "$SCRIPT_DIR/common_launch.sh"``, found as
+its variables are) are the script's: a call to one is read as if the function were in the
+script, a word the call gives at the caller's word and a word of the sourced file at the call
+(its lines are not the linted file's); one the script never calls is not read. Each command
 is a deployment of its own, those in ``if``/``else`` branches too: only one branch runs, but
 which one hbmlint cannot tell, and each is a way the script may start the engine. A
 here-document's body is input (a file written with ``cat``, Python fed to ``python -``), not
