@@ -300,3 +300,15 @@ def test_a_librarys_functions_the_script_never_calls_are_not_read(rules, tmp_pat
     result = lint(path, rules)
     assert result.deployments == []
     assert result.diagnostics == []
+
+
+def test_a_librarys_function_reading_the_callers_variable_says_so(rules, tmp_path):
+    # bash reads the script's MODEL when serve runs; hbmlint follows only the call's words
+    (tmp_path / "lib.sh").write_text('serve() {\n  vllm serve "$MODEL" --max-model-len 4096\n}\n')
+    path = tmp_path / "run.sh"
+    path.write_text("#!/bin/bash\nsource ./lib.sh\nMODEL=Qwen/Qwen2.5-7B-Instruct\nserve\n")
+    result = lint(path, rules, gpu="L40S")
+    assert result.deployments == []
+    [unread] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert "$MODEL is set by the script that sources this file" in unread.message
+    assert (unread.span.line, unread.span.column) == (4, 1)

@@ -873,11 +873,22 @@ def _library_functions(
     text, each one's commands (as the splitter reads the file: its own variables, a function's
     locals), and their names. A function the script defines itself (``own``) is the script's."""
     joined = text if text.endswith("\n") or not text else text + "\n"
+    # the script's own variables, which a function of the file reads as they are when it is
+    # called: not followed (only the call's arguments are), so unreadable, and said so
+    callers = {
+        name: (
+            f"{name} is set by the script that sources this file, and a function of the file "
+            "reads it as it is when called, which hbmlint does not follow (only the words a "
+            "call passes)"
+        )
+        for name in {m.group(2) for m in _SET.finditer(text)}
+    }
     known: dict[str, tuple[int, int]] = {}
     bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
     for library in libraries.values():
         library = library.replace("\r\n", "\n")
         script, origins = _prepared(library)
+        origins = {**callers, **origins}
         functions = {n: f for n, f in _functions(script).items() if n not in own and n not in known}
         if not functions:
             continue
