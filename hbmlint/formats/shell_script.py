@@ -1036,7 +1036,36 @@ def _written(text: str, starts: list[int], token: Token) -> str | None:
     begin = starts[span.line - 1] + span.column - 1
     if span.end_line is None or span.end_column is None or span.end_line > len(starts):
         return text[begin : begin + len(token.text)]
+    if span.end_line == span.line:
+        # a word is placed by its start (`CUDA_VISIBLE_DEVICES=` of
+        # `CUDA_VISIBLE_DEVICES="$gpus"`): the whole word as written on its line
+        return _word_at(text, begin, starts[span.line - 1] + span.end_column - 1)
     return text[begin : starts[span.end_line - 1] + span.end_column - 1]
+
+
+def _word_at(text: str, begin: int, end: int) -> str:
+    """The shell word written from ``begin`` on, on its line (quotes and ``${...}`` kept
+    whole), and at least up to ``end``."""
+    i, quote, line_end = begin, "", text.find("\n", begin)
+    line_end = len(text) if line_end < 0 else line_end
+    while i < line_end:
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "$" and text.startswith("${", i):
+            close = text.find("}", i, line_end)
+            i = line_end if close < 0 else close
+        elif c in " \t;&|()<>" and i >= end:
+            break
+        i += 1
+    return text[begin : max(min(i, line_end), end)]
 
 
 def _in_word(text: str, starts: list[int], token: Token) -> bool:
