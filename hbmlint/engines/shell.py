@@ -263,11 +263,25 @@ class _Splitter:
         # comments that end in `\` inside a command continued over lines: the shell ends the
         # command at the comment (its `\` continues nothing); (the `#`'s offset, the command's)
         self.comment_breaks: list[tuple[int, int]] = []
+        # the script's shell functions (where each body starts and ends), where a variable a
+        # function makes its own (`local NAME=...`, `declare`, `typeset`) is that function's
+        # alone: what it held before is back once the body ends (see scoped())
+        self.scopes: list[tuple[int, int]] = []
+        self.scoping = False
+        self.locals: set[tuple[tuple[int, int], str]] = set()
+        self.restores: list[tuple[int, str, tuple[object, ...]]] = []
+
+    def scoped(self) -> None:
+        """Keep a function's local variables to its body (split_script's ``scoped``)."""
+        self.scopes = sorted(shell_functions(self.s).values())
+        self.scoping = True
 
     def run(self) -> list[list[Word]]:
         current: list[Word] = []
         s = self.s
         while self.i < len(s):
+            if self.restores and self.i > self.restores[-1][0]:
+                self._end_scope()
             c = s[self.i]
             if self.i in self.skip:  # a here-document's closing delimiter
                 self.i = self.skip[self.i]
@@ -310,6 +324,7 @@ class _Splitter:
             else:
                 current.extend(self._word())
         self._end_command(current)
+        self._end_scope()
         return self.commands
 
     def _end_command(self, words: list[Word]) -> None:
@@ -330,8 +345,13 @@ class _Splitter:
                 self._changed(word.text, program)
         chained, self.chained = self.chained, ""
         statement = self._block(words)
+        if statement and statement[0].text == "{":
+            statement = statement[1:]  # `f() { local id="$1"; ...`: the body's first statement
+        self._declared_local(statement)
         # `NAME=value` alone (or after `export`) sets a variable later words can use
         rest = statement[1:] if statement and statement[0].text in _DECLARING else statement
+        if rest is not statement and statement[0].text in _LOCAL:
+            rest = [w for w in rest if not w.text.startswith("-")]  # `local -r`, `declare -i`
         exporting = bool(statement) and (
             statement[0].text == "export"
             or (
@@ -363,6 +383,45 @@ class _Splitter:
         self.events.append((True, words))
         self.exports.append(dict(self.exported))
 
+    def _local(self, name: str, at: int) -> None:
+        """``local NAME`` (``declare``, ``typeset``) in a function's body at offset ``at``: the
+        variable as it stands is kept, and is back when the body ends (the function's value is
+        its own, not the script's). Outside a function it is the script's variable."""
+        inside = [scope for scope in self.scopes if scope[0] <= at < scope[1]]
+        if not inside:
+            return
+        scope = max(inside)  # the innermost: the one that starts last
+        if (scope, name) in self.locals:
+            return
+        self.locals.add((scope, name))
+        kept = (self.env, self.origins, self.partial, self.from_arguments, self.arrays)
+        saved = tuple(held.get(name, _UNSET) for held in kept)
+        self.restores.append((scope[1], name, saved))
+        self.restores.sort(key=lambda restore: -restore[0])  # the next to end last
+
+    def _end_scope(self) -> None:
+        """Past a function's body: its local variables hold what they did before it."""
+        while self.restores and self.i > self.restores[-1][0]:
+            _, name, saved = self.restores.pop()
+            kept = (self.env, self.origins, self.partial, self.from_arguments, self.arrays)
+            for held, value in zip(kept, saved, strict=True):
+                if value is _UNSET:
+                    held.pop(name, None)
+                else:
+                    held[name] = value
+
+    def _declared_local(self, statement: list[Word]) -> None:
+        """``local``/``declare``/``typeset`` (not ``declare -g``) opening ``statement``: each
+        name it declares is local to the function it is in (_local)."""
+        if not self.scopes or not statement or statement[0].text not in _LOCAL:
+            return
+        if any(w.text.startswith("-") and "g" in w.text for w in statement[1:]):
+            return  # `declare -g NAME=...`: the script's own variable
+        for w in statement[1:]:
+            name = w.text.split("=", 1)[0].removesuffix("+")
+            if _NAME.fullmatch(name):
+                self._local(name, statement[0].raw_start)
+
     def _source(self, file: Word, chained: str) -> None:
         """``source FILE`` / ``. FILE`` of a file of the script's repository: the variables it
         sets, as if its assignments stood here (``TARGET_MODEL="..."`` in a sourced .env).
@@ -374,6 +433,8 @@ class _Splitter:
         if text is None:
             return
         inner = _Splitter(text, self.env, self.origins, self.open_env)
+        if self.scopes or self.scoping:
+            inner.scoped()
         try:
             inner.run()
         except RecursionError:
@@ -424,6 +485,9 @@ class _Splitter:
         name, _, _ = head[-1].text.partition("=")
         append = name.endswith("+")
         name = name.rstrip("+")
+        if head[0].text == "{":
+            head = head[1:]
+        self._declared_local(head)
         s = self.s
         elements: list[Word] = []
         while self.i < len(s):
@@ -998,7 +1062,10 @@ class _Splitter:
         return f"{ref}{origin[len(name) :]}" if origin else ref
 
 
-_DECLARING = ("export", "local", "declare", "readonly")
+_DECLARING = ("export", "local", "declare", "typeset", "readonly")
+# what makes a variable a function's own where it is written in one
+_LOCAL = ("local", "declare", "typeset")
+_UNSET = object()  # a variable that was not set (_Splitter._local)
 _OPENING = ("then", "else", "do", "{")  # keywords a statement may follow on its line
 # "${NAME[@]}" (or ${NAME[*]}) as a whole word: every element of the array NAME
 # "${NAME[@]}" (or ${NAME[*]}) as a whole word: every element of the array NAME; and
@@ -1204,6 +1271,58 @@ def _closing(s: str, open_at: int) -> int:
     return len(s)
 
 
+# `name() {`, `function name {`, `function name() {`: a shell function's definition
+_FUNCTION = LazyPattern(
+    r"^[ \t]*(?:function[ \t]+([A-Za-z_][\w:.-]*)[ \t]*(?:\([ \t]*\))?"
+    r"|([A-Za-z_][\w:.-]*)[ \t]*\([ \t]*\))[ \t\n]*\{",
+    re.M,
+)
+
+
+def shell_functions(script: str) -> dict[str, tuple[int, int]]:
+    """Each shell function the script defines, with where its body starts and ends."""
+    found: dict[str, tuple[int, int]] = {}
+    for match in _FUNCTION.finditer(script):
+        name = match.group(1) or match.group(2)
+        end = _closing_brace(script, match.end())
+        if name not in found and end is not None:
+            found[name] = (match.end(), end)
+    return found
+
+
+def _closing_brace(script: str, at: int) -> int | None:
+    """Where the ``}`` closing a function body that opens before ``at`` is: braces that stand
+    as words are counted; quotes, comments and ``${...}`` expansions are skipped."""
+    depth, i = 1, at
+    while i < len(script):
+        c = script[i]
+        if c in "'\"":
+            end = script.find(c, i + 1)
+            i = len(script) if end < 0 else end + 1
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        if c == "#" and (i == 0 or script[i - 1] in " \t\n;"):
+            end = script.find("\n", i)
+            i = len(script) if end < 0 else end
+            continue
+        if c == "$" and script.startswith("${", i):
+            end = script.find("}", i)
+            i = len(script) if end < 0 else end + 1
+            continue
+        before = script[i - 1] if i else "\n"
+        after = script[i + 1] if i + 1 < len(script) else "\n"
+        if c == "{" and before in " \t\n;" and after in " \t\n":
+            depth += 1
+        elif c == "}" and before in " \t\n;" and after in " \t\n;&|)":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
 def split_script(
     script: str,
     env: Mapping[str, str],
@@ -1216,6 +1335,7 @@ def split_script(
     comment_breaks: list[tuple[int, int]] | None = None,
     argument_defaults: Callable[[int], bool] | None = None,
     sourced: Callable[[str], str | None] | None = None,
+    scoped: bool = False,
 ) -> list[list[Token]]:
     """The simple commands of ``script`` as tokens placed in the file. ``origins`` names the
     variables that are set but whose value is not known, with where they come from; into
@@ -1228,10 +1348,14 @@ def split_script(
     (offsets of the `#` and of the command's first word). ``argument_defaults``, where given,
     says at which offsets a default of the script's own arguments (``${1:-word}``) is taken:
     the script run with none (outside its functions). ``sourced`` gives the text of a file the
-    script sources (``source FILE``), whose assignments then hold for the commands after it."""
+    script sources (``source FILE``), whose assignments then hold for the commands after it.
+    ``scoped``: a variable a shell function makes its own (``local NAME=...``, ``declare``,
+    ``typeset``) holds its value in that function's body only; after it, the script's own."""
     commands = []
     splitter = _Splitter(script, env, origins or {}, open_env, argument_defaults)
     splitter.sourced = sourced
+    if scoped:
+        splitter.scoped()
     splitter.run()
     if comment_breaks is not None:
         comment_breaks.extend(splitter.comment_breaks)

@@ -18,7 +18,17 @@ serve``, ``python -m sglang.launch_server``, ``trtllm-serve``, ``text-generation
 ``docker run`` of an engine image, a command line kept in a variable and run with ``bash -c``)
 is read with its engine's parser, its findings at the words' lines and columns. An engine
 command inside a shell function is read at each call, with the call's words as the function's
-``$1``.. and ``"$@"``; a function never called is read where it is written. Each command
+``$1``.. and ``"$@"`` (after a ``shift N`` that runs once, the words it leaves); a function
+that calls another (``launch_nccl`` passing its words and ``"$@"`` to ``launch_sglang_server``)
+is read through to the engine command at each outermost call, the arguments threaded through
+each layer (a function reached again from itself is not followed); a function never called is
+read where it is written. A variable a function makes its own (``local NAME=...``,
+``declare``/``typeset`` without ``-g``) holds its value in that body only: it is not a second
+value of the script's variable, and after the body the script's value holds again. The
+functions of a file the script sources (``source "$SCRIPT_DIR/common_launch.sh"``, found as
+its variables are) are the script's: a call to one is read as if the function were in the
+script, a word the call gives at the caller's word and a word of the sourced file at the call
+(its lines are not the linted file's); one the script never calls is not read. Each command
 is a deployment of its own, those in ``if``/``else`` branches too: only one branch runs, but
 which one hbmlint cannot tell, and each is a way the script may start the engine. A
 here-document's body is input (a file written with ``cat``, Python fed to ``python -``), not
@@ -58,6 +68,7 @@ from ..engines.shell import (
     Exported,
     Locator,
     Written,
+    shell_functions,
     shell_script,
     split_script,
 )
@@ -85,6 +96,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # the script's own arguments, which the caller gives when it runs it
 _ARGUMENT = re.compile(r"\$(?:[1-9]|\{[1-9]\})")
 _ALL_ARGUMENTS = re.compile(r"\$(?:[@*]|\{[@*]\})")
+_functions = shell_functions
 
 
 def detect(data: Any) -> bool:
@@ -183,11 +195,18 @@ def _prefix_env(command: list[Token]) -> tuple[dict[str, Token], list[Token]]:
 # `NAME=value` (after `export`, `local`, `readonly`, `declare -x`) as a statement of its own
 _SET = re.compile(
     r"(?:^|[;&|{]|\bthen|\belse|\bdo)[ \t]*"
-    r"(?:(?:export|local|readonly|declare(?:[ \t]+-\w+)*)[ \t]+)?"
+    r"(?:(export|local|readonly|typeset|declare(?:[ \t]+-\w+)*)[ \t]+)?"
     r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"\n]*\"|'[^'\n]*'|\$\([^\n]*?\)|[^\s;&|()]*)"
     r"(?=[ \t]*(?:$|[;&|#]))",
     re.M,
 )
+# `local NAME...` (`declare`, `typeset`) as a statement: in a function, its own variables
+_LOCAL_DECLARED = re.compile(
+    r"(?:^|[;&|{]|\bthen|\belse|\bdo)[ \t]*(?:local|typeset|declare)((?:[ \t]+-\w+)*)[ \t]+"
+    r"([^;&|\n#]*)",
+    re.M,
+)
+_DECLARED_NAME = re.compile(r"(?:^|(?<=\s))([A-Za-z_][A-Za-z0-9_]*)(?=\+?=|\s|$)")
 # a bash array assignment, `ARGS=(` ... `)`
 _ARRAY = re.compile(r"(?:^|[\s;])[A-Za-z_][A-Za-z0-9_]*\+?=\(", re.M)
 
@@ -212,17 +231,28 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
       (the splitter keeps its elements for ``"${CMD[@]}"``)."""
     values: dict[str, set[str]] = {}
     where: dict[str, list[int]] = {}
-    functions: list[tuple[int, int]] | None = None
+    functions = list(_functions(text).values()) if "(" in text or "function" in text else []
+    # a function's own variables (`local MODEL_PATH="$1"`): their values there are not the
+    # script's, and only where one function gives one of them several is it unknown
+    own = _function_locals(text, functions)
+    in_function: dict[tuple[tuple[int, int], str], set[str]] = {}
     for match in _SET.finditer(text):
-        if ARGUMENT.search(match.group(2)):
+        name, value = match.group(2), match.group(3)
+        scope = _scope(functions, match.start(2))
+        if scope is not None and (scope, name) in own:
+            in_function.setdefault((scope, name), set()).add(value)
+            where.setdefault(name, []).append(match.start(2))
+            continue
+        if ARGUMENT.search(value) and scope is None:
             # `MODEL="$2"` in an option loop, outside a function: a run with no argument keeps
             # the script's default (the splitter skips the branch; engines/shell.py _assigned)
-            functions = list(_functions(text).values()) if functions is None else functions
-            if not any(a <= match.start() < b for a, b in functions):
-                where.setdefault(match.group(1), []).append(match.start(1))
-                continue
-        values.setdefault(match.group(1), set()).add(match.group(2))
-        where.setdefault(match.group(1), []).append(match.start(1))
+            where.setdefault(name, []).append(match.start(2))
+            continue
+        values.setdefault(name, set()).add(value)
+        where.setdefault(name, []).append(match.start(2))
+    for (_, name), seen in in_function.items():
+        if len(seen) > 1:  # set to several values in one function: unknown, as in the script
+            values.setdefault(name, set()).update(seen)
     chars = list(text)
     origins: dict[str, str] = {}
     # a script with no branch, loop, function or `&&`/`||`: it runs line after line, so each
@@ -243,6 +273,29 @@ def _prepared(text: str) -> tuple[str, dict[str, str]]:
     for match in _ARRAY.finditer(text):
         _one_line(text, chars, match.end())
     return "".join(chars), origins
+
+
+def _scope(functions: list[tuple[int, int]], at: int) -> tuple[int, int] | None:
+    """The innermost function body (start, end) the offset ``at`` is in; None outside all."""
+    inside = [scope for scope in functions if scope[0] <= at < scope[1]]
+    return max(inside) if inside else None
+
+
+def _function_locals(
+    text: str, functions: list[tuple[int, int]]
+) -> set[tuple[tuple[int, int], str]]:
+    """The variables each function makes its own (``local NAME``, ``declare``/``typeset``
+    without ``-g``), by the function's body."""
+    own: set[tuple[tuple[int, int], str]] = set()
+    if not functions:
+        return own
+    for match in _LOCAL_DECLARED.finditer(text):
+        scope = _scope(functions, match.start())
+        if scope is None or "g" in match.group(1):
+            continue
+        for name in _DECLARED_NAME.findall(match.group(2)):
+            own.add((scope, name))
+    return own
 
 
 def _one_line(text: str, chars: list[str], at: int) -> None:
@@ -317,6 +370,16 @@ def to_script_deployments(
     def outside_functions(offset: int) -> bool:
         return not any(a <= offset < b for a, b in functions.values())
 
+    libraries: dict[str, str] = {}  # the files the script sources, by the name it gives
+
+    def sourced(name: str) -> str | None:
+        # `source config/serve.env`: beside the script, or from a folder above it (a script
+        # run from the repository's root), as a config file the script names
+        found = repository_file(path, name, up="/" in name.strip("./"), above=True)
+        if isinstance(found, str):
+            libraries.setdefault(name, found)
+        return found
+
     commands = split_script(
         script,
         # $HOME is the user's home folder, whichever it is: `$HOME/models/Qwen3-8B` is the local
@@ -330,13 +393,17 @@ def to_script_deployments(
         written=written,
         comment_breaks=breaks,
         argument_defaults=outside_functions,
-        # `source config/serve.env`: beside the script, or from a folder above it (a script run
-        # from the repository's root), as a config file the script names
-        sourced=lambda name: repository_file(path, name, up="/" in name.strip("./"), above=True),
+        sourced=sourced,
+        scoped=True,
     )
     outer = repository_files(path)
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
+    # the functions of the files the script sources (`source "$SCRIPT_DIR/common_launch.sh"`),
+    # read after the script's own text (`joined`), for the calls of the script to reach
+    joined, known, bodies, foreign = _library_functions(text, libraries, functions)
+    known.update(functions)
+    joined_starts = [0] + [m.end() for m in re.finditer("\n", joined)]
+    own_lines = text.count("\n") + (not text.endswith("\n"))
     called: set[str] = set()
     found: list[tuple[Any, Span, tuple[str, Span] | None]] = []
     loops = _literal_loops(script) if "for " in script else []
@@ -355,24 +422,22 @@ def to_script_deployments(
             continue
         call_env, call = _prefix_env(_after_keywords(words))
         if call and bodies.get(call[0].text):
-            called.add(call[0].text)
-            a, b = functions[call[0].text]
-            shifts = _shifts(bodies[call[0].text], text[a:b])
             run: set[tuple[str, ...]] = set()
-            for (body, _), shifted in zip(bodies[call[0].text], shifts, strict=True):
-                words_run = _with_arguments(
-                    body,
-                    call[1 + shifted :] if shifted is not None else call[1:],
-                    lambda t, a=a, b=b: _from_call(text, starts, t, text[a:b]),
-                    shifted is None,
-                    (lambda t: _in_word(text, starts, t)) if shifted else None,
-                )
+            reached = _through(call, bodies, known, joined, joined_starts, called)
+            for words_run, body, env in reached:
+                if foreign:
+                    # a word of a sourced file is placed at the call: its own lines are not
+                    # this file's; the words the call gives stay where it writes them
+                    words_run = _placed(words_run, own_lines, call[0].span)
+                    body = _placed(body, own_lines, call[0].span)
+                    placed = _placed(list(env.values()), own_lines, call[0].span)
+                    env = dict(zip(env, placed, strict=True))
                 # a retry (`"$@" || "$@"`) runs the same command again: one deployment
                 said = tuple(w.text for w in words_run)
                 if said in run:
                     continue
                 run.add(said)
-                read = _read(words_run, exported, text, call_env, files=files)
+                read = _read(words_run, exported, text, {**call_env, **env}, files=files)
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
@@ -396,8 +461,8 @@ def to_script_deployments(
             note_cut_options(read[0], commands[index + 1] if index + 1 < len(commands) else ())
             found.append((read, words[0].span, _release(words)))
     for name, body in bodies.items():
-        if name in called:
-            continue
+        if name in called or name in foreign:
+            continue  # (a sourced file's function the script never calls is that file's)
         for words, exported in body:
             read = _read(words, exported, text, function=name, files=outer)
             if read is not None:
@@ -782,8 +847,9 @@ def _passed_by_name(words: list[Token], name: str) -> bool:
     return False
 
 
-# words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`
-_CONDITION_WORDS = ("if", "elif", "while", "until", "then", "else", "do", "!")
+# words before a command that only say when it runs: `if ! start_vllm "$MODEL"; then`; or
+# open a group or a function's body on its line (`f() { g "$@"; }`)
+_CONDITION_WORDS = ("if", "elif", "while", "until", "then", "else", "do", "!", "{")
 
 
 def _after_keywords(words: list[Token]) -> list[Token]:
@@ -793,58 +859,166 @@ def _after_keywords(words: list[Token]) -> list[Token]:
     return words[at:]
 
 
-# `name() {`, `function name {`, `function name() {`: a shell function's definition
-_FUNCTION = re.compile(
-    r"^[ \t]*(?:function[ \t]+([A-Za-z_][\w:.-]*)[ \t]*(?:\([ \t]*\))?"
-    r"|([A-Za-z_][\w:.-]*)[ \t]*\([ \t]*\))[ \t\n]*\{",
-    re.M,
+def _library_functions(
+    text: str, libraries: dict[str, str], own: dict[str, tuple[int, int]]
+) -> tuple[
+    str,
+    dict[str, tuple[int, int]],
+    dict[str, list[tuple[list[Token], dict[str, Exported]]]],
+    set[str],
+]:
+    """The shell functions the files ``libraries`` (name -> text) define, for a script
+    (``text``) that sources them: the script's text with theirs after it (a sourced file's
+    words are placed there, after the script's last line), where each body is in that joined
+    text, each one's commands (as the splitter reads the file: its own variables, a function's
+    locals), and their names. A function the script defines itself (``own``) is the script's."""
+    joined = text if text.endswith("\n") or not text else text + "\n"
+    # the script's own variables, which a function of the file reads as they are when it is
+    # called: not followed (only the call's arguments are), so unreadable, and said so
+    callers = {
+        name: (
+            f"{name} is set by the script that sources this file, and a function of the file "
+            "reads it as it is when called, which hbmlint does not follow (only the words a "
+            "call passes)"
+        )
+        for name in {m.group(2) for m in _SET.finditer(text)}
+    }
+    known: dict[str, tuple[int, int]] = {}
+    bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]] = {}
+    for library in libraries.values():
+        library = library.replace("\r\n", "\n")
+        script, origins = _prepared(library)
+        origins = {**callers, **origins}
+        functions = {n: f for n, f in _functions(script).items() if n not in own and n not in known}
+        if not functions:
+            continue
+        lines, offset = joined.count("\n"), len(joined)
+        joined += library if library.endswith("\n") else library + "\n"
+        start = Span(1, 1)
+        commands = split_script(
+            script,
+            {"HOME": "~"},
+            Locator(library, start),
+            start,
+            origins,
+            open_env=True,
+            argument_defaults=lambda at, f=functions: not any(a <= at < b for a, b in f.values()),
+            scoped=True,
+        )
+        starts = [0] + [m.end() for m in re.finditer("\n", library)]
+        for words in commands:
+            first = words[1] if len(words) > 1 and words[0].text == "{" else words[0]
+            at = starts[first.span.line - 1] + first.span.column - 1
+            owner = next((n for n, (a, b) in functions.items() if a <= at < b), None)
+            if owner is not None:
+                bodies.setdefault(owner, []).append((_moved(words, lines), {}))
+        for name, (a, b) in functions.items():
+            known[name] = (a + offset, b + offset)
+    return joined, known, bodies, set(known)
+
+
+def _moved(words: list[Token], lines: int) -> list[Token]:
+    """``words`` placed ``lines`` lines further down."""
+    return [
+        Token(
+            w.text,
+            Span(
+                w.span.line + lines,
+                w.span.column,
+                None if w.span.end_line is None else w.span.end_line + lines,
+                w.span.end_column,
+            ),
+            w.unresolved,
+        )
+        for w in words
+    ]
+
+
+def _placed(words: list[Token], lines: int, call: Span) -> list[Token]:
+    """``words`` with those past the linted file's ``lines`` lines (a sourced file's, read
+    after it) placed at ``call``, the call in the linted file that runs them."""
+    return [w if w.span.line <= lines else Token(w.text, call, w.unresolved) for w in words]
+
+
+def _through(
+    call: list[Token],
+    bodies: dict[str, list[tuple[list[Token], dict[str, Exported]]]],
+    functions: dict[str, tuple[int, int]],
+    text: str,
+    starts: list[int],
+    called: set[str],
+    stack: tuple[str, ...] = (),
+) -> list[tuple[list[Token], list[Token], dict[str, Token]]]:
+    """The commands a call of a shell function (``call``: its name, then its arguments) runs,
+    each with the call's arguments as its ``$1``.. and ``"$@"``; a command that calls another
+    function of the script (``launch_sglang_server "$MODEL_PATH" ... "$@"``) is read through
+    it in turn, with the words it passes, to the commands that one runs. A function calling
+    itself, directly or through another, is not followed again. Each command comes with the
+    body's words it was made from (whose image names the release) and the environment the
+    calls on the way give it (``CUDA_VISIBLE_DEVICES=1 inner "$@"``). Every function reached
+    goes into ``called``."""
+    name = call[0].text
+    called.add(name)
+    stack = (*stack, name)
+    a, b = functions[name]
+    written = text[a:b]
+    shifts = _shifts(bodies[name], written)
+    out: list[tuple[list[Token], list[Token], dict[str, Token]]] = []
+    for (body, _), shifted in zip(bodies[name], shifts, strict=True):
+        dropped = None
+        if shifted:
+            # `local model=$1; shift 2; ... "$model" "$@"`: a word writing its parameters takes
+            # them as the shifts before it leave them; one holding them through a variable as
+            # they were where the variable was set
+            dropped = _dropped(text, starts, written, a, shifted)
+        words_run = _with_arguments(
+            body,
+            call[1:],
+            lambda t: _from_call(text, starts, t, written),
+            shifted is None,
+            dropped,
+        )
+        env, inner = _prefix_env(_after_keywords(words_run))
+        if inner and bodies.get(inner[0].text) and inner[0].text not in stack:
+            for deeper, deeper_body, deeper_env in _through(
+                inner, bodies, functions, text, starts, called, stack
+            ):
+                out.append((deeper, deeper_body, {**env, **deeper_env}))
+            continue
+        out.append((words_run, body, {}))
+    return out
+
+
+def _dropped(
+    text: str, starts: list[int], written: str, at: int, shifted: int
+) -> Callable[[Token], int | None]:
+    """For a word of a command of the function body ``written`` (at offset ``at`` in
+    ``text``) that the shifts before it drop ``shifted`` of the call's arguments from: how many
+    of them the word's parameters are past. Written in the word, ``shifted``; held in a variable
+    the body sets (``local model="$1"`` before ``shift 7``), as many as the shifts before that
+    assignment dropped; None where that is not one number."""
+    shifts = [(m.start(), int(m.group(1) or 1)) for m in _SHIFT.finditer(written)]
+
+    def dropped(token: Token) -> int | None:
+        if _in_word(text, starts, token):
+            return shifted
+        word = _written(text, starts, token)
+        counts = set()
+        for name in _REFERENCED.findall(word or ""):
+            for match in re.finditer(_ASSIGNED_AT.pattern.format(name), written, re.M):
+                counts.add(sum(n for offset, n in shifts if offset < match.start()))
+        return counts.pop() if len(counts) == 1 else None
+
+    return dropped
+
+
+# where a function's body sets the variable {} (as a statement: not `echo "NAME=$NAME"`),
+# after `local` and the like and the other assignments of the same statement
+_ASSIGNED_AT = re.compile(
+    r"(?:^|[;&|{{]|\bthen|\belse|\bdo)[ \t]*"
+    r"(?:(?:local|declare|typeset|export|readonly)(?:[ \t]+-\w+)*[ \t]+)?"
+    r"(?:[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]*)[ \t]+)*{}\+?="
 )
-
-
-def _functions(script: str) -> dict[str, tuple[int, int]]:
-    """Each shell function the script defines, with where its body starts and ends."""
-    found: dict[str, tuple[int, int]] = {}
-    for match in _FUNCTION.finditer(script):
-        name = match.group(1) or match.group(2)
-        end = _closing_brace(script, match.end())
-        if name not in found and end is not None:
-            found[name] = (match.end(), end)
-    return found
-
-
-def _closing_brace(script: str, at: int) -> int | None:
-    """Where the ``}`` closing a function body that opens before ``at`` is: braces that stand
-    as words are counted; quotes, comments and ``${...}`` expansions are skipped."""
-    depth, i = 1, at
-    while i < len(script):
-        c = script[i]
-        if c in "'\"":
-            end = script.find(c, i + 1)
-            i = len(script) if end < 0 else end + 1
-            continue
-        if c == "\\":
-            i += 2
-            continue
-        if c == "#" and (i == 0 or script[i - 1] in " \t\n;"):
-            end = script.find("\n", i)
-            i = len(script) if end < 0 else end
-            continue
-        if c == "$" and script.startswith("${", i):
-            end = script.find("}", i)
-            i = len(script) if end < 0 else end + 1
-            continue
-        before = script[i - 1] if i else "\n"
-        after = script[i + 1] if i + 1 < len(script) else "\n"
-        if c == "{" and before in " \t\n;" and after in " \t\n":
-            depth += 1
-        elif c == "}" and before in " \t\n;" and after in " \t\n;&|)":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
-
-
 _REST = re.compile(r"\$\{@:([0-9]+)\}")
 # a positional parameter, "$@" or "$*" as a function's words write it
 _POSITIONAL_WRITTEN = re.compile(r"\$(?:[1-9@*]|\{[1-9@*])")
@@ -862,7 +1036,36 @@ def _written(text: str, starts: list[int], token: Token) -> str | None:
     begin = starts[span.line - 1] + span.column - 1
     if span.end_line is None or span.end_column is None or span.end_line > len(starts):
         return text[begin : begin + len(token.text)]
+    if span.end_line == span.line:
+        # a word is placed by its start (`CUDA_VISIBLE_DEVICES=` of
+        # `CUDA_VISIBLE_DEVICES="$gpus"`): the whole word as written on its line
+        return _word_at(text, begin, starts[span.line - 1] + span.end_column - 1)
     return text[begin : starts[span.end_line - 1] + span.end_column - 1]
+
+
+def _word_at(text: str, begin: int, end: int) -> str:
+    """The shell word written from ``begin`` on, on its line (quotes and ``${...}`` kept
+    whole), and at least up to ``end``."""
+    i, quote, line_end = begin, "", text.find("\n", begin)
+    line_end = len(text) if line_end < 0 else line_end
+    while i < line_end:
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "$" and text.startswith("${", i):
+            close = text.find("}", i, line_end)
+            i = line_end if close < 0 else close
+        elif c in " \t;&|()<>" and i >= end:
+            break
+        i += 1
+    return text[begin : max(min(i, line_end), end)]
 
 
 def _in_word(text: str, starts: list[int], token: Token) -> bool:
@@ -887,7 +1090,7 @@ def _from_call(text: str, starts: list[int], token: Token, body: str) -> bool:
 
 
 # `shift` (or `shift N`) run as a command: the positional parameters move down
-_SHIFT = re.compile(r"(?:^|[;&|{(]|\s)shift(?:[ \t]+[0-9]+)?[ \t]*(?:$|[;&|#)])", re.M)
+_SHIFT = re.compile(r"(?:^|[;&|{(]|\s)shift(?:[ \t]+([0-9]+))?[ \t]*(?:$|[;&|#)])", re.M)
 _SHIFTED = (
     "the function shifts its arguments (shift), so which of the call's words this is depends "
     "on where it is read, which hbmlint does not follow"
@@ -929,7 +1132,7 @@ def _with_arguments(
     args: list[Token],
     from_call: Callable[[Token], bool] | None = None,
     shifted: bool = False,
-    in_word: Callable[[Token], bool] | None = None,
+    dropped: Callable[[Token], int | None] | None = None,
 ) -> list[Token]:
     """A function's words with its positional parameters as the call gives them: ``"$@"`` is
     the call's arguments, each a word where the call writes it; ``$1``.. the call's words (an
@@ -937,11 +1140,12 @@ def _with_arguments(
     ``from_call`` says a word's parameters are not the call's (_from_call), it is left as it is:
     the script's own arguments. In a function that runs ``shift`` (``shifted``) a parameter's
     word is unreadable: ``$1`` is then another argument than the call's first. Where the shifts
-    before the words are known (``args`` are then what they left), ``in_word`` says which words
-    write their parameters themselves; one that holds them through a variable set before a
-    shift is unreadable."""
+    before the words are known, ``dropped`` says how many of ``args`` each word's parameters
+    are past (_dropped); one where that is not known is unreadable."""
     out: list[Token] = []
+    every = args
     for token in words:
+        args = every
         if (
             from_call is not None
             and "$" in token.text
@@ -955,7 +1159,10 @@ def _with_arguments(
             or _REST.fullmatch(token.text)
             or _POSITIONAL.search(token.text)
         )
-        if parameters and (shifted or (in_word is not None and not in_word(token))):
+        past = dropped(token) if parameters and dropped is not None else 0
+        if past is not None:
+            args = every[past:]
+        if parameters and (shifted or past is None):
             out.append(Token(token.text, token.span, (*token.unresolved, _SHIFTED)))
             continue
         if token.text in ("$@", "$*", "${@}", "${*}"):
@@ -975,7 +1182,7 @@ def _with_arguments(
         given = [
             args[_position(m)] for m in _POSITIONAL.finditer(token.text) if _position(m) < len(args)
         ]
-        text = _POSITIONAL.sub(lambda m: _argument_text(m, args), token.text)
+        text = _POSITIONAL.sub(lambda m, given=args: _argument_text(m, given), token.text)
         # what stays unreadable: the word's other references, and the arguments' own
         # (a parameter's reason is the reference, or starts with it: "$3 is what the script is
         # given", which the call's argument now answers)
