@@ -696,7 +696,8 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
     },
     "draft": {
         "present": _Facts.has_draft,
-        "name": lambda c: c.draft.name if c.draft else "",
+        # the drafter as the manifest names it (a catalog alias stays the user's name)
+        "name": lambda c: (_written_draft(c.dep) or c.draft.name) if c.draft else "",
         "weights": lambda c: c.budget.draft_weights,
         "parameters": lambda c: c.draft.parameters if c.draft else 0,
         "quantization": lambda c: c.s.draft_quantization or "none",
@@ -846,6 +847,13 @@ def _eight_bits_or_fewer(kv_cache_dtype: str) -> bool:
     """An FP8 or smaller KV cache (FP4, TurboQuant, ...): advice to store it in FP8 would not
     shrink it."""
     return catalog.kv_dtype_bytes(kv_cache_dtype) < 2
+
+
+def _written_draft(dep: Any) -> str:
+    """The drafter's name as the manifest writes it, or "" where it names none (an MTP head)."""
+    model = getattr(getattr(dep, "speculative", None), "model", None)
+    name = getattr(model, "name", None)
+    return name if isinstance(name, str) else ""
 
 
 def engine_applies(engines: dict[str, str], settings: Any) -> bool:

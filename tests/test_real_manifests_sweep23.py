@@ -344,3 +344,21 @@ def test_a_triton_tensorrt_llm_model_configuration_is_said_not_read(rules):
     [finding] = result.diagnostics
     assert finding.code == "HBM014" and "tensorrtllm backend" in finding.message
     assert finding.span.line == 4
+
+
+# --- a drafter named by an alias of the catalog ----------------------------------------------------
+# phatvo9/benchmark_gpu vllm_eagle3_llama3_70b.sh names yuhuili/EAGLE3-LLaMA3.3-Instruct-70B,
+# which the catalog lists as an alias of lmsys/sglang-EAGLE3-LLaMA3.3-Instruct-70B: the finding
+# named the catalog's id, a drafter the script never mentions.
+
+
+def test_a_drafter_is_named_as_the_manifest_writes_it(rules, tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "vllm serve meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 4 "
+        '--speculative-config \'{"model": "yuhuili/EAGLE3-LLaMA3.3-Instruct-70B", '
+        '"num_speculative_tokens": 3, "method": "eagle3"}\'\n'
+    )
+    result = _lint(script, rules, gpu="H100")
+    [short] = [d for d in result.diagnostics if d.code == "HBM207"]
+    assert "the drafter yuhuili/EAGLE3-LLaMA3.3-Instruct-70B covers" in short.message
