@@ -346,7 +346,7 @@ def test_a_triton_tensorrt_llm_model_configuration_is_said_not_read(rules):
     assert finding.span.line == 4
 
 
-# --- a drafter named by an alias of the catalog ----------------------------------------------------
+# --- a drafter named by an alias of the catalog ----------------------------------------------
 # phatvo9/benchmark_gpu vllm_eagle3_llama3_70b.sh names yuhuili/EAGLE3-LLaMA3.3-Instruct-70B,
 # which the catalog lists as an alias of lmsys/sglang-EAGLE3-LLaMA3.3-Instruct-70B: the finding
 # named the catalog's id, a drafter the script never mentions.
