@@ -29,6 +29,7 @@ COVERED = {
     "lws-kimi-k3-tp16-h200.yaml",
     "trtllm-attention-dp/serve.sh",
     "trtllm-attention-dp/cfg.yaml",
+    "compose-modelscope-escaped-dir.yaml",
 }
 
 
@@ -362,3 +363,16 @@ def test_a_drafter_is_named_as_the_manifest_writes_it(rules, tmp_path):
     result = _lint(script, rules, gpu="H100")
     [short] = [d for d in result.diagnostics if d.code == "HBM207"]
     assert "the drafter yuhuili/EAGLE3-LLaMA3.3-Instruct-70B covers" in short.message
+
+
+# --- a ModelScope cache directory: "." written as "___" ---------------------------------------
+# agassiyzh/spark-hackathon serves /models/Qwen/Qwen3___5-35B-A3B-FP8 (ModelScope's cache name
+# of Qwen/Qwen3.5-35B-A3B-FP8); hbmlint could not identify it and guessed Qwen3-30B-A3B first.
+
+
+def test_a_modelscope_escaped_directory_names_its_model(rules):
+    result = _lint(REAL / "compose-modelscope-escaped-dir.yaml", rules, gpu="GB10")
+    assert "HBM006" not in _codes(result)
+    [item] = result.deployments
+    assert "Qwen/Qwen3.5-35B-A3B" in item.budget.assumed["model"]
+    assert "ModelScope" in item.budget.assumed["model"]

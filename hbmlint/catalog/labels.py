@@ -333,5 +333,12 @@ def _model_candidates(name: str) -> tuple[tuple[str, str], ...]:
             # aside, a served model's has one; the name itself is asked first): as a quantized
             # upload's name (Qwen3-32B-FP8), resolve's last resort
             found.append((name, f"the directory name '{name}'"))
+    if "___" in name and looks_like_path(name):
+        # ModelScope's cache writes a "." of the id as "___" (Qwen/Qwen3___5-35B-A3B-FP8 holds
+        # Qwen/Qwen3.5-35B-A3B-FP8): the same hints, of the id as published
+        found += [
+            (candidate, f"{why}, read as ModelScope escapes '.' ('___')")
+            for candidate, why in _model_candidates(name.replace("___", "."))
+        ]
     seen: set[str] = set()
     return tuple(c for c in found if not (c[0] in seen or seen.add(c[0])))
