@@ -1928,6 +1928,16 @@ def compute(
                 _add_note(assumed, "kv_cache", how)
     if state_pool:
         per_request -= layout.state_per_sequence
+    swa_pool = None
+    if meaning == "weights_and_kv_of_total" and layout.windows and not state_pool:
+        swa_pool = _sglang_swa_pool(resolved, s, kv_bytes)
+        if swa_pool is not None:
+            # SGLang's hybrid SWA pool: a full-attention pool of N tokens and a window pool of
+            # swa_full_tokens_ratio x N for the window layers; N is what it reports, and a
+            # request holds its length in the full pool
+            per_request = swa_pool[0] * mml
+            assumed = dict(assumed or {})
+            _add_note(assumed, "kv_cache", swa_pool[1])
     full_only = per_request == layout.full_per_token * mml
     target_per_token = layout.full_per_token if full_only else per_request / mml
     draft_per_token = float(kv_draft)
@@ -2229,6 +2239,28 @@ def _sglang_pool(
     pool = sglang_mamba.plan(target, layout, s, float(rest))
     state = pool.total if pool is not None else 0.0
     return usable, rest - state, draft_in, pool
+
+
+def _sglang_swa_pool(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[float, str] | None:
+    """(bytes a token of SGLang's full-attention pool costs, the note) for a model of window
+    and full-attention layers in SGLang's hybrid SWA pool; None where SGLang keeps the window
+    layers whole (engines.yaml windows_kept_full_model_types). SGLang sizes both pools at once:
+    N tokens for the full layers, swa_full_tokens_ratio x N (--swa-full-tokens-ratio, 0.8 by
+    default) for the window layers, every layer of the model with a pool of its own, Gemma 4's
+    KV-shared layers too (its logs: "swa size: 798276, full size: 997846" for gemma-4-E4B, 79.94
+    GiB; "171008 / 213761" for gemma-4-26B-A4B, 36.69 GiB; mem_cache/swa_memory_pool.py)."""
+    if _windows_kept_full(resolved, s):
+        return None
+    ratio = float(catalog.engine_defaults("sglang").get("swa_full_tokens_ratio", 0.8))
+    full, window = resolved.target.swa_pool_bytes(s.tensor_parallel, s.pipeline_parallel, kv_bytes)
+    if not window:
+        return None
+    note = (
+        f"SGLang's hybrid SWA pool: the window layers hold {ratio:g} x the full layers' tokens "
+        "(--swa-full-tokens-ratio's default; a ratio the command sets is not read); the "
+        "capacity is the full pool's"
+    )
+    return full + ratio * window, note
 
 
 def _draft_cost(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[Any, Any]:

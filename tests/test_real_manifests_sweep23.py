@@ -376,3 +376,26 @@ def test_a_modelscope_escaped_directory_names_its_model(rules):
     [item] = result.deployments
     assert "Qwen/Qwen3.5-35B-A3B" in item.budget.assumed["model"]
     assert "ModelScope" in item.budget.assumed["model"]
+
+
+# --- SGLang's hybrid SWA pool (Gemma 4) ----------------------------------------------------------
+# Two GB10 logs of SGLang (benchmarks/calibration/sglang.yaml) print both pools: "swa size:
+# 798276, full size: 997846" for gemma-4-E4B-it in 79.94 GiB, "171008 / 213761" for
+# gemma-4-26B-A4B-it in 36.69 GiB: window layers hold 0.8 times the full layers' tokens, and
+# every layer has a pool (E4B's KV-shared ones too). hbmlint counted vLLM's layout: 3.2M and
+# 507k tokens (+220%, +137%).
+
+
+@pytest.mark.parametrize(
+    "record_id", ["sglang-dev-gemma4-e4b-gb10-mf085", "sglang-dev-gemma4-26b-a4b-gb10-mf075"]
+)
+def test_sglang_gemma4_pool_is_its_hybrid_swa_pool(record_id):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+    import accuracy
+
+    [record] = [r for r in accuracy.load_records(None) if r["id"] == record_id]
+    outcome = accuracy.evaluate(record)
+    logged, predicted = outcome.measured["kv_tokens"], outcome.predicted["kv_tokens"]
+    assert abs(predicted - logged) / logged < 0.02

@@ -839,6 +839,22 @@ class Architecture:
             )
         return found
 
+    def swa_pool_bytes(
+        self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float
+    ) -> tuple[float, float]:
+        """(full-attention, window) bytes a token of the busiest stage on one rank, every
+        attention layer counted (SGLang gives Gemma 4's KV-shared layers a pool of their own)."""
+        mixers = self.layer_mixers
+        stage = self._stage_layers(pipeline_parallel)
+        kinds = mixers[: len(stage)]
+        full = kinds.count(FULL) * self._attention_bytes_per_token(
+            tensor_parallel, kv_bytes, False, full=True
+        )
+        window = kinds.count(SLIDING) * self._attention_bytes_per_token(
+            tensor_parallel, kv_bytes, False
+        )
+        return float(full), float(window)
+
     def _kv_layout(
         self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str
     ) -> KvLayout:
