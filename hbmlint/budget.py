@@ -831,7 +831,7 @@ def _settings_for(
             target, engine, dep.engine_version, tp_size, attention_dp, whole
         )
         if split is not None:
-            assumed["sharding"] = dp_attention.describe(split, tp_size, attention_dp)
+            assumed["sharding"] = dp_attention.describe(split, tp_size, attention_dp, engine)
         for label, arch, quant in (
             ("weights", target, quantization),
             ("draft_weights", resolved.draft, draft_quant),

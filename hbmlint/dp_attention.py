@@ -153,7 +153,7 @@ def nextn_sharding(target: Any, s: Any) -> Sharding | None:
     )
 
 
-def describe(split: Sharding, tensor_parallel: int, data: int) -> str:
+def describe(split: Sharding, tensor_parallel: int, data: int, engine: str = "sglang") -> str:
     """The `assumed` line for a budget whose parts are not all split over TP."""
 
     def where(ranks: int) -> str:
@@ -162,7 +162,7 @@ def describe(split: Sharding, tensor_parallel: int, data: int) -> str:
 
     said = []
     if split.attention:
-        if split.attention == 1 and not split.embed and not split.lm_head:
+        if engine == "trtllm":
             said.append(
                 "attention weights and KV heads whole on each GPU (TensorRT-LLM attention DP "
                 f"over {tensor_parallel} GPUs, each serving requests of its own; a model that "

@@ -299,6 +299,15 @@ class FlagTable:
         # matched against that run, not against every spelling (built once per table)
         self._sorted = sorted(self.by_name)
 
+    def is_switch(self, name: str) -> bool:
+        """Whether ``name`` is a boolean switch of the engine: one of the table's with no
+        value, or one the engine has that hbmlint ignores (``switches``), as scan reads them."""
+        flag = self.lookup(name)
+        if flag is not None:
+            return flag.parse is None and not flag.multi
+        name = normalise(name)
+        return name in self.switches or "--" + name[5:] in self.switches
+
     def lookup(self, name: str) -> Flag | None:
         name = normalise(name)
         flag = self.by_name.get(name)

@@ -317,7 +317,7 @@ def unread_triton_model(text: str, display: str) -> Diagnostic | None:
 # An engine started from Python: vLLM's LLM / LLMEngine / AsyncLLMEngine or its engine
 # arguments, SGLang's Engine (`sgl.Engine(...)`), in a file that imports the engine
 _PYTHON_IMPORT = LazyPattern(
-    r"^\s*(?:from\s+(vllm|sglang)[\w.]*\s+import|import\s+(vllm|sglang))\b", re.M
+    r"^\s*(?:from\s+(?:vllm|sglang)[\w.]*\s+import|import\s+(?:vllm|sglang))\b", re.M
 )
 _PYTHON_ENGINE = LazyPattern(
     r"\b(?:vllm\.)?(?:LLM|(?:Async)?LLMEngine(?:\.from_engine_args)?|(?:Async)?EngineArgs)\s*\("

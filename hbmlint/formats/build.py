@@ -271,13 +271,19 @@ def _too_few_visible(command: EngineCommand, gpu: GpuFacts) -> str | None:
     )
 
 
+def _pins(engine_version: str | None) -> bool:
+    """Whether the manifest pins the engine's release (not an upper bound an image's date
+    gives): what that release refuses, it refuses for certain."""
+    return release_number(engine_version) is not None and not release_at_most(engine_version)
+
+
 def notes_as_findings(
     command: EngineCommand, display: str, name: str, engine_version: str | None = None
 ) -> list[Diagnostic]:
     """The command's notes as findings, less those that hold only from a release after the one
     ``engine_version`` pins."""
     have = release_number(engine_version)
-    pinned = have is not None and not release_at_most(engine_version)
+    pinned = _pins(engine_version)
 
     def severity(note: Any) -> Severity | None:
         if note.refused_from and pinned and have >= release_number(note.refused_from):
@@ -321,11 +327,7 @@ def build(
     if removed is not None:
         # a release the manifest pins (not an upper bound an image's date gives) refuses the
         # flag for certain: argparse stops the server at start-up
-        certain = (
-            Severity.ERROR
-            if release_number(release) is not None and not release_at_most(release)
-            else None
-        )
+        certain = Severity.ERROR if _pins(release) else None
         findings += [
             input_diagnostic("HBM010", message, display, span, name, [fix], certain)
             for message, span, fix in removed(

@@ -64,13 +64,6 @@ def detect(data: Any) -> bool:
     return any(_flag(key) in _SERVING_KEYS for key in data)
 
 
-def _is_switch(flag: str) -> bool:
-    if normalise(flag) in vllm.FLAGS.switches:
-        return True
-    known = vllm.FLAGS.lookup(flag)
-    return known is not None and known.parse is None and not known.multi
-
-
 def engine_arguments_at(data: Any, depth: int = 4) -> tuple | None:
     """The path of the first mapping within ``depth`` levels of ``data`` that holds vLLM engine
     arguments: a string ``model`` and two or more of vLLM's serving keys; None where none."""
@@ -105,7 +98,7 @@ def mapping_argv(
         if value is None:
             continue
         textual = isinstance(value, str) and value.lower() in ("true", "false")
-        if kwargs and textual and _is_switch(flag):
+        if kwargs and textual and vllm.FLAGS.is_switch(flag):
             value = value.lower() == "true"
         if value is True:
             argv.append(Token(flag, where))
