@@ -120,8 +120,11 @@ class Settings:
     # written (None: the release's default): how many state pages a hybrid model's request holds
     prefix_caching: bool | None = None
     mamba_cache_mode: str | None = None
-    # vLLM --disable-hybrid-kv-cache-manager: window layers hold the whole context
+    # vLLM --disable-hybrid-kv-cache-manager, SGLang --disable-hybrid-swa-memory: window layers
+    # hold the whole context
     disable_hybrid_kv_cache_manager: bool = False
+    # SGLang --swa-full-tokens-ratio (None: engines.yaml's default)
+    swa_full_tokens_ratio: float | None = None
     # vLLM: the batches a window layer keeps the tokens of beyond its window (_in_flight_batches)
     in_flight_batches: int = 1
     # vLLM --enable-lora: adapter slots (0: off), their rank, and --fully-sharded-loras
@@ -896,8 +899,9 @@ def _settings_for(
             else None,
             "prefix_caching": serving.prefix_caching if engine in ("vllm", "sglang") else None,
             "mamba_cache_mode": serving.mamba_cache_mode if engine == "vllm" else None,
-            "disable_hybrid_kv_cache_manager": engine == "vllm"
+            "disable_hybrid_kv_cache_manager": engine in ("vllm", "sglang")
             and bool(serving.disable_hybrid_kv_cache_manager),
+            "swa_full_tokens_ratio": serving.swa_full_tokens_ratio if engine == "sglang" else None,
             "in_flight_batches": _in_flight_batches(resolved)
             if engine == "vllm" and resolved.target.sliding_window
             else 1,
@@ -1886,8 +1890,13 @@ def compute(
         _add_note(
             assumed,
             "kv_cache",
-            "every sliding-window layer keeps the whole context "
-            "(--disable-hybrid-kv-cache-manager)",
+            "every sliding-window layer keeps the whole context ("
+            + (
+                "--disable-hybrid-swa-memory"
+                if s.engine == "sglang"
+                else "--disable-hybrid-kv-cache-manager"
+            )
+            + ")",
         )
     hybrid = layout.state_layers and layout.full_layers
     pages_shape = None  # vLLM's hybrid pool: its block, page and groups
@@ -2251,14 +2260,15 @@ def _sglang_swa_pool(resolved: Resolved, s: Settings, kv_bytes: float) -> tuple[
     GiB; "171008 / 213761" for gemma-4-26B-A4B, 36.69 GiB; mem_cache/swa_memory_pool.py)."""
     if _windows_kept_full(resolved, s):
         return None
-    ratio = float(catalog.engine_defaults("sglang").get("swa_full_tokens_ratio", 0.8))
+    default = float(catalog.engine_defaults("sglang").get("swa_full_tokens_ratio", 0.8))
+    ratio = s.swa_full_tokens_ratio or default
     full, window = resolved.target.swa_pool_bytes(s.tensor_parallel, s.pipeline_parallel, kv_bytes)
     if not window:
         return None
+    how = "as set" if s.swa_full_tokens_ratio else "its default"
     note = (
         f"SGLang's hybrid SWA pool: the window layers hold {ratio:g} x the full layers' tokens "
-        "(--swa-full-tokens-ratio's default; a ratio the command sets is not read); the "
-        "capacity is the full pool's"
+        f"(--swa-full-tokens-ratio, {how}); the capacity is the full pool's"
     )
     return full + ratio * window, note
 

@@ -184,8 +184,11 @@ class ServingSpec:
     # vLLM --enable-prefix-caching / --no-enable-..., SGLang --disable-radix-cache (False)
     prefix_caching: bool | None = None
     mamba_cache_mode: str | None = None  # vLLM --mamba-cache-mode: none, align or all
-    # vLLM --disable-hybrid-kv-cache-manager (True) / --no-disable-... (False)
+    # vLLM --disable-hybrid-kv-cache-manager (True) / --no-disable-... (False), SGLang
+    # --disable-hybrid-swa-memory: every sliding-window layer keeps the whole context
     disable_hybrid_kv_cache_manager: bool | None = None
+    # SGLang --swa-full-tokens-ratio: its window layers' pool in tokens per full-layer token
+    swa_full_tokens_ratio: float | None = None
     # vLLM --async-scheduling (True) / --no-async-scheduling (False); None: the release's own
     async_scheduling: bool | None = None
     # the engine's switch for a length above the model's: env VLLM_ALLOW_LONG_MAX_MODEL_LEN=1

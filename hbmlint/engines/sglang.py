@@ -225,6 +225,10 @@ FLAGS = FlagTable(
         Flag(("--mamba-ssm-dtype",), "serving.mamba_ssm_dtype", _ssm_dtype),
         Flag(("--max-mamba-cache-size",), "serving.max_mamba_cache_size", positive_int),
         Flag(("--mamba-full-memory-ratio",), "serving.mamba_full_memory_ratio", positive_float),
+        # the hybrid SWA pool of window models: the window layers' tokens per full-layer token,
+        # or no hybrid pool at all (every window layer keeps the whole context)
+        Flag(("--swa-full-tokens-ratio",), "serving.swa_full_tokens_ratio", positive_float),
+        Flag(("--disable-hybrid-swa-memory",), "serving.disable_hybrid_kv_cache_manager"),
         Flag(("--speculative-algorithm",), "speculative.method", _algorithm),
         Flag(("--speculative-draft-model-path",), "speculative.model", model_name),
         Flag(("--speculative-num-steps",), "speculative.num_speculative_tokens", positive_int),

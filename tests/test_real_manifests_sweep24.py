@@ -1,0 +1,75 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 24, session 37): each test
+names its source and says what a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+COVERED = {
+    "shell-sglang-gpt-oss-disable-hybrid-swa.sh",
+}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def _lint(path: Path, rules, gpu: str | None = None, **options):
+    return lint_file(
+        path, path.name, rules, LintOptions(default_gpu=gpu, keep_budgets=True, **options)
+    )
+
+
+def _budget(result):
+    [item] = result.deployments
+    return item.budget
+
+
+# --- SGLang's hybrid SWA pool, as the command sets it -------------------------------------------
+# A ParaS (SGLang fork) benchmark script runs gpt-oss-120b with --disable-hybrid-swa-memory: every
+# sliding-window layer then keeps the whole context (server_args.py "Disable the hybrid SWA
+# memory"), so a token costs all 36 layers' KV, not 18 full layers plus 0.8 x 18 window layers.
+# --swa-full-tokens-ratio sets the window pool's tokens per full-pool token (default 0.8).
+GPT_OSS = REAL / "shell-sglang-gpt-oss-disable-hybrid-swa.sh"
+GPT_OSS_PATH = (("/data/models/gpt-oss-120b-BF16-unsloth", "openai/gpt-oss-120b"),)
+
+
+def test_sglang_disable_hybrid_swa_memory_gives_window_layers_the_whole_context(rules):
+    result = _lint(GPT_OSS, rules, gpu="A100-80GB", model_paths=GPT_OSS_PATH)
+    budget = _budget(result)
+    # 36 layers x 2 (K, V) x 8 KV heads x 64 x 2 bytes over TP 8
+    assert budget.kv_bytes_per_token.magnitude == pytest.approx(36 * 2 * 8 * 64 * 2 / 8)
+    assert "--disable-hybrid-swa-memory" in " ".join(str(v) for v in budget.assumed.values())
+
+
+def _sglang_gpt_oss(tmp_path: Path, extra: str) -> Path:
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "python -m sglang.launch_server --model-path openai/gpt-oss-120b --tp 2 "
+        f"--mem-fraction-static 0.85 {extra}\n",
+        encoding="utf-8",
+    )
+    return script
+
+
+def test_sglang_swa_full_tokens_ratio_as_set_sizes_the_window_pool(rules, tmp_path):
+    default = _budget(_lint(_sglang_gpt_oss(tmp_path, ""), rules, gpu="H100"))
+    lower = _budget(
+        _lint(_sglang_gpt_oss(tmp_path, "--swa-full-tokens-ratio 0.3"), rules, gpu="H100")
+    )
+    layer_token = 2 * 8 * 64 * 2 / 2  # one layer's K and V of a token on each of TP 2
+    # 18 full-attention layers and 18 window layers at the ratio's share of the full pool
+    assert default.kv_bytes_per_token.magnitude == pytest.approx(18 * layer_token * 1.8, rel=1e-3)
+    assert lower.kv_bytes_per_token.magnitude == pytest.approx(18 * layer_token * 1.3, rel=1e-3)
+    assert lower.kv_tokens > default.kv_tokens * 1.3
+    notes = " ".join(str(v) for v in lower.assumed.values())
+    assert "0.3 x the full layers' tokens (--swa-full-tokens-ratio, as set)" in notes
