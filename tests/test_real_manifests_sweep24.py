@@ -14,6 +14,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 COVERED = {
     "shell-sglang-gpt-oss-disable-hybrid-swa.sh",
+    "compose-sglang-image-flags-only-command.yml",
 }
 
 
@@ -73,3 +74,19 @@ def test_sglang_swa_full_tokens_ratio_as_set_sizes_the_window_pool(rules, tmp_pa
     assert lower.kv_tokens > default.kv_tokens * 1.3
     notes = " ".join(str(v) for v in lower.assumed.values())
     assert "0.3 x the full layers' tokens (--swa-full-tokens-ratio, as set)" in notes
+
+
+# --- an SGLang image hbmlint does not read the command of ---------------------------------------
+# A deployment guide's compose service runs lmsysorg/sglang with only the server's flags as its
+# command. hbmlint reads no command line there; the image named the engine, yet the file passed
+# silently ("0 deployments", no finding). Now the info says nothing in it was checked, as for
+# vllm/vllm-openai.
+SGLANG_FLAGS_ONLY = REAL / "compose-sglang-image-flags-only-command.yml"
+
+
+def test_an_sglang_image_whose_command_is_not_read_gets_an_info(rules):
+    result = _lint(SGLANG_FLAGS_ONLY, rules, gpu="H100")
+    [finding] = result.diagnostics
+    assert (finding.code, finding.severity.name) == ("HBM014", "INFO")
+    assert "'lmsysorg/sglang'" in finding.message and "nothing in it was checked" in finding.message
+    assert (finding.span.line, finding.span.column) == (5, 12)
