@@ -38,7 +38,6 @@ ENGINE_WORDS = (
     "sglang serve",
     "text-generation-launcher",
     "vllm/vllm-openai",
-    "lmsysorg/sglang",
     "text-generation-inference",
     # Dynamo's workers take their engine's flags (ai-dynamo/dynamo components/src/dynamo/*)
     "dynamo.vllm",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from types import ModuleType
 from typing import Any
 
@@ -270,13 +271,16 @@ def unread_file(text: str, documents: Sequence[Any], display: str) -> Diagnostic
     """What to say of a file in which no format read anything and nothing was said: a container
     plainly an engine's that no reader read (unread_pods.py), else an engine command hbmlint
     cannot read (unread_engine); None where the file runs no engine."""
+    judged: set[int] = set()  # lines of container images judged with their containers
     if documents and "containers" in text and "image" in text:
-        from .unread_pods import may_hold_one, unread_pod  # only for a file with a pod spec
+        from .unread_pods import container_image_lines, may_hold_one, unread_pod
 
-        pod = unread_pod(documents, display) if may_hold_one(text) else None
-        if pod is not None:
-            return pod
-    found = unread_engine(text, display)
+        if may_hold_one(text):  # only for a file with a pod spec
+            pod = unread_pod(documents, display)
+            if pod is not None:
+                return pod
+            judged = container_image_lines(documents)
+    found = unread_engine(text, display, judged)
     if found is None and "model" in text and "_size" in text:
         found = unread_engine_arguments(documents, display)
     if found is None and ("vllm" in text or "sglang" in text) and "import" in text:
@@ -378,9 +382,12 @@ def unread_engine_arguments(documents: Sequence[Any], display: str) -> Diagnosti
     return None
 
 
-def unread_engine(text: str, display: str) -> Diagnostic | None:
+def unread_engine(
+    text: str, display: str, judged: AbstractSet[int] = frozenset()
+) -> Diagnostic | None:
     """An HBM014 info at the first engine command in ``text`` outside a comment, for a file in
-    which no format found anything to read; None when no engine is mentioned."""
+    which no format found anything to read; None when no engine is mentioned. An image's name
+    on a line of ``judged`` (a container's image, judged with its container) is not one."""
     from ..engines import engine_words
 
     values = _CHART_VALUES.search(display.replace("\\", "/")) is not None
@@ -391,7 +398,7 @@ def unread_engine(text: str, display: str) -> Diagnostic | None:
         hits = [(column, word) for column, word in engine_words(line) if _runs_here(line, word)]
         if hits and image_runs_other is None:
             image_runs_other = _image_runs_another_program(text)
-        if image_runs_other:
+        if image_runs_other or number in judged:
             hits = [(column, word) for column, word in hits if "/" not in word]
         if values:
             hits += _engine_image(line)

@@ -85,6 +85,24 @@ def unread_pod(documents: Sequence[YamlDocument], display: str) -> Diagnostic | 
     return None
 
 
+def container_image_lines(documents: Sequence[YamlDocument]) -> set[int]:
+    """The lines of the ``image`` of every container in ``documents``' pod specs: an engine's
+    image named there was judged by its container (read, said why not, or running another
+    program), so formats.unread_engine does not take the image's name for an engine run."""
+    lines: set[int] = set()
+    for document in documents:
+        data = document.data
+        if not isinstance(data, dict):
+            continue
+        for pod in pod_spec_paths(data):
+            for key, container in serving_containers(data, pod):
+                if "image" in container:
+                    span = document.span((*pod, *key, "image"))
+                    if span is not None:
+                        lines.add(span.line)
+    return lines
+
+
 def _words(value: Any) -> list[str]:
     if isinstance(value, list):
         return ["" if v is None else str(v) for v in value]
