@@ -14,6 +14,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 COVERED = {
     "shell-sglang-gpt-oss-disable-hybrid-swa.sh",
+    "dynamo-v1beta1-graph-env.yaml",
 }
 
 
@@ -91,3 +92,66 @@ def test_an_engine_image_running_another_program_in_a_pod_says_nothing(rules, tm
     )
     result = _lint(manifest, rules)
     assert result.deployments == [] and result.diagnostics == []
+
+
+# --- Dynamo: the graph's environment --------------------------------------------------------------
+# ai-dynamo/dynamo recipes/nemotron-3-ultra/vllm/agg-h200-chat-mtp/deploy.yaml sets MODEL_PATH in
+# the DynamoGraphDeployment's own spec.env, which the operator prepends to every component's
+# environment (v1beta1 dynamographdeployment_types.go; v1alpha1 spec.envs and a service's envs).
+# hbmlint read the container's env alone: "--model is ${MODEL_PATH} ... cannot be checked", 0
+# deployments, for all ten Nemotron-3-Ultra vLLM recipes.
+DYNAMO_GRAPH_ENV = REAL / "dynamo-v1beta1-graph-env.yaml"
+
+
+def test_dynamo_graph_env_reaches_the_workers_command(rules):
+    result = _lint(DYNAMO_GRAPH_ENV, rules)
+    assert [d.code for d in result.diagnostics] == []
+    [item] = result.deployments
+    assert item.deployment.model.name.endswith("NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4")
+    assert item.deployment.parallel.tensor == 8
+    assert item.budget is not None and item.budget.kv_tokens.magnitude > 0
+
+
+def test_dynamo_v1alpha1_envs_service_envs_and_container_env_in_that_order(rules, tmp_path):
+    manifest = tmp_path / "dgd.yaml"
+    manifest.write_text(
+        """apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata:
+  name: graph
+spec:
+  envs:
+    - name: MODEL
+      value: Qwen/Qwen3-8B
+    - name: TP
+      value: "1"
+    - name: LEN
+      value: "4096"
+  services:
+    VllmWorker:
+      envs:
+        - name: TP
+          value: "2"
+        - name: LEN
+          value: "8192"
+      resources:
+        limits:
+          gpu: "2"
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1
+          env:
+            - name: LEN
+              value: "16384"
+          command: ["/bin/sh", "-c"]
+          args:
+            - python3 -m dynamo.vllm --model $MODEL --tensor-parallel-size $TP --max-model-len $LEN
+""",
+        encoding="utf-8",
+    )
+    result = _lint(manifest, rules, gpu="H100")
+    [item] = result.deployments
+    deployment = item.deployment
+    assert deployment.model.name == "Qwen/Qwen3-8B"  # the graph's
+    assert deployment.parallel.tensor == 2  # the service's over the graph's
+    assert deployment.serving.max_model_len == 16384  # the container's over both

@@ -40,6 +40,7 @@ from .podspec import (
     Reader,
     container_argv,
     container_env,
+    env_list,
     node_labels,
     value_at,
 )
@@ -212,6 +213,20 @@ def _mpi_hosts(words: list[Token]) -> int | None:
     return None
 
 
+def _shared_env(document: YamlDocument, spath: Path) -> dict[str, Token]:
+    """The environment the operator gives a service before its container's own: the graph's
+    (v1beta1 ``spec.env``: "prepended to every component's environment"; v1alpha1
+    ``spec.envs``: "applied to all services ... unless overridden"), then the service's own
+    ``envs`` / ``env``; the container's entries of the same name win (container_env)."""
+    env: dict[str, Token] = {}
+    for where in (("spec",), spath):
+        for key in ("env", "envs"):
+            items = value_at(document.data, (*where, key))
+            if isinstance(items, list):
+                env_list(document, (*where, key), None, items, env)
+    return env
+
+
 def to_deployments(
     document: YamlDocument, path: Any, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
@@ -223,7 +238,7 @@ def to_deployments(
         if not isinstance(value_at(data, cpath), dict):
             continue
         name = f"{base}/{service}"
-        env = container_env(document, cpath)
+        env = container_env(document, cpath, _shared_env(document, spath))
         found = _worker(_commands(document, cpath, env), env)
         if found is None:
             continue
