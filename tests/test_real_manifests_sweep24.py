@@ -15,6 +15,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 COVERED = {
     "shell-sglang-gpt-oss-disable-hybrid-swa.sh",
     "dynamo-v1beta1-graph-env.yaml",
+    "shell-sglang-draft-path-no-algorithm.sh",
 }
 
 
@@ -155,3 +156,33 @@ spec:
     assert deployment.model.name == "Qwen/Qwen3-8B"  # the graph's
     assert deployment.parallel.tensor == 2  # the service's over the graph's
     assert deployment.serving.max_model_len == 16384  # the container's over both
+
+
+# --- SGLang: a drafter with no algorithm ----------------------------------------------------------
+# The Forceless/DeepPresenter-9B launch script (found by code search) passes
+# --speculative-draft-model-path Qwen/Qwen3.5-0.8B and the step/top-k/draft-token flags, but no
+# --speculative-algorithm. SGLang sets speculative decoding up only for an algorithm it is given
+# (server_args.py _handle_speculative_decoding), so the server never drafts; hbmlint already
+# budgeted no drafter, and said nothing.
+NO_ALGORITHM = REAL / "shell-sglang-draft-path-no-algorithm.sh"
+
+
+def test_sglang_draft_model_without_an_algorithm_is_a_warning(rules):
+    result = _lint(NO_ALGORITHM, rules, gpu="H100")
+    [warning] = [d for d in result.diagnostics if d.severity.name == "WARNING"]
+    assert warning.code == "HBM016"
+    assert "--speculative-draft-model-path Qwen/Qwen3.5-0.8B does nothing" in warning.message
+    text = NO_ALGORITHM.read_text(encoding="utf-8").splitlines()
+    assert "--speculative-draft-model-path" in text[warning.span.line - 1]
+    assert "--speculative-algorithm STANDALONE" in warning.fixes[0]
+
+
+def test_sglang_algorithm_in_a_variable_is_not_called_missing(rules, tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+        "--speculative-algorithm $ALGO --speculative-draft-model-path Qwen/Qwen3-0.6B\n",
+        encoding="utf-8",
+    )
+    result = _lint(script, rules, gpu="H100")
+    assert "HBM016" not in [d.code for d in result.diagnostics]

@@ -416,11 +416,32 @@ def parse(
     if method == "eagle" and not drafted:
         values["speculative.method"] = "mtp"
     if method is None:
+        _drafter_without_algorithm(command)
         for key in [k for k in values if k.startswith("speculative.")]:
             values.pop(key)  # draft settings without an algorithm do nothing in SGLang
     else:
         command.locations.setdefault("speculative", command.locations["speculative.method"])
     return command
+
+
+def _drafter_without_algorithm(command: EngineCommand) -> None:
+    """A draft model with no --speculative-algorithm: SGLang sets speculative decoding up only
+    for an algorithm it is given (server_args.py _handle_speculative_decoding; the algorithm
+    defaults to None and nothing infers it from the draft path), so the server starts and never
+    drafts. An algorithm in a variable hbmlint cannot read may be set; nothing is said then."""
+    span = command.locations.get("speculative.model")
+    if span is None or "speculative.method" in command.unread:
+        return
+    draft = command.values["speculative.model"]
+    command.note(
+        "HBM016",
+        f"--speculative-draft-model-path {draft} does nothing without --speculative-algorithm: "
+        "SGLang starts without speculative decoding, and the drafter's --speculative-* "
+        "settings are ignored",
+        span,
+        "Add --speculative-algorithm STANDALONE for a small draft model (EAGLE or EAGLE3 for "
+        "an EAGLE head), or remove the drafter's flags",
+    )
 
 
 # what a `--config FILE` may set that the budget rests on, by SGLang's flag names
