@@ -3,6 +3,7 @@ names its source and says what a user sees."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ COVERED = {
     "shell-sglang-gpt-oss-disable-hybrid-swa.sh",
     "dynamo-v1beta1-graph-env.yaml",
     "shell-sglang-draft-path-no-algorithm.sh",
+    "shell-vllm-kimi-k26-dcp8-rtx-pro-6000.sh",
 }
 
 
@@ -186,3 +188,27 @@ def test_sglang_algorithm_in_a_variable_is_not_called_missing(rules, tmp_path):
     )
     result = _lint(script, rules, gpu="H100")
     assert "HBM016" not in [d.code for d in result.diagnostics]
+
+
+# --- vLLM decode context parallelism in the budget's capacity lines ------------------------------
+# voipmonitor/rtx6kpro runs Kimi-K2.6 at TP 8 with --decode-context-parallel-size 8 on RTX PRO
+# 6000s and logged "GPU KV cache size: 3,424,256 tokens", "13.03x" at 262,144 tokens: each GPU
+# holds 1/8 of every sequence's MLA latent, and vLLM reports a GPU's tokens x 8. `hbmlint budget`
+# printed a GPU's 426,384 tokens and 1.63 sequences as the deployment's, 8 times below the
+# engine's figures.
+KIMI_DCP = REAL / "shell-vllm-kimi-k26-dcp8-rtx-pro-6000.sh"
+
+
+def test_budget_shows_the_capacity_decode_context_parallelism_reaches(cli):
+    text = cli("budget", KIMI_DCP, "--gpu", "RTX-PRO-6000").output
+    [capacity] = [line for line in text.splitlines() if "KV capacity" in line]
+    per_gpu, spread = (
+        int(n.replace(",", "")) for n in re.findall(r"(\d[\d,]+) (?:tokens|with)", capacity)
+    )
+    assert spread == per_gpu * 8
+    assert abs(spread - 3_424_256) / 3_424_256 < 0.02  # the engine's logged KV cache size
+    [concurrency] = [line for line in text.splitlines() if "max concurrency" in line]
+    assert "about 13.0" in concurrency  # logged 13.03x
+    [entry] = cli("budget", "--format", "json", KIMI_DCP, "--gpu", "RTX-PRO-6000").json()
+    assert entry["decode_context_parallel"] == 8
+    assert entry["kv_cache_tokens"] == per_gpu

@@ -52,6 +52,9 @@ def budget_dict(result: FileResult, item: DeploymentResult) -> dict[str, Any]:
         "block_size": s.block_size,
         "max_model_len": s.max_model_len,
         "max_concurrency": round(b.max_concurrency, 4),
+        # decode context parallelism: each GPU holds 1/N of every sequence's KV cache, so the
+        # tokens and sequences above (a GPU's, whole) reach N times as far (not modelled: lint.py)
+        "decode_context_parallel": dep.parallel.decode_context or 1,
         "workload_tokens": None if workload is None else int(workload.magnitude),
         "verify_tokens": b.verify_tokens,
         "draft_host_bytes": bytes_of(b.draft_host_weights) if b.draft_host_weights else 0,
@@ -179,6 +182,17 @@ def _table(display: str, b: Budget) -> str:
         f"    KV capacity      {int(b.kv_tokens.magnitude):,} tokens (blocks of {s.block_size})",
         f"    max concurrency  {b.max_concurrency:.2f} sequences of {s.max_model_len:,} tokens",
     ]
+    split = dep.parallel.decode_context or 1
+    if split > 1:
+        # each GPU holds 1/N of every sequence's KV cache: the engine reports N times the
+        # tokens and sequences a GPU's cache holds whole (vLLM's "GPU KV cache size")
+        lines[-2:] = [
+            f"    KV capacity      {int(b.kv_tokens.magnitude):,} tokens a GPU (blocks of "
+            f"{s.block_size}); about {int(b.kv_tokens.magnitude) * split:,} with each sequence "
+            f"split over {split} GPUs (decode context parallelism, not modelled)",
+            f"    max concurrency  {b.max_concurrency:.2f} sequences of {s.max_model_len:,} tokens "
+            f"a GPU; about {b.max_concurrency * split:.2f} split over {split} GPUs",
+        ]
     if b.has_drafter and s.num_speculative_tokens:
         lines.append(
             f"    decode step      {b.verify_tokens:,} tokens ({s.max_num_seqs:,} sequences x "
