@@ -212,3 +212,25 @@ def test_budget_shows_the_capacity_decode_context_parallelism_reaches(cli):
     [entry] = cli("budget", "--format", "json", KIMI_DCP, "--gpu", "RTX-PRO-6000").json()
     assert entry["decode_context_parallel"] == 8
     assert entry["kv_cache_tokens"] == per_gpu
+
+
+# --- hbmlint's own manifest: TensorRT-LLM by its project's name ----------------------------------
+# The calibration set and TensorRT-LLM's own docs spell the engine tensorrt-llm; an hbmlint
+# manifest with `engine: tensorrt-llm` was an HBM003 schema error, and nothing was checked.
+
+
+def test_a_manifest_may_name_tensorrt_llm_by_its_project_name(rules, tmp_path):
+    results = {}
+    for engine in ("trtllm", "tensorrt-llm", "tensorrt_llm"):
+        manifest = tmp_path / f"{engine}.yaml"
+        manifest.write_text(
+            "apiVersion: hbmlint/v1\nkind: ServingManifest\nmetadata:\n  name: x\nspec:\n"
+            f"  engine: {engine}\n  gpu:\n    type: H100\n"
+            "  model:\n    name: meta-llama/Llama-3.1-8B-Instruct\n",
+            encoding="utf-8",
+        )
+        result = _lint(manifest, rules)
+        assert result.diagnostics == []
+        [item] = result.deployments
+        results[engine] = (item.deployment.engine, item.budget.kv_tokens.magnitude)
+    assert len(set(results.values())) == 1 and results["trtllm"][0] == "trtllm"

@@ -25,6 +25,8 @@ from ..units import UnitError, parse_quantity
 from ..yamlsrc import YamlDocument
 
 NAME = "hbmlint"
+# the project's own spelling of TensorRT-LLM, which the schema also takes
+_ENGINE_NAMES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm"}
 
 
 def detect(data: Any) -> bool:
@@ -83,7 +85,7 @@ def to_deployments(
         str(name),  # name
         display,  # file
         document.index,  # document
-        spec.get("engine", "vllm"),  # engine
+        _ENGINE_NAMES.get(spec.get("engine", "vllm"), spec.get("engine", "vllm")),  # engine
         spec.get("engine_version"),  # engine_version
         GpuSpec(gpu.get("type"), memory, gpu.get("count")),  # gpu
         _model_ref(spec["model"], path),  # model
