@@ -18,6 +18,7 @@ COVERED = {
     "dynamo-v1beta1-graph-env.yaml",
     "shell-sglang-draft-path-no-algorithm.sh",
     "shell-vllm-kimi-k26-dcp8-rtx-pro-6000.sh",
+    "kthena-modelserving-multi-node.yaml",
 }
 
 
@@ -234,3 +235,25 @@ def test_a_manifest_may_name_tensorrt_llm_by_its_project_name(rules, tmp_path):
         [item] = result.deployments
         results[engine] = (item.deployment.engine, item.budget.kv_tokens.magnitude)
     assert len(set(results.values())) == 1 and results["trtllm"][0] == "trtllm"
+
+
+# --- Kthena ModelServing: an entry pod and its workers ---------------------------------------------
+# volcano-sh/kthena examples/model-serving/multi-node.yaml runs Llama-3.1-405B at TP 8 x PP 2 over a
+# role's entry pod and `workerReplicas: 1` worker, 8 GPUs each. hbmlint read the entry pod alone
+# and said it could not tell how many pods form the engine (an info), whatever workerReplicas was.
+KTHENA = REAL / "kthena-modelserving-multi-node.yaml"
+
+
+def test_kthena_role_counts_the_entry_pod_and_its_workers(rules, tmp_path):
+    result = _lint(KTHENA, rules, gpu="H100")
+    assert result.diagnostics == []
+    [item] = result.deployments
+    assert item.deployment.gpu.count == 16
+    wider = tmp_path / "wider.yaml"
+    wider.write_text(
+        KTHENA.read_text(encoding="utf-8").replace("workerReplicas: 1", "workerReplicas: 3"),
+        encoding="utf-8",
+    )
+    [idle] = _lint(wider, rules, gpu="H100").diagnostics
+    assert (idle.code, idle.severity.name) == ("HBM007", "WARNING")
+    assert "32 GPUs requested" in idle.message and "16 idle" in idle.message

@@ -27,6 +27,7 @@ from ..yamlsrc import YamlDocument
 from .build import GpuFacts
 from .kubernetes import document_name
 from .podspec import (
+    GPU_RESOURCES,
     Path,
     Reader,
     container_command,
@@ -129,6 +130,36 @@ def _group_size(reader: Reader, pod: Path, name: str) -> tuple[int | None, Any]:
     return None, None
 
 
+def _entry_and_workers(reader: Reader, pod: Path, name: str) -> int | None:
+    """The pods of one engine instance of a role with an entry pod and ``workerReplicas``
+    workers (Kthena's ModelServing ``roles[]``: ``entryTemplate``, ``workerTemplate``; its
+    examples/model-serving/multi-node.yaml): 1 + workerReplicas, where the entry pod is this one
+    and each worker asks for as many GPUs as it does; None otherwise (the count stays unread)."""
+    data = reader.document.data
+    if len(pod) < 2 or pod[-2:] != ("entryTemplate", "spec"):
+        return None
+    role = value_at(data, pod[:-2])
+    if not isinstance(role, dict) or "workerReplicas" not in role:
+        return None
+    workers = reader.count((*pod[:-2], "workerReplicas"), name)
+    if workers is None:
+        return None
+    if workers and _pod_gpus(role.get("workerTemplate")) != _pod_gpus(role.get("entryTemplate")):
+        return None  # workers of another size: not one count a pod
+    return 1 + workers
+
+
+def _pod_gpus(template: Any) -> list[Any]:
+    """The GPU limits of a pod template's containers, as written (to compare two templates)."""
+    spec = template.get("spec") if isinstance(template, dict) else None
+    containers = spec.get("containers") if isinstance(spec, dict) else None
+    return [
+        value_at(c, ("resources", "limits", resource))
+        for c in (containers if isinstance(containers, list) else [])
+        for resource in GPU_RESOURCES
+    ]
+
+
 def _injected(size: int | None, span: Any) -> dict[str, Token]:
     """What a leader/worker controller puts in every container's env: the group size as the
     file fixes it (RBG: RBG_LWP_GROUP_SIZE, older RBG_GROUP_SIZE; LWS: LWS_GROUP_SIZE, see
@@ -168,7 +199,7 @@ def to_deployments(
         labels += image_gpu_labels(document, cpath)
         gpu = GpuFacts(count=per_pod, count_span=count_span, labels=labels)
         if per_pod:
-            pods = command.nodes or size or 1
+            pods = command.nodes or size or _entry_and_workers(reader, pod, name) or 1
             gpu.count = per_pod * pods
             v = command.values
             need = (v.get("parallel.tensor") or 1) * (v.get("parallel.pipeline") or 1)
