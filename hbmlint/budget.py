@@ -1725,6 +1725,23 @@ _SIDE_SETTINGS = (
 _SIDE_NAMES = frozenset(_SIDE_SETTINGS)
 
 
+def _vllm_mxfp4_marlin(target: Any, s: Settings, gpu: Any) -> Any:
+    """The weight format vLLM lays MXFP4 experts out in on a GPU below Hopper (the Marlin
+    kernel's: engines.yaml mxfp4_marlin), or None where quantization.yaml's layout holds."""
+    if s.engine != "vllm" or not target.num_experts:
+        return None
+    fmt = catalog.weight_format(s.quantization, target)
+    capability = getattr(gpu, "compute_capability", None)
+    marlin = catalog.engine_defaults("vllm").get("mxfp4_marlin") or {}
+    if fmt is None or fmt.name != "mxfp4" or not capability or not marlin:
+        return None
+    if capability >= float(marlin["below_capability"]):
+        return None
+    return replace(
+        fmt, expert_align=int(marlin["expert_align"]), hidden_align=int(marlin["hidden_align"])
+    )
+
+
 def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
     """What compute works out of the target model and the GPU alone, from the settings named in
     _SIDE_SETTINGS and the DP-attention split (``split``, dp_attention.sharding's, of those
@@ -1733,12 +1750,22 @@ def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
     target = resolved.target
     tp, pp = s.tensor_parallel, s.pipeline_parallel
     total = _gpu_memory(resolved.gpu, "byte")
+    marlin = _vllm_mxfp4_marlin(target, s, resolved.gpu)
     weights = in_bytes(
         target.weight_bytes_per_rank(
-            tp, pp, s.quantization, s.dtype, s.expert_parallel, s.redundant_experts, split
+            tp, pp, marlin or s.quantization, s.dtype, s.expert_parallel, s.redundant_experts, split
         )
     )
     notes: tuple[tuple[str, str], ...] = ()
+    if marlin is not None:
+        notes += (
+            (
+                "weights",
+                f"MXFP4 experts in the Marlin kernel's layout ({resolved.gpu.name} is older than "
+                f"Hopper): each expert's width rounded up to {marlin.expert_align}, the hidden "
+                f"size to {marlin.hidden_align}",
+            ),
+        )
     slack = _sglang_allocator_slack(target, s)
     rope = _sglang_rope_fp32(target, s)
     if slack or rope:

@@ -257,3 +257,33 @@ def test_kthena_role_counts_the_entry_pod_and_its_workers(rules, tmp_path):
     [idle] = _lint(wider, rules, gpu="H100").diagnostics
     assert (idle.code, idle.severity.name) == ("HBM007", "WARNING")
     assert "32 GPUs requested" in idle.message and "16 idle" in idle.message
+
+
+# --- vLLM's Marlin MXFP4 layout below Hopper -------------------------------------------------------
+# gpt-oss's MXFP4 experts on an A100 go through vLLM's Marlin kernel ("Your GPU does not have
+# native support for FP4 computation ... Marlin kernel"), which pads each expert's per-rank width
+# to 128 and the hidden size to 256. Logged (benchmarks/calibration/vllm.yaml): gpt-oss-120b at
+# TP 4 on A100-80GB, vLLM 0.10.1.1, "Model loading took 17.2217 GiB" (hbmlint said 16.15);
+# gpt-oss-20b on an A100-80GB, vLLM 0.19, 13.72 GiB (13.45). On Hopper the Triton layout stays.
+
+
+@pytest.mark.parametrize(
+    "model, tp, gpu, logged",
+    [
+        ("openai/gpt-oss-120b", 4, "A100-80GB", 17.2217),
+        ("openai/gpt-oss-20b", 1, "A100-80GB", 13.72),
+    ],
+)
+def test_gpt_oss_on_ampere_weighs_the_marlin_layout(rules, tmp_path, model, tp, gpu, logged):
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        f"vllm serve {model} --tensor-parallel-size {tp} --max-model-len 16384\n",
+        encoding="utf-8",
+    )
+    budget = _budget(_lint(script, rules, gpu=gpu))
+    weights = budget.weights.to("GiB").magnitude
+    assert abs(weights - logged) / logged < 0.01
+    assert "Marlin kernel's layout" in budget.assumed["weights"]
+    hopper = _budget(_lint(script, rules, gpu="H100"))
+    assert hopper.weights.to("GiB").magnitude < weights * 0.99  # the Triton layout
+    assert "Marlin" not in hopper.assumed.get("weights", "")

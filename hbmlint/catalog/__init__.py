@@ -506,14 +506,8 @@ def weight_format(
         group=int(spec.get("group", 0)),
         scale_bytes=float(spec.get("scale_bytes", 0)),
         zero_bits=float(spec.get("zero_bits", 0)),
+        expert_align=int(spec.get("expert_align", 0)),
     )
-
-
-def expert_alignment(fmt: WeightFormat | None) -> int:
-    """The multiple MoE kernels round each expert's per-rank width up to, for this format."""
-    if fmt is None:
-        return 0
-    return int((_formats()["formats"].get(fmt.name) or {}).get("expert_align", 0))
 
 
 def checkpoint_format(

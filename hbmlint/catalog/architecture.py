@@ -119,6 +119,10 @@ class WeightFormat:
     group: int = 0
     scale_bytes: float = 0.0
     zero_bits: float = 0.0
+    # the multiples an MoE kernel rounds each expert's per-rank intermediate width and its
+    # hidden size up to as it lays the experts out (quantization.yaml expert_align; 0: none)
+    expert_align: int = 0
+    hidden_align: int = 0
 
     @property
     def bytes_per_param(self) -> float:
@@ -805,14 +809,17 @@ class Architecture:
 
     def _padded_experts(self, experts: float, fmt: WeightFormat | None, ranks: int) -> float:
         """Some MoE kernels pad each expert's intermediate size per rank (vLLM's MXFP4 kernels
-        round it up to a multiple of 256; gpt-oss 2880 becomes 3072)."""
-        from . import expert_alignment
-
-        align = expert_alignment(fmt)
+        round it up to a multiple of 256; gpt-oss 2880 becomes 3072), and some its hidden size
+        too (the Marlin MXFP4 layout: 256)."""
+        align = fmt.expert_align if fmt else 0
         if not experts or not align:
             return experts
         per_rank = self.moe_intermediate_size / ranks
-        return experts * math.ceil(per_rank / align) * align / per_rank
+        padded = experts * math.ceil(per_rank / align) * align / per_rank
+        hidden = fmt.hidden_align if fmt else 0
+        if hidden and self.hidden_size:
+            padded *= math.ceil(self.hidden_size / hidden) * hidden / self.hidden_size
+        return padded
 
     # ----------------------------------------------------------------- KV cache
     def _attention_bytes_per_token(
