@@ -237,7 +237,7 @@ def test_a_manifest_may_name_tensorrt_llm_by_its_project_name(rules, tmp_path):
     assert len(set(results.values())) == 1 and results["trtllm"][0] == "trtllm"
 
 
-# --- Kthena ModelServing: an entry pod and its workers ---------------------------------------------
+# --- Kthena ModelServing: an entry pod and its workers ----------------------------------------
 # volcano-sh/kthena examples/model-serving/multi-node.yaml runs Llama-3.1-405B at TP 8 x PP 2 over a
 # role's entry pod and `workerReplicas: 1` worker, 8 GPUs each. hbmlint read the entry pod alone
 # and said it could not tell how many pods form the engine (an info), whatever workerReplicas was.
@@ -259,7 +259,7 @@ def test_kthena_role_counts_the_entry_pod_and_its_workers(rules, tmp_path):
     assert "32 GPUs requested" in idle.message and "16 idle" in idle.message
 
 
-# --- vLLM's Marlin MXFP4 layout below Hopper -------------------------------------------------------
+# --- vLLM's Marlin MXFP4 layout below Hopper ---------------------------------------------------
 # gpt-oss's MXFP4 experts on an A100 go through vLLM's Marlin kernel ("Your GPU does not have
 # native support for FP4 computation ... Marlin kernel"), which pads each expert's per-rank width
 # to 128 and the hidden size to 256. Logged (benchmarks/calibration/vllm.yaml): gpt-oss-120b at
@@ -287,3 +287,27 @@ def test_gpt_oss_on_ampere_weighs_the_marlin_layout(rules, tmp_path, model, tp, 
     hopper = _budget(_lint(script, rules, gpu="H100"))
     assert hopper.weights.to("GiB").magnitude < weights * 0.99  # the Triton layout
     assert "Marlin" not in hopper.assumed.get("weights", "")
+
+
+# --- vLLM: a tensor-parallel size that does not split the vocabulary ------------------------------
+# aws-samples/sample-llm-inference-on-eks lws-kimi-k3-tp8pp3-p5en.yaml explains why its Kimi-K3 runs
+# PP 3, not TP 24: "TP24 cannot start at all. vocab_size is 163,840 and vLLM pads it with a fixed
+# padding_size of 64 ... 163,840 % 24 = 16, and divide() is a hard assert". The 96 attention heads
+# divide by 24, so hbmlint said "All clear".
+
+
+def test_tp_that_does_not_split_the_padded_vocabulary_is_an_error(rules, tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "vllm serve moonshotai/Kimi-K3 --tensor-parallel-size 24 --trust-remote-code\n",
+        encoding="utf-8",
+    )
+    [error] = _lint(script, rules, gpu="H200").diagnostics
+    assert (error.code, error.severity.name) == ("HBM329", "ERROR")
+    assert "163,840" in error.message and "24" in error.message
+    assert error.span.column == script.read_text().index("--tensor-parallel-size") + 1
+    script.write_text(
+        "vllm serve moonshotai/Kimi-K3 --tensor-parallel-size 8 --pipeline-parallel-size 3\n",
+        encoding="utf-8",
+    )
+    assert "HBM329" not in [d.code for d in _lint(script, rules, gpu="H200").diagnostics]
