@@ -18,7 +18,7 @@ from ..yamlsrc import Span
 from . import sglang, tgi, trtllm, vllm
 from .args import EngineCommand, Token
 from .config_file import ConfigFile, ConfigFiles, block_spans, load_settings, with_config_file
-from .shell import Locator, Written, expand_k8s, shell_script, split_script
+from .shell import SHELLS, Locator, Written, expand_k8s, shell_script, split_script
 
 ENGINES: tuple[ModuleType, ...] = (vllm, sglang, tgi, trtllm)
 
@@ -282,12 +282,15 @@ def _runscript_run(
 
 def _container_run(
     command: Sequence[Token],
+    host: Mapping[str, Token] | None = None,
+    env_files: EnvFiles | None = None,
 ) -> tuple[Token | None, list[Token], dict[str, Token]] | None:
     """``docker run [OPTIONS] IMAGE [ARGS]`` (podman, nerdctl) in a script, where IMAGE is an
-    engine's image: the image, the arguments its entrypoint gets, and the ``-e``/``--env``
-    variables the container is given. The image is the first word after ``run`` that names an
-    engine image (the options' values are volumes, ports and names, never one). With
-    ``--entrypoint PROGRAM`` the image is None and the arguments are PROGRAM's command line."""
+    engine's image: the image, the arguments its entrypoint gets, and the variables the
+    container is given (container_env, with ``host`` the environment docker runs in). The
+    image is the first word after ``run`` that names an engine image (the options' values are
+    volumes, ports and names, never one). With ``--entrypoint PROGRAM`` the image is None and
+    the arguments are PROGRAM's command line."""
     words = [t.text for t in command]
     if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in _RUNSCRIPT_RUNNERS:
         return _runscript_run(command, words)
@@ -296,7 +299,7 @@ def _container_run(
     at = 2 if words[1] == "run" else 3 if words[1:3] == ["container", "run"] else None
     if at is None:
         return None
-    env: dict[str, Token] = {}
+    env = container_env(command, host or {}, env_files) or {}
     entrypoint: Token | None = None
     for i in range(at, len(command)):
         word = words[i]
@@ -305,13 +308,8 @@ def _container_run(
             # one hbmlint reads), never the image, which a name may look like
             continue
         given = option_value(command, i, ("--entrypoint",))
-        setting = option_value(command, i, ("-e", "--env"))
         if given is not None:
             entrypoint = given
-        elif setting is not None:
-            named = env_setting(setting)
-            if named is not None:
-                env[named[0]] = named[1]
         elif not word.startswith("-") and image_engine(word) is not None:
             if entrypoint is not None:
                 # the image's own entrypoint (the engine) is replaced: the arguments go to
@@ -319,9 +317,12 @@ def _container_run(
                 rest = list(command[i + 1 :])
                 return None, ([entrypoint] if entrypoint.text else []) + rest, env
             return command[i], list(command[i + 1 :]), env
-    if entrypoint is not None and entrypoint.text.rsplit("/", 1)[-1] in _ENGINE_PROGRAMS:
+    if entrypoint is not None and entrypoint.text.rsplit("/", 1)[-1] in _ENTRYPOINT_PROGRAMS:
         # `--entrypoint sglang IMAGE serve ...` on an image of the team's own: the engine's
-        # program with the words after the image, wherever docker's options end
+        # program with the words after the image, wherever docker's options end. So for a
+        # shell (`--entrypoint /bin/bash lmsysorg/sglang:v0.5.9 -lc "python3 -m sglang..."`):
+        # docker runs it in place of the image's entrypoint, whatever the image, and the words
+        # after the image are its arguments, the engine's command in its -c script
         image_at = _image_position(words, at)
         if image_at is not None:
             return None, [entrypoint, *command[image_at + 1 :]], env
@@ -336,6 +337,102 @@ def _container_run(
 
 # programs an image's entrypoint may be set to that are an engine's own launcher
 _ENGINE_PROGRAMS = frozenset(("vllm", "sglang", "text-generation-launcher", "trtllm-serve"))
+# those whose arguments after the image hbmlint reads whatever the image: an engine's launcher,
+# or a shell whose -c script runs one
+_ENTRYPOINT_PROGRAMS = _ENGINE_PROGRAMS | frozenset(SHELLS)
+
+# The text of an env file a script names (`docker run --env-file serve.env`), where hbmlint can
+# read it (beside the script), else None.
+EnvFiles = Callable[[str], str | None]
+
+
+def container_env(
+    command: Sequence[Token],
+    host: Mapping[str, Token],
+    env_files: EnvFiles | None = None,
+) -> dict[str, Token] | None:
+    """The variables ``docker run [OPTIONS] IMAGE ...`` or ``docker exec [OPTIONS] CONTAINER
+    ...`` (podman, nerdctl) gives the command it runs in the container: each ``--env-file``'s,
+    then ``-e``/``--env`` (``NAME=VALUE``, ``--env=NAME=VALUE``, or ``NAME`` alone for ``host``'s
+    value), ``-e`` winning as in docker's CLI. ``host`` is the environment docker itself runs
+    in (what the script exports). None where the words are neither command."""
+    words = [t.text for t in command]
+    if len(words) < 3 or words[0].rsplit("/", 1)[-1] not in CONTAINER_CLIS:
+        return None
+    if words[1] in ("run", "exec"):
+        at = 2
+    elif words[1] == "container" and words[2] in ("run", "exec"):
+        at = 3
+    else:
+        return None
+    # only docker's own options, before the image (container): the words after it are the
+    # command's (`IMAGE bash -c '...' -e X` passes -e to the script)
+    end = _image_position(words, at)
+    end = len(words) if end is None else end
+    from_files: dict[str, Token] = {}
+    given: dict[str, Token] = {}
+    unread: list[Token] = []  # env files hbmlint cannot read
+    i = at
+    while i < end:
+        setting = option_value(command, i, ("-e", "--env"))
+        file = option_value(command, i, ("--env-file",))
+        if setting is not None:
+            option = words[i].partition("=")[0]  # -e, --env (or --env=NAME=VALUE)
+            given.update(_env_entry(setting, setting.text, host, option))
+        elif file is not None:
+            text = env_files(file.text) if env_files is not None and file.readable else None
+            if text is None:
+                unread.append(file)
+            else:
+                for line in text.splitlines():
+                    # docker's env file: NAME=VALUE taken as written (no quotes removed), NAME
+                    # alone for the host's value, `#` comment lines
+                    entry = line.lstrip()
+                    if entry and not entry.startswith("#"):
+                        from_files.update(_env_entry(file, entry, host, file.text))
+        i += 2 if _takes_value(words[i]) else 1
+    env = {**from_files, **given}
+    for file in unread:
+        # a file hbmlint cannot read may set any variable: each the command refers to and
+        # nothing else sets is set, with what it holds unknown (not "not set")
+        why = f"is whatever --env-file {file.text} sets, a file hbmlint cannot read"
+        for word in command[end:]:
+            for name in _REFERENCED.findall(word.text):
+                env.setdefault(name, Token("", file.span, (f"{name} {why}",)))
+    return env
+
+
+# a host variable a `-e NAME=$NAME` passes on that the script does not set
+_NOT_SET_ON_HOST = "not set earlier in the script (only the environment it runs in may set it)"
+_REFERENCED = LazyPattern(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _env_entry(
+    word: Token, entry: str, host: Mapping[str, Token], given_by: str
+) -> dict[str, Token]:
+    """One ``NAME=VALUE`` (or ``NAME``) of ``-e``/``--env`` (``given_by`` is the option) or of
+    an env file (``given_by`` is its name), as the variable it sets."""
+    name, eq, value = entry.partition("=")
+    name = name.strip()
+    if not name or " " in name:
+        return {}
+    if eq and word.readable:
+        return {name: Token(value, word.span)}
+    if eq:
+        # `-e MODEL="${MODEL}"` with the host's MODEL unknown: the note says where the value
+        # comes from (a bare reference says only itself)
+        whys = [r if " is " in r else f"{r} is {_NOT_SET_ON_HOST}" for r in word.unresolved]
+        why = f"{name} is set from the host by `{given_by} {name}={value}`, and {'; '.join(whys)}"
+        return {name: Token(value, word.span, (why,))}
+    # `-e NAME`: docker passes on the variable of the environment it runs in, if that has one
+    passed = host.get(name)
+    if passed is not None:
+        return {name: Token(passed.text, word.span, passed.unresolved)}
+    said = f"`{given_by} {name}`" if given_by.startswith("-") else f"--env-file {given_by}"
+    why = f"{name} is passed on by {said} from the environment docker runs in"
+    return {name: Token("", word.span, (f"{why}, which hbmlint cannot read",))}
+
+
 # `docker run` options that take no value (docker's run --help); every other one takes one
 _DOCKER_SWITCHES = frozenset(
     ("--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-dit")
@@ -568,10 +665,13 @@ def read_command(
     env: Mapping[str, Token],
     text: str,
     files: ConfigFiles | None = None,
+    env_files: EnvFiles | None = None,
 ) -> EngineCommand | None:
     """One simple command of a script (split_script's): the engine it runs, directly
     (``vllm serve ...``, ``python -m sglang.launch_server ...``) or as the entrypoint of an
-    engine image it starts (``docker run ... vllm/vllm-openai ARGS``); None when neither."""
+    engine image it starts (``docker run ... vllm/vllm-openai ARGS``); None when neither.
+    ``env`` is the environment the command runs in; ``env_files`` reads the env files a
+    ``docker run --env-file`` names."""
     if files is not None and command and command[0].text.rsplit("/", 1)[-1] in CONTAINER_CLIS:
         files = _through_mounts(files, command)  # the engine in a container reads its paths
     found = _find(command)
@@ -581,12 +681,19 @@ def read_command(
         found = None
     if found:
         module, start = found
+        # `docker run -e VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 IMAGE vllm serve ...` (docker exec):
+        # the engine in the container sees the variables docker gives it, not the script's
+        inside = container_env(command, env, env_files)
         parsed = parse_engine_words(
-            module, list(command[start:]), command[start - 1].span, env, files
+            module,
+            list(command[start:]),
+            command[start - 1].span,
+            env if inside is None else inside,
+            files,
         )
         parsed.launcher = command[start - 1].text
         return parsed
-    container = _container_run(command)
+    container = _container_run(command, env, env_files)
     if container is not None:
         image_token, rest, run_env = container
         if image_token is None:

@@ -52,6 +52,8 @@ from typing import Any
 from ..catalog.labels import image_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
+    EnvFiles,
+    container_env,
     container_release,
     note_cut_options,
     option_value,
@@ -397,6 +399,12 @@ def to_script_deployments(
         scoped=True,
     )
     outer = repository_files(path)
+
+    def beside(name: str) -> str | None:
+        # `docker run --env-file serve.env`: docker reads it from where it runs, the
+        # script's folder as hbmlint takes it
+        return repository_file(path, name, up=False)
+
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     # the functions of the files the script sources (`source "$SCRIPT_DIR/common_launch.sh"`),
     # read after the script's own text (`joined`), for the calls of the script to reach
@@ -437,7 +445,9 @@ def to_script_deployments(
                 if said in run:
                     continue
                 run.add(said)
-                read = _read(words_run, exported, text, {**call_env, **env}, files=files)
+                read = _read(
+                    words_run, exported, text, {**call_env, **env}, files=files, env_files=beside
+                )
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
@@ -451,12 +461,12 @@ def to_script_deployments(
         if looped:
             # `for MODEL in A B; do vllm serve $MODEL ...; done`: one run per value
             for value, words_run in looped:
-                read = _read(words_run, exported, text, files=files)
+                read = _read(words_run, exported, text, files=files, env_files=beside)
                 if read is not None:
                     labels[id(read)] = value
                     found.append((read, words[0].span, _release(words_run)))
             continue
-        read = _read(words, exported, text, files=files)
+        read = _read(words, exported, text, files=files, env_files=beside)
         if read is not None:
             note_cut_options(read[0], commands[index + 1] if index + 1 < len(commands) else ())
             found.append((read, words[0].span, _release(words)))
@@ -464,7 +474,7 @@ def to_script_deployments(
         if name in called or name in foreign:
             continue  # (a sourced file's function the script never calls is that file's)
         for words, exported in body:
-            read = _read(words, exported, text, function=name, files=outer)
+            read = _read(words, exported, text, function=name, files=outer, env_files=beside)
             if read is not None:
                 found.append((read, words[0].span, _release(words)))
     found.sort(key=lambda item: (item[1].line, item[1].column))
@@ -692,12 +702,14 @@ def _read(
     outer: dict[str, Token] | None = None,
     function: str | None = None,
     files: ConfigFiles | None = None,
+    env_files: EnvFiles | None = None,
 ) -> tuple[Any, GpuFacts, accelerators.OtherAccelerator | None, list[Label]] | None:
     """The engine command ``words`` run, if any, with the GPUs it sees, the device other than a
     GPU that its environment or flags say it runs on (accelerators.py), and the deployment's
     hints (a bind mount that names the model). ``outer``: the
     environment a function call gives its commands (``CUDA_VISIBLE_DEVICES=1 start_server``);
-    ``function``: the function the words are in, never called (its ``$1`` is its caller's)."""
+    ``function``: the function the words are in, never called (its ``$1`` is its caller's);
+    ``env_files``: reads an env file a ``docker run --env-file`` names."""
     env, words_run = _prefix_env(_arguments(words, function))
     # what the script exports is the engine's environment too (`export
     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` on a line of its own), under a call's and the command's own
@@ -718,7 +730,7 @@ def _read(
         if i and not t.readable and t.text.startswith("$") and not _awaits_value(words_run[:i])
     ]
     plain = [t for t in words_run if t not in loose]
-    parsed = read_command(plain, env, text, files) if loose else None
+    parsed = read_command(plain, env, text, files, env_files) if loose else None
     # without the loose words the command must still name its model (or say why it cannot be
     # read): a model lost to them (`vllm serve "$MODEL" --served-model-name A B`, where the
     # names then take every word) is not a command without one
@@ -728,7 +740,7 @@ def _read(
         for word in loose:
             parsed.note("HBM011", _flags_unread(word), word.span)
     else:
-        parsed = read_command(words_run, env, text, files)
+        parsed = read_command(words_run, env, text, files, env_files)
     if parsed is None:
         # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell;
         # or a shell a launcher starts (`srun apptainer exec IMAGE bash -c "python -m ..."`)
@@ -741,7 +753,11 @@ def _read(
                 # quoted script spans lines)
                 start = Span(script.span.line, script.span.column)
                 argv[at] = Token(script.text, start, script.unresolved)
-            parsed = read_invocation(argv, env, text, k8s_expansion=False, files=files)
+            # in a container (`docker run IMAGE bash -c '...'`, `docker exec -e X=1 C bash -c`)
+            # the script sees the variables docker gives it, not the script's own
+            inside = container_env(words_run, env, env_files) if shell else None
+            shell_env = env if inside is None else inside
+            parsed = read_invocation(argv, shell_env, text, k8s_expansion=False, files=files)
     if parsed is None:
         return None
     # `docker run -e CUDA_VISIBLE_DEVICES=1 --gpus 2 ... IMAGE`: the container's own variables
