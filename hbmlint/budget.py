@@ -2562,8 +2562,16 @@ def eagle_weights(
     linear = fmt.bytes_per_param if fmt else dense
     extra = (3 if method == "eagle3" else 2) * h * h * linear  # fc: replicated on every rank
     if method == "eagle3":
-        q = h * head.num_attention_heads * head.head_dim / tp
-        kv = 2 * h * head.head_dim * head.kv_heads_per_rank(tp)
+        if head.kv_lora_rank:
+            # an MLA head (vLLM deepseek_eagle3.py, SGLang kimi_k25_eagle3.py): the 2h input
+            # reaches the replicated q_a and kv_a projections only (q_proj, split over TP,
+            # without a q_lora_rank); kv_b, q_b and o_proj read the latent / the heads
+            rope = head.qk_rope_head_dim
+            q = head.q_lora_rank or head.num_attention_heads * (head.qk_nope_head_dim + rope) / tp
+            q, kv = h * q, h * (head.kv_lora_rank + rope)
+        else:
+            q = h * head.num_attention_heads * head.head_dim / tp
+            kv = 2 * h * head.head_dim * head.kv_heads_per_rank(tp)
         extra += (q + kv) * linear + h * dense  # the second input half, and hidden_norm
         if "lm_head" not in shared:  # its own, over the draft vocabulary
             extra += (head.draft_vocab_size or head.vocab_size) * h / tp * dense
