@@ -215,6 +215,16 @@ def test_budget_shows_the_capacity_decode_context_parallelism_reaches(cli):
     assert entry["kv_cache_tokens"] == per_gpu
 
 
+def test_budget_with_a_drafter_under_decode_context_parallelism_claims_no_total(cli):
+    # the same launch with its EAGLE-3 MLA head logged 1,769,600 tokens, not 8 times a GPU's:
+    # the budget says a GPU's and that the rest is not modelled
+    launch = REAL / "shell-docker-entrypoint-bash-kimi-k26-dcp8.sh"
+    text = cli("budget", launch, "--gpu", "RTX-PRO-6000").output
+    [capacity] = [line for line in text.splitlines() if "KV capacity" in line]
+    assert "a GPU" in capacity and "with a drafter: not modelled" in capacity
+    assert "about" not in capacity
+
+
 # --- hbmlint's own manifest: TensorRT-LLM by its project's name ----------------------------------
 # The calibration set and TensorRT-LLM's own docs spell the engine tensorrt-llm; an hbmlint
 # manifest with `engine: tensorrt-llm` was an HBM003 schema error, and nothing was checked.
