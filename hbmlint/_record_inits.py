@@ -706,15 +706,17 @@ INITS["def __init__(self, name, base, config, source, weights, layout=_record_de
 
 
 # hbmlint.catalog.architecture.WeightFormat
-def __init__(self, name, bits, group, scale_bytes, zero_bits):
+def __init__(self, name, bits, group, scale_bytes, zero_bits, expert_align, hidden_align):
     _record_set(self, 'name', name)
     _record_set(self, 'bits', bits)
     _record_set(self, 'group', group)
     _record_set(self, 'scale_bytes', scale_bytes)
     _record_set(self, 'zero_bits', zero_bits)
+    _record_set(self, 'expert_align', expert_align)
+    _record_set(self, 'hidden_align', hidden_align)
 
 
-INITS["def __init__(self, name, bits, group=_record_default_group, scale_bytes=_record_default_scale_bytes, zero_bits=_record_default_zero_bits):\n    _record_set(self, 'name', name)\n    _record_set(self, 'bits', bits)\n    _record_set(self, 'group', group)\n    _record_set(self, 'scale_bytes', scale_bytes)\n    _record_set(self, 'zero_bits', zero_bits)", ('_record_default_group', '_record_default_scale_bytes', '_record_default_zero_bits', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_group', '_record_default_scale_bytes', '_record_default_zero_bits')
+INITS["def __init__(self, name, bits, group=_record_default_group, scale_bytes=_record_default_scale_bytes, zero_bits=_record_default_zero_bits, expert_align=_record_default_expert_align, hidden_align=_record_default_hidden_align):\n    _record_set(self, 'name', name)\n    _record_set(self, 'bits', bits)\n    _record_set(self, 'group', group)\n    _record_set(self, 'scale_bytes', scale_bytes)\n    _record_set(self, 'zero_bits', zero_bits)\n    _record_set(self, 'expert_align', expert_align)\n    _record_set(self, 'hidden_align', hidden_align)", ('_record_default_expert_align', '_record_default_group', '_record_default_hidden_align', '_record_default_scale_bytes', '_record_default_zero_bits', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_group', '_record_default_scale_bytes', '_record_default_zero_bits', '_record_default_expert_align', '_record_default_hidden_align')
 
 
 # hbmlint.catalog.checkpoint.TensorGroup
