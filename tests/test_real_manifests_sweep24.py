@@ -19,6 +19,7 @@ COVERED = {
     "shell-sglang-draft-path-no-algorithm.sh",
     "shell-vllm-kimi-k26-dcp8-rtx-pro-6000.sh",
     "kthena-modelserving-multi-node.yaml",
+    "shell-vllm-tpu-gemma4-docker.sh",
 }
 
 
@@ -321,3 +322,20 @@ def test_tp_that_does_not_split_the_padded_vocabulary_is_an_error(rules, tmp_pat
         encoding="utf-8",
     )
     assert "HBM329" not in [d.code for d in _lint(script, rules, gpu="H200").diagnostics]
+
+
+# --- vLLM's TPU image run with the server's flags -------------------------------------------------
+# vLLM's Gemma 4 recipe runs `docker run ... vllm/vllm-tpu:gemma4 --model google/gemma-4-31B-it
+# --tensor-parallel-size 8 ...` on a Cloud TPU. No format reads that image's command (it has no
+# entrypoint hbmlint reads), so the file passed silently ("0 deployments"); other TPU launches
+# get an HBM014 info that they are not budgeted.
+TPU_DOCKER = REAL / "shell-vllm-tpu-gemma4-docker.sh"
+
+
+def test_vllm_tpu_image_run_with_flags_says_it_is_not_budgeted(rules):
+    result = _lint(TPU_DOCKER, rules, gpu="H100")
+    [note] = result.diagnostics
+    assert (note.code, note.severity.name) == ("HBM014", "INFO")
+    assert "vllm/vllm-tpu:gemma4" in note.message and "TPU" in note.message
+    line = TPU_DOCKER.read_text(encoding="utf-8").splitlines()[note.span.line - 1]
+    assert line[note.span.column - 1 :].startswith("vllm/vllm-tpu:gemma4")

@@ -287,7 +287,43 @@ def unread_file(text: str, documents: Sequence[Any], display: str) -> Diagnostic
         found = unread_python_engine(text, display)
     if found is None and "backend" in text and display.endswith(".pbtxt"):
         found = unread_triton_model(text, display)
+    if found is None and "vllm/vllm-" in text:
+        found = unread_device_image(text, display)
     return found
+
+
+# vLLM's images for a device hbmlint does not budget, run by `docker run` or named as a
+# service's image: the TPU image has no entrypoint hbmlint reads (engines._NO_ENTRYPOINT), so
+# no format reads its command and nothing else would be said
+_DEVICE_IMAGE = LazyPattern(r"vllm/vllm-(?:tpu|openai-cpu)[\w.:-]*")
+_PULLED = LazyPattern(r"\bdocker\s+(?:pull|push|tag|save|rmi)\b")
+
+
+def unread_device_image(text: str, display: str) -> Diagnostic | None:
+    """An HBM014 info at the first vLLM image for another device (vllm/vllm-tpu,
+    vllm/vllm-openai-cpu) in a file that runs a container (``docker run``, ``image:``), not on
+    a comment line nor one that only pulls or tags it; None where there is none."""
+    from .accelerators import in_image, not_budgeted
+
+    if "docker run" not in text and "image:" not in text:
+        return None
+    lines = _EDITOR_LINES.split(text)
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("#") or _PULLED.search(line):
+            continue
+        found = _DEVICE_IMAGE.search(line)
+        if found is None:
+            continue
+        # what follows the image: the server's flags (the engine runs), or another program
+        # (`tail -f /dev/null` keeps the container alive: nothing runs, nothing to say)
+        after = " ".join([line[found.end() :], *lines[number : number + 2]])
+        following = after.replace("\\", " ").split()
+        if "docker run" in text and not (following and following[0].startswith("--")):
+            continue
+        other = in_image(found.group(), Span(number, found.start() + 1))
+        if other is not None:
+            return not_budgeted(other, display, None)
+    return None
 
 
 # a Triton model configuration whose backend runs an LLM engine (config.pbtxt)
