@@ -297,6 +297,13 @@ class Budget:
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
             # graphs_maybe_uncharged): the generous edge goes without them
             up = up + graphs * (1 - of_overhead)
+        state = _trtllm_state_bytes(self, plain)
+        if state and not _release_before(s.engine, s.engine_version, "mamba_state_pooled_since"):
+            # TensorRT-LLM's later releases may keep the Mamba state inside the KV pool and
+            # hold fewer slots than max_batch_size where it does not fit (engines.yaml
+            # trtllm mamba_state_pooled_since): the generous edge, which the error rules
+            # promise a refusal by, goes without the state
+            up = up + state * s.memory_fraction
         group = nvswitch_group_bytes(self.resolved.gpu, s)
         if group > 0:
             # The NVLink switch board's communicator memory rests on one record, and NVIDIA's
@@ -1866,10 +1873,17 @@ def compute(
     state_pool = 0
     state_per_sequence = layout.state_per_sequence
     draft_in = True  # the drafter's KV is sized inside the budget (all but an older SGLang)
+    trt_state = 0.0  # TensorRT-LLM's Mamba cache (trtllm_state), taken before the fraction
     if meaning == "of_free":  # TensorRT-LLM: a share of what is free after loading
-        free = total_bytes - fixed - overhead_total
+        mamba = _trtllm_state(resolved, s, layout)
+        if mamba is not None:
+            trt_state, state_per_sequence, line = mamba
+            state_pool = trt_state
+            assumed = dict(assumed or {})
+            _add_note(assumed, "kv_cache", line)
+        free = total_bytes - fixed - overhead_total - trt_state
         kv_cache = free * s.memory_fraction if free > 0 else free
-        usable = fixed + overhead_total + (kv_cache if kv_cache > 0 else 0)
+        usable = fixed + overhead_total + trt_state + (kv_cache if kv_cache > 0 else 0)
         if usable > total_bytes:
             # weights and overhead past the card: the engine may use the card, no more (the
             # fraction of a negative "free" is nothing), so the weights' check sees the card
@@ -2110,6 +2124,51 @@ def _drafter_layers_match(resolved: Resolved, s: Settings, layout: Any, kv_bytes
     except (AttributeError, TypeError, ValueError):
         return False
     return own.attention_per_token_layer == layout.attention_per_token_layer
+
+
+def _trtllm_state_bytes(b: Any, plain: tuple | None) -> float:
+    """The bytes of TensorRT-LLM's Mamba cache a budget counted (_trtllm_state): its slots (max
+    max_batch_size) of kv_state_bytes_per_sequence each; 0 for another engine."""
+    s = b.settings
+    if s.engine != "trtllm":
+        return 0.0
+    if plain is None:  # made another way (dataclasses.replace): read from the figures
+        per_slot = float(in_bytes(b.kv_state_bytes_per_sequence))
+    else:
+        per_slot = plain[_AT["kv_state_bytes_per_sequence"]]
+    return max(int(s.max_num_seqs), 1) * per_slot if per_slot else 0.0
+
+
+def _trtllm_state(resolved: Resolved, s: Settings, layout: Any) -> tuple[float, float, str] | None:
+    """TensorRT-LLM's Mamba cache of a hybrid model (Mamba-2 or gated delta-net layers), per
+    GPU: (bytes, bytes of one slot, the budget's note); None for other models or engines.
+
+    The PyTorch backend allocates one slot per max_batch_size request (of each attention-DP
+    rank) for every state layer of the stage: the conv window and the SSM state, split over TP
+    (whole on each GPU under attention DP), before the KV cache is sized from
+    free_gpu_memory_fraction of what is left (engines.yaml trtllm mamba_state)."""
+    target = resolved.target
+    spec = catalog.engine_defaults(s.engine).get("mamba_state")
+    if not spec or not layout.state_layers:
+        return None
+    elements = (target.state_conv_elements or 0) + (target.state_ssm_elements or 0)
+    if elements <= 0:
+        return None
+    whole = s.attention_data_parallel > 1  # enable_attention_dp: tp_size 1 for the state
+    split = 1 if whole else max(int(s.tensor_parallel), 1)
+    dtype = target.dtype or "bfloat16"
+    per_slot = layout.state_layers * elements * catalog.dtype_bytes(dtype) / split
+    slots = max(int(s.max_num_seqs), 1)
+    total = slots * per_slot
+    how = "whole on each GPU under attention DP" if whole else f"split over TP {split}"
+    line = (
+        f"TensorRT-LLM's Mamba cache holds {slots} slots (max_batch_size) of "
+        f"{per_slot / 2**20:.1f} MiB: {total / 2**30:.2f} GiB for {layout.state_layers} state "
+        f"layers' conv and SSM state in {dtype} ({how}), allocated before the KV cache is sized "
+        "from the memory left; a checkpoint's float32 mamba_ssm_cache_dtype, which later "
+        "releases keep, doubles the SSM part and is not counted"
+    )
+    return total, per_slot, line
 
 
 def _vllm_state_pages(s: Settings, target: Any) -> tuple[int | None, str]:

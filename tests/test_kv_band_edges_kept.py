@@ -13,6 +13,7 @@ from hbmlint.budget import (
     KV_UNCERTAINTY_UP,
     _fraction_meaning,
     _graphs_maybe_uncharged_for,
+    _release_before,
     nvswitch_group_bytes,
 )
 from hbmlint.units import in_bytes
@@ -35,6 +36,11 @@ def _spread(b, up: bool):
     graphs = b.overhead.get("cuda_graphs")
     if up and graphs is not None and _graphs_maybe_uncharged_for(s.engine, s.engine_version):
         spread = spread + in_bytes(graphs) * (1 - of_overhead)
+    state = 0.0  # TensorRT-LLM's Mamba cache, which a later release may keep in the KV pool
+    if s.engine == "trtllm":
+        state = max(int(s.max_num_seqs), 1) * in_bytes(b.kv_state_bytes_per_sequence)
+    if up and state and not _release_before(s.engine, s.engine_version, "mamba_state_pooled_since"):
+        spread = spread + state * s.memory_fraction
     group = nvswitch_group_bytes(b.resolved.gpu, s) if up else 0
     if group > 0:
         in_overhead = _fraction_meaning(s.engine) != "weights_and_kv_of_total"

@@ -170,6 +170,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_shell_scripts_session12 import COVERED as SHELL12  # a corpus of real scripts
     from test_silent_passes import COVERED as SILENT  # once "All clear", now said
     from test_tgi_nf4_prompt_limit import COVERED as TGI_NF4  # TGI 2.x warm-up, NF4 on load
+    from test_trtllm_mamba_state import COVERED as TRTLLM_MAMBA  # TensorRT-LLM's Mamba cache
 
     tested = set(EXPECTED) | set(OTHER_TESTS) | COVERED | ORCHESTRATORS | ROUND2 | SWEEP6
     tested |= SWEEP7 | SWEEP8 | SWEEP9 | SWEEP10 | SWEEP11 | SHELL | KUSTOMIZE | BASEREFS
@@ -178,7 +179,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
-    tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL
+    tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

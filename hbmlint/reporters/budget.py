@@ -230,7 +230,9 @@ def _usable_basis(b: Any, unit: str) -> str:
         return f"{b.usable_share:.0%} of {format_bytes(b.total, unit)}, what is free at start"
     if not b.fraction_of_free:
         return f"{s.memory_fraction:.0%} of {format_bytes(b.total, unit)}"
-    basis = f"weights + overhead + {s.memory_fraction:.0%} of the memory free after them"
+    trtllm_state = s.engine == "trtllm" and b.kv_state_bytes_per_sequence.magnitude
+    state = "Mamba cache + " if trtllm_state else ""
+    basis = f"weights + overhead + {state}{s.memory_fraction:.0%} of the memory free after them"
     if b.usable >= b.total:  # weights and overhead at or past the card: nothing is free
         basis += f" (none: they take all of the {format_bytes(b.total, unit)})"
     return basis
