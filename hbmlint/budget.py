@@ -345,6 +345,12 @@ class Budget:
             return 0
         return math.floor(magnitude / self.kv_pages.block_bytes)
 
+    @property
+    def trtllm_state_cache(self) -> Any:
+        """TensorRT-LLM's Mamba cache on each GPU (max_batch_size slots of a hybrid model's
+        state, _trtllm_state), in bytes; 0 for other engines and models."""
+        return Q(_trtllm_state_bytes(self, None), "byte")
+
     def kv_band_tokens(self, up: bool) -> Any:
         """``kv_tokens_if(kv_cache + kv_uncertainty(up=True))`` (``up``), or of ``kv_cache -
         kv_uncertainty(up=False)``: the band's edges, which the rules read on every vLLM

@@ -35,6 +35,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'fp8')),
     "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'nvfp4'))":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['model.quantization'] == 'nvfp4')),
+    "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['kv.trtllm_state_cache']) is _Quantity and _v1._units._dimensions else _v1 > 0) and ((names['weights.total'] <= names['gpu.usable']) if (_kept := names._results) is None else _kept['weights.total LtE gpu.usable'] if 'weights.total LtE gpu.usable' in _kept else _kept.setdefault('weights.total LtE gpu.usable', (names['weights.total'] <= names['gpu.usable']))) and (_v2._magnitude > 0 if type(_v2 := names['kv.tokens_high']) is _Quantity and _v2._units._dimensions else _v2 > 0))":
+        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['kv.trtllm_state_cache']) is _Quantity and _v1._units._dimensions else _v1 > 0) and ((names['weights.total'] <= names['gpu.usable']) if (_kept := names._results) is None else _kept['weights.total LtE gpu.usable'] if 'weights.total LtE gpu.usable' in _kept else _kept.setdefault('weights.total LtE gpu.usable', (names['weights.total'] <= names['gpu.usable']))) and (_v2._magnitude > 0 if type(_v2 := names['kv.tokens_high']) is _Quantity and _v2._units._dimensions else _v2 > 0)),
     "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['model.vocab_size']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['parallel.tensor'] > 1) and (_f2(names['model.attention_heads'], names['parallel.tensor']) == 0))":
         lambda _Quantity, _attribute, _expression, _function, _f2: lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['model.vocab_size']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['parallel.tensor'] > 1) and (_f2(names['model.attention_heads'], names['parallel.tensor']) == 0)),
     "lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['model.weight_block']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (names['parallel.tensor'] > 1))":
@@ -115,6 +117,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function, _s1: lambda names, functions, params: (_s1(names, functions, params) and ((names['weights.total'] <= names['gpu.usable']) if (_kept := names._results) is None else _kept['weights.total LtE gpu.usable'] if 'weights.total LtE gpu.usable' in _kept else _kept.setdefault('weights.total LtE gpu.usable', (names['weights.total'] <= names['gpu.usable'])))),
     "lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0)":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['gpu.compute_capability']) is _Quantity and _v1._units._dimensions else _v1 > 0),
+    "lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['kv.bytes']) is _Quantity and _v1._units._dimensions else _v1 > 0)":
+        lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['kv.bytes']) is _Quantity and _v1._units._dimensions else _v1 > 0),
     "lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['kv.tokens_displaced_by_state_slots']) is _Quantity and _v1._units._dimensions else _v1 > 0)":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['kv.tokens_displaced_by_state_slots']) is _Quantity and _v1._units._dimensions else _v1 > 0),
     "lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['model.attention_heads']) is _Quantity and _v1._units._dimensions else _v1 > 0)":
@@ -235,6 +239,7 @@ FLAT = frozenset({
     'kv.tokens_high',
     'kv.tokens_low',
     'kv.tokens_without_draft',
+    'kv.trtllm_state_cache',
     'model.attention_heads',
     'model.block_misfit',
     'model.block_misfit_what',
@@ -360,6 +365,8 @@ PROGRAMS = {
         ("lambda names, functions, params: (names['gpu.unified_memory'] and ((not names['serving.extensible_kv_cache']) or (not names['serving.release_named'])))", {}, ('gpu.unified_memory',), 'gpu.unified_memory'),
     ('gpu.vendor == "nvidia" and ((model.checkpoint_quantization in ("gptq", "awq", "fp8", "compressed-tensors", "bitsandbytes") and model.quantization_method in ("gptq", "gptq_marlin", "awq", "awq_marlin", "fp8", "compressed-tensors", "bitsandbytes")) or (model.checkpoint_unquantized and model.quantization_method in ("gptq", "gptq_marlin", "awq", "awq_marlin")))', frozenset(())):
         ("lambda names, functions, params: ((names['gpu.vendor'] == 'nvidia') and (((names['model.checkpoint_quantization'] in _c1) and (names['model.quantization_method'] in _c2)) or (names['model.checkpoint_unquantized'] and (names['model.quantization_method'] in _c3))))", {'_c1': ('gptq', 'awq', 'fp8', 'compressed-tensors', 'bitsandbytes', ), '_c2': ('gptq', 'gptq_marlin', 'awq', 'awq_marlin', 'fp8', 'compressed-tensors', 'bitsandbytes', ), '_c3': ('gptq', 'gptq_marlin', 'awq', 'awq_marlin', )}, ('gpu.vendor',), None),
+    ('kv.bytes > 0', frozenset(())):
+        ("lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['kv.bytes']) is _Quantity and _v1._units._dimensions else _v1 > 0)", {}, ('kv.bytes',), None),
     ('kv.state_blocks_high * state_margin >= serving.max_num_seqs', frozenset(('state_margin',))):
         ("lambda names, functions, params: (_f1(names['kv.state_blocks_high'], params['state_margin']) >= names['serving.max_num_seqs'])", {'_f1': OWN_OPERATORS[ast.Mult]}, ('kv.state_blocks_high', 'serving.max_num_seqs'), None),
     ('kv.state_blocks_low * block_spread >= serving.max_num_seqs', frozenset(('block_spread', 'state_margin'))):
@@ -376,6 +383,8 @@ PROGRAMS = {
         ("lambda names, functions, params: ((names['kv.tokens_high'] >= names['serving.max_model_len']) if (_kept := names._results) is None else _kept['kv.tokens_high GtE serving.max_model_len'] if 'kv.tokens_high GtE serving.max_model_len' in _kept else _kept.setdefault('kv.tokens_high GtE serving.max_model_len', (names['kv.tokens_high'] >= names['serving.max_model_len'])))", {}, ('kv.tokens_high', 'serving.max_model_len'), None),
     ('kv.tokens_low >= serving.max_model_len', frozenset(())):
         ("lambda names, functions, params: ((names['kv.tokens_low'] >= names['serving.max_model_len']) if (_kept := names._results) is None else _kept['kv.tokens_low GtE serving.max_model_len'] if 'kv.tokens_low GtE serving.max_model_len' in _kept else _kept.setdefault('kv.tokens_low GtE serving.max_model_len', (names['kv.tokens_low'] >= names['serving.max_model_len'])))", {}, ('kv.tokens_low', 'serving.max_model_len'), None),
+    ('kv.trtllm_state_cache > 0 and weights.total <= gpu.usable and kv.tokens_high > 0', frozenset(())):
+        ("lambda names, functions, params: ((_v1._magnitude > 0 if type(_v1 := names['kv.trtllm_state_cache']) is _Quantity and _v1._units._dimensions else _v1 > 0) and ((names['weights.total'] <= names['gpu.usable']) if (_kept := names._results) is None else _kept['weights.total LtE gpu.usable'] if 'weights.total LtE gpu.usable' in _kept else _kept.setdefault('weights.total LtE gpu.usable', (names['weights.total'] <= names['gpu.usable']))) and (_v2._magnitude > 0 if type(_v2 := names['kv.tokens_high']) is _Quantity and _v2._units._dimensions else _v2 > 0))", {}, ('kv.trtllm_state_cache',), None),
     ('model.attention_heads % parallel.tensor == 0', frozenset(())):
         ("lambda names, functions, params: (_f1(names['model.attention_heads'], names['parallel.tensor']) == 0)", {'_f1': OWN_OPERATORS[ast.Mod]}, ('model.attention_heads', 'parallel.tensor'), None),
     ('model.attention_heads % parallel.tensor == 0 and (model.kv_heads % parallel.tensor == 0 or parallel.tensor % model.kv_heads == 0)', frozenset(())):

@@ -83,7 +83,13 @@ def test_default_batch_on_h100_leaves_no_kv_cache_but_no_promised_refusal(rules)
     assert "2048 slots (max_batch_size)" in b.assumed["kv_cache"]
     assert b.kv_cache.to("GiB").magnitude < 0
     assert int(b.kv_tokens.magnitude) == 0
-    assert errors(lint(BATCH_2048, rules, gpu="H100")) == []
+    result = lint(BATCH_2048, rules, gpu="H100")
+    assert errors(result) == []
+    # the budget's "no room" is said as what it is: a risk hbmlint cannot settle (HBM111)
+    [warning] = [d for d in result.diagnostics if d.code == "HBM111"]
+    assert warning.severity.name == "WARNING"
+    assert "2,048 slots (max_batch_size)" in warning.message and "164.69 GiB" in warning.message
+    assert "Lower max_batch_size (serving.max_num_seqs) to" in warning.fixes[0]
 
 
 MANIFEST = """\
@@ -113,7 +119,12 @@ def test_default_batch_on_one_b200_is_refused_only_where_the_state_is_its_own(
     # release does when it does not fit was not read: no error there
     path = tmp_path / "m.yaml"
     path.write_text(MANIFEST.format(version=f'  engine_version: "{version}"\n' if version else ""))
-    found = errors(lint(path, rules))
+    result = lint(path, rules)
+    found = errors(result)
     assert [e.split(":")[0] for e in found] == (["HBM102"] if refused else [])
+    warned = [d.code for d in result.diagnostics if d.code == "HBM111"]
+    assert warned == ([] if refused else ["HBM111"])
+    if refused:
+        assert "TensorRT-LLM's Mamba cache (164.69 GiB for 2,048" in found[0]
     b = budget_of(path, "B200")
     assert "2048 slots (max_batch_size) of 82.3 MiB: 164.69 GiB" in b.assumed["kv_cache"]
