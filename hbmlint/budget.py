@@ -1275,12 +1275,22 @@ def _text_only(resolved: Resolved) -> Resolved:
 
 def _vllm_state_dtype(resolved: Resolved) -> Resolved:
     """vLLM's --mamba-ssm-cache-dtype (or --mamba-cache-dtype): the SSM state in that dtype
-    instead of the config's mamba_ssm_dtype or the model dtype."""
+    instead of the config's mamba_ssm_dtype or the model dtype; without the flag, a Nemotron-H
+    checkpoint's own mamba_ssm_cache_dtype from the release that reads it (engines.yaml
+    nemotron_h_ssm_cache_dtype_since)."""
     dep, target = resolved.deployment, resolved.target
-    wanted = getattr(dep.serving, "mamba_ssm_dtype", None)
-    if dep.engine != "vllm" or not wanted or not target.state_ssm_elements:
+    if dep.engine != "vllm" or not target.state_ssm_elements:
         return resolved
-    assumed = {**resolved.assumed, "mamba_ssm_dtype": f"{wanted} (--mamba-ssm-cache-dtype)"}
+    wanted = getattr(dep.serving, "mamba_ssm_dtype", None)
+    how = "--mamba-ssm-cache-dtype"
+    if not wanted and target.state_ssm_cache_dtype and target.model_type == "nemotron_h":
+        since = catalog.engine_defaults("vllm").get("nemotron_h_ssm_cache_dtype_since")
+        version = _version(dep.engine_version)
+        if since is None or version is None or version >= _version(since):
+            wanted, how = target.state_ssm_cache_dtype, "config.json mamba_ssm_cache_dtype"
+    if not wanted:
+        return resolved
+    assumed = {**resolved.assumed, "mamba_ssm_dtype": f"{wanted} ({how})"}
     return replace(resolved, target=replace(target, state_ssm_dtype=wanted), assumed=assumed)
 
 

@@ -339,3 +339,30 @@ def test_vllm_tpu_image_run_with_flags_says_it_is_not_budgeted(rules):
     assert "vllm/vllm-tpu:gemma4" in note.message and "TPU" in note.message
     line = TPU_DOCKER.read_text(encoding="utf-8").splitlines()[note.span.line - 1]
     assert line[note.span.column - 1 :].startswith("vllm/vllm-tpu:gemma4")
+
+
+# --- vLLM: a Nemotron-H checkpoint's own SSM cache dtype ----------------------------------------
+# Nemotron 3's config.json sets mamba_ssm_cache_dtype: float32, which vLLM takes for NemotronH when
+# --mamba-ssm-cache-dtype is auto (vllm-project/vllm#29978, from 0.13; #39032 cites the Nano and
+# Super configs). hbmlint read only mamba_ssm_dtype and counted the state in bfloat16.
+
+
+def _nemotron_nano(tmp_path: Path, image: str = "", extra: str = "") -> Path:
+    script = tmp_path / "serve.sh"
+    command = (
+        f"docker run --gpus all {image} --model " if image else "vllm serve "
+    ) + f"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 --max-model-len 32768 {extra}\n"
+    script.write_text(command, encoding="utf-8")
+    return script
+
+
+def test_vllm_counts_nemotron_h_state_in_its_config_ssm_cache_dtype(rules, tmp_path):
+    newest = _budget(_lint(_nemotron_nano(tmp_path), rules, gpu="H100"))
+    assert newest.assumed["mamba_ssm_dtype"] == "float32 (config.json mamba_ssm_cache_dtype)"
+    flag = "--mamba-ssm-cache-dtype bfloat16"
+    halved = _budget(_lint(_nemotron_nano(tmp_path, extra=flag), rules, gpu="H100"))
+    assert halved.kv_tokens.magnitude > newest.kv_tokens.magnitude * 1.1
+    before = _budget(
+        _lint(_nemotron_nano(tmp_path, image="vllm/vllm-openai:v0.12.0"), rules, gpu="H100")
+    )
+    assert "mamba_ssm_dtype" not in before.assumed  # 0.12 keeps the model dtype

@@ -384,6 +384,9 @@ class Architecture:
     state_conv_elements: int = 0
     state_ssm_elements: int = 0
     state_ssm_dtype: str | None = None
+    # config.json mamba_ssm_cache_dtype (Nemotron-H / Nemotron 3): the SSM state's dtype the
+    # checkpoint asks engines for, which some releases take (budget._vllm_state_dtype)
+    state_ssm_cache_dtype: str | None = None
     vision_params: int = 0  # vision tower and projector, kept in the model dtype
     # the vision tower's shape, for the activations of vLLM's multimodal profile run
     vision: VisionTower | None = None
@@ -1639,6 +1642,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         moe["ffns"] = tuple(MOE if c == "E" else DENSE if c == "-" else NO_FFN for c in pattern)
     state = _state(text, hidden) if STATE in mixers else {}
     ssm_dtype = state.pop("state_ssm_dtype", None) or text.get("mamba_ssm_dtype")
+    cache_dtype = text.get("mamba_ssm_cache_dtype")
     if STATE in mixers and not state:
         approximations.append(
             "linear-attention / state-space layers of an unknown kind: their state is not counted"
@@ -1729,6 +1733,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         v_head_dim=_int(text, "v_head_dim"),
         mlp_matrices=2 if _plain_mlp(text) else 3,
         state_ssm_dtype=ssm_dtype if ssm_dtype in _formats()["dtypes"] else None,
+        state_ssm_cache_dtype=cache_dtype if cache_dtype in _formats()["dtypes"] else None,
         vision_params=vision_params + audio_params,  # the towers, in the model dtype
         vision=tower,
         rotary_positions=rotary_positions,
