@@ -181,6 +181,20 @@ def test_sglang_draft_model_without_an_algorithm_is_a_warning(rules):
     assert "--speculative-algorithm STANDALONE" in warning.fixes[0]
 
 
+@pytest.mark.parametrize("algorithm", ["DSPARK", "FROZEN_KV_MTP", "EAGLE"])
+def test_sglang_algorithm_hbmlint_does_not_size_is_not_called_missing(rules, tmp_path, algorithm):
+    # llm-d's Kimi-K3 SGLang guide runs --speculative-algorithm DSPARK with a draft path: an
+    # algorithm SGLang has (spec_info.py) and hbmlint does not size is an info, not "missing"
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+        f"--speculative-algo {algorithm} --speculative-draft-model-path Qwen/Qwen3-0.6B\n",
+        encoding="utf-8",
+    )
+    result = _lint(script, rules, gpu="H100")
+    assert "HBM016" not in [d.code for d in result.diagnostics]
+
+
 def test_sglang_algorithm_in_a_variable_is_not_called_missing(rules, tmp_path):
     script = tmp_path / "serve.sh"
     script.write_text(

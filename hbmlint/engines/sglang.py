@@ -432,6 +432,8 @@ def _drafter_without_algorithm(command: EngineCommand) -> None:
     span = command.locations.get("speculative.model")
     if span is None or "speculative.method" in command.unread:
         return
+    if any(item.name.startswith("--speculative-algo") for item in command.items):
+        return  # an algorithm hbmlint does not size (DSPARK, a plugin's): set, and said so
     draft = command.values["speculative.model"]
     command.note(
         "HBM016",
