@@ -76,7 +76,7 @@ def test_the_kinds_are_the_modules_own():
         *kserve.RUNTIME_KINDS,
     }
     assert set(DETECTED_KINDS["ome"]) == {"InferenceService", *ome.RUNTIME_KINDS}
-    assert set(DETECTED_KINDS["kaito"]) == set(kaito._BASES)
+    assert set(DETECTED_KINDS["kaito"]) == set(kaito.KINDS)
     assert set(DETECTED_KINDS["ray"]) == set(ray._CLUSTER_SPEC)
     assert set(DETECTED_KINDS["llmaz"]) == set(llmaz.KINDS)
     assert DETECTED_KINDS["kthena"] == (kthena.KIND,)

@@ -20,6 +20,7 @@ COVERED = {
     "shell-vllm-kimi-k26-dcp8-rtx-pro-6000.sh",
     "kthena-modelserving-multi-node.yaml",
     "shell-vllm-tpu-gemma4-docker.sh",
+    "kaito-multiroleinference-deepseek-v3.yaml",
 }
 
 
@@ -380,3 +381,21 @@ def test_vllm_counts_nemotron_h_state_in_its_config_ssm_cache_dtype(rules, tmp_p
         _lint(_nemotron_nano(tmp_path, image="vllm/vllm-openai:v0.12.0"), rules, gpu="H100")
     )
     assert "mamba_ssm_dtype" not in before.assumed  # 0.12 keeps the model dtype
+
+
+# --- KAITO MultiRoleInference --------------------------------------------------------------------
+# kaito-project/kaito examples/inference/kaito_multiroleinference_deepseek-v3.yaml (2026-05): a
+# prefill and a decode role of DeepSeek-V3 on Standard_NC24ads_A100_v4. KAITO creates an
+# InferenceSet a role and sizes its nodes from the model; the file holds no count, so hbmlint
+# cannot budget it. It said nothing ("All clear", 0 deployments); now an info says so.
+MULTI_ROLE = REAL / "kaito-multiroleinference-deepseek-v3.yaml"
+
+
+def test_kaito_multi_role_inference_says_it_is_not_checked(rules):
+    result = _lint(MULTI_ROLE, rules, gpu="A100-80GB")
+    assert result.deployments == []
+    [note] = result.diagnostics
+    assert (note.code, note.severity.name) == ("HBM014", "INFO")
+    assert "MultiRoleInference of deepseek-ai/DeepSeek-V3" in note.message
+    line = MULTI_ROLE.read_text(encoding="utf-8").splitlines()[note.span.line - 1]
+    assert "deepseek-ai/DeepSeek-V3" in line

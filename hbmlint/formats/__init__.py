@@ -72,7 +72,7 @@ DETECTED_KINDS: dict[str, tuple[str, ...]] = {
     "ome": ("InferenceService", "ServingRuntime", "ClusterServingRuntime"),
     "vllm_runtime": ("VLLMRuntime",),
     "kubeai": ("Model",),
-    "kaito": ("Workspace", "InferenceSet"),
+    "kaito": ("Workspace", "InferenceSet", "MultiRoleInference"),
     "dynamo": ("DynamoGraphDeployment",),
     "ray": ("RayCluster", "RayService", "RayJob", "RayClusterFleet"),
     "llmaz": ("Playground", "OpenModel", "BackendRuntime", "Model"),

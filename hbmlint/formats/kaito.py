@@ -82,13 +82,49 @@ _BASES = {"Workspace": (), "InferenceSet": ("spec", "template")}
 
 
 def detect(data: Any) -> bool:
-    return (
+    if not (
         isinstance(data, dict)
         and str(data.get("apiVersion", "")).startswith("kaito.sh/")
         and isinstance(data.get("kind"), str)  # a list or a map is no key of _BASES
-        and data["kind"] in _BASES
-        and isinstance(value_at(data, (*_BASES[data["kind"]], "inference", "preset")), dict)
+    ):
+        return False
+    if data["kind"] == _MULTI_ROLE:
+        return isinstance(value_at(data, ("spec", "roles")), list)
+    return data["kind"] in _BASES and isinstance(
+        value_at(data, (*_BASES[data["kind"]], "inference", "preset")), dict
     )
+
+
+# KAITO's MultiRoleInference (kaito.sh/v1alpha1, 2026): one InferenceSet a role (prefill,
+# decode) of spec.model on the role's instanceType, its node count KAITO's estimate from the
+# model (pkg/controllers/multiroleinference), which the file does not hold
+_MULTI_ROLE = "MultiRoleInference"
+KINDS = (*_BASES, _MULTI_ROLE)  # the kinds detect reads (formats.DETECTED_KINDS)
+
+
+def _multi_role(document: YamlDocument, display: str) -> list[Diagnostic]:
+    """The info for a MultiRoleInference: read, not budgeted (KAITO sizes each role's nodes)."""
+    data = document.data
+    reader = Reader(document, display)
+    name, _ = document_name(document, reader, _MULTI_ROLE)
+    model = value_at(data, ("spec", "model", "name"))
+    where = ("spec", "model", "name") if model is not None else ("spec", "roles")
+    return [
+        *reader.findings,
+        input_diagnostic(
+            "HBM014",
+            f"a KAITO MultiRoleInference{' of ' + str(model) if model else ''}: KAITO runs each "
+            "role on as many nodes of its instanceType as its estimate of the model needs, a "
+            "count this file does not hold, so nothing in it was checked",
+            display,
+            document.span(where),
+            name,
+            [
+                "Lint the InferenceSets KAITO creates for the roles "
+                "(`kubectl get inferencesets -o yaml | hbmlint -`)"
+            ],
+        ),
+    ]
 
 
 def _config_flags(
@@ -146,8 +182,10 @@ def to_deployments(
     document: YamlDocument, path: Any, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     data = document.data
-    reader = Reader(document, display)
     kind = str(data.get("kind"))
+    if kind == _MULTI_ROLE:
+        return [], _multi_role(document, display)
+    reader = Reader(document, display)
     name, where = document_name(document, reader, kind)
     base = _BASES[kind]
     runtime_path = ("metadata", "annotations", "kaito.sh/runtime")
