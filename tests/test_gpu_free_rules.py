@@ -20,7 +20,7 @@ from hbmlint.rules import builtin_rule_files, load_rules
 GPU_DEPENDENT = re.compile(
     r"\b(gpu|kv|weights|overhead|workload)\.|whatif\(|tradeoff\(|draft\.weights|tensor_to_fit"
     r"|serving\.(max_num_seqs|max_num_batched_tokens|dtype|memory_fraction|block_size)"
-    r"|model\.dtype|tgi"
+    r"|model\.dtype\b|tgi"
 )
 
 

@@ -21,6 +21,7 @@ COVERED = {
     "kthena-modelserving-multi-node.yaml",
     "shell-vllm-tpu-gemma4-docker.sh",
     "kaito-multiroleinference-deepseek-v3.yaml",
+    "shell-vllm-gemma3-12b-half-no-gpu.sh",
 }
 
 
@@ -399,3 +400,23 @@ def test_kaito_multi_role_inference_says_it_is_not_checked(rules):
     assert "MultiRoleInference of deepseek-ai/DeepSeek-V3" in note.message
     line = MULTI_ROLE.read_text(encoding="utf-8").splitlines()[note.span.line - 1]
     assert "deepseek-ai/DeepSeek-V3" in line
+
+
+# --- refusals on any GPU, where the file names none -----------------------------------------------
+# Barakisa/Invoice-processing-using-vllm serves google/gemma-3-12b-it with --dtype=half and names no
+# GPU: vLLM refuses float16 for Gemma 3 on every card (HBM325), but the rule ran only with a GPU
+# type. A TP size that does not split the vocabulary (HBM329) is the same.
+HALF = REAL / "shell-vllm-gemma3-12b-half-no-gpu.sh"
+
+
+def test_float16_refusal_is_said_where_no_gpu_is_named(rules):
+    result = _lint(HALF, rules)
+    [error] = [d for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert error.code == "HBM325"
+    assert "--dtype=half" in HALF.read_text(encoding="utf-8").splitlines()[error.span.line - 1]
+
+
+def test_vocabulary_refusal_is_said_where_no_gpu_is_named(rules, tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve moonshotai/Kimi-K3 --tensor-parallel-size 24\n", encoding="utf-8")
+    assert "HBM329" in [d.code for d in _lint(script, rules).diagnostics]
