@@ -348,6 +348,12 @@ class Architecture:
     # attention_k_eq_v, num_global_key_value_heads); 0: the same as the other layers
     full_head_dim: int = 0
     full_kv_heads: int = 0
+    # query heads of the sliding-window layers where they differ from num_attention_heads
+    # (Step-3.5-Flash: attention_other_setting's 96 beside 64); 0: the same
+    sliding_heads: int = 0
+    # a head-wise output gate: a g_proj of hidden_size x heads per attention layer, split over
+    # TP like q_proj (Step-3.5-Flash use_head_wise_attn_gate; vLLM step3p5.py)
+    head_wise_gate: bool = False
     # Gemma 4 E2B / E4B (vLLM gemma4.py): the last num_kv_shared_layers read the KV cache of an
     # earlier layer of their kind and keep none; with use_double_wide_mlp their MLP is twice as
     # wide; per-layer embeddings (PLE) of hidden_size_per_layer_input for every layer, looked up
@@ -535,7 +541,10 @@ class Architecture:
                 replicated += h * self.q_lora_rank + self.q_lora_rank
             return q + kv_b + o, 0.0, replicated + self.kv_lora_rank
         hd, kv_heads = self._head_shape(full)
+        heads = self._query_heads(full)
         split = (3 if self.attn_output_gate else 2) * h * heads * hd
+        if self.head_wise_gate:
+            split += h * heads
         # a Gemma 4 assistant's layers have no K/V projections (they read the target's cache)
         kv = 0 if self.assistant_backbone else 2 * h * kv_heads * hd
         if self.attention_bias:
@@ -543,11 +552,15 @@ class Architecture:
             kv += 2 * kv_heads * hd
         return split, kv, 0.0
 
+    def _query_heads(self, full: bool) -> int:
+        """Query heads of a full-attention layer (``full``) or of the others."""
+        return self.num_attention_heads if full else self.sliding_heads or self.num_attention_heads
+
     def _output_params(self, full: bool = False) -> float:
         """The output projection's share of ``_attention_parts``' split parameters."""
         if self.is_mla:
             return float(self.num_attention_heads * self.v_head_dim * self.hidden_size)
-        return float(self.hidden_size * self.num_attention_heads * self._head_shape(full)[0])
+        return float(self.hidden_size * self._query_heads(full) * self._head_shape(full)[0])
 
     def _ple_parts(self) -> tuple[float, float, float]:
         """Per-layer embeddings: (the vocab-parallel table, the projection of the hidden state
@@ -741,7 +754,7 @@ class Architecture:
             return (split_part / attn_tp + kv * kv_share) * linear("attention") + replicated * dense
 
         attention = attention_bytes(False)
-        own_shape = self.full_head_dim or self.full_kv_heads
+        own_shape = self.full_head_dim or self.full_kv_heads or self.sliding_heads
         attention_full = attention_bytes(True) if own_shape else attention
         expert_ranks = expert_parallel if expert_parallel > 1 else tp
         # vLLM's EPLB adds redundant copies of experts, spread over the EP ranks with the rest
@@ -981,6 +994,7 @@ def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[s
     window = _int(text, "sliding_window")
     kinds: list[str] = []
     types = text.get("layer_types")
+    mtp = _int(text, "num_nextn_predict_layers")
     pattern = text.get("hybrid_override_pattern")
     linear = text.get("linear_attn_config")
     kda = linear.get("kda_layers") if isinstance(linear, dict) else None
@@ -999,8 +1013,10 @@ def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[s
     elif isinstance(kda, list) and all(isinstance(i, int) for i in kda):
         # Kimi Linear: KDA layers listed 1-based, the rest MLA (vLLM kimi_linear.py is_kda_layer)
         kinds = [STATE if i + 1 in kda else FULL for i in range(layers)]
-    elif isinstance(types, list) and len(types) == layers:
-        for kind in types:
+    elif isinstance(types, list) and len(types) in (layers, layers + mtp):
+        # Step-3.5-Flash lists its 3 MTP layers after the decoder's (48 for 45 layers): the
+        # engines read the first num_hidden_layers (vLLM configs/step3p5.py, SGLang's too)
+        for kind in types[:layers]:
             kind = str(kind)
             if "sliding" in kind or kind == "chunked_attention":
                 kinds.append(SLIDING)
@@ -1035,6 +1051,30 @@ def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[s
     return tuple(kinds) if any(k != FULL for k in kinds) else (), window, notes
 
 
+def _listed_layers(value: Any) -> frozenset[int] | None:
+    """Layer indices written as a comma-separated string or a list of ints (Step-3.5-Flash's
+    moe_layers_enum); None where there is no such list."""
+    if isinstance(value, str):
+        items: list[Any] = [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(value, list):
+        items = value
+    else:
+        return None
+    try:
+        return frozenset(int(v) for v in items)
+    except (TypeError, ValueError):
+        return None
+
+
+def _sliding_setting(text: dict) -> dict:
+    """Step-3.5-Flash's attention_other_setting: the head shape of the layers whose
+    layer_types entry is its attention_type (sliding_attention); {} for other configs."""
+    other = text.get("attention_other_setting")
+    if isinstance(other, dict) and other.get("attention_type") == "sliding_attention":
+        return other
+    return {}
+
+
 def _falcon_kv_heads(text: dict) -> int:
     """Falcon's KV heads as vLLM's falcon.py FalconAttention reads them: num_kv_heads with the
     new decoder architecture (Falcon-40B/180B), else one under multi_query (FalconConfig's
@@ -1066,6 +1106,10 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
         shared = _int(text, "intermediate_size")
     # ERNIE 4.5 routes layers moe_layer_start_index..moe_layer_end_index (inclusive; -1 or
     # absent: the last) every moe_layer_interval (vLLM ernie45_moe.py Ernie4_5_MoeDecoderLayer)
+    # Step-3.5-Flash names its routed layers in moe_layers_enum ("3,4,...,44") and its shared
+    # expert's width share_expert_dim (vLLM step3p5.py, SGLang models/step3p5.py)
+    shared = shared or _int(text, "share_expert_dim")
+    listed = _listed_layers(text.get("moe_layers_enum"))
     first_dense = _int(text, "first_k_dense_replace", "moe_layer_start_index")
     last = _int(text, "moe_layer_end_index", default=layers - 1)
     last = layers - 1 if last < 0 else last
@@ -1080,7 +1124,9 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
     dense_only = set(text.get("mlp_only_layers") or [])
     ffns = []
     for i in range(layers):
-        if i < first_dense or i > last or i in dense_only or (i + 1) % step != 0:
+        if listed is not None:
+            ffns.append(MOE if i in listed else DENSE)
+        elif i < first_dense or i > last or i in dense_only or (i + 1) % step != 0:
             ffns.append(DENSE)
         else:
             ffns.append(MOE)
@@ -1094,6 +1140,7 @@ def _moe(text: dict, layers: int) -> dict[str, Any]:
             "top_k_experts",
             "num_experts_per_token",
             "moe_k",  # ERNIE 4.5
+            "moe_top_k",  # Step-3.5-Flash
         ),
         "moe_intermediate_size": inter,
         "shared_intermediate_size": shared,
@@ -1613,7 +1660,13 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
     hidden = need("hidden_size")
     heads = need("num_attention_heads")
     layers = need("num_hidden_layers")
-    kv_heads = text.get("num_key_value_heads") or _falcon_kv_heads(text) or heads
+    # Step-3.5-Flash names its KV heads num_attention_groups (vLLM step3p5.py num_kv_heads)
+    kv_heads = (
+        text.get("num_key_value_heads")
+        or _falcon_kv_heads(text)
+        or _int(text, "num_attention_groups")
+        or heads
+    )
     head_dim = text.get("head_dim") or text.get("attention_head_dim") or hidden // heads
     # MiniMax-M3 names its first (dense) layers' MLP width dense_intermediate_size; its
     # intermediate_size is the experts'
@@ -1629,6 +1682,16 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         )
     mixers, window, notes = _layer_mixers(text, layers)
     approximations += notes
+    sliding = _sliding_setting(text) if SLIDING in mixers else {}
+    sliding_heads = _int(sliding, "num_attention_heads")
+    sliding_heads = sliding_heads if sliding_heads != heads else 0
+    if (_int(sliding, "num_attention_groups") or kv_heads) != kv_heads or (
+        _int(sliding, "head_dim") or head_dim
+    ) != head_dim:
+        approximations.append(
+            "the sliding-window layers' KV heads or head_dim (attention_other_setting) differ "
+            "from the full-attention layers': counted as the full layers'"
+        )
     sparse = text.get("sparse_attention_config")
     if isinstance(sparse, dict) and sparse.get("use_sparse_attention"):
         # MiniMax-M3's MSA: GQA attention whose indexer keeps its own keys per token
@@ -1713,6 +1776,8 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         mixers=mixers,
         sliding_window=window,
         full_head_dim=_int(text, "global_head_dim") if FULL in (mixers or (FULL,)) else 0,
+        sliding_heads=sliding_heads,
+        head_wise_gate=bool(text.get("use_head_wise_attn_gate")),
         full_kv_heads=(
             _int(text, "num_global_key_value_heads") if text.get("attention_k_eq_v") else 0
         ),
