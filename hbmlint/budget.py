@@ -2695,8 +2695,9 @@ def mtp_cost(
     layer = replace(
         target,
         num_layers=n,
-        mixers=(FULL,) * n,
-        ffns=(target.ffn(last),) * n,
+        # the config's own kinds where it lists the MTP layers (Step-3.5-Flash: sliding, dense)
+        mixers=target.mtp_mixers[:n] if len(target.mtp_mixers) >= n else (FULL,) * n,
+        ffns=target.mtp_ffns[:n] if len(target.mtp_ffns) >= n else (target.ffn(last),) * n,
         vocab_size=0,
         vision_params=0,
         checkpoint=None,  # the layers' shape only; stored MTP tensors are counted above

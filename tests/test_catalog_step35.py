@@ -133,3 +133,24 @@ def test_vllm_recipe_launch_tp4(tmp_path):
     # the model's 262,144 positions fit: one sequence needs 12 full layers' keys for all of
     # them and 33 windows of 512
     assert budget.kv_tokens.to("token").magnitude >= 262144
+
+
+def test_mtp_layers_are_sliding_and_dense(tmp_path):
+    # layer_types' last 3 entries (45-47) are sliding_attention and moe_layers_enum leaves them
+    # out (Megatron-Bridge's step3p5 bridge: "MTP layers 45-47 ... must be dense"); the model
+    # card gives the 3-layer head 0.81B parameters. Shaped as the last decoder layer (MoE, full
+    # attention) they were 6.65 GiB a GPU, and HBM202 said the drafter displaced a third of the
+    # KV cache.
+    arch = architecture(MODEL)
+    assert arch.mtp_mixers == ("sliding", "sliding", "sliding")
+    assert arch.mtp_ffns == ("dense", "dense", "dense")
+    budget = _launch(
+        tmp_path,
+        "mtp.sh",
+        "vllm serve stepfun-ai/Step-3.5-Flash --tensor-parallel-size 4 "
+        '--speculative-config \'{"method": "mtp", "num_speculative_tokens": 1}\'\n',
+    )
+    head = 3 * (_attention(96) + 3 * H * 11264 + 2 * H * H)  # + eh_proj, replicated
+    draft = budget.draft_weights.to("byte").magnitude
+    assert 0.78e9 < head < 0.86e9  # the card's 0.81B
+    assert head * 2 / 4 < draft < head * 2 / 4 + 0.25 * GIB

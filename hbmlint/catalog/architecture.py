@@ -405,6 +405,11 @@ class Architecture:
     # weights do not show (_rotary)
     rotary_extra_positions: int = 0
     mtp_layers: int = 0  # multi-token-prediction layers shipped in the checkpoint
+    # the MTP layers' mixer and FFN kinds where the config lists them past the decoder's
+    # (Step-3.5-Flash: layer_types' last entries, dense as moe_layers_enum leaves them out);
+    # (): shaped as the last decoder layer with full attention (budget.mtp_cost)
+    mtp_mixers: tuple[str, ...] = ()
+    mtp_ffns: tuple[str, ...] = ()
     # Gemma 4 assistant drafters (model_type gemma4_assistant, Gemma4AssistantForCausalLM): the
     # target's hidden size (backbone_hidden_size) their pre_projection (2 x backbone -> hidden)
     # and post_projection (hidden -> backbone) bridge; 0 for any other model. Every layer is
@@ -1049,6 +1054,21 @@ def _layer_mixers(text: dict, layers: int) -> tuple[tuple[str, ...], int, list[s
     if SLIDING in kinds and not window:
         kinds = [FULL if k == SLIDING else k for k in kinds]
     return tuple(kinds) if any(k != FULL for k in kinds) else (), window, notes
+
+
+def _listed_mtp_layers(text: dict, layers: int) -> dict[str, tuple[str, ...]]:
+    """The MTP layers' kinds where the config lists every layer past the decoder's: their
+    layer_types entries (after num_hidden_layers) and, with moe_layers_enum, MoE only where it
+    names them (Step-3.5-Flash: layers 45-47 sliding and dense; Megatron-Bridge's step3p5
+    bridge: "MTP layers 45-47 are NOT in moe_layers_enum and must be dense"); {} otherwise."""
+    mtp = _int(text, "num_nextn_predict_layers")
+    types = text.get("layer_types")
+    listed = _listed_layers(text.get("moe_layers_enum"))
+    if not mtp or not isinstance(types, list) or len(types) != layers + mtp or listed is None:
+        return {}
+    mixers = tuple(SLIDING if "sliding" in str(kind) else FULL for kind in types[layers:])
+    ffns = tuple(MOE if i in listed else DENSE for i in range(layers, layers + mtp))
+    return {"mtp_mixers": mixers, "mtp_ffns": ffns}
 
 
 def _listed_layers(value: Any) -> frozenset[int] | None:
@@ -1805,6 +1825,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         rotary_extra_positions=rotary_extra,
         rotary_dim=rotary_dim,
         mtp_layers=_int(text, "num_nextn_predict_layers", "mtp_num_hidden_layers"),
+        **_listed_mtp_layers(text, layers),
         **assistant,
         weight_block=_weight_block(config),
         draft_vocab_size=_int(text, "draft_vocab_size"),
