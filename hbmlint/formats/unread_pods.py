@@ -21,7 +21,7 @@ Two shapes, each seen in public repositories where hbmlint said "All clear":
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
@@ -66,23 +66,28 @@ def unread_pod(documents: Sequence[YamlDocument], display: str) -> Diagnostic | 
     """The finding for the first container of ``documents`` that is plainly an engine's but
     was not read (a template's placeholder image, HBM012; an engine image running a script the
     file does not hold, HBM014), or None."""
+    for document, cpath, container in _containers(documents):
+        if runs_engine(container):
+            continue  # a format reads it (or said why not)
+        found = (
+            _unrendered(document, cpath, container, display)
+            or _script_run(document, cpath, container, display)
+            or _other_device(document, cpath, container, display)
+        )
+        if found is not None:
+            return found
+    return None
+
+
+def _containers(documents: Sequence[YamlDocument]) -> Iterator[tuple[YamlDocument, tuple, dict]]:
+    """Each serving container of ``documents``' pod specs: its document, path and mapping."""
     for document in documents:
         data = document.data
         if not isinstance(data, dict):
             continue
         for pod in pod_spec_paths(data):
             for key, container in serving_containers(data, pod):
-                if runs_engine(container):
-                    continue  # a format reads it (or said why not)
-                cpath = (*pod, *key)
-                found = (
-                    _unrendered(document, cpath, container, display)
-                    or _script_run(document, cpath, container, display)
-                    or _other_device(document, cpath, container, display)
-                )
-                if found is not None:
-                    return found
-    return None
+                yield document, (*pod, *key), container
 
 
 def container_image_lines(documents: Sequence[YamlDocument]) -> set[int]:
@@ -90,16 +95,11 @@ def container_image_lines(documents: Sequence[YamlDocument]) -> set[int]:
     image named there was judged by its container (read, said why not, or running another
     program), so formats.unread_engine does not take the image's name for an engine run."""
     lines: set[int] = set()
-    for document in documents:
-        data = document.data
-        if not isinstance(data, dict):
-            continue
-        for pod in pod_spec_paths(data):
-            for key, container in serving_containers(data, pod):
-                if "image" in container:
-                    span = document.span((*pod, *key, "image"))
-                    if span is not None:
-                        lines.add(span.line)
+    for document, cpath, container in _containers(documents):
+        if "image" in container:
+            span = document.span((*cpath, "image"))
+            if span is not None:
+                lines.add(span.line)
     return lines
 
 
