@@ -87,7 +87,11 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
             yield Path(STDIN), "<stdin>"
             continue
         path = Path(raw)
-        if path.is_dir():
+        # os.path.isdir, not Path.is_dir: before Python 3.14 Path.is_dir raises PermissionError
+        # for a path inside a folder the user may not search (`locked/x.yaml`), which ended the
+        # run as an internal error; a path that cannot be examined is read as a file, and the
+        # reader reports why it cannot be (HBM001)
+        if os.path.isdir(raw):
             # a folder that cannot be listed is reported (HBM001 where reading it fails), not
             # skipped: its manifests would pass in silence
             unlisted: list[OSError] = []

@@ -1,0 +1,120 @@
+"""Broken promises found in hardening session 37 (benchmarks/fuzz.py seeds 3701, 3702 and 4101,
+and by hand): a file hbmlint cannot read is a finding at its file, line and column, never an
+internal error nor a usage error that stops the run; the other files are still linted; and a
+lint ends in time that grows with the file, not with its square."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from hbmlint.rules import load_rules
+
+GOOD = """\
+apiVersion: hbmlint/v1
+kind: ServingManifest
+metadata: {name: neighbour}
+spec:
+  gpu: {type: L4}
+  model: {name: meta-llama/Llama-3.1-70B-Instruct}
+  serving: {max_model_len: 8192}
+"""
+# what the neighbour always gets: its 70B weights do not fit an L4
+NEIGHBOUR = ("good.yaml", "HBM101", 6)
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def found(run) -> set[tuple[str, str, int]]:
+    return {(Path(f["file"]).name, f["code"], f["line"]) for f in run.json()}
+
+
+# --- files the user may not read ----------------------------------------------------------
+
+
+def _denied(monkeypatch, denied: Path, *, stat_too: bool) -> None:
+    """Make ``denied`` (and what is below it) unreadable, as it is to a user without
+    permission (the tests run as root, who reads everything): os.access says no, os.open
+    refuses, and with ``stat_too`` os.stat refuses too (a path in a folder the user may not
+    search)."""
+    real_access, real_open, real_stat = os.access, os.open, os.stat
+
+    def inside(path) -> bool:
+        try:
+            return Path(os.path.abspath(os.fsdecode(path))).is_relative_to(denied)
+        except TypeError:  # a descriptor
+            return False
+
+    def access(path, mode, *args, **kwargs):
+        return False if inside(path) else real_access(path, mode, *args, **kwargs)
+
+    def open_(path, flags, *args, **kwargs):
+        if inside(path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    def stat(path, *args, **kwargs):
+        if inside(path) and path != denied:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(os, "open", open_)
+    if stat_too:
+        monkeypatch.setattr(os, "stat", stat)
+
+
+def test_an_unreadable_file_named_on_the_command_line_is_a_finding_and_the_rest_linted(
+    cli, tmp_path, monkeypatch
+):
+    # click's readable check ended the run with a usage error (exit 2, "Path 'secret.yaml' is
+    # not readable") before any file was linted; the same file found by a folder walk was an
+    # HBM001 finding
+    secret, good = tmp_path / "secret.yaml", tmp_path / "good.yaml"
+    secret.write_text(GOOD)
+    good.write_text(GOOD)
+    _denied(monkeypatch, secret, stat_too=False)
+    run = cli("--format", "json", secret, good)
+    assert run.exit_code == 1
+    assert found(run) == {("secret.yaml", "HBM001", 1), NEIGHBOUR}
+    [finding] = [f for f in run.json() if f["code"] == "HBM001"]
+    assert (finding["column"], "Permission denied" in finding["message"]) == (1, True)
+
+
+@pytest.mark.parametrize("command", ["lint", "budget", "formats"])
+def test_a_file_in_a_folder_that_cannot_be_searched_is_reported_not_a_crash(
+    cli, tmp_path, monkeypatch, command
+):
+    # Path.is_dir() raises PermissionError before Python 3.14 for `locked/x.yaml` when
+    # `locked` may not be searched: "hbmlint: internal error: PermissionError" (exit 2), and
+    # nothing else was linted
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "x.yaml").write_text(GOOD)
+    good = tmp_path / "good.yaml"
+    good.write_text(GOOD)
+    _denied(monkeypatch, locked, stat_too=True)
+    if command == "lint":
+        run = cli("--format", "json", locked / "x.yaml", good)
+        assert run.exit_code == 1
+        assert found(run) == {("x.yaml", "HBM001", 1), NEIGHBOUR}
+    elif command == "budget":
+        run = cli("budget", "--format", "json", locked / "x.yaml", good)
+        assert "internal error" not in run.output + run.stderr
+        [locked_out, budget] = run.json()
+        assert (
+            locked_out["error"] == "HBM001 at line 1, column 1: cannot read file: Permission denied"
+        )
+        assert (Path(budget["file"]).name, budget["name"]) == ("good.yaml", "neighbour")
+    else:
+        run = cli("formats", locked / "x.yaml", good)
+        assert "internal error" not in run.output + run.stderr
+        assert "x.yaml: cannot read: cannot read file: Permission denied" in run.stderr
+        assert "good.yaml: document 1 (line 1): read as hbmlint" in run.output
