@@ -118,3 +118,76 @@ def test_a_file_in_a_folder_that_cannot_be_searched_is_reported_not_a_crash(
         assert "internal error" not in run.output + run.stderr
         assert "x.yaml: cannot read: cannot read file: Permission denied" in run.stderr
         assert "good.yaml: document 1 (line 1): read as hbmlint" in run.output
+
+
+# --- JSON nested past Python's recursion limit in an engine flag ---------------------------
+
+DEEP = "[" * 100_000 + "]" * 100_000
+DEEP_OBJECT = '{"a": ' * 50_000 + "1" + "}" * 50_000
+
+
+def _k8s(flag: str, value: str) -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: deep}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{cloud.google.com/gke-accelerator: nvidia-l4}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        command: ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+        args:
+        - --max-model-len=8192
+        - {flag}
+        - '{value}'
+        resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        (DEEP, "HBM004"),
+        ('{"model": ' + DEEP + "}", "HBM004"),
+        # a variable the container does not set: the JSON is unreadable (HBM011), not wrong
+        ('{"model": "$(DRAFT)", "x": ' + DEEP + "}", "HBM011"),
+    ],
+    ids=["array", "in-an-object", "beside-a-variable"],
+)
+def test_speculative_config_json_nested_too_deeply_is_a_finding_at_the_flag(
+    cli, tmp_path, value, code
+):
+    # json.loads raised RecursionError, which `except json.JSONDecodeError` did not catch: the
+    # whole file was HBM000 (fuzz seed 3702, a heredoc'd --speculative-config)
+    (tmp_path / "deep.yaml").write_text(_k8s("--speculative-config", value))
+    (tmp_path / "good.yaml").write_text(GOOD)
+    run = cli("--format", "json", tmp_path / "deep.yaml", tmp_path / "good.yaml")
+    assert run.exit_code == 1
+    assert found(run) == {("deep.yaml", code, 15), NEIGHBOUR}
+    [finding] = [f for f in run.json() if f["code"] == code]
+    assert finding["column"] == 11
+    if code == "HBM004":
+        assert "nested too deeply" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--compilation-config", '{"a": ' + DEEP + "}"),
+        ("-O", '{"a": ' + DEEP + "}"),
+        ("--eplb-config", DEEP_OBJECT),
+        ("--limit-mm-per-prompt", DEEP),
+    ],
+)
+def test_other_json_flags_nested_too_deeply_leave_the_budget_standing(cli, tmp_path, flag, value):
+    # each was HBM000 for the whole file; vLLM reports its own JSON errors, so hbmlint reads
+    # the rest of the command as it does for any other JSON it cannot parse
+    (tmp_path / "deep.yaml").write_text(_k8s(flag, value))
+    (tmp_path / "good.yaml").write_text(GOOD)
+    run = cli("--format", "json", tmp_path / "deep.yaml", tmp_path / "good.yaml")
+    assert "HBM000" not in {f["code"] for f in run.json()}
+    assert NEIGHBOUR in found(run)
+    assert run.exit_code == 1
