@@ -370,7 +370,10 @@ def _with_gpu_from_comments(findings: list[Diagnostic], text: str) -> list[Diagn
 
 
 _COMMENT_WORD = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9+.]*")
-_PATH_WORD = LazyPattern(r"\S*[/\\]\S*")
+# a whole run of non-space characters with a slash in it; the look-behind starts a match only
+# where a run starts: without it a 300,000-character comment with no slash was tried from every
+# one of its characters to the end of the line (quadratic: a lint that took minutes)
+_PATH_WORD = LazyPattern(r"(?<!\S)\S*[/\\]\S*")
 
 
 # files that are never YAML however they are named on the command line: code, which may start an

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 from pathlib import Path
 
 import pytest
 
+from hbmlint.lint import lint_file
 from hbmlint.rules import load_rules
 
 GOOD = """\
@@ -191,3 +193,60 @@ def test_other_json_flags_nested_too_deeply_leave_the_budget_standing(cli, tmp_p
     assert "HBM000" not in {f["code"] for f in run.json()}
     assert NEIGHBOUR in found(run)
     assert run.exit_code == 1
+
+
+# --- time that grows with the square of the file ------------------------------------------
+
+
+def _timed_lint(path: Path, rules) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = lint_file(path, path.name, rules)
+    return time.perf_counter() - start, result
+
+
+def test_a_megabyte_comment_line_is_read_in_linear_time(tmp_path, rules):
+    # the comment scan for a GPU's name (HBM005's hint) blanked paths with \S*[/\\]\S*, which
+    # tried each of a line's characters to its end: a 1 MB comment took minutes (fuzz seed
+    # 4101, a 300,000-character comment took 12 s); the splitter also stepped through a
+    # comment one character at a time
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n# "
+        + "y" * 1_000_000
+        + "\n# on an L4\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
+    )
+    elapsed, result = _timed_lint(path, rules)
+    assert elapsed < 15
+    [hbm005] = [f for f in result.diagnostics if f.code == "HBM005"]
+    assert "the comment at line 3 names L4-24GB" in hbm005.message  # still found after it
+
+
+def test_a_command_of_many_words_is_read_in_linear_time(tmp_path, rules):
+    # looking for `sh -c` / `eval` in a command copied the rest of the command at each word
+    # (quadratic: 60,000 words took 34 s)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\necho "
+        + "w " * 60_000
+        + "\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
+    )
+    elapsed, result = _timed_lint(path, rules)
+    assert elapsed < 15
+    [deployment] = result.deployments
+    assert deployment.deployment.serving.max_model_len == 8192
+
+
+def test_thousands_of_deeply_indented_lines_are_read_in_linear_time(tmp_path, rules):
+    # fuzz's deep_nesting in a script: 2,000 lines indented up to 4,000 blanks (4 MB) took
+    # 23 s to a minute: each command scanned the whole text for "nim/", each word copied its
+    # line up to itself, and the splitter stepped through blanks one at a time
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\n"
+        + "".join(" " * (2 * i) + "k:\n" for i in range(2000))
+        + "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
+    )
+    elapsed, result = _timed_lint(path, rules)
+    assert elapsed < 15
+    [deployment] = result.deployments
+    assert deployment.deployment.serving.max_model_len == 8192

@@ -52,6 +52,8 @@ _CAT_HEREDOC = LazyPattern(
 # at a time costs time quadratic in its length (a megabyte-long line never finished).
 _PLAIN_RUN = LazyPattern(r"[^ \t\r\n;&|()<>\\'\"$`]+")
 _QUOTED_RUN = LazyPattern(r'[^"\\$`]+')
+_BLANK_RUN = LazyPattern(r"[ \t\r]+")
+_BLANKS = LazyPattern(r"\s*")  # what str.lstrip() strips
 _ANGLE_PLACEHOLDER = LazyPattern(r"<[A-Za-z][\w.:/-]*>(?=[\s;&|)/\"']|$)")
 
 
@@ -64,6 +66,7 @@ class Locator:
         self.text = text
         self.span = span
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._first: dict[int, int] = {}  # line -> offset of its first non-blank character
         self.cursor = self._offset(span.line, span.column)
         end_line = span.end_line or span.line
         self.end = self._offset(end_line, span.end_column or 1) if span.end_line else len(text)
@@ -81,7 +84,13 @@ class Locator:
 
     def _in_comment_line(self, offset: int) -> bool:
         line = bisect.bisect_right(self._starts, offset)
-        return self.text[self._starts[line - 1] : offset].lstrip().startswith("#")
+        # the line's first non-blank character, once a line: a copy of the line up to each word
+        # found in it cost time quadratic in the line's length (a 4,000-character line of a
+        # thousand words)
+        first = self._first.get(line)
+        if first is None:
+            first = self._first[line] = _BLANKS.match(self.text, self._starts[line - 1]).end()
+        return first < offset and self.text[first] == "#"
 
     def locate(self, raw: str) -> Span:
         # A word's own characters up to the first quote, escape or expansion appear verbatim in
@@ -288,11 +297,14 @@ class _Splitter:
             elif c == "\\" and s[self.i + 1 : self.i + 2] == "\n":  # line continuation
                 self.i += 2
             elif c in " \t\r":
-                self.i += 1
+                # the whole run of blanks at once, and a comment's whole line below: a Python
+                # step a character made a script with a 3 MB comment line (or thousands of
+                # deeply indented lines) take tens of seconds, as good as a hang
+                self.i = _BLANK_RUN.match(s, self.i).end()  # type: ignore[union-attr]
             elif c == "#":
                 start = self.i
-                while self.i < len(s) and s[self.i] != "\n":
-                    self.i += 1
+                end = s.find("\n", self.i)
+                self.i = len(s) if end < 0 else end
                 begun = current[0].raw_start if current else None
                 if (
                     begun is not None
