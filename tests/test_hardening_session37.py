@@ -250,3 +250,18 @@ def test_thousands_of_deeply_indented_lines_are_read_in_linear_time(tmp_path, ru
     assert elapsed < 15
     [deployment] = result.deployments
     assert deployment.deployment.serving.max_model_len == 8192
+
+
+def test_a_megabyte_line_in_a_here_document_is_read_in_linear_time(tmp_path, rules):
+    # a here-document's body was expanded into a string grown a character at a time: a 3 MB
+    # line in `cat > gen.yml << EOF` took minutes (fuzz seed 3703)
+    path = tmp_path / "serve.sh"
+    path.write_text(
+        "#!/bin/bash\ncat > extra.yml << EOF\nprint_iter_log: true\n# "
+        + "y" * 1_000_000
+        + "\nEOF\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
+    )
+    elapsed, result = _timed_lint(path, rules)
+    assert elapsed < 15
+    [deployment] = result.deployments
+    assert deployment.deployment.serving.max_model_len == 8192
