@@ -87,7 +87,11 @@ def discover(paths: Iterable[str]) -> Iterator[tuple[Path, str]]:
             yield Path(STDIN), "<stdin>"
             continue
         path = Path(raw)
-        if path.is_dir():
+        # os.path.isdir, not Path.is_dir: before Python 3.14 Path.is_dir raises PermissionError
+        # for a path inside a folder the user may not search (`locked/x.yaml`), which ended the
+        # run as an internal error; a path that cannot be examined is read as a file, and the
+        # reader reports why it cannot be (HBM001)
+        if os.path.isdir(raw):
             # a folder that cannot be listed is reported (HBM001 where reading it fails), not
             # skipped: its manifests would pass in silence
             unlisted: list[OSError] = []
@@ -366,7 +370,10 @@ def _with_gpu_from_comments(findings: list[Diagnostic], text: str) -> list[Diagn
 
 
 _COMMENT_WORD = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9+.]*")
-_PATH_WORD = LazyPattern(r"\S*[/\\]\S*")
+# a whole run of non-space characters with a slash in it; the look-behind starts a match only
+# where a run starts: without it a 300,000-character comment with no slash was tried from every
+# one of its characters to the end of the line (quadratic: a lint that took minutes)
+_PATH_WORD = LazyPattern(r"(?<!\S)\S*[/\\]\S*")
 
 
 # files that are never YAML however they are named on the command line: code, which may start an

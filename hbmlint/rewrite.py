@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import yaml
 
 from .diagnostics import Edit
-from .engines.args import FlagTable, Item, Token
+from .engines.args import FlagTable, Item, Token, json_loads
 from .lazyre import LazyPattern
 from .records import dataclass
 from .spec import DRAFT_ONLY_FIELDS
@@ -432,7 +432,7 @@ class ArgvWriter:
         import json  # here: most fixes edit no JSON (json's import ~4.6M instructions)
 
         try:
-            loaded = json.loads(item.value.text)
+            loaded = json_loads(item.value.text)
         except json.JSONDecodeError:
             return None
         if not isinstance(loaded, dict):

@@ -454,6 +454,20 @@ def scan(tokens: Sequence[Token], table: FlagTable) -> list[Item]:
 MAX_COUNT = 2**63 - 1
 
 
+def json_loads(text: str) -> Any:
+    """``json.loads`` for JSON written in a command line (``--speculative-config '{...}'``),
+    where JSON nested deeper than Python's recursion limit (``[[[[...``) is a
+    ``json.JSONDecodeError`` like any other JSON the engine would refuse: json's decoder raises
+    RecursionError for it, which no caller's ``except ValueError`` caught, and the whole file
+    became an internal error (HBM000) instead of a finding at the flag."""
+    import json  # here: most commands hold no JSON (json's import ~4.6M instructions)
+
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
 def _short(text: str) -> str:
     """A rejected value as a finding shows it: a megabyte of digits is not echoed."""
     text = text.strip()

@@ -52,6 +52,9 @@ _CAT_HEREDOC = LazyPattern(
 # at a time costs time quadratic in its length (a megabyte-long line never finished).
 _PLAIN_RUN = LazyPattern(r"[^ \t\r\n;&|()<>\\'\"$`]+")
 _QUOTED_RUN = LazyPattern(r'[^"\\$`]+')
+_BLANK_RUN = LazyPattern(r"[ \t\r]+")
+_BLANKS = LazyPattern(r"\s*")  # what str.lstrip() strips
+_BODY_RUN = LazyPattern(r"[^$\\]+")  # a here-document's text up to an expansion or escape
 _ANGLE_PLACEHOLDER = LazyPattern(r"<[A-Za-z][\w.:/-]*>(?=[\s;&|)/\"']|$)")
 
 
@@ -64,6 +67,7 @@ class Locator:
         self.text = text
         self.span = span
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._first: dict[int, int] = {}  # line -> offset of its first non-blank character
         self.cursor = self._offset(span.line, span.column)
         end_line = span.end_line or span.line
         self.end = self._offset(end_line, span.end_column or 1) if span.end_line else len(text)
@@ -81,7 +85,13 @@ class Locator:
 
     def _in_comment_line(self, offset: int) -> bool:
         line = bisect.bisect_right(self._starts, offset)
-        return self.text[self._starts[line - 1] : offset].lstrip().startswith("#")
+        # the line's first non-blank character, once a line: a copy of the line up to each word
+        # found in it cost time quadratic in the line's length (a 4,000-character line of a
+        # thousand words)
+        first = self._first.get(line)
+        if first is None:
+            first = self._first[line] = _BLANKS.match(self.text, self._starts[line - 1]).end()
+        return first < offset and self.text[first] == "#"
 
     def locate(self, raw: str) -> Span:
         # A word's own characters up to the first quote, escape or expansion appear verbatim in
@@ -288,11 +298,14 @@ class _Splitter:
             elif c == "\\" and s[self.i + 1 : self.i + 2] == "\n":  # line continuation
                 self.i += 2
             elif c in " \t\r":
-                self.i += 1
+                # the whole run of blanks at once, and a comment's whole line below: a Python
+                # step a character made a script with a 3 MB comment line (or thousands of
+                # deeply indented lines) take tens of seconds, as good as a hang
+                self.i = _BLANK_RUN.match(s, self.i).end()  # type: ignore[union-attr]
             elif c == "#":
                 start = self.i
-                while self.i < len(s) and s[self.i] != "\n":
-                    self.i += 1
+                end = s.find("\n", self.i)
+                self.i = len(s) if end < 0 else end
                 begun = current[0].raw_start if current else None
                 if (
                     begun is not None
@@ -764,7 +777,9 @@ class _Splitter:
         ``[${SIZES%, }]`` is still YAML), with the reference as written and why."""
         inner = _Splitter(body, self.env, self.origins, self.open_env, self._inner_defaults())
         inner.from_arguments = self.from_arguments
-        text = ""
+        # the text in pieces, joined once, and what needs no expansion taken a run at a time:
+        # a string grown a character at a time made a 3 MB line in a here-document take minutes
+        text: list[str] = []
         unresolved: list[tuple[str, str, str]] = []
         while inner.i < len(body):
             c = body[inner.i]
@@ -775,16 +790,18 @@ class _Splitter:
                     stand_in = f"hbmlint-unread-{len(self.written)}-{len(unresolved)}"
                     unresolved.append((stand_in, body[before : inner.i], missing[0]))
                     part = stand_in
-                text += part
+                text.append(part)
             elif c == "\\" and body[inner.i + 1 : inner.i + 2] in ("$", "`", "\\"):
-                text += body[inner.i + 1]
+                text.append(body[inner.i + 1])
                 inner.i += 2
             elif c == "\\" and body[inner.i + 1 : inner.i + 2] == "\n":
                 inner.i += 2
             else:
-                text += c
-                inner.i += 1
-        return text, unresolved
+                run = _BODY_RUN.match(body, inner.i)
+                end = run.end() if run else inner.i + 1
+                text.append(body[inner.i : end])
+                inner.i = end
+        return "".join(text), unresolved
 
     def _word(self) -> list[Word]:
         """One shell word, which unquoted expansions may split into several."""

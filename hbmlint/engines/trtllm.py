@@ -39,6 +39,7 @@ from .args import (
     apply,
     boolean,
     fraction,
+    json_loads,
     kv_cache_dtype,
     model_name,
     placeholder,
@@ -265,10 +266,8 @@ def parse_dynamo(
         )
     # a template placeholder ({{ .Values.overrides }}) is filled in before the worker sees it
     if override is not None and override.readable and not placeholder(override.text):
-        import json  # here: most commands hold no JSON (json's import ~4.6M instructions)
-
         try:
-            data = json.loads(override.text)
+            data = json_loads(override.text)
         except ValueError:
             command.note("HBM004", f"{OVERRIDE}: not a JSON object", override.span)
         else:

@@ -37,6 +37,7 @@ from .args import (
     fraction,
     holds_flags_only,
     human_int,
+    json_loads,
     kv_cache_dtype_of,
     model_name,
     nonnegative_float,
@@ -1061,10 +1062,8 @@ def _cudagraph_mode(command: EngineCommand) -> None:
         if name in _LEVEL and text in _LEVEL_GRAPHS:
             level = (text, item.word.span)
         elif name in _COMPILATION and text.startswith("{"):
-            import json  # here: most commands hold no JSON (json's import ~4.6M instructions)
-
             try:
-                loaded = json.loads(text)
+                loaded = json_loads(text)
             except ValueError:
                 continue  # not ours to judge: vLLM reports its own JSON errors
             found = loaded.get("cudagraph_mode") if isinstance(loaded, dict) else None
@@ -1172,10 +1171,9 @@ def _dynamo_encode_worker(command: EngineCommand) -> None:
 def _eplb_config(command: EngineCommand, item: Item) -> None:
     """``--eplb-config '{"num_redundant_experts": 32, ...}'``: the redundant experts (vLLM's
     EPLBConfig takes the number as a string too)."""
-    import json
 
     try:
-        loaded = json.loads(item.value.text)  # type: ignore[union-attr]
+        loaded = json_loads(item.value.text)  # type: ignore[union-attr]
         count = int(loaded["num_redundant_experts"])
     except (ValueError, TypeError, KeyError):
         return
@@ -1192,7 +1190,7 @@ def _mm_limits(command: EngineCommand, item: Item) -> None:
     text = item.value.text.strip()  # type: ignore[union-attr]
     limits: dict[str, Any] = {}
     try:
-        loaded = json.loads(text)
+        loaded = json_loads(text)
         limits = loaded if isinstance(loaded, dict) else {}
     except json.JSONDecodeError:
         for part in text.split(","):
@@ -1331,7 +1329,7 @@ def _spec_json_partly(command: EngineCommand, item: Item) -> dict | None:
         at = match.end()
     out.append(text[at:])
     try:
-        loaded = json.loads("".join(out))
+        loaded = json_loads("".join(out))
     except json.JSONDecodeError:
         return None
     if not isinstance(loaded, dict):
@@ -1367,7 +1365,7 @@ def _spec_json(command: EngineCommand, item: Item) -> dict | None:
     value = item.value
     assert value is not None
     try:
-        loaded = json.loads(value.text)
+        loaded = json_loads(value.text)
     except json.JSONDecodeError as exc:
         reference = _SHELL_REFERENCE.search(value.text)
         if reference is not None:

@@ -418,6 +418,9 @@ def to_script_deployments(
     nim_deployments: list[Deployment] = []  # `docker run nvcr.io/nim/ORG/MODEL:TAG`
     findings_of_nim: list[Diagnostic] = []
     labels: dict[int, str] = {}  # id of a read -> the loop value it was read with
+    # asked once, not once a command: a scan of the whole text for each of a script's thousands
+    # of commands was quadratic (minutes for a few megabytes)
+    mentions_nim = "nim/" in text
     for index, (words, exported) in enumerate(zip(commands, exports, strict=True)):
         files = written_files(written, index, text, outer)
         # where the command starts: past the `{` that opens a body on the definition's line
@@ -451,7 +454,7 @@ def to_script_deployments(
                 if read is not None:
                     found.append((read, call[0].span, _release(body)))
             continue
-        if "nim/" in text:  # nvcr.io/nim/..., or built from variables ("nvcr.io/${REPO}")
+        if mentions_nim:  # nvcr.io/nim/..., or built from variables ("nvcr.io/${REPO}")
             name = f"{Path(display).name}:{words[0].span.line}"
             nim_run = _nim_run(words, text, display, name, findings_of_nim)
             if nim_run:
@@ -744,7 +747,17 @@ def _read(
     if parsed is None:
         # `bash -c "$CMD"`: the command line the script built in a variable, run by a shell;
         # or a shell a launcher starts (`srun apptainer exec IMAGE bash -c "python -m ..."`)
-        shell = next((i for i in range(len(words_run)) if shell_script(words_run[i:])), None)
+        # (only where a shell or `eval` could start: a copy of the rest of the command at each
+        # of its words was quadratic, minutes for a command of a few thousand words)
+        shell = next(
+            (
+                i
+                for i, word in enumerate(words_run)
+                if (word.text == "eval" or word.text.rsplit("/", 1)[-1] in SHELLS)
+                and shell_script(words_run[i:])
+            ),
+            None,
+        )
         if shell is not None:
             argv = list(words_run[shell:])
             script, at = shell_script(argv)  # type: ignore[misc]
