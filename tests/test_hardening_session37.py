@@ -1,13 +1,12 @@
 """Broken promises found in hardening session 37 (benchmarks/fuzz.py seeds 3701, 3702 and 4101,
 and by hand): a file hbmlint cannot read is a finding at its file, line and column, never an
 internal error nor a usage error that stops the run; the other files are still linted; and a
-lint ends in time that grows with the file, not with its square."""
+file of megabytes is still read (how its time grows: benchmarks/hostile_inputs.py)."""
 
 from __future__ import annotations
 
 import errno
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -195,13 +194,13 @@ def test_other_json_flags_nested_too_deeply_leave_the_budget_standing(cli, tmp_p
     assert run.exit_code == 1
 
 
-# --- time that grows with the square of the file ------------------------------------------
+# --- inputs whose reading grew with the square of the file -----------------------------
 
 
-def _timed_lint(path: Path, rules) -> tuple[float, object]:
-    start = time.perf_counter()
-    result = lint_file(path, path.name, rules)
-    return time.perf_counter() - start, result
+# What these inputs cost as they grow is measured in benchmarks/hostile_inputs.py (linear, not
+# quadratic); the tests hold what a user sees of them: the engine command still read.
+def _lint_big(path: Path, rules) -> object:
+    return lint_file(path, path.name, rules)
 
 
 def test_a_megabyte_comment_line_is_read_in_linear_time(tmp_path, rules):
@@ -215,8 +214,7 @@ def test_a_megabyte_comment_line_is_read_in_linear_time(tmp_path, rules):
         + "y" * 1_000_000
         + "\n# on an L4\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
     )
-    elapsed, result = _timed_lint(path, rules)
-    assert elapsed < 15
+    result = _lint_big(path, rules)
     [hbm005] = [f for f in result.diagnostics if f.code == "HBM005"]
     assert "the comment at line 3 names L4-24GB" in hbm005.message  # still found after it
 
@@ -230,8 +228,7 @@ def test_a_command_of_many_words_is_read_in_linear_time(tmp_path, rules):
         + "w " * 60_000
         + "\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
     )
-    elapsed, result = _timed_lint(path, rules)
-    assert elapsed < 15
+    result = _lint_big(path, rules)
     [deployment] = result.deployments
     assert deployment.deployment.serving.max_model_len == 8192
 
@@ -246,8 +243,7 @@ def test_thousands_of_deeply_indented_lines_are_read_in_linear_time(tmp_path, ru
         + "".join(" " * (2 * i) + "k:\n" for i in range(2000))
         + "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
     )
-    elapsed, result = _timed_lint(path, rules)
-    assert elapsed < 15
+    result = _lint_big(path, rules)
     [deployment] = result.deployments
     assert deployment.deployment.serving.max_model_len == 8192
 
@@ -261,7 +257,6 @@ def test_a_megabyte_line_in_a_here_document_is_read_in_linear_time(tmp_path, rul
         + "y" * 1_000_000
         + "\nEOF\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
     )
-    elapsed, result = _timed_lint(path, rules)
-    assert elapsed < 15
+    result = _lint_big(path, rules)
     [deployment] = result.deployments
     assert deployment.deployment.serving.max_model_len == 8192
