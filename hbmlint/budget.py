@@ -351,6 +351,17 @@ class Budget:
         state, _trtllm_state), in bytes; 0 for other engines and models."""
         return Q(_trtllm_state_bytes(self, None), "byte")
 
+    @property
+    def trtllm_state_slots_half_fit(self) -> int:
+        """Half the max_batch_size slots of TensorRT-LLM's Mamba cache that fit beside the
+        weights and overhead (the other half of that memory left to the KV cache); 0 where
+        there is no such cache or not one slot fits."""
+        state = _trtllm_state_bytes(self, None)
+        if not state:
+            return 0
+        free = state + float(in_bytes(self.kv_cache))  # before the state: kv_cache is what is left
+        return max(int(self.settings.max_num_seqs * free / state / 2), 0)
+
     def kv_band_tokens(self, up: bool) -> Any:
         """``kv_tokens_if(kv_cache + kv_uncertainty(up=True))`` (``up``), or of ``kv_cache -
         kv_uncertainty(up=False)``: the band's edges, which the rules read on every vLLM

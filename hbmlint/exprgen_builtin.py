@@ -240,6 +240,7 @@ FLAT = frozenset({
     'kv.tokens_low',
     'kv.tokens_without_draft',
     'kv.trtllm_state_cache',
+    'kv.trtllm_state_slots_half_fit',
     'model.attention_heads',
     'model.block_misfit',
     'model.block_misfit_what',

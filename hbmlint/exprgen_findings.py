@@ -73,10 +73,6 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='draft.weights / gpu.usable': (names['draft.weights'] / names['gpu.usable']),
     ('floor(kv.state_blocks_low * block_spread)', frozenset(('block_spread',))):
         lambda names, functions, params, _expression='floor(kv.state_blocks_low * block_spread)', _f1=OWN_OPERATORS[ast.Mult]: _function(functions, 'floor', False)(_f1(names['kv.state_blocks_low'], params['block_spread'])),
-    ('floor(serving.max_num_seqs * (kv.trtllm_state_cache + kv.bytes) / kv.trtllm_state_cache / 2)', frozenset(())):
-        lambda names, functions, params, _expression='floor(serving.max_num_seqs * (kv.trtllm_state_cache + kv.bytes) / kv.trtllm_state_cache / 2)', _f1=OWN_OPERATORS[ast.Add], _f2=OWN_OPERATORS[ast.Mult]: _function(functions, 'floor', False)(((_f2(names['serving.max_num_seqs'], _f1(names['kv.trtllm_state_cache'], names['kv.bytes'])) / names['kv.trtllm_state_cache']) / 2)),
-    ('floor(serving.max_num_seqs * (kv.trtllm_state_cache + kv.bytes) / kv.trtllm_state_cache / 2) >= 1', frozenset(())):
-        lambda names, functions, params, _expression='floor(serving.max_num_seqs * (kv.trtllm_state_cache + kv.bytes) / kv.trtllm_state_cache / 2) >= 1', _f1=OWN_OPERATORS[ast.Add], _f2=OWN_OPERATORS[ast.Mult]: (_function(functions, 'floor', False)(((_f2(names['serving.max_num_seqs'], _f1(names['kv.trtllm_state_cache'], names['kv.bytes'])) / names['kv.trtllm_state_cache']) / 2)) >= 1),
     ('floor(speculative.num_speculative_tokens / speculative.n_predict) * speculative.n_predict', frozenset(())):
         lambda names, functions, params, _expression='floor(speculative.num_speculative_tokens / speculative.n_predict) * speculative.n_predict', _f1=OWN_OPERATORS[ast.Mult]: _f1(_function(functions, 'floor', False)((names['speculative.num_speculative_tokens'] / names['speculative.n_predict'])), names['speculative.n_predict']),
     ('gpu.compute_capability', frozenset(())):
@@ -151,8 +147,10 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='kv.tokens_without_draft': names['kv.tokens_without_draft'],
     ('kv.trtllm_state_cache', frozenset(())):
         lambda names, functions, params, _expression='kv.trtllm_state_cache': names['kv.trtllm_state_cache'],
-    ('kv.trtllm_state_cache > 0 and floor(serving.max_num_seqs * (kv.trtllm_state_cache + kv.bytes) / kv.trtllm_state_cache / 2) >= 1', frozenset(())):
-        lambda names, functions, params, _expression='kv.trtllm_state_cache > 0 and floor(serving.max_num_seqs * (kv.trtllm_state_cache + kv.bytes) / kv.trtllm_state_cache / 2) >= 1', _f2=OWN_OPERATORS[ast.Add], _f3=OWN_OPERATORS[ast.Mult]: ((_v1._magnitude > 0 if type(_v1 := names['kv.trtllm_state_cache']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (_function(functions, 'floor', False)(((_f3(names['serving.max_num_seqs'], _f2(names['kv.trtllm_state_cache'], names['kv.bytes'])) / names['kv.trtllm_state_cache']) / 2)) >= 1)),
+    ('kv.trtllm_state_slots_half_fit', frozenset(())):
+        lambda names, functions, params, _expression='kv.trtllm_state_slots_half_fit': names['kv.trtllm_state_slots_half_fit'],
+    ('kv.trtllm_state_slots_half_fit >= 1', frozenset(())):
+        lambda names, functions, params, _expression='kv.trtllm_state_slots_half_fit >= 1': (names['kv.trtllm_state_slots_half_fit'] >= 1),
     ('max_ratio', frozenset(('max_ratio',))):
         lambda names, functions, params, _expression='max_ratio': params['max_ratio'],
     ('max_share', frozenset(('max_share',))):

@@ -777,6 +777,7 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "fp8": lambda c: _eight_bits_or_fewer(c.s.kv_cache_dtype),
         "shortfall": lambda c: max(-c.budget.kv_cache, bytes_quantity(0)),
         "trtllm_state_cache": lambda c: c.budget.trtllm_state_cache,
+        "trtllm_state_slots_half_fit": lambda c: c.budget.trtllm_state_slots_half_fit,
         "max_concurrency": lambda c: c.budget.max_concurrency,
         "tokens_low": lambda c: c.budget.kv_band_tokens(False),
         "tokens_high": lambda c: c.budget.kv_band_tokens(True),
