@@ -447,7 +447,7 @@ INITS["def __init__(self, flag, name, word, value=_record_default_value, values=
 
 
 # hbmlint.catalog.architecture.KvLayout
-def __init__(self, full_per_token, windows, state_per_sequence, full_layers, state_layers, attention_per_token_layer, state_per_layer, counted_per_token):
+def __init__(self, full_per_token, windows, state_per_sequence, full_layers, state_layers, attention_per_token_layer, state_per_layer, counted_per_token, stage_groups):
     _record_set(self, 'full_per_token', full_per_token)
     _record_set(self, 'windows', windows)
     _record_set(self, 'state_per_sequence', state_per_sequence)
@@ -456,9 +456,10 @@ def __init__(self, full_per_token, windows, state_per_sequence, full_layers, sta
     _record_set(self, 'attention_per_token_layer', attention_per_token_layer)
     _record_set(self, 'state_per_layer', state_per_layer)
     _record_set(self, 'counted_per_token', counted_per_token)
+    _record_set(self, 'stage_groups', stage_groups)
 
 
-INITS["def __init__(self, full_per_token, windows=_record_default_windows, state_per_sequence=_record_default_state_per_sequence, full_layers=_record_default_full_layers, state_layers=_record_default_state_layers, attention_per_token_layer=_record_default_attention_per_token_layer, state_per_layer=_record_default_state_per_layer, counted_per_token=_record_default_counted_per_token):\n    _record_set(self, 'full_per_token', full_per_token)\n    _record_set(self, 'windows', windows)\n    _record_set(self, 'state_per_sequence', state_per_sequence)\n    _record_set(self, 'full_layers', full_layers)\n    _record_set(self, 'state_layers', state_layers)\n    _record_set(self, 'attention_per_token_layer', attention_per_token_layer)\n    _record_set(self, 'state_per_layer', state_per_layer)\n    _record_set(self, 'counted_per_token', counted_per_token)", ('_record_default_attention_per_token_layer', '_record_default_counted_per_token', '_record_default_full_layers', '_record_default_state_layers', '_record_default_state_per_layer', '_record_default_state_per_sequence', '_record_default_windows', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_windows', '_record_default_state_per_sequence', '_record_default_full_layers', '_record_default_state_layers', '_record_default_attention_per_token_layer', '_record_default_state_per_layer', '_record_default_counted_per_token')
+INITS["def __init__(self, full_per_token, windows=_record_default_windows, state_per_sequence=_record_default_state_per_sequence, full_layers=_record_default_full_layers, state_layers=_record_default_state_layers, attention_per_token_layer=_record_default_attention_per_token_layer, state_per_layer=_record_default_state_per_layer, counted_per_token=_record_default_counted_per_token, stage_groups=_record_default_stage_groups):\n    _record_set(self, 'full_per_token', full_per_token)\n    _record_set(self, 'windows', windows)\n    _record_set(self, 'state_per_sequence', state_per_sequence)\n    _record_set(self, 'full_layers', full_layers)\n    _record_set(self, 'state_layers', state_layers)\n    _record_set(self, 'attention_per_token_layer', attention_per_token_layer)\n    _record_set(self, 'state_per_layer', state_per_layer)\n    _record_set(self, 'counted_per_token', counted_per_token)\n    _record_set(self, 'stage_groups', stage_groups)", ('_record_default_attention_per_token_layer', '_record_default_counted_per_token', '_record_default_full_layers', '_record_default_stage_groups', '_record_default_state_layers', '_record_default_state_per_layer', '_record_default_state_per_sequence', '_record_default_windows', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_windows', '_record_default_state_per_sequence', '_record_default_full_layers', '_record_default_state_layers', '_record_default_attention_per_token_layer', '_record_default_state_per_layer', '_record_default_counted_per_token', '_record_default_stage_groups')
 
 
 # hbmlint.rules.Rule

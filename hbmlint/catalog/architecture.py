@@ -148,6 +148,31 @@ class HybridPages:
         return self.page * self.group
 
 
+def _hybrid_groups(full_layers: int, state_layers: int) -> tuple[int, int, int]:
+    """(attention groups, state groups, layers a group holds) as vLLM's hybrid allocator
+    groups layers of two kinds: groups of the smaller count, or of the larger when the two
+    are within a quarter of each other, a kind's last group padded
+    (kv_cache_utils._get_kv_cache_groups_uniform_page_size)."""
+    low, high = sorted((full_layers, state_layers))
+    group = high if high < low * 1.25 else low
+    return math.ceil(full_layers / group), math.ceil(state_layers / group), group
+
+
+def pipeline_stages(num_layers: int, pipeline_parallel: int) -> list[range]:
+    """Each pipeline stage's layers as vLLM (and SGLang) split them: evenly, the remainder one
+    layer each to the stages before the last, from the second-to-last back
+    (vllm/distributed/utils.py get_pp_indices; VLLM_PP_LAYER_PARTITION not read)."""
+    each, left = divmod(num_layers, pipeline_parallel)
+    sizes = [each] * pipeline_parallel
+    for i in range(2, left + 2):
+        sizes[-i] += 1
+    stages, start = [], 0
+    for size in sizes:
+        stages.append(range(start, start + size))
+        start += size
+    return stages
+
+
 @dataclass(frozen=True)
 class KvLayout:
     """Per-rank KV cost of one pipeline stage, split the way vLLM's hybrid manager splits it."""
@@ -165,6 +190,9 @@ class KvLayout:
     # profile_max_num_token counts (kv_lora_rank + qk_rope_head_dim) x 1 byte (model_runner
     # cell_size, 0.5.x); 0 where the two agree
     counted_per_token: int = 0
+    # with pipeline parallelism, vLLM groups the whole model's layers and each stage pages its
+    # share of every group: (attention groups, state groups, the stage's largest share)
+    stage_groups: tuple[int, int, int] | None = None
 
     @property
     def all_layers_per_token(self) -> int:
@@ -182,7 +210,8 @@ class KvLayout:
         layers = draft_per_token / per_layer
         if abs(layers - round(layers)) > 1e-9:
             return self
-        return replace(self, full_layers=self.full_layers + round(layers))
+        # (its layers' place in a pipeline stage's groups is not modelled: grouped as one stage)
+        return replace(self, full_layers=self.full_layers + round(layers), stage_groups=None)
 
     def hybrid_pages(self, align: int = 16) -> HybridPages | None:
         """How vLLM's hybrid allocator pages a model of full attention and state-space layers
@@ -198,14 +227,16 @@ class KvLayout:
             return None
         block = math.ceil(self.state_per_layer / self.attention_per_token_layer)
         block = math.ceil(block / align) * align
-        low, high = sorted((self.full_layers, self.state_layers))
-        group = high if high < low * 1.25 else low
+        if self.stage_groups is not None:  # one pipeline stage of the whole model's groups
+            full_groups, state_groups, group = self.stage_groups
+        else:
+            full_groups, state_groups, group = _hybrid_groups(self.full_layers, self.state_layers)
         return HybridPages(
             block=block,
             page=block * self.attention_per_token_layer,
             group=group,
-            full_groups=math.ceil(self.full_layers / group),
-            state_groups=math.ceil(self.state_layers / group),
+            full_groups=full_groups,
+            state_groups=state_groups,
         )
 
     def paged_request_bytes(
@@ -886,6 +917,48 @@ class Architecture:
     def _kv_layout(
         self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str
     ) -> KvLayout:
+        if pipeline_parallel <= 1:
+            return self._stage_kv_layout(
+                tensor_parallel, range(self.num_layers), kv_bytes, kv_dtype
+            )
+        # each stage sizes the KV cache for its own layers and the engine keeps the fewest
+        # blocks of any (vLLM's get_kv_cache_configs): the stage whose tokens cost the most
+        # binds, which need not be the largest one where layer kinds alternate (Kimi-K3 at
+        # PP 2: 11 MLA layers on the first stage, 13 on the second)
+        stages = pipeline_stages(self.num_layers, pipeline_parallel)
+        layouts = [self._stage_kv_layout(tensor_parallel, st, kv_bytes, kv_dtype) for st in stages]
+        if any(layout.windows for layout in layouts) or not any(
+            layout.full_layers and layout.state_layers for layout in layouts
+        ):
+            return max(layouts, key=lambda x: (x.all_layers_per_token, x.state_per_sequence))
+        # a hybrid of attention and state layers: vLLM groups the whole model's layers, each
+        # stage pages its share of every group, and a stage's pages hold its largest share
+        mixers = self.layer_mixers
+        owned = self.num_layers - self.kv_shared_layers
+        full = [i for i in range(owned) if mixers[i] == FULL]
+        state = [i for i in range(self.num_layers) if mixers[i] == STATE]
+        full_groups, state_groups, _ = _hybrid_groups(len(full), len(state))
+        groups = [full[i::full_groups] for i in range(full_groups)]
+        groups += [state[i::state_groups] for i in range(state_groups)]
+
+        def largest_share(stage: range) -> int:
+            return max(sum(1 for layer in group if layer in stage) for group in groups)
+
+        shares = [largest_share(stage) for stage in stages]
+        binding = max(
+            range(len(stages)),
+            key=lambda i: (
+                shares[i],
+                layouts[i].all_layers_per_token,
+                layouts[i].state_per_sequence,
+            ),
+        )
+        return replace(layouts[binding], stage_groups=(full_groups, state_groups, shares[binding]))
+
+    def _stage_kv_layout(
+        self, tensor_parallel: int, stage: range, kv_bytes: float, kv_dtype: str
+    ) -> KvLayout:
+        """The KV cost of the layers of one pipeline stage on one TP rank."""
         per_layer = self._attention_bytes_per_token(
             tensor_parallel, kv_bytes, kv_dtype == "fp8_ds_mla"
         )
@@ -902,15 +975,14 @@ class Architecture:
         mixers = self.layer_mixers
         owned = self.num_layers - self.kv_shared_layers
         shared_indexer, indexer = self.shared_indexer_layers, self.dsa_indexer_bytes
-        stage = self._stage_layers(pipeline_parallel)
         # Each sum adds one layer's figure per layer of its kind, in layer order: counted and
         # folded by repeated_sum, not a Python loop over the layers (the same float results to
         # the last bit). Layers whose indexer is shared subtract within the sum: the loop below.
-        attending = mixers[: max(0, min(owned, len(stage)))]
-        fast = not shared_indexer and len(mixers) >= len(stage)
+        attending = mixers[stage.start : max(stage.start, min(owned, stage.stop))]
+        fast = not shared_indexer and len(mixers) >= stage.stop
         if fast:
             full_layers = attending.count(FULL)
-            state_layers = mixers[: len(stage)].count(STATE)
+            state_layers = mixers[stage.start : stage.stop].count(STATE)
             full = repeated_sum(per_full_layer, full_layers)
             window = repeated_sum(per_layer, attending.count(SLIDING))
             if state_layers:

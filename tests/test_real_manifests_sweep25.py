@@ -1,0 +1,128 @@
+"""Patterns from public repositories hbmlint had never seen (sweep 25, session 38): each test
+names its source and says what a user sees."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hbmlint.diagnostics import Severity
+from hbmlint.lint import LintOptions, lint_file
+from hbmlint.rules import load_rules
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+COVERED = {
+    "devstral-rtx5090/config.yaml",
+    "vllm-config-classic-spec-rtx5070.yaml",
+    "shell-vllm-wrapper-args-glm53.sh",
+    "flux-prodstack-vllm066-chunked-prefill-a5000.yaml",
+}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    loaded, _ = load_rules()
+    return loaded
+
+
+def _lint(path: Path, rules, gpu: str | None = None, **options):
+    return lint_file(
+        path, path.name, rules, LintOptions(default_gpu=gpu, keep_budgets=True, **options)
+    )
+
+
+def _codes(result) -> list[tuple[str, Severity]]:
+    return [(f.code, f.severity) for f in result.diagnostics]
+
+
+# --- an error that held only on the newest vLLM -------------------------------------------------
+# Two repositories name no release in the file hbmlint reads, and hbmlint assumed the newest vLLM,
+# whose extensible KV cache (0.34) keeps a margin free that earlier releases do not. The margin
+# alone made one sequence not fit: an error the releases the authors ran do not raise.
+# BigBIueWhale/devstral_vllm_config config.yaml @ 96a58618: the author's vLLM v0.15.1 log gives
+# exactly the 98,768 tokens asked for (the script beside it pins vllm/vllm-openai:v0.15.1).
+DEVSTRAL = REAL / "devstral-rtx5090"
+
+
+def test_a_verdict_that_rests_on_the_newest_release_is_a_warning(cli, tmp_path, monkeypatch):
+    folder = tmp_path / "repo"
+    shutil.copytree(DEVSTRAL, folder)
+    (folder / ".git").mkdir()
+    monkeypatch.chdir(folder)
+    unnamed = cli("--format", "json", "--gpu", "RTX-5090", "config.yaml").json()
+    assert [(f["code"], f["severity"]) for f in unnamed] == [("HBM105", "warning")]
+    # a release that keeps the margin: the refusal is certain again
+    newest = cli(
+        "--format", "json", "--gpu", "RTX-5090", "--set", "engine_version=0.34.0", "config.yaml"
+    )
+    assert [(f["code"], f["severity"]) for f in newest.json()] == [("HBM102", "error")]
+    # the release the author ran: it starts
+    pinned = cli("--gpu", "RTX-5090", "--set", "engine_version=0.15.1", "config.yaml")
+    assert pinned.exit_code == 0
+
+
+def test_a_drafter_on_a_12_gb_card_is_a_warning_when_no_release_is_named(rules):
+    # bharaththiruveedula/benchmark-speculative-decoding configs/vllm_classic_5070.yaml @ 47b6a7d:
+    # its README ran vLLM 0.20.0 and 0.27.1 on RTX 5070 12 GB cards
+    path = REAL / "vllm-config-classic-spec-rtx5070.yaml"
+    result = _lint(path, rules, gpu="RTX-5070-12GB")
+    assert ("HBM105", Severity.WARNING) in _codes(result)
+    assert not [f for f in result.diagnostics if f.severity is Severity.ERROR]
+
+
+# --- a wrapper that forwards its arguments ----------------------------------------------------
+# SagaK-dev/GLM-5.3 scripts/serve_vllm.sh @ 1f7e970: `exec vllm serve "$MODEL_ID" ... "$@"`, the
+# tensor-parallel size given when the script is run. Budgeted at TP 1 it was a certain HBM101 for
+# a model of hundreds of GiB; with the parallelism possibly in "$@" it is not budgeted.
+WRAPPER = REAL / "shell-vllm-wrapper-args-glm53.sh"
+
+
+def test_a_wrapper_that_may_be_given_the_parallelism_is_not_budgeted_at_one(rules, tmp_path):
+    # the same script on a catalogued model of the same family (GLM-5.3 has no config here)
+    path = tmp_path / "serve_vllm.sh"
+    path.write_text(WRAPPER.read_text().replace("zai-org/GLM-5.3", "zai-org/GLM-4.7"))
+    result = _lint(path, rules, gpu="H100")
+    assert not [f for f in result.diagnostics if f.severity is Severity.ERROR]
+    assert result.deployments == [] or all(d.budget is None for d in result.deployments)
+    [shape] = [f for f in result.diagnostics if "not budgeted" in f.message]
+    assert "not written" in shape.message and shape.span.line == 12  # at "$@"
+    # written in the script, the parallelism is read as it stands
+    fixed = tmp_path / "serve_tp8.sh"
+    fixed.write_text(path.read_text().replace('"$@"', '--tensor-parallel-size 8 "$@"'))
+    [item] = _lint(fixed, rules, gpu="H100").deployments
+    assert item.budget is not None and item.budget.settings.tensor_parallel == 8
+
+
+def test_a_wrapper_on_one_gpu_is_budgeted(rules, tmp_path):
+    path = tmp_path / "serve_one.sh"
+    text = WRAPPER.read_text().replace("zai-org/GLM-5.3", "Qwen/Qwen2.5-7B-Instruct")
+    path.write_text(
+        text.replace("set -euo pipefail", "set -euo pipefail\nexport CUDA_VISIBLE_DEVICES=0")
+    )
+    [item] = _lint(path, rules, gpu="H100").deployments
+    assert item.budget is not None and item.budget.settings.tensor_parallel == 1
+
+
+# --- vLLM's V0 engine with chunked prefill written ------------------------------------------
+# jlengelbrecht/prox-ops kubernetes/apps/ai/vllm/app/helmrelease.yaml @ 92b60d5c: production-stack
+# values with `enableChunkedPrefill: true` on vllm/vllm-openai:v0.6.6.post1 (an RTX A5000). The V0
+# engine profiles one chunk (max_num_batched_tokens 2048), not a whole max_model_len, once chunked
+# prefill is on; hbmlint turned it on only by the engine's own rule (above 32K).
+PROXOPS = REAL / "flux-prodstack-vllm066-chunked-prefill-a5000.yaml"
+
+
+def test_chunked_prefill_as_written_sizes_the_v0_profile(rules):
+    [item] = _lint(PROXOPS, rules, gpu="RTX-A5000").deployments
+    assert item.budget.settings.max_num_batched_tokens == 2048
+    assert "chunked prefill" in item.budget.assumed["max_num_batched_tokens"]
+
+
+def test_chunked_prefill_written_off_sizes_a_whole_context(rules, tmp_path):
+    path = tmp_path / "values.yaml"
+    text = PROXOPS.read_text().replace("enableChunkedPrefill: true", "enableChunkedPrefill: false")
+    path.write_text(text.replace("maxModelLen: 8192", "maxModelLen: 32768"))
+    [item] = _lint(path, rules, gpu="RTX-A5000").deployments
+    assert item.budget.settings.max_num_batched_tokens == 32768
