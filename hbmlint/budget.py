@@ -297,6 +297,22 @@ class Budget:
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
             # graphs_maybe_uncharged): the generous edge goes without them
             up = up + graphs * (1 - of_overhead)
+        if plain is None:
+            kept = self.overhead.get("margin")
+            kept = None if kept is None else in_bytes(kept)
+        else:
+            kept = plain[_OVERHEAD].get("margin")
+        if (
+            kept is not None
+            and s.engine_version is None
+            and self.resolved.deployment.serving.gpu_memory_utilization is not None
+        ):
+            # vLLM 0.34's extensible KV cache keeps a margin free that earlier releases do not
+            # (_extensible_margin): a manifest that sets the fraction and names no release may
+            # run one of those, so the generous edge, which the error rules promise a refusal
+            # by, goes without it. (Left unset, the fraction of the earlier releases, 0.9,
+            # leaves less than the newest does.)
+            up = up + kept * (1 - of_overhead)
         state = _trtllm_state_bytes(self, plain)
         if state and not _release_before(s.engine, s.engine_version, "mamba_state_pooled_since"):
             # TensorRT-LLM's later releases may keep the Mamba state inside the KV pool and
@@ -734,6 +750,8 @@ def _settings_for(
             chunked = max_model_len > int(v0["chunked_prefill_above"]) and (
                 resolved.gpu.vendor in v0.get("chunked_prefill_vendors", [resolved.gpu.vendor])
             )
+            if serving.chunked_prefill is not None:  # --(no-)enable-chunked-prefill, as written
+                chunked = serving.chunked_prefill
             floor = int(v0["max_num_batched_tokens"])
             batched = floor if chunked else max(int(max_model_len), floor)
             why = "chunked prefill" if chunked else "no chunked prefill: a whole max_model_len"

@@ -19,6 +19,7 @@ from typing import Any
 from . import budget as budget_stage
 from . import catalog, files
 from .diagnostics import Diagnostic, Fix, Severity, input_diagnostic
+from .engines.args import FORWARDED_FLAGS
 from .expressions import ExpressionError
 from .formats import (
     SCRIPT_SUFFIXES,
@@ -851,8 +852,22 @@ def _unless_a_setting_is_unread(
         and field_value(deployment, rule.at) is None
     ):
         return None
-    unread = sorted(p for p in deployment.unread if p.split(".")[0] != "parallel")
-    if finding.severity != Severity.ERROR or not unread or not rule.id.startswith(_BUDGET_RULE):
+    unread = sorted(p for p in deployment.unread if p.split(".")[0] not in ("parallel", "command"))
+    forwarded = FORWARDED_FLAGS in deployment.unread
+    if finding.severity != Severity.ERROR or not rule.id.startswith(_BUDGET_RULE):
+        return finding
+    if forwarded and not unread:
+        line = deployment.unread[FORWARDED_FLAGS].line
+        return replace(
+            finding,
+            severity=Severity.WARNING,
+            message=(
+                f"{finding.message}, if the script is run with no flags added (it passes on "
+                f"the ones it is given, at line {line}, which may set the tensor-parallel size "
+                "and more)"
+            ),
+        )
+    if not unread:
         return finding
     # a template's own default (`${MAX_LEN:=8192}`) was read into the field; else it is unset
     defaulted = [p for p in unread if field_value(deployment, p) is not None]

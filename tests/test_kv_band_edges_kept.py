@@ -36,6 +36,10 @@ def _spread(b, up: bool):
     graphs = b.overhead.get("cuda_graphs")
     if up and graphs is not None and _graphs_maybe_uncharged_for(s.engine, s.engine_version):
         spread = spread + in_bytes(graphs) * (1 - of_overhead)
+    kept = b.overhead.get("margin")  # vLLM 0.34's margin, which an unnamed release may not keep
+    serving = b.resolved.deployment.serving
+    if up and kept is not None and s.engine_version is None and serving.gpu_memory_utilization:
+        spread = spread + in_bytes(kept) * (1 - of_overhead)
     state = 0.0  # TensorRT-LLM's Mamba cache, which a later release may keep in the KV pool
     if s.engine == "trtllm":
         state = max(int(s.max_num_seqs), 1) * in_bytes(b.kv_state_bytes_per_sequence)

@@ -144,6 +144,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_gemma4_assistant_drafter import COVERED as GEMMA4_ASSISTANT  # MTP assistants
     from test_kustomize_json_patches import COVERED as KUSTOMIZE  # overlays' JSON patches
     from test_llmisvc_baserefs import COVERED as BASEREFS  # LLMInferenceService presets
+    from test_pipeline_stage_kv import COVERED as PP_STAGES  # KV of the binding PP stage
     from test_real_manifests_formats12 import COVERED as FORMATS12  # readers' gaps (session 11)
     from test_real_manifests_sweep6 import COVERED as SWEEP6  # repositories of sweep 6
     from test_real_manifests_sweep7 import COVERED as SWEEP7  # repositories of sweep 7
@@ -164,6 +165,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep22 import COVERED as SWEEP22  # repositories of sweep 22
     from test_real_manifests_sweep23 import COVERED as SWEEP23  # repositories of sweep 23
     from test_real_manifests_sweep24 import COVERED as SWEEP24  # repositories of sweep 24
+    from test_real_manifests_sweep25 import COVERED as SWEEP25  # repositories of sweep 25
     from test_real_manifests_warnaudit14 import COVERED as WARNINGS14  # warnings audit
     from test_shell_docker_entrypoint_env import COVERED as DOCKER_SHELL  # docker's env, shells
     from test_shell_function_library import COVERED as FUNCTIONS  # a sourced library
@@ -179,7 +181,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= IMAGES | CONFIG_FILES | SLURM_IMAGES | VERTEX_IMAGES | NGC_MONTHS | LLMAZ | KTHENA
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
-    tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA
+    tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -828,6 +828,9 @@ def unreadable_message(
 # nothing): `SPEC_ARGS=()`, then `SPEC_ARGS=(--speculative-config ...)` in an `if`. Such a word
 # where a positional model could go is not the model (engines/shell.py writes it).
 FLAGS_ONLY = "every value it may hold is flags or nothing"
+# The unread key of a command that forwards flags hbmlint cannot read (a wrapper's `"$@"`) and
+# writes no parallelism of its own: those flags may set it
+FORWARDED_FLAGS = "command.forwarded_flags"
 
 
 def holds_flags_only(word: Token) -> bool:

@@ -61,7 +61,7 @@ from ..engines import (
     read_invocation,
     written_files,
 )
-from ..engines.args import FLAGS_ONLY, Token
+from ..engines.args import FLAGS_ONLY, FORWARDED_FLAGS, Token
 from ..engines.config_file import ConfigFiles
 from ..engines.shell import (
     APPLIED,
@@ -742,6 +742,12 @@ def _read(
     if parsed is not None and (parsed.model_unreadable or parsed.values.get("model.name")):
         for word in loose:
             parsed.note("HBM011", _flags_unread(word), word.span)
+        shape = ("parallel.tensor", "parallel.pipeline")
+        if not any(f in parsed.values or f in parsed.unread for f in shape):
+            # a wrapper's `"$@"` may bring the parallelism the file does not write (`exec vllm
+            # serve MODEL "$@"`, run as `serve.sh --tensor-parallel-size 8`): budgeted as
+            # written, its memory errors are warnings (lint._unless_a_setting_is_unread)
+            parsed.unread[FORWARDED_FLAGS] = loose[0].span
     else:
         parsed = read_command(words_run, env, text, files, env_files)
     if parsed is None:
