@@ -1,12 +1,15 @@
 """catalog: Mistral Large 3 (December 2025), FP8 and NVFP4, budgeted on the launches vLLM's recipe
-gives for them and checked against the checkpoints' sizes (the tests run with HF_HUB_OFFLINE=1:
-conftest.py)."""
+gives for them and checked against the checkpoints' sizes; and its params.json, the only config
+its Hub repositories ship, read from the Hub as the catalog reads it (the tests run with
+HF_HUB_OFFLINE=1: conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 from catalog_entry import architecture, stored_bytes
 
+from hbmlint import catalog
+from hbmlint.catalog.hub import mistral_config
 from hbmlint.diagnostics import Severity
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
@@ -32,6 +35,70 @@ NVFP4_RECIPE = """vllm serve mistralai/Mistral-Large-3-675B-Instruct-2512-NVFP4 
 # The checkpoints' sizes on the Hub, as a public write-up of the four repositories gives them
 # (code search file id 71067752722): FP8 about 681.5 GB, NVFP4 about 403.1 GB
 FP8_CHECKPOINT, NVFP4_CHECKPOINT = 681.5e9, 403.1e9
+
+# params.json of the FP8 repository as public test code transcribes it (the text model's fields key
+# for key, code search file id 70093210561; the vision_encoder from TensorRT-LLM's config-loader
+# test, file id 56668857981, with the 2x2 merge of file id 71067752722); the fields that size
+# nothing (norm_eps, rope_theta, llama_4_scaling, the quantization's activation scheme) left out
+PARAMS = {
+    "dim": 7168,
+    "head_dim": 192,
+    "hidden_dim": 16384,
+    "kv_lora_rank": 512,
+    "max_position_embeddings": 294912,
+    "moe": {
+        "expert_hidden_dim": 4096,
+        "first_k_dense_replace": 3,
+        "num_experts": 128,
+        "num_experts_per_tok": 4,
+        "num_shared_experts": 1,
+        "route_every_n": 1,
+    },
+    "n_heads": 128,
+    "n_kv_heads": 128,
+    "n_layers": 61,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "quantization_config": {
+        "config_groups": {
+            "FP8_BLOCK": {
+                "targets": ["Linear"],
+                "weights": {
+                    "block_structure": [128, 128],
+                    "num_bits": 8,
+                    "strategy": "block",
+                    "type": "float",
+                },
+            }
+        },
+        "ignore": [
+            "model.embed_tokens",
+            "re:patch_merger.*",
+            "re:vision_encoder.*",
+            "re:vision_language_adapter.*",
+            "re:.*kv_a_proj_with_mqa$",
+            "re:.*q_a_proj$",
+            "re:.*gate$",
+            "lm_head",
+        ],
+        "quant_method": "compressed-tensors",
+    },
+    "tied_embeddings": False,
+    "v_head_dim": 128,
+    "vocab_size": 131072,
+    "vision_encoder": {
+        "hidden_size": 1664,
+        "image_size": 1540,
+        "intermediate_size": 8192,
+        "num_attention_heads": 16,
+        "num_channels": 3,
+        "num_hidden_layers": 48,
+        "patch_size": 14,
+        "spatial_merge_size": 2,
+    },
+    "yarn": {"factor": 36, "original_max_position_embeddings": 8192},
+}
 
 H, LAYERS, VOCAB = 7168, 61, 131072
 # one layer's MLA: q_a, q_b over 128 heads of 128 + 64, kv_a to the 512 + 64 latent, kv_b to 128
@@ -114,3 +181,19 @@ def test_fp8_recipe_on_8_h100_is_refused(tmp_path):
     # the NVFP4 checkpoint at TP 8 is what fits there
     nvfp4 = NVFP4_RECIPE.replace("--tensor-parallel-size 4", "--tensor-parallel-size 8")
     assert _launch(tmp_path, "nvfp4-h100.sh", nvfp4, "H100").diagnostics == []
+
+
+def test_params_json_from_the_hub_reads_as_the_catalog_entry():
+    # a repository in Mistral's own format has no config.json: `hbmlint models pull` and the Hub
+    # lookup translate params.json. Read as a plain Mistral config, it was a dense model of 61
+    # layers of 128 heads of 192 and an MLP of 16384, with no experts and no latent
+    config = mistral_config(PARAMS)
+    hub = catalog.architecture_from_config(config, FP8, "params.json")
+    entry = architecture(FP8)
+    assert hub.parameters == entry.parameters
+    for tp in (1, 8):
+        assert stored_bytes(hub.weight_bytes_per_rank(tp, 1, hub.quantization)) == stored_bytes(
+            entry.weight_bytes_per_rank(tp, 1, entry.quantization)
+        )
+    assert hub.kv_layout(8, 1, 2).full_per_token == KV_PER_TOKEN
+    assert hub.max_length == entry.max_length == 294912
