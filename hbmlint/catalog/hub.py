@@ -321,12 +321,45 @@ def mistral_config(params: dict) -> dict:
         "model_type": "mistral",
     }
     moe = params.get("moe")
-    if isinstance(moe, dict):
+    mla = params.get("qk_nope_head_dim")
+    if isinstance(moe, dict) and (moe.get("num_shared_experts") or 0) > 0:
+        # Mistral Large 3: DeepSeek-V3's layers under Mistral's names, as vLLM's adapt_config_dict
+        # (transformers_utils/configs/mistral.py, _remap_moe_args) reads them
+        config["model_type"] = "deepseek_v3"
+        config["n_routed_experts"] = moe.get("num_experts")
+        config["n_shared_experts"] = moe.get("num_shared_experts")
+        config["moe_intermediate_size"] = moe.get("expert_hidden_dim")
+        config["first_k_dense_replace"] = moe.get("first_k_dense_replace")
+        config["moe_layer_freq"] = moe.get("route_every_n")
+        config["num_experts_per_tok"] = moe.get("num_experts_per_tok")
+    elif isinstance(moe, dict):
         config["num_local_experts"] = moe.get("num_experts")
         config["num_experts_per_tok"] = moe.get("num_experts_per_tok")
+    if mla:  # multi-head latent attention: its latent is the KV cache
+        config["model_type"] = "deepseek_v3"
+        config.pop("head_dim")  # qk_nope + qk_rope: the MLA fields below give it
+        for key in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim"):
+            config[key] = params.get(key)
+        config["v_head_dim"] = params.get("v_head_dim")
+    yarn = params.get("yarn")
+    if isinstance(yarn, dict) and yarn.get("factor"):
+        config["rope_scaling"] = {
+            "type": "yarn",
+            "factor": yarn["factor"],
+            "original_max_position_embeddings": yarn.get("original_max_position_embeddings"),
+        }
     if params.get("sliding_window"):
         config["sliding_window"] = params["sliding_window"]
-    return {k: v for k, v in config.items() if v is not None}
+    config = {k: v for k, v in config.items() if v is not None}
+    quantization = params.get("quantization_config")
+    vision = params.get("vision_encoder")
+    if isinstance(vision, dict):  # a Pixtral tower beside the text model (vLLM's remap)
+        tower = {"model_type": "pixtral", "hidden_act": "silu", **vision}
+        config = {"model_type": "pixtral", "text_config": config, "vision_config": tower}
+        config["torch_dtype"] = config["text_config"]["torch_dtype"]
+    if isinstance(quantization, dict):  # compressed-tensors, written as config.json writes it
+        config["quantization_config"] = quantization
+    return config
 
 
 def _explain(model_id: str, error: BaseException) -> HubFailure:
