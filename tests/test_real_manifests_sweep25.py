@@ -21,6 +21,7 @@ COVERED = {
     "vllm-config-classic-spec-rtx5070.yaml",
     "shell-vllm-wrapper-args-glm53.sh",
     "flux-prodstack-vllm066-chunked-prefill-a5000.yaml",
+    "compose-tgi-two-services-gpu0.yml",
 }
 
 
@@ -119,3 +120,48 @@ def test_chunked_prefill_written_off_sizes_a_whole_context(rules, tmp_path):
     path.write_text(text.replace("maxModelLen: 8192", "maxModelLen: 32768"))
     [item] = _lint(path, rules, gpu="RTX-A5000").deployments
     assert item.budget.settings.max_num_batched_tokens == 32768
+
+
+# --- two engines on one GPU -----------------------------------------------------------------
+# HouXianzhoua/llm-inference-platform docker-compose.yml @ 01b9a97f: two TGI services, both on
+# device_ids ['0'] and TGI's default --cuda-memory-fraction 1.0. Each was budgeted as if it had
+# the card alone ("All clear"); TGI sizes its KV cache from the memory it finds free, so the one
+# that starts second cannot.
+SHARED = REAL / "compose-tgi-two-services-gpu0.yml"
+
+
+def test_two_engines_on_one_gpu_past_its_memory_warn(rules):
+    result = _lint(SHARED, rules, gpu="RTX-4070-SUPER")
+    [shared] = [f for f in result.diagnostics if f.code == "HBM019"]
+    assert shared.severity is Severity.WARNING
+    assert "tgi-qwen2 and tgi-llama3 both run on GPU 0" in shared.message
+    assert "200%" in shared.message
+    lines = SHARED.read_text().splitlines()
+    second = max(n for n, line in enumerate(lines, 1) if "- driver: nvidia" in line)
+    assert shared.span.line == second  # the second service's device request
+
+
+def test_fractions_that_share_the_gpu_say_nothing(rules, tmp_path):
+    path = tmp_path / "docker-compose.yml"
+    text = SHARED.read_text().replace(
+        "      - --trust-remote-code\n",
+        "      - --trust-remote-code\n      - --cuda-memory-fraction=0.45\n",
+    )
+    path.write_text(text)
+    result = _lint(path, rules, gpu="RTX-4070-SUPER")
+    assert "HBM019" not in {f.code for f in result.diagnostics}
+    # and on GPUs of their own, nothing either
+    apart = tmp_path / "apart" / "docker-compose.yml"
+    apart.parent.mkdir()
+    second = SHARED.read_text().rsplit("device_ids: ['0']", 1)
+    apart.write_text("device_ids: ['1']".join(second))
+    assert "HBM019" not in {f.code for f in _lint(apart, rules, gpu="RTX-4070-SUPER").diagnostics}
+
+
+def test_services_of_profiles_never_started_together_say_nothing(rules, tmp_path):
+    path = tmp_path / "docker-compose.yml"
+    text = SHARED.read_text().replace(
+        "    runtime: nvidia\n", "    runtime: nvidia\n    profiles: [PROFILE]\n"
+    )
+    path.write_text(text.replace("PROFILE", "qwen", 1).replace("PROFILE", "llama", 1))
+    assert "HBM019" not in {f.code for f in _lint(path, rules, gpu="RTX-4070-SUPER").diagnostics}

@@ -393,6 +393,7 @@ def to_deployments(
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
+    placed: list[tuple] = []  # services on named GPUs: (deployment, GPUs, where, profiles)
     interpolate = project_variables(path)
     compose_dir = None if str(path) in ("-", "<stdin>") else Path(path).parent
     for service_name, service in document.data["services"].items():
@@ -478,7 +479,97 @@ def to_deployments(
             if mounted is not None:
                 deployment.hints = [*deployment.hints, mounted]
             deployments.append(deployment)
+            devices = _device_ids(service, env, interpolate)
+            if devices:
+                where = document.span(_devices_path(service, spath))
+                placed.append((deployment, devices, where, _profiles(service)))
+    findings.extend(_shared_gpus(placed, display))
     return deployments, findings
+
+
+def _devices_path(service: dict, spath: tuple) -> tuple:
+    """Where a service names its GPUs: its device requests, or its `gpus:`."""
+    if isinstance(service.get("deploy"), dict):
+        return (*spath, "deploy", "resources", "reservations", "devices")
+    return (*spath, "gpus") if "gpus" in service else spath
+
+
+def _device_ids(service: dict, env: dict, interpolate: Interpolation) -> frozenset[str]:
+    """The host GPUs a service runs on, where the file names them: its device requests'
+    `device_ids`, else NVIDIA_VISIBLE_DEVICES (the NVIDIA runtime's selection); empty where
+    it does not say (a count, `all`) or a value is unread."""
+    devices = service.get("deploy", {}) or {}
+    for key in ("resources", "reservations", "devices"):
+        devices = devices.get(key) if isinstance(devices, dict) else None
+    if not isinstance(devices, list):
+        devices = service.get("gpus") if isinstance(service.get("gpus"), list) else []
+    ids: set[str] = set()
+    for device in devices:
+        if isinstance(device, dict) and isinstance(device.get("device_ids"), list):
+            for written in device["device_ids"]:
+                value, missing = interpolate(str(written))
+                if missing:
+                    return frozenset()
+                ids.update(part.strip() for part in value.split(",") if part.strip())
+    if not ids:
+        visible = env.get("NVIDIA_VISIBLE_DEVICES")
+        text = getattr(visible, "text", visible)
+        if isinstance(text, str) and re.fullmatch(r"\d+(,\d+)*", text.strip()):
+            ids.update(text.strip().split(","))
+    return frozenset(ids)
+
+
+def _profiles(service: dict) -> frozenset[str]:
+    """The Compose profiles a service runs under (none: it always runs)."""
+    profiles = service.get("profiles")
+    return frozenset(map(str, profiles)) if isinstance(profiles, list) else frozenset()
+
+
+def _shared_gpus(placed: list[tuple], display: str) -> list:
+    """A warning where engine services of one file run on the same GPU and their memory
+    fractions (as set, else the engine's default) add up to more than the card: each engine
+    sizes its memory as if it had the GPU alone (vLLM checks that the fraction it asks for is
+    free at start, TGI and SGLang size the KV cache from the memory they find), so the one that
+    starts second refuses or gets far less than budgeted."""
+    from .. import catalog
+
+    findings = []
+    for i, (first, devices, _, profiles) in enumerate(placed):
+        for second, others, where, theirs in placed[i + 1 :]:
+            shared = sorted(devices & others)
+            if not shared or (profiles and theirs and not profiles & theirs):
+                continue  # not on one GPU, or never started together (`--profile` picks one)
+            parts = []
+            total = 0.0
+            for deployment in (first, second):
+                fraction = deployment.serving.gpu_memory_utilization
+                said = ""
+                if fraction is None:
+                    spec = catalog.engine_defaults(deployment.engine).get("memory_fraction") or {}
+                    fraction, said = float(spec.get("default", 0.9)), ", the engine's default"
+                total += float(fraction)
+                parts.append(f"{deployment.name} {float(fraction):g}{said}")
+            if total <= 0.95:
+                continue
+            gpus = ", ".join(shared)
+            findings.append(
+                input_diagnostic(
+                    "HBM019",
+                    f"{first.name} and {second.name} both run on GPU {gpus} and their memory "
+                    f"fractions add up to {total:.0%} of it ({'; '.join(parts)}): each engine "
+                    "sizes its memory as if it had the GPU alone, so the one that starts second "
+                    "refuses to start or runs with far less KV cache than budgeted",
+                    display,
+                    where,
+                    second.name,
+                    [
+                        "Give each service a GPU of its own (device_ids), or set the fractions "
+                        "(--gpu-memory-utilization, --mem-fraction-static, "
+                        "--cuda-memory-fraction) so that they add up to less than 0.9"
+                    ],
+                )
+            )
+    return findings
 
 
 def _mounted_model(document: YamlDocument, spath: tuple, model: str | None) -> Label | None:
