@@ -1403,11 +1403,19 @@ def _sglang_defaults(resolved: Resolved, entry: dict, release: str) -> dict[str,
         # batch set on the command line is what the reservation counts
         serving = resolved.deployment.serving
         chunked = serving.max_num_batched_tokens or chunked
-        graphs = getattr(serving, "cuda_graph_max_bs", None) or graphs
+        explicit_graphs = getattr(serving, "cuda_graph_max_bs", None)
+        graphs = explicit_graphs or graphs
+        if entry.get("decode_graphs_capped_by_running") and not explicit_graphs:
+            # a default largest decode graph above --max-running-requests comes down to it
+            graphs = min(graphs, serving.max_num_seqs or graphs)
         reserved = 512 + max(chunked, 2048) * 1.5 + graphs * 2 + tp * pp / 8 * 1024
         if "piecewise_graph_sizes" in entry and not resolved.deployment.serving.enforce_eager:
-            sizes = int(_tier(entry["piecewise_graph_sizes"], chunked)[1] if chunked else 0)
-            reserved += sizes * float(entry["piecewise_mib_each"])
+            if "mla_prefill_graph_mib" in entry and resolved.target.is_mla:
+                # an MLA attention backend: a flat reserve, whatever the graph sizes
+                reserved += float(entry["mla_prefill_graph_mib"])
+            else:
+                sizes = int(_tier(entry["piecewise_graph_sizes"], chunked)[1] if chunked else 0)
+                reserved += sizes * float(entry["piecewise_mib_each"])
         if attention_dp and not prefill_worker and "dp_attention_graph_mib" in entry:
             per, more, over = entry["dp_attention_graph_mib"]
             reserved += graphs * attention_dp * (per + (more if graphs > over else 0))
