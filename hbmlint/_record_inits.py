@@ -1282,7 +1282,7 @@ INITS["def __init__(self, what, span, fix, since=_record_default_since, through=
 
 
 # hbmlint.catalog.architecture.VisionTower
-def __init__(self, width, intermediate, patch, channels, temporal, merge, image_size, tiles, tokens_per_image, cross_attention, num_hidden_layers):
+def __init__(self, width, intermediate, patch, channels, temporal, merge, image_size, tiles, tokens_per_image, cross_attention, num_hidden_layers, family, out_width):
     _record_set(self, 'width', width)
     _record_set(self, 'intermediate', intermediate)
     _record_set(self, 'patch', patch)
@@ -1294,9 +1294,11 @@ def __init__(self, width, intermediate, patch, channels, temporal, merge, image_
     _record_set(self, 'tokens_per_image', tokens_per_image)
     _record_set(self, 'cross_attention', cross_attention)
     _record_set(self, 'num_hidden_layers', num_hidden_layers)
+    _record_set(self, 'family', family)
+    _record_set(self, 'out_width', out_width)
 
 
-INITS["def __init__(self, width, intermediate, patch, channels=_record_default_channels, temporal=_record_default_temporal, merge=_record_default_merge, image_size=_record_default_image_size, tiles=_record_default_tiles, tokens_per_image=_record_default_tokens_per_image, cross_attention=_record_default_cross_attention, num_hidden_layers=_record_default_num_hidden_layers):\n    _record_set(self, 'width', width)\n    _record_set(self, 'intermediate', intermediate)\n    _record_set(self, 'patch', patch)\n    _record_set(self, 'channels', channels)\n    _record_set(self, 'temporal', temporal)\n    _record_set(self, 'merge', merge)\n    _record_set(self, 'image_size', image_size)\n    _record_set(self, 'tiles', tiles)\n    _record_set(self, 'tokens_per_image', tokens_per_image)\n    _record_set(self, 'cross_attention', cross_attention)\n    _record_set(self, 'num_hidden_layers', num_hidden_layers)", ('_record_default_channels', '_record_default_cross_attention', '_record_default_image_size', '_record_default_merge', '_record_default_num_hidden_layers', '_record_default_temporal', '_record_default_tiles', '_record_default_tokens_per_image', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_channels', '_record_default_temporal', '_record_default_merge', '_record_default_image_size', '_record_default_tiles', '_record_default_tokens_per_image', '_record_default_cross_attention', '_record_default_num_hidden_layers')
+INITS["def __init__(self, width, intermediate, patch, channels=_record_default_channels, temporal=_record_default_temporal, merge=_record_default_merge, image_size=_record_default_image_size, tiles=_record_default_tiles, tokens_per_image=_record_default_tokens_per_image, cross_attention=_record_default_cross_attention, num_hidden_layers=_record_default_num_hidden_layers, family=_record_default_family, out_width=_record_default_out_width):\n    _record_set(self, 'width', width)\n    _record_set(self, 'intermediate', intermediate)\n    _record_set(self, 'patch', patch)\n    _record_set(self, 'channels', channels)\n    _record_set(self, 'temporal', temporal)\n    _record_set(self, 'merge', merge)\n    _record_set(self, 'image_size', image_size)\n    _record_set(self, 'tiles', tiles)\n    _record_set(self, 'tokens_per_image', tokens_per_image)\n    _record_set(self, 'cross_attention', cross_attention)\n    _record_set(self, 'num_hidden_layers', num_hidden_layers)\n    _record_set(self, 'family', family)\n    _record_set(self, 'out_width', out_width)", ('_record_default_channels', '_record_default_cross_attention', '_record_default_family', '_record_default_image_size', '_record_default_merge', '_record_default_num_hidden_layers', '_record_default_out_width', '_record_default_temporal', '_record_default_tiles', '_record_default_tokens_per_image', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_channels', '_record_default_temporal', '_record_default_merge', '_record_default_image_size', '_record_default_tiles', '_record_default_tokens_per_image', '_record_default_cross_attention', '_record_default_num_hidden_layers', '_record_default_family', '_record_default_out_width')
 
 
 del __init__

@@ -1537,9 +1537,17 @@ def overhead_bytes(resolved: Resolved, s: Settings, group: Any) -> dict[str, Any
         prefill = s.max_num_batched_tokens * target.vocab_size * figures.prefill_logit_bytes
         activation = max(activation, prefill)
     if target.vision is not None:
-        activation = max(
-            activation, _vision_profile(target, s, figures.mlp_factor, figures.vision_mlp_factor)
-        )
+        video = _qwen3_vl_video(target, s, resolved.deployment.serving.mm_zero_limits)
+        if video is not None:
+            # the one modality vLLM profiles: its encoder outputs held through the language
+            # model's dummy pass and the sampler's
+            factor = figures.vision_mlp_factor or figures.mlp_factor
+            activation = _video_profile(target, s, video, factor, activation)
+        else:
+            activation = max(
+                activation,
+                _vision_profile(target, s, figures.mlp_factor, figures.vision_mlp_factor),
+            )
     overhead = {"non_torch": non_torch, "activation": activation}
     if not s.enforce_eager and figures.graphs_in_budget:
         overhead["cuda_graphs"] = graph_profile_bytes(s)
@@ -1756,6 +1764,76 @@ def _vision_profile(
     return max(encoder + pixels, forward + pixels + embeddings)
 
 
+class _VideoDummy:
+    """The dummy video vLLM profiles a Qwen3-VL tower with (engines.yaml qwen3_vl_video_dummy):
+    ``tokens`` its language-model tokens, ``counted`` what vLLM counts them as (x 12.5),
+    ``items`` how many the profile feeds, ``padded`` the tokens each held output is padded to
+    with zeros."""
+
+    __slots__ = ("counted", "items", "padded", "tokens")
+
+    def __init__(self, tokens: int, counted: int, items: int, padded: int) -> None:
+        self.tokens, self.counted, self.items, self.padded = tokens, counted, items, padded
+
+
+def _qwen3_vl_video(target: Any, s: Settings, zero: tuple[str, ...] | None) -> Any:
+    """The dummy video of vLLM 0.11-0.12's profile run for a Qwen3-VL tower, or None where the
+    release, the model or --limit-mm-per-prompt (video 0) leaves the image profiled."""
+    tower = target.vision
+    if tower is None or s.engine != "vllm" or s.legacy_engine or tower.temporal <= 1:
+        return None
+    if "video" in (zero or ()):
+        return None  # vLLM leaves a modality limited to 0 out of the profile
+    spec = catalog.engine_defaults("vllm").get("qwen3_vl_video_dummy") or {}
+    version = _version(s.engine_version)
+    if not spec or tower.family not in spec.get("model_types", ()) or version is None:
+        return None  # a manifest naming no release runs the newest, which counts no x 12.5
+    if not _version(spec["since"]) <= version < _version(spec["before"]):
+        return None
+    tokens = int(spec["max_pixels"]) // (tower.temporal * tower.patch * tower.patch * tower.merge)
+    counted = int(tokens * float(spec["token_factor"]))
+    image = "image" not in (zero or ()) and tower.image_tokens(None) or 0
+    if counted <= image:
+        return None
+    # MultiModalBudget: the encoder budget and how many items of it the profile feeds
+    budget = max(s.max_num_batched_tokens, counted)
+    per_prompt = max(1, s.max_model_len // counted)
+    items = max(1, min(budget // counted, s.max_num_seqs * per_prompt))
+    padded = counted if version >= _version(spec["padded_to_item_since"]) else budget
+    return _VideoDummy(tokens, counted, items, max(padded, tokens))
+
+
+def _video_profile(target: Any, s: Settings, video: Any, factor: float, held_over: float) -> float:
+    """The profile run's peak when vLLM profiles a dummy video (_qwen3_vl_video): the larger of
+    the encoder's MLP pass over the video's patches (with its float32 pixels), and the
+    outputs padded with zeros and the pixels held while the language model's dummy pass and
+    the sampler's run (``held_over``: the larger of those two)."""
+    tower = target.vision
+    dtype = catalog.dtype_bytes(s.dtype)
+    patches = video.items * video.tokens * tower.merge
+    pixels = patches * tower.pixel_bytes_per_patch
+    width = tower.out_width or target.hidden_size
+    held = video.items * video.padded * width * dtype
+    encoder = patches * factor * tower.intermediate / s.tensor_parallel * dtype
+    return max(encoder + pixels, held + pixels + held_over)
+
+
+def _video_note(resolved: Resolved, s: Settings) -> str | None:
+    """What the budget says of the dummy video of vLLM's profile run, where one is counted."""
+    video = _qwen3_vl_video(resolved.target, s, resolved.deployment.serving.mm_zero_limits)
+    if video is None:
+        return None
+    width = resolved.target.vision.out_width or resolved.target.hidden_size
+    return (
+        f"vLLM {s.engine_version} profiles the encoder with {video.items} dummy video of "
+        f"{video.tokens:,} tokens, counted as {video.counted:,} (Qwen3-VL's x 12.5 in 0.11-0.12), "
+        f"its output padded with zeros to {video.padded:,} x {width:,} and held through the "
+        "profile; the video processor's default max pixels (24576 x 32 x 32) assumed, and a "
+        "short max_model_len may stop vLLM's frame search at ~1.5% fewer tokens. "
+        "--limit-mm-per-prompt '{\"video\": 0}' profiles the image instead"
+    )
+
+
 def _add_note(assumed: dict[str, str], key: str, note: str) -> None:
     """Say ``note`` in ``assumed[key]``, after what it says already."""
     before = assumed.get(key)
@@ -1909,6 +1987,10 @@ def compute(
         host_weights, draft_weights = draft_weights, 0
 
     overhead = overhead_bytes(resolved, s, group)
+    video_note = _video_note(resolved, s) if resolved.target.vision is not None else None
+    if video_note:
+        assumed = dict(assumed or {})
+        _add_note(assumed, "overhead", video_note)
     if resolved.gpu.unified_memory and s.engine == "vllm" and not s.extensible_kv_cache:
         # what loading the weights leaves in use of the host's memory (engines.yaml
         # unified_memory_weights_held), counted as non-torch memory

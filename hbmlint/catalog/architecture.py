@@ -320,6 +320,10 @@ class VisionTower:
     tokens_per_image: int = 0  # language-model tokens of one image, when the config says
     cross_attention: bool = False  # features enter through cross-attention layers
     num_hidden_layers: int = 0  # vision_config.num_hidden_layers as written (0: absent)
+    family: str = ""  # config.json's own model_type (qwen3_vl_moe), not the text config's
+    # the width of one encoder output token, out_hidden_size x (1 + the DeepStack layers it
+    # taps: Qwen3-VL hands those features over beside the merger's); 0: not given
+    out_width: int = 0
 
     def image_patches(self, max_model_len: int | None) -> int:
         """Patches the encoder sees for one image of the largest size (a dynamic-resolution
@@ -1057,6 +1061,11 @@ def _shared_indexer_layers(text: dict) -> frozenset[int]:
     return frozenset(i for i, kind in enumerate(types) if kind == "shared")
 
 
+def _list(config: dict, name: str) -> list:
+    value = config.get(name)
+    return value if isinstance(value, list) else []
+
+
 def _int(config: dict, *names: str, default: int = 0) -> int:
     for name in names:
         value = config.get(name)
@@ -1397,6 +1406,9 @@ def _vision_tower(config: dict, vision: dict) -> VisionTower | None:
         tokens_per_image=_int(config, "mm_tokens_per_image"),
         cross_attention=bool((config.get("text_config") or {}).get("cross_attention_layers")),
         num_hidden_layers=_int(vision, "num_hidden_layers"),
+        family=str(config.get("model_type") or ""),
+        out_width=_int(vision, "out_hidden_size")
+        * (1 + len(_list(vision, "deepstack_visual_indexes"))),
     )
 
 
