@@ -69,9 +69,11 @@ def tradeoff_params() -> dict:
     return next(r for r in load_rules()[0] if r.name == "speculative-tradeoff").params
 
 
-def vllm_compose(tmp_path: Path, command: str, version: str, name: str = "compose.yaml") -> Path:
+def vllm_compose(
+    tmp_path: Path, command: str, version: str, name: str = "compose.yaml", gpus: int = 1
+) -> Path:
     """A docker compose file whose one service runs ``command`` (``vllm serve MODEL ...``) in
-    vLLM's image of ``version`` on one GPU: the shape the engine-flag tests lint."""
+    vLLM's image of ``version`` on ``gpus`` GPUs: the shape the engine-flag tests lint."""
     path = tmp_path / name
     path.write_text(
         "services:\n"
@@ -81,7 +83,7 @@ def vllm_compose(tmp_path: Path, command: str, version: str, name: str = "compos
         "    deploy:\n"
         "      resources:\n"
         "        reservations:\n"
-        "          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]\n"
+        f"          devices: [{{driver: nvidia, count: {gpus}, capabilities: [gpu]}}]\n"
     )
     return path
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import vllm_compose
 
 from hbmlint.lint import LintOptions, lint_file
 from hbmlint.rules import load_rules
@@ -37,18 +38,8 @@ def rules():
 
 
 def lint(tmp_path: Path, rules, length: int = 65536, extra: str = "", version: str = "v0.11.0"):
-    path = tmp_path / "compose.yaml"
     command = COMMAND.format(length=length, extra=extra)
-    path.write_text(
-        "services:\n"
-        "  vllm:\n"
-        f"    image: vllm/vllm-openai:{version}\n"
-        f"    command: >-\n      {command}\n"
-        "    deploy:\n"
-        "      resources:\n"
-        "        reservations:\n"
-        "          devices: [{driver: nvidia, count: 4, capabilities: [gpu]}]\n"
-    )
+    path = vllm_compose(tmp_path, command, version, gpus=4)
     result = lint_file(
         path, "compose.yaml", rules, LintOptions(keep_budgets=True, default_gpu="RTX-3090")
     )
