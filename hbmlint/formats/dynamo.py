@@ -6,7 +6,9 @@ deployment; the worker takes its engine's own flags (ai-dynamo/dynamo
 components/src/dynamo/vllm/args.py passes them to vLLM's parser; dynamo.sglang to SGLang's).
 Aggregated and disaggregated graphs alike: a prefill and a decode worker are two deployments.
 ``dynamo.trtllm`` workers take TensorRT-LLM's settings from their flags and from the YAML file
-``--extra-engine-args`` names (engines/trtllm.py; found by formats/config_files.py): a ConfigMap
+``--extra-engine-args`` names (engines/trtllm.py; found by formats/config_files.py): one the
+container's own script writes before the worker starts (``cat > /tmp/engine_configs/agg.yaml <<
+'EOF' ... EOF``, read as the shell-script format reads it: engines.written_files), else a ConfigMap
 the worker mounts (from this file or another file of the run, by the container's
 ``volumeMounts`` and the pod's ``volumes``), else
 the file at that path in the repository being linted (Dynamo's images hold the repository in
@@ -26,12 +28,12 @@ from types import ModuleType
 from typing import Any
 
 from ..diagnostics import Diagnostic, input_diagnostic
-from ..engines import parse_engine_words, sglang, trtllm, vllm
+from ..engines import parse_engine_words, sglang, trtllm, vllm, written_files
 from ..engines.args import EngineCommand, Token
-from ..engines.config_file import ConfigFile, load_settings
-from ..engines.shell import Locator, expand_k8s, shell_script, split_script
+from ..engines.config_file import ConfigFile, ConfigFiles, load_settings
+from ..engines.shell import Locator, Written, expand_k8s, shell_script, split_script
 from ..spec import Deployment
-from ..yamlsrc import YamlDocument
+from ..yamlsrc import Span, YamlDocument
 from .build import GpuFacts
 from .config_files import mounted_config, pod_files, repository_file
 from .kubernetes import document_name
@@ -107,24 +109,31 @@ def _workers(document: YamlDocument) -> list[tuple[str, Path, Path, Path, list[P
     return found
 
 
-def _commands(document: YamlDocument, cpath: Path, env: dict[str, Token]) -> list[list[Token]]:
+def _commands(
+    document: YamlDocument, cpath: Path, env: dict[str, Token]
+) -> tuple[list[list[Token]], list[tuple[Written, Span]]]:
+    """The container's commands, and the files its script writes (``cat > FILE << 'EOF'``)."""
     argv = container_argv(document, cpath)
     env_text = {k: t.text for k, t in env.items() if t.readable}
     script = shell_script(argv)
     if script is None:
-        return [[expand_k8s(t, env_text) for t in argv]]
+        return [[expand_k8s(t, env_text) for t in argv]], []
     token, _ = script
-    return split_script(token.text, env_text, Locator(document.text, token.span), token.span)
+    written: list[tuple[Written, Span]] = []
+    locator = Locator(document.text, token.span)
+    commands = split_script(token.text, env_text, locator, token.span, written=written)
+    return commands, written
 
 
 def _worker(
     commands: list[list[Token]], env: dict[str, Token]
-) -> tuple[str, list[Token], Token] | None:
-    """The Dynamo worker module a command runs, the words after it, and where it is named."""
-    for command in commands:
+) -> tuple[str, list[Token], Token, int] | None:
+    """The Dynamo worker module a command runs, the words after it, where it is named, and
+    which command of the script it is."""
+    for index, command in enumerate(commands):
         for i, token in enumerate(command):
             if token.text in WORKERS:
-                return token.text, command[i + 1 :], token
+                return token.text, command[i + 1 :], token, index
     return None
 
 
@@ -138,16 +147,18 @@ def _trtllm(
     env: dict[str, Token],
     reader: Reader,
     name: str,
+    script_files: ConfigFiles | None = None,
 ) -> EngineCommand | None:
-    """A TRT-LLM worker's settings, with its extra-engine-args file; None (and an info) when
-    the worker names a file hbmlint cannot find."""
+    """A TRT-LLM worker's settings, with its extra-engine-args file: one its own script writes
+    before it (``cat > FILE << 'EOF'``, ``script_files``), else a ConfigMap it mounts, else the
+    repository's; None (and an info) when the worker names a file hbmlint cannot find."""
     reference = trtllm.config_path(words)
     if reference is None:
         return trtllm.parse_dynamo(words, token.span, env)
     file = reference.text
-    found = (
-        mounted_config(document, pod, cpath, file, reference.span) if reference.readable else None
-    )
+    found = script_files(reference) if script_files is not None and reference.readable else None
+    if found is None and reference.readable:
+        found = mounted_config(document, pod, cpath, file, reference.span)
     if found is None and reference.readable:
         workdir = value_at(document.data, (*cpath, "workingDir"))
         text = repository_file(path, file, workdir)
@@ -159,8 +170,9 @@ def _trtllm(
             input_diagnostic(
                 "HBM014",
                 f"this TensorRT-LLM worker takes its settings (parallelism, memory fraction, "
-                f"lengths) from {file}, which is neither a ConfigMap the pod mounts in the files "
-                "linted nor a file at that path in this repository; it is not checked",
+                f"lengths) from {file}, which is neither written by its own script, nor a "
+                "ConfigMap the pod mounts in the files linted, nor a file at that path in this "
+                "repository; it is not checked",
                 reader.display,
                 reference.span,
                 name,
@@ -186,12 +198,13 @@ def trtllm_worker(
     """A ``python3 -m dynamo.trtllm`` worker in a plain pod (Dynamo run without its operator:
     a Deployment or StatefulSet per worker), read as in a graph: its flags and the
     extra-engine-args file the pod mounts. None when the container runs no such worker."""
-    commands = _commands(document, cpath, env)
+    commands, written = _commands(document, cpath, env)
     found = _worker(commands, env)
     if found is None or WORKERS[found[0]] is not trtllm:
         return None
-    _, words, token = found
-    command = _trtllm(document, path, pod, cpath, words, token, env, reader, name)
+    _, words, token, index = found
+    files = written_files(written, index, document.text)
+    command = _trtllm(document, path, pod, cpath, words, token, env, reader, name, files)
     if command is not None:
         launcher = next(c for c in commands if any(t is token for t in c))
         at = next(i for i, t in enumerate(launcher) if t is token)
@@ -239,13 +252,15 @@ def to_deployments(
             continue
         name = f"{base}/{service}"
         env = container_env(document, cpath, _shared_env(document, spath))
-        found = _worker(_commands(document, cpath, env), env)
+        commands, written = _commands(document, cpath, env)
+        found = _worker(commands, env)
         if found is None:
             continue
-        worker, words, token = found
+        worker, words, token, index = found
         module = WORKERS[worker]
         if module is trtllm:
-            command = _trtllm(document, path, pod, cpath, words, token, env, reader, name)
+            files = written_files(written, index, document.text)
+            command = _trtllm(document, path, pod, cpath, words, token, env, reader, name, files)
             if command is None:
                 continue
         else:
