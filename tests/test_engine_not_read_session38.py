@@ -17,6 +17,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 COVERED = {
     "unread-code/ray-robbypambudi-qwen.py",
     "nebari-llmmodel-qwen35-35b-gptq.yaml",
+    "app-template-sglang-rdna4-launch-script.yaml",
 }
 
 
@@ -102,3 +103,59 @@ def test_an_llm_model_of_another_group_says_nothing(rules, tmp_path):
     text = NEBARI.read_text(encoding="utf-8").replace("llm.nebari.dev/v1alpha1", "example.com/v1")
     other.write_text(text, encoding="utf-8")
     assert _lint(other, rules).diagnostics == []
+
+
+# --- an SGLang image running a launch script, its GPU from squat.ai/dri ---------------------------
+# Tanguille/cluster kubernetes/apps/ai/sglang/app/helmrelease.yaml: a bjw-s app-template release
+# of ghcr.io/tanguille/sglang-rdna4 running `bash /opt/rdna4-inference/scripts/launch.sh ...`,
+# its GPU (an AMD R9700) handed over by the generic device plugin (`squat.ai/dri: 1`). The same
+# container with amd.com/gpu in a Deployment got the info; this one was silent twice over: the
+# generic device was no GPU, and app-template containers were not looked at.
+DRI = REAL / "app-template-sglang-rdna4-launch-script.yaml"
+
+
+def test_an_engine_image_running_a_script_on_a_dri_device_is_said_not_read(rules):
+    info = _the_info(DRI, rules)
+    assert "/opt/rdna4-inference/scripts/launch.sh" in info.message
+    assert "named for SGLang (ghcr.io/tanguille/sglang-rdna4)" in info.message
+    # at the `sh -c` line (a folded scalar: its `>-`, the script's name on the line below)
+    assert info.span.line == 37 and _line(DRI, 37).strip() == "- >-"
+    assert "exec bash /opt/rdna4-inference/scripts/launch.sh" in _line(DRI, 38)
+
+
+def test_the_same_release_with_amd_gpus_gets_the_same_info(rules, tmp_path):
+    amd = tmp_path / "helmrelease.yaml"
+    amd.write_text(DRI.read_text(encoding="utf-8").replace("squat.ai/dri", "amd.com/gpu"))
+    info = _the_info(amd, rules)
+    assert info.span.line == 37
+
+
+POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sglang}
+spec:
+  template:
+    spec:
+      containers:
+        - name: app
+          image: ghcr.io/tanguille/sglang-rdna4:v0.5.14-gfx1201
+          command: [/bin/bash, -c, "exec bash /opt/scripts/launch.sh qwen --port 8000"]
+          resources:
+            limits: {RESOURCE: 1}
+"""
+
+
+@pytest.mark.parametrize("resource", ["squat.ai/dri", "smarter-devices/dri", "amd.com/gpu"])
+def test_a_pod_asking_for_a_dri_device_gets_the_info_the_amd_one_gets(rules, tmp_path, resource):
+    pod = tmp_path / "deploy.yaml"
+    pod.write_text(POD.replace("RESOURCE", resource), encoding="utf-8")
+    info = _the_info(pod, rules)
+    assert info.span.line == 10 and "/opt/scripts/launch.sh" in info.message
+
+
+@pytest.mark.parametrize("resource", ["squat.ai/fuse", "squat.ai/serial", "squat.ai/audio"])
+def test_another_generic_device_is_no_gpu(rules, tmp_path, resource):
+    pod = tmp_path / "deploy.yaml"
+    pod.write_text(POD.replace("RESOURCE", resource), encoding="utf-8")
+    assert _lint(pod, rules).diagnostics == []
