@@ -129,6 +129,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_engine_images_releases import COVERED as IMAGES  # vendor and nightly images
     from test_engine_images_srt_slurm import COVERED as SLURM_IMAGES  # enroot, aliases
     from test_engine_images_vertex import COVERED as VERTEX_IMAGES  # dated Vertex builds
+    from test_engine_not_read_session38 import COVERED as UNREAD38  # engines not read, said
     from test_formats_accelerators import COVERED as ACCELERATORS  # Gaudi, Ascend, Neuron...
     from test_formats_app_template import COVERED as APP_TEMPLATE  # bjw-s app-template
     from test_formats_embedded_values import COVERED as EMBEDDED  # GitOps-held chart values
@@ -183,7 +184,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
-    tested |= DYNAMO_HEREDOC
+    tested |= DYNAMO_HEREDOC | UNREAD38
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -271,6 +271,10 @@ def unread_file(text: str, documents: Sequence[Any], display: str) -> Diagnostic
     """What to say of a file in which no format read anything and nothing was said: a container
     plainly an engine's that no reader read (unread_pods.py), else an engine command hbmlint
     cannot read (unread_engine); None where the file runs no engine."""
+    if documents and "llm.nebari.dev/" in text:
+        found = unread_nebari_model(documents, display)
+        if found is not None:
+            return found
     judged: set[int] = set()  # lines of container images judged with their containers
     if documents and "containers" in text and "image" in text:
         from .unread_pods import container_image_lines, may_hold_one, unread_pod
@@ -285,11 +289,48 @@ def unread_file(text: str, documents: Sequence[Any], display: str) -> Diagnostic
         found = unread_engine_arguments(documents, display)
     if found is None and ("vllm" in text or "sglang" in text) and "import" in text:
         found = unread_python_engine(text, display)
+    if found is None and "ray.serve.llm" in text and "LLMConfig" in text:
+        found = unread_ray_serve_llm_app(text, display)
     if found is None and "backend" in text and display.endswith(".pbtxt"):
         found = unread_triton_model(text, display)
     if found is None and "vllm/vllm-" in text:
         found = unread_device_image(text, display)
     return found
+
+
+def unread_nebari_model(documents: Sequence[Any], display: str) -> Diagnostic | None:
+    """An HBM014 info at the model of the first ``LLMModel`` of nebari-dev/llm-serving-pack
+    (``apiVersion: llm.nebari.dev/...``): its operator runs vLLM
+    (``python3 -m vllm.entrypoints.openai.api_server``, ``--tensor-parallel-size`` from
+    ``serving.tensorParallelism``, then ``serving.vllmArgs``) on ``resources.gpu.count`` GPUs,
+    a kind hbmlint does not read; None where there is none."""
+    for document in documents:
+        data = document.data
+        if not (
+            isinstance(data, dict)
+            and data.get("kind") == "LLMModel"
+            and str(data.get("apiVersion", "")).startswith("llm.nebari.dev/")
+        ):
+            continue
+        spec = data.get("spec") if isinstance(data.get("spec"), dict) else {}
+        model = spec.get("model") if isinstance(spec.get("model"), dict) else {}
+        name = model.get("name")
+        metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        where = ("spec", "model", "name") if name is not None else ("kind",)
+        return input_diagnostic(
+            "HBM014",
+            f"an LLMModel (nebari){' of ' + str(name) if name else ''}: its operator runs "
+            "vLLM with serving.vllmArgs on resources.gpu.count GPUs; hbmlint does not read "
+            "this kind, so nothing in it was checked",
+            display,
+            document.span(where),
+            str(metadata.get("name")) if metadata.get("name") else None,
+            [
+                "Lint the Deployment the operator creates from it (`kubectl get deployment "
+                "-o yaml | hbmlint -`), or the same vLLM command line in a launch script"
+            ],
+        )
+    return None
 
 
 # vLLM's images for a device hbmlint does not budget, run by `docker run` or named as a
@@ -386,6 +427,42 @@ def unread_python_engine(text: str, display: str) -> Diagnostic | None:
             fixes=[
                 "Lint the same settings as a command line (`vllm serve MODEL --flag ...` in a "
                 "script) or an engine config file (formats: {FILE: vllm-config})"
+            ],
+        )
+    return None
+
+
+# A Ray Serve LLM application built in Python (`from ray.serve.llm import LLMConfig,
+# build_openai_app`; robbypambudi/ray-vllm-benchmark deployer/qwen.py, Ray's own tutorials):
+# each LLMConfig(...) is a vLLM engine whose keyword arguments hbmlint does not evaluate
+_RAY_SERVE_LLM_IMPORT = LazyPattern(
+    r"^\s*(?:from\s+ray\.serve\.llm[\w.]*\s+import|import\s+ray\.serve\.llm)\b", re.M
+)
+_RAY_LLM_CONFIG = LazyPattern(r"\bLLMConfig\s*\(")
+
+
+def unread_ray_serve_llm_app(text: str, display: str) -> Diagnostic | None:
+    """An HBM014 info at the first ``LLMConfig(...)`` of a file that imports Ray Serve LLM
+    (``from ray.serve.llm import LLMConfig``), as ``LLM(...)`` gets; None where there is none."""
+    if _RAY_SERVE_LLM_IMPORT.search(text) is None:
+        return None
+    for number, line in enumerate(_EDITOR_LINES.split(text), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        call = _RAY_LLM_CONFIG.search(line)
+        if call is None:
+            continue
+        return input_diagnostic(
+            "HBM014",
+            "'LLMConfig(...)' here starts vLLM through Ray Serve LLM from Python, whose "
+            "arguments (model_loading_config, engine_kwargs, accelerator_type) hbmlint does "
+            "not read; nothing in it was checked",
+            display,
+            Span(number, call.start() + 1),
+            fixes=[
+                "Lint the same settings as a Ray Serve LLM config file (the LLMConfig as YAML, "
+                "or a Serve config's applications[].args.llm_configs, as `serve run` takes "
+                "it): hbmlint reads those"
             ],
         )
     return None

@@ -160,6 +160,25 @@ def _engine_containers(data: Any, base: Path) -> list[tuple[str, str, _Container
     return found
 
 
+def rendered_containers(data: Any) -> list[tuple[Path, dict]]:
+    """Each container the chart renders from ``data`` (app-template values, at the top or
+    inline in a GitOps object), engine or not: the path of the mapping that holds its command
+    (its own, or the controller's defaultContainerOptions) and its view as a pod spec holds it
+    (formats/unread_pods.py judges those no reader read)."""
+    base = _base(data)
+    controllers = value_at(data, (*base, "controllers")) if base is not None else None
+    found = []
+    for ckey, controller in controllers.items() if isinstance(controllers, dict) else ():
+        if not isinstance(controller, dict) or controller.get("enabled") is False:
+            continue
+        containers = controller.get("containers")
+        for key, own in containers.items() if isinstance(containers, dict) else ():
+            if isinstance(own, dict) and own.get("enabled") is not False:
+                container = _Container((*base, "controllers", ckey), controller, str(key), own)
+                found.append((container.holder("command"), container.view()))
+    return found
+
+
 def _argv(document: YamlDocument, container: _Container) -> list[Token]:
     argv: list[Token] = []
     for field in ("command", "args"):

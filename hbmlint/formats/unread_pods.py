@@ -76,7 +76,28 @@ def unread_pod(documents: Sequence[YamlDocument], display: str) -> Diagnostic | 
         )
         if found is not None:
             return found
+    for document, cpath, container in _chart_containers(documents):
+        if not runs_engine(container):
+            found = _script_run(document, cpath, container, display)
+            if found is not None:
+                return found
     return None
+
+
+def _chart_containers(
+    documents: Sequence[YamlDocument],
+) -> Iterator[tuple[YamlDocument, tuple, dict]]:
+    """Each container bjw-s's app-template renders from ``documents`` (its values, or a Flux
+    HelmRelease / Argo CD Application holding them), as a pod spec would hold it: the
+    app-template reader reads those that run an engine; one that runs a script on an engine's
+    image is judged here as a pod's is (Tanguille/cluster's SGLang release)."""
+    from .app_template import rendered_containers
+
+    for document in documents:
+        data = document.data
+        if isinstance(data, dict):
+            for cpath, container in rendered_containers(data):
+                yield document, cpath, container
 
 
 def _containers(documents: Sequence[YamlDocument]) -> Iterator[tuple[YamlDocument, tuple, dict]]:
@@ -125,6 +146,23 @@ def _asks_for_gpu(container: dict) -> bool:
         if isinstance(asked, dict) and any(
             r in GPU_RESOURCES or str(r).startswith("nvidia.com/mig-") for r in asked
         ):
+            return True
+    return False
+
+
+# a generic device plugin's share of the host's /dev/dri (squat/generic-device-plugin's
+# `squat.ai/dri`, smarter-device-manager's `smarter-devices/dri`): how a home lab hands an AMD
+# (or Intel) GPU's render nodes to a container without the vendor's plugin (Tanguille/cluster's
+# SGLang on an R9700). A GPU asked for, to say that a script was not read; never a count to
+# budget.
+_DRI_DEVICE = LazyPattern(r"[\w.-]+/dri(?:[-_.][\w.-]*)?")
+
+
+def _asks_for_dri(container: dict) -> bool:
+    resources = container.get("resources")
+    for section in ("limits", "requests"):
+        asked = resources.get(section) if isinstance(resources, dict) else None
+        if isinstance(asked, dict) and any(_DRI_DEVICE.fullmatch(str(r)) for r in asked):
             return True
     return False
 
@@ -190,7 +228,7 @@ def _script_run(
     image = container.get("image")
     engine = shipped_engine(image)
     own = None if engine is not None else image_named_for(image)
-    if (engine or own) is None or not _asks_for_gpu(container):
+    if (engine or own) is None or not (_asks_for_gpu(container) or _asks_for_dri(container)):
         return None
     words = _placed(container, cpath, "command") + _placed(container, cpath, "args")
     found = _script([word for word, _ in words])
