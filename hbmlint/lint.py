@@ -168,7 +168,7 @@ def _lint_text(
     # a shell script is never parsed as YAML: its text is not YAML, and never meant to be; nor
     # is a file of code or prose named on the command line (a Modal app in Python, a README):
     # an engine it starts is an info (unread_file), never a YAML syntax error
-    code = forced is None and not script and _code_file(display)
+    code = forced is None and not script and code_file(display)
     if code == "prose":
         return result  # a README's commands and suppression comments are examples
     documents, error = ([], None) if script or code else load_documents(text)
@@ -387,7 +387,7 @@ _CODE_NAMES = ("dockerfile", "containerfile", "makefile", "gnumakefile", "justfi
 _PROSE_SUFFIXES = (".md", ".rst", ".txt", ".html", ".toml", ".ini", ".cfg")
 
 
-def _code_file(display: str) -> str | None:
+def code_file(display: str) -> str | None:
     """ "code" or "prose" for a file that is never YAML, by its name; else None."""
     name = display.replace("\\", "/").rpartition("/")[2].lower()
     if name.endswith(_PROSE_SUFFIXES):

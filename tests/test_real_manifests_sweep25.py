@@ -165,3 +165,16 @@ def test_services_of_profiles_never_started_together_say_nothing(rules, tmp_path
     )
     path.write_text(text.replace("PROFILE", "qwen", 1).replace("PROFILE", "llama", 1))
     assert "HBM019" not in {f.code for f in _lint(path, rules, gpu="RTX-4070-SUPER").diagnostics}
+
+
+# --- `hbmlint formats` reads a file of code as the lint does ----------------------------------
+# A Modal app serving Ministral 3 with vLLM (code index file id 20529959331): the lint never
+# parses a .py file as YAML, but `hbmlint formats` said "YAML syntax error" at its line 16.
+MODAL = REAL / "unread-code" / "modal-ministral3-8b.py"
+
+
+def test_formats_says_a_file_of_code_is_not_yaml(cli):
+    shown = cli("formats", MODAL).output
+    assert "a file of code, not YAML" in shown
+    assert "YAML" not in shown.replace("not YAML", "")
+    assert cli(MODAL).exit_code == 0  # and the lint says nothing of it either

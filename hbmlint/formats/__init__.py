@@ -732,6 +732,11 @@ def describe(
     script = script_reader(display, text, forced)
     if script is not None:
         return "\n".join(_describe_script(script, text, path, display, default_gpu)) + "\n"
+    from ..lint import code_file  # (lint imports this module)
+
+    kind = code_file(display) if forced is None else None
+    if kind is not None:  # as the lint reads it: never YAML (an engine it starts: HBM014)
+        return f"{display}: a file of {kind}, not YAML; not a manifest hbmlint reads\n"
     out: list[str] = []
     documents, error = load_documents(text)
     if documents and may_embed_values(text):
