@@ -23,6 +23,7 @@ from .engines.args import FORWARDED_FLAGS
 from .expressions import ExpressionError
 from .formats import (
     SCRIPT_SUFFIXES,
+    code_file,
     detect_format,
     field_value,
     format_named,
@@ -375,26 +376,6 @@ _COMMENT_WORD = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9+.]*")
 # where a run starts: without it a 300,000-character comment with no slash was tried from every
 # one of its characters to the end of the line (quadratic: a lint that took minutes)
 _PATH_WORD = LazyPattern(r"(?<!\S)\S*[/\\]\S*")
-
-
-# files that are never YAML however they are named on the command line: code, which may start an
-# engine (an info says it is not read), and prose, whose commands are examples
-_CODE_SUFFIXES = (".py", ".ipynb", ".js", ".ts", ".go", ".rs", ".java", ".dockerfile", ".mk")
-_CODE_SUFFIXES += (".tf", ".pbtxt")  # Terraform's HCL, Triton's protobuf text: never YAML
-# build files by name: their recipes may start an engine (LQR471814/x.vllm-distributed's
-# Makefile runs `uv run vllm serve ...`), and are never YAML
-_CODE_NAMES = ("dockerfile", "containerfile", "makefile", "gnumakefile", "justfile")
-_PROSE_SUFFIXES = (".md", ".rst", ".txt", ".html", ".toml", ".ini", ".cfg")
-
-
-def code_file(display: str) -> str | None:
-    """ "code" or "prose" for a file that is never YAML, by its name; else None."""
-    name = display.replace("\\", "/").rpartition("/")[2].lower()
-    if name.endswith(_PROSE_SUFFIXES):
-        return "prose"
-    if name.endswith(_CODE_SUFFIXES) or name in _CODE_NAMES:
-        return "code"
-    return None
 
 
 def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:

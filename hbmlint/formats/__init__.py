@@ -716,6 +716,26 @@ _HELM_ACTION = LazyPattern(
 )
 
 
+# files that are never YAML however they are named on the command line: code, which may start an
+# engine (an info says it is not read), and prose, whose commands are examples
+_CODE_SUFFIXES = (".py", ".ipynb", ".js", ".ts", ".go", ".rs", ".java", ".dockerfile", ".mk")
+_CODE_SUFFIXES += (".tf", ".pbtxt")  # Terraform's HCL, Triton's protobuf text: never YAML
+# build files by name: their recipes may start an engine (LQR471814/x.vllm-distributed's
+# Makefile runs `uv run vllm serve ...`), and are never YAML
+_CODE_NAMES = ("dockerfile", "containerfile", "makefile", "gnumakefile", "justfile")
+_PROSE_SUFFIXES = (".md", ".rst", ".txt", ".html", ".toml", ".ini", ".cfg")
+
+
+def code_file(display: str) -> str | None:
+    """ "code" or "prose" for a file that is never YAML, by its name; else None."""
+    name = display.replace("\\", "/").rpartition("/")[2].lower()
+    if name.endswith(_PROSE_SUFFIXES):
+        return "prose"
+    if name.endswith(_CODE_SUFFIXES) or name in _CODE_NAMES:
+        return "code"
+    return None
+
+
 def describe(
     text: str,
     path: Any,
@@ -732,8 +752,6 @@ def describe(
     script = script_reader(display, text, forced)
     if script is not None:
         return "\n".join(_describe_script(script, text, path, display, default_gpu)) + "\n"
-    from ..lint import code_file  # (lint imports this module)
-
     kind = code_file(display) if forced is None else None
     if kind is not None:  # as the lint reads it: never YAML (an engine it starts: HBM014)
         return f"{display}: a file of {kind}, not YAML; not a manifest hbmlint reads\n"
