@@ -19,6 +19,7 @@ What the library renders (charts/library/common/templates, chart version 4.1):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -143,21 +144,23 @@ class _Container:
         return view
 
 
-def _engine_containers(data: Any, base: Path) -> list[tuple[str, str, _Container]]:
-    """Each rendered container that runs an engine: its controller's and its own key, and it."""
+def _containers(data: Any, base: Path) -> Iterator[tuple[str, str, _Container]]:
+    """Each container the chart renders (its controller and itself enabled): its controller's
+    and its own key, and it."""
     controllers = value_at(data, (*base, "controllers"))
-    found = []
     for ckey, controller in controllers.items() if isinstance(controllers, dict) else ():
         if not isinstance(controller, dict) or controller.get("enabled") is False:
             continue
         containers = controller.get("containers")
         for key, own in containers.items() if isinstance(containers, dict) else ():
-            if not isinstance(own, dict) or own.get("enabled") is False:
-                continue
-            container = _Container((*base, "controllers", ckey), controller, str(key), own)
-            if runs_engine(container.view()):
-                found.append((str(ckey), str(key), container))
-    return found
+            if isinstance(own, dict) and own.get("enabled") is not False:
+                container = _Container((*base, "controllers", ckey), controller, str(key), own)
+                yield str(ckey), str(key), container
+
+
+def _engine_containers(data: Any, base: Path) -> list[tuple[str, str, _Container]]:
+    """Each rendered container that runs an engine: its controller's and its own key, and it."""
+    return [found for found in _containers(data, base) if runs_engine(found[2].view())]
 
 
 def rendered_containers(data: Any) -> list[tuple[Path, dict]]:
@@ -166,17 +169,9 @@ def rendered_containers(data: Any) -> list[tuple[Path, dict]]:
     (its own, or the controller's defaultContainerOptions) and its view as a pod spec holds it
     (formats/unread_pods.py judges those no reader read)."""
     base = _base(data)
-    controllers = value_at(data, (*base, "controllers")) if base is not None else None
-    found = []
-    for ckey, controller in controllers.items() if isinstance(controllers, dict) else ():
-        if not isinstance(controller, dict) or controller.get("enabled") is False:
-            continue
-        containers = controller.get("containers")
-        for key, own in containers.items() if isinstance(containers, dict) else ():
-            if isinstance(own, dict) and own.get("enabled") is not False:
-                container = _Container((*base, "controllers", ckey), controller, str(key), own)
-                found.append((container.holder("command"), container.view()))
-    return found
+    if base is None:
+        return []
+    return [(c.holder("command"), c.view()) for _, _, c in _containers(data, base)]
 
 
 def _argv(document: YamlDocument, container: _Container) -> list[Token]:
