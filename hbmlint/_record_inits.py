@@ -258,6 +258,20 @@ def __init__(self, device, said, span):
 INITS["def __init__(self, device, said, span):\n    _record_set(self, 'device', device)\n    _record_set(self, 'said', said)\n    _record_set(self, 'span', span)", ('_record_factory', '_record_set')] = __init__.__code__, ()
 
 
+# hbmlint.spec.Placement
+def __init__(self, devices, where, profiles, share, fraction, meaning, said):
+    self.devices = devices
+    self.where = where
+    self.profiles = profiles
+    self.share = share
+    self.fraction = fraction
+    self.meaning = meaning
+    self.said = said
+
+
+INITS['def __init__(self, devices, where, profiles=_record_default_profiles, share=_record_default_share, fraction=_record_default_fraction, meaning=_record_default_meaning, said=_record_default_said):\n    self.devices = devices\n    self.where = where\n    self.profiles = profiles\n    self.share = share\n    self.fraction = fraction\n    self.meaning = meaning\n    self.said = said', ('_record_default_fraction', '_record_default_meaning', '_record_default_profiles', '_record_default_said', '_record_default_share', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_profiles', '_record_default_share', '_record_default_fraction', '_record_default_meaning', '_record_default_said')
+
+
 # hbmlint.results.FixedFile
 def __init__(self, display, applied, before, after):
     self.display = display
@@ -734,7 +748,7 @@ INITS["def __init__(self, name, dtype, shape, nbytes, layers, count):\n    _reco
 
 
 # hbmlint.spec.Deployment
-def __init__(self, name, file, document, engine, engine_version, gpu, model, parallel, serving, speculative, workload, locations, source_format, hints, assumed, unread, writer):
+def __init__(self, name, file, document, engine, engine_version, gpu, model, parallel, serving, speculative, workload, locations, source_format, hints, assumed, unread, writer, placement):
     self.name = name
     self.file = file
     self.document = document
@@ -752,9 +766,10 @@ def __init__(self, name, file, document, engine, engine_version, gpu, model, par
     self.assumed = _record_default_assumed() if assumed is _record_factory else assumed
     self.unread = _record_default_unread() if unread is _record_factory else unread
     self.writer = writer
+    self.placement = placement
 
 
-INITS['def __init__(self, name, file, document=_record_default_document, engine=_record_default_engine, engine_version=_record_default_engine_version, gpu=_record_factory, model=_record_factory, parallel=_record_factory, serving=_record_factory, speculative=_record_factory, workload=_record_default_workload, locations=_record_factory, source_format=_record_default_source_format, hints=_record_factory, assumed=_record_factory, unread=_record_factory, writer=_record_default_writer):\n    self.name = name\n    self.file = file\n    self.document = document\n    self.engine = engine\n    self.engine_version = engine_version\n    self.gpu = _record_default_gpu() if gpu is _record_factory else gpu\n    self.model = _record_default_model() if model is _record_factory else model\n    self.parallel = _record_default_parallel() if parallel is _record_factory else parallel\n    self.serving = _record_default_serving() if serving is _record_factory else serving\n    self.speculative = _record_default_speculative() if speculative is _record_factory else speculative\n    self.workload = workload\n    self.locations = _record_default_locations() if locations is _record_factory else locations\n    self.source_format = source_format\n    self.hints = _record_default_hints() if hints is _record_factory else hints\n    self.assumed = _record_default_assumed() if assumed is _record_factory else assumed\n    self.unread = _record_default_unread() if unread is _record_factory else unread\n    self.writer = writer', ('_record_default_assumed', '_record_default_document', '_record_default_engine', '_record_default_engine_version', '_record_default_gpu', '_record_default_hints', '_record_default_locations', '_record_default_model', '_record_default_parallel', '_record_default_serving', '_record_default_source_format', '_record_default_speculative', '_record_default_unread', '_record_default_workload', '_record_default_writer', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_document', '_record_default_engine', '_record_default_engine_version', '_record_factory', '_record_factory', '_record_factory', '_record_factory', '_record_factory', '_record_default_workload', '_record_factory', '_record_default_source_format', '_record_factory', '_record_factory', '_record_factory', '_record_default_writer')
+INITS['def __init__(self, name, file, document=_record_default_document, engine=_record_default_engine, engine_version=_record_default_engine_version, gpu=_record_factory, model=_record_factory, parallel=_record_factory, serving=_record_factory, speculative=_record_factory, workload=_record_default_workload, locations=_record_factory, source_format=_record_default_source_format, hints=_record_factory, assumed=_record_factory, unread=_record_factory, writer=_record_default_writer, placement=_record_default_placement):\n    self.name = name\n    self.file = file\n    self.document = document\n    self.engine = engine\n    self.engine_version = engine_version\n    self.gpu = _record_default_gpu() if gpu is _record_factory else gpu\n    self.model = _record_default_model() if model is _record_factory else model\n    self.parallel = _record_default_parallel() if parallel is _record_factory else parallel\n    self.serving = _record_default_serving() if serving is _record_factory else serving\n    self.speculative = _record_default_speculative() if speculative is _record_factory else speculative\n    self.workload = workload\n    self.locations = _record_default_locations() if locations is _record_factory else locations\n    self.source_format = source_format\n    self.hints = _record_default_hints() if hints is _record_factory else hints\n    self.assumed = _record_default_assumed() if assumed is _record_factory else assumed\n    self.unread = _record_default_unread() if unread is _record_factory else unread\n    self.writer = writer\n    self.placement = placement', ('_record_default_assumed', '_record_default_document', '_record_default_engine', '_record_default_engine_version', '_record_default_gpu', '_record_default_hints', '_record_default_locations', '_record_default_model', '_record_default_parallel', '_record_default_placement', '_record_default_serving', '_record_default_source_format', '_record_default_speculative', '_record_default_unread', '_record_default_workload', '_record_default_writer', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_document', '_record_default_engine', '_record_default_engine_version', '_record_factory', '_record_factory', '_record_factory', '_record_factory', '_record_factory', '_record_default_workload', '_record_factory', '_record_default_source_format', '_record_factory', '_record_factory', '_record_factory', '_record_default_writer', '_record_default_placement')
 
 
 # hbmlint.catalog.GpuInfo

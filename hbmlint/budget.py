@@ -236,7 +236,7 @@ class Budget:
     def fraction_of_free(self) -> bool:
         """Whether the engine's memory fraction is of the memory free after the weights and
         the overhead (TensorRT-LLM), not of the card."""
-        return _fraction_meaning(self.settings.engine) == "of_free"
+        return fraction_meaning(self.settings.engine) == "of_free"
 
     @property
     def usable_share(self) -> float:
@@ -327,7 +327,7 @@ class Budget:
             # edge, the one the error rules promise a refusal by, goes without it. vLLM counts
             # it among the overhead (of_overhead of it is in the spread already); SGLang takes
             # it out of the memory free at start.
-            in_overhead = _fraction_meaning(s.engine) != "weights_and_kv_of_total"
+            in_overhead = fraction_meaning(s.engine) != "weights_and_kv_of_total"
             up = up + (group * (1 - of_overhead) if in_overhead else group)
         return down, up
 
@@ -681,7 +681,7 @@ def _settings_for(
         if notes:
             assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
     elif fraction is None:
-        fraction, why = _default_fraction(engine, dep.engine_version)
+        fraction, why = default_fraction(engine, dep.engine_version)
         if notes:
             assumed["gpu_memory_utilization"] = f"{fraction} ({why})"
     extensible = (
@@ -1571,7 +1571,7 @@ class _OverheadFigures:
     every run's start-up would pay."""
 
     __slots__ = (
-        "meaning",  # _fraction_meaning
+        "meaning",  # fraction_meaning
         "non_torch_tp1",
         "non_torch_tp_many",
         "context_requests",  # sampled_sequences: context_requests (TensorRT-LLM)
@@ -1599,7 +1599,7 @@ def _overhead_figures(engine: str, engine_version: str | None, legacy: bool) -> 
         engine, engine_version, "prefill_logprobs_before"
     )
     return _OverheadFigures(
-        meaning=_fraction_meaning(engine),
+        meaning=fraction_meaning(engine),
         non_torch_tp1=spec[_PARSED + "non_torch_tp1"],
         non_torch_tp_many=spec[_PARSED + "non_torch_tp_many"],
         context_requests=spec.get("sampled_sequences") == "context_requests",
@@ -2000,7 +2000,7 @@ def compute(
     for line in overhead.values():  # one by one, as sum() of Quantities added them
         overhead_total = overhead_total + line
 
-    meaning = _fraction_meaning(s.engine)
+    meaning = fraction_meaning(s.engine)
     warmup_margin = None
     fixed = weights + draft_weights
     # SGLang keeps the recurrent state of hybrid models in a pool of its own (sglang_mamba.py);
@@ -2837,7 +2837,7 @@ release = _version = catalog.release
 
 
 @lru_cache(maxsize=64)  # engines.yaml is read once a process; each budget asks several times
-def _fraction_meaning(engine: str) -> str:
+def fraction_meaning(engine: str) -> str:
     """What the engine's memory fraction is a fraction of (engines.yaml memory_fraction.meaning:
     of_total, of_free, weights_and_kv_of_total)."""
     return catalog.engine_defaults(engine)["memory_fraction"]["meaning"]
@@ -2856,7 +2856,9 @@ def _is_legacy(defaults: dict, engine_version: str | None) -> bool:
 
 
 @lru_cache(maxsize=256)  # a few engines and releases a run; engines.yaml is read once a process
-def _default_fraction(engine: str, engine_version: str | None) -> tuple[float, str]:
+def default_fraction(engine: str, engine_version: str | None) -> tuple[float, str]:
+    """The engine's memory fraction when the file sets none, for its release (the newest's
+    where it names none), and why."""
     spec = catalog.engine_defaults(engine)["memory_fraction"]
     version = _version(engine_version)
     if version is not None:

@@ -401,17 +401,22 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "HBM019",
             "shared-gpu",
             Severity.WARNING,
-            "Engine services of one file run on the same GPU and their memory fractions add up "
-            "to more than the card: the one that starts second refuses or gets far less.",
+            "Engine services of one file run on the same GPU and would take more than the card "
+            "together: the one that starts second refuses or gets far less.",
             "Two engine services of a docker-compose file name the same GPU (`device_ids`, or "
-            "`NVIDIA_VISIBLE_DEVICES`) and their memory fractions, as set or the engine's "
-            "default (vLLM's `--gpu-memory-utilization`, SGLang's `--mem-fraction-static`, "
-            "TGI's `--cuda-memory-fraction`), add up to more than 95% of it. Each engine sizes "
-            "its memory as if it had the GPU alone: vLLM checks that the share it asks for is "
-            "free at start, TGI and SGLang size the KV cache from what they find. So the one "
-            "that starts second refuses to start, or runs with far less KV cache than its "
-            "budget says. Give each service its own GPU, or set fractions that add up to less "
-            "than about 0.9 (the CUDA context of each takes some memory too).",
+            "`NVIDIA_VISIBLE_DEVICES`) and, as their budgets read them, would take more than 97% "
+            "of it together: each its memory fraction as set or the engine's default for its "
+            "release and GPU (vLLM's `--gpu-memory-utilization`, SGLang's "
+            "`--mem-fraction-static`, TGI's `--cuda-memory-fraction`, TensorRT-LLM's "
+            "`free_gpu_memory_fraction`), plus what the engine keeps outside it (SGLang's "
+            "activations and CUDA graphs; TensorRT-LLM's fraction is of what is free after its "
+            "weights and activations). Each engine sizes its memory as if it had the GPU alone: "
+            "vLLM checks that the share it asks for is free at start, TGI, SGLang and "
+            "TensorRT-LLM size the KV cache from what they find. So the one that starts second "
+            "refuses to start, or runs with far less KV cache than its budget says. Give each "
+            "service its own GPU, or lower the fractions until the two fit (the second one's "
+            "CUDA context takes a few hundred MiB as well). Services of Compose profiles that "
+            "share none are never started together and are not compared.",
         ),
         InputCheck(
             "HBM090",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import budget as budget_stage
-from . import catalog, files
+from . import catalog, files, shared_gpu
 from .diagnostics import Diagnostic, Fix, Severity, input_diagnostic
 from .engines.args import FORWARDED_FLAGS
 from .expressions import ExpressionError
@@ -279,6 +279,12 @@ def _lint_text(
                 )
                 complete_fixes(result.diagnostics[first:], deployment, context)
             _done(deployment, options)
+    if any(item.deployment.placement is not None for item in result.deployments):
+        # engines of one file on one GPU (compose services), with the budgets' fractions
+        deployments = [item.deployment for item in result.deployments]
+        result.diagnostics.extend(shared_gpu.findings(deployments, display))
+        for deployment in deployments:
+            deployment.placement = None
     if (
         error is None
         and not result.deployments
@@ -635,9 +641,13 @@ def _lint_deployment(
             p.code in ("HBM005", "HBM007") for p in problems
         ):
             _gpu_free_rules(deployment, rules, findings, options)
+        if deployment.placement is not None:
+            shared_gpu.settle(deployment.placement, deployment, None)
         return DeploymentResult(deployment, error=first_error)
     # the budget's notes (what it assumed) are for the budget reports alone
     budget = budget_stage.build(resolved, notes=options.keep_budgets)
+    if deployment.placement is not None:
+        shared_gpu.settle(deployment.placement, deployment, budget)
     tradeoff = _tradeoff_params(rules, options)
     # the rules that do not hold, in order (almost every rule holds)
     for rule, finding in evaluate_rules(rules, budget, options.rule_params, tradeoff):

@@ -234,6 +234,24 @@ class WorkloadSpec:
 
 
 @dataclass(slots=True)
+class Placement:
+    """The host GPUs a service of a compose file runs on, as the file names them (its
+    ``device_ids``, NVIDIA_VISIBLE_DEVICES), for the check after the budgets that two engines
+    of one file do not share a card past its memory (shared_gpu.py)."""
+
+    devices: frozenset[str]
+    where: Span  # where the service names them
+    profiles: frozenset[str] = frozenset()  # Compose profiles: none means it always runs
+    # what the budget settled on: the share of the card the engine takes, its memory fraction
+    # and how it is read (engines.yaml memory_fraction.meaning), "" where the file sets the
+    # fraction, else ", the engine's default"; share None before the budget
+    share: float | None = None
+    fraction: float = 0.0
+    meaning: str = "of_total"
+    said: str = ""
+
+
+@dataclass(slots=True)
 class Deployment:
     name: str
     file: str
@@ -265,6 +283,9 @@ class Deployment:
     # how to write a setting back into the file (rewrite.ArgvWriter, rewrite.FieldWriter): set
     # by the format reader, used by the fix stage, dropped after it (it is not picklable)
     writer: Any = None
+    # the GPUs a compose service names, for shared_gpu.py (None where the format has no such
+    # thing, or the file does not say)
+    placement: Placement | None = None
 
     @property
     def written_for_hbmlint(self) -> bool:

@@ -30,7 +30,7 @@ def expected_overhead(resolved, s, group) -> dict:
     tp = s.tensor_parallel
     key = "non_torch_tp1" if tp * s.pipeline_parallel == 1 else "non_torch_tp_many"
     non_torch = parsed[budget_stage._PARSED + key]
-    if group > 0 and budget_stage._fraction_meaning(s.engine) != "weights_and_kv_of_total":
+    if group > 0 and budget_stage.fraction_meaning(s.engine) != "weights_and_kv_of_total":
         non_torch = parsed[budget_stage._PARSED + "non_torch_tp1"] + group
     sampled = min(s.max_num_seqs, s.max_num_batched_tokens)
     if spec.get("sampled_sequences") == "context_requests":

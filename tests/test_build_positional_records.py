@@ -34,7 +34,7 @@ def test_the_records_keep_the_order_build_passes():
     assert _names(Deployment) == [
         *("name", "file", "document", "engine", "engine_version", "gpu", "model"),
         *("parallel", "serving", "speculative", "workload", "locations", "source_format"),
-        *("hints", "assumed", "unread", "writer"),
+        *("hints", "assumed", "unread", "writer", "placement"),
     ]
     assert _names(GpuSpec) == ["type", "memory", "count", "count_why", "labels", "pods"]
     for record in (ModelRef, ParallelSpec, ServingSpec):

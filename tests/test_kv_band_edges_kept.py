@@ -11,9 +11,9 @@ from helpers import recorded_builds
 from hbmlint.budget import (
     KV_UNCERTAINTY_DOWN,
     KV_UNCERTAINTY_UP,
-    _fraction_meaning,
     _graphs_maybe_uncharged_for,
     _release_before,
+    fraction_meaning,
     nvswitch_group_bytes,
 )
 from hbmlint.units import in_bytes
@@ -47,7 +47,7 @@ def _spread(b, up: bool):
         spread = spread + state * s.memory_fraction
     group = nvswitch_group_bytes(b.resolved.gpu, s) if up else 0
     if group > 0:
-        in_overhead = _fraction_meaning(s.engine) != "weights_and_kv_of_total"
+        in_overhead = fraction_meaning(s.engine) != "weights_and_kv_of_total"
         spread = spread + (group * (1 - of_overhead) if in_overhead else group)
     margin = b.warmup_margin
     if not up and margin is not None and spread >= in_bytes(margin):

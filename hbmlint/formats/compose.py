@@ -40,7 +40,7 @@ from ..engines.config_file import (
     load_settings,
 )
 from ..engines.shell import Locator
-from ..spec import IMAGE_BUILD, ROCM_SAID, Deployment, Label
+from ..spec import IMAGE_BUILD, ROCM_SAID, Deployment, Label, Placement
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import GpuFacts, build, mounted_from, nvidia_runtime_devices, visible_devices
@@ -393,7 +393,6 @@ def to_deployments(
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     deployments: list[Deployment] = []
     findings: list[Diagnostic] = []
-    placed: list[tuple] = []  # services on named GPUs: (deployment, GPUs, where, profiles)
     interpolate = project_variables(path)
     compose_dir = None if str(path) in ("-", "<stdin>") else Path(path).parent
     for service_name, service in document.data["services"].items():
@@ -481,9 +480,9 @@ def to_deployments(
             deployments.append(deployment)
             devices = _device_ids(service, env, interpolate)
             if devices:
+                # for shared_gpu.py, once the budgets have settled each service's fraction
                 where = document.span(_devices_path(service, spath))
-                placed.append((deployment, devices, where, _profiles(service)))
-    findings.extend(_shared_gpus(placed, display))
+                deployment.placement = Placement(devices, where, _profiles(service))
     return deployments, findings
 
 
@@ -523,53 +522,6 @@ def _profiles(service: dict) -> frozenset[str]:
     """The Compose profiles a service runs under (none: it always runs)."""
     profiles = service.get("profiles")
     return frozenset(map(str, profiles)) if isinstance(profiles, list) else frozenset()
-
-
-def _shared_gpus(placed: list[tuple], display: str) -> list:
-    """A warning where engine services of one file run on the same GPU and their memory
-    fractions (as set, else the engine's default) add up to more than the card: each engine
-    sizes its memory as if it had the GPU alone (vLLM checks that the fraction it asks for is
-    free at start, TGI and SGLang size the KV cache from the memory they find), so the one that
-    starts second refuses or gets far less than budgeted."""
-    from .. import catalog
-
-    findings = []
-    for i, (first, devices, _, profiles) in enumerate(placed):
-        for second, others, where, theirs in placed[i + 1 :]:
-            shared = sorted(devices & others)
-            if not shared or (profiles and theirs and not profiles & theirs):
-                continue  # not on one GPU, or never started together (`--profile` picks one)
-            parts = []
-            total = 0.0
-            for deployment in (first, second):
-                fraction = deployment.serving.gpu_memory_utilization
-                said = ""
-                if fraction is None:
-                    spec = catalog.engine_defaults(deployment.engine).get("memory_fraction") or {}
-                    fraction, said = float(spec.get("default", 0.9)), ", the engine's default"
-                total += float(fraction)
-                parts.append(f"{deployment.name} {float(fraction):g}{said}")
-            if total <= 0.95:
-                continue
-            gpus = ", ".join(shared)
-            findings.append(
-                input_diagnostic(
-                    "HBM019",
-                    f"{first.name} and {second.name} both run on GPU {gpus} and their memory "
-                    f"fractions add up to {total:.0%} of it ({'; '.join(parts)}): each engine "
-                    "sizes its memory as if it had the GPU alone, so the one that starts second "
-                    "refuses to start or runs with far less KV cache than budgeted",
-                    display,
-                    where,
-                    second.name,
-                    [
-                        "Give each service a GPU of its own (device_ids), or set the fractions "
-                        "(--gpu-memory-utilization, --mem-fraction-static, "
-                        "--cuda-memory-fraction) so that they add up to less than 0.9"
-                    ],
-                )
-            )
-    return findings
 
 
 def _mounted_model(document: YamlDocument, spath: tuple, model: str | None) -> Label | None:
