@@ -16,6 +16,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 COVERED = {
     "vllm-0171-qwen35-2b-24gb-gmu050-262k.sh",
+    "compose-stacksmith-trtllm.yml",
 }
 
 
@@ -53,3 +54,19 @@ def test_a_fraction_the_engine_starts_with_is_no_error(rules, tmp_path):
     result = _lint(path, rules, gpu="RTX-3090")
     assert Severity.ERROR not in {f.severity for f in result.diagnostics}
     assert [f.code for f in result.diagnostics] == ["HBM105"]
+
+
+# --- trtllm-serve's arguments after an unread model --------------------------------------------
+# MichaelSchmidle/stacksmith trtllm/docker-compose.yml @ 03846b6a: `exec trtllm-serve
+# "$MODEL_HANDLE" ... ${TRTLLM_SERVER_ARGS}`. The extra arguments at the end were reported as
+# "the model is ${TRTLLM_SERVER_ARGS}", a second time, though the model is the first word.
+STACKSMITH = REAL / "compose-stacksmith-trtllm.yml"
+
+
+def test_the_model_is_said_unread_once_and_is_the_first_word(rules):
+    result = _lint(STACKSMITH, rules, gpu="H100")
+    said = [f.message for f in result.diagnostics if f.message.startswith("the model is")]
+    assert said == [
+        "the model is $MODEL_HANDLE, which hbmlint cannot read here; this server is not checked"
+    ]
+    assert result.deployments == []

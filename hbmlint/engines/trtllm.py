@@ -172,7 +172,11 @@ def parse(
         if item.flag is None and not item.name:
             if "model.name" not in command.values and item.word.readable:
                 command.set("model.name", model_name(item.word.text), item.word.span)
-            elif not item.word.readable and "model.name" not in command.values:
+            elif (
+                not item.word.readable
+                and "model.name" not in command.values
+                and not command.model_unreadable  # said once: what follows is more arguments
+            ):
                 command.model_unreadable = True
                 command.note(
                     "HBM011",
