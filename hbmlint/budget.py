@@ -292,7 +292,7 @@ class Budget:
             # TGI: at the low edge its warm-up batch no longer fits, so no cache at all
             down = max(down, in_bytes(self.kv_cache))
         of_overhead, of_weights = KV_UNCERTAINTY_UP
-        up = overhead_total * of_overhead + weights * of_weights
+        up = (overhead_total - self._counted_overhead(plain)) * of_overhead + weights * of_weights
         if graphs is not None and _graphs_maybe_uncharged_for(s.engine, s.engine_version):
             # Model Runner V2 may leave the graphs out of the KV budget (engines.yaml
             # graphs_maybe_uncharged): the generous edge goes without them
@@ -362,6 +362,17 @@ class Budget:
         return math.floor(magnitude / self.kv_pages.block_bytes)
 
     @property
+    def warmup_attention(self) -> Any:
+        """TGI's dense attention over its warm-up prefill (_tgi_dense_prefill: Gemma 3's scores
+        and masks), in bytes per GPU, counted in the activation peak; 0 for other engines and
+        models."""
+        s = self.settings
+        if s.engine != "tgi" or self.resolved.target.vision is None:
+            return Q(0.0, "byte")
+        dense = _tgi_dense_prefill(self.resolved, s)
+        return Q(dense[0] if dense is not None else 0.0, "byte")
+
+    @property
     def trtllm_state_cache(self) -> Any:
         """TensorRT-LLM's Mamba cache on each GPU (max_batch_size slots of a hybrid model's
         state, _trtllm_state), in bytes; 0 for other engines and models."""
@@ -377,6 +388,23 @@ class Budget:
             return 0
         free = state + float(in_bytes(self.kv_cache))  # before the state: kv_cache is what is left
         return max(int(self.settings.max_num_seqs * free / state / 2), 0)
+
+    def _counted_overhead(self, plain: Any) -> float:
+        """Bytes of the overhead that are tensors the engine allocates, counted from their
+        shapes, not a fitted estimate: TGI's dense warm-up attention (_tgi_dense_prefill) where
+        it is the activation peak. The engine holds at least that much (TGI #3105 logged the
+        very tensor), so the generous edge of the band does not discount it."""
+        s = self.settings
+        if s.engine != "tgi" or self.resolved.target.vision is None:
+            return 0.0
+        dense = _tgi_dense_prefill(self.resolved, s)
+        if dense is None:
+            return 0.0
+        if plain is None:
+            activation = float(in_bytes(self.overhead["activation"]))
+        else:
+            activation = float(plain[_OVERHEAD]["activation"])
+        return dense[0] if dense[0] >= activation else 0.0
 
     def kv_band_tokens(self, up: bool) -> Any:
         """``kv_tokens_if(kv_cache + kv_uncertainty(up=True))`` (``up``), or of ``kv_cache -
@@ -1548,6 +1576,12 @@ def overhead_bytes(resolved: Resolved, s: Settings, group: Any) -> dict[str, Any
                 activation,
                 _vision_profile(target, s, figures.mlp_factor, figures.vision_mlp_factor),
             )
+    if s.engine == "tgi" and target.vision is not None:
+        dense_prefill = _tgi_dense_prefill(resolved, s)
+        if dense_prefill is not None:
+            # Gemma 3's warm-up prefill through dense SDPA: a moment of its own, in the
+            # attention, while the MLP's intermediates are not held
+            activation = max(activation, dense_prefill[0])
     overhead = {"non_torch": non_torch, "activation": activation}
     if not s.enforce_eager and figures.graphs_in_budget:
         overhead["cuda_graphs"] = graph_profile_bytes(s)
@@ -1991,6 +2025,11 @@ def compute(
     if video_note:
         assumed = dict(assumed or {})
         _add_note(assumed, "overhead", video_note)
+    if s.engine == "tgi" and resolved.target.vision is not None:
+        dense_prefill = _tgi_dense_prefill(resolved, s)
+        if dense_prefill is not None:
+            assumed = dict(assumed or {})
+            _add_note(assumed, "overhead", dense_prefill[1])
     if resolved.gpu.unified_memory and s.engine == "vllm" and not s.extensible_kv_cache:
         # what loading the weights leaves in use of the host's memory (engines.yaml
         # unified_memory_weights_held), counted as non-torch memory
@@ -2378,14 +2417,8 @@ def _tgi_head(target: Any, s: Settings, weights: Any) -> tuple[Any, str | None]:
     return weights + extra, f"{extra / 2**30:+.2f} GiB per GPU: {why}"
 
 
-def _tgi_warmup_kv(
-    resolved: Resolved, s: Settings, free: Any, usable: Any, per_token: float
-) -> tuple[Any, Any]:
-    """TGI's KV cache after its warm-up (catalog/tgi_warmup.py), and the memory left above the
-    warm-up batch's blocks, in bytes: ``free`` is the fraction of the card less the weights
-    and the warm-up's peak, the warm-up batch's KV blocks not yet taken."""
-    from .catalog import tgi_warmup
-
+def _tgi_warmup_limits(resolved: Resolved, s: Settings) -> tuple[int | None, int | None]:
+    """(max_input_tokens, max_total_tokens) the router's warm-up is given."""
     spec = catalog.engine_defaults("tgi")
     serving = resolved.deployment.serving
     max_total = serving.max_model_len
@@ -2396,6 +2429,39 @@ def _tgi_warmup_kv(
         max_total = s.max_model_len
     if max_input is None and max_total is not None and passes_defaults:
         max_input = max_total - 1
+    return max_input, max_total
+
+
+def _tgi_dense_prefill(resolved: Resolved, s: Settings) -> tuple[float, str] | None:
+    """(bytes per GPU, why) of the warm-up prefill's dense attention where TGI runs the model's
+    prefill through SDPA (catalog/tgi_warmup.py dense_prefill: Gemma 3), else None."""
+    from .catalog import tgi_warmup
+
+    spec = catalog.engine_defaults("tgi")
+    if not spec.get("dense_prefill"):
+        return None
+    # the backend the block size stands for (the launcher's pick, or ATTENTION's)
+    backends = {int(size): name for name, size in spec["attention_block_size"].items()}
+    backend = backends.get(int(s.block_size))
+    if _release_before("tgi", s.engine_version, "attention_since"):
+        backend = None
+    max_input, _ = _tgi_warmup_limits(resolved, s)
+    lengths = tgi_warmup.warmup_requests(s.max_num_batched_tokens, max_input, s.max_num_seqs)
+    return tgi_warmup.dense_prefill(
+        spec, s.engine_version, resolved.target, backend, s.tensor_parallel, lengths
+    )
+
+
+def _tgi_warmup_kv(
+    resolved: Resolved, s: Settings, free: Any, usable: Any, per_token: float
+) -> tuple[Any, Any]:
+    """TGI's KV cache after its warm-up (catalog/tgi_warmup.py), and the memory left above the
+    warm-up batch's blocks, in bytes: ``free`` is the fraction of the card less the weights
+    and the warm-up's peak, the warm-up batch's KV blocks not yet taken."""
+    from .catalog import tgi_warmup
+
+    spec = catalog.engine_defaults("tgi")
+    max_input, max_total = _tgi_warmup_limits(resolved, s)
     slots = tgi_warmup.warmup_batch_tokens(
         s.block_size,
         s.max_num_batched_tokens,

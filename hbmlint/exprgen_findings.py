@@ -103,6 +103,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='kv.bytes < 0': (_v1._magnitude < 0 if type(_v1 := names['kv.bytes']) is _Quantity and _v1._units._dimensions else _v1 < 0),
     ('kv.bytes < 0 and kv.trtllm_state_cache > 0', frozenset(())):
         lambda names, functions, params, _expression='kv.bytes < 0 and kv.trtllm_state_cache > 0': ((_v1._magnitude < 0 if type(_v1 := names['kv.bytes']) is _Quantity and _v1._units._dimensions else _v1 < 0) and (_v2._magnitude > 0 if type(_v2 := names['kv.trtllm_state_cache']) is _Quantity and _v2._units._dimensions else _v2 > 0)),
+    ('kv.bytes < 0 and overhead.warmup_attention > 0', frozenset(())):
+        lambda names, functions, params, _expression='kv.bytes < 0 and overhead.warmup_attention > 0', _s2=_name_attribute('overhead', 'warmup_attention', 'kv.bytes < 0 and overhead.warmup_attention > 0'): ((_v1._magnitude < 0 if type(_v1 := names['kv.bytes']) is _Quantity and _v1._units._dimensions else _v1 < 0) and (_v3._magnitude > 0 if type(_v3 := _s2(names, functions, params)) is _Quantity and _v3._units._dimensions else _v3 > 0)),
     ('kv.bytes_per_token', frozenset(())):
         lambda names, functions, params, _expression='kv.bytes_per_token': names['kv.bytes_per_token'],
     ('kv.max_model_len_fit', frozenset(())):
@@ -137,10 +139,12 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='kv.tokens_low': names['kv.tokens_low'],
     ('kv.tokens_low <= 0', frozenset(())):
         lambda names, functions, params, _expression='kv.tokens_low <= 0': (_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0),
-    ('kv.tokens_low <= 0 and not (serving.engine == "tgi" and kv.bytes > 0)', frozenset(())):
-        lambda names, functions, params, _expression='kv.tokens_low <= 0 and not (serving.engine == "tgi" and kv.bytes > 0)': ((_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0) and (not ((names['serving.engine'] == 'tgi') and (_v2._magnitude > 0 if type(_v2 := names['kv.bytes']) is _Quantity and _v2._units._dimensions else _v2 > 0)))),
-    ('kv.tokens_low <= 0 and serving.engine == "tgi" and kv.bytes > 0', frozenset(())):
-        lambda names, functions, params, _expression='kv.tokens_low <= 0 and serving.engine == "tgi" and kv.bytes > 0': ((_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0) and (names['serving.engine'] == 'tgi') and (_v2._magnitude > 0 if type(_v2 := names['kv.bytes']) is _Quantity and _v2._units._dimensions else _v2 > 0)),
+    ('kv.tokens_low <= 0 and not (serving.engine == "tgi" and kv.bytes > 0) and overhead.warmup_attention == 0', frozenset(())):
+        lambda names, functions, params, _expression='kv.tokens_low <= 0 and not (serving.engine == "tgi" and kv.bytes > 0) and overhead.warmup_attention == 0', _s3=_name_attribute('overhead', 'warmup_attention', 'kv.tokens_low <= 0 and not (serving.engine == "tgi" and kv.bytes > 0) and overhead.warmup_attention == 0'): ((_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0) and (not ((names['serving.engine'] == 'tgi') and (_v2._magnitude > 0 if type(_v2 := names['kv.bytes']) is _Quantity and _v2._units._dimensions else _v2 > 0))) and (_s3(names, functions, params) == 0)),
+    ('kv.tokens_low <= 0 and overhead.warmup_attention == 0', frozenset(())):
+        lambda names, functions, params, _expression='kv.tokens_low <= 0 and overhead.warmup_attention == 0', _s2=_name_attribute('overhead', 'warmup_attention', 'kv.tokens_low <= 0 and overhead.warmup_attention == 0'): ((_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0) and (_s2(names, functions, params) == 0)),
+    ('kv.tokens_low <= 0 and serving.engine == "tgi" and kv.bytes > 0 and overhead.warmup_attention == 0', frozenset(())):
+        lambda names, functions, params, _expression='kv.tokens_low <= 0 and serving.engine == "tgi" and kv.bytes > 0 and overhead.warmup_attention == 0', _s3=_name_attribute('overhead', 'warmup_attention', 'kv.tokens_low <= 0 and serving.engine == "tgi" and kv.bytes > 0 and overhead.warmup_attention == 0'): ((_v1._magnitude <= 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 <= 0) and (names['serving.engine'] == 'tgi') and (_v2._magnitude > 0 if type(_v2 := names['kv.bytes']) is _Quantity and _v2._units._dimensions else _v2 > 0) and (_s3(names, functions, params) == 0)),
     ('kv.tokens_low > 0', frozenset(())):
         lambda names, functions, params, _expression='kv.tokens_low > 0': (_v1._magnitude > 0 if type(_v1 := names['kv.tokens_low']) is _Quantity and _v1._units._dimensions else _v1 > 0),
     ('kv.tokens_without_draft', frozenset(())):
@@ -211,6 +215,12 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='not tradeoff().current_starts': (not _attribute(_function(functions, 'tradeoff', False)(), 'current_starts', _expression)),
     ('overhead.total', frozenset(())):
         lambda names, functions, params, _expression='overhead.total', _s1=_name_attribute('overhead', 'total', 'overhead.total'): _s1(names, functions, params),
+    ('overhead.warmup_attention', frozenset(())):
+        lambda names, functions, params, _expression='overhead.warmup_attention', _s1=_name_attribute('overhead', 'warmup_attention', 'overhead.warmup_attention'): _s1(names, functions, params),
+    ('overhead.warmup_attention > 0', frozenset(())):
+        lambda names, functions, params, _expression='overhead.warmup_attention > 0', _s1=_name_attribute('overhead', 'warmup_attention', 'overhead.warmup_attention > 0'): (_v2._magnitude > 0 if type(_v2 := _s1(names, functions, params)) is _Quantity and _v2._units._dimensions else _v2 > 0),
+    ('overhead.warmup_attention > 0 and not engine_at_least("3.3")', frozenset(())):
+        lambda names, functions, params, _expression='overhead.warmup_attention > 0 and not engine_at_least("3.3")', _s1=_name_attribute('overhead', 'warmup_attention', 'overhead.warmup_attention > 0 and not engine_at_least("3.3")'): ((_v2._magnitude > 0 if type(_v2 := _s1(names, functions, params)) is _Quantity and _v2._units._dimensions else _v2 > 0) and (not _function(functions, 'engine_at_least', False)('3.3'))),
     ('parallel.block_tensor', frozenset(())):
         lambda names, functions, params, _expression='parallel.block_tensor': names['parallel.block_tensor'],
     ('parallel.block_tensor > 1', frozenset(())):

@@ -807,8 +807,13 @@ def _unless_the_layout_is_guessed(finding: Diagnostic, rule: Rule, budget: Any) 
             "the checkpoint's weights are sized from its name, and which of its layers stay "
             "unquantized is a guess: `hbmlint models pull` reads its config.json"
         )
-    elif resolved.model_guessed_from is not None and budget.usable.magnitude > 0:
-        # (with no usable memory at all the engine refuses whatever checkpoint it loads)
+    elif (
+        resolved.model_guessed_from is not None
+        and budget.usable.magnitude > 0
+        and not _refuses_without_weights(budget)
+    ):
+        # (with no usable memory at all the engine refuses whatever checkpoint it loads, and
+        # so it does where the runtime overhead alone leaves no room)
         # a local directory named after a model may hold any checkpoint of it (the AWQ one a
         # loader job downloaded): the weights rest on which
         why = (
@@ -819,6 +824,17 @@ def _unless_the_layout_is_guessed(finding: Diagnostic, rule: Rule, budget: Any) 
     else:
         return finding
     return replace(finding, severity=Severity.WARNING, message=f"{finding.message} ({why})")
+
+
+def _refuses_without_weights(budget: Any) -> bool:
+    """Whether no KV cache is left even at the generous edge of the estimate were the target's
+    weights nothing at all: then no checkpoint of the model, however small, starts (TGI's
+    dense warm-up attention of Gemma 3 at a long prefill)."""
+    try:
+        high = budget.kv_cache + budget.kv_uncertainty(True) + budget.weights
+    except (AttributeError, TypeError):
+        return False
+    return float(high.to("byte").magnitude) <= 0
 
 
 def _kv_bytes_unread(rule: Rule, deployment: Deployment) -> bool:

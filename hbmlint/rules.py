@@ -809,7 +809,13 @@ def _space(table: dict[str, Callable[[_Facts], Any]]) -> Callable[[_Facts], Lazy
 
 def _overhead_space(facts: _Facts) -> Lazy:
     budget = facts.budget
-    return Lazy.of({"total": budget.overhead_total, **budget.overhead})
+    return Lazy.of(
+        {
+            "total": budget.overhead_total,
+            **budget.overhead,
+            "warmup_attention": budget.warmup_attention,
+        }
+    )
 
 
 def _workload_space(facts: _Facts) -> Lazy:

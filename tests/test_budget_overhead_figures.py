@@ -51,6 +51,11 @@ def expected_overhead(resolved, s, group) -> dict:
         encoder = float(spec.get("vision_mlp_factor", spec["mlp_factor"]))
         vision = budget_stage._vision_profile(target, s, float(spec["mlp_factor"]), encoder)
         activation = max(activation, vision)
+    if s.engine == "tgi" and target.vision is not None:
+        # TGI's dense warm-up attention (Gemma 3 in 3.2.x): a moment of the peak of its own
+        dense = budget_stage._tgi_dense_prefill(resolved, s)
+        if dense is not None:
+            activation = max(activation, dense[0])
     overhead = {"non_torch": non_torch, "activation": activation}
     if not s.enforce_eager and budget_stage._graphs_in_budget_for(s.engine, s.engine_version):
         overhead["cuda_graphs"] = budget_stage.graph_profile_bytes(s)

@@ -174,6 +174,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_shell_function_library import COVERED as FUNCTIONS  # a sourced library
     from test_shell_scripts_session12 import COVERED as SHELL12  # a corpus of real scripts
     from test_silent_passes import COVERED as SILENT  # once "All clear", now said
+    from test_tgi_gemma3_prefill import COVERED as TGI_GEMMA3  # Gemma 3's dense warm-up
     from test_tgi_nf4_prompt_limit import COVERED as TGI_NF4  # TGI 2.x warm-up, NF4 on load
     from test_trtllm_mamba_state import COVERED as TRTLLM_MAMBA  # TensorRT-LLM's Mamba cache
 
@@ -185,7 +186,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
-    tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26
+    tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26 | TGI_GEMMA3
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -484,6 +484,12 @@ class Architecture:
     head_target_copies: frozenset[str] = field(default_factory=frozenset)
     # the checkpoint as stored (safetensors headers), when hbmlint could read them
     checkpoint: Any = None
+    # Where a multimodal config.json nests its text model under text_config, the head size its
+    # top level gives (head_dim, or hidden_size / num_attention_heads), 0 where it gives none,
+    # and the head_dim text_config states (0: none): TGI's launcher picks its attention backend
+    # from these (catalog/tgi_warmup.py attention). None: the top level is the text model
+    config_top_head_dim: int | None = None
+    text_config_head_dim: int = 0
 
     def without_vision(self) -> Architecture:
         """The language model alone: no vision tower or projector weights, no image profile
@@ -1614,6 +1620,19 @@ def _served_part(config: dict) -> dict:
     return {**thinker, **kept}
 
 
+def _top_head_dim(config: dict) -> int:
+    """The head size config.json's top level gives, as TGI's launcher reads it
+    (launcher/src/main.rs, Config from RawConfig): head_dim, else hidden_size (or n_embd) /
+    num_attention_heads where that divides; 0 where the top level gives neither."""
+    head = config.get("head_dim")
+    if isinstance(head, int) and not isinstance(head, bool) and head > 0:
+        return head
+    hidden = config.get("hidden_size") or config.get("n_embd")
+    heads = config.get("num_attention_heads")
+    whole = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (hidden, heads))
+    return hidden // heads if whole and hidden % heads == 0 else 0
+
+
 def _audio_params(audio: dict) -> int:
     """Parameters of an audio encoder: Gemma's conformer (_conformer_audio_params), else a
     Whisper-style one (_whisper_audio_params)."""
@@ -1725,6 +1744,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
     from .config_check import check_config
 
     check_config(config)  # types and ranges first: no arithmetic on absurd figures
+    top_head_dim = _top_head_dim(config)  # the file's own top level, as TGI's launcher reads it
     config = _gpt2_fields(_served_part(config))
     from .encoders import not_budgeted_reason
 
@@ -1931,6 +1951,8 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
                 ),
             )
         ),
+        config_top_head_dim=None if text is config else top_head_dim,
+        text_config_head_dim=_int(text, "head_dim") if text is not config else 0,
         **moe,
         **state,
     )

@@ -49,7 +49,7 @@ def attention(
         return None, size, f"{where}: paged attention, blocks of {size} tokens"
     sizes = spec["attention_block_size"]
     forced = _by_release(spec["attention_forced"], version)["model_types"]
-    head = int(getattr(target, "head_dim", 0) or 0)
+    head = launcher_head_dim(spec, version, target)
     model_type = str(getattr(target, "model_type", "") or "")
     if head in spec["attention_head_sizes"] and model_type not in forced:
         backend, why = "flashinfer", "the default backend"
@@ -59,14 +59,40 @@ def attention(
         paged = not _before(version, spec.get("attention_paged_below_capability_since"))
         old_card = paged and (major is None or major < 8)
         backend = "paged" if old_card else "flashdecoding"
-        reason = (
-            f"model type {model_type} is forced off flashinfer"
-            if model_type in forced
-            else f"head size {head} is not one flashinfer takes"
-        )
+        if model_type in forced:
+            reason = f"model type {model_type} is forced off flashinfer"
+        elif head == 0:
+            # resolve_attention's `_` arm: "Forcing attention to '...' because head dim is not
+            # supported by flashinfer, also disabling prefix caching"
+            reason = (
+                "the launcher finds no head size in config.json's top level (the text model's "
+                "is under text_config), so it falls back and turns prefix caching off"
+            )
+        else:
+            reason = f"head size {head} is not one flashinfer takes"
         why = reason + (" and the card is below compute capability 8.0" if old_card else "")
     size = int(sizes[backend])
     return backend, size, f"{where}: attention {backend} ({why}), blocks of {size} tokens"
+
+
+def launcher_head_dim(spec: dict, version: tuple[int, ...] | None, target: Any) -> int:
+    """The head size TGI's launcher reads from config.json (0: none): the top level's
+    (head_dim, or hidden_size / num_attention_heads); for a config nesting its text model under
+    text_config, from 3.2.1 text_config's stated head_dim, and from 3.3 a per-model-type value
+    where text_config states none (engines.yaml head_dim_*)."""
+    top = getattr(target, "config_top_head_dim", None)
+    if top is None:  # the top level is the text model
+        return int(getattr(target, "head_dim", 0) or 0)
+    if top:
+        return int(top)
+    stated = int(getattr(target, "text_config_head_dim", 0) or 0)
+    if stated and not _before(version, spec.get("head_dim_from_text_config_since")):
+        return stated
+    if _before(version, spec.get("head_dim_by_model_type_since")):
+        return 0
+    # the launcher matches the top-level model_type; the catalog keeps the text model's
+    model_type = str(getattr(target, "model_type", "") or "").split("_text")[0]
+    return int((spec.get("head_dim_by_model_type") or {}).get(model_type, 0))
 
 
 def _flops_per_token(target: Any) -> float | None:
@@ -176,14 +202,71 @@ def warmup_batch_tokens(
     requests of at most max_input_tokens each, every request asking for up to max_total_tokens
     (1 new token when neither is set: 2.4.1 and 3.x find them after the warm-up), and the
     server gives each request ceil((prompt + new - 1 + speculate) / block) blocks."""
-    slots, done, requests = 0, 0, 0
-    while done < prefill and requests < max(max_requests, 1):
-        prompt = min(max_input, prefill - done) if max_input else prefill - done
+    slots = 0
+    for prompt in warmup_requests(prefill, max_input, max_requests):
         new = max(max_total - prompt, 1) if max_total else 1
         slots += math.ceil((prompt + new - 1 + speculate) / block) * block
-        done += prompt
-        requests += 1
     return slots
+
+
+def warmup_requests(prefill: int, max_input: int | None, max_requests: int) -> list[int]:
+    """The prompt lengths of the router's warm-up requests: max_batch_prefill_tokens cut into
+    requests of at most max_input_tokens (backends/v3/src/client/grpc_client.rs warmup)."""
+    lengths: list[int] = []
+    done = 0
+    while done < prefill and len(lengths) < max(max_requests, 1):
+        prompt = min(max_input, prefill - done) if max_input else prefill - done
+        lengths.append(prompt)
+        done += prompt
+    return lengths
+
+
+def dense_prefill(
+    spec: dict,
+    version_text: str | None,
+    target: Any,
+    backend: str | None,
+    tensor_parallel: int,
+    lengths: list[int],
+) -> tuple[float, str] | None:
+    """(bytes, why) of the warm-up prefill's dense attention where the model's prefill with an
+    image runs through SDPA on a padded batch (engines.yaml dense_prefill: Gemma 3 in 3.2.x, and
+    later off flashinfer); None where it does not. The warm-up's first request carries an image,
+    so its prefill takes that path: per shard, the scores and their softmax in fp32 over the
+    batch padded to its longest request, and the dense masks beside them."""
+    dense = spec.get("dense_prefill")
+    if not dense or not lengths or getattr(target, "vision", None) is None:
+        return None
+    model_type = str(getattr(target, "model_type", "") or "").split("_text")[0]
+    if model_type not in dense["model_types"]:
+        return None
+    version = release(version_text)
+    if _before(version, dense.get("since")):
+        return None
+    if not _before(version, dense.get("flashinfer_mask_since")) and backend == "flashinfer":
+        return None
+    batch, longest = len(lengths), max(lengths)
+    heads = max(int(target.num_attention_heads) // max(tensor_parallel, 1), 1)
+    square = float(batch) * longest * longest
+    copies, element = int(dense["score_copies"]), float(dense["score_bytes"])
+    scores = copies * heads * square * element
+    masks = int(_by_release(dense["masks_by_release"], version)["value"])
+    mask_bytes = masks * square * float(dense["mask_bytes"])
+    where = f"TGI {version_text}" if version_text else "the newest TGI"
+    path = (
+        "whatever the attention backend"
+        if _before(version, dense.get("flashinfer_mask_since"))
+        else f"as its backend is {backend}, not flashinfer"
+    )
+    shape = f"{batch} x {heads} x {longest:,}^2" if batch > 1 else f"{heads} x {longest:,}^2"
+    why = (
+        f"{where}: the warm-up sends an image, and {model_type}'s prefill with an image runs "
+        f"through dense SDPA ({path}): scores and softmax in fp32, {copies} x {shape} x "
+        f"{element:g} B = "
+        f"{scores / 2**30:.2f} GiB per GPU ({heads} heads a shard), beside {masks} dense "
+        f"mask{'s' if masks > 1 else ''} of {mask_bytes / masks / 2**30:.2f} GiB"
+    )
+    return scores + mask_bytes, why
 
 
 def kv_after_warmup(
