@@ -2,7 +2,8 @@
 holds a Workspace's ``resource`` and ``inference``, and its replicas are whole Workspaces):
 ``inference.preset.name`` names the model (KAITO's preset
 names, or a Hugging Face id), ``resource.instanceType`` the Azure VM size (its GPUs from
-catalog/instance_types.yaml), ``resource.count`` the nodes, and ``inference.config`` a
+catalog/instance_types.yaml), ``resource.count`` the nodes, ``resource.partition`` (BYO nodes, 2026) ``count`` whole GPUs
+(``mode: accelerator``), and ``inference.config`` a
 ConfigMap whose ``inference_config.yaml`` holds a ``vllm:`` map that KAITO appends to the
 engine's flags (kaito-project/kaito presets/workspace/inference/vllm/inference_api.py), read
 when the ConfigMap is in the same file.
@@ -225,6 +226,20 @@ def to_deployments(
             gpu.count, gpu.count_span = per_node, span
             # KAITO shards the model over the node's GPUs unless the config says otherwise
             argv += [Token("--tensor-parallel-size", span), Token(str(per_node), span)]
+    partition_path = (*base, "resource", "partition")
+    mode = value_at(data, (*partition_path, "mode"))
+    accelerators = None
+    if str(mode).lower() == "accelerator":
+        # KAITO (v0.10, 2026, BYO nodes): Count whole GPUs of the matching node, its vLLM
+        # parallelism sized to them (pkg/workspace/inference/preset_inferences.go getGPUConfig
+        # -> sku.ScaleGPUConfigToCount; pkg/model/interface.go configureParallelism)
+        count_path = (*partition_path, "count")
+        accelerators = reader.count(count_path, name)
+        if accelerators:
+            span = document.span(count_path)
+            per_node = accelerators
+            gpu.count, gpu.count_span = per_node, span
+            argv += [Token("--tensor-parallel-size", span), Token(str(per_node), span)]
     nodes_path = (*base, "resource", "count")
     nodes = reader.count(nodes_path, name)
     if nodes and nodes > 1 and per_node is not None:
@@ -260,7 +275,8 @@ def to_deployments(
             tokens, named = found
             argv += tokens  # appended after KAITO's own flags: they win
     if per_node is not None and "tensor-parallel-size" not in named:
-        assumed["tensor_parallel"] = f"{per_node} (KAITO shards the model over the VM's GPUs)"
+        whose = "partition.count GPUs" if accelerators else "VM's GPUs"
+        assumed["tensor_parallel"] = f"{per_node} (KAITO shards the model over the {whose})"
         if per_node > 1 and not (nodes and nodes > 1):
             assumed["tensor_parallel"] += (
                 "; KAITO from v0.8 runs one replica a GPU instead (data parallel, TP 1) when "
