@@ -1,12 +1,12 @@
 """KAITO ``Workspace`` and ``InferenceSet`` (``kaito.sh``; an InferenceSet's ``spec.template``
 holds a Workspace's ``resource`` and ``inference``, and its replicas are whole Workspaces):
-``inference.preset.name`` names the model (KAITO's preset
-names, or a Hugging Face id), ``resource.instanceType`` the Azure VM size (its GPUs from
-catalog/instance_types.yaml), ``resource.count`` the nodes, ``resource.partition`` (BYO nodes, 2026) ``count`` whole GPUs
-(``mode: accelerator``), and ``inference.config`` a
-ConfigMap whose ``inference_config.yaml`` holds a ``vllm:`` map that KAITO appends to the
-engine's flags (kaito-project/kaito presets/workspace/inference/vllm/inference_api.py), read
-when the ConfigMap is in the same file.
+``inference.preset.name`` names the model (KAITO's preset names, or a Hugging Face id),
+``resource.instanceType`` the Azure VM size (its GPUs from catalog/instance_types.yaml),
+``resource.count`` the nodes, ``resource.partition`` (BYO nodes, 2026) ``count`` whole GPUs
+(``mode: accelerator``) or a MIG slice (``mode: mig``, ``profile``), and
+``inference.config`` a ConfigMap whose ``inference_config.yaml`` holds a ``vllm:`` map that
+KAITO appends to the engine's flags (kaito-project/kaito
+presets/workspace/inference/vllm/inference_api.py), read when the ConfigMap is in the same file.
 
 What KAITO decides when the file does not: the tensor parallelism is the VM's GPU count (the
 controller shards the model over the node's GPUs), and the context length is fitted to the GPU
