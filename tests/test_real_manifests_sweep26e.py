@@ -15,6 +15,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 SWEEP26E = {
     "kaito-workspace-accelerator-partition.yaml",
+    "compose-tgi-quantize-awq-llama70b.yml",
 }
 COVERED = SWEEP26E
 
@@ -76,3 +77,49 @@ def test_without_a_gpu_the_warning_points_at_the_partition(rules):
     [unknown] = [f for f in result.diagnostics if f.code == "HBM005"]
     assert unknown.severity is Severity.WARNING
     assert unknown.span.line == _line(ACCELERATOR, "count: 2")
+
+
+# --- TGI --quantize awq on a bf16 checkpoint -----------------------------------------------------
+# zaphodthebeebs/llm-playbook text-generation-inference/docker-compose.yml @ f64c35d8:
+# `--model-id meta-llama/Llama-3.1-70B-Instruct ... --quantize awq` (and QUANTIZE=awq) on one GPU.
+# TGI's AWQ loader reads the checkpoint's qweight tensors and raises "Cannot load `awq` weight,
+# make sure the model is already quantized" (huggingface/text-generation-inference
+# server/text_generation_server/layers/gptq/__init__.py @ db931fcf, from v1.1.0). hbmlint said
+# "All clear" on an 80 GB card, budgeting the bf16 checkpoint as 4-bit weights.
+TGI_AWQ = REAL / "compose-tgi-quantize-awq-llama70b.yml"
+
+
+@pytest.mark.parametrize("gpu", [None, "A100-80GB", "RTX-4090"])
+def test_tgi_quantize_awq_on_an_unquantized_checkpoint_is_an_error(rules, gpu):
+    result = _lint(TGI_AWQ, rules, gpu=gpu)
+    [refused] = [f for f in result.diagnostics if f.code == "HBM330"]
+    assert refused.severity is Severity.ERROR
+    assert refused.span.line == _line(TGI_AWQ, "- --quantize")  # the flag, which wins over env
+    assert "Cannot load `awq` weight" in refused.message
+    assert "meta-llama/Llama-3.1-70B-Instruct is not quantized" in refused.message
+    if gpu == "A100-80GB":
+        assert _codes(result) == [("HBM330", Severity.ERROR)]  # was "All clear"
+
+
+def test_tgi_quantize_from_the_environment_alone_is_judged_at_it(rules, tmp_path):
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(TGI_AWQ.read_text().replace("      - --quantize\n      - awq\n", ""))
+    [refused] = [f for f in _lint(path, rules).diagnostics if f.code == "HBM330"]
+    assert refused.span.line == _line(path, "QUANTIZE=awq")
+
+
+@pytest.mark.parametrize("method", ["eetq", "bitsandbytes-nf4"])
+def test_tgi_methods_that_quantize_on_load_are_not_judged(rules, tmp_path, method):
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(TGI_AWQ.read_text().replace("awq", method))
+    assert "HBM330" not in [f.code for f in _lint(path, rules, gpu="A100-80GB").diagnostics]
+
+
+def test_tgi_awq_on_a_local_path_is_not_judged(rules, tmp_path):
+    # a directory hbmlint takes for the catalog model by its name may hold an AWQ export
+    path = tmp_path / "docker-compose.yml"
+    text = TGI_AWQ.read_text().replace(
+        "      - meta-llama/Llama-3.1-70B-Instruct\n", "      - /models/Llama-3.1-70B-Instruct\n"
+    )
+    path.write_text(text.replace("MODEL_ID=meta-llama/", "MODEL_ID=/models/"))
+    assert "HBM330" not in [f.code for f in _lint(path, rules, gpu="A100-80GB").diagnostics]
