@@ -3,6 +3,7 @@ its source and says what a user sees."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 SWEEP26E = {
     "kaito-workspace-accelerator-partition.yaml",
     "compose-tgi-quantize-awq-llama70b.yml",
+    "compose-solv-stack-build/docker-compose.vllm.yml",
+    "compose-solv-stack-build/docker-compose.vllm.2.yml",
 }
 COVERED = SWEEP26E
 
@@ -37,7 +40,9 @@ def _codes(result) -> list[tuple[str, Severity]]:
 
 
 def _line(path: Path, text: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+    """The first line, not a comment, that holds ``text``."""
+    lines = enumerate(path.read_text().splitlines(), 1)
+    return next(i for i, line in lines if text in line and not line.lstrip().startswith("#"))
 
 
 # --- KAITO's accelerator partition: Count whole GPUs ---------------------------------------------
@@ -123,3 +128,77 @@ def test_tgi_awq_on_a_local_path_is_not_judged(rules, tmp_path):
     )
     path.write_text(text.replace("MODEL_ID=meta-llama/", "MODEL_ID=/models/"))
     assert "HBM330" not in [f.code for f in _lint(path, rules, gpu="A100-80GB").diagnostics]
+
+
+# --- a compose service that builds its own vLLM image ------------------------------------------
+# chnghia/solv-stack docker-compose.vllm.yml / docker-compose.vllm.2.yml @ 9387523 / 9800bd6a:
+# `build: {context: ., dockerfile: vllm.Dockerfile}`, no `image:`, vLLM's flags in `command`; the
+# Dockerfile ends in ENTRYPOINT ["python3", "-m", "vllm.entrypoints.openai.api_server"] (its
+# .env.example saved as .env). hbmlint skipped both: "All clear, 0 deployments", no note.
+SOLV = REAL / "compose-solv-stack-build"
+
+
+def test_a_built_image_is_read_by_its_dockerfiles_entrypoint(rules):
+    path = SOLV / "docker-compose.vllm.2.yml"
+    result = _lint(path, rules, gpu="RTX-5090")
+    [item] = result.deployments
+    assert item.deployment.engine == "vllm"
+    assert item.deployment.model.name == "/models/gemma-4-26b-a4b"
+    # bf16 gemma-4-26b-a4b at 0.60 of a 32 GB card, hedged: the directory may hold another copy
+    [weights] = [f for f in result.diagnostics if f.code == "HBM101"]
+    assert weights.severity is Severity.WARNING
+    assert weights.span.line == _line(path, "--model /models/gemma-4-26b-a4b")
+    assert "HBM011" not in [f.code for f in result.diagnostics]  # the Dockerfile says it
+    # the main service with the project's .env: Qwen2.5-7B at 8,192 tokens over 2 GPUs
+    main = _lint(SOLV / "docker-compose.vllm.yml", rules, gpu="RTX-5090")
+    assert [d.deployment.serving.max_model_len for d in main.deployments] == [8192]
+    assert _codes(main) == []
+
+
+def test_without_its_dockerfile_a_build_named_for_vllm_is_read_as_vllm_and_said(rules, tmp_path):
+    path = tmp_path / "docker-compose.vllm.2.yml"
+    shutil.copy(SOLV / "docker-compose.vllm.2.yml", path)
+    result = _lint(path, rules, gpu="RTX-5090")
+    assert len(result.deployments) == 1
+    [said] = [f for f in result.diagnostics if f.code == "HBM011"]
+    assert said.severity is Severity.INFO
+    assert said.span.line == _line(path, "dockerfile: vllm.Dockerfile")
+    assert "builds its own image from vllm.Dockerfile" in said.message
+    assert ("HBM101", Severity.WARNING) in _codes(result)
+
+
+def _project(tmp_path: Path, dockerfile: str | None, name: str = "vllm.Dockerfile") -> Path:
+    path = tmp_path / "docker-compose.yml"
+    shutil.copy(SOLV / "docker-compose.vllm.2.yml", path)
+    path.write_text(path.read_text().replace("vllm.Dockerfile", name))
+    if dockerfile is not None:
+        (tmp_path / name).write_text(dockerfile)
+    return path
+
+
+def test_a_dockerfile_whose_entrypoint_is_a_script_is_an_info(rules, tmp_path):
+    path = _project(
+        tmp_path, 'FROM nvidia/cuda:13.0.2-devel-ubuntu24.04\nENTRYPOINT ["/start.sh"]\n'
+    )
+    result = _lint(path, rules, gpu="RTX-5090")
+    assert result.deployments == []
+    [info] = result.diagnostics
+    assert (info.code, info.severity) == ("HBM014", Severity.INFO)
+    assert '["/start.sh"]' in info.message
+    assert info.span.line == _line(path, "dockerfile: vllm.Dockerfile")
+
+
+def test_a_build_that_names_no_engine_is_an_info_not_silence(rules, tmp_path):
+    path = _project(tmp_path, None, name="Dockerfile")
+    result = _lint(path, rules, gpu="RTX-5090")
+    assert result.deployments == []
+    assert _codes(result) == [("HBM014", Severity.INFO)]
+    assert "not beside the compose file" in result.diagnostics[0].message
+
+
+def test_a_dockerfile_from_an_engine_image_keeps_its_entrypoint_and_release(rules, tmp_path):
+    dockerfile = "FROM vllm/vllm-openai:v0.10.1\nRUN pip install flash-attn\n"
+    path = _project(tmp_path, dockerfile, name="Dockerfile")
+    [item] = _lint(path, rules, gpu="RTX-5090").deployments
+    assert item.deployment.engine == "vllm"
+    assert item.deployment.engine_version == "0.10.1"
