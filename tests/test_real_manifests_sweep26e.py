@@ -16,6 +16,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 SWEEP26E = {
     "kaito-workspace-accelerator-partition.yaml",
+    "kaito-inferenceset-mig-partition.yaml",
     "compose-tgi-quantize-awq-llama70b.yml",
     "compose-solv-stack-build/docker-compose.vllm.yml",
     "compose-solv-stack-build/docker-compose.vllm.2.yml",
@@ -82,6 +83,41 @@ def test_without_a_gpu_the_warning_points_at_the_partition(rules):
     [unknown] = [f for f in result.diagnostics if f.code == "HBM005"]
     assert unknown.severity is Severity.WARNING
     assert unknown.span.line == _line(ACCELERATOR, "count: 2")
+
+
+# --- KAITO's MIG partition: one slice ----------------------------------------------------------
+# kaito-project/kaito examples/inference/kaito_inferenceset_mig_mixed_strategy.yaml @ 6dbb545d
+# (2026-07-17): `partition: {mode: mig, profile: "2g.24gb"}`. KAITO sizes one GPU of the slice's
+# memory (pkg/utils/common.go GetMIGGPUConfig) and refuses at admission a preset whose weights
+# exceed it (api/v1beta1/workspace_validation.go validateMIGModelFit). hbmlint budgeted the whole
+# card given by --gpu (KV cache 64.51 GiB for a 24 GB slice).
+MIG = REAL / "kaito-inferenceset-mig-partition.yaml"
+
+
+def test_a_mig_partition_is_budgeted_as_the_slice(rules):
+    [item] = _lint(MIG, rules, gpu="H100").deployments
+    budget = item.budget
+    assert budget.resolved.gpu.name == "H100-SXM-80GB MIG 2g.24gb"
+    assert 23 < budget.resolved.gpu.memory.to("GiB").magnitude < 24
+    assert (budget.settings.tensor_parallel, budget.resolved.gpu_count) == (1, 1)
+
+
+def test_without_a_gpu_the_warning_names_the_slice_at_the_profile(rules):
+    [unknown] = [f for f in _lint(MIG, rules).diagnostics if f.code == "HBM005"]
+    assert unknown.severity is Severity.WARNING
+    assert unknown.span.line == _line(MIG, 'profile: "2g.24gb"')
+    assert "MIG 2g.24gb slice" in unknown.message
+
+
+def test_an_8b_preset_on_a_10_gb_slice_is_an_error(rules, tmp_path):
+    # KAITO rejects it at admission ("requires at least ... for weights, which exceeds the
+    # 1g.10gb MIG slice capacity"); hbmlint gave one info
+    path = tmp_path / "inferenceset.yaml"
+    text = MIG.read_text().replace("phi-4-mini-instruct", "llama-3.1-8b-instruct")
+    path.write_text(text.replace("2g.24gb", "1g.10gb"))
+    [weights] = [f for f in _lint(path, rules, gpu="H100").diagnostics if f.code == "HBM101"]
+    assert weights.severity is Severity.ERROR
+    assert "MIG 1g.10gb" in weights.message
 
 
 # --- TGI --quantize awq on a bf16 checkpoint -----------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from ..catalog.labels import MIG_PROFILE
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
 from ..engines.args import Token
@@ -240,6 +241,20 @@ def to_deployments(
             per_node = accelerators
             gpu.count, gpu.count_span = per_node, span
             argv += [Token("--tensor-parallel-size", span), Token(str(per_node), span)]
+    elif str(mode).lower() == "mig":
+        # KAITO (v0.10, 2026, BYO nodes): one MIG slice of the profile, a GPU of the slice's
+        # memory (pkg/utils/common.go GetMIGGPUConfig, GPUCount 1); "tensor parallelism across
+        # partitions is not supported" (api/v1beta1/workspace_types.go PartitionSpec)
+        profile_path = (*partition_path, "profile")
+        profile = value_at(data, profile_path)
+        span = document.span(profile_path) if profile is not None else document.span(partition_path)
+        if profile is not None and MIG_PROFILE.fullmatch(str(profile).strip()):
+            gpu.labels = [*gpu.labels, Label("nvidia.com/mig", str(profile).strip(), span)]
+        gpu.count, gpu.count_span = 1, span
+        per_node = None
+        assumed["tensor_parallel"] = (
+            "1 (a KAITO MIG partition: one slice, no tensor parallelism across slices)"
+        )
     nodes_path = (*base, "resource", "count")
     nodes = reader.count(nodes_path, name)
     if nodes and nodes > 1 and per_node is not None:
