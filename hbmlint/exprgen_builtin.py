@@ -157,6 +157,8 @@ FACTORIES = {
         lambda _Quantity, _attribute, _expression, _function, _f1: lambda names, functions, params: (names['kv.tokens_displaced_by_state_slots'] <= _f1(params['max_displaced_share'], names['kv.tokens_without_draft'])),
     "lambda names, functions, params: (names['model.block_misfit'] == 0)":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['model.block_misfit'] == 0),
+    "lambda names, functions, params: (names['model.checkpoint_unquantized'] and (names['model.quantization_method'] in _c1))":
+        lambda _Quantity, _attribute, _expression, _function, _c1: lambda names, functions, params: (names['model.checkpoint_unquantized'] and (names['model.quantization_method'] in _c1)),
     "lambda names, functions, params: (names['parallel.expert'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0))":
         lambda _Quantity, _attribute, _expression, _function: lambda names, functions, params: (names['parallel.expert'] and (_v1._magnitude > 0 if type(_v1 := names['model.parameters']) is _Quantity and _v1._units._dimensions else _v1 > 0)),
     "lambda names, functions, params: (names['serving.block_size'] in _c1)":
@@ -394,6 +396,8 @@ PROGRAMS = {
         ("lambda names, functions, params: (_v1._magnitude > 0 if type(_v1 := names['model.attention_heads']) is _Quantity and _v1._units._dimensions else _v1 > 0)", {}, ('model.attention_heads',), None),
     ('model.block_misfit == 0', frozenset(())):
         ("lambda names, functions, params: (names['model.block_misfit'] == 0)", {}, ('model.block_misfit',), None),
+    ('model.checkpoint_unquantized and model.quantization_method in ("awq", "gptq", "marlin", "exl2")', frozenset(())):
+        ("lambda names, functions, params: (names['model.checkpoint_unquantized'] and (names['model.quantization_method'] in _c1))", {'_c1': ('awq', 'gptq', 'marlin', 'exl2', )}, ('model.checkpoint_unquantized',), 'model.checkpoint_unquantized'),
     ('model.dtype_requested == "float16" and model.model_type in ("gemma2", "gemma3", "gemma3_text", "glm4")', frozenset(())):
         ("lambda names, functions, params: ((names['model.dtype_requested'] == 'float16') and (names['model.model_type'] in _c1))", {'_c1': ('gemma2', 'gemma3', 'gemma3_text', 'glm4', )}, ('model.dtype_requested',), None),
     ('model.experts > 0', frozenset(())):

@@ -189,6 +189,10 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='model.quantization == "none" and gpu.fp8 and whatif(quantization="fp8").weights.total <= gpu.usable': ((names['model.quantization'] == 'none') and names['gpu.fp8'] and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'quantization': 'fp8'}), 'weights', _expression), 'total', _expression) <= names['gpu.usable'])),
     ('model.quantization_method', frozenset(())):
         lambda names, functions, params, _expression='model.quantization_method': names['model.quantization_method'],
+    ('model.quantization_method != "exl2"', frozenset(())):
+        lambda names, functions, params, _expression='model.quantization_method != "exl2"': (names['model.quantization_method'] != 'exl2'),
+    ('model.quantization_method == "exl2"', frozenset(())):
+        lambda names, functions, params, _expression='model.quantization_method == "exl2"': (names['model.quantization_method'] == 'exl2'),
     ('model.vocab_size', frozenset(())):
         lambda names, functions, params, _expression='model.vocab_size': names['model.vocab_size'],
     ('model.weight_block', frozenset(())):

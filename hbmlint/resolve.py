@@ -264,6 +264,12 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             if choice.vendor == "amd":
                 said += f"{choice.vendor_why}; "
             said += _own_label_gpu(run.deployment.gpu.labels)
+            if choice.mig is not None:
+                # a slice's memory is its share of the card it is cut from (_mig_slice)
+                said += (
+                    f"the engine gets a MIG {choice.mig} slice, sized as its share of the GPU "
+                    "it is cut from, so name that GPU: "
+                )
             if (
                 d.source_format == "kubernetes"
                 and d.gpu.count is None

@@ -15,6 +15,7 @@ from .args import (
     EngineCommand,
     Flag,
     FlagTable,
+    Item,
     Token,
     Unsupported,
     apply,
@@ -23,6 +24,7 @@ from .args import (
     fraction,
     kv_cache_dtype_of,
     model_name,
+    placeholder,
     positive_int,
     scan,
 )
@@ -64,6 +66,16 @@ def _quantize(text: str) -> str | None:
     if key == "exl2":
         raise Unsupported("quantize exl2 is not a format hbmlint sizes; bfloat16 is assumed")
     raise BadValue(f"'{text}' is not a TGI quantization ({', '.join(sorted(_QUANTIZE))} or exl2)")
+
+
+def _quantize_as_written(command: EngineCommand, item: Item) -> None:
+    """--quantize exactly as written (lower-case): the budget keeps only the weight format
+    (marlin is sized as GPTQ, exl2 not at all), but awq, gptq, exl2 and marlin load tensors only
+    a checkpoint quantized that way holds (rule HBM330)."""
+    value = item.value
+    if value is None or not value.readable or placeholder(value.text):
+        return
+    command.set("model.quantization_method", value.text.strip().lower(), item.word.span)
 
 
 def _cuda_graphs(text: str) -> bool:
@@ -150,6 +162,8 @@ def parse(
                 f"Write {item.flag.names[0]}",
             )
         apply(command, item)
+        if item.flag is not None and item.flag.field == "model.quantization":
+            _quantize_as_written(command, item)
     # ATTENTION (an env var with no flag, from 2.3.0): the backend the launcher passes to the
     # server, and the KV block that backend takes (engines.yaml attention_block_size)
     attention = env.get("ATTENTION") if env else None

@@ -11,12 +11,20 @@ environment is ``env_file:`` then ``environment:``. The GPU count comes from
 ``deploy.resources.reservations.devices`` (``count`` or ``device_ids``), or the service's
 ``gpus:`` (the same requests, or ``all``); Compose never names a GPU type, so that comes from
 ``--gpu``.
+
+A service that builds its own image (``build:``, no ``image:``) and passes an engine's flags
+is read by the Dockerfile it names, where it is beside the compose file: its JSON-form
+``ENTRYPOINT`` runs with the command after it, or, with none, its base image's (``FROM
+vllm/vllm-openai:TAG``). Without the Dockerfile, a build named for vLLM (``vllm.Dockerfile``)
+with vLLM's flags is read as vLLM's server, with an info saying so; anything else is an info
+that the service was not checked.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,16 +74,94 @@ def _runs_engine(service: Any) -> bool:
         return True
     command = service.get("command")
     words = [str(w) for w in command] if isinstance(command, list) else str(command or "").split()
+    if _built_here(service):
+        # an image built from a Dockerfile of the project's own, no image named: read where its
+        # command passes an engine's model flag or a flag only vLLM's server takes
+        return _engine_flags(words)
     if isinstance(image, str) and _VARIABLE_IMAGE.match(image):
         # `image: ${VLLM_IMAGE}` set in .env (LSvalbar/custom-ai): read with the interpolated
         # image, where the command passes the model as engines' servers take it, or a flag only
         # vLLM's server takes (anthonywu/dgx-serve-vllm-gemma4: `${MODEL_ID} --max-model-len`)
-        return any(
-            w.split("=", 1)[0] in ("--model", "--model-path", "--model-id")
-            or w.split("=", 1)[0].replace("_", "-") in VLLM_ONLY_FLAGS
-            for w in words
-        )
+        return _engine_flags(words)
     return assumed_vllm_image(image, words)
+
+
+def _engine_flags(words: list[str]) -> bool:
+    """Whether ``words`` pass the model as engines' servers take it, or a flag only vLLM's
+    server takes."""
+    return any(
+        w.split("=", 1)[0] in ("--model", "--model-path", "--model-id")
+        or w.split("=", 1)[0].replace("_", "-") in VLLM_ONLY_FLAGS
+        for w in words
+    )
+
+
+def _built_here(service: dict) -> bool:
+    """A service whose image Compose builds (``build:``) and names no image."""
+    return service.get("build") is not None and not service.get("image")
+
+
+# --- a Dockerfile the service is built from --------------------------------------------------
+
+_DOCKERFILE_BYTES = 1 << 20
+_INSTRUCTION = re.compile(r"^\s*(FROM|ENTRYPOINT)\s+(.*)$", re.I | re.S)
+
+
+@dataclass
+class _Built:
+    """What the Dockerfile a service is built from says: its name as written, the last
+    stage's JSON-form ENTRYPOINT words (None: none, or a shell form), and its base image."""
+
+    name: str
+    entrypoint: list[str] | None
+    base: str | None
+
+
+def _dockerfile(service: dict, compose_dir: Path | None) -> _Built | None:
+    """The Dockerfile a ``build:`` names (``dockerfile_inline``, or ``context`` /
+    ``dockerfile`` from the compose file's folder), read; None where it is not there."""
+    build = service.get("build")
+    if isinstance(build, str):
+        build = {"context": build}
+    if not isinstance(build, dict):
+        return None
+    inline = build.get("dockerfile_inline")
+    if isinstance(inline, str):
+        return _read_dockerfile("dockerfile_inline", inline)
+    context = str(build.get("context") or ".")
+    name = str(build.get("dockerfile") or "Dockerfile")
+    if compose_dir is None or "$" in context + name or "://" in context or context[:4] == "git@":
+        return None
+    candidate = Path(name) if Path(name).is_absolute() else compose_dir / context / name
+    try:
+        text = files.read_text(candidate, _DOCKERFILE_BYTES) if candidate.is_file() else None
+    except (OSError, ValueError, files.FileReadError):
+        text = None
+    return _read_dockerfile(name, text) if text is not None else None
+
+
+def _read_dockerfile(name: str, text: str) -> _Built:
+    entrypoint: list[str] | None = None
+    base: str | None = None
+    logical = re.sub(r"\\[ \t]*\r?\n", " ", text)  # continuation lines joined
+    for line in logical.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        match = _INSTRUCTION.match(line)
+        if match is None:
+            continue
+        keyword, rest = match.group(1).upper(), match.group(2).strip()
+        if keyword == "FROM":  # a new stage: what the earlier one set is not the image's
+            words = [w for w in rest.split() if not w.startswith("--")]
+            base, entrypoint = (words[0] if words else None), None
+            continue
+        try:
+            parsed = json.loads(rest)
+        except ValueError:
+            parsed = None  # the shell form runs `/bin/sh -c`, which drops the command's words
+        ok = isinstance(parsed, list) and all(isinstance(w, str) for w in parsed)
+        entrypoint = parsed if ok else None
+    return _Built(name, entrypoint, base)
 
 
 _VARIABLE_IMAGE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*")
@@ -420,6 +506,21 @@ def to_deployments(
         if image_engine(image_text) is None:
             # an image built here from an engine's image (its build args name it)
             image_text = _base_image(service, interpolate) or image_text
+        built, assumed = None, False
+        if (
+            image_engine(image_text) is None
+            and _built_here(service)
+            and "entrypoint" not in service
+        ):
+            built = _dockerfile(service, compose_dir)
+            where = document.span(_build_path(service, spath))
+            if built is not None and built.entrypoint:
+                # the Dockerfile's ENTRYPOINT runs with the command's words after it
+                argv = [Token(word, where) for word in built.entrypoint] + argv
+            elif built is not None and image_engine(built.base) is not None:
+                image_text = built.base  # built FROM an engine's image: its entrypoint runs
+            elif built is None:
+                argv, assumed = _named_for_vllm(service, argv, where)
         image = image_text if "entrypoint" not in service else None
         command = read_invocation(
             argv,
@@ -430,6 +531,20 @@ def to_deployments(
             k8s_expansion=False,
             files=_service_files(document, spath, compose_dir),
         )
+        if command is None and _built_here(service) and "entrypoint" not in service:
+            findings.append(_unread_build(document, spath, service, built, display, name))
+            continue
+        if command is not None and assumed:
+            command.launcher = "image"
+            command.note(
+                "HBM011",
+                f"the service builds its own image from {_build_name(service)}, which is not "
+                "beside the compose file to read; its name and its command's arguments are "
+                "vLLM's, so they are read as vLLM's OpenAI server runs them, the newest release "
+                "unless a release is said elsewhere",
+                argv[0].span,
+                "Lint the compose file in its project, with the Dockerfile its build names",
+            )
         if command is None:
             unset = interpolate(raw_image)[1] if raw_image else []
             if unset and _VARIABLE_IMAGE.match(raw_image or ""):
@@ -484,6 +599,76 @@ def to_deployments(
                 where = document.span(_devices_path(service, spath))
                 deployment.placement = Placement(devices, where, _profiles(service))
     return deployments, findings
+
+
+# the words an image named for vLLM is taken to run before its command's (vllm/vllm-openai's
+# entrypoint before 0.10)
+_ASSUMED_SERVER = ("python3", "-m", "vllm.entrypoints.openai.api_server")
+
+
+def _build_name(service: dict) -> str:
+    build = service.get("build")
+    if isinstance(build, dict):
+        return str(build.get("dockerfile") or Path(str(build.get("context") or ".")).name)
+    return Path(str(build)).name
+
+
+def _named_for_vllm(service: dict, argv: list[Token], where: Span) -> tuple[list[Token], bool]:
+    """``argv`` after vLLM's server, and True, where the Dockerfile (or the build's folder) is
+    named for vLLM and the command's words are vLLM's (engines.assumed_vllm_image); else
+    ``argv`` as it is, and False."""
+    words = [t.text for t in argv]
+    if not assumed_vllm_image(_build_name(service), words):
+        return argv, False
+    if words[0] == "serve":  # an image whose entrypoint is `vllm`
+        return [Token("vllm", where), *argv], True
+    return [Token(word, where) for word in _ASSUMED_SERVER] + argv, True
+
+
+def _build_path(service: dict, spath: tuple) -> tuple:
+    build = service.get("build")
+    if isinstance(build, dict) and "dockerfile" in build:
+        return (*spath, "build", "dockerfile")
+    return (*spath, "build")
+
+
+def _unread_build(
+    document: YamlDocument,
+    spath: tuple,
+    service: dict,
+    built: _Built | None,
+    display: str,
+    name: str,
+) -> Diagnostic:
+    """The info for a service built from a Dockerfile whose entrypoint hbmlint cannot say runs
+    an engine, while its command passes an engine's flags."""
+    if built is None:
+        why = (
+            "from a Dockerfile that is not beside the compose file (or not readable), so "
+            "which program its image runs is not known"
+        )
+        fixes = [
+            "Lint the compose file in its project, with the Dockerfile its build names, or "
+            "name the engine's image (image: vllm/vllm-openai:TAG) if it is built from one"
+        ]
+    else:
+        said = (
+            f"whose ENTRYPOINT is {json.dumps(built.entrypoint)}"
+            if built.entrypoint
+            else "whose ENTRYPOINT is no engine's server hbmlint reads (none, or the shell "
+            "form, which drops the command's words)"
+        )
+        why = f"from {built.name}, {said}"
+        fixes = ["Set the service's entrypoint to the engine's server (entrypoint: [vllm, serve])"]
+    return input_diagnostic(
+        "HBM014",
+        f"the service builds its own image {why}; its command passes an engine's flags, but "
+        "which engine reads them is not known, so nothing in it was checked",
+        display,
+        document.span(_build_path(service, spath)),
+        name,
+        fixes,
+    )
 
 
 def _devices_path(service: dict, spath: tuple) -> tuple:

@@ -1,11 +1,12 @@
 """KAITO ``Workspace`` and ``InferenceSet`` (``kaito.sh``; an InferenceSet's ``spec.template``
 holds a Workspace's ``resource`` and ``inference``, and its replicas are whole Workspaces):
-``inference.preset.name`` names the model (KAITO's preset
-names, or a Hugging Face id), ``resource.instanceType`` the Azure VM size (its GPUs from
-catalog/instance_types.yaml), ``resource.count`` the nodes, and ``inference.config`` a
-ConfigMap whose ``inference_config.yaml`` holds a ``vllm:`` map that KAITO appends to the
-engine's flags (kaito-project/kaito presets/workspace/inference/vllm/inference_api.py), read
-when the ConfigMap is in the same file.
+``inference.preset.name`` names the model (KAITO's preset names, or a Hugging Face id),
+``resource.instanceType`` the Azure VM size (its GPUs from catalog/instance_types.yaml),
+``resource.count`` the nodes, ``resource.partition`` (BYO nodes, 2026) ``count`` whole GPUs
+(``mode: accelerator``) or a MIG slice (``mode: mig``, ``profile``), and
+``inference.config`` a ConfigMap whose ``inference_config.yaml`` holds a ``vllm:`` map that
+KAITO appends to the engine's flags (kaito-project/kaito
+presets/workspace/inference/vllm/inference_api.py), read when the ConfigMap is in the same file.
 
 What KAITO decides when the file does not: the tensor parallelism is the VM's GPU count (the
 controller shards the model over the node's GPUs), and the context length is fitted to the GPU
@@ -24,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from ..catalog.labels import MIG_PROFILE
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import vllm
 from ..engines.args import Token
@@ -225,6 +227,34 @@ def to_deployments(
             gpu.count, gpu.count_span = per_node, span
             # KAITO shards the model over the node's GPUs unless the config says otherwise
             argv += [Token("--tensor-parallel-size", span), Token(str(per_node), span)]
+    partition_path = (*base, "resource", "partition")
+    mode = value_at(data, (*partition_path, "mode"))
+    accelerators = None
+    if str(mode).lower() == "accelerator":
+        # KAITO (v0.10, 2026, BYO nodes): Count whole GPUs of the matching node, its vLLM
+        # parallelism sized to them (pkg/workspace/inference/preset_inferences.go getGPUConfig
+        # -> sku.ScaleGPUConfigToCount; pkg/model/interface.go configureParallelism)
+        count_path = (*partition_path, "count")
+        accelerators = reader.count(count_path, name)
+        if accelerators:
+            span = document.span(count_path)
+            per_node = accelerators
+            gpu.count, gpu.count_span = per_node, span
+            argv += [Token("--tensor-parallel-size", span), Token(str(per_node), span)]
+    elif str(mode).lower() == "mig":
+        # KAITO (v0.10, 2026, BYO nodes): one MIG slice of the profile, a GPU of the slice's
+        # memory (pkg/utils/common.go GetMIGGPUConfig, GPUCount 1); "tensor parallelism across
+        # partitions is not supported" (api/v1beta1/workspace_types.go PartitionSpec)
+        profile_path = (*partition_path, "profile")
+        profile = value_at(data, profile_path)
+        span = document.span(profile_path) if profile is not None else document.span(partition_path)
+        if profile is not None and MIG_PROFILE.fullmatch(str(profile).strip()):
+            gpu.labels = [*gpu.labels, Label("nvidia.com/mig", str(profile).strip(), span)]
+        gpu.count, gpu.count_span = 1, span
+        per_node = None
+        assumed["tensor_parallel"] = (
+            "1 (a KAITO MIG partition: one slice, no tensor parallelism across slices)"
+        )
     nodes_path = (*base, "resource", "count")
     nodes = reader.count(nodes_path, name)
     if nodes and nodes > 1 and per_node is not None:
@@ -260,7 +290,8 @@ def to_deployments(
             tokens, named = found
             argv += tokens  # appended after KAITO's own flags: they win
     if per_node is not None and "tensor-parallel-size" not in named:
-        assumed["tensor_parallel"] = f"{per_node} (KAITO shards the model over the VM's GPUs)"
+        whose = "partition.count GPUs" if accelerators else "VM's GPUs"
+        assumed["tensor_parallel"] = f"{per_node} (KAITO shards the model over the {whose})"
         if per_node > 1 and not (nodes and nodes > 1):
             assumed["tensor_parallel"] += (
                 "; KAITO from v0.8 runs one replica a GPU instead (data parallel, TP 1) when "
