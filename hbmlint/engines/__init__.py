@@ -44,6 +44,7 @@ ENGINE_WORDS = (
     "dynamo.sglang",
     "dynamo.trtllm",
     "trtllm-serve",
+    "tensorrt_llm.commands.serve",
 )
 # ... as words: "sglang serve" runs the engine, "the sglang server is up" / "killing vllm servers"
 # in a script's messages names it (mattbucci/2x-3090-GA102-300-A1-sglang-inference scripts)

@@ -94,6 +94,10 @@ _KEYS: dict[tuple[str, ...], tuple[str, Callable[[str], Any]]] = {
 
 
 SERVE = "trtllm-serve"
+# the module trtllm-serve is the console script of (setup.py entry_points): NVIDIA's own
+# deployment guides (MiniMax-M3 on GB200: `trtllm-llmapi-launch python3 -m
+# tensorrt_llm.commands.serve $MODEL ...`) and srt-slurm's launcher run it so
+SERVE_MODULE = "tensorrt_llm.commands.serve"
 # each option's long and short names (NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py, the
 # click options of `serve`: --tensor_parallel_size / --tp_size, --free_gpu_memory_fraction /
 # --kv_cache_free_gpu_memory_fraction, ...)
@@ -120,10 +124,12 @@ SERVE_FLAGS = FlagTable(
 
 
 def find(argv: list[Token]) -> int | None:
-    """The index of the first argument when ``argv`` runs ``trtllm-serve`` (its ``serve``
-    subcommand word skipped); Dynamo's worker is found by dynamo.py, which reads its file."""
+    """The index of the first argument when ``argv`` runs ``trtllm-serve`` or ``python -m
+    tensorrt_llm.commands.serve`` (its ``serve`` subcommand word skipped); Dynamo's worker is
+    found by dynamo.py, which reads its file."""
     for i, token in enumerate(argv):
-        if token.text.rsplit("/", 1)[-1] == SERVE:
+        module = token.text == SERVE_MODULE and i > 0 and argv[i - 1].text == "-m"
+        if module or token.text.rsplit("/", 1)[-1] == SERVE:
             start = i + 1
             if start < len(argv) and argv[start].text in _NOT_A_SERVER:
                 return None
