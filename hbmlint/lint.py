@@ -665,6 +665,7 @@ def _lint_deployment(
             split = _unless_the_kv_is_split(finding, rule, budget)
             if split is not None and not _kv_bytes_unread(rule, deployment):
                 split = _unless_the_layout_is_guessed(split, rule, budget)
+                split = _unless_a_local_config_extends_it(split, rule, budget)
                 kept = _unless_a_setting_is_unread(split, rule, deployment)
                 if kept is not None:
                     findings.append(kept)
@@ -736,6 +737,7 @@ def _gpu_free_rules(
             continue
         if rule.id == _WEIGHTS_RULE:
             finding = _unless_the_layout_is_guessed(_on_any_gpu(finding, largest), rule, budget)
+        finding = _unless_a_local_config_extends_it(finding, rule, budget)
         kept = _unless_a_setting_is_unread(finding, rule, deployment)
         if kept is not None:
             findings.append(kept)
@@ -823,6 +825,38 @@ def _unless_the_layout_is_guessed(finding: Diagnostic, rule: Rule, budget: Any) 
         )
     else:
         return finding
+    return replace(finding, severity=Severity.WARNING, message=f"{finding.message} ({why})")
+
+
+# Rules that compare the context asked for with the model's config.json, and how many times
+# its own length a context may be where a local copy's config.json is edited: the model cards
+# of Qwen2.5 and Qwen3 tell users to add a YaRN rope_scaling of factor 4 to config.json for
+# 131,072 tokens (and vLLM then derives 4x max_position_embeddings).
+_CONTEXT_RULES = {"HBM303": "max_length", "HBM311": "max_length_sglang"}
+_YARN_EDIT_FACTOR = 4
+
+
+def _unless_a_local_config_extends_it(finding: Diagnostic, rule: Rule, budget: Any) -> Diagnostic:
+    """A context longer than the model's config.json allows, on a model read from a local
+    directory's name: the directory's config.json may carry the YaRN rope_scaling its model card
+    says to add (up to _YARN_EDIT_FACTOR times the length), which hbmlint cannot see; a refusal
+    is then a warning that says so. Further than that no documented edit reaches."""
+    key = _CONTEXT_RULES.get(rule.id)
+    if key is None or finding.severity != Severity.ERROR:
+        return finding
+    resolved = budget.resolved
+    if resolved.model_guessed_from is None:
+        return finding
+    length = getattr(resolved.target, key, None) or resolved.target.max_length or 0
+    asked = budget.settings.max_model_len
+    if not length or asked > length * _YARN_EDIT_FACTOR:
+        return finding
+    why = (
+        f"the model is taken from {resolved.model_guessed_from}; a local copy's config.json may "
+        f"add the rope_scaling (YaRN) its model card describes, up to {_YARN_EDIT_FACTOR}x the "
+        "length, which hbmlint cannot see: it refuses only where the directory's config.json "
+        "is the published one"
+    )
     return replace(finding, severity=Severity.WARNING, message=f"{finding.message} ({why})")
 
 

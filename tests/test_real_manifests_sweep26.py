@@ -17,6 +17,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 COVERED = {
     "vllm-0171-qwen35-2b-24gb-gmu050-262k.sh",
     "compose-stacksmith-trtllm.yml",
+    "trtllm-module-serve-minimax-m3-gb200.sh",
 }
 
 
@@ -70,3 +71,48 @@ def test_the_model_is_said_unread_once_and_is_the_first_word(rules):
         "the model is $MODEL_HANDLE, which hbmlint cannot read here; this server is not checked"
     ]
     assert result.deployments == []
+
+
+# --- a local directory's config.json may carry the model card's YaRN edit ------------------------
+# solv-stack docker-compose.vllm.yml (tests/fixtures/real/compose-solv-stack-build): with no .env
+# its defaults serve /models/Qwen2.5-7B-Instruct at --max-model-len 131072. Qwen2.5's model card
+# tells users to add a YaRN rope_scaling of factor 4 to config.json for exactly that length, and
+# a local copy may carry it: a refusal there is not a promise. A Hub id is the published config.
+SOLV = REAL / "compose-solv-stack-build" / "docker-compose.vllm.yml"
+
+
+def _context_findings(tmp_path: Path, rules, model: str, length: int) -> list:
+    path = tmp_path / "docker-compose.vllm.yml"
+    text = SOLV.read_text().replace("/models/${VLLM_MODEL:-Qwen2.5-7B-Instruct}", model)
+    path.write_text(text.replace("${MAX_MODEL_LEN:-131072}", str(length)))
+    result = _lint(path, rules, gpu="RTX-5090")
+    return [f for f in result.diagnostics if f.code == "HBM303"]
+
+
+def test_a_local_qwen25_at_its_yarn_length_warns(rules, tmp_path):
+    [found] = _context_findings(tmp_path, rules, "/models/Qwen2.5-7B-Instruct", 131072)
+    assert found.severity is Severity.WARNING
+    assert "rope_scaling (YaRN)" in found.message
+
+
+def test_the_hub_model_or_a_length_past_any_edit_stays_an_error(rules, tmp_path):
+    [hub] = _context_findings(tmp_path, rules, "Qwen/Qwen2.5-7B-Instruct", 131072)
+    assert hub.severity is Severity.ERROR
+    [far] = _context_findings(tmp_path, rules, "/models/Qwen2.5-7B-Instruct", 262144)
+    assert far.severity is Severity.ERROR
+
+
+# --- trtllm-serve run as its module -------------------------------------------------------------
+# NVIDIA/TensorRT-LLM deployment guide for MiniMax-M3 (@ 0127f3ab) with its curated config:
+# `trtllm-llmapi-launch python3 -m tensorrt_llm.commands.serve $MODEL ... --extra_llm_api_options
+# FILE` on 8 x GB200. The module form was "All clear, 0 deployments"; `trtllm-serve` was read.
+MINIMAX_M3 = REAL / "trtllm-module-serve-minimax-m3-gb200.sh"
+
+
+def test_the_serve_module_is_read_as_trtllm_serve(rules):
+    result = _lint(MINIMAX_M3, rules, gpu="GB200")
+    [item] = result.deployments
+    assert item.deployment.engine == "trtllm"
+    assert item.budget.settings.max_model_len == 2068  # the here-document's max_seq_len
+    assert item.budget.settings.tensor_parallel == 8
+    assert Severity.ERROR not in {f.severity for f in result.diagnostics}
