@@ -221,9 +221,13 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             d.locations["gpu.type"] = choice.type_span or d.location("gpu")
             if choice.mig is not None:
                 mig = (choice.mig, choice.mig_span or d.location("gpu"))
+            if choice.why is not None:
+                run.assumed["gpu"] = f"{gpu_type} ({choice.why})"
         elif choice.memory is not None:
             memory = choice.memory
             d.locations["gpu.memory"] = choice.memory_span or d.location("gpu")
+            if choice.why is not None:
+                run.assumed["gpu"] = f"{format_bytes(memory)} each ({choice.why})"
         if gpu_type is None and memory is None:
             default = catalog.find_gpu(default_gpu) if default_gpu is not None else None
             if default is not None and choice.vendor == "amd" and default.vendor != "amd":

@@ -88,6 +88,10 @@ class GpuChoice:
     # a MIG slice of that GPU the pod gets (its profile, "1g.10gb"), and where it is said
     mig: str | None = None
     mig_span: Span | None = None
+    # what chose the type or the memory beyond the type label itself (a memory label that
+    # narrows "a100" to the 80 GB part, a memory label that is a catalog card's total): said
+    # in the budget's assumptions
+    why: str | None = None
 
 
 # A MIG profile: compute slices and memory (1g.10gb, 3g.40gb, 1g.12gb+me). GPU feature
@@ -169,10 +173,23 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         sku = f"{family.value}.{size.value}".lower()
         candidates.append((shapes[sku]["gpu"], family.span, family.key))
     choice = GpuChoice()
-    known = [(find_gpu(name), name, span, key) for name, span, key in candidates]
+    memories = [
+        # int() strips fewer characters than str.strip() ("0\x1f"): convert what was checked
+        (int(label.value.strip()), label.span, label.key)
+        for label in labels
+        if label.key in label_keys("gpu_memory")
+        and label.value.strip().isdecimal()
+        and label.value.strip().isascii()
+    ]
+    least = min(memories, key=lambda m: m[0]) if memories else None
+    known = [
+        (*_narrowed(find_gpu(name), name, least), name, span, key) for name, span, key in candidates
+    ]
     named = [k for k in known if k[0] is not None]
     if named:
-        info, written, span, key = min(named, key=lambda k: k[0].memory)
+        info, why, written, span, key = min(named, key=lambda k: k[0].memory)
+        if why is not None:
+            written = info.name  # the memory label said which part: no other is left
         return GpuChoice(
             type=info.name,
             type_span=span,
@@ -181,23 +198,20 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             written=written,
             mig=mig[0] if mig else None,
             mig_span=mig[1] if mig else None,
+            why=why,
         )
     if candidates:
         choice.type, choice.type_span, choice.label = candidates[0]
     if mig is not None:  # a slice of a card named elsewhere (--gpu): resolve cuts it
         choice.mig, choice.mig_span = mig
-    memories = [
-        # int() strips fewer characters than str.strip() ("0\x1f"): convert what was checked
-        (int(label.value.strip()), label.span)
-        for label in labels
-        if label.key in label_keys("gpu_memory")
-        and label.value.strip().isdecimal()
-        and label.value.strip().isascii()
-    ]
-    if memories:
-        mib, span = min(memories)
+    if least is not None:
+        mib, span, key = least
         choice.memory = parse_quantity(f"{mib} MiB", "[information]")
         choice.memory_span = span
+        card = reported_memory(mib)
+        if card is not None:
+            choice.memory, said = card
+            choice.why = f"{key}: {mib} {said}"
     choice.generic = [
         (label, _unblock(label.key)) for label in labels if label.key in label_keys("gpu_generic")
     ]
@@ -213,6 +227,88 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         choice.vendor, choice.vendor_span = "amd", said.span
         choice.vendor_why = f"{said.value}, so the engine runs on AMD GPUs"
     return choice
+
+
+def _narrowed(info: Any, name: str, least: tuple[int, Span, str] | None) -> tuple[Any, str | None]:
+    """The catalog GPU a type label names, narrowed by a memory label of the same pod: "a100"
+    names the 40 GB and the 80 GB part alike, and Karpenter's instance-gpu-memory beside it
+    says which (81920 MiB holds the larger part's 80 GB as sold; 40960 does not). With the
+    reason, said in the budget; None where no memory label settles it."""
+    if info is None or least is None:
+        return info, None
+    larger = sys.modules[__package__].larger_variant(name)
+    if larger is None or larger.marketing_memory is None or larger.name == info.name:
+        return info, None
+    mib, _, key = least
+    sold = f"{larger.marketing_memory.to('GB').magnitude:g} GB"
+    if parse_quantity(f"{mib} MiB", "[information]") < larger.marketing_memory:
+        return (
+            info,
+            f"'{name}' names no memory size, and {key}: {mib} (MiB) rules out the {sold} part",
+        )
+    return larger, f"'{name}' names no memory size, and {key}: {mib} (MiB) selects the {sold} part"
+
+
+@cache
+def _nvidia_smi_totals() -> dict[int, list[str]]:
+    """nvidia-smi's total (MiB) -> the catalog GPUs that show it (gpus.yaml nvidia_smi_mib)."""
+    from . import _entries
+
+    totals: dict[int, list[str]] = {}
+    for entry in _entries("gpus.yaml", "gpus"):
+        mib = entry.get("nvidia_smi_mib")
+        if isinstance(mib, int) and not isinstance(mib, bool):
+            totals.setdefault(mib, []).append(str(entry["name"]))
+    return totals
+
+
+def reported_memory(mib: int) -> tuple[Any, str] | None:
+    """The memory the engine sees on an NVIDIA GPU a memory label gives as ``mib`` MiB, with
+    what says so: a label (GPU feature discovery's nvidia.com/gpu.memory) that equals a catalog
+    card's nvidia-smi total is that card, whose driver keeps 0.3-0.9 GiB of it; one that is a
+    whole number of GiB equal to cards' size as sold (Karpenter's 81920: "80 GB") is one of
+    them. Where several cards match, the most any of them reports (never below what the card
+    the pod gets reports). None where no card matches: the label's figure is taken as it is."""
+    from ..units import format_bytes
+    from . import _entries
+
+    find_gpu = sys.modules[__package__].find_gpu
+    label = parse_quantity(f"{mib} MiB", "[information]")
+    names = _nvidia_smi_totals().get(mib, [])
+    sold = None
+    if not names and mib % 1024 == 0:
+        sold = parse_quantity(f"{mib // 1024} GB", "[information]")
+        names = [
+            str(e["name"])
+            for e in _entries("gpus.yaml", "gpus")
+            if (info := find_gpu(str(e["name"]))) is not None and info.marketing_memory == sold
+        ]
+    cards = [
+        info
+        for info in map(find_gpu, names)
+        if info is not None and info.vendor == "nvidia" and info.memory < label
+    ]
+    if not cards:
+        return None
+    best = max(cards, key=lambda info: info.memory)
+    shown = format_bytes(best.memory)
+    if sold is not None:
+        said = (
+            f"(MiB) is {mib // 1024} GiB, the size the catalog's {mib // 1024} GB NVIDIA cards "
+            f"are sold as ({len(cards)} of them); the most any of them reports to the engine is "
+            f"{shown} (the {best.name}'s)"
+        )
+    elif len(cards) == 1:
+        said = (
+            f"(MiB) is the nvidia-smi total of the {best.name}, which reports {shown} to the engine"
+        )
+    else:
+        listed = ", ".join(sorted(c.name for c in cards))
+        said = (
+            f"(MiB) is the nvidia-smi total of the {listed}; the most any of them reports to "
+            f"the engine is {shown} (the {best.name}'s)"
+        )
+    return best.memory, said
 
 
 # ------------------------------------------------------------------------------------- models
