@@ -33,6 +33,7 @@ from .records import dataclass
 from .spec import (
     DOWNLOADED,
     DRAFT_MODEL_METHODS,
+    GPU_RESOURCE,
     HEAD_METHODS,
     MOUNTED_FROM,
     ROCM_SAID,
@@ -223,6 +224,12 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 mig = (choice.mig, choice.mig_span or d.location("gpu"))
             if choice.why is not None:
                 run.assumed["gpu"] = f"{gpu_type} ({choice.why})"
+            shared = next((g for g in d.gpu.labels if g.key == GPU_RESOURCE), None)
+            if shared is not None and shared.value.endswith(".shared"):
+                run.assumed["gpu"] = (
+                    f"{gpu_type}, all of its memory ({shared.value} is a time-sliced or MPS share "
+                    "of the card: its memory is not split, and other pods on it use it too)"
+                )
         elif choice.memory is not None:
             memory = choice.memory
             d.locations["gpu.memory"] = choice.memory_span or d.location("gpu")
@@ -267,6 +274,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             )
             if choice.vendor == "amd":
                 said += f"{choice.vendor_why}; "
+            said += _resource_said(d.gpu.labels)
             said += _own_label_gpu(run.deployment.gpu.labels)
             if (
                 d.source_format == "kubernetes"
@@ -402,6 +410,26 @@ def _gpu_of(
             source="the manifest",
         )
     return info
+
+
+def _resource_said(labels: list[Label]) -> str:
+    """What a GPU resource of another name than nvidia.com/gpu says (formats/podspec.py
+    gpu_resource), for HBM005: a shared GPU, or a name hbmlint does not know."""
+    for label in labels:
+        if label.key != GPU_RESOURCE:
+            continue
+        if label.value.endswith(".shared"):
+            return (
+                f"the container asks for {label.value}, a share of a GPU (the device plugin's "
+                "time-slicing or MPS, renamed): the card's memory is not split, and other pods "
+                "on it use it too; "
+            )
+        if catalog.find_gpu(label.value.partition("/")[2]) is None:
+            return (
+                f"the container asks for {label.value} rather than nvidia.com/gpu, the name of "
+                "a GPU resource of its cluster's own, which does not say a model hbmlint knows; "
+            )
+    return ""
 
 
 def _own_label_gpu(labels: list[Label]) -> str:

@@ -74,6 +74,11 @@ MOUNTED_FROM = "hbmlint/mounted-from"
 # CUDA driver report that share as the device's total, so the engine sizes itself by it
 VGPU_MEMORY = "nvidia.com/gpumem"
 VGPU_PERCENT = "nvidia.com/gpumem-percentage"
+# ... and the one a pod reader adds for a container that asks for its GPU under another name
+# than nvidia.com/gpu (the value is the resource): a cluster's name for one model
+# (NRP Nautilus: nvidia.com/a100, nvidia.com/rtxa6000), the device plugin's time-sliced or MPS
+# share renamed (nvidia.com/gpu.shared), or one hbmlint does not know (said, not counted)
+GPU_RESOURCE = "hbmlint/gpu-resource"
 
 
 @dataclass(slots=True)

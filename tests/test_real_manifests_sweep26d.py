@@ -4,17 +4,19 @@ settles on, and the code, severity and message of what it finds."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
-from format_helpers import budgets, findings
+from format_helpers import budgets, findings, run
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 
 COVERED = {
     "kubeai-eks-a100-80gb-profile.yaml",
     "k8s-nrp-gpu-memory-label-qwen3-coder.yaml",
+    "k8s-nrp-nvidia-a100-resource-vllm-sidecar.yaml",
 }
 
 
@@ -80,3 +82,63 @@ def test_gfd_gpu_memory_is_the_cards_reported_memory(real):
     # the README gives no --max-model-len: vLLM's default for the model (262,144) does not fit
     # one 80 GB card, as hbmlint says (an artifact of the reconstruction, not of the GPU)
     assert [(f["code"], f["severity"]) for f in findings(path)] == [("HBM102", "error")]
+
+
+# --- a GPU resource of another name than nvidia.com/gpu ---------------------------------------
+# l1joseph/knightGPT k8s/nrp/ingestion-job.yaml @ 312e12fa: vLLM v0.26.0 as a native sidecar
+# asking NRP Nautilus for nvidia.com/a100: 1 (NRP's user docs list nvidia.com/a40, a100,
+# rtxa6000, rtx8000, gh200). hbmlint said "the container requests no GPU either (no
+# nvidia.com/gpu limit)", which is false: NRP gives it an A100.
+NRP_A100 = "k8s-nrp-nvidia-a100-resource-vllm-sidecar.yaml"
+# the sidecar's embedding model is not in the catalog (the Hub is not reached in tests): its
+# base model stands in for it
+GTE_BASE = ("--set", "model.name=Qwen/Qwen2-7B-Instruct")
+
+
+def budgets_as_set(path: Path, *options: str) -> list[dict]:
+    """`hbmlint budget --format json --set ...`: the budgets as set."""
+    return json.loads(run("budget", "--format", "json", *options, path).output)["after"]
+
+
+def test_an_nvidia_resource_named_for_a_gpu_is_that_gpu(real):
+    path = real(NRP_A100)
+    [budget] = budgets_as_set(path, *GTE_BASE)
+    assert (budget["gpu"], budget["gpu_count"]) == ("A100-SXM4-40GB", 1)
+    # NRP has both A100s under the one name: the 40 GB part, and a refusal only it would make
+    # is a warning
+    assert "'a100' names no memory size" in budget["assumed"]["gpu"]
+    assert findings(path, *GTE_BASE) == []
+    # as written (the model unreadable offline): no word of a GPU not requested
+    assert all("requests no GPU" not in f["message"] for f in findings(path))
+
+
+def test_a_resource_of_the_clusters_own_is_said_not_denied(real):
+    path = real(NRP_A100)
+    path.write_text(path.read_text().replace("nvidia.com/a100: 1", "nvidia.com/rtx8000: 1"))
+    [unknown] = [f for f in findings(path, *GTE_BASE) if f["code"] == "HBM005"]
+    assert unknown["severity"] == "warning"
+    assert "requests no GPU" not in unknown["message"]
+    assert (
+        "the container asks for nvidia.com/rtx8000 rather than nvidia.com/gpu, the name of a GPU "
+        "resource of its cluster's own, which does not say a model hbmlint knows"
+    ) in unknown["message"]
+
+
+def test_a_time_sliced_gpu_is_a_whole_cards_memory_shared(real):
+    # NVIDIA's device plugin with time-slicing or MPS and renameByDefault: nvidia.com/gpu.shared
+    path = real(NRP_A100)
+    text = path.read_text().replace("nvidia.com/a100: 1", "nvidia.com/gpu.shared: 1")
+    path.write_text(text)
+    [unknown] = [f for f in findings(path, *GTE_BASE) if f["code"] == "HBM005"]
+    assert "the container asks for nvidia.com/gpu.shared, a share of a GPU" in unknown["message"]
+    assert "requests no GPU" not in unknown["message"]
+    path.write_text(
+        text.replace(
+            "      restartPolicy: Never\n",
+            "      restartPolicy: Never\n"
+            "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L40S}\n",
+        )
+    )
+    [budget] = budgets_as_set(path, *GTE_BASE)
+    assert budget["gpu"] == "L40S-48GB"
+    assert "nvidia.com/gpu.shared is a time-sliced or MPS share" in budget["assumed"]["gpu"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..lazyre import LazyPattern
 from ..records import dataclass
-from ..spec import IMAGE_BUILD, ROCM_IMAGE, ROCM_SAID, Label
+from ..spec import GPU_RESOURCE, IMAGE_BUILD, ROCM_IMAGE, ROCM_SAID, Label
 from ..units import parse_quantity
 from ..yamlsrc import Span
 
@@ -159,6 +159,11 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             candidates.append((label.value, label.span, label.key))
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
+        elif label.key == GPU_RESOURCE:
+            # a GPU resource named for its model (NRP Nautilus: nvidia.com/a100)
+            tail = label.value.partition("/")[2]
+            if not tail.endswith(".shared") and find_gpu(tail) is not None:
+                candidates.append((tail, label.span, label.key))
         elif label.key == IMAGE_BUILD:
             built_for = image_build_gpu(label.value)
             if built_for is not None:
