@@ -79,6 +79,10 @@ VGPU_PERCENT = "nvidia.com/gpumem-percentage"
 # (NRP Nautilus: nvidia.com/a100, nvidia.com/rtxa6000), the device plugin's time-sliced or MPS
 # share renamed (nvidia.com/gpu.shared), or one hbmlint does not know (said, not counted)
 GPU_RESOURCE = "hbmlint/gpu-resource"
+# ... and the one the Slurm reader adds for a gres type that names a GPU by its memory, which the
+# catalog does not know (h100-47, a 47 GB MIG slice of an H100; h100-96; 80g): the value is the
+# type as written, which resolve explains in HBM005 (catalog.labels.sized_gpu_type)
+GRES_TYPE = "hbmlint/gres-type"
 
 
 @dataclass(slots=True)

@@ -17,6 +17,9 @@ COVERED = {
     "kubeai-eks-a100-80gb-profile.yaml",
     "k8s-nrp-gpu-memory-label-qwen3-coder.yaml",
     "k8s-nrp-nvidia-a100-resource-vllm-sidecar.yaml",
+    "slurm-nus-h100-96-llama8b.sh",
+    "slurm-nus-h100-47-as-submitted.sh",
+    "slurm-gres-80g-r1-distill-32b.sh",
 }
 
 
@@ -142,3 +145,71 @@ def test_a_time_sliced_gpu_is_a_whole_cards_memory_shared(real):
     [budget] = budgets_as_set(path, *GTE_BASE)
     assert budget["gpu"] == "L40S-48GB"
     assert "nvidia.com/gpu.shared is a time-sliced or MPS share" in budget["assumed"]["gpu"]
+
+
+# --- Slurm gres types that name a memory size --------------------------------------------------
+# A university cluster's scripts (code index files 15384403471, 15424472095): gres types h100-96
+# (the whole card), h100-47 (a 47 GB MIG slice of it), and, in others of its files, h200-141 and
+# a100-80. hbmlint read "h100" in the #SBATCH line as a comment and offered --gpu H100-SXM-80GB,
+# 80 GB for a 47 GB slice: a budget that passes models the slice cannot hold.
+
+
+def test_a_gres_type_naming_a_slice_never_offers_the_whole_card(real):
+    path = real("slurm-nus-h100-47-as-submitted.sh")
+    [unknown] = findings(path)
+    assert (unknown["code"], unknown["severity"]) == ("HBM005", "warning")
+    assert unknown["message"] == (
+        "the manifest names no GPU type; the Slurm job asks for GPUs of gres type 'h100-47', by "
+        "its name a 47 GB share of an H100 (the catalog's H100-SXM-80GB has 80 GB; sites name "
+        "MIG slices so), which hbmlint cannot budget from a site's name; run hbmlint with --set "
+        "gpu.memory=47GB (the slice's size as named; a slice reports somewhat less to the "
+        "engine), not with a --gpu of the whole card"
+    )
+    assert unknown["fixes"] == []  # was: Run with --gpu H100-SXM-80GB
+    # the way it gives: a budget on the slice's size
+    [budget] = budgets_as_set(path, "--set", "gpu.memory=47GB")
+    assert budget["total_bytes"] == 47 * 10**9
+
+
+def test_a_gres_type_naming_a_larger_card_offers_a_smaller_one(real):
+    path = real("slurm-nus-h100-96-llama8b.sh")
+    [unknown] = findings(path)
+    assert (unknown["code"], unknown["severity"]) == ("HBM005", "warning")
+    assert "gres type 'h100-96', by its name a card of 96 GB" in unknown["message"]
+    assert (
+        "run hbmlint with --gpu H100-SXM-80GB (less memory than the card named)"
+        in (unknown["message"])
+    )
+
+
+@pytest.mark.parametrize(
+    "gres, gpu",
+    [
+        ("a100-80", "A100-SXM4-80GB"),
+        ("a100-40", "A100-SXM4-40GB"),
+        ("h200-141", "H200-SXM-141GB"),
+        # Mila's 80 GB A100s (mila-iqia/mila-docs docs/Information_nodes.md: "DGX A100 with 80GB
+        # GPUs ... --gres=gpu:a100l:<number>")
+        ("a100l", "A100-SXM4-80GB"),
+    ],
+)
+def test_a_gres_type_with_the_model_and_its_size_is_that_card(real, gres, gpu):
+    path = real("slurm-nus-h100-96-llama8b.sh")
+    path.write_text(path.read_text().replace("gpu:h100-96:1", f"gpu:{gres}:1"))
+    [budget] = budgets(path)
+    assert budget["gpu"] == gpu
+    assert findings(path) == []
+
+
+def test_a_gres_type_naming_only_a_memory_size_says_so(real):
+    # claireg808/NLP_knowledge_graph run.sh @ 5f211acf: --gres=gpu:80g:1, DeepSeek-R1-Distill-
+    # Qwen-32B at 35,904 tokens; the message said nothing of the 80g it could read
+    path = real("slurm-gres-80g-r1-distill-32b.sh")
+    [unknown] = findings(path)
+    assert (unknown["code"], unknown["severity"]) == ("HBM005", "warning")
+    assert (
+        "the Slurm job asks for GPUs of gres type '80g', a GPU named by its memory (80 GB), not "
+        "by its model"
+    ) in unknown["message"]
+    # on an 80 GB card it fits
+    assert findings(path, "--gpu", "A100-80GB") == []

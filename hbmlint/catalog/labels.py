@@ -316,6 +316,30 @@ def reported_memory(mib: int) -> tuple[Any, str] | None:
     return best.memory, said
 
 
+# a Slurm gres type (a site's name) that gives the GPU's memory in GB beside its model, or alone:
+# h100-96, a100-80, h200-141, a100_40gb, h100-47 (NUS SoC: a 47 GB MIG slice of its H100s), 80g
+_SIZED = LazyPattern(r"(?:([a-z][a-z0-9]*?)[-_])?(\d+)(?:g|gb)?", re.I)
+
+
+def sized_gpu_type(written: str) -> tuple[Any, int, Any] | None:
+    """A site's GPU type that says a memory size: (the catalog GPU its model part names, or None
+    where it names only the size; the size in GB; the catalog GPU of that model and that size
+    as sold, or None where the catalog has none). None for a name of another shape."""
+    find_gpu = sys.modules[__package__].find_gpu
+    found = _SIZED.fullmatch(written.strip())
+    if found is None or (found.group(1) is None and not written.strip()[-1:].isalpha()):
+        return None  # a bare number is a count, not a size
+    model, gb = found.group(1), int(found.group(2))
+    base = find_gpu(model) if model else None
+    if model and base is None:
+        return None
+    exact = find_gpu(f"{model}-{gb}GB") if model else None
+    sold = parse_quantity(f"{gb} GB", "[information]")
+    if exact is not None and exact.marketing_memory != sold:
+        exact = None
+    return base, gb, exact
+
+
 # ------------------------------------------------------------------------------------- models
 
 
