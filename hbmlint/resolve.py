@@ -27,6 +27,7 @@ from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
 from .catalog.labels import (
     HF_CACHE_HINT,
+    SHARED_SAID,
     label_keys,
     looks_like_path,
     model_path_parts,
@@ -234,8 +235,7 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             shared = next((g for g in d.gpu.labels if g.key == GPU_RESOURCE), None)
             if shared is not None and shared.value.endswith(".shared"):
                 run.assumed["gpu"] = (
-                    f"{gpu_type}, all of its memory ({shared.value} is a time-sliced or MPS share "
-                    "of the card: its memory is not split, and other pods on it use it too)"
+                    f"{gpu_type}, all of its memory ({shared.value}: {SHARED_SAID})"
                 )
         elif choice.memory is not None:
             memory = choice.memory

@@ -144,7 +144,10 @@ def test_a_time_sliced_gpu_is_a_whole_cards_memory_shared(real):
     )
     [budget] = budgets_as_set(path, *GTE_BASE)
     assert budget["gpu"] == "L40S-48GB"
-    assert "nvidia.com/gpu.shared is a time-sliced or MPS share" in budget["assumed"]["gpu"]
+    assert budget["assumed"]["gpu"] == (
+        "L40S-48GB, all of its memory (nvidia.com/gpu.shared: a time-sliced or MPS share of the "
+        "card: its memory is not split, and other pods on it use it too)"
+    )
 
 
 # --- Slurm gres types that name a memory size --------------------------------------------------
@@ -213,3 +216,74 @@ def test_a_gres_type_naming_only_a_memory_size_says_so(real):
     ) in unknown["message"]
     # on an 80 GB card it fits
     assert findings(path, "--gpu", "A100-80GB") == []
+
+
+# --- names in real use that say one card (probes: one-label Deployments; each spelling's source
+# is named) -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key, value, gpu",
+    [
+        # CoreWeave's model label (CoreWeave release notes: "the gpu.nvidia.com/model label
+        # selector A100_PCIE_80GB"; llm-d-benchmark: gpu.nvidia.com/model:H200)
+        ("gpu.nvidia.com/model", "A100_PCIE_80GB", "A100-SXM4-80GB"),
+        ("gpu.nvidia.com/model", "H200", "H200-SXM-141GB"),
+        # AWS P6e-GB200 UltraServers' instance (wxsms/dynamo recipes/glm-5-nvfp4:
+        # "p6e-gb200.36xlarge (arm64, 4 GB200 ...)")
+        ("node.kubernetes.io/instance-type", "p6e-gb200.36xlarge", "GB200-186GB"),
+        # GPU feature discovery on a time-sliced card (NVIDIA GPU operator docs:
+        # "nvidia.com/gpu.product = A100-SXM4-40GB-SHARED")
+        ("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-SHARED", "A100-SXM4-40GB"),
+    ],
+)
+def test_a_label_naming_one_card_is_that_card(tmp_path, key, value, gpu):
+    path = tmp_path / "probe.yaml"
+    path.write_text(PROBE.format(key=key, value=value))
+    [budget] = budgets(path)
+    assert budget["gpu"] == gpu
+    assert [f["code"] for f in findings(path)] == []
+
+
+def test_a_shared_product_label_says_the_memory_is_shared(tmp_path):
+    path = tmp_path / "probe.yaml"
+    path.write_text(PROBE.format(key="nvidia.com/gpu.product", value="NVIDIA-L40S-SHARED"))
+    [budget] = budgets(path)
+    assert budget["assumed"]["gpu"] == (
+        "L40S-48GB (nvidia.com/gpu.product: NVIDIA-L40S-SHARED, a time-sliced or MPS share of "
+        "the card: its memory is not split, and other pods on it use it too)"
+    )
+
+
+def test_skypilots_rtx_pro_6000_name_is_the_blackwell_card(tmp_path):
+    # SkyPilot's accelerator name (skypilot-org/skypilot's OCI catalog fetcher test maps the
+    # BM.GPU.RTXPRO.8 shape to 'RTXPRO6000'); was "unknown GPU type 'RTXPRO6000'"
+    path = tmp_path / "sky.yaml"
+    path.write_text(
+        "resources:\n  accelerators: RTXPRO6000:1\n"
+        "run: |\n  vllm serve Qwen/Qwen3-8B --max-model-len 32768\n"
+    )
+    [budget] = budgets(path)
+    assert (budget["gpu"], round(budget["total_bytes"] / 2**30, 2)) == (
+        "RTX-PRO-6000-Blackwell-96GB",
+        94.97,
+    )
+
+
+PROBE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: probe}}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        {key}: "{value}"
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.11.0
+        args: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "32768"]
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+"""

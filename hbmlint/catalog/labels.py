@@ -100,6 +100,13 @@ class GpuChoice:
 # (nvidia.com/mig-1g.10gb), GKE in cloud.google.com/gke-gpu-partition-size.
 MIG_PROFILE = LazyPattern(r"(\d+)g\.(\d+)gb(?:\+me)?", re.I)
 _MIG_SUFFIX = re.compile(r"-MIG-(\d+g\.\d+gb(?:\+me)?)$", re.I)
+# GPU feature discovery's product suffix on a shared card (NVIDIA GPU operator docs, GPU
+# time-slicing: "nvidia.com/gpu.product = A100-SXM4-40GB-SHARED")
+_SHARED = "-SHARED"
+SHARED_SAID = (
+    "a time-sliced or MPS share of the card: its memory is not split, and other pods on it "
+    "use it too"
+)
 
 
 # ROCm images built for one GPU family, as their tags say: SGLang's `-rocm700-mi35x` builds are
@@ -144,6 +151,7 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     by_key = {label.key: label for label in labels}
     shapes = instance_types()
     mig: tuple[str, Span] | None = None
+    shared: Label | None = None
     for label in labels:
         if label.key in label_keys("mig"):
             # the MIG manager's all-<profile> configuration: every slice of that profile
@@ -151,12 +159,18 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             if MIG_PROFILE.fullmatch(profile):
                 mig = (profile, label.span)
         if label.key in label_keys("gpu_type"):
-            suffix = _MIG_SUFFIX.search(label.value)
+            value = label.value
+            if value.upper().endswith(_SHARED) and label.key == "nvidia.com/gpu.product":
+                # GPU feature discovery on a card the device plugin shares (time-slicing,
+                # MPS) without renaming its resource: the card's name, then -SHARED
+                value = value[: -len(_SHARED)]
+                shared = label
+            suffix = _MIG_SUFFIX.search(value)
             if suffix:
                 mig = (suffix.group(1), label.span)
-                candidates.append((label.value[: suffix.start()], label.span, label.key))
+                candidates.append((value[: suffix.start()], label.span, label.key))
                 continue
-            candidates.append((label.value, label.span, label.key))
+            candidates.append((value, label.span, label.key))
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
         elif label.key == GPU_RESOURCE:
@@ -195,6 +209,8 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         info, why, written, span, key = min(named, key=lambda k: k[0].memory)
         if why is not None:
             written = info.name  # the memory label said which part: no other is left
+        if shared is not None:
+            why = ", ".join(filter(None, [why, f"{shared.key}: {shared.value}, {SHARED_SAID}"]))
         return GpuChoice(
             type=info.name,
             type_span=span,
