@@ -1181,7 +1181,7 @@ INITS['def __init__(self, type=_record_default_type, memory=_record_default_memo
 
 
 # hbmlint.catalog.labels.GpuChoice
-def __init__(self, type, type_span, label, known, written, memory, memory_span, generic, vendor, vendor_span, vendor_why, mig, mig_span):
+def __init__(self, type, type_span, label, known, written, memory, memory_span, generic, vendor, vendor_span, vendor_why, mig, mig_span, why):
     self.type = type
     self.type_span = type_span
     self.label = label
@@ -1195,9 +1195,10 @@ def __init__(self, type, type_span, label, known, written, memory, memory_span, 
     self.vendor_why = vendor_why
     self.mig = mig
     self.mig_span = mig_span
+    self.why = why
 
 
-INITS['def __init__(self, type=_record_default_type, type_span=_record_default_type_span, label=_record_default_label, known=_record_default_known, written=_record_default_written, memory=_record_default_memory, memory_span=_record_default_memory_span, generic=_record_factory, vendor=_record_default_vendor, vendor_span=_record_default_vendor_span, vendor_why=_record_default_vendor_why, mig=_record_default_mig, mig_span=_record_default_mig_span):\n    self.type = type\n    self.type_span = type_span\n    self.label = label\n    self.known = known\n    self.written = written\n    self.memory = memory\n    self.memory_span = memory_span\n    self.generic = _record_default_generic() if generic is _record_factory else generic\n    self.vendor = vendor\n    self.vendor_span = vendor_span\n    self.vendor_why = vendor_why\n    self.mig = mig\n    self.mig_span = mig_span', ('_record_default_generic', '_record_default_known', '_record_default_label', '_record_default_memory', '_record_default_memory_span', '_record_default_mig', '_record_default_mig_span', '_record_default_type', '_record_default_type_span', '_record_default_vendor', '_record_default_vendor_span', '_record_default_vendor_why', '_record_default_written', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_type', '_record_default_type_span', '_record_default_label', '_record_default_known', '_record_default_written', '_record_default_memory', '_record_default_memory_span', '_record_factory', '_record_default_vendor', '_record_default_vendor_span', '_record_default_vendor_why', '_record_default_mig', '_record_default_mig_span')
+INITS['def __init__(self, type=_record_default_type, type_span=_record_default_type_span, label=_record_default_label, known=_record_default_known, written=_record_default_written, memory=_record_default_memory, memory_span=_record_default_memory_span, generic=_record_factory, vendor=_record_default_vendor, vendor_span=_record_default_vendor_span, vendor_why=_record_default_vendor_why, mig=_record_default_mig, mig_span=_record_default_mig_span, why=_record_default_why):\n    self.type = type\n    self.type_span = type_span\n    self.label = label\n    self.known = known\n    self.written = written\n    self.memory = memory\n    self.memory_span = memory_span\n    self.generic = _record_default_generic() if generic is _record_factory else generic\n    self.vendor = vendor\n    self.vendor_span = vendor_span\n    self.vendor_why = vendor_why\n    self.mig = mig\n    self.mig_span = mig_span\n    self.why = why', ('_record_default_generic', '_record_default_known', '_record_default_label', '_record_default_memory', '_record_default_memory_span', '_record_default_mig', '_record_default_mig_span', '_record_default_type', '_record_default_type_span', '_record_default_vendor', '_record_default_vendor_span', '_record_default_vendor_why', '_record_default_why', '_record_default_written', '_record_factory', '_record_set')] = __init__.__code__, ('_record_default_type', '_record_default_type_span', '_record_default_label', '_record_default_known', '_record_default_written', '_record_default_memory', '_record_default_memory_span', '_record_factory', '_record_default_vendor', '_record_default_vendor_span', '_record_default_vendor_why', '_record_default_mig', '_record_default_mig_span', '_record_default_why')
 
 
 # hbmlint.formats.build.GpuFacts

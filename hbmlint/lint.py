@@ -397,6 +397,10 @@ def _gpu_in_comments(text: str) -> tuple[int, str, str] | None:
         stripped = line.lstrip()
         if not stripped.startswith("#") or stripped.startswith(("#!", "# hbmlint:")):
             continue
+        if stripped.startswith(("#SBATCH", "#PBS")):
+            # a batch directive, not prose: the Slurm reader reads its GPU type, and says what
+            # a type it cannot take means (h100-47 is a 47 GB slice: not an 80 GB H100)
+            continue
         # a path or an address (`# source: github.com/org/vllm-rtx3090 run.sh`) is a name, not
         # prose about the hardware
         prose = _PATH_WORD.sub(" ", stripped)

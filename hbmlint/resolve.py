@@ -25,7 +25,14 @@ from typing import Any
 from . import catalog
 from .catalog import Architecture, ConfigError, GpuInfo, devices, lookup
 from .catalog.architecture import block_misfit
-from .catalog.labels import HF_CACHE_HINT, label_keys, looks_like_path, model_path_parts
+from .catalog.labels import (
+    HF_CACHE_HINT,
+    SHARED_SAID,
+    label_keys,
+    looks_like_path,
+    model_path_parts,
+    sized_gpu_type,
+)
 from .diagnostics import Diagnostic, Severity, input_diagnostic
 from .identity_memo import NOT_KEPT, IdentityMemo
 from .lazyre import LazyPattern
@@ -33,6 +40,8 @@ from .records import dataclass
 from .spec import (
     DOWNLOADED,
     DRAFT_MODEL_METHODS,
+    GPU_RESOURCE,
+    GRES_TYPE,
     HEAD_METHODS,
     MOUNTED_FROM,
     ROCM_SAID,
@@ -221,9 +230,18 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             d.locations["gpu.type"] = choice.type_span or d.location("gpu")
             if choice.mig is not None:
                 mig = (choice.mig, choice.mig_span or d.location("gpu"))
+            if choice.why is not None:
+                run.assumed["gpu"] = f"{gpu_type} ({choice.why})"
+            shared = next((g for g in d.gpu.labels if g.key == GPU_RESOURCE), None)
+            if shared is not None and shared.value.endswith(".shared"):
+                run.assumed["gpu"] = (
+                    f"{gpu_type}, all of its memory ({shared.value}: {SHARED_SAID})"
+                )
         elif choice.memory is not None:
             memory = choice.memory
             d.locations["gpu.memory"] = choice.memory_span or d.location("gpu")
+            if choice.why is not None:
+                run.assumed["gpu"] = f"{format_bytes(memory)} each ({choice.why})"
         if gpu_type is None and memory is None:
             default = catalog.find_gpu(default_gpu) if default_gpu is not None else None
             if default is not None and choice.vendor == "amd" and default.vendor != "amd":
@@ -263,6 +281,9 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
             )
             if choice.vendor == "amd":
                 said += f"{choice.vendor_why}; "
+            said += _resource_said(d.gpu.labels)
+            gres, unblock = _gres_said(d.gpu.labels)
+            said += gres
             said += _own_label_gpu(run.deployment.gpu.labels)
             if choice.mig is not None:
                 # a slice's memory is its share of the card it is cut from (_mig_slice)
@@ -283,7 +304,9 @@ def _resolve_gpu(run: _Run, default_gpu: str | None) -> tuple[GpuInfo | None, bo
                 )
             run.unknown(
                 "HBM005",
-                f"the manifest names no GPU type; {said}{_gpu_unblock(run, choice.vendor)}",
+                "the manifest names no GPU type; "
+                + said
+                + (unblock or _gpu_unblock(run, choice.vendor)),
                 choice.generic[0][0].span if choice.generic else "gpu",
                 [],
             )
@@ -404,6 +427,61 @@ def _gpu_of(
             source="the manifest",
         )
     return info
+
+
+def _resource_said(labels: list[Label]) -> str:
+    """What a GPU resource of another name than nvidia.com/gpu says (formats/podspec.py
+    gpu_resource), for HBM005: a shared GPU, or a name hbmlint does not know."""
+    for label in labels:
+        if label.key != GPU_RESOURCE:
+            continue
+        if label.value.endswith(".shared"):
+            return (
+                f"the container asks for {label.value}, a share of a GPU (the device plugin's "
+                "time-slicing or MPS, renamed): the card's memory is not split, and other pods "
+                "on it use it too; "
+            )
+        if catalog.find_gpu(label.value.partition("/")[2]) is None:
+            return (
+                f"the container asks for {label.value} rather than nvidia.com/gpu, the name of "
+                "a GPU resource of its cluster's own, which does not say a model hbmlint knows; "
+            )
+    return ""
+
+
+def _gres_said(labels: list[Label]) -> tuple[str, str | None]:
+    """What a Slurm gres type naming a memory size says (catalog.labels.sized_gpu_type), for
+    HBM005, and how to unblock it where the usual advice would offer a larger card than the
+    one named (a MIG slice's: never the whole card)."""
+    label = next((g for g in labels if g.key == GRES_TYPE), None)
+    sized = sized_gpu_type(label.value) if label is not None else None
+    if label is None or sized is None:
+        return "", None
+    base, gb, _ = sized
+    asks = f"the Slurm job asks for GPUs of gres type '{label.value}'"
+    if base is None:
+        return (
+            f"{asks}, a GPU named by its memory ({gb} GB), not by its model: which card it is "
+            "(and what it reports to the engine) the name does not say; ",
+            f"run hbmlint with --gpu naming the card (one of {gb} GB, no larger)",
+        )
+    sold = float(base.marketing_memory.to("GB").magnitude) if base.marketing_memory else None
+    if sold is not None and gb < sold:
+        model = re.split(r"[-_]", label.value, maxsplit=1)[0].upper()
+        article = "an" if model[:1] in "AEFHILMNORSX" else "a"
+        return (
+            f"{asks}, by its name a {gb} GB share of {article} {model} (the catalog's "
+            f"{base.name} has {sold:g} GB; sites name MIG slices so), which hbmlint cannot "
+            "budget from a site's name; ",
+            f"run hbmlint with --set gpu.memory={gb}GB (the slice's size as named; a slice "
+            "reports somewhat less to the engine), not with a --gpu of the whole card",
+        )
+    return (
+        f"{asks}, by its name a card of {gb} GB, which the catalog does not have (its "
+        f"{base.name} has {sold:g} GB: a budget on it holds on the larger card too); ",
+        f"run hbmlint with --gpu {base.name} (less memory than the card named), or "
+        f"--set gpu.memory={gb}GB",
+    )
 
 
 def _own_label_gpu(labels: list[Label]) -> str:

@@ -74,6 +74,15 @@ MOUNTED_FROM = "hbmlint/mounted-from"
 # CUDA driver report that share as the device's total, so the engine sizes itself by it
 VGPU_MEMORY = "nvidia.com/gpumem"
 VGPU_PERCENT = "nvidia.com/gpumem-percentage"
+# ... and the one a pod reader adds for a container that asks for its GPU under another name
+# than nvidia.com/gpu (the value is the resource): a cluster's name for one model
+# (NRP Nautilus: nvidia.com/a100, nvidia.com/rtxa6000), the device plugin's time-sliced or MPS
+# share renamed (nvidia.com/gpu.shared), or one hbmlint does not know (said, not counted)
+GPU_RESOURCE = "hbmlint/gpu-resource"
+# ... and the one the Slurm reader adds for a gres type that names a GPU by its memory, which the
+# catalog does not know (h100-47, a 47 GB MIG slice of an H100; h100-96; 80g): the value is the
+# type as written, which resolve explains in HBM005 (catalog.labels.sized_gpu_type)
+GRES_TYPE = "hbmlint/gres-type"
 
 
 @dataclass(slots=True)

@@ -457,7 +457,14 @@ def test_gpu_memory_label_sizes_an_unnamed_gpu(tmp_path):
         ),
     )
     [budget] = budgets(dep)
-    assert budget["total_bytes"] == 46068 * 2**20
+    # 46068 MiB is the nvidia-smi total of the 48 GB Ada and Ampere cards (A40, L40S, L20): the
+    # engine sees what the card reports (the catalog's), not the label's MiB / 1024
+    assert budget["total_bytes"] < 46068 * 2**20
+    assert round(budget["total_bytes"] / 2**30, 2) == 44.53
+    assert "nvidia-smi total of the A40-48GB, L20-48GB, L40S-48GB" in budget["assumed"]["gpu"]
+    # a figure no card of the catalog shows is taken as it is
+    odd = write(tmp_path, "odd.yaml", dep.read_text().replace('"46068"', '"46000"'))
+    assert budgets(odd)[0]["total_bytes"] == 46000 * 2**20
 
 
 def test_a_broken_document_does_not_stop_the_others(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from hbmlint.engines.args import Token
 from hbmlint.formats import podspec
 from hbmlint.formats.podspec import Elsewhere, Reader, value_at
-from hbmlint.spec import Label
+from hbmlint.spec import GPU_RESOURCE, Label
 from hbmlint.yamlsrc import Span, YamlDocument, load_documents
 
 TESTS = Path(__file__).parent
@@ -103,6 +103,12 @@ def _amd(document: YamlDocument, cpath: tuple) -> list[Label]:
         if "nvidia.com/gpu" in resources:
             nvidia = True
             continue
+        named = [r for r in resources if podspec.gpu_resource(r) is not None]
+        if named:
+            where = (*cpath, "resources", section, named[0])
+            found.append(Label(GPU_RESOURCE, named[0], document.span(where)))
+            nvidia = True
+            break
         if "amd.com/gpu" in resources:
             where = (*cpath, "resources", section, "amd.com/gpu")
             found.append(Label("amd.com/gpu", str(resources["amd.com/gpu"]), document.span(where)))

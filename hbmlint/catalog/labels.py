@@ -13,7 +13,7 @@ from typing import Any
 
 from ..lazyre import LazyPattern
 from ..records import dataclass
-from ..spec import IMAGE_BUILD, ROCM_IMAGE, ROCM_SAID, Label
+from ..spec import GPU_RESOURCE, IMAGE_BUILD, ROCM_IMAGE, ROCM_SAID, Label
 from ..units import parse_quantity
 from ..yamlsrc import Span
 
@@ -88,6 +88,10 @@ class GpuChoice:
     # a MIG slice of that GPU the pod gets (its profile, "1g.10gb"), and where it is said
     mig: str | None = None
     mig_span: Span | None = None
+    # what chose the type or the memory beyond the type label itself (a memory label that
+    # narrows "a100" to the 80 GB part, a memory label that is a catalog card's total): said
+    # in the budget's assumptions
+    why: str | None = None
 
 
 # A MIG profile: compute slices and memory (1g.10gb, 3g.40gb, 1g.12gb+me). GPU feature
@@ -96,6 +100,13 @@ class GpuChoice:
 # (nvidia.com/mig-1g.10gb), GKE in cloud.google.com/gke-gpu-partition-size.
 MIG_PROFILE = LazyPattern(r"(\d+)g\.(\d+)gb(?:\+me)?", re.I)
 _MIG_SUFFIX = re.compile(r"-MIG-(\d+g\.\d+gb(?:\+me)?)$", re.I)
+# GPU feature discovery's product suffix on a shared card (NVIDIA GPU operator docs, GPU
+# time-slicing: "nvidia.com/gpu.product = A100-SXM4-40GB-SHARED")
+_SHARED = "-SHARED"
+SHARED_SAID = (
+    "a time-sliced or MPS share of the card: its memory is not split, and other pods on it "
+    "use it too"
+)
 
 
 # ROCm images built for one GPU family, as their tags say: SGLang's `-rocm700-mi35x` builds are
@@ -140,6 +151,7 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
     by_key = {label.key: label for label in labels}
     shapes = instance_types()
     mig: tuple[str, Span] | None = None
+    shared: Label | None = None
     for label in labels:
         if label.key in label_keys("mig"):
             # the MIG manager's all-<profile> configuration: every slice of that profile
@@ -147,14 +159,25 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             if MIG_PROFILE.fullmatch(profile):
                 mig = (profile, label.span)
         if label.key in label_keys("gpu_type"):
-            suffix = _MIG_SUFFIX.search(label.value)
+            value = label.value
+            if value.upper().endswith(_SHARED) and label.key == "nvidia.com/gpu.product":
+                # GPU feature discovery on a card the device plugin shares (time-slicing,
+                # MPS) without renaming its resource: the card's name, then -SHARED
+                value = value[: -len(_SHARED)]
+                shared = label
+            suffix = _MIG_SUFFIX.search(value)
             if suffix:
                 mig = (suffix.group(1), label.span)
-                candidates.append((label.value[: suffix.start()], label.span, label.key))
+                candidates.append((value[: suffix.start()], label.span, label.key))
                 continue
-            candidates.append((label.value, label.span, label.key))
+            candidates.append((value, label.span, label.key))
         elif label.key in label_keys("instance_type") and label.value.lower() in shapes:
             candidates.append((shapes[label.value.lower()]["gpu"], label.span, label.key))
+        elif label.key == GPU_RESOURCE:
+            # a GPU resource named for its model (NRP Nautilus: nvidia.com/a100)
+            tail = label.value.partition("/")[2]
+            if not tail.endswith(".shared") and find_gpu(tail) is not None:
+                candidates.append((tail, label.span, label.key))
         elif label.key == IMAGE_BUILD:
             built_for = image_build_gpu(label.value)
             if built_for is not None:
@@ -169,10 +192,25 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         sku = f"{family.value}.{size.value}".lower()
         candidates.append((shapes[sku]["gpu"], family.span, family.key))
     choice = GpuChoice()
-    known = [(find_gpu(name), name, span, key) for name, span, key in candidates]
+    memories = [
+        # int() strips fewer characters than str.strip() ("0\x1f"): convert what was checked
+        (int(label.value.strip()), label.span, label.key)
+        for label in labels
+        if label.key in label_keys("gpu_memory")
+        and label.value.strip().isdecimal()
+        and label.value.strip().isascii()
+    ]
+    least = min(memories, key=lambda m: m[0]) if memories else None
+    known = [
+        (*_narrowed(find_gpu(name), name, least), name, span, key) for name, span, key in candidates
+    ]
     named = [k for k in known if k[0] is not None]
     if named:
-        info, written, span, key = min(named, key=lambda k: k[0].memory)
+        info, why, written, span, key = min(named, key=lambda k: k[0].memory)
+        if why is not None:
+            written = info.name  # the memory label said which part: no other is left
+        if shared is not None:
+            why = ", ".join(filter(None, [why, f"{shared.key}: {shared.value}, {SHARED_SAID}"]))
         return GpuChoice(
             type=info.name,
             type_span=span,
@@ -181,23 +219,20 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
             written=written,
             mig=mig[0] if mig else None,
             mig_span=mig[1] if mig else None,
+            why=why,
         )
     if candidates:
         choice.type, choice.type_span, choice.label = candidates[0]
     if mig is not None:  # a slice of a card named elsewhere (--gpu): resolve cuts it
         choice.mig, choice.mig_span = mig
-    memories = [
-        # int() strips fewer characters than str.strip() ("0\x1f"): convert what was checked
-        (int(label.value.strip()), label.span)
-        for label in labels
-        if label.key in label_keys("gpu_memory")
-        and label.value.strip().isdecimal()
-        and label.value.strip().isascii()
-    ]
-    if memories:
-        mib, span = min(memories)
+    if least is not None:
+        mib, span, key = least
         choice.memory = parse_quantity(f"{mib} MiB", "[information]")
         choice.memory_span = span
+        card = reported_memory(mib)
+        if card is not None:
+            choice.memory, said = card
+            choice.why = f"{key}: {mib} {said}"
     choice.generic = [
         (label, _unblock(label.key)) for label in labels if label.key in label_keys("gpu_generic")
     ]
@@ -213,6 +248,112 @@ def gpu_from_labels(labels: list[Label]) -> GpuChoice:
         choice.vendor, choice.vendor_span = "amd", said.span
         choice.vendor_why = f"{said.value}, so the engine runs on AMD GPUs"
     return choice
+
+
+def _narrowed(info: Any, name: str, least: tuple[int, Span, str] | None) -> tuple[Any, str | None]:
+    """The catalog GPU a type label names, narrowed by a memory label of the same pod: "a100"
+    names the 40 GB and the 80 GB part alike, and Karpenter's instance-gpu-memory beside it
+    says which (81920 MiB holds the larger part's 80 GB as sold; 40960 does not). With the
+    reason, said in the budget; None where no memory label settles it."""
+    if info is None or least is None:
+        return info, None
+    larger = sys.modules[__package__].larger_variant(name)
+    if larger is None or larger.marketing_memory is None or larger.name == info.name:
+        return info, None
+    mib, _, key = least
+    sold = f"{larger.marketing_memory.to('GB').magnitude:g} GB"
+    if parse_quantity(f"{mib} MiB", "[information]") < larger.marketing_memory:
+        return (
+            info,
+            f"'{name}' names no memory size, and {key}: {mib} (MiB) rules out the {sold} part",
+        )
+    return larger, f"'{name}' names no memory size, and {key}: {mib} (MiB) selects the {sold} part"
+
+
+@cache
+def _nvidia_smi_totals() -> dict[int, list[str]]:
+    """nvidia-smi's total (MiB) -> the catalog GPUs that show it (gpus.yaml nvidia_smi_mib)."""
+    from . import _entries
+
+    totals: dict[int, list[str]] = {}
+    for entry in _entries("gpus.yaml", "gpus"):
+        mib = entry.get("nvidia_smi_mib")
+        if isinstance(mib, int) and not isinstance(mib, bool):
+            totals.setdefault(mib, []).append(str(entry["name"]))
+    return totals
+
+
+def reported_memory(mib: int) -> tuple[Any, str] | None:
+    """The memory the engine sees on an NVIDIA GPU a memory label gives as ``mib`` MiB, with
+    what says so: a label (GPU feature discovery's nvidia.com/gpu.memory) that equals a catalog
+    card's nvidia-smi total is that card, whose driver keeps 0.3-0.9 GiB of it; one that is a
+    whole number of GiB equal to cards' size as sold (Karpenter's 81920: "80 GB") is one of
+    them. Where several cards match, the most any of them reports (never below what the card
+    the pod gets reports). None where no card matches: the label's figure is taken as it is."""
+    from ..units import format_bytes
+    from . import _entries
+
+    find_gpu = sys.modules[__package__].find_gpu
+    label = parse_quantity(f"{mib} MiB", "[information]")
+    names = _nvidia_smi_totals().get(mib, [])
+    sold = None
+    if not names and mib % 1024 == 0:
+        sold = parse_quantity(f"{mib // 1024} GB", "[information]")
+        names = [
+            str(e["name"])
+            for e in _entries("gpus.yaml", "gpus")
+            if (info := find_gpu(str(e["name"]))) is not None and info.marketing_memory == sold
+        ]
+    cards = [
+        info
+        for info in map(find_gpu, names)
+        if info is not None and info.vendor == "nvidia" and info.memory < label
+    ]
+    if not cards:
+        return None
+    best = max(cards, key=lambda info: info.memory)
+    shown = format_bytes(best.memory)
+    if sold is not None:
+        said = (
+            f"(MiB) is {mib // 1024} GiB, the size the catalog's {mib // 1024} GB NVIDIA cards "
+            f"are sold as ({len(cards)} of them); the most any of them reports to the engine is "
+            f"{shown} (the {best.name}'s)"
+        )
+    elif len(cards) == 1:
+        said = (
+            f"(MiB) is the nvidia-smi total of the {best.name}, which reports {shown} to the engine"
+        )
+    else:
+        listed = ", ".join(sorted(c.name for c in cards))
+        said = (
+            f"(MiB) is the nvidia-smi total of the {listed}; the most any of them reports to "
+            f"the engine is {shown} (the {best.name}'s)"
+        )
+    return best.memory, said
+
+
+# a Slurm gres type (a site's name) that gives the GPU's memory in GB beside its model, or alone:
+# h100-96, a100-80, h200-141, a100_40gb, h100-47 (NUS SoC: a 47 GB MIG slice of its H100s), 80g
+_SIZED = LazyPattern(r"(?:([a-z][a-z0-9]*?)[-_])?(\d+)(?:g|gb)?", re.I)
+
+
+def sized_gpu_type(written: str) -> tuple[Any, int, Any] | None:
+    """A site's GPU type that says a memory size: (the catalog GPU its model part names, or None
+    where it names only the size; the size in GB; the catalog GPU of that model and that size
+    as sold, or None where the catalog has none). None for a name of another shape."""
+    find_gpu = sys.modules[__package__].find_gpu
+    found = _SIZED.fullmatch(written.strip())
+    if found is None or (found.group(1) is None and not written.strip()[-1:].isalpha()):
+        return None  # a bare number is a count, not a size
+    model, gb = found.group(1), int(found.group(2))
+    base = find_gpu(model) if model else None
+    if model and base is None:
+        return None
+    exact = find_gpu(f"{model}-{gb}GB") if model else None
+    sold = parse_quantity(f"{gb} GB", "[information]")
+    if exact is not None and exact.marketing_memory != sold:
+        exact = None
+    return base, gb, exact
 
 
 # ------------------------------------------------------------------------------------- models

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..catalog import find_gpu
 from ..catalog.labels import image_build_gpu
 from ..diagnostics import Diagnostic, input_diagnostic
 from ..engines import (
@@ -20,7 +21,15 @@ from ..engines import (
 )
 from ..engines.args import RENDER_HINT, EngineCommand, Token, placeholder
 from ..engines.config_file import ConfigFile, ConfigFiles
-from ..spec import IMAGE_BUILD, ROCM_IMAGE, VGPU_MEMORY, VGPU_PERCENT, Deployment, Label
+from ..spec import (
+    GPU_RESOURCE,
+    IMAGE_BUILD,
+    ROCM_IMAGE,
+    VGPU_MEMORY,
+    VGPU_PERCENT,
+    Deployment,
+    Label,
+)
 from ..yamlsrc import Span, YamlDocument
 from . import accelerators
 from .build import build as build_deployment
@@ -608,6 +617,14 @@ class Reader:
         for label, where in mig_resources(self.document, path, container):
             # each nvidia.com/mig-<profile> the container asks for is one GPU to the engine
             return self.count(where, name), label.span
+        for section in ("limits", "requests"):
+            asked = resources.get(section) if isinstance(resources, dict) else None
+            for resource in asked if isinstance(asked, dict) else ():
+                if gpu_resource(resource) == "gpu" and not resource.endswith(".shared"):
+                    # a GPU under a cluster's own name (nvidia.com/a100); N of a shared one
+                    # (nvidia.com/gpu.shared) may be replicas of one card, no count of cards
+                    where = (*path, "resources", section, resource)
+                    return self.count(where, name), self.document.span(where)
         return None, None
 
 
@@ -625,6 +642,29 @@ def _visible_by_runtime(document: YamlDocument, cpath: Path) -> tuple[int | None
         return None, token.span
     count = device_count(text)
     return None if count is None else (count, token.span)
+
+
+# resources of NVIDIA's device plugins that are no GPU of their own: HAMi's share of one
+# (nvidia.com/gpucores, gpumem), the network operator's devices (nvidia.com/hostdev, rdma, sriov)
+_NOT_A_GPU = ("gpucores", "gpumem", "gpumem-percentage", "hostdev", "mlnxnics")
+
+
+def gpu_resource(resource: Any) -> str | None:
+    """What an ``nvidia.com/...`` resource other than ``nvidia.com/gpu`` and its MIG slices is:
+    "gpu" where each one is a GPU to the engine (the device plugin's shared resource,
+    nvidia.com/gpu.shared, or a name of the catalog's GPU, NRP Nautilus's nvidia.com/a100),
+    "unknown" for another name of NVIDIA's (a cluster's GPU hbmlint does not know, or a
+    device that is none), None for the rest."""
+    if not isinstance(resource, str) or not resource.startswith("nvidia.com/"):
+        return None
+    tail = resource[len("nvidia.com/") :]
+    if tail == "gpu" or tail.startswith("mig-") or tail.lower() in _NOT_A_GPU:
+        return None
+    if tail.startswith(("rdma", "sriov")):
+        return None
+    if tail.endswith(".shared") or find_gpu(tail) is not None:
+        return "gpu"
+    return "unknown"
 
 
 def image_gpu_labels(document: YamlDocument, cpath: Path, container: Any = None) -> list[Label]:
@@ -647,6 +687,13 @@ def image_gpu_labels(document: YamlDocument, cpath: Path, container: Any = None)
         if "nvidia.com/gpu" in resources:
             nvidia = True
             continue
+        named = [r for r in resources if gpu_resource(r) is not None]
+        if named:
+            # nvidia.com/a100, nvidia.com/gpu.shared: resolve reads the GPU from its name
+            where = (*cpath, "resources", section, named[0])
+            found.append(Label(GPU_RESOURCE, named[0], document.span(where)))
+            nvidia = True
+            break
         if "amd.com/gpu" in resources:
             where = (*cpath, "resources", section, "amd.com/gpu")
             found.append(Label("amd.com/gpu", str(resources["amd.com/gpu"]), document.span(where)))

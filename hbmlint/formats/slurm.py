@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass, replace
 
 from ..catalog import find_gpu
+from ..catalog.labels import sized_gpu_type
+from ..spec import GRES_TYPE, Label
 from ..yamlsrc import Span
 from .build import GpuFacts
 
@@ -45,6 +47,8 @@ class SlurmJob:
     tasks_per_node: int | None = None
     tasks: int | None = None  # --ntasks: the job's
     memory_80: bool = False  # a --constraint feature that asks for the 80 GB part (80gb)
+    # a gres type naming a memory size the catalog has no card of (h100-47, 80g), and where
+    sized: tuple[str, Span] | None = None
     requested_by: str = "the Slurm job (#SBATCH)"
 
     def environment(self) -> dict[str, str]:
@@ -65,6 +69,9 @@ class SlurmJob:
         engine over the job's nodes), so that more than the whole job holds is an error."""
         if gpu.type is None and not gpu.labels and self.gpu_type is not None:
             gpu = replace(gpu, type=self.gpu_type, type_span=self.type_span)
+        elif gpu.type is None and self.gpu_type is None and self.sized is not None:
+            # resolve says what the type's name says, and what it cannot
+            gpu = replace(gpu, labels=[*gpu.labels, Label(GRES_TYPE, *self.sized)])
         if gpu.count is None and self.per_node is not None:
             count = self.per_node
             why = f"requested by {self.requested_by}"
@@ -198,6 +205,12 @@ _MEMORY_80 = re.compile(r"(?:hbm)?80gb?", re.I)
 def _set(job: SlurmJob, kind: str | None, count: int | None, span: Span) -> None:
     if kind is not None and find_gpu(kind) is not None:
         job.gpu_type, job.type_span = kind, span
+    elif kind is not None and (sized := sized_gpu_type(kind)) is not None:
+        _, _, exact = sized
+        if exact is not None:  # a100-80, h200-141: the model and its size as sold
+            job.gpu_type, job.type_span = exact.name, span
+        elif job.gpu_type is None:
+            job.sized = (kind, span)
     if count is not None:
         job.per_node, job.count_span = count, span
 
