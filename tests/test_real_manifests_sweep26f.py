@@ -16,6 +16,7 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 COVERED = {
     "sglang-lws-pd-decode-dsr1-redundant-experts.yaml",
     "dynamo-workshop-sglang-wideep-redundant-experts.yaml",
+    "lws-vllm-ray-dsv3-tp8-pp4-l40s.yaml",
 }
 
 
@@ -82,3 +83,68 @@ def test_sglang_redundant_experts_at_ep32(rules):
         assert item.budget.settings.expert_parallel == 32
         assert _gib(item.budget.weights) == pytest.approx(40.09, abs=0.01)  # 37.71 + 2.38
     assert not [f for f in result.diagnostics if f.severity is Severity.ERROR]
+
+
+# --- pipeline parallelism: the heaviest stage, and the stage whose KV binds ---------------------
+# dims/skunkworks v3 deepseek-lws.yaml (blog "Deploying the DeepSeek-V3 Model (full version) in
+# Amazon EKS Using vLLM and LWS", April 2025): DeepSeek-V3 at TP 8 x PP 4 over four 8 x L40S nodes.
+# vLLM's get_pp_indices splits its 61 layers 15/15/16/15 (the remainder to the later stages) and
+# the first 3 are dense, so the third stage, 16 MoE layers, is the heaviest. hbmlint took the
+# first stage's layers (18.32 GiB per GPU).
+DSV3_PP4 = REAL / "lws-vllm-ray-dsv3-tp8-pp4-l40s.yaml"
+
+
+def test_the_heaviest_pipeline_stage_is_budgeted(rules):
+    result = _lint(DSV3_PP4, rules, gpu="L40S")
+    [item] = result.deployments
+    budget = item.budget
+    assert (budget.settings.tensor_parallel, budget.settings.pipeline_parallel) == (8, 4)
+    assert _gib(budget.weights) == pytest.approx(21.93, abs=0.01)  # was 18.32
+    assert budget.kv_bytes_per_token_target.magnitude == 18_432  # 16 MLA layers x 576 x 2
+    assert budget.kv_tokens.magnitude == 715_440
+    assert "pipeline stage 3 of 4 (layers 30-45)" in budget.assumed["pipeline_stage"]
+    assert not [f for f in result.diagnostics if f.severity is Severity.ERROR]
+
+
+def _serve(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "serve.sh"
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_stage_with_the_fewest_kv_tokens_binds(rules, tmp_path):
+    # TP 8 x PP 2: 31 layers (3 dense) + embedding, then 30 MoE layers + lm_head. On H100 the
+    # second stage, heavier by 2.45 GiB, has the fewer tokens; on H200 the first stage's one
+    # more layer of KV outweighs that.
+    path = _serve(
+        tmp_path,
+        "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 "
+        "--pipeline-parallel-size 2 --max-model-len 32768 --gpu-memory-utilization 0.92",
+    )
+    [h100] = _lint(path, rules, gpu="H100").deployments
+    assert _gib(h100.budget.weights) == pytest.approx(41.32, abs=0.01)  # was 38.87
+    assert h100.budget.kv_bytes_per_token_target.magnitude == 30 * 1152
+    assert h100.budget.kv_tokens.magnitude == 843_104  # was 889,744
+    [h200] = _lint(path, rules, gpu="H200").deployments
+    assert _gib(h200.budget.weights) == pytest.approx(38.87, abs=0.01)
+    assert h200.budget.kv_bytes_per_token_target.magnitude == 31 * 1152
+    assert h200.budget.kv_tokens.magnitude == 2_566_848  # as before
+    assert "the heaviest stage holds 41.32 GiB" in h200.budget.assumed["pipeline_stage"]
+
+
+def test_a_dense_model_s_near_equal_stages_move_nothing(rules, tmp_path):
+    # Llama-3.1-70B, 80 layers: 40/40 at PP 2, 27/27/26 at PP 3 (the embedding and the lm_head
+    # are the same size): the figures hbmlint gave before
+    path = _serve(
+        tmp_path,
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 "
+        "--pipeline-parallel-size 2 --max-model-len 32768",
+    )
+    [pp2] = _lint(path, rules, gpu="H100").deployments
+    assert _gib(pp2.budget.weights) == pytest.approx(16.46, abs=0.01)
+    assert pp2.budget.kv_tokens.magnitude == 1_482_816
+    path.write_text(path.read_text().replace("size 2", "size 3"), encoding="utf-8")
+    [pp3] = _lint(path, rules, gpu="H100").deployments
+    assert pp3.budget.settings.pipeline_parallel == 3
+    assert _gib(pp3.budget.weights) == pytest.approx(11.28, abs=0.01)
+    assert pp3.budget.kv_tokens.magnitude == 2_397_936
