@@ -2033,7 +2033,7 @@ def _binding_stage(
         )
         if side[1] < heaviest:
             note += f"; the heaviest stage holds {heaviest / 2**30:.2f} GiB of weights per GPU"
-        _add_note(noted, "pipeline_stage", note)
+        noted["pipeline_stage"] = note  # a what-if of a budget: its base said it already
         budgets.append(compute(resolved, s, noted, figures_when_read=figures_when_read, side=side))
 
     def room(b: Budget) -> tuple[bool, float]:
