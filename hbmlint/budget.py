@@ -25,7 +25,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from . import catalog, cudagraphs, dp_attention, lora, sglang_mamba
-from .catalog.architecture import FULL, STATE, HybridPages
+from .catalog.architecture import FULL, STATE, HybridPages, pipeline_stages
 from .identity_memo import NOT_KEPT, IdentityMemo
 from .records import dataclass
 from .resolve import Resolved
@@ -1914,7 +1914,7 @@ def _vllm_mxfp4_marlin(target: Any, s: Settings, gpu: Any) -> Any:
     )
 
 
-def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
+def _target_side(resolved: Resolved, s: Settings, split: Any, stage: int | None = None) -> tuple:
     """What compute works out of the target model and the GPU alone, from the settings named in
     _SIDE_SETTINGS and the DP-attention split (``split``, dp_attention.sharding's, of those
     too): (the GPU's memory, the target's weights in bytes, the notes on them as (key, text)
@@ -1925,7 +1925,14 @@ def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
     marlin = _vllm_mxfp4_marlin(target, s, resolved.gpu)
     weights = in_bytes(
         target.weight_bytes_per_rank(
-            tp, pp, marlin or s.quantization, s.dtype, s.expert_parallel, s.redundant_experts, split
+            tp,
+            pp,
+            marlin or s.quantization,
+            s.dtype,
+            s.expert_parallel,
+            s.redundant_experts,
+            split,
+            stage,
         )
     )
     notes: tuple[tuple[str, str], ...] = ()
@@ -1973,14 +1980,68 @@ def _target_side(resolved: Resolved, s: Settings, split: Any) -> tuple:
         notes += (("weights", note),)
     kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
     # KV heads follow the attention's split (SGLang DP attention: TP / D)
-    layout = target.kv_layout(
+    kv_ranks, cell = (
         (split.attention if split else 0) or tp,
-        pp,
-        kv_bytes,
         _cell_dtype(s, target, s.kv_cache_dtype),
     )
+    if stage is None:
+        layout = target.kv_layout(kv_ranks, pp, kv_bytes, cell)
+    else:
+        layout = target.stage_kv_layouts(kv_ranks, pp, kv_bytes, cell)[stage]
     group = nvswitch_group_bytes(resolved.gpu, s)
     return total, weights, notes, kv_bytes, layout, group
+
+
+def _pipeline_stages(resolved: Resolved, s: Settings, split: Any) -> int:
+    """How many pipeline stages to budget one by one: each holds its own layers (and the first
+    the embedding, the last the lm_head) and sizes its KV cache from its own free memory, and
+    the engine keeps the fewest blocks of any (vLLM's get_kv_cache_configs). 0 where one
+    budget stands for them all: no PP, or layers other than full attention (windows, state),
+    whose layout the heaviest stage's figures bound."""
+    pp = s.pipeline_parallel
+    if pp <= 1:
+        return 0
+    target = resolved.target
+    kv_bytes = catalog.kv_dtype_bytes(s.kv_cache_dtype)
+    kv_ranks = (split.attention if split else 0) or s.tensor_parallel
+    layouts = target.stage_kv_layouts(
+        kv_ranks, pp, kv_bytes, _cell_dtype(s, target, s.kv_cache_dtype)
+    )
+    return len(layouts)
+
+
+def _binding_stage(
+    resolved: Resolved,
+    s: Settings,
+    assumed: dict[str, str] | None,
+    figures_when_read: bool,
+    split: Any,
+    stages: int,
+) -> Budget:
+    """The budget of the pipeline stage that binds: one whose weights do not fit (the most
+    short) or else the one with the fewest KV tokens after its own weights."""
+    sides = [_target_side(resolved, s, split, stage) for stage in range(stages)]
+    heaviest = max(side[1] for side in sides)
+    layers = pipeline_stages(resolved.target.num_layers, stages)
+    budgets = []
+    for stage, side in enumerate(sides):
+        noted = dict(assumed or {})
+        own = layers[stage]
+        note = (
+            f"pipeline stage {stage + 1} of {stages} (layers {own.start}-{own.stop - 1}), the "
+            "one with the fewest KV tokens after its own weights"
+        )
+        if side[1] < heaviest:
+            note += f"; the heaviest stage holds {heaviest / 2**30:.2f} GiB of weights per GPU"
+        noted["pipeline_stage"] = note  # a what-if of a budget: its base said it already
+        budgets.append(compute(resolved, s, noted, figures_when_read=figures_when_read, side=side))
+
+    def room(b: Budget) -> tuple[bool, float]:
+        kv = in_bytes(b.kv_cache)
+        tokens = b.kv_tokens
+        return (kv >= 0, float(getattr(tokens, "magnitude", tokens)) if kv >= 0 else kv)
+
+    return min(budgets, key=room)
 
 
 def compute(
@@ -2007,6 +2068,9 @@ def compute(
             s.attention_data_parallel,
             s.whole_parts,
         )
+        stages = _pipeline_stages(resolved, s, split)
+        if stages:
+            return _binding_stage(resolved, s, assumed, figures_when_read, split, stages)
         side = _target_side(resolved, s, split)
     total, weights, notes, kv_bytes, layout, group = side
     total_bytes = total.magnitude

@@ -20,12 +20,14 @@ SHAPES = [(tp, pp) for tp in (1, 2, 8) for pp in (1, 2, 3, 7)]
 ARCHITECTURES = catalog_architectures()
 
 
-def layer_by_layer(arch: Architecture, stage: int) -> list[tuple[str, str, bool, int, int]]:
+def layer_by_layer(
+    arch: Architecture, stage: int, start: int = 0
+) -> list[tuple[str, str, bool, int, int]]:
     """Every layer a run of its own: the loop over the layers the runs replace."""
     wide_from = arch.num_layers - arch.wide_mlp_layers
     return [
         (arch.layer_mixers[layer], arch.layer_ffns[layer], layer >= wide_from, layer, 1)
-        for layer in range(stage)
+        for layer in range(start, stage)
     ]
 
 

@@ -171,6 +171,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep26 import COVERED as SWEEP26  # repositories of sweep 26
     from test_real_manifests_sweep26d import COVERED as SWEEP26D  # how GPUs are named (26 D)
     from test_real_manifests_sweep26e import COVERED as SWEEP26E  # sweep 26, part E
+    from test_real_manifests_sweep26f import COVERED as SWEEP26F  # sweep 26, part F
     from test_real_manifests_warnaudit14 import COVERED as WARNINGS14  # warnings audit
     from test_shell_docker_entrypoint_env import COVERED as DOCKER_SHELL  # docker's env, shells
     from test_shell_function_library import COVERED as FUNCTIONS  # a sourced library
@@ -188,7 +189,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
-    tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26 | TGI_GEMMA3 | SWEEP26E | SWEEP26D
+    tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26 | TGI_GEMMA3 | SWEEP26E | SWEEP26D | SWEEP26F
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

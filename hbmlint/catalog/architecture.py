@@ -543,20 +543,25 @@ class Architecture:
         per_stage = -(-self.num_layers // pipeline_parallel)
         return range(min(per_stage, self.num_layers))
 
-    def _layer_runs(self, stage: int) -> tuple[tuple[str, str, bool, int, int], ...]:
-        """The first ``stage`` layers as runs of like layers, in order: (mixer, FFN kind, whether
-        past the first wide MLP layer, the run's first layer, its length). Remembered per
-        stage: every weights shape of a model (each TP size and format) walks the same runs."""
-        return self._memo(("layer-runs", stage), lambda: self._find_layer_runs(stage))
+    def _layer_runs(
+        self, stage: int, start: int = 0
+    ) -> tuple[tuple[str, str, bool, int, int], ...]:
+        """Layers ``start`` to ``stage`` (the first ``stage`` layers by default) as runs of like
+        layers, in order: (mixer, FFN kind, whether past the first wide MLP layer, the run's first
+        layer, its length). Remembered per stage: every weights shape of a model (each TP size
+        and format) walks the same runs."""
+        return self._memo(("layer-runs", start, stage), lambda: self._find_layer_runs(stage, start))
 
-    def _find_layer_runs(self, stage: int) -> tuple[tuple[str, str, bool, int, int], ...]:
-        mixers, ffns = self.layer_mixers[:stage], self.layer_ffns[:stage]
-        if len(mixers) < stage or len(ffns) < stage:
+    def _find_layer_runs(
+        self, stage: int, start: int = 0
+    ) -> tuple[tuple[str, str, bool, int, int], ...]:
+        mixers, ffns = self.layer_mixers[start:stage], self.layer_ffns[start:stage]
+        if len(mixers) < stage - start or len(ffns) < stage - start:
             raise IndexError("tuple index out of range")  # as indexing a layer past them would
-        wide_from = max(0, min(self.num_layers - self.wide_mlp_layers, stage))
-        wide = chain(repeat(False, wide_from), repeat(True, stage - wide_from))
+        wide_from = max(start, min(self.num_layers - self.wide_mlp_layers, stage))
+        wide = chain(repeat(False, wide_from - start), repeat(True, stage - wide_from))
         runs = []
-        first = 0
+        first = start
         for (mixer, kind, past), run in groupby(zip(mixers, ffns, wide, strict=True)):
             count = len(tuple(run))
             runs.append((mixer, kind, past, first, count))
@@ -690,8 +695,10 @@ class Architecture:
         expert_parallel: int = 1,
         redundant_experts: int = 0,
         split: Sharding | None = None,
+        stage: int | None = None,
     ) -> Any:
-        """Bytes of weights on the busiest GPU. Linear layers are split over TP (K/V projections
+        """Bytes of weights on the busiest GPU (with PP: of the heaviest stage, or of pipeline
+        stage ``stage``). Linear layers are split over TP (K/V projections
         replicated once TP exceeds the KV heads, MLA's down-projections on every rank), experts
         over EP when expert parallelism is on (each rank holding whole experts) and over TP
         otherwise, embeddings vocab-parallel, layers over PP. The format quantizes the linear
@@ -705,6 +712,7 @@ class Architecture:
             expert_parallel,
             redundant_experts,
             split,
+            stage,
         )
         known = self._weights_by_shape
         try:
@@ -721,6 +729,7 @@ class Architecture:
                     expert_parallel,
                     redundant_experts,
                     split,
+                    stage,
                 ),
                 "byte",
             )
@@ -761,6 +770,7 @@ class Architecture:
         expert_parallel: int,
         redundant_experts: int = 0,
         split: Sharding | None = None,
+        stage: int | None = None,
     ) -> float:
         from . import dtype_bytes, weight_format
 
@@ -775,6 +785,7 @@ class Architecture:
                 dtype_bytes=dense,
                 redundant_experts=redundant_experts,
                 split=split,
+                stage=stage,
             )
             return stored + rope
         fmt = weight_format(quantization, self)
@@ -839,35 +850,53 @@ class Architecture:
         # layers: a run meets each model shape once, and a 100-layer model's loop cost more
         # than the rest of its budget).
         kinds: dict[tuple[str, str, bool], tuple[float, ...]] = {}
-        runs: list[tuple[tuple[float, ...], int]] = []
-        for mixer, kind, wide, first, count in self._layer_runs(len(self._stage_layers(pp))):
-            shape = (mixer, kind, kind == DENSE and wide)
-            parts = kinds.get(shape)
-            if parts is None:
-                parts = kinds[shape] = layer_bytes(mixer, kind, first)
-            runs.append((parts, count))
-        total = sum_in_order(runs)
-        total += self.hidden_size * dense
-        table, projection, _ = self._ple_parts()  # PLE: on the first stage with PP
-        total += table / (split.embed or tp) * dense + projection / tp * quant
-        embed = self.vocab_size * self.hidden_size / (split.embed or tp)
-        lm_head = self.vocab_size * self.hidden_size / (split.lm_head or tp)
-        if self.tie_word_embeddings:
-            lm_head = 0
-        # with PP the first stage holds the embedding and the last the lm_head
-        head = others["lm_head"].bytes_per_param if "lm_head" in others else dense
-        total += embed * dense + lm_head * head if pp == 1 else max(embed * dense, lm_head * head)
-        total += self.vision_params / (split.vision or tp) * dense  # on the first PP stage
-        projections, centroids = self._assistant_parts()
-        if projections:
-            # vLLM gemma4_mtp.py: pre_projection a ColumnParallelLinear, post_projection a
-            # RowParallelLinear (split over TP, in the drafter's format); the centroid head an
-            # nn.Linear (whole, model dtype) beside its int64 token_ordering buffer
-            total += projections / tp * quant + centroids * dense
-            total += self.vocab_size * 8 if centroids else 0
-        # the RoPE cache, whole on every rank; parts without embeddings of their own (MTP
-        # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
-        return total + rope
+
+        def stage_bytes(layers: range, first_stage: bool, last_stage: bool) -> float:
+            runs: list[tuple[tuple[float, ...], int]] = []
+            for mixer, kind, wide, first, count in self._layer_runs(layers.stop, layers.start):
+                shape = (mixer, kind, kind == DENSE and wide)
+                parts = kinds.get(shape)
+                if parts is None:
+                    parts = kinds[shape] = layer_bytes(mixer, kind, first)
+                runs.append((parts, count))
+            total = sum_in_order(runs)
+            if last_stage:
+                total += self.hidden_size * dense  # the final norm
+            table, projection, _ = self._ple_parts()  # PLE: on the first stage with PP
+            if first_stage:
+                total += table / (split.embed or tp) * dense + projection / tp * quant
+            embed = self.vocab_size * self.hidden_size / (split.embed or tp)
+            lm_head = self.vocab_size * self.hidden_size / (split.lm_head or tp)
+            if self.tie_word_embeddings:
+                lm_head = 0
+            # with PP the first stage holds the embedding and the last the lm_head
+            head = others["lm_head"].bytes_per_param if "lm_head" in others else dense
+            if pp == 1:
+                total += embed * dense + lm_head * head
+            elif first_stage:
+                total += embed * dense
+            elif last_stage:
+                total += lm_head * head
+            if first_stage:
+                total += self.vision_params / (split.vision or tp) * dense
+            projections, centroids = self._assistant_parts()
+            if projections:
+                # vLLM gemma4_mtp.py: pre_projection a ColumnParallelLinear, post_projection a
+                # RowParallelLinear (split over TP, in the drafter's format); the centroid head
+                # an nn.Linear (whole, model dtype) beside its int64 token_ordering buffer
+                total += projections / tp * quant + centroids * dense
+                total += self.vocab_size * 8 if centroids else 0
+            # the RoPE cache, whole on every rank; parts without embeddings of their own (MTP
+            # layers, EAGLE heads) share the target's (vLLM's get_rope reuses equal instances)
+            return total + rope
+
+        if pp <= 1:
+            return stage_bytes(range(self.num_layers), True, True)
+        # each stage's own layers (vLLM's get_pp_indices: the remainder to the later stages),
+        # the embedding and vision tower on the first, the final norm and lm_head on the last
+        stages = pipeline_stages(self.num_layers, pp)
+        each = [stage_bytes(st, i == 0, i == len(stages) - 1) for i, st in enumerate(stages)]
+        return max(each) if stage is None else each[stage]
 
     def _padded_experts(self, experts: float, fmt: WeightFormat | None, ranks: int) -> float:
         """Some MoE kernels pad each expert's intermediate size per rank (vLLM's MXFP4 kernels
@@ -907,6 +936,26 @@ class Architecture:
                 tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype
             )
         return found
+
+    def stage_kv_layouts(
+        self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float, kv_dtype: str = ""
+    ) -> tuple[KvLayout, ...]:
+        """Each pipeline stage's own KV cost on one TP rank, where every layer of the model is
+        full attention (no windows, no state): () otherwise, or without PP."""
+        if pipeline_parallel <= 1:
+            return ()
+        key = ("stage-kv", tensor_parallel, pipeline_parallel, kv_bytes, kv_dtype)
+
+        def layouts() -> tuple[KvLayout, ...]:
+            stages = pipeline_stages(self.num_layers, pipeline_parallel)
+            found = tuple(
+                self._stage_kv_layout(tensor_parallel, st, kv_bytes, kv_dtype) for st in stages
+            )
+            if any(x.windows or x.state_layers or x.state_per_sequence for x in found):
+                return ()
+            return found
+
+        return self._memo(key, layouts)
 
     def swa_pool_bytes(
         self, tensor_parallel: int, pipeline_parallel: int, kv_bytes: float

@@ -140,19 +140,24 @@ class Checkpoint:
         dtype_bytes: float | None = None,
         redundant_experts: int = 0,
         split: Any = None,
+        stage: int | None = None,
     ) -> float:
-        """Stored bytes on the busiest GPU. ``part`` is "model" (what the engine loads for the
-        model itself: MTP layers and a tied lm_head left out) or "mtp" (the MTP layers only).
+        """Stored bytes on the busiest GPU (with PP: the heaviest stage's, or stage ``stage``'s).
+        ``part`` is "model" (what the engine loads for the model itself: MTP layers and a tied
+        lm_head left out) or "mtp" (the MTP layers only).
         Split the way vLLM shards: column/row-parallel linears and embeddings over TP, K/V
         replicated once TP exceeds the KV heads, experts over EP (whole) or TP, norms, routers
         and MLA's down-projections whole on every rank; layers over PP. With ``dtype_bytes``
         the floating-point weights are counted at that width (the engine casts them to the
         model dtype); quantized values and their scales stay as stored."""
+        from .architecture import pipeline_stages
+
         layers = arch.num_layers
-        per_stage = -(-layers // pp)
-        first = set(range(min(per_stage, layers)))
-        last = set(range(max(0, layers - per_stage), layers))
-        stage_first = stage_last = 0.0
+        # each stage's own layers as the engine splits them (vLLM get_pp_indices), the
+        # embeddings and vision tower on the first, the final norm and lm_head on the last
+        stages = pipeline_stages(layers, pp) if pp > 1 and part != "mtp" else [range(layers)]
+        where = {layer: i for i, st in enumerate(stages) for layer in st}
+        each = [0.0] * len(stages)
         for group in self.groups:
             share = _share(group, arch, tp, expert_parallel, redundant_experts, split)
             if share is None:
@@ -165,16 +170,19 @@ class Checkpoint:
             if part == "mtp" and re.search(r"embed_tokens|shared_head\.head|lm_head", group.name):
                 continue  # vLLM shares the target's embedding and lm_head with MTP layers
             one = group.nbytes * group.count * share * _cast(group, dtype_bytes)
-            if part == "mtp" or pp == 1:
-                stage_first += one * max(1, len(group.layers))
+            if len(stages) == 1:
+                each[0] += one * max(1, len(group.layers))
             elif group.layers:
-                stage_first += one * len(first.intersection(group.layers))
-                stage_last += one * len(last.intersection(group.layers))
+                for layer in group.layers:
+                    if layer in where:
+                        each[where[layer]] += one
             elif re.search(r"lm_head|^output\.weight$|^(model\.)?norm\.weight$", group.name):
-                stage_last += one
+                each[-1] += one
             else:  # embeddings, vision tower: the first stage
-                stage_first += one
-        return max(stage_first, stage_last)
+                each[0] += one
+        if stage is not None and len(each) > 1:
+            return each[stage]
+        return max(each)
 
     def stored_parts(self) -> frozenset[str]:
         """Which of a speculator head's own "embed_tokens" and "lm_head" the checkpoint holds."""

@@ -32,6 +32,7 @@ from .args import (
     fraction,
     kv_cache_dtype_of,
     model_name,
+    nonnegative_int,
     positive_float,
     positive_int,
     quantization,
@@ -203,6 +204,9 @@ FLAGS = FlagTable(
         Flag(("--moe-a2a-backend",), "parallel.moe_a2a_backend", str),
         Flag(("--enable-deepep-moe",), "parallel.deepep"),
         Flag(("--ep-size", "--ep", "--expert-parallel-size"), "parallel.ep_size", positive_int),
+        # redundant expert copies: each EP rank holds (experts + N) / ep_size experts
+        # (eplb/expert_location.py _init_common: num_physical_experts // ep_size; default 0)
+        Flag(("--ep-num-redundant-experts",), "parallel.redundant_experts", nonnegative_int),
         Flag(("--nnodes",), "nodes", positive_int),
         Flag(("--context-length",), "serving.max_model_len", _human_int),
         # changes config.json (a rope_scaling entry raises the derived context length)
@@ -392,7 +396,14 @@ def parse(
         values["serving.kv_pool_host_ratio"] = 2
     ep = values.pop("parallel.ep_size", None)
     ep_span = command.locations.pop("parallel.ep_size", None)
-    if ep is not None and ep_span is not None:
+    a2a = values.pop("parallel.ep_is_tp", None)
+    a2a_span = command.locations.pop("parallel.ep_is_tp", None)
+    tp = values.get("parallel.tensor", 1)
+    if a2a and a2a_span is not None and isinstance(tp, int):
+        # server_args.py _handle_a2a_moe (--enable-deepep-moe before it): a DeepEP or Mooncake
+        # all-to-all sets ep_size to tp_size, whatever --ep-size says
+        command.set("parallel.expert", tp > 1, a2a_span)
+    elif ep is not None and ep_span is not None:
         command.set("parallel.expert", ep > 1, ep_span)
     draft_tokens = values.pop("speculative.num_draft_tokens", None)
     draft_span = command.locations.pop("speculative.num_draft_tokens", None)
@@ -571,6 +582,10 @@ def _dp_attention_parts(command: EngineCommand) -> None:
         parts.append(("shared_experts_whole", backend_span))
     elif deepep:
         parts.append(("shared_experts_whole", deepep_span))
+    if str(backend or "").strip().lower() in ("deepep", "mooncake") and backend_span:
+        command.set("parallel.ep_is_tp", True, backend_span)
+    elif deepep and deepep_span:
+        command.set("parallel.ep_is_tp", True, deepep_span)
     spans.pop("parallel.dp_lm_head", None)
     found = [(name, span) for name, span in parts if span is not None]
     if found:
