@@ -169,6 +169,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep24 import COVERED as SWEEP24  # repositories of sweep 24
     from test_real_manifests_sweep25 import COVERED as SWEEP25  # repositories of sweep 25
     from test_real_manifests_sweep26 import COVERED as SWEEP26  # repositories of sweep 26
+    from test_real_manifests_sweep26b import COVERED as SWEEP26B  # speculative decoding, sweep 26
     from test_real_manifests_warnaudit14 import COVERED as WARNINGS14  # warnings audit
     from test_shell_docker_entrypoint_env import COVERED as DOCKER_SHELL  # docker's env, shells
     from test_shell_function_library import COVERED as FUNCTIONS  # a sourced library
@@ -185,7 +186,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= APP_TEMPLATE | SWEEP18 | TRUSS | SWEEP19 | SPARK_RECIPES | GEMMA4_ASSISTANT
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
-    tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26
+    tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26 | SWEEP26B
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}
