@@ -15,6 +15,8 @@ REAL = Path(__file__).parent / "fixtures" / "real"
 
 COVERED = {
     "triton-llmapi-eagle3/tensorrt_llm/1/model.yaml",
+    "varad-compose-43df83f-eagle3-a10g.yml",
+    "varad-compose-head-eagle3-a10g.yml",
 }
 
 
@@ -83,3 +85,111 @@ def test_a_key_only_tensorrt_llm_has_makes_it_tensorrt_llm(rules, tmp_path, mark
     [item] = result.deployments
     assert item.deployment.engine == "trtllm"
     assert not [f for f in result.diagnostics if f.severity is Severity.ERROR]
+
+
+# --- §2 and §3: SGLang EAGLE-3 on an A10G ------------------------------------------------------
+# varad-more/inference-engine-benchmark-system docker-compose.yml @ 43df83f (2026-03-31) and
+# @ 9cafa6a (HEAD), service sglang-eagle3: lmsysorg/sglang:nightly-dev-cu13-20260321 (at most
+# 0.5.9), --mem-fraction-static 0.70 (HEAD 0.65), --context-length 8192 (HEAD 4096),
+# jamesliu1/sglang-EAGLE3-Llama-3.1-Instruct-8B (max_position_embeddings 2048). The repository's
+# log (results_specdec/20260331_llama31_rerun) shows the 43df83f server refusing with SGLang's
+# "ValueError: Warning: Target model's context_length (8192) is greater than the derived
+# context_length (2048). ... set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1".
+VARAD = REAL / "varad-compose-43df83f-eagle3-a10g.yml"
+VARAD_HEAD = REAL / "varad-compose-head-eagle3-a10g.yml"
+
+
+def _sglang(result):
+    return [f for f in result.diagnostics if f.deployment == "sglang-eagle3"]
+
+
+def test_sglang_refuses_a_context_length_above_the_drafters(rules):
+    found = _sglang(_lint(VARAD, rules, gpu="A10G-24GB"))
+    [error] = [f for f in found if f.severity is Severity.ERROR]
+    assert (error.code, error.span.line) == ("HBM330", 124)  # at --context-length's value
+    assert "--context-length is 8,192 tokens" in error.message
+    assert "covers at most 2,048 tokens" in error.message
+    assert "Target model's context_length" in error.message
+    # the warning vLLM's capping earns is not said besides
+    assert "HBM207" not in [f.code for f in found]
+    # the pre-0.5.14 budget: the drafter outside the fraction, so no HBM101 (was a false error)
+    assert "HBM101" not in [f.code for f in found]
+
+
+def test_the_head_files_4096_is_refused_too(rules):
+    found = _sglang(_lint(VARAD_HEAD, rules, gpu="A10G-24GB"))
+    codes = {(f.code, f.severity, f.span.line) for f in found}
+    assert ("HBM330", Severity.ERROR, 127) in codes
+    # at 0.65 the target alone (15.02 GiB) exceeds the fraction: SGLang's "Not enough memory"
+    [weights] = [f for f in found if f.code == "HBM101"]
+    assert weights.severity is Severity.ERROR
+    assert weights.message.startswith("the target's weights need 15.02 GiB per GPU")
+    assert "outside the fraction" in weights.message
+
+
+def test_with_the_variable_set_the_drafter_is_stretched_and_hbm207_warns(rules, tmp_path):
+    path = tmp_path / "docker-compose.yml"
+    text = VARAD.read_text()
+    anchor = "      - CUDA_VISIBLE_DEVICES=0\n"
+    assert anchor in text
+    path.write_text(
+        text.replace(anchor, anchor + "      - SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
+    )
+    found = _sglang(_lint(path, rules, gpu="A10G-24GB"))
+    assert "HBM330" not in [f.code for f in found]
+    [warning] = [f for f in found if f.code == "HBM207"]
+    assert warning.severity is Severity.WARNING
+
+
+def test_without_context_length_the_drafter_keeps_its_own(rules, tmp_path):
+    path = tmp_path / "docker-compose.yml"
+    text = VARAD.read_text()
+    written = '      - "--context-length"\n      - "${MAX_MODEL_LEN:-8192}"\n'
+    assert written in text
+    path.write_text(text.replace(written, ""))
+    found = _sglang(_lint(path, rules, gpu="A10G-24GB"))
+    assert "HBM330" not in [f.code for f in found]
+    assert not [f for f in found if f.severity is Severity.ERROR]
+
+
+def test_before_0_5_14_the_drafter_is_outside_the_fraction(cli, tmp_path, monkeypatch):
+    # the report's what-if: a context the drafter covers. hbmlint's budget sizes the pool as
+    # usable - target (1,851 tokens), so HBM101 "target + draft exceed the fraction" was a
+    # false error against hbmlint's own pool; what is left is the pool below the context
+    monkeypatch.chdir(REAL)
+    run = cli(
+        "--format",
+        "json",
+        "--gpu",
+        "A10G-24GB",
+        "--set",
+        "serving.max_model_len=2048",
+        VARAD.name,
+    )
+    found = [f for f in run.json() if f["deployment"] == "sglang-eagle3"]
+    assert not [f for f in found if f["severity"] == "error"]
+    codes = [f["code"] for f in found]
+    assert "HBM101" not in codes and "HBM201" not in codes
+    [pool] = [f for f in found if f["code"] == "HBM104"]
+    assert (pool["severity"], pool["line"]) == ("warning", 124)
+    assert "holds 1,851 tokens" in pool["message"]
+
+
+def test_from_0_5_14_the_drafters_weights_count_against_the_fraction(cli, monkeypatch):
+    monkeypatch.chdir(REAL)
+    run = cli(
+        "--format",
+        "json",
+        "--gpu",
+        "A10G-24GB",
+        "--set",
+        "serving.max_model_len=2048",
+        "--set",
+        "engine_version=0.5.14",
+        VARAD.name,
+    )
+    [weights] = [
+        f for f in run.json() if f["deployment"] == "sglang-eagle3" and f["code"] == "HBM101"
+    ]
+    assert weights["severity"] == "error"
+    assert "(15.02 GiB target + 1.77 GiB draft)" in weights["message"]
