@@ -3,6 +3,7 @@ source and says what a user sees."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ COVERED = {
     "triton-llmapi-eagle3/tensorrt_llm/1/model.yaml",
     "varad-compose-43df83f-eagle3-a10g.yml",
     "varad-compose-head-eagle3-a10g.yml",
+    "spark-recipes-v031/recipes.sh",
+    "spark-recipes-v031/.hbmlint.yaml",  # the checkpoints the page downloads, as model-paths
 }
 
 
@@ -193,3 +196,39 @@ def test_from_0_5_14_the_drafters_weights_count_against_the_fraction(cli, monkey
     ]
     assert weights["severity"] == "error"
     assert "(15.02 GiB target + 1.77 GiB draft)" in weights["message"]
+
+
+# --- §5: HBM210 where --max-num-seqs caps the sequences ---------------------------------------
+# ctala/local-llm-agentic-workflows, "vLLM and NIM Recipes for DGX Spark" (code-search
+# 70511306272): six recipes "status: verified" on a GB10, among them Nemotron-3-Super-120B NVFP4
+# with MTP k=3 at --max-model-len 131072 --max-num-seqs 4. The cache with the state slots holds
+# 1,189,616 tokens, more than the 4 x 131,072 the deployment can ever run: the slots displace
+# nothing it would use, yet HBM210 warned that they took 36.6% of the cache.
+SPARK = REAL / "spark-recipes-v031"
+
+
+def _spark(cli, tmp_path, monkeypatch, text=None):
+    folder = tmp_path / "repo"
+    shutil.copytree(SPARK, folder)
+    (folder / ".git").mkdir()
+    if text is not None:
+        (folder / "recipes.sh").write_text(text)
+    monkeypatch.chdir(folder)
+    return cli("--format", "json", "--gpu", "GB10", "recipes.sh").json()
+
+
+def test_state_slots_beyond_what_max_num_seqs_runs_are_no_warning(cli, tmp_path, monkeypatch):
+    found = _spark(cli, tmp_path, monkeypatch)
+    assert {f["code"] for f in found} == {"HBM015"}  # three drafters not in the catalog
+    assert not [f for f in found if f["severity"] == "error"]
+
+
+def test_state_slots_still_warn_where_the_sequences_need_the_cache(cli, tmp_path, monkeypatch):
+    text = (SPARK / "recipes.sh").read_text()
+    nemotron = text.index("nemotron3-super-120b-nvfp4-mtp-v031")
+    assert text.count("--max-num-seqs=4") >= 1
+    raised = text[:nemotron] + text[nemotron:].replace("--max-num-seqs=4", "--max-num-seqs=64", 1)
+    found = _spark(cli, tmp_path, monkeypatch, raised)
+    [slots] = [f for f in found if f["code"] == "HBM210"]
+    assert (slots["severity"], slots["line"]) == ("warning", 171)
+    assert "takes 901,104 tokens of KV cache, 37.6%" in slots["message"]
