@@ -20,6 +20,7 @@ COVERED = {
     "varad-compose-head-eagle3-a10g.yml",
     "spark-recipes-v031/recipes.sh",
     "spark-recipes-v031/.hbmlint.yaml",  # the checkpoints the page downloads, as model-paths
+    "compose-gemma4-26b-nvfp4-legacy-spec-flags-nightly.yml",
 }
 
 
@@ -232,3 +233,49 @@ def test_state_slots_still_warn_where_the_sequences_need_the_cache(cli, tmp_path
     [slots] = [f for f in found if f["code"] == "HBM210"]
     assert (slots["severity"], slots["line"]) == ("warning", 171)
     assert "takes 901,104 tokens of KV cache, 37.6%" in slots["message"]
+
+
+# --- §6: removed flags on vllm/vllm-openai:nightly ---------------------------------------------
+# A note pairing a compose file with its vLLM log (code-search 52336819908, 2026-04-19):
+# vllm/vllm-openai:nightly with --speculative-model and --num-speculative-tokens, logged as
+# "vllm: error: unrecognized arguments". The tag names no release, so hbmlint assumed the newest
+# with a warning (an older image might take the flags); but vLLM's Docker Hub nightlies are
+# pushed from vllm-project/vllm#24102 (September 2025) on, all past 0.10.1, and the flags went
+# in 0.8.3: every nightly refuses them.
+NIGHTLY = REAL / "compose-gemma4-26b-nvfp4-legacy-spec-flags-nightly.yml"
+
+
+def _removed(path: Path, rules) -> list[tuple[Severity, int]]:
+    result = _lint(path, rules, gpu="RTX-5090")
+    return [(f.severity, f.span.line) for f in result.diagnostics if f.code == "HBM010"]
+
+
+def test_flags_removed_before_any_nightly_are_errors_on_a_nightly(rules):
+    assert _removed(NIGHTLY, rules) == [(Severity.ERROR, 39), (Severity.ERROR, 41)]
+    [first] = [f for f in _lint(NIGHTLY, rules, gpu="RTX-5090").diagnostics if f.span.line == 39]
+    assert "vllm-project/vllm#24102" in first.message
+
+
+def test_latest_still_names_no_release(rules, tmp_path):
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(NIGHTLY.read_text().replace("vllm-openai:nightly", "vllm-openai:latest"))
+    assert _removed(path, rules) == [(Severity.WARNING, 39), (Severity.WARNING, 41)]
+
+
+@pytest.mark.parametrize(
+    ("flag", "severity"),
+    [
+        ("--enable-reasoning", Severity.ERROR),  # gone in 0.10.0, before any nightly
+        ("--swap-space 4", Severity.WARNING),  # gone in 0.18: a nightly of 2025 still takes it
+    ],
+)
+def test_the_floor_is_the_first_nightlys_release(rules, tmp_path, flag, severity):
+    path = tmp_path / "docker-compose.yml"
+    words = "".join(f'      - "{w}"\n' for w in flag.split())
+    text = NIGHTLY.read_text().replace(
+        '      - "--served-model-name"\n', words + '      - "--served-model-name"\n'
+    )
+    path.write_text(text)
+    found = [f for f in _lint(path, rules, gpu="RTX-5090").diagnostics if f.code == "HBM010"]
+    [mine] = [f for f in found if flag.split()[0] in f.message.split(" was removed")[0]]
+    assert mine.severity is severity
