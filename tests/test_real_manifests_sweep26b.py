@@ -279,3 +279,45 @@ def test_the_floor_is_the_first_nightlys_release(rules, tmp_path, flag, severity
     found = [f for f in _lint(path, rules, gpu="RTX-5090").diagnostics if f.code == "HBM010"]
     [mine] = [f for f in found if flag.split()[0] in f.message.split(" was removed")[0]]
     assert mine.severity is severity
+
+
+# --- §4 (part): the Speculators config.json format ---------------------------------------------
+# RedHatAI's *-speculator.eagle3 heads (vllm-project/speculators) nest the layer shape under
+# transformer_layer_config, with draft_vocab_size beside it; hbmlint read such a config as having
+# "no positive integer 'hidden_size'" (HBM006). vLLM flattens it the same way
+# (transformers_utils/configs/speculators/base.py extract_transformers_pre_trained_config).
+# The fields are the format's (a config written from it, not a download).
+SPECULATORS_CONFIG = {
+    "architectures": ["Eagle3Speculator"],
+    "draft_vocab_size": 32000,
+    "norm_before_residual": False,
+    "speculators_config": {
+        "algorithm": "eagle3",
+        "verifier": {
+            "architectures": ["LlamaForCausalLM"],
+            "name_or_path": "meta-llama/Llama-3.1-8B-Instruct",
+        },
+    },
+    "speculators_model_type": "eagle3",
+    "torch_dtype": "bfloat16",
+    "transformer_layer_config": {
+        "head_dim": 128,
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "max_position_embeddings": 131072,
+        "model_type": "llama",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 1,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+    },
+}
+
+
+def test_a_speculators_format_config_is_read_flat():
+    from hbmlint.catalog.architecture import architecture_from_config
+
+    head = architecture_from_config(SPECULATORS_CONFIG, "RedHatAI/x-speculator.eagle3", "test")
+    assert (head.hidden_size, head.num_layers, head.num_kv_heads) == (4096, 1, 8)
+    assert (head.vocab_size, head.draft_vocab_size) == (128256, 32000)
+    assert head.max_position_embeddings == 131072
