@@ -1085,7 +1085,10 @@ _VLLM_NIGHTLY_FLOOR = "0.10.1"
 def release_floor(image: str | None) -> str | None:
     """The release an image whose tag names none holds at least (vLLM's Docker Hub nightlies:
     0.10.1), or None."""
-    if not isinstance(image, str) or "$" in image:
+    # (the words first: most images are neither, and the pattern is compiled on first use)
+    if not isinstance(image, str) or "$" in image or "nightly" not in image:
+        return None
+    if "vllm/vllm-openai:" not in image:
         return None
     return _VLLM_NIGHTLY_FLOOR if _VLLM_NIGHTLY.fullmatch(image.strip()) else None
 
