@@ -110,7 +110,7 @@ def _sglang(result):
 def test_sglang_refuses_a_context_length_above_the_drafters(rules):
     found = _sglang(_lint(VARAD, rules, gpu="A10G-24GB"))
     [error] = [f for f in found if f.severity is Severity.ERROR]
-    assert (error.code, error.span.line) == ("HBM330", 124)  # at --context-length's value
+    assert (error.code, error.span.line) == ("HBM331", 124)  # at --context-length's value
     assert "--context-length is 8,192 tokens" in error.message
     assert "covers at most 2,048 tokens" in error.message
     assert "Target model's context_length" in error.message
@@ -123,7 +123,7 @@ def test_sglang_refuses_a_context_length_above_the_drafters(rules):
 def test_the_head_files_4096_is_refused_too(rules):
     found = _sglang(_lint(VARAD_HEAD, rules, gpu="A10G-24GB"))
     codes = {(f.code, f.severity, f.span.line) for f in found}
-    assert ("HBM330", Severity.ERROR, 127) in codes
+    assert ("HBM331", Severity.ERROR, 127) in codes
     # at 0.65 the target alone (15.02 GiB) exceeds the fraction: SGLang's "Not enough memory"
     [weights] = [f for f in found if f.code == "HBM101"]
     assert weights.severity is Severity.ERROR
@@ -140,7 +140,7 @@ def test_with_the_variable_set_the_drafter_is_stretched_and_hbm207_warns(rules, 
         text.replace(anchor, anchor + "      - SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1\n")
     )
     found = _sglang(_lint(path, rules, gpu="A10G-24GB"))
-    assert "HBM330" not in [f.code for f in found]
+    assert "HBM331" not in [f.code for f in found]
     [warning] = [f for f in found if f.code == "HBM207"]
     assert warning.severity is Severity.WARNING
 
@@ -152,7 +152,7 @@ def test_without_context_length_the_drafter_keeps_its_own(rules, tmp_path):
     assert written in text
     path.write_text(text.replace(written, ""))
     found = _sglang(_lint(path, rules, gpu="A10G-24GB"))
-    assert "HBM330" not in [f.code for f in found]
+    assert "HBM331" not in [f.code for f in found]
     assert not [f for f in found if f.severity is Severity.ERROR]
 
 
