@@ -233,6 +233,23 @@ class Budget:
         return self.resolved.deployment
 
     @property
+    def draft_weights_in_fraction(self) -> bool:
+        """Whether the drafter's weights count against the engine's memory fraction: they do
+        but in SGLang before draft_weights_in_fraction_since, which sized the target's KV pool
+        before the drafter loaded (its weights then take the reserve outside the fraction)."""
+        if self.settings.engine != "sglang":
+            return True
+        return sglang_draft_weights_in_fraction(_version(self.settings.engine_version))
+
+    @property
+    def weights_in_fraction(self) -> Any:
+        """The weights the engine's memory fraction must hold: target and draft, or the target
+        alone where the drafter loads outside it (draft_weights_in_fraction)."""
+        if self.draft_weights_in_fraction:
+            return self.weights + self.draft_weights
+        return self.weights
+
+    @property
     def fraction_of_free(self) -> bool:
         """Whether the engine's memory fraction is of the memory free after the weights and
         the overhead (TensorRT-LLM), not of the card."""
@@ -2568,6 +2585,15 @@ def _cell_dtype(s: Settings, target: Any, kv_dtype: str) -> str:
     return "fp8_ds_mla" if catalog.kv_dtype_bytes(kv_dtype) == 1 else kv_dtype
 
 
+def sglang_draft_weights_in_fraction(version: Any) -> bool:
+    """Whether SGLang (of ``version``, a parsed release or None for the newest) sizes its KV
+    pool after the drafter's weights are loaded, so that they count against
+    --mem-fraction-static (engines.yaml draft_weights_in_fraction_since, PR #28855); before,
+    the target's pool was sized first and the drafter loaded into the reserve outside it."""
+    boundary = catalog.engine_defaults("sglang").get("draft_weights_in_fraction_since")
+    return boundary is None or version is None or version >= _version(boundary)
+
+
 def _sglang_pool(
     s: Settings,
     total: Any,
@@ -2594,7 +2620,7 @@ def _sglang_pool(
         return boundary is None or version is None or version >= _version(boundary)
 
     draft_in = since("draft_kv_in_fraction_since")
-    fixed = weights + (draft_weights if since("draft_weights_in_fraction_since") else 0 * weights)
+    fixed = weights + (draft_weights if sglang_draft_weights_in_fraction(version) else 0 * weights)
     rest = usable - fixed - sglang_mamba.mm_reserve_bytes(target, s)
     pool = sglang_mamba.plan(target, layout, s, float(rest))
     state = pool.total if pool is not None else 0.0

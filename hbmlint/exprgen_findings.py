@@ -31,6 +31,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='draft.kv_bytes_per_token': names['draft.kv_bytes_per_token'],
     ('draft.kv_bytes_per_token > 0 and not draft.kv_fp8 and whatif(draft_kv_cache_dtype="fp8").kv.tokens > kv.tokens', frozenset(())):
         lambda names, functions, params, _expression='draft.kv_bytes_per_token > 0 and not draft.kv_fp8 and whatif(draft_kv_cache_dtype="fp8").kv.tokens > kv.tokens': ((_v1._magnitude > 0 if type(_v1 := names['draft.kv_bytes_per_token']) is _Quantity and _v1._units._dimensions else _v1 > 0) and (not names['draft.kv_fp8']) and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_kv_cache_dtype': 'fp8'}), 'kv', _expression), 'tokens', _expression) > names['kv.tokens'])),
+    ('draft.max_length_sglang', frozenset(())):
+        lambda names, functions, params, _expression='draft.max_length_sglang': names['draft.max_length_sglang'],
     ('draft.max_model_len', frozenset(())):
         lambda names, functions, params, _expression='draft.max_model_len': names['draft.max_model_len'],
     ('draft.name', frozenset(())):
@@ -39,22 +41,24 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='draft.parameter_ratio': names['draft.parameter_ratio'],
     ('draft.present', frozenset(())):
         lambda names, functions, params, _expression='draft.present': names['draft.present'],
+    ('draft.present and draft.in_fraction and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total <= gpu.usable', frozenset(())):
+        lambda names, functions, params, _expression='draft.present and draft.in_fraction and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total <= gpu.usable': (names['draft.present'] and names['draft.in_fraction'] and (names['draft.quantization'] == 'none') and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'weights', _expression), 'total', _expression) <= names['gpu.usable'])),
+    ('draft.present and draft.in_fraction and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total > gpu.usable', frozenset(())):
+        lambda names, functions, params, _expression='draft.present and draft.in_fraction and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total > gpu.usable': (names['draft.present'] and names['draft.in_fraction'] and (names['draft.quantization'] == 'none') and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'weights', _expression), 'total', _expression) > names['gpu.usable'])),
+    ('draft.present and draft.in_fraction and whatif(speculative_method="ngram").weights.total <= gpu.usable', frozenset(())):
+        lambda names, functions, params, _expression='draft.present and draft.in_fraction and whatif(speculative_method="ngram").weights.total <= gpu.usable': (names['draft.present'] and names['draft.in_fraction'] and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'speculative_method': 'ngram'}), 'weights', _expression), 'total', _expression) <= names['gpu.usable'])),
     ('draft.present and draft.quantization == "none"', frozenset(())):
         lambda names, functions, params, _expression='draft.present and draft.quantization == "none"': (names['draft.present'] and (names['draft.quantization'] == 'none')),
     ('draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").kv.tokens >= serving.max_model_len', frozenset(())):
         lambda names, functions, params, _expression='draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").kv.tokens >= serving.max_model_len': (names['draft.present'] and (names['draft.quantization'] == 'none') and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'kv', _expression), 'tokens', _expression) >= names['serving.max_model_len'])),
     ('draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").kv.tokens_low >= serving.max_model_len', frozenset(())):
         lambda names, functions, params, _expression='draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").kv.tokens_low >= serving.max_model_len': (names['draft.present'] and (names['draft.quantization'] == 'none') and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'kv', _expression), 'tokens_low', _expression) >= names['serving.max_model_len'])),
-    ('draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total <= gpu.usable', frozenset(())):
-        lambda names, functions, params, _expression='draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total <= gpu.usable': (names['draft.present'] and (names['draft.quantization'] == 'none') and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'weights', _expression), 'total', _expression) <= names['gpu.usable'])),
-    ('draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total > gpu.usable', frozenset(())):
-        lambda names, functions, params, _expression='draft.present and draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total > gpu.usable': (names['draft.present'] and (names['draft.quantization'] == 'none') and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'weights', _expression), 'total', _expression) > names['gpu.usable'])),
+    ('draft.present and not draft.in_fraction', frozenset(())):
+        lambda names, functions, params, _expression='draft.present and not draft.in_fraction': (names['draft.present'] and (not names['draft.in_fraction'])),
     ('draft.present and whatif(speculative_method="ngram").kv.tokens >= serving.max_model_len', frozenset(())):
         lambda names, functions, params, _expression='draft.present and whatif(speculative_method="ngram").kv.tokens >= serving.max_model_len': (names['draft.present'] and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'speculative_method': 'ngram'}), 'kv', _expression), 'tokens', _expression) >= names['serving.max_model_len'])),
     ('draft.present and whatif(speculative_method="ngram").kv.tokens_low >= serving.max_model_len', frozenset(())):
         lambda names, functions, params, _expression='draft.present and whatif(speculative_method="ngram").kv.tokens_low >= serving.max_model_len': (names['draft.present'] and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'speculative_method': 'ngram'}), 'kv', _expression), 'tokens_low', _expression) >= names['serving.max_model_len'])),
-    ('draft.present and whatif(speculative_method="ngram").weights.total <= gpu.usable', frozenset(())):
-        lambda names, functions, params, _expression='draft.present and whatif(speculative_method="ngram").weights.total <= gpu.usable': (names['draft.present'] and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'speculative_method': 'ngram'}), 'weights', _expression), 'total', _expression) <= names['gpu.usable'])),
     ('draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total <= gpu.usable', frozenset(())):
         lambda names, functions, params, _expression='draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total <= gpu.usable': ((names['draft.quantization'] == 'none') and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'draft_quantization': 'fp8'}), 'weights', _expression), 'total', _expression) <= names['gpu.usable'])),
     ('draft.quantization == "none" and whatif(draft_quantization="fp8").weights.total > gpu.usable', frozenset(())):
@@ -185,8 +189,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='model.name': names['model.name'],
     ('model.quantization', frozenset(())):
         lambda names, functions, params, _expression='model.quantization': names['model.quantization'],
-    ('model.quantization == "none" and gpu.fp8 and whatif(quantization="fp8").weights.total <= gpu.usable', frozenset(())):
-        lambda names, functions, params, _expression='model.quantization == "none" and gpu.fp8 and whatif(quantization="fp8").weights.total <= gpu.usable': ((names['model.quantization'] == 'none') and names['gpu.fp8'] and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'quantization': 'fp8'}), 'weights', _expression), 'total', _expression) <= names['gpu.usable'])),
+    ('model.quantization == "none" and gpu.fp8 and whatif(quantization="fp8").weights.in_fraction <= gpu.usable', frozenset(())):
+        lambda names, functions, params, _expression='model.quantization == "none" and gpu.fp8 and whatif(quantization="fp8").weights.in_fraction <= gpu.usable': ((names['model.quantization'] == 'none') and names['gpu.fp8'] and (_attribute(_attribute(_function(functions, 'whatif', True)(**{'quantization': 'fp8'}), 'weights', _expression), 'in_fraction', _expression) <= names['gpu.usable'])),
     ('model.quantization_method', frozenset(())):
         lambda names, functions, params, _expression='model.quantization_method': names['model.quantization_method'],
     ('model.quantization_method != "exl2"', frozenset(())):
@@ -313,6 +317,8 @@ FUNCTIONS = {
         lambda names, functions, params, _expression='tradeoff().gain': _attribute(_function(functions, 'tradeoff', False)(), 'gain', _expression),
     ('tradeoff().summary', frozenset(())):
         lambda names, functions, params, _expression='tradeoff().summary': _attribute(_function(functions, 'tradeoff', False)(), 'summary', _expression),
+    ('weights.in_fraction - gpu.usable', frozenset(())):
+        lambda names, functions, params, _expression='weights.in_fraction - gpu.usable': (names['weights.in_fraction'] - names['gpu.usable']),
     ('weights.total', frozenset(())):
         lambda names, functions, params, _expression='weights.total': names['weights.total'],
     ('weights.total + serving.kv_cache_memory_bytes', frozenset(())):

@@ -690,7 +690,7 @@ def _lint_deployment(
 # manifest names no GPU too (tests/test_gpu_free_rules.py holds the list to that).
 GPU_FREE_RULES = frozenset(
     ("HBM206", "HBM301", "HBM302", "HBM303", "HBM310", "HBM311", "HBM314")
-    + ("HBM316", "HBM320", "HBM324", "HBM325", "HBM329", "HBM330")
+    + ("HBM316", "HBM320", "HBM324", "HBM325", "HBM329", "HBM330", "HBM331")
 )
 # Rules that read only the GPU's vendor (a checkpoint format vLLM refuses the flag for on NVIDIA
 # and AMD alike, not where ipex takes over on CPU and XPU): the stand-in card is the vendor's

@@ -714,6 +714,10 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         ),
         "max_model_len": lambda c: tokens_quantity(c.draft_context() or c.s.max_model_len),
         "host_weights": lambda c: c.budget.draft_host_weights or bytes_quantity(0),
+        "in_fraction": lambda c: c.budget.draft_weights_in_fraction,
+        "max_length_sglang": lambda c: tokens_quantity(
+            (getattr(c.draft, "max_length_sglang", None) or 0) if c.draft else 0
+        ),
     },
     "speculative": {
         "method": lambda c: c.s.speculative_method,
@@ -768,7 +772,10 @@ _NAMESPACES: dict[str, dict[str, Callable[[_Facts], Any]]] = {
         "max_input_tokens": lambda c: tokens_quantity(c.dep.serving.max_input_tokens or 0),
         "kv_cache_max_tokens": lambda c: tokens_quantity(c.dep.serving.kv_cache_max_tokens or 0),
     },
-    "weights": {"total": lambda c: c.budget.weights + c.budget.draft_weights},
+    "weights": {
+        "total": lambda c: c.budget.weights + c.budget.draft_weights,
+        "in_fraction": lambda c: c.budget.weights_in_fraction,
+    },
     "kv": {
         "bytes": lambda c: c.budget.kv_cache,
         "bytes_per_token": lambda c: c.budget.kv_bytes_per_token,

@@ -169,6 +169,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_real_manifests_sweep24 import COVERED as SWEEP24  # repositories of sweep 24
     from test_real_manifests_sweep25 import COVERED as SWEEP25  # repositories of sweep 25
     from test_real_manifests_sweep26 import COVERED as SWEEP26  # repositories of sweep 26
+    from test_real_manifests_sweep26b import COVERED as SWEEP26B  # speculative decoding, sweep 26
     from test_real_manifests_sweep26d import COVERED as SWEEP26D  # how GPUs are named (26 D)
     from test_real_manifests_sweep26e import COVERED as SWEEP26E  # sweep 26, part E
     from test_real_manifests_sweep26f import COVERED as SWEEP26F  # sweep 26, part F
@@ -190,6 +191,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
     tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26 | TGI_GEMMA3 | SWEEP26E | SWEEP26D | SWEEP26F
+    tested |= SWEEP26B
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

@@ -55,7 +55,7 @@ def test_the_built_in_rules_prefill_their_first_names_only():
     _, prefill = _steps_for(rules, _Settings("vllm"), {}, None)
     assert prefill[0] is _FLAT
     names = [key for key, _ in prefill[1]]
-    assert names[:2] == ["weights.total", "gpu.usable"]  # HBM101's check, the first step
+    assert names[:2] == ["weights.in_fraction", "gpu.usable"]  # HBM101's check, the first step
     assert "kv.tokens_displaced_by_state_slots" in names  # HBM210's when
     # read only where the weights fit (HBM102's and HBM105's when): left to be read on demand
     assert "kv.tokens_high" not in names and "kv.tokens_low" not in names
@@ -119,7 +119,7 @@ def test_a_scope_made_for_evaluate_rules_holds_the_prefill_before_any_rule_reads
         lint.lint_file(path, path.name, rules, lint.LintOptions())
         if seen:
             break
-    assert seen and {"weights.total", "gpu.usable", "draft.present"} <= seen[0]
+    assert seen and {"weights.in_fraction", "gpu.usable", "draft.present"} <= seen[0]
 
 
 def test_findings_read_as_with_every_name_on_demand(monkeypatch):

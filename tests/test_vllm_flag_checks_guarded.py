@@ -82,5 +82,5 @@ def test_data_parallel_rank_and_lora():
 def test_a_removed_flag_is_found_in_any_form():
     for flags in (("--num-scheduler-steps", "8"), ("--num-scheduler-steps=8",)):
         found = vllm.removed_flags(_vllm(*flags), "0.11.0")
-        assert [where for _, where, _ in found] == [Span(1, 11)], flags
+        assert [where for _, where, _, _ in found] == [Span(1, 11)], flags
     assert vllm.removed_flags(_vllm("--max-model-len", "8"), None) == []

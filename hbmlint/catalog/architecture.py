@@ -1784,6 +1784,24 @@ def _shipped_table() -> dict[int, tuple[dict, dict[str, Any]]]:
     return {id(entries[i]["config"]): (entries[i]["config"], fields) for i, fields in FIELDS}
 
 
+def _speculators_fields(config: dict) -> dict:
+    """A Speculators-format config.json (vllm-project/speculators: RedHatAI's
+    ``*-speculator.eagle3`` heads) as a flat one: the layer shape is nested under
+    ``transformer_layer_config`` and the head's own fields (``draft_vocab_size``, its
+    ``architectures``, dtype) are beside it. vLLM reads it the same way
+    (vllm/transformers_utils/configs/speculators/base.py extract_transformers_pre_trained_config:
+    "Start with transformer layer configuration"), as xLLM does (lift_speculators_config)."""
+    layer = config.get("transformer_layer_config")
+    if not config.get("speculators_model_type") or not isinstance(layer, dict):
+        return config
+    own = ("architectures", "draft_vocab_size", "torch_dtype", "dtype")
+    flat = {key: value for key, value in layer.items() if value is not None}
+    for key, value in config.items():
+        if key != "transformer_layer_config" and (key not in flat or key in own):
+            flat[key] = value
+    return flat
+
+
 def read_architecture(config: dict, name: str, source: str) -> Architecture:
     """architecture_from_config, read from the config itself."""
     from . import checkpoint_format, checkpoint_part_formats
@@ -1792,6 +1810,7 @@ def read_architecture(config: dict, name: str, source: str) -> Architecture:
         raise ConfigError("config.json must hold a JSON object")
     from .config_check import check_config
 
+    config = _speculators_fields(config)
     check_config(config)  # types and ranges first: no arithmetic on absurd figures
     top_head_dim = _top_head_dim(config)  # the file's own top level, as TGI's launcher reads it
     config = _gpt2_fields(_served_part(config))

@@ -1005,14 +1005,17 @@ def flags_removed(
     engine: str,
     image: str | None = None,
     taken_again: Mapping[str, str] | None = None,
-) -> list[tuple[str, Span, str]]:
-    """(message, where, fix) for each flag of ``command`` that ``engine``'s release has removed
-    (a manifest that names no release runs the newest). ``removed`` maps a flag to the first
+) -> list[tuple[str, Span, str, bool]]:
+    """(message, where, fix, certain) for each flag of ``command`` that ``engine``'s release has
+    removed (a manifest that names no release runs the newest). ``removed`` maps a flag to the first
     release without it, the fix, and what argparse says (unrecognized arguments by default);
     ``taken_again`` a flag to the first release that takes it once more (the newest among
     them, so a manifest that names no release is not told it is refused).
-    ``image``: the engine's image, named where its tag is a release hbmlint cannot map."""
+    ``image``: the engine's image, named where its tag is a release hbmlint cannot map, or a
+    nightly whose release floor (release_floor) already refuses the flag: the fourth item of
+    each tuple says so (certain though the manifest pins no release)."""
     have = release(engine_version)
+    floor = release_floor(image) if have is None else None
     out = []
     for item in command.items:
         name = item.name
@@ -1035,7 +1038,14 @@ def flags_removed(
         )
         if back is not None:
             message += f"; {engine} {back} and later take it again"
-        if have is None and pinned_tag(image):
+        refused = floor is not None and release(floor) >= release(since)  # type: ignore[operator]
+        if refused:
+            message += (
+                f"; {image} is a nightly build of main, and vLLM's nightly images are pushed from "
+                f"September 2025 on (vllm-project/vllm#24102), after {floor}, so every one "
+                "refuses it"
+            )
+        elif have is None and pinned_tag(image):
             # a vendor's own release number (Red Hat AI Inference Server 3.2.5): pinned, but
             # to an engine release hbmlint has no table for
             message += (
@@ -1050,15 +1060,37 @@ def flags_removed(
             )
         elif release_at_most(engine_version):
             message += f"; the image may hold an older release, and one before {first} takes it"
-        if have is None and fix.startswith("Use "):
+        if have is None and not refused and fix.startswith("Use "):
             # the replacement may be newer than the release the manifest really runs
             fix += f" ({engine} {first} and later; a release before it takes {name} as written)"
-        out.append((message, item.word.span, fix))
+        out.append((message, item.word.span, fix, refused))
     return out
 
 
 # tags that move with the engine's newest build, or name no release (a commit, a variable)
 _MOVING_TAG = LazyPattern(r"latest|main|dev|nightly|stable|[0-9a-f]{7,40}", re.I)
+
+
+# vLLM's nightly images on Docker Hub (vllm/vllm-openai:nightly, nightly-<commit>,
+# cu130-nightly, nightly-aarch64) are builds of main pushed from vllm-project/vllm#24102 ("[CI]
+# Add nightly builds to dockerhub", opened 2025-09-02) on; before it Docker Hub held releases only
+# (vllm-project/vllm#19335, 2025-06-08; #24805, 2025-09-13). Every such image is past 0.10.1
+# (2025-08-18), whichever day it was pulled: a release floor, where the tag names no release.
+_VLLM_NIGHTLY = LazyPattern(
+    r"(?:docker\.io/)?vllm/vllm-openai:(?:[\w.]+-)?nightly(?:-[\w.-]+)?", re.I
+)
+_VLLM_NIGHTLY_FLOOR = "0.10.1"
+
+
+def release_floor(image: str | None) -> str | None:
+    """The release an image whose tag names none holds at least (vLLM's Docker Hub nightlies:
+    0.10.1), or None."""
+    # (the words first: most images are neither, and the pattern is compiled on first use)
+    if not isinstance(image, str) or "$" in image or "nightly" not in image:
+        return None
+    if "vllm/vllm-openai:" not in image:
+        return None
+    return _VLLM_NIGHTLY_FLOOR if _VLLM_NIGHTLY.fullmatch(image.strip()) else None
 
 
 def pinned_tag(image: str | None) -> bool:

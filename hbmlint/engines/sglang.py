@@ -310,8 +310,8 @@ REMOVED = {
 
 def removed_flags(
     command: EngineCommand, engine_version: str | None, image: str | None = None
-) -> list[tuple[str, Span, str]]:
-    """(message, where, fix) for each flag of ``command`` that the release has removed (a
+) -> list[tuple[str, Span, str, bool]]:
+    """(message, where, fix, certain) for each flag of ``command`` that the release has removed (a
     manifest that names no release runs the newest)."""
     return flags_removed(command, engine_version, REMOVED, "SGLang", image)
 

@@ -231,6 +231,29 @@ def parse(
     return command
 
 
+def parse_llm_api(
+    data: Mapping[str, Any], launcher: Span, span_of: Callable[[tuple], Span]
+) -> EngineCommand:
+    """A whole LLM API argument mapping that names its own ``model`` (Triton's llmapi
+    ``model.yaml``): the model, then the settings as from an ``--extra_llm_api_options``
+    file."""
+    command = EngineCommand(engine=NAME, span=launcher)
+    model = data.get("model")
+    if isinstance(model, str) and model.strip():
+        if placeholder(model):
+            command.model_unreadable = True
+            command.note(
+                "HBM011",
+                f"the model is {model}, which hbmlint cannot read here; this server is not checked",
+                span_of(("model",)),
+            )
+        else:
+            command.set("model.name", model_name(model), span_of(("model",)))
+    _apply_mapping(command, data, span_of)
+    _expert(command)
+    return command
+
+
 def _not_as_declared(item: Item) -> bool:
     """An option of trtllm-serve not written as declared: with dashes where its name has
     underscores (``--tp-size`` for ``--tp_size``) or cut short. click, unlike argparse, matches

@@ -48,6 +48,7 @@ _ORDER = (
     "truss",
     "spark_recipe",
     "ray_serve_llm",
+    "trtllm_llm_api",  # before vllm_config: both hold a string model and tensor_parallel_size
     "vllm_config",
     "app_template",
     "embedded_pods",  # last: any pod spec no format above reads

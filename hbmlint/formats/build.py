@@ -13,7 +13,7 @@ from ..catalog import release as release_number
 from ..catalog import release_at_most, vendor_image_release
 from ..diagnostics import Diagnostic, Severity, input_diagnostic
 from ..engines import docker_reference, sglang, vllm
-from ..engines.args import EngineCommand, Item, Token, refused_at
+from ..engines.args import EngineCommand, Item, Token, refused_at, release_floor
 from ..engines.sglang import token_map_assumption, token_map_vocab
 from ..lazyre import LazyPattern
 from ..records import dataclass
@@ -278,20 +278,43 @@ def _pins(engine_version: str | None) -> bool:
 
 
 def notes_as_findings(
-    command: EngineCommand, display: str, name: str, engine_version: str | None = None
+    command: EngineCommand,
+    display: str,
+    name: str,
+    engine_version: str | None = None,
+    floor: str | None = None,
 ) -> list[Diagnostic]:
     """The command's notes as findings, less those that hold only from a release after the one
-    ``engine_version`` pins."""
+    ``engine_version`` pins; ``floor``: the release an image that pins none holds at least (a
+    vLLM nightly), which refuses what was removed by then."""
     have = release_number(engine_version)
     pinned = _pins(engine_version)
+    least = release_number(floor) if have is None and floor else None
+
+    def floored(note: Any) -> bool:
+        return (
+            bool(note.refused_from)
+            and least is not None
+            and least >= release_number(note.refused_from)
+        )
 
     def severity(note: Any) -> Severity | None:
         if note.refused_from and pinned and have >= release_number(note.refused_from):
             return Severity.ERROR
+        if floored(note):
+            return Severity.ERROR
         return Severity.parse(note.severity) if note.severity else None
 
+    def message(note: Any) -> str:
+        if not floored(note):
+            return note.message
+        return (
+            f"{note.message}; a vLLM nightly image is a build of main from September 2025 on "
+            f"(vllm-project/vllm#24102), past {floor}, so every one refuses it"
+        )
+
     return [
-        input_diagnostic(n.code, n.message, display, n.span, name, list(n.fixes), severity(n))
+        input_diagnostic(n.code, message(n), display, n.span, name, list(n.fixes), severity(n))
         for n in command.notes
         if n.since is None or have is None or have >= release_number(n.since)
     ]
@@ -322,15 +345,25 @@ def build(
     if vendor is not None and vendor[0] != command.engine:
         engine_version = None  # a Dynamo runtime of one backend running another's command
     release = engine_version[0] if engine_version else None
-    findings = notes_as_findings(command, display, name, release)
+    floor = release_floor(image) if release is None else None
+    findings = notes_as_findings(command, display, name, release, floor)
     removed = _REMOVED_FLAGS.get(command.engine)
     if removed is not None:
-        # a release the manifest pins (not an upper bound an image's date gives) refuses the
-        # flag for certain: argparse stops the server at start-up
-        certain = Severity.ERROR if _pins(release) else None
+        # a release the manifest pins (not an upper bound an image's date gives), or a nightly
+        # image past the flag's removal, refuses the flag for certain: argparse stops the
+        # server at start-up
+        pinned = _pins(release)
         findings += [
-            input_diagnostic("HBM010", message, display, span, name, [fix], certain)
-            for message, span, fix in removed(
+            input_diagnostic(
+                "HBM010",
+                message,
+                display,
+                span,
+                name,
+                [fix],
+                Severity.ERROR if pinned or certain else None,
+            )
+            for message, span, fix, certain in removed(
                 command, release, image if isinstance(image, str) else None
             )
         ]

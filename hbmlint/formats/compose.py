@@ -586,6 +586,7 @@ def to_deployments(
             gpu=gpu,
             where=document.key_span(spath),
             engine_version=(version, document.span((*spath, "image"))) if version else None,
+            image=image_text,
         )
         findings.extend(found)
         if deployment is not None:
