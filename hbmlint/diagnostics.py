@@ -419,6 +419,22 @@ INPUT_CHECKS: dict[str, InputCheck] = {
             "share none are never started together and are not compared.",
         ),
         InputCheck(
+            "HBM020",
+            "shell-takes-engine-flags",
+            Severity.WARNING,
+            "A container's shell takes `-c` and then an engine's flags with no engine program: "
+            "the shell refuses the first flag, so no engine starts.",
+            "A pod's container runs a shell with `-c` (`command: [/bin/bash, -c]`) and its "
+            "next word is an engine's flag (`args: [--model, ...]`), with no program named "
+            "before it. The shell reads the word after `-c`'s options as an option of its own "
+            "and stops ('bash: --model: invalid option'), so the container exits and the engine "
+            "never starts; nothing in its flags was checked. Name the engine before its flags "
+            "(`python3 -m dynamo.vllm --model ...`, `vllm serve MODEL ...`), in one command "
+            "string after `-c` or as command and args without the shell. A warning: an "
+            "operator that rewrites the container's arguments (Dynamo's multinode launch) "
+            "may yet put a program in front of them.",
+        ),
+        InputCheck(
             "HBM090",
             "unused-suppression",
             Severity.INFO,

@@ -18,6 +18,7 @@ COVERED = {
     "vllm-0171-qwen35-2b-24gb-gmu050-262k.sh",
     "compose-stacksmith-trtllm.yml",
     "trtllm-module-serve-minimax-m3-gb200.sh",
+    "dynamo-vllm-dsr1-hopper-dep16-dep16.yaml",
 }
 
 
@@ -116,3 +117,43 @@ def test_the_serve_module_is_read_as_trtllm_serve(rules):
     assert item.budget.settings.max_model_len == 2068  # the here-document's max_seq_len
     assert item.budget.settings.tensor_parallel == 8
     assert Severity.ERROR not in {f.severity for f in result.diagnostics}
+
+
+# --- a shell given an engine's flags with no engine -----------------------------------------------
+# ai-dynamo/dynamo recipes/deepseek-r1/vllm/disagg/deploy_hopper_prefill_dep16_decode_dep16.yaml
+# @ 4806fa82: each worker's `command: [/bin/bash, -c]` is followed by `args: [--model, ...]`,
+# no `python3 -m dynamo.vllm`: bash refuses --model as an option ("invalid option") and neither
+# 16-GPU worker starts. It was "All clear, 0 deployments".
+DYNAMO_BASH = REAL / "dynamo-vllm-dsr1-hopper-dep16-dep16.yaml"
+
+
+def test_a_shell_given_the_workers_flags_is_said(rules):
+    result = _lint(DYNAMO_BASH, rules, gpu="H200")
+    said = [f for f in result.diagnostics if f.code == "HBM020"]
+    assert len(said) == 2  # the prefill and the decode worker
+    assert all(f.severity is Severity.WARNING for f in said)
+    lines = DYNAMO_BASH.read_text().splitlines()
+    assert all(lines[f.span.line - 1].strip() == "- --model" for f in said)
+    assert "invalid option" in said[0].message
+
+
+def _pod(tmp_path: Path, command: str, args: str) -> Path:
+    path = tmp_path / "deployment.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: vllm\n"
+        "          image: vllm/vllm-openai:v0.11.0\n"
+        f"          command: {command}\n          args: {args}\n"
+        "          resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    return path
+
+
+def test_a_pod_whose_shell_takes_the_flags_warns_and_a_command_string_is_read(rules, tmp_path):
+    flags = '["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]'
+    result = _lint(_pod(tmp_path, '["/bin/bash", "-c"]', flags), rules, gpu="H100")
+    assert [f.code for f in result.diagnostics] == ["HBM020"]
+    script = '["vllm serve Qwen/Qwen3-8B --max-model-len 8192"]'
+    result = _lint(_pod(tmp_path, '["/bin/bash", "-c"]', script), rules, gpu="H100")
+    assert "HBM020" not in {f.code for f in result.diagnostics}
+    assert len(result.deployments) == 1

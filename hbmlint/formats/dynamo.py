@@ -255,6 +255,12 @@ def to_deployments(
         commands, written = _commands(document, cpath, env)
         found = _worker(commands, env)
         if found is None:
+            # a shell given the worker's flags with no worker module before them
+            from .unread_pods import shell_given_flags
+
+            said = shell_given_flags(document, cpath, value_at(data, cpath), display)
+            if said is not None:
+                reader.findings.append(said)
             continue
         worker, words, token, index = found
         module = WORKERS[worker]

@@ -71,6 +71,7 @@ def unread_pod(documents: Sequence[YamlDocument], display: str) -> Diagnostic | 
             continue  # a format reads it (or said why not)
         found = (
             _unrendered(document, cpath, container, display)
+            or shell_given_flags(document, cpath, container, display)
             or _script_run(document, cpath, container, display)
             or _other_device(document, cpath, container, display)
         )
@@ -256,6 +257,59 @@ def _script_run(
             f"Lint the script too (`hbmlint {name}`: hbmlint reads launch scripts), or write the "
             "engine's command line in the container's command and args, where hbmlint reads "
             "it with the pod's GPUs"
+        ],
+    )
+
+
+# The long options bash takes (`bash --help`: GNU long options); dash and the other shells
+# take none. Any other `--word` before the script is refused: "bash: --model: invalid option".
+_BASH_LONG_OPTIONS = frozenset(
+    ("--debug", "--debugger", "--dump-po-strings", "--dump-strings", "--help", "--init-file")
+    + ("--login", "--noediting", "--noprofile", "--norc", "--posix", "--pretty-print")
+    + ("--rcfile", "--restricted", "--verbose", "--version")
+)
+
+
+def shell_given_flags(
+    document: YamlDocument, cpath: tuple, container: dict, display: str
+) -> Diagnostic | None:
+    """HBM020 where a container's shell takes ``-c`` and then an engine's flags, with no engine
+    program (``command: [/bin/bash, -c]``, ``args: [--model, ...]``: ai-dynamo/dynamo's
+    recipes/deepseek-r1/vllm/disagg/deploy_hopper_prefill_dep16_decode_dep16.yaml @ 4806fa82):
+    the shell takes the first flag for an option of its own and stops ("bash: --model:
+    invalid option"), so no engine starts."""
+    words = _placed(container, cpath, "command") + _placed(container, cpath, "args")
+    texts = [word for word, _ in words]
+    if not texts or texts[0].rsplit("/", 1)[-1] not in _SHELLS:
+        return None
+    i = 1
+    while i < len(texts) and texts[i].startswith("-") and not texts[i].startswith("--"):
+        i += 1  # the shell's own short options: -c, -lc, -ec
+    if not any("c" in option for option in texts[1:i]) or i >= len(texts):
+        return None
+    flag = texts[i]
+    if not flag.startswith("--") or flag in _BASH_LONG_OPTIONS or flag == "--":
+        return None
+    if not _ENGINE_FLAGS & {word.partition("=")[0] for word in texts[i:]} and flag not in (
+        "--model",
+        "--model-path",
+        "--model-id",
+    ):
+        return None
+    shell = texts[0].rsplit("/", 1)[-1]
+    return input_diagnostic(
+        "HBM020",
+        f"this container runs `{shell} {' '.join(texts[1:i])}` with {flag} as its first "
+        f"word after it: {shell} takes {flag} for an option of its own and stops ('{shell}: "
+        f"{flag}: invalid option'), so the engine whose flags follow never starts, and "
+        "nothing in them was checked",
+        display,
+        document.span(words[i][1]),
+        object_name(document.data) or None,
+        [
+            "Name the engine before its flags (`python3 -m dynamo.vllm --model ...`, `vllm "
+            "serve MODEL ...`), as one command string after -c or as command and args without "
+            "the shell"
         ],
     )
 
