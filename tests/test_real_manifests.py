@@ -121,6 +121,7 @@ def test_the_deployments_and_their_models_are_read_with_no_false_error(name, rul
 
 
 def test_every_fixture_is_covered_by_a_test():
+    from test_catalog_models_2026e import COVERED as CATALOG26E  # 2026 recipes' models
     from test_chart_values_unread import COVERED as CHART_VALUES  # chart values: render first
     from test_dynamo_trtllm_heredoc import COVERED as DYNAMO_HEREDOC  # a DGD script's config
     from test_engine_config_files import COVERED as CONFIG_FILES  # --config files' settings
@@ -191,7 +192,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
     tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26 | TGI_GEMMA3 | SWEEP26E | SWEEP26D | SWEEP26F
-    tested |= SWEEP26B
+    tested |= SWEEP26B | CATALOG26E
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}
