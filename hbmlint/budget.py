@@ -885,9 +885,14 @@ def _settings_for(
         draft_kv = None  # follows the target's (vLLM: unless speculative_config.kv_cache_dtype)
     expert_parallel = 1
     if getattr(dep.parallel, "expert", None) and target.is_moe:
-        # vLLM --enable-expert-parallel: experts spread over TP x DP ranks, whole. SGLang's DP
-        # attention ranks are the TP group's own GPUs: its experts spread over those alone
-        data = 1 if dep.parallel.dp_attention else (getattr(dep.parallel, "data", None) or 1)
+        # vLLM --enable-expert-parallel: experts spread over TP x DP ranks, whole. SGLang's
+        # expert-parallel group lies inside one TP group, DP attention or not: its DP ranks
+        # share the TP group's GPUs, and without DP attention each --dp-size replica is a TP
+        # group of its own (managers/data_parallel_controller.py launch_dp_schedulers; world
+        # = tp x pp and the moe_ep groups are cut from each TP group, distributed/
+        # parallel_state.py initialize_model_parallel)
+        one_group = engine == "sglang" or dep.parallel.dp_attention
+        data = 1 if one_group else (getattr(dep.parallel, "data", None) or 1)
         expert_parallel = resolved.tensor_parallel * data
     attention_dp = (getattr(dep.parallel, "data", None) or 1) if dep.parallel.dp_attention else 1
     if engine == "trtllm" and dep.parallel.dp_attention:

@@ -285,3 +285,28 @@ def test_before_045_dp_attention_takes_the_tp_size_as_its_dp_size(tmp_path):
     assert old["assumed"]["dp_attention"].startswith("DP 8 (sglang 0.4.3 sets the DP size")
     [asked] = budgets(sglang(tmp_path, r1, "--tp 8 --dp 2 --enable-dp-attention", 8, "v0.4.3"))
     assert asked["weights_bytes"] == old["weights_bytes"]
+
+
+def test_sglang_experts_spread_over_one_tp_group_whatever_the_dp_size(tmp_path):
+    # Without DP attention each --dp-size replica is a TP group of its own
+    # (data_parallel_controller.py launch_dp_schedulers), and SGLang cuts its expert-parallel
+    # groups from each TP group (parallel_state.py initialize_model_parallel): --tp 4 --dp 2
+    # --ep 4 holds a quarter of the experts a GPU, as --tp 4 --ep 4 does (it read an eighth,
+    # 28.80 GiB of FP8 weights a GPU for 55.25)
+    qwen = "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"
+    alone = weights_gib(sglang(tmp_path, qwen, "--tp 4 --ep 4", 4))
+    replicas = weights_gib(sglang(tmp_path, qwen, "--tp 4 --dp 2 --ep 4", 8))
+    assert replicas == alone
+    assert 55 < replicas < 55.5
+    # with DP attention the DP ranks are the TP group's GPUs: the experts still over 4
+    attention = weights_gib(sglang(tmp_path, qwen, "--tp 4 --dp 2 --ep 4 --enable-dp-attention", 4))
+    assert attention > alone  # the attention split over 2 instead of 4, the experts as before
+    # vLLM's expert-parallel group is TP x DP: an eighth of the experts a GPU
+    script = write(
+        tmp_path,
+        "vllm.sh",
+        f"vllm serve {qwen} --tensor-parallel-size 4 --data-parallel-size 2 "
+        "--enable-expert-parallel\n",
+    )
+    [vllm] = budgets(script, "--gpu", "H200")
+    assert vllm["weights_bytes"] / GIB < 0.6 * alone
