@@ -565,9 +565,16 @@ def compute_from(
     are its own. Its figures are made Quantities when read (_WhatIfBudget). ``changed``: the
     names of the settings that differ from base's, where the caller knows them (whatif): where
     ``resolved`` is base's and none of them is one _target_side reads (a what-if of the
-    drafter), the what-if takes base's target side instead of working it out again."""
+    drafter), the what-if takes base's target side instead of working it out again. Not with
+    pipeline stages: which stage binds follows the KV cache and the activations too (another
+    max_model_len or max_num_seqs can make the other stage the one with the fewest tokens)."""
     side = None
-    if changed and resolved is base.resolved and _SIDE_NAMES.isdisjoint(changed):
+    if (
+        changed
+        and resolved is base.resolved
+        and _SIDE_NAMES.isdisjoint(changed)
+        and base.settings.pipeline_parallel <= 1
+    ):
         side = base.__dict__.get("_target_side")
     if "assumed" in base.__dict__:
         return compute(resolved, settings, base.assumed, figures_when_read=True, side=side)

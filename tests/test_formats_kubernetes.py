@@ -277,6 +277,7 @@ def test_short_forms_underscores_last_wins_and_the_smallest_allowed_gpu(tmp_path
     twin = native(
         tmp_path,
         """
+        engine_version: "0.17.1"
         gpu: {type: A100-80GB, count: 2}
         model: {name: meta-llama/Llama-3.1-70B-Instruct, quantization: fp8}
         parallel: {tensor: 2}
@@ -284,7 +285,7 @@ def test_short_forms_underscores_last_wins_and_the_smallest_allowed_gpu(tmp_path
         """,
     )
     # the sidecar's --data-parallel-size is not the engine's; of H100 and A100 80GB, the
-    # budget must hold on the A100 (less memory)
+    # budget must hold on the A100 (less memory); llm-d-cuda:v0.6.0 ships vLLM 0.17.1
     assert budgets(dep) == budgets(twin)
     assert rule_findings(dep) == rule_findings(twin)
 

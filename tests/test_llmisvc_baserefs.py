@@ -35,10 +35,12 @@ def findings(results) -> list[tuple[str, str, int, Severity]]:
 
 def test_the_preset_of_the_run_is_merged_under_the_service(rules):
     results = lint_paths([str(FIXTURE)], rules, LintOptions())
-    # the preset's own flags are read (its --disable-log-requests, which vLLM 0.17-0.32
-    # refused, the newest vLLM takes again); the preset alone is read with its service, so no
-    # note of its own
-    assert findings(results) == []
+    # the preset's own flags are read: its --disable-log-requests, which vLLM 0.17-0.32 refused,
+    # is refused by the vLLM 0.26.0 that its image (llm-d-cuda:v0.9.0) ships, said at the
+    # service's baseRefs entry; the preset alone is read with its service, so no note of its own
+    assert findings(results) == [("service.yaml", "HBM010", 18, Severity.ERROR)]
+    [refused] = [d for r in results for d in r.diagnostics]
+    assert "--disable-log-requests" in refused.message and "0.26.0" in refused.message
     [read] = [d for r in results for d in r.deployments]
     deployment = read.deployment
     assert deployment.model.name == "meta-llama/Llama-3.1-8B-Instruct"
@@ -53,8 +55,9 @@ def test_the_same_preset_in_the_services_file_is_merged_too(rules, tmp_path):
         (FIXTURE / "config.yaml").read_text() + "---\n" + (FIXTURE / "service.yaml").read_text()
     )
     results = lint_paths([str(one)], rules, LintOptions())
-    # in the same file, the preset's settings are located at their own lines
-    assert findings(results) == []
+    # in the same file, the preset's settings are located at their own lines (the refused
+    # --disable-log-requests at the preset's launch line)
+    assert findings(results) == [("both.yaml", "HBM010", 21, Severity.ERROR)]
     [read] = [d for r in results for d in r.deployments]
     assert read.deployment.serving.max_model_len == 16384
     where = read.deployment.location("serving.max_model_len").line

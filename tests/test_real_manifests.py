@@ -146,6 +146,7 @@ def test_every_fixture_is_covered_by_a_test():
     from test_formats_truss import COVERED as TRUSS  # Baseten Truss config.yaml
     from test_gemma4_assistant_drafter import COVERED as GEMMA4_ASSISTANT  # MTP assistants
     from test_kustomize_json_patches import COVERED as KUSTOMIZE  # overlays' JSON patches
+    from test_llmd_images import COVERED as LLMD_IMAGES  # llm-d's images' vLLM releases
     from test_llmisvc_baserefs import COVERED as BASEREFS  # LLMInferenceService presets
     from test_pipeline_stage_kv import COVERED as PP_STAGES  # KV of the binding PP stage
     from test_real_manifests_formats12 import COVERED as FORMATS12  # readers' gaps (session 11)
@@ -192,7 +193,7 @@ def test_every_fixture_is_covered_by_a_test():
     tested |= SILENT | SWEEP20 | EMBEDDED | SWEEP21 | SWEEP22 | SWEEP23
     tested |= FUNCTIONS | SWEEP24 | DOCKER_SHELL | TRTLLM_MAMBA | PP_STAGES | SWEEP25
     tested |= DYNAMO_HEREDOC | UNREAD38 | SWEEP26 | TGI_GEMMA3 | SWEEP26E | SWEEP26D | SWEEP26F
-    tested |= SWEEP26B | CATALOG26E
+    tested |= SWEEP26B | CATALOG26E | LLMD_IMAGES
     # the GPU-label and local-path fixtures are tested in test_real_manifests_gpus.py
     gpus = (Path(__file__).parent / "test_real_manifests_gpus.py").read_text(encoding="utf-8")
     tested |= {p.name for p in REAL.glob("*.y*ml") if f'"{p.name}"' in gpus}

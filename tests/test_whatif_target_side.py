@@ -93,7 +93,8 @@ def test_a_drafter_whatif_takes_the_base_side(resolved_deployments):
                 assert found.assumed == expected.assumed
                 side = found.__dict__["_target_side"]
                 assert side == expected.__dict__["_target_side"]
-                if changes in DRAFTER:
+                # (with pipeline stages, which one binds is worked out again: above)
+                if changes in DRAFTER and base.settings.pipeline_parallel <= 1:
                     assert side is kept  # not worked out again
                     shared += 1
                 elif side != kept:

@@ -387,8 +387,9 @@ def release(text: str | None) -> tuple[int, ...] | None:
 
 _VENDOR_TAG = LazyPattern(r"v?(\d+)\.(\d+)(?:\.(\d+)(\.post\d+)?)?")
 # a preview or a model's early-access build of a release (Dynamo's 1.3.0-dev.1,
-# 1.2.0-deepseek-v4-dev.3): its backends are not the release's own
-_PREVIEW_TAG = LazyPattern(r"[-.]dev\b")
+# 1.2.0-deepseek-v4-dev.3), or a release candidate (llm-d's v0.6.0-rc.1, built before the
+# release's vLLM pin moved): its backends are not the release's own
+_PREVIEW_TAG = LazyPattern(r"[-.](?:dev|rc)(?![a-z])")
 
 
 def _repository_matches(name: str, repository: str) -> bool:
