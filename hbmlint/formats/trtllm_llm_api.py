@@ -23,7 +23,7 @@ from ..diagnostics import Diagnostic
 from ..engines import trtllm
 from ..spec import Deployment
 from ..yamlsrc import YamlDocument
-from .build import GpuFacts, build
+from .vllm_config import config_deployment
 
 NAME = "trtllm-llm-api"
 
@@ -64,16 +64,4 @@ def to_deployments(
     document: YamlDocument, path: Path, display: str
 ) -> tuple[list[Deployment], list[Diagnostic]]:
     command = trtllm.parse_llm_api(document.data, document.span(()), document.span)
-    # Triton names the model after its folder (<repository>/<model>/<version>/model.yaml)
-    stem = path.absolute().parent.parent.name if path.name == "model.yaml" else ""
-    stem = stem or Path(display).stem
-    name = stem if document.index == 0 else f"{stem}[{document.index}]"
-    deployment, findings = build(
-        command,
-        name=name,
-        display=display,
-        document=document.index,
-        gpu=GpuFacts(),
-        where=document.key_span(("model",)),
-    )
-    return ([deployment] if deployment else []), findings
+    return config_deployment(command, document, path, display, "model.yaml")

@@ -128,8 +128,17 @@ def to_deployments(
     kwargs = path.name == "model.json"
     argv, problems = mapping_argv(document, (), document.data, display, kwargs=kwargs)
     command = vllm.parse(argv, document.span(()))
-    # Triton names the model after its folder (<repository>/<model>/<version>/model.json)
-    stem = path.absolute().parent.parent.name if kwargs else ""
+    deployments, findings = config_deployment(command, document, path, display, "model.json")
+    return deployments, problems + findings
+
+
+def config_deployment(
+    command: Any, document: YamlDocument, path: Path, display: str, triton_file: str
+) -> tuple[list[Deployment], list[Diagnostic]]:
+    """The deployment of an engine's own config file (GPU named by nothing in it), named as
+    Triton names a model whose folder holds it (<repository>/<model>/<version>/``triton_file``),
+    else after the file."""
+    stem = path.absolute().parent.parent.name if path.name == triton_file else ""
     stem = stem or Path(display).stem
     name = stem if document.index == 0 else f"{stem}[{document.index}]"
     deployment, findings = build(
@@ -140,4 +149,4 @@ def to_deployments(
         gpu=GpuFacts(),
         where=document.key_span(("model",)),
     )
-    return ([deployment] if deployment else []), problems + findings
+    return ([deployment] if deployment else []), findings
