@@ -40,6 +40,7 @@ from .resolve import ResolveOptions, resolve
 from .results import DeploymentResult, FileResult
 from .rules import Rule, evaluate_rule, evaluate_rules, forget_scope
 from .spec import Deployment, GpuSpec, ParallelSpec, ServingSpec
+from .units import in_bytes
 from .yamlsrc import YamlDocument, load_documents, load_documents_without_positions
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -868,11 +869,8 @@ def _refuses_without_weights(budget: Any) -> bool:
     """Whether no KV cache is left even at the generous edge of the estimate were the target's
     weights nothing at all: then no checkpoint of the model, however small, starts (TGI's
     dense warm-up attention of Gemma 3 at a long prefill)."""
-    try:
-        high = budget.kv_cache + budget.kv_uncertainty(True) + budget.weights
-    except (AttributeError, TypeError):
-        return False
-    return float(high.to("byte").magnitude) <= 0
+    high = in_bytes(budget.kv_cache) + in_bytes(budget.kv_uncertainty(True))
+    return high + in_bytes(budget.weights) <= 0
 
 
 def _kv_bytes_unread(rule: Rule, deployment: Deployment) -> bool:

@@ -103,7 +103,6 @@ def _built_here(service: dict) -> bool:
 
 # --- a Dockerfile the service is built from --------------------------------------------------
 
-_DOCKERFILE_BYTES = 1 << 20
 _INSTRUCTION = re.compile(r"^\s*(FROM|ENTRYPOINT)\s+(.*)$", re.I | re.S)
 
 
@@ -130,13 +129,11 @@ def _dockerfile(service: dict, compose_dir: Path | None) -> _Built | None:
         return _read_dockerfile("dockerfile_inline", inline)
     context = str(build.get("context") or ".")
     name = str(build.get("dockerfile") or "Dockerfile")
-    if compose_dir is None or "$" in context + name or "://" in context or context[:4] == "git@":
+    if compose_dir is None or "://" in context or context[:4] == "git@":
         return None
-    candidate = Path(name) if Path(name).is_absolute() else compose_dir / context / name
-    try:
-        text = files.read_text(candidate, _DOCKERFILE_BYTES) if candidate.is_file() else None
-    except (OSError, ValueError, files.FileReadError):
-        text = None
+    # a file of the project, from the compose file's folder (the context may be `..`)
+    relative = str(Path(context) / name)
+    text = repository_file(compose_dir / "compose.yaml", relative, up=False, above=True)
     return _read_dockerfile(name, text) if text is not None else None
 
 
